@@ -1,0 +1,23 @@
+"""replikit — will this result hold up elsewhere?
+
+Replicability of machine-learning results: honest error estimates by resampling
+(:mod:`replikit.resampling`), valid model comparisons (:mod:`replikit.compare`), replication
+of reported performance (:mod:`replikit.replicate`), replicability of prediction rules across
+studies (:mod:`replikit.multistudy`) and generalizability of benchmark rankings
+(:mod:`replikit.generalize`).
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("replikit")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0.1.0"
+
+from .errors import DataError, ParameterError, ReplikitError  # noqa: E402
+from .results import ConfidenceInterval, TestResult  # noqa: E402
+
+__all__ = ["__version__", "ReplikitError", "DataError", "ParameterError", "ConfidenceInterval",
+           "TestResult"]

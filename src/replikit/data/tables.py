@@ -1,0 +1,330 @@
+"""The two tidy tables every capability reads: :class:`Scores` and :class:`Predictions`.
+
+``Scores``
+    one row per ``(study, model, repeat, fold, metric)`` — columns ``study``, ``model``,
+    ``repeat``, ``fold``, ``metric``, ``value``, ``n_train``, ``n_test`` and any factor columns a
+    user adds (``dataset``, ``tuning``, ...). Non-float extra columns are part of the key.
+``Predictions``
+    one row per ``(study, model, repeat, fold, row)`` — ``y_true``, ``y_pred`` and ``proba_*``
+    (class probabilities) where the model has them.
+
+Both validate on construction: required columns, dtypes, missing values and duplicated keys.
+Error messages name the column and show the first offending rows. The validated DataFrame is
+available as ``.frame`` (a copy: the caller's DataFrame is never modified).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from pandas.api import types as ptypes
+
+from ..errors import DataError, ParameterTypeError
+from .io import read_frame, write_frame
+
+__all__ = ["Scores", "Predictions", "ColumnSpec"]
+
+_SHOW = 5  # offending rows shown in messages
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """What a column must hold.
+
+    kind: ``'label'`` (strings or integers: names and ids), ``'int'`` (integers >= ``min``),
+    ``'float'`` (real numbers), ``'any'`` (numbers or strings, e.g. class labels).
+    """
+
+    name: str
+    kind: str
+    required: bool = True
+    nullable: bool = False
+    min: float | None = None
+    max: float | None = None
+
+
+def _show(value) -> str:
+    """repr of a cell, with numpy scalars shown as plain Python values."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _rows(mask: np.ndarray, index: pd.Index) -> str:
+    idx = index[np.asarray(mask)]
+    shown = ", ".join(str(i) for i in idx[:_SHOW])
+    more = f" and {len(idx) - _SHOW} more" if len(idx) > _SHOW else ""
+    return f"row(s) {shown}{more} (0-based)"
+
+
+def _check_column(frame: pd.DataFrame, spec: ColumnSpec, table: str) -> pd.Series:
+    col = frame[spec.name]
+    missing = col.isna().to_numpy()
+    if missing.any() and not spec.nullable:
+        raise DataError(
+            f"{table}: column `{spec.name}` has {int(missing.sum())} missing value(s) at "
+            f"{_rows(missing, frame.index)}."
+        )
+    if spec.kind == "float" or spec.kind == "int":
+        if ptypes.is_bool_dtype(col) or not ptypes.is_numeric_dtype(col):
+            coerced = pd.to_numeric(col, errors="coerce")
+            bad = (coerced.isna() & ~missing).to_numpy()
+            example = col[bad].iloc[0] if bad.any() else None
+            raise DataError(
+                f"{table}: column `{spec.name}` must be numeric; found dtype {col.dtype} "
+                f"with non-numeric value {_show(example)} at {_rows(bad, frame.index)}."
+            )
+        values = col.to_numpy(dtype=float, na_value=np.nan)
+        if spec.kind == "float":
+            inf = np.isinf(values)
+            if inf.any():
+                raise DataError(
+                    f"{table}: column `{spec.name}` must be finite; found inf at "
+                    f"{_rows(inf, frame.index)}."
+                )
+        if spec.kind == "int":
+            frac = ~np.isnan(values) & (values != np.round(values))
+            if frac.any():
+                raise DataError(
+                    f"{table}: column `{spec.name}` must hold integers; found "
+                    f"{_show(col[frac].iloc[0])} at {_rows(frac, frame.index)}."
+                )
+        for bound, op, word in ((spec.min, np.less, ">="), (spec.max, np.greater, "<=")):
+            if bound is not None:
+                bad = op(values, bound) & ~np.isnan(values)
+                if bad.any():
+                    raise DataError(
+                        f"{table}: column `{spec.name}` must be {word} {bound:g}; found "
+                        f"{_show(col[bad].iloc[0])} at {_rows(bad, frame.index)}."
+                    )
+        if spec.kind == "int":
+            return col.astype("Int64") if spec.nullable else col.astype("int64")
+        return col.astype("float64")
+    if spec.kind == "label":
+        if ptypes.is_float_dtype(col) or ptypes.is_bool_dtype(col):
+            raise DataError(
+                f"{table}: column `{spec.name}` must hold names (strings) or integer ids; "
+                f"found dtype {col.dtype}."
+            )
+        if ptypes.is_object_dtype(col):
+            bad = ~col.map(lambda v: isinstance(v, (str, int, np.integer))).to_numpy() & ~missing
+            if bad.any():
+                raise DataError(
+                    f"{table}: column `{spec.name}` must hold names (strings) or integer ids; "
+                    f"found {_show(col[bad].iloc[0])} ({type(col[bad].iloc[0]).__name__}) at "
+                    f"{_rows(bad, frame.index)}."
+                )
+        return col
+    # 'any': numbers, booleans or strings, but one kind throughout
+    if ptypes.is_object_dtype(col):
+        kinds = col.dropna().map(lambda v: "num" if isinstance(v, (int, float, np.number)) else type(v).__name__)
+        if kinds.nunique() > 1:
+            raise DataError(
+                f"{table}: column `{spec.name}` mixes value types ({', '.join(sorted(kinds.unique()))})."
+            )
+    return col
+
+
+class _Table:
+    """Shared machinery of Scores and Predictions."""
+
+    NAME: ClassVar[str]
+    COLUMNS: ClassVar[tuple[ColumnSpec, ...]]
+    KEY: ClassVar[tuple[str, ...]]
+    PATTERN_COLUMNS: ClassVar[tuple[tuple[str, ColumnSpec], ...]] = ()
+
+    __slots__ = ("_frame",)
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        if isinstance(frame, _Table):
+            frame = frame.frame
+        if not isinstance(frame, pd.DataFrame):
+            raise ParameterTypeError(
+                f"{self.NAME} needs a pandas DataFrame; got {type(frame).__name__}."
+            )
+        self._frame = self._validate(frame)
+
+    # -- validation ---------------------------------------------------------------------------
+    @classmethod
+    def _validate(cls, frame: pd.DataFrame) -> pd.DataFrame:
+        table = cls.NAME
+        if frame.columns.duplicated().any():
+            dup = frame.columns[frame.columns.duplicated()].tolist()
+            raise DataError(f"{table}: duplicated column name(s) {dup}.")
+        required = [c.name for c in cls.COLUMNS if c.required]
+        missing = [c for c in required if c not in frame.columns]
+        if missing:
+            raise DataError(
+                f"{table}: missing required column(s) {', '.join(f'`{m}`' for m in missing)}; "
+                f"found columns {list(map(str, frame.columns))}."
+            )
+        if len(frame) == 0:
+            raise DataError(f"{table}: the table is empty (0 rows).")
+        out = frame.reset_index(drop=True)  # a new object: the caller's frame is never modified
+        for spec in cls.COLUMNS:
+            if spec.name in out.columns:
+                out[spec.name] = _check_column(out, spec, table)
+        for prefix, spec in cls.PATTERN_COLUMNS:
+            for name in [c for c in out.columns if str(c).startswith(prefix)]:
+                sub = ColumnSpec(name, spec.kind, nullable=spec.nullable, min=spec.min, max=spec.max)
+                out[name] = _check_column(out, sub, table)
+        key = list(cls.key_columns(out))
+        dup = out.duplicated(subset=key, keep=False).to_numpy()
+        if dup.any():
+            first = out.loc[dup, key].head(_SHOW).to_dict("records")
+            raise DataError(
+                f"{table}: {int(dup.sum())} rows share a key ({', '.join(f'`{k}`' for k in key)}); "
+                f"each key must appear once. First duplicates at {_rows(dup, out.index)}: {first}."
+            )
+        return out
+
+    @classmethod
+    def key_columns(cls, frame: pd.DataFrame) -> tuple[str, ...]:
+        """The key columns: the table's fixed key plus extra non-float factor columns."""
+        known = {c.name for c in cls.COLUMNS}
+        extra = [
+            c for c in frame.columns
+            if c not in known
+            and not any(str(c).startswith(p) for p, _ in cls.PATTERN_COLUMNS)
+            and not ptypes.is_float_dtype(frame[c])
+        ]
+        return tuple(cls.KEY) + tuple(extra)
+
+    # -- access -------------------------------------------------------------------------------
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The validated table (a copy, so changing it cannot corrupt this object)."""
+        return self._frame.copy()
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.frame
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __repr__(self) -> str:
+        return f"{self.NAME}({len(self)} rows, columns={list(self._frame.columns)})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self._frame.equals(other._frame)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @classmethod
+    def concat(cls, tables: Iterable[_Table]):
+        """Stack several tables of this kind into one (validated again, so keys must not clash)."""
+        frames = [t.frame if isinstance(t, _Table) else t for t in tables]
+        return cls(pd.concat(frames, ignore_index=True))
+
+    # -- IO -----------------------------------------------------------------------------------
+    _CSV_DTYPES: ClassVar[dict] = {"model": str, "metric": str}
+
+    @classmethod
+    def read(cls, path: str | os.PathLike, *, table: str | None = None):
+        """Read a table from CSV, Parquet or a DuckDB file (table ``table``) and validate it."""
+        frame = read_frame(path, table=table, name="path", dtype=cls._CSV_DTYPES)
+        return cls(frame)
+
+    def write(self, path: str | os.PathLike, *, table: str | None = None,
+              overwrite: bool = False) -> Path:
+        """Write to CSV, Parquet or a DuckDB table (default name: ``scores``/``predictions``)."""
+        return write_frame(self._frame, path, table=table or self.NAME.lower(), overwrite=overwrite)
+
+
+class Scores(_Table):
+    """Resampling scores: one row per ``(study, model, repeat, fold, metric)``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``study``, ``model``, ``repeat``, ``fold``, ``metric``, ``value``; optionally
+        ``n_train``, ``n_test`` (training/test set sizes, needed by corrected resampled tests) and
+        any factor columns. ``value`` must be finite; ``repeat``/``fold`` non-negative integers.
+
+    Raises
+    ------
+    DataError
+        A required column is missing, a column has the wrong dtype, ``value`` is missing or not
+        finite, a key appears twice or the table is empty.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = Scores(pd.DataFrame({"study": "s", "model": ["a", "b"], "repeat": 0, "fold": 0,
+    ...                          "metric": "accuracy", "value": [0.8, 0.7]}))
+    >>> len(s)
+    2
+    """
+
+    NAME = "Scores"
+    COLUMNS = (
+        ColumnSpec("study", "label"),
+        ColumnSpec("model", "label"),
+        ColumnSpec("repeat", "int", min=0),
+        ColumnSpec("fold", "int", min=0),
+        ColumnSpec("metric", "label"),
+        ColumnSpec("value", "float"),
+        ColumnSpec("n_train", "int", required=False, nullable=True, min=0),
+        ColumnSpec("n_test", "int", required=False, nullable=True, min=0),
+    )
+    KEY = ("study", "model", "repeat", "fold", "metric")
+
+    @property
+    def models(self) -> list:
+        return list(pd.unique(self._frame["model"]))
+
+    @property
+    def metrics(self) -> list:
+        return list(pd.unique(self._frame["metric"]))
+
+    @property
+    def studies(self) -> list:
+        return list(pd.unique(self._frame["study"]))
+
+
+class Predictions(_Table):
+    """Out-of-sample predictions: one row per ``(study, model, repeat, fold, row)``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``study``, ``model``, ``repeat``, ``fold``, ``row`` (the index of the observation
+        in the data), ``y_true``, ``y_pred``; optionally ``proba_<class>`` columns in [0, 1].
+
+    Raises
+    ------
+    DataError
+        As for :class:`Scores`; also a ``proba_*`` value outside [0, 1].
+    """
+
+    NAME = "Predictions"
+    COLUMNS = (
+        ColumnSpec("study", "label"),
+        ColumnSpec("model", "label"),
+        ColumnSpec("repeat", "int", min=0),
+        ColumnSpec("fold", "int", min=0),
+        ColumnSpec("row", "int", min=0),
+        ColumnSpec("y_true", "any"),
+        ColumnSpec("y_pred", "any"),
+    )
+    PATTERN_COLUMNS = (("proba_", ColumnSpec("proba_", "float", min=0.0, max=1.0)),)
+    KEY = ("study", "model", "repeat", "fold", "row")
+    _CSV_DTYPES: ClassVar[dict] = {"model": str}
+
+    @property
+    def proba_columns(self) -> list[str]:
+        return [c for c in self._frame.columns if str(c).startswith("proba_")]
+
+    @property
+    def models(self) -> list:
+        return list(pd.unique(self._frame["model"]))
+
+    @property
+    def studies(self) -> list:
+        return list(pd.unique(self._frame["study"]))

@@ -1,0 +1,65 @@
+"""Exceptions raised by replikit.
+
+Every error a user can cause derives from :class:`ReplikitError`. Each subclass also derives
+from the built-in exception a Python user would expect (``ValueError`` for bad values,
+``TypeError`` for wrong types, ``FileNotFoundError`` for missing files), so ``except ValueError``
+keeps working. Messages name the parameter or column, what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+__all__ = [
+    "ReplikitError",
+    "DataError",
+    "ParameterError",
+    "ParameterTypeError",
+    "ConvergenceError",
+    "StoreError",
+    "InputFileError",
+    "ValidityWarning",
+    "ReplikitWarning",
+    "warn",
+]
+
+
+class ReplikitError(Exception):
+    """Base class of every error replikit raises on purpose."""
+
+
+class DataError(ReplikitError, ValueError):
+    """A table or array does not have the expected columns, dtypes or values."""
+
+
+class ParameterError(ReplikitError, ValueError):
+    """A parameter has a value outside its allowed set or range."""
+
+
+class ParameterTypeError(ReplikitError, TypeError):
+    """A parameter has the wrong type."""
+
+
+class ConvergenceError(ReplikitError, RuntimeError):
+    """An iterative estimator (e.g. REML) did not converge."""
+
+
+class StoreError(ReplikitError, RuntimeError):
+    """A result store is inconsistent with the requested run."""
+
+
+class InputFileError(ReplikitError, FileNotFoundError):
+    """An input file is missing, empty or unreadable."""
+
+
+class ReplikitWarning(UserWarning):
+    """Base class of replikit's warnings."""
+
+
+class ValidityWarning(ReplikitWarning):
+    """A statistical procedure is known to be invalid in the way it is being used."""
+
+
+def warn(message: str, category: type[Warning] = ReplikitWarning, stacklevel: int = 3) -> None:
+    """Emit a replikit warning pointing at the caller's caller."""
+    warnings.warn(message, category, stacklevel=stacklevel)
