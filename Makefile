@@ -1,0 +1,38 @@
+# Two commands, each safe on a fresh machine with only Python 3.11+ and access to PyPI.
+#   make demo   -- create .venv if missing, install replikit, run the audit on the built-in data
+#   make test   -- create .venv if missing, install replikit with test extras, run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; sys.exit("replikit needs Python >= 3.11; found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.installed-demo: $(BIN)/python pyproject.toml
+	$(PIP) install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-test: $(BIN)/python pyproject.toml
+	$(PIP) install --quiet -e '.[dev,dask]'
+	@touch $@ $(VENV)/.installed-demo
+
+demo: $(VENV)/.installed-demo
+	$(BIN)/replikit audit --out replikit-audit
+	@echo "Open replikit-audit/report.html in a browser (JSON twin: replikit-audit/report.json)."
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks
+
+bench: $(VENV)/.installed-test
+	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) replikit-audit build dist .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Audit report sections, one module per capability (discovered automatically)."""
