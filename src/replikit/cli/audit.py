@@ -24,6 +24,8 @@ def audit(
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer resamples: a fast preview.")] = False,
+    sections: Annotated[str | None, typer.Option(
+        "--sections", help="Comma-separated section keys to run (default: all).")] = None,
 ) -> None:
     """Audit a dataset: error estimates, model comparisons, replication across studies,
     cross-study replicability and ranking generalizability, in one HTML report + JSON twin."""
@@ -44,10 +46,20 @@ def audit(
                                min_studies=2 if study else 1, data_option="--data",
                                target_option="--target", study_option="--study")
     chosen = make_models(models, dataset.task) if models else None
+    wanted = None
+    if sections:
+        from ..report import discover_sections
+
+        known = [s.key for s in discover_sections()]
+        wanted = [s.strip() for s in sections.split(",") if s.strip()]
+        unknown = [s for s in wanted if s not in known]
+        if unknown:
+            raise ParameterError(f"`--sections`: unknown section(s) {unknown}; available: "
+                                 f"{', '.join(known)}.")
     info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {dataset.n_studies} studies, "
          f"{dataset.task}.")
     report = run_audit(dataset, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
-                       quick=quick, progress=state.progress)
+                       quick=quick, sections=wanted, progress=state.progress)
     emit(f"Report written to {report.html_path}\nJSON twin: {report.json_path}",
          {"html": str(report.html_path), "json": str(report.json_path),
           "sections": [s.key for s in report.sections]})

@@ -76,7 +76,7 @@ class SectionOutput:
     def json(self) -> dict[str, Any]:
         tables = {
             f"table_{i}": {"caption": b.caption, "rows": b.frame.to_dict("records")}
-            for i, b in enumerate(self.blocks) if isinstance(b, Table)
+            for i, b in enumerate(b for b in self.blocks if isinstance(b, Table))
         }
         return to_jsonable({"key": self.key, "title": self.title, "summary": self.summary,
                             "skipped": self.skipped or None, "data": self.data, "tables": tables})
