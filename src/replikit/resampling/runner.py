@@ -1,0 +1,378 @@
+"""The experiment runner: data + scikit-learn estimators + a scheme → Scores and Predictions.
+
+Every (model, study, repeat, fold) is one task. A task's randomness comes from
+``task_seed_sequence(root, key)`` (``replikit._random``), so results are bit-identical whatever
+the backend (serial, joblib processes, Dask distributed) and the number of workers. All models
+see the same splits (paired designs need it). Estimators are always cloned; an estimator whose
+``random_state`` parameters are ``None`` gets the task's integer seed, so a run is reproducible
+from its own ``random_state`` alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
+from .._validation import check_choice
+from ..data.tables import Predictions, Scores
+from ..errors import DataError, ParameterError, ParameterTypeError
+from .metrics import check_metrics, compute_metric, needs_proba
+from .schemes import Scheme, as_scheme
+
+__all__ = ["run", "RunResult"]
+
+BACKENDS = ("serial", "joblib", "dask")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What :func:`run` returns.
+
+    Attributes
+    ----------
+    scores : Scores
+        One row per (study, model, repeat, fold, metric), with ``n_train``/``n_test``.
+    predictions : Predictions or None
+        Out-of-sample predictions (``row`` = 0-based position in ``X``), ``proba_<class>``
+        columns for classifiers with ``predict_proba``.
+    provenance : dict
+        Versions, root seed entropy, scheme, model parameters, data fingerprint, timings.
+    """
+
+    scores: Scores
+    predictions: Predictions | None
+    provenance: dict = field(default_factory=dict)
+
+    def summary(self) -> pd.DataFrame:
+        """Mean, SD and count of each metric per model (and study)."""
+        f = self.scores.frame
+        return (f.groupby(["study", "model", "metric"], sort=False)["value"]
+                .agg(mean="mean", sd="std", n="size").reset_index())
+
+
+@dataclass(frozen=True)
+class _Task:
+    task_id: str
+    model: str
+    study: str
+    repeat: int
+    fold: int
+    train: np.ndarray
+    test: np.ndarray
+
+
+def _run_iv(models, X, y, study, groups, backend, metrics, scheme):
+    if not isinstance(models, dict) or not models:
+        raise ParameterTypeError("`models` must be a non-empty dict of name -> estimator; got "
+                                 f"{type(models).__name__}.")
+    for name, est in models.items():
+        if not isinstance(name, str) or not name:
+            raise ParameterTypeError(f"`models`: names must be non-empty strings; got {name!r}.")
+        if not (hasattr(est, "fit") and hasattr(est, "predict")):
+            raise ParameterTypeError(f"`models[{name!r}]` must be a scikit-learn estimator with "
+                                     f"fit and predict; got {type(est).__name__}.")
+    backend = check_choice(backend, "backend", BACKENDS)
+    Xa = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
+    if Xa.ndim != 2:
+        raise DataError(f"`X` must be two-dimensional; got shape {Xa.shape}.")
+    ya = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    if ya.ndim != 1 or len(ya) != len(Xa):
+        raise DataError(f"`y` must be 1-D with one value per row of `X` ({len(Xa)}); got shape "
+                        f"{ya.shape}.")
+    if pd.isna(ya).any():
+        raise DataError(f"`y` has {int(pd.isna(ya).sum())} missing value(s).")
+    sa = None
+    if study is not None:
+        sa = np.asarray(study).astype(str)
+        if len(sa) != len(Xa):
+            raise DataError(f"`study` must have one label per row of `X` ({len(Xa)}); got {len(sa)}.")
+    ga = None if groups is None else np.asarray(groups)
+    if ga is not None and len(ga) != len(Xa):
+        raise DataError(f"`groups` must have one label per row of `X` ({len(Xa)}); got {len(ga)}.")
+    scheme = as_scheme(scheme)
+    is_clf = any(getattr(est, "_estimator_type", None) == "classifier"
+                 or _is_classifier(est) for est in models.values())
+    metrics = check_metrics(metrics, None if is_clf else "regression")
+    return models, X, Xa, ya, sa, ga, backend, metrics, scheme
+
+
+def _is_classifier(est) -> bool:
+    from sklearn.base import is_classifier
+
+    try:
+        return bool(is_classifier(est))
+    except Exception:  # exotic estimators without tags
+        return False
+
+
+def _fingerprint(Xa, ya, sa) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in (Xa, ya, sa):
+        if a is None:
+            continue
+        arr = np.ascontiguousarray(a)
+        if arr.dtype == object:
+            h.update(repr(arr.tolist()).encode())
+        else:
+            h.update(str(arr.dtype).encode() + str(arr.shape).encode())
+            h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def _model_params(est) -> str:
+    try:
+        return repr(sorted((k, repr(v)) for k, v in est.get_params(deep=True).items()))
+    except Exception:
+        return repr(est)
+
+
+def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root) -> list[_Task]:
+    tasks = []
+    studies = ["all"] if sa is None else list(pd.unique(sa))
+    for s in studies:
+        rows = np.arange(len(Xa)) if sa is None else np.flatnonzero(sa == s)
+        y_s = ya[rows]
+        g_s = None if ga is None else ga[rows]
+        if g_s is None and sa is not None and type(scheme).__name__ == "LeaveOneStudyOut":
+            raise ParameterError("`scheme`: leave-one-study-out runs across studies; pass the "
+                                 "labels as `groups`, not `study`.")
+        split_rng = np.random.default_rng(task_seed_sequence(root, ("split", s)))
+        for sp in scheme.iter_splits(Xa[rows], y_s, g_s, random_state=split_rng):
+            train, test = rows[sp.train], rows[sp.test]
+            for name in models:
+                tid = f"{name}|{s}|{sp.repeat}|{sp.fold}"
+                tasks.append(_Task(tid, name, s, sp.repeat, sp.fold, train, test))
+    return tasks
+
+
+def _seed_estimator(est, seed: int):
+    params = est.get_params(deep=True)
+    updates = {k: seed for k, v in params.items()
+               if (k == "random_state" or k.endswith("__random_state")) and v is None}
+    if updates:
+        est.set_params(**updates)
+    return est
+
+
+def _execute(task: _Task, estimator, X, ya, metrics, root_entropy, return_predictions):
+    """Fit and evaluate one task; returns (task_id, scores frame, predictions frame, seconds)."""
+    from sklearn.base import clone
+
+    t0 = time.perf_counter()
+    root = np.random.SeedSequence(root_entropy)
+    est = _seed_estimator(clone(estimator), task_int_seed(root, (task.model, task.study,
+                                                                  task.repeat, task.fold)))
+    take = (lambda idx: X.iloc[idx]) if isinstance(X, pd.DataFrame) else (lambda idx: X[idx])
+    X_train, X_test = take(task.train), take(task.test)
+    y_train, y_test = ya[task.train], ya[task.test]
+    est.fit(X_train, y_train)
+    y_pred = np.asarray(est.predict(X_test))
+    proba, classes = None, None
+    if hasattr(est, "predict_proba") and (return_predictions or any(map(needs_proba, metrics))):
+        try:
+            proba = np.asarray(est.predict_proba(X_test), float)
+            classes = np.asarray(est.classes_)
+        except (AttributeError, NotImplementedError):
+            proba = None
+    values = [compute_metric(m, y_test, y_pred, proba, classes, est, X_test) for m in metrics]
+    scores = pd.DataFrame({
+        "study": task.study, "model": task.model, "repeat": task.repeat, "fold": task.fold,
+        "metric": metrics, "value": np.asarray(values, float),
+        "n_train": len(task.train), "n_test": len(task.test),
+    })
+    preds = None
+    if return_predictions:
+        preds = pd.DataFrame({"study": task.study, "model": task.model, "repeat": task.repeat,
+                              "fold": task.fold, "row": task.test, "y_true": y_test,
+                              "y_pred": y_pred})
+        if proba is not None:
+            for j, c in enumerate(classes):
+                preds[f"proba_{c}"] = proba[:, j]
+    return task.task_id, scores, preds, time.perf_counter() - t0
+
+
+def _iter_serial(tasks, models, X, ya, metrics, entropy, rp) -> Iterator:
+    for t in tasks:
+        yield _execute(t, models[t.model], X, ya, metrics, entropy, rp)
+
+
+def _iter_joblib(tasks, models, X, ya, metrics, entropy, rp, n_jobs) -> Iterator:
+    from joblib import Parallel, delayed
+
+    par = Parallel(n_jobs=n_jobs or -1, backend="loky", return_as="generator_unordered")
+    yield from par(delayed(_execute)(t, models[t.model], X, ya, metrics, entropy, rp)
+                   for t in tasks)
+
+
+def _iter_dask(tasks, models, X, ya, metrics, entropy, rp, n_jobs, client) -> Iterator:
+    from dask.distributed import Client, as_completed
+
+    own = None
+    if client is None:
+        own = client = Client(n_workers=n_jobs or 1, threads_per_worker=1, processes=True,
+                              dashboard_address=None)
+    elif isinstance(client, str):
+        own = client = Client(client)
+    try:
+        X_f, y_f = client.scatter(X, broadcast=True), client.scatter(ya, broadcast=True)
+        futures = [client.submit(_execute, t, models[t.model], X_f, y_f, metrics, entropy, rp,
+                                 key=f"replikit-{t.task_id}-{entropy}", pure=False)
+                   for t in tasks]
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        if own is not None:
+            own.close()
+
+
+def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend: str = "serial",
+        n_jobs: int | None = None, client=None, store=None, overwrite: bool = False,
+        random_state=None, return_predictions: bool = True, progress: bool = False) -> RunResult:
+    """Fit every model on every split of ``scheme`` and score it on the test rows.
+
+    Parameters
+    ----------
+    models : dict of str -> estimator
+        scikit-learn estimators (cloned per task, never fitted in place).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    scheme : Scheme, str or scikit-learn splitter
+        E.g. ``RepeatedKFold(10, 10)``, ``"10x10"``, ``"5x2"``, ``"bootstrap:200"``.
+    metrics : str or list of str
+        Built-ins of :mod:`replikit.resampling.metrics` or scikit-learn scorer names.
+    study : array-like of shape (n_samples,), optional
+        With study labels, the scheme runs within each study.
+    groups : array-like, optional
+        Group labels passed to the scheme (e.g. for leave-one-study-out).
+    backend : {'serial', 'joblib', 'dask'}
+    n_jobs : int, optional
+        Workers for joblib (processes) or a local Dask cluster.
+    client : dask.distributed.Client or str, optional
+        An existing Dask client or a scheduler address.
+    store : path-like, optional
+        A DuckDB file; each finished task is committed at once and a re-run resumes.
+    overwrite : bool
+        Replace a store that holds a different run specification.
+    random_state : None, int or Generator
+        Root of every task's seed. A store needs a fixed int.
+    return_predictions : bool
+    progress : bool
+        A rich progress bar on stderr.
+
+    Returns
+    -------
+    RunResult
+
+    Notes
+    -----
+    Schemes follow seed 003 (eqs. 3–7) and seed 002 (5×2). The per-task seed depends only on the
+    root and the key (model, study, repeat, fold), so the result does not depend on the backend,
+    the worker count or the order in which tasks finish.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 2)); y = X[:, 0]
+    >>> res = run({"ols": LinearRegression()}, X, y, scheme="5x2", metrics="r2", random_state=0)
+    >>> len(res.scores)
+    10
+    """
+    models, X, Xa, ya, sa, ga, backend, metrics, scheme = _run_iv(
+        models, X, y, study, groups, backend, metrics, scheme)
+    if store is not None and not isinstance(random_state, (int, np.integer)):
+        raise ParameterError("`random_state`: a store needs a fixed int seed so that a re-run "
+                             f"can resume; got {random_state!r}.")
+    root = root_seed_sequence(random_state)
+    entropy = root.entropy
+    tasks = _make_tasks(models, scheme, Xa, ya, sa, ga, root)
+    fingerprint = _fingerprint(Xa, ya, sa)
+    spec = {
+        "scheme": repr(scheme), "metrics": metrics, "data": fingerprint,
+        "models": {k: _model_params(v) for k, v in models.items()},
+        "random_state": str(entropy), "return_predictions": bool(return_predictions),
+    }
+    spec_hash = hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=16).hexdigest()
+    results: dict[str, tuple] = {}
+    t0 = time.perf_counter()
+    task_store = None
+    if store is not None:
+        from ._store import TaskStore
+
+        task_store = TaskStore(store, spec, spec_hash, overwrite=overwrite)
+    try:
+        done = task_store.done() if task_store else set()
+        todo = [t for t in tasks if t.task_id not in done]
+        if backend == "serial":
+            stream = _iter_serial(todo, models, X, ya, metrics, entropy, return_predictions)
+        elif backend == "joblib":
+            stream = _iter_joblib(todo, models, X, ya, metrics, entropy, return_predictions, n_jobs)
+        else:
+            stream = _iter_dask(todo, models, X, ya, metrics, entropy, return_predictions, n_jobs,
+                                client)
+        fit_seconds = 0.0
+        with _progress(progress, len(todo)) as advance:
+            for tid, s, p, secs in stream:
+                fit_seconds += secs
+                if task_store:
+                    task_store.commit(tid, s, p)
+                else:
+                    results[tid] = (s, p)
+                advance()
+        if task_store:
+            results = task_store.load([t.task_id for t in tasks], return_predictions)
+    finally:
+        if task_store:
+            task_store.close()
+    order = [t.task_id for t in tasks]
+    scores = Scores(pd.concat([results[t][0] for t in order], ignore_index=True))
+    predictions = None
+    if return_predictions:
+        predictions = Predictions(pd.concat([results[t][1] for t in order], ignore_index=True))
+    provenance = {
+        "replikit": __version__, "python": platform.python_version(),
+        "numpy": np.__version__, "sklearn": _version("sklearn"), "pandas": pd.__version__,
+        "root_entropy": str(entropy), "scheme": repr(scheme), "metrics": metrics,
+        "models": spec["models"], "data_fingerprint": fingerprint, "n_tasks": len(tasks),
+        "n_resumed": len(tasks) - len(todo), "backend": backend, "n_jobs": n_jobs,
+        "seconds": time.perf_counter() - t0, "fit_seconds": fit_seconds,
+        "spec_hash": spec_hash,
+    }
+    return RunResult(scores, predictions, provenance)
+
+
+def _version(module: str) -> str:
+    import importlib
+
+    return getattr(importlib.import_module(module), "__version__", "?")
+
+
+class _progress:
+    def __init__(self, enabled: bool, total: int) -> None:
+        self.enabled, self.total = enabled, total
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self._bar = Progress(console=Console(stderr=True))
+        self._bar.__enter__()
+        task = self._bar.add_task("fitting", total=self.total)
+        return lambda: self._bar.advance(task)
+
+    def __exit__(self, *exc) -> Any:
+        if self.enabled:
+            self._bar.__exit__(*exc)
+        return False
