@@ -26,7 +26,7 @@ from .._validation import check_choice, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["ErrorEstimate", "ErrorEstimates", "estimate_error", "estimate_errors", "METHODS",
-           "LOSSES"]
+           "LOSSES", "resample_matrices"]
 
 METHODS = ("resubstitution", "holdout", "kfold", "loo", "bootstrap", "loo_bootstrap", ".632",
            ".632+")
@@ -255,36 +255,82 @@ def _scheme_iv(method, n_resamples, n_splits, n_repeats, test_size, rounding, n)
 # resamples as weight matrices
 # --------------------------------------------------------------------------------------------
 
-def _resamples(family: str, params: dict, prob: _Problem, root) -> tuple[np.ndarray, np.ndarray]:
-    """Training-weight matrix ``W`` (R, n) and test mask ``T`` (R, n) of a scheme, drawn with the
-    schemes of :mod:`replikit.resampling.schemes` under the stream of ``(root, family)``."""
-    from .schemes import Bootstrap, HoldOut, LeaveOneOut, RepeatedKFold
+def _redraw(bad_fn, draw, count):
+    """Draw ``count`` resamples with ``draw(m)`` and redraw those ``bad_fn`` flags (vectorised
+    over the flagged rows)."""
+    out = draw(count)
+    for _attempt in range(10_000):
+        bad = np.flatnonzero(bad_fn(out))
+        if bad.size == 0:
+            return out
+        out[bad] = draw(bad.size)
+    raise DataError("could not draw valid resamples in 10,000 attempts (each needs at least one "
+                    "test row and, for a classifier, two classes in its training rows).")
 
-    n = prob.n
+
+def resample_matrices(family: str, params: dict, n: int, y_codes: np.ndarray | None,
+                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Training-weight matrix ``W`` (R, n) and test mask ``T`` (R, n) of a scheme, vectorised.
+
+    Follows seed 003's conventions: hold-out test sets are the first ``n_test`` rows of a random
+    permutation (``n_test`` from ``params``), redrawn while the training labels are all 0 (class
+    code 0) for a classifier; K-fold assigns the rows of a random permutation to contiguous
+    folds (the first ``n % K`` folds one row larger, as scikit-learn's ``KFold``); bootstrap
+    resamples are n draws with replacement, redrawn when no row is out of bag or, for a
+    classifier, when the training labels are a single class.
+    """
     if family == "resubstitution":
         return np.ones((1, n)), np.ones((1, n), bool)
-    classification = prob.task == "classification"
+    if family == "loo":
+        T = np.eye(n, dtype=bool)
+        return (~T).astype(float), T
     if family == "holdout":
-        scheme = HoldOut(test_size=params["test_size"], n_repeats=params["n_repeats"],
-                         size_rounding=params["rounding"], redraw_all_zero=classification)
-    elif family == "kfold":
-        scheme = RepeatedKFold(n_splits=params["n_splits"], n_repeats=params["n_repeats"])
-    elif family == "loo":
-        scheme = LeaveOneOut()
-    else:
-        scheme = Bootstrap(params["n_resamples"], redraw_single_class=classification)
-    y_for_scheme = prob.yf if classification else None
-    splits = list(scheme.iter_splits(np.empty((n, 0)), y_for_scheme,
-                                     random_state=task_rng(root, ("resamples", family))))
-    R = len(splits)
-    train = np.concatenate([s.train for s in splits])
-    owner = np.repeat(np.arange(R), [len(s.train) for s in splits])
-    W = np.bincount(owner * n + train, minlength=R * n).reshape(R, n).astype(float)
-    test = np.concatenate([s.test for s in splits])
-    towner = np.repeat(np.arange(R), [len(s.test) for s in splits])
-    T = np.zeros((R, n), bool)
-    T[towner, test] = True
-    return W, T
+        k = params["n_test"]
+
+        def bad(perm):
+            if y_codes is None:
+                return np.zeros(perm.shape[0], bool)
+            return np.all(y_codes[perm[:, k:]] == 0, axis=1)
+
+        perm = _redraw(bad, lambda m: np.argsort(rng.random((m, n)), axis=1),
+                       params["n_repeats"])
+        T = np.zeros((perm.shape[0], n), bool)
+        np.put_along_axis(T, perm[:, :k], True, axis=1)
+        return (~T).astype(float), T
+    if family == "kfold":
+        K, reps = params["n_splits"], params["n_repeats"]
+        sizes = np.full(K, n // K)
+        sizes[: n % K] += 1
+        fold_of_position = np.repeat(np.arange(K), sizes)
+        perm = np.argsort(rng.random((reps, n)), axis=1)
+        fold = np.empty((reps, n), np.int64)
+        np.put_along_axis(fold, perm, np.broadcast_to(fold_of_position, (reps, n)), axis=1)
+        T = (fold[:, None, :] == np.arange(K)[None, :, None]).reshape(reps * K, n)
+        return (~T).astype(float), T
+    B = params["n_resamples"]
+
+    def counts(m):
+        idx = rng.integers(0, n, size=(m, n))
+        return np.bincount((idx + n * np.arange(m)[:, None]).ravel(),
+                           minlength=m * n).reshape(m, n)
+
+    def bad_boot(c):
+        flag = np.all(c > 0, axis=1)
+        if y_codes is not None:
+            per_class = np.stack([c[:, y_codes == k].sum(axis=1)
+                                  for k in range(int(y_codes.max()) + 1)], axis=1)
+            flag |= (per_class > 0).sum(axis=1) < 2
+        return flag
+
+    W = _redraw(bad_boot, counts, B).astype(float)
+    return W, W == 0
+
+
+def _resamples(family: str, params: dict, prob: _Problem, root) -> tuple[np.ndarray, np.ndarray]:
+    """The resamples of ``family`` under the stream of ``(root, family)``."""
+    y_codes = prob.yf if prob.task == "classification" else None
+    return resample_matrices(family, params, prob.n, y_codes,
+                             task_rng(root, ("resamples", family)))
 
 
 # --------------------------------------------------------------------------------------------
