@@ -1,0 +1,177 @@
+"""The runner: paired splits, cloning, metrics, studies, backends bit-identical, store."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.metrics import r2_score
+
+from replikit.errors import DataError, ParameterError, ParameterTypeError, StoreError
+from replikit.resampling import RepeatedKFold, run
+
+
+@pytest.fixture(scope="module")
+def clf_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    study = np.repeat(["s1", "s2"], 60)
+    return X, y, study
+
+
+def models():
+    return {"lr": LogisticRegression(), "rf": RandomForestClassifier(n_estimators=10)}
+
+
+def test_scores_shape_and_pairing(clf_data):
+    X, y, study = clf_data
+    res = run(models(), X, y, scheme="5x2", metrics=["accuracy", "roc_auc"], study=study,
+              random_state=0)
+    f = res.scores.frame
+    assert len(f) == 2 * 2 * 10 * 2  # models x studies x splits x metrics
+    assert set(f.n_train + f.n_test) == {60}
+    p = res.predictions.frame
+    # every model is evaluated on exactly the same test rows of each split
+    rows = p.groupby(["model", "study", "repeat", "fold"])["row"].apply(tuple).unstack("model")
+    assert (rows["lr"] == rows["rf"]).all()
+    # within a study and repeat, the two folds partition the study's rows
+    for (s, r), g in p[p.model == "lr"].groupby(["study", "repeat"]):
+        assert sorted(g.row) == list(np.flatnonzero(study == s))
+    assert {"proba_0", "proba_1"} <= set(p.columns)
+
+
+def test_metric_values_recomputed_from_predictions():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3))
+    y = X @ [1.0, -1.0, 0.5] + rng.normal(size=50)
+    res = run({"ols": LinearRegression()}, X, y, scheme=RepeatedKFold(5, 2), metrics="r2",
+              random_state=3)
+    p = res.predictions.frame
+    for (r, f), g in p.groupby(["repeat", "fold"]):
+        value = res.scores.frame.query("repeat == @r and fold == @f")["value"].item()
+        assert value == pytest.approx(r2_score(g.y_true, g.y_pred), rel=1e-12)
+
+
+def test_estimators_are_cloned_not_fitted(clf_data):
+    X, y, _ = clf_data
+    m = models()
+    run(m, X, y, scheme="5x2", metrics="accuracy", random_state=0, return_predictions=False)
+    assert not hasattr(m["lr"], "coef_") and not hasattr(m["rf"], "estimators_")
+
+
+def test_unseeded_estimators_become_reproducible(clf_data):
+    X, y, _ = clf_data
+    a = run(models(), X, y, scheme="5x2", metrics="accuracy", random_state=5)
+    b = run(models(), X, y, scheme="5x2", metrics="accuracy", random_state=5)
+    c = run(models(), X, y, scheme="5x2", metrics="accuracy", random_state=6)
+    assert a.scores == b.scores and a.predictions == b.predictions
+    assert not (a.scores == c.scores)
+
+
+@pytest.mark.slow
+def test_backends_bit_identical(clf_data):
+    X, y, study = clf_data
+    kw = dict(scheme="5x2", metrics=["accuracy", "log_loss"], study=study, random_state=11)
+    serial = run(models(), X, y, **kw)
+    for backend, n_jobs in (("joblib", 1), ("joblib", 2), ("dask", 2)):
+        other = run(models(), X, y, backend=backend, n_jobs=n_jobs, **kw)
+        assert serial.scores == other.scores, (backend, n_jobs)
+        assert serial.predictions == other.predictions, (backend, n_jobs)
+        a = serial.scores.frame["value"].to_numpy()
+        assert a.tobytes() == other.scores.frame["value"].to_numpy().tobytes()
+
+
+def test_dataframe_input_and_validation(clf_data):
+    X, y, _ = clf_data
+    df = pd.DataFrame(X, columns=list("abcd"))
+    res = run({"lr": LogisticRegression()}, df, pd.Series(y), scheme="3", metrics="accuracy",
+              random_state=0)
+    assert len(res.scores) == 3
+    with pytest.raises(ParameterTypeError, match="`models` must be a non-empty dict"):
+        run([LogisticRegression()], X, y, scheme="3", metrics="accuracy")
+    with pytest.raises(ParameterTypeError, match=r"`models\['x'\]` must be a scikit-learn estimator"):
+        run({"x": 3}, X, y, scheme="3", metrics="accuracy")
+    with pytest.raises(DataError, match="`y` must be 1-D with one value per row"):
+        run({"lr": LogisticRegression()}, X, y[:-1], scheme="3", metrics="accuracy")
+    with pytest.raises(ParameterError, match="`backend` must be one of"):
+        run({"lr": LogisticRegression()}, X, y, scheme="3", metrics="accuracy", backend="spark")
+    with pytest.raises(ParameterError, match="a store needs a fixed int seed"):
+        run({"lr": LogisticRegression()}, X, y, scheme="3", metrics="accuracy", store="x.duckdb")
+
+
+def test_store_resumes_and_guards_spec(clf_data, tmp_path):
+    X, y, study = clf_data
+    path = tmp_path / "run.duckdb"
+    kw = dict(scheme="5x2", metrics=["accuracy"], study=study, random_state=2)
+    plain = run(models(), X, y, **kw)
+    first = run(models(), X, y, store=path, **kw)
+    again = run(models(), X, y, store=path, **kw)
+    assert first.provenance["n_resumed"] == 0 and again.provenance["n_resumed"] == 40
+    assert plain.scores == first.scores == again.scores
+    assert plain.predictions == again.predictions
+    with pytest.raises(StoreError, match="differs in: scheme"):
+        run(models(), X, y, store=path, **{**kw, "scheme": "3"})
+    replaced = run(models(), X, y, store=path, overwrite=True, **{**kw, "scheme": "3"})
+    assert replaced.provenance["n_resumed"] == 0 and len(replaced.scores) == 2 * 2 * 3
+
+
+SCRIPT = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from sklearn.base import BaseEstimator, RegressorMixin
+    from sklearn.linear_model import LinearRegression
+    from replikit.resampling import run
+
+    class Slow(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            with open(sys.argv[3], "a") as log:
+                log.write("fit\\n")
+            time.sleep(0.15)
+            self.m_ = LinearRegression().fit(X, y)
+            return self
+        def predict(self, X):
+            return self.m_.predict(X)
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)); y = X[:, 0] + rng.normal(size=60)
+    res = run({"slow": Slow()}, X, y, scheme="10x3", metrics="mse", random_state=9,
+              store=sys.argv[1])
+    res.scores.write(sys.argv[2], overwrite=True)
+    print(res.provenance["n_resumed"])
+""")
+
+
+@pytest.mark.slow
+def test_sigkill_loses_only_tasks_in_flight(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(SCRIPT)
+    store, out = tmp_path / "s.duckdb", tmp_path / "scores.parquet"
+    log = tmp_path / "fits.log"
+    proc = subprocess.Popen([sys.executable, str(script), str(store), str(out), str(log)],
+                            stdout=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:  # kill once 8 of the 30 fits have started
+        if log.exists() and log.read_text().count("fit") >= 8:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    resumed = subprocess.run([sys.executable, str(script), str(store), str(out), str(log)],
+                             capture_output=True, text=True, check=True)
+    n_resumed = int(resumed.stdout.strip())
+    assert 6 <= n_resumed <= 8  # finished tasks were kept; the one in flight was lost
+    from replikit.data import Scores
+
+    interrupted = Scores.read(out)
+    clean_store = tmp_path / "clean.duckdb"
+    subprocess.run([sys.executable, str(script), str(clean_store), str(out), str(log)], check=True,
+                   capture_output=True)
+    assert interrupted == Scores.read(out)

@@ -1,0 +1,126 @@
+"""Schemes: partition properties, sizes, reproducibility, reprs, parse_scheme."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.model_selection import KFold
+
+from replikit.errors import DataError, ParameterError
+from replikit.resampling.schemes import (
+    Bootstrap,
+    FiveByTwo,
+    HoldOut,
+    LeaveOneOut,
+    LeaveOneStudyOut,
+    RepeatedKFold,
+    Resubstitution,
+    SklearnScheme,
+    parse_scheme,
+)
+
+
+def splits(scheme, n=30, y=None, groups=None, seed=0):
+    return list(scheme.iter_splits(np.zeros((n, 1)), y, groups, random_state=seed))
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(4, 60), k=st.integers(2, 4), r=st.integers(1, 3))
+def test_kfold_partitions_every_repeat(n, k, r):
+    sp = splits(RepeatedKFold(k, r), n=n)
+    assert len(sp) == k * r
+    for rep in range(r):
+        tests = np.concatenate([s.test for s in sp if s.repeat == rep])
+        np.testing.assert_array_equal(np.sort(tests), np.arange(n))
+    for s in sp:
+        assert np.intersect1d(s.train, s.test).size == 0
+        assert s.train.size + s.test.size == n
+
+
+@pytest.mark.parametrize("n,p,ceil,floor", [(30, 0.368, 12, 11), (30, 0.2, 6, 6), (10, 0.33, 4, 3)])
+def test_holdout_rounding(n, p, ceil, floor):
+    assert all(s.test.size == ceil for s in splits(HoldOut(p, 5), n=n))
+    assert all(s.test.size == floor for s in splits(HoldOut(p, 5, size_rounding="floor"), n=n))
+
+
+def test_holdout_ceil_matches_sklearn_size():
+    from sklearn.model_selection import ShuffleSplit
+
+    for n in (17, 30, 101):
+        _, test = next(ShuffleSplit(1, test_size=0.33, random_state=0).split(np.zeros(n)))
+        assert splits(HoldOut(0.33), n=n)[0].test.size == test.size
+
+
+def test_holdout_stratified_keeps_shares_and_redraw():
+    y = np.array([0] * 20 + [1] * 10)
+    for s in splits(HoldOut(0.3, 10, stratify=True), n=30, y=y):
+        assert np.sum(y[s.test] == 1) == 3
+    y0 = np.array([1] + [0] * 9)
+    for s in splits(HoldOut(0.5, 30, redraw_all_zero=True), n=10, y=y0):
+        assert y0[s.train].sum() == 1
+
+
+def test_bootstrap_oob_and_single_class_redraw():
+    y = np.array([1, 1] + [0] * 8)
+    for s in splits(Bootstrap(200, redraw_single_class=True), n=10, y=y):
+        assert s.train.size == 10
+        assert np.setdiff1d(np.arange(10), s.train).tolist() == s.test.tolist()
+        assert np.unique(y[s.train]).size == 2
+
+
+def test_fixed_schemes():
+    assert [(s.repeat, s.fold) for s in splits(Resubstitution(), n=5)] == [(0, 0)]
+    loo = splits(LeaveOneOut(), n=6)
+    assert [s.test.tolist() for s in loo] == [[i] for i in range(6)]
+    f52 = splits(FiveByTwo(), n=20)
+    assert len(f52) == 10 and {s.test.size for s in f52} == {10}
+    g = np.repeat(["b", "a", "c"], 4)
+    lo = splits(LeaveOneStudyOut(), n=12, groups=g)
+    assert [np.unique(g[s.test]).tolist() for s in lo] == [["a"], ["b"], ["c"]]
+
+
+def test_reproducible_and_seed_sensitive():
+    a = splits(RepeatedKFold(5, 2), seed=3)
+    b = splits(RepeatedKFold(5, 2), seed=3)
+    c = splits(RepeatedKFold(5, 2), seed=4)
+    assert all(np.array_equal(x.test, y.test) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x.test, y.test) for x, y in zip(a, c, strict=True))
+
+
+def test_split_api_like_sklearn():
+    s = RepeatedKFold(3, 2, random_state=0)
+    pairs = list(s.split(np.zeros((9, 2))))
+    assert len(pairs) == s.get_n_splits() == 6
+    wrapped = splits(SklearnScheme(KFold(3)), n=9)
+    assert [w.fold for w in wrapped] == [0, 1, 2]
+
+
+def test_repr_shows_every_parameter():
+    assert repr(HoldOut(0.2, 3)) == ("HoldOut(test_size=0.2, n_repeats=3, stratify=False, "
+                                     "size_rounding='ceil', redraw_all_zero=False, random_state=None)")
+    assert repr(FiveByTwo()) == "FiveByTwo(stratify=False, random_state=None)"
+
+
+@pytest.mark.parametrize("spec,expected", [
+    ("10x10", RepeatedKFold(10, 10)), ("5", RepeatedKFold(5, 1)), ("kfold:3", RepeatedKFold(3)),
+    ("5x2", FiveByTwo()), ("loo", LeaveOneOut()), ("bootstrap:50", Bootstrap(50)),
+    ("holdout:0.25x20", HoldOut(0.25, 20)), ("resub", Resubstitution()),
+    ("loso", LeaveOneStudyOut()),
+])
+def test_parse_scheme(spec, expected):
+    assert parse_scheme(spec) == expected
+
+
+def test_bad_parameters():
+    with pytest.raises(ParameterError, match="`scheme`: cannot read 'weird'"):
+        parse_scheme("weird")
+    with pytest.raises(ParameterError, match="`test_size`"):
+        HoldOut(1.5)
+    with pytest.raises(ParameterError, match="`n_splits` must be >= 2"):
+        RepeatedKFold(1)
+    with pytest.raises(ParameterError, match="size_rounding"):
+        HoldOut(0.3, size_rounding="round")
+    with pytest.raises(DataError, match="exceeds the number of rows"):
+        splits(RepeatedKFold(10), n=5)
+    with pytest.raises(ParameterError, match="groups"):
+        splits(LeaveOneStudyOut(), n=5)
