@@ -43,7 +43,7 @@ def test_scores_shape_and_pairing(clf_data):
     rows = p.groupby(["model", "study", "repeat", "fold"])["row"].apply(tuple).unstack("model")
     assert (rows["lr"] == rows["rf"]).all()
     # within a study and repeat, the two folds partition the study's rows
-    for (s, r), g in p[p.model == "lr"].groupby(["study", "repeat"]):
+    for (s, _rep), g in p[p.model == "lr"].groupby(["study", "repeat"]):
         assert sorted(g.row) == list(np.flatnonzero(study == s))
     assert {"proba_0", "proba_1"} <= set(p.columns)
 
@@ -55,8 +55,9 @@ def test_metric_values_recomputed_from_predictions():
     res = run({"ols": LinearRegression()}, X, y, scheme=RepeatedKFold(5, 2), metrics="r2",
               random_state=3)
     p = res.predictions.frame
-    for (r, f), g in p.groupby(["repeat", "fold"]):
-        value = res.scores.frame.query("repeat == @r and fold == @f")["value"].item()
+    sf = res.scores.frame.set_index(["repeat", "fold"])["value"]
+    for key, g in p.groupby(["repeat", "fold"]):
+        value = sf.loc[key]
         assert value == pytest.approx(r2_score(g.y_true, g.y_pred), rel=1e-12)
 
 
