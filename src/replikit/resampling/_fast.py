@@ -185,16 +185,25 @@ def lda_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, n_classes: int, *,
     sw, _, sxx = weighted_moments(W, X)
     present = nk > 0
     means = sk / np.where(present, nk, 1.0)[..., None]
-    within = sxx - np.einsum("erk,erki,erkj->erij", nk, means, means)
+    root = sk / np.sqrt(np.where(present, nk, 1.0))[..., None]  # sum_k n_k m_k m_k'
+    within = sxx - np.matmul(np.swapaxes(root, -1, -2), root)
     n_present = present.sum(axis=-1)
     denom = sw - n_present if divisor == "n-k" else sw
     cov = within / np.maximum(denom, 1e-300)[..., None, None]
-    coef = sym_solve(cov, np.swapaxes(means, -1, -2))  # (E, R, p, K)
     if priors is None:
         with np.errstate(divide="ignore"):
             logp = np.log(nk / sw[..., None])
     else:
         logp = np.broadcast_to(np.log(np.asarray(priors, float)), nk.shape).copy()
+    if K == 2 and present.all():
+        # two classes: only delta_1 - delta_0 matters, one right-hand side
+        diff = means[..., 1, :] - means[..., 0, :]
+        a = sym_solve(cov, diff[..., None])[..., 0]  # S^-1 (m1 - m0)
+        mid = 0.5 * (means[..., 1, :] + means[..., 0, :])
+        c = -np.sum(mid * a, axis=-1) + logp[..., 1] - logp[..., 0]
+        d = np.matmul(a, np.swapaxes(X, 1, 2)) + c[..., None]  # (E, R, n)
+        return np.stack([np.zeros_like(d), d], axis=-1)
+    coef = sym_solve(cov, np.swapaxes(means, -1, -2))  # (E, R, p, K)
     intercept = -0.5 * np.einsum("erkp,erpk->erk", means, coef) + logp
     scores = np.matmul(X[:, None, :, :], coef) + intercept[..., None, :]
     return np.where(present[..., None, :], scores, -np.inf)
