@@ -1,0 +1,47 @@
+"""Replicability of a prediction rule across studies, for its users (seed 001, Parmigiani).
+
+A fixed rule φ is applied to studies S_1..S_K. :func:`study_utilities` gives each study's average
+utility ``U_k`` for a user (eqs. 1–4); the K×K matrix ``U_k − U_k'`` and the smallest ε of
+absolute/relative ε-replicability (Defs. 3.1, 3.2) follow; :func:`dominance` compares two rules
+(Def. 3.3); :func:`distance_matrix` measures distance replicability (Def. 5.1);
+:func:`resample_replicability` and :func:`permutation_test` add uncertainty and tests (sec. 6);
+:func:`cross_study_matrix`, :func:`leave_one_study_out` and :func:`multistudy_stacking` assess
+training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole analysis.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "MultiStudyData": "_data", "from_arrays": "_data", "from_estimator": "_data",
+    "from_predictions": "_data",
+    "Utility": "utilities", "accuracy": "utilities", "error_cost": "utilities",
+    "squared": "utilities", "absolute": "utilities", "log_score": "utilities",
+    "custom_utility": "utilities", "parse_utility": "utilities",
+    "optimal_threshold": "utilities", "study_utilities": "utilities",
+    "StudyUtilities": "utilities", "unit_utilities": "utilities",
+    "total_variation": "measures", "energy_distance": "measures", "DistanceMatrix": "measures",
+    "distance_matrix": "measures", "DominanceResult": "measures", "dominance": "measures",
+    "BenchmarkComparison": "measures", "benchmark_comparison": "measures",
+    "local_replicability": "measures",
+    "ResampleResult": "inference", "resample_replicability": "inference",
+    "PermutationResult": "inference", "permutation_test": "inference",
+    "CrossStudyResult": "training", "cross_study_matrix": "training",
+    "LeaveOneStudyOutResult": "training", "leave_one_study_out": "training",
+    "StackingResult": "training", "multistudy_stacking": "training",
+    "Assessment": "assess", "assess": "assess",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'replikit.multistudy' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return __all__

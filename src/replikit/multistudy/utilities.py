@@ -1,0 +1,499 @@
+"""User utilities of a fixed prediction rule in each study (seed 001, secs. 3.2 and 4.1).
+
+A utility ``U(a, x, y)`` scores the user's action ``a = δ*(φ(x))`` on a unit. The average over
+study ``k``, ``U_k = (1/n_k) Σ_i U(δ*(φ(x_ik)), x_ik, y_ik)`` (eqs. 1–2), is what the user gets
+from the rule in that study; replicability compares the ``U_k``.
+
+Built-ins (all "higher is better"):
+
+``accuracy``        ``I{φ = y}``
+``cost:u01,u10``    ``u01·I{φ < y} + u10·I{φ > y}`` with ``u01, u10 ≤ 0`` (eq. 3), so that
+                    ``U_k = u01·f01_k + u10·f10_k`` (eq. 4)
+``squared``         ``−(y − φ)²``
+``absolute``        ``−|y − φ|``
+``log``             ``log p_φ(y)``, the log score of the predicted class probabilities
+callable            ``U(pred, X, y)`` returning one number per unit
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_choice, check_float
+from ..errors import DataError, ParameterError, ParameterTypeError
+from ._data import MultiStudyData, as_study_data
+
+__all__ = ["Utility", "accuracy", "error_cost", "squared", "absolute", "log_score",
+           "custom_utility", "parse_utility", "optimal_threshold", "study_utilities",
+           "StudyUtilities", "unit_utilities"]
+
+_LOG_FLOOR = 1e-15
+
+
+@dataclass(frozen=True)
+class Utility:
+    """A user's utility function ``U(δ*(φ(x)), x, y)`` (seed 001, sec. 3.2).
+
+    Build one with :func:`accuracy`, :func:`error_cost`, :func:`squared`, :func:`absolute`,
+    :func:`log_score`, :func:`custom_utility` or :func:`parse_utility`.
+
+    Attributes
+    ----------
+    name : str
+    kind : str
+        ``'accuracy'``, ``'cost'``, ``'squared'``, ``'absolute'``, ``'log'`` or ``'callable'``.
+    u01, u10 : float or None
+        Utilities of the two errors (cost utility, eq. 3), both ``<= 0``.
+    threshold : None, float, str or callable
+        For ``cost`` with risk scores: ``None`` uses the rule's labels ``y_pred``; a number is a
+        fixed threshold on the positive-class probability; ``'bayes'`` is the user-optimal
+        ``δ*`` when the user adopts the rule's probabilities (predict 1 iff
+        ``p ≥ u10/(u01+u10)``); ``'empirical'`` maximises the pooled empirical utility (the
+        user's "empirical" probability model); a callable ``π(p)`` maps the rule's score to the
+        user's own probability before the Bayes threshold.
+    positive : label or None
+        The class coded 1 in eq. (3) (default: the largest label).
+    """
+
+    name: str
+    kind: str
+    u01: float | None = None
+    u10: float | None = None
+    threshold: object = None
+    positive: object = None
+    func: Callable | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def accuracy() -> Utility:
+    """``U(φ, x, y) = I{φ = y}`` (seed 001, sec. 4.1): ``U_k`` is the share of correct predictions.
+
+    Examples
+    --------
+    >>> accuracy().name
+    'accuracy'
+    """
+    return Utility("accuracy", "accuracy")
+
+
+def error_cost(u01: float, u10: float, *, threshold=None, positive=None) -> Utility:
+    """The two-error utility ``U = u01·I{φ<y} + u10·I{φ>y}`` (seed 001, eq. 3).
+
+    Parameters
+    ----------
+    u01 : float
+        Utility (``<= 0``) of predicting 0 when ``y = 1`` (a missed positive).
+    u10 : float
+        Utility (``<= 0``) of predicting 1 when ``y = 0`` (a false alarm).
+    threshold : None, float, {'bayes', 'empirical'} or callable
+        How the user turns risk scores into actions (see :class:`Utility`). The Bayes threshold
+        ``u10/(u01+u10)`` follows from maximising ``E_π U`` (seed 001, sec. 3.2) with
+        ``π(y=1|x) = p``: predicting 1 gives ``(1−p)·u10``, predicting 0 gives ``p·u01``.
+    positive : label, optional
+        Class coded 1 (default: the largest label).
+
+    Returns
+    -------
+    Utility
+        ``U_k = u01·f01_k + u10·f10_k`` (eq. 4).
+
+    Examples
+    --------
+    >>> error_cost(-5, -1).name
+    'cost(u01=-5, u10=-1)'
+    """
+    u01 = check_float(u01, "u01", max_value=0.0)
+    u10 = check_float(u10, "u10", max_value=0.0)
+    if u01 == 0 and u10 == 0:
+        raise ParameterError("`u01`, `u10`: at least one error must have a negative utility; "
+                             "got both 0.")
+    if threshold is not None and not callable(threshold):
+        if isinstance(threshold, str):
+            check_choice(threshold, "threshold", ("bayes", "empirical"))
+        else:
+            threshold = check_float(threshold, "threshold", min_value=0.0, max_value=1.0)
+    name = f"cost(u01={u01:g}, u10={u10:g})"
+    if threshold is not None:
+        tname = threshold if isinstance(threshold, (str, float)) else "user π"
+        name += f" @ {tname}"
+    return Utility(name, "cost", u01=u01, u10=u10, threshold=threshold, positive=positive)
+
+
+def squared() -> Utility:
+    """``U = −(y − φ)²``: ``−U_k`` is the study's mean squared error."""
+    return Utility("squared", "squared")
+
+
+def absolute() -> Utility:
+    """``U = −|y − φ|``: ``−U_k`` is the study's mean absolute error."""
+    return Utility("absolute", "absolute")
+
+
+def log_score() -> Utility:
+    """``U = log p_φ(y)``, the logarithmic score of the rule's class probabilities (sec. 2.1:
+    predictions as probability distributions on ``Y``). Probabilities are floored at 1e-15."""
+    return Utility("log", "log")
+
+
+def custom_utility(func: Callable, name: str = "custom") -> Utility:
+    """A user's utility ``U(pred, X, y)``, vectorised: it receives the arrays of a study set and
+    returns one utility per unit (seed 001, eq. 1)."""
+    if not callable(func):
+        raise ParameterTypeError(f"`func` must be callable; got {type(func).__name__}.")
+    return Utility(name, "callable", func=func)
+
+
+def parse_utility(spec, *, threshold=None, positive=None) -> Utility:
+    """``'accuracy'``, ``'cost:u01,u10'``, ``'squared'``, ``'absolute'``, ``'log'``, a Utility or a
+    callable ``U(pred, X, y)``.
+
+    Examples
+    --------
+    >>> parse_utility("cost:-2,-1").u01
+    -2.0
+    """
+    if isinstance(spec, Utility):
+        return spec
+    if callable(spec):
+        return custom_utility(spec, getattr(spec, "__name__", "custom"))
+    if not isinstance(spec, str):
+        raise ParameterTypeError(f"`utility` must be a name, a Utility or a callable; got "
+                                 f"{type(spec).__name__}.")
+    s = spec.strip().lower()
+    if s.startswith("cost"):
+        try:
+            _, rest = s.split(":", 1)
+            a, b = (float(v) for v in rest.split(","))
+        except ValueError:
+            raise ParameterError(f"`utility`: write the cost utility as 'cost:u01,u10' with two "
+                                 f"non-positive numbers, e.g. 'cost:-5,-1'; got {spec!r}.") from None
+        return error_cost(a, b, threshold=threshold, positive=positive)
+    simple = {"accuracy": accuracy, "squared": squared, "absolute": absolute, "log": log_score}
+    if s not in simple:
+        raise ParameterError(f"`utility` must be one of 'accuracy', 'cost:u01,u10', 'squared', "
+                             f"'absolute', 'log' or a callable; got {spec!r}.")
+    return simple[s]()
+
+
+# -- unit-level utilities --------------------------------------------------------------------
+
+def _positive(d: MultiStudyData, positive):
+    values = pd.unique(np.concatenate([np.asarray(d.y, object), np.asarray(d.pred, object)]))
+    try:
+        labels = sorted(values)
+    except TypeError:
+        labels = sorted(values, key=str)
+    if positive is None:
+        if len(labels) > 2:
+            raise DataError(f"the cost utility (eq. 3) needs a binary outcome; found "
+                            f"{len(labels)} labels {labels[:6]}.")
+        return labels[-1], labels
+    if positive not in labels and (d.classes is None or positive not in d.classes):
+        raise ParameterError(f"`positive`: {positive!r} is not a label of the data ({labels}).")
+    return positive, labels
+
+
+def _positive_score(d: MultiStudyData, positive) -> np.ndarray:
+    if d.proba is None or d.classes is None:
+        raise DataError("a threshold on risk scores needs class probabilities (`proba_*` "
+                        "columns or an estimator with predict_proba); none were given.")
+    classes = list(d.classes)
+    if positive not in classes:
+        # proba columns named '0'/'1' while labels are ints (or the reverse)
+        matches = [i for i, c in enumerate(classes) if str(c) == str(positive)]
+        if not matches:
+            raise DataError(f"no probability column for the positive class {positive!r}; "
+                            f"classes are {classes}.")
+        return d.proba[:, matches[0]]
+    return d.proba[:, classes.index(positive)]
+
+
+def optimal_threshold(score, y, u01: float, u10: float, *, method: str = "bayes",
+                      user_probability: Callable | None = None) -> float:
+    """The user's optimal threshold ``δ*`` on a risk score (seed 001, secs. 3.2 and 4.2.1).
+
+    Parameters
+    ----------
+    score : array-like of shape (n,)
+        The rule's probability of ``y = 1``.
+    y : array-like of shape (n,) of {0, 1}
+        Outcomes (used by ``method='empirical'`` only).
+    u01, u10 : float
+        Utilities (``<= 0``) of a missed positive and of a false alarm (eq. 3).
+    method : {'bayes', 'empirical'}
+        ``'bayes'``: the user takes the score as their probability ``π(y=1|x)`` and predicts 1
+        iff ``(1−p)·u10 ≥ p·u01``, i.e. ``p ≥ u10/(u01+u10)``. ``'empirical'``: the threshold
+        maximising the empirical mean utility ``(1/n) Σ U(I{s_i ≥ t}, y_i)`` over the observed
+        scores (the user's empirical probability model).
+    user_probability : callable, optional
+        The user's own model ``π(p)`` mapping the score to a probability (increasing); the
+        Bayes threshold is then mapped back to the score scale by bisection.
+
+    Returns
+    -------
+    float
+        Predict 1 iff ``score >= threshold``.
+
+    Examples
+    --------
+    >>> optimal_threshold([0.2, 0.7], [0, 1], -1, -1)
+    0.5
+    """
+    check_choice(method, "method", ("bayes", "empirical"))
+    u01 = check_float(u01, "u01", max_value=0.0)
+    u10 = check_float(u10, "u10", max_value=0.0)
+    p_star = u10 / (u01 + u10)
+    if method == "bayes":
+        if user_probability is None:
+            return float(p_star)
+        lo, hi = 0.0, 1.0  # smallest score s with π(s) >= p*
+        if user_probability(hi) < p_star:
+            return float(np.nextafter(1.0, 2.0))
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            if user_probability(mid) >= p_star:
+                hi = mid
+            else:
+                lo = mid
+        return float(hi)
+    s = np.asarray(score, float)
+    yy = np.asarray(y).astype(int)
+    order = np.argsort(-s, kind="stable")
+    s_sorted, y_sorted = s[order], yy[order]
+    # predicting 1 for the top j scores: false alarms = #y=0 among them, misses = #y=1 below
+    tp = np.concatenate([[0], np.cumsum(y_sorted)])
+    fp = np.concatenate([[0], np.cumsum(1 - y_sorted)])
+    misses = tp[-1] - tp
+    util = u01 * misses + u10 * fp
+    # only cut between distinct scores
+    valid = np.ones(util.size, bool)
+    valid[1:-1] = s_sorted[1:] != s_sorted[:-1]
+    j = int(np.flatnonzero(valid)[np.argmax(util[valid])])
+    if j == 0:
+        return float(np.nextafter(s_sorted[0], np.inf))
+    return float(s_sorted[j - 1])
+
+
+def unit_utilities(data, utility="accuracy", **kwargs) -> tuple[np.ndarray, float | None]:
+    """Per-unit utilities ``U(δ*(φ(x_ik)), x_ik, y_ik)`` in the (study-sorted) unit order.
+
+    Returns the utilities and the threshold used (``None`` when the rule's labels are used).
+    """
+    d = as_study_data(data, **kwargs)
+    u = parse_utility(utility)
+    return _unit_values(d, u)
+
+
+def _binary_decisions(d: MultiStudyData, u: Utility):
+    positive, _ = _positive(d, u.positive)
+    y1 = d.y == positive
+    thr = None
+    if u.threshold is None:
+        phi1 = d.pred == positive
+    else:
+        score = _positive_score(d, positive)
+        if isinstance(u.threshold, float):
+            thr = u.threshold
+        elif u.threshold == "empirical":
+            thr = optimal_threshold(score, y1, u.u01, u.u10, method="empirical")
+        elif u.threshold == "bayes":
+            thr = optimal_threshold(score, y1, u.u01, u.u10)
+        else:
+            thr = optimal_threshold(score, y1, u.u01, u.u10, user_probability=u.threshold)
+        phi1 = score >= thr
+    return np.asarray(phi1, bool), np.asarray(y1, bool), thr, positive
+
+
+def _unit_values(d: MultiStudyData, u: Utility) -> tuple[np.ndarray, float | None]:
+    if u.kind == "accuracy":
+        return (d.y == d.pred).astype(float), None
+    if u.kind == "cost":
+        phi1, y1, thr, _ = _binary_decisions(d, u)
+        return u.u01 * (~phi1 & y1) + u.u10 * (phi1 & ~y1), thr
+    if u.kind in ("squared", "absolute"):
+        try:
+            diff = d.y.astype(float) - d.pred.astype(float)
+        except (TypeError, ValueError):
+            raise DataError(f"the {u.kind} utility needs numeric outcomes and predictions.") from None
+        return (-(diff**2) if u.kind == "squared" else -np.abs(diff)), None
+    if u.kind == "log":
+        if d.proba is None:
+            raise DataError("the log score needs class probabilities (`proba_*` columns or an "
+                            "estimator with predict_proba); none were given.")
+        classes = [str(c) for c in d.classes]
+        idx = pd.Index(classes).get_indexer(pd.Series(d.y).astype(str).to_numpy())
+        if (idx < 0).any():
+            bad = d.y[idx < 0][0]
+            raise DataError(f"outcome {bad!r} has no probability column; classes are {classes}.")
+        p = d.proba[np.arange(d.n), idx]
+        return np.log(np.maximum(p, _LOG_FLOOR)), None
+    values = np.asarray(u.func(d.pred, d.X, d.y), float)
+    if values.shape != (d.n,):
+        raise DataError(f"the utility {u.name!r} must return one number per unit ({d.n}); got "
+                        f"shape {values.shape}.")
+    if not np.all(np.isfinite(values)):
+        raise DataError(f"the utility {u.name!r} returned NaN or inf.")
+    return values, None
+
+
+def _group_mean(values: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
+    return np.bincount(codes, weights=values, minlength=K) / np.bincount(codes, minlength=K)
+
+
+# -- per-study summary -----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class StudyUtilities:
+    """Average utilities ``U_k`` of a rule in each study (seed 001, eqs. 1–2).
+
+    Attributes
+    ----------
+    studies : tuple
+    n : ndarray of int
+        Units per study ``n_k``.
+    utility : ndarray
+        ``U_k``.
+    se : ndarray
+        ``sd_k / sqrt(n_k)`` (plug-in standard error of the study mean).
+    utility_name : str
+    threshold : float or None
+        Decision threshold used on the risk score, if any.
+    table : DataFrame
+        One row per study: ``study, n, utility, se`` and, for binary outcomes, the confusion
+        frequencies ``f00, f01, f10, f11`` (``f01``: φ=0, y=1) with ``sensitivity``,
+        ``specificity`` and ``prevalence`` (sec. 4.1).
+    """
+
+    studies: tuple
+    n: np.ndarray
+    utility: np.ndarray
+    se: np.ndarray
+    utility_name: str
+    threshold: float | None
+    table: pd.DataFrame = field(repr=False)
+
+    @property
+    def K(self) -> int:
+        return len(self.studies)
+
+    def matrix(self) -> pd.DataFrame:
+        """The K×K matrix with element ``U_k − U_k'`` (seed 001, sec. 3.2)."""
+        m = self.utility[:, None] - self.utility[None, :]
+        return pd.DataFrame(m, index=list(self.studies), columns=list(self.studies))
+
+    def relative_matrix(self) -> pd.DataFrame:
+        """``2|U_k − U_k'| / |U_k + U_k'|`` (Def. 3.2; absolute value in the denominator so
+        that negative utilities such as costs give a non-negative ratio)."""
+        return pd.DataFrame(_relative(self.utility), index=list(self.studies),
+                            columns=list(self.studies))
+
+    def smallest_epsilon(self, kind: str = "absolute") -> float:
+        """The smallest ε for which the rule is ε-replicable (Defs. 3.1/3.2)."""
+        check_choice(kind, "kind", ("absolute", "relative"))
+        if self.K < 2:
+            return 0.0
+        if kind == "absolute":
+            return float(self.utility.max() - self.utility.min())
+        return float(np.max(_relative(self.utility)))
+
+    def is_replicable(self, epsilon: float, kind: str = "absolute") -> bool:
+        """Whether ``max_{k,k'} |U_k − U_k'| <= ε`` (Def. 3.1) or the relative form (Def. 3.2)."""
+        eps = check_float(epsilon, "epsilon", min_value=0.0)
+        return bool(self.smallest_epsilon(kind) <= eps)
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.table.copy()
+
+    def __str__(self) -> str:
+        lines = [f"Study utilities U_k ({self.utility_name}; seed 001, eq. 1)"]
+        if self.threshold is not None:
+            lines[0] += f", threshold {self.threshold:.4g}"
+        for s, n, u, se in zip(self.studies, self.n, self.utility, self.se, strict=True):
+            lines.append(f"  {str(s):>12}  n = {int(n):>6}  U = {u: .4f} (SE {se:.4f})")
+        lines.append(f"  smallest epsilon: absolute {self.smallest_epsilon('absolute'):.4g}, "
+                     f"relative {self.smallest_epsilon('relative'):.4g}")
+        return "\n".join(lines)
+
+
+def _relative(U: np.ndarray) -> np.ndarray:
+    num = 2.0 * np.abs(U[:, None] - U[None, :])
+    den = np.abs(U[:, None] + U[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(num == 0, 0.0, num / den)
+    return out
+
+
+def study_utilities(data, utility="accuracy", *, model=None, repeat: int | None = 0,
+                    subgroup=None) -> StudyUtilities:
+    """Average utility ``U_k`` of a fixed rule in every study (seed 001, eqs. 1, 2 and 4).
+
+    Parameters
+    ----------
+    data : Predictions, DataFrame or MultiStudyData
+        The rule's predictions on the units of every study.
+    utility : str, Utility or callable
+        See :func:`parse_utility`.
+    model : str, optional
+        The model of a Predictions table that is the rule φ.
+    repeat : int or None
+        Repeat of a Predictions table to use.
+    subgroup : mask, column name or callable, optional
+        Restrict to ``x ∈ X*`` (local replicability, sec. 7.2).
+
+    Returns
+    -------
+    StudyUtilities
+
+    Notes
+    -----
+    ``U_k = (1/n_k) Σ_i U(δ*(φ(x_ik)), x_ik, y_ik)``. For the cost utility the table also shows
+    ``U_k = u01·f01_k + u10·f10_k`` (eq. 4) and its decomposition
+    ``f01 = π_k(1 − sens_k)``, ``f10 = (1 − π_k)(1 − spec_k)`` with prevalence ``π_k``.
+
+    Examples
+    --------
+    >>> from replikit.multistudy import from_arrays
+    >>> d = from_arrays([1, 1, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"])
+    >>> study_utilities(d).utility.tolist()
+    [0.5, 1.0]
+    """
+    d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
+    u = parse_utility(utility)
+    values, thr = _unit_values(d, u)
+    return _summarise(d, u, values, thr)
+
+
+def _summarise(d: MultiStudyData, u: Utility, values: np.ndarray, thr) -> StudyUtilities:
+    K = d.K
+    n = d.sizes
+    U = _group_mean(values, d.codes, K)
+    sq = np.bincount(d.codes, weights=(values - U[d.codes]) ** 2, minlength=K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(sq / np.maximum(n - 1, 1))
+    se = sd / np.sqrt(n)
+    table = pd.DataFrame({"study": list(d.studies), "n": n, "utility": U, "se": se})
+    binary = u.kind in ("cost", "accuracy")
+    if binary:
+        try:
+            if u.kind == "cost":
+                phi1, y1, _, positive = _binary_decisions(d, u)
+            else:
+                positive, labels = _positive(d, None)
+                phi1, y1 = d.pred == positive, d.y == positive
+        except DataError:
+            binary = False
+    if binary:
+        cells = {"f00": ~phi1 & ~y1, "f01": ~phi1 & y1, "f10": phi1 & ~y1, "f11": phi1 & y1}
+        for name, m in cells.items():
+            table[name] = np.bincount(d.codes, weights=m.astype(float), minlength=K) / n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            table["prevalence"] = table["f01"] + table["f11"]
+            table["sensitivity"] = table["f11"] / table["prevalence"]
+            table["specificity"] = table["f00"] / (table["f00"] + table["f10"])
+    return StudyUtilities(tuple(d.studies), n, U, se, u.name, thr, table)
