@@ -1,0 +1,215 @@
+"""The batched fast path gives the same predictions as fitting each resample separately
+(scikit-learn, a textbook LDA) and reproduces mlxtend's bootstrap scores where they coincide."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from mlxtend.evaluate import bootstrap_point632_score
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from replikit.resampling._fast import FastPredictor, fast_predictor, lda_decision
+from replikit.resampling.error import estimate_errors
+
+
+class ClassicLDA(ClassifierMixin, BaseEstimator):
+    """Textbook LDA (pooled covariance / (n - K), priors = class shares): the reference."""
+
+    def fit(self, X, y):
+        X = np.asarray(X, float)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        n, K = len(codes), len(self.classes_)
+        means = np.array([X[codes == k].mean(axis=0) for k in range(K)])
+        resid = X - means[codes]
+        cov = resid.T @ resid / (n - K)
+        self.coef_ = np.linalg.solve(cov, means.T).T
+        priors = np.bincount(codes, minlength=K) / n
+        self.intercept_ = -0.5 * np.sum(self.coef_ * means, axis=1) + np.log(priors)
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X, float) @ self.coef_.T + self.intercept_
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+
+
+ALL_METHODS = ["resubstitution", "holdout", "kfold", "loo", "bootstrap", "loo_bootstrap", ".632",
+               ".632+"]
+
+
+def _data(seed=0, n=40, p=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y_cls = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    y_reg = X @ rng.normal(size=p) + rng.normal(size=n)
+    return X, y_cls, y_reg
+
+
+def _bootstrap_weights(n, R, seed):
+    idx = np.random.default_rng(seed).integers(0, n, size=(R, n))
+    return idx, np.stack([np.bincount(i, minlength=n) for i in idx]).astype(float)
+
+
+@pytest.mark.parametrize("model, task", [
+    (LinearRegression(), "regression"),
+    (make_pipeline(StandardScaler(), Ridge(alpha=3.0)), "regression"),
+    (Ridge(alpha=0.5), "regression"),
+    (DummyRegressor(), "regression"),
+    (LinearDiscriminantAnalysis(priors=[0.5, 0.5]), "classification"),
+    (make_pipeline(StandardScaler(), LogisticRegression(C=0.5)), "classification"),
+    (LogisticRegression(C=2.0), "classification"),
+    (DummyClassifier(strategy="prior"), "classification"),
+])
+def test_fast_equals_sklearn_per_resample(model, task):
+    X, y_cls, y_reg = _data(1)
+    y = y_cls if task == "classification" else y_reg
+    idx, W = _bootstrap_weights(len(y), 30, seed=2)
+    fp = fast_predictor(model, task)
+    assert fp is not None
+    pred = fp.predict(X[None], y[None].astype(float if task == "regression" else int), W[None],
+                      2)[0]
+    ref = np.stack([clone(model).fit(X[i], y[i]).predict(X) for i in idx])
+    if task == "regression":
+        np.testing.assert_allclose(pred, ref, rtol=1e-8, atol=1e-8)
+    else:
+        assert np.mean(pred != ref) <= 0.004  # ties / optimiser tolerance only
+
+
+def test_lda_divisor_n_matches_sklearn_default_priors():
+    # scikit-learn >= 1.9 divides the pooled scatter by n; divisor='n' reproduces it exactly
+    X, y, _ = _data(3, n=30, p=10)
+    idx, W = _bootstrap_weights(30, 200, seed=4)
+    fp = FastPredictor("lda", {"priors": None, "divisor": "n"}, True, True)
+    pred = fp.predict(X[None], y[None], W[None], 2)[0]
+    ref = np.stack([LinearDiscriminantAnalysis().fit(X[i], y[i]).predict(X) for i in idx])
+    assert np.array_equal(pred, ref)
+
+
+def test_lda_classic_divisor_matches_textbook_lda():
+    X, y, _ = _data(5, n=30, p=10)
+    idx, W = _bootstrap_weights(30, 200, seed=6)
+    scores = lda_decision(X[None], y[None], W[None], 2)[0]  # (R, n, 2)
+    for r in range(0, 200, 20):
+        ref = ClassicLDA().fit(X[idx[r]], y[idx[r]]).decision_function(X)
+        np.testing.assert_allclose(scores[r, :, 1] - scores[r, :, 0], ref[:, 1] - ref[:, 0],
+                                   rtol=1e-8, atol=1e-8)
+
+
+def test_lda_three_classes_and_absent_class():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(45, 4))
+    y = np.repeat([0, 1, 2], 15)
+    X[y == 1] += 1.5
+    W = np.ones((2, 45))
+    W[1, y == 2] = 0  # class 2 absent from the second resample's training rows
+    scores = lda_decision(X[None], y[None], W[None], 3)[0]
+    ref0 = ClassicLDA().fit(X, y).decision_function(X)
+    np.testing.assert_allclose(scores[0], ref0, rtol=1e-8, atol=1e-8)
+    keep = y != 2
+    ref1 = ClassicLDA().fit(X[keep], y[keep]).decision_function(X)
+    np.testing.assert_allclose(scores[1, :, :2], ref1, rtol=1e-8, atol=1e-8)
+    assert np.all(np.isneginf(scores[1, :, 2]))
+
+
+def test_collinear_ols_is_minimum_norm_like_sklearn():
+    X, _, y = _data(8, n=25, p=3)
+    X = np.column_stack([X, X[:, 0] + X[:, 1]])  # exactly collinear column
+    idx, W = _bootstrap_weights(25, 30, seed=9)
+    pred = fast_predictor(LinearRegression(), "regression").predict(X[None], y[None], W[None])[0]
+    ref = np.stack([LinearRegression().fit(X[i], y[i]).predict(X) for i in idx])
+    np.testing.assert_allclose(pred, ref, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("model", [LinearDiscriminantAnalysis(priors=[0.5, 0.5]),
+                                   make_pipeline(StandardScaler(), LogisticRegression())])
+def test_fast_path_equals_generic_path_all_methods(model):
+    X, y, _ = _data(10, n=30, p=6)
+    kw = dict(methods=ALL_METHODS, n_resamples=40, n_repeats=5, random_state=11)
+    fast = estimate_errors(model, X, y, fast=True, **kw)
+    generic = estimate_errors(model, X, y, fast=False, **kw)
+    for m in ALL_METHODS:
+        assert fast[m].path == "fast" and generic[m].path == "generic"
+        assert fast[m].estimate == pytest.approx(generic[m].estimate, abs=0.01), m
+
+
+def test_fast_path_equals_generic_path_regression():
+    X, _, y = _data(12, n=50, p=4)
+    kw = dict(methods=ALL_METHODS, n_resamples=50, random_state=3, loss="absolute")
+    fast = estimate_errors(LinearRegression(), X, y, fast=None, **kw)
+    generic = estimate_errors(LinearRegression(), X, y, fast=False, **kw)
+    for m in ALL_METHODS:
+        assert fast[m].estimate == pytest.approx(generic[m].estimate, rel=1e-9), m
+        np.testing.assert_allclose(fast[m].per_resample, generic[m].per_resample, rtol=1e-9)
+
+
+def test_unsupported_models_are_not_fast():
+    from sklearn.ensemble import RandomForestClassifier
+
+    assert fast_predictor(RandomForestClassifier(), "classification") is None
+    assert fast_predictor(LinearDiscriminantAnalysis(shrinkage=0.1, solver="lsqr"),
+                          "classification") is None
+    assert fast_predictor(LogisticRegression(solver="liblinear"), "classification") is None
+
+
+# ---- mlxtend: its bootstrap resamples are RandomState(seed).choice(n, n); its per-round scores
+# ---- use the bootstrap model's predictions of all rows, which the fast path computes at once
+
+
+def _mlxtend_resamples(n, B, seed):
+    rng = np.random.RandomState(seed)
+    idx = np.stack([rng.choice(np.arange(n), size=n, replace=True) for _ in range(B)])
+    W = np.stack([np.bincount(i, minlength=n) for i in idx]).astype(float)
+    return W
+
+
+def _mlxtend_scores(method, score, y, pred, W):
+    """mlxtend's per-round definitions, from the all-row predictions of every resample."""
+    test = W == 0
+    out = []
+    for r in range(W.shape[0]):
+        test_acc = score(y[test[r]], pred[r, test[r]])
+        if method == "oob":
+            out.append(test_acc)
+            continue
+        test_err, train_err = 1 - test_acc, 1 - score(y, pred[r])
+        weight = 0.632
+        if method == ".632+":
+            gamma = 1 - np.mean([score(np.array([a]), np.array([b]))
+                                 for a in y for b in pred[r]])
+            rate = (test_err - train_err) / (gamma - train_err)
+            weight = 0.632 / (1 - 0.368 * rate)
+        out.append(1 - (weight * test_err + (1 - weight) * train_err))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("method", ["oob", ".632", ".632+"])
+def test_matches_mlxtend_bootstrap_point632_classification(method):
+    X, y, _ = _data(13, n=30, p=10)
+    y = np.random.default_rng(14).binomial(1, 0.5, 30)  # null design, as seed 003
+    W = _mlxtend_resamples(30, 50, seed=15)
+    fp = FastPredictor("lda", {"priors": None, "divisor": "n"}, True, True)  # sklearn 1.9 LDA
+    pred = fp.predict(X[None], y[None], W[None], 2)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = bootstrap_point632_score(LinearDiscriminantAnalysis(), X, y, n_splits=50,
+                                       method=method, random_seed=15)
+    ours = _mlxtend_scores(method, lambda a, b: np.mean(a == b), y, pred, W)
+    np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_matches_mlxtend_bootstrap_point632_regression():
+    X, _, y = _data(16, n=40, p=3)
+    W = _mlxtend_resamples(40, 40, seed=17)
+    pred = fast_predictor(LinearRegression(), "regression").predict(X[None], y[None], W[None])[0]
+    ref = bootstrap_point632_score(LinearRegression(), X, y, n_splits=40, method="oob",
+                                   random_seed=17)
+    ours = _mlxtend_scores("oob", lambda a, b: np.mean((a - b) ** 2), y, pred, W)
+    np.testing.assert_allclose(ours, ref, rtol=1e-9)
