@@ -1,0 +1,164 @@
+"""Plots of cross-study replicability (seed 001): utilities with intervals, matrix heatmaps and
+the two-study dominance plot (Fig. 1). Matplotlib is imported lazily; every function takes
+``ax=None`` and returns the axes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, ParameterError
+
+__all__ = ["plot_study_utilities", "plot_matrix", "plot_dominance"]
+
+
+def _axes(ax, width=6.4, height=3.6):
+    if ax is not None:
+        return ax
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained").add_subplot()
+
+
+def plot_study_utilities(utilities, interval=None, *, ax=None, label: str | None = None):
+    """``U_k`` per study with interval bars (seed 001, eq. 1).
+
+    Parameters
+    ----------
+    utilities : StudyUtilities
+    interval : ndarray of shape (K, 2), optional
+        E.g. ``ResampleResult.utility_interval()``; default ``U_k ± 1.96 SE``.
+    ax : matplotlib Axes, optional
+    label : str, optional
+        x-axis label (default: the utility's name).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    U = np.asarray(utilities.utility, float)
+    if interval is None:
+        interval = np.column_stack([U - 1.96 * utilities.se, U + 1.96 * utilities.se])
+    interval = np.asarray(interval, float)
+    if interval.shape != (U.size, 2):
+        raise DataError(f"`interval` must have shape ({U.size}, 2); got {interval.shape}.")
+    ax = _axes(ax, 6.4, max(2.4, 1.0 + 0.25 * U.size))
+    ypos = np.arange(U.size)
+    ax.errorbar(U, ypos, xerr=[U - interval[:, 0], interval[:, 1] - U], fmt="s",
+                color="#203a66", ecolor="#5b7fb9", capsize=3)
+    ax.axvline(U.mean(), color="#b3261e", ls=":", lw=1)
+    ax.set_yticks(ypos, [str(s) for s in utilities.studies])
+    ax.invert_yaxis()
+    ax.set_xlabel(label or f"average utility U_k ({utilities.utility_name})")
+    ax.set_ylabel("study")
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
+                symmetric: bool | None = None, annotate: bool | None = None,
+                xlabel: str = "", ylabel: str = ""):
+    """Heatmap of a K×K matrix: utility differences, distances or cross-study validation.
+
+    Parameters
+    ----------
+    matrix : DataFrame or DistanceMatrix or CrossStudyResult
+    symmetric : bool, optional
+        Colour scale centred on 0 (default: when the matrix has negative values).
+    annotate : bool, optional
+        Print values in the cells (default: K <= 12).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if hasattr(matrix, "to_frame") and not isinstance(matrix, pd.DataFrame):
+        frame = matrix.matrix if isinstance(getattr(matrix, "matrix", None), pd.DataFrame) \
+            else matrix.to_frame()
+    else:
+        frame = matrix
+    if not isinstance(frame, pd.DataFrame) or frame.shape[0] != frame.shape[1]:
+        raise ParameterError("`matrix` must be a square DataFrame or a result with one.")
+    M = frame.to_numpy(float)
+    K = M.shape[0]
+    ax = _axes(ax, min(9.0, 2.5 + 0.45 * K), min(8.0, 2.0 + 0.4 * K))
+    if symmetric is None:
+        symmetric = bool(np.nanmin(M) < 0)
+    if symmetric:
+        lim = float(np.nanmax(np.abs(M))) or 1.0
+        im = ax.imshow(M, cmap=cmap, vmin=-lim, vmax=lim)
+    else:
+        im = ax.imshow(M, cmap="viridis" if cmap == "RdBu_r" else cmap)
+    ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    labels = [str(s) for s in frame.index]
+    if [str(s) for s in frame.columns] != labels:
+        raise ParameterError("`matrix` must have the same studies as rows and columns.")
+    step = max(1, K // 20)
+    ax.set_xticks(np.arange(0, K, step), labels[::step], rotation=90)
+    ax.set_yticks(np.arange(0, K, step), labels[::step])
+    if annotate is None:
+        annotate = K <= 12
+    if annotate:
+        for i in range(K):
+            for j in range(K):
+                if np.isfinite(M[i, j]):
+                    ax.text(j, i, f"{M[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                            color="black")
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    return ax
+
+
+def plot_dominance(reference, others=(), *, names=None, ax=None):
+    """The two-study plane of average utilities (seed 001, Fig. 1).
+
+    ``reference`` (φ) is the dot at ``(U_1, U_2)``; the two 45° lines through it and through its
+    mirror image across the diagonal bound the rules at least as replicable. Regions: B (better
+    in both studies, more replicable), C (better in both, less replicable), A (more replicable,
+    not better in both).
+
+    Parameters
+    ----------
+    reference : StudyUtilities
+        Exactly two studies.
+    others : sequence of StudyUtilities
+        Alternative rules φ' over the same two studies.
+    names : sequence of str, optional
+        Labels for ``reference`` followed by ``others``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    rules = [reference, *others]
+    for r in rules:
+        if len(r.studies) != 2:
+            raise DataError(f"the dominance plot needs exactly 2 studies; got {len(r.studies)}.")
+    names = list(names) if names is not None else ["φ"] + [f"φ'{i + 1}" for i in range(len(others))]
+    ax = _axes(ax, 5.0, 5.0)
+    u1, u2 = reference.utility
+    pts = np.array([r.utility for r in rules])
+    lo, hi = pts.min() - 0.05 * (np.ptp(pts) + 1e-9), pts.max() + 0.05 * (np.ptp(pts) + 1e-9)
+    lo, hi = min(lo, u1 - 0.1 * abs(u1 - u2) - 1e-3), max(hi, u1 + 0.5 * abs(u1 - u2) + 1e-3)
+    gap = abs(u1 - u2)
+    xs = np.array([lo, hi])
+    ax.plot(xs, xs + gap, color="#888888", lw=1)
+    ax.plot(xs, xs - gap, color="#888888", lw=1)
+    ax.axvline(u1, color="#bbbbbb", lw=0.8, ls=":")
+    ax.axhline(u2, color="#bbbbbb", lw=0.8, ls=":")
+    ax.plot([u1], [u2], "o", color="#b3261e", ms=8)
+    ax.annotate(names[0], (u1, u2), textcoords="offset points", xytext=(6, -12))
+    for r, nm in zip(rules[1:], names[1:], strict=True):
+        ax.plot([r.utility[0]], [r.utility[1]], "s", color="#203a66")
+        ax.annotate(nm, tuple(r.utility), textcoords="offset points", xytext=(6, 4))
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"U_1 ({reference.studies[0]})")
+    ax.set_ylabel(f"U_2 ({reference.studies[1]})")
+    ax.set_title("Utility and replicability (seed 001, Fig. 1)")
+    return ax
