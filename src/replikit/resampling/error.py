@@ -345,7 +345,9 @@ def _choose_fast(prob: _Problem, fast: bool | None, need_proba: bool):
     fp = fast_predictor(prob.model, prob.task)
     if fp is not None and fp.kind == "logistic" and prob.classes.size != 2:
         fp = None
-    if fp is not None and need_proba and not fp.has_proba:
+    if fp is not None and need_proba and (not fp.has_proba or fp.kind == "lda"):
+        # LDA's posterior depends on the covariance divisor (n - K here, n in scikit-learn
+        # >= 1.9) even with equal priors, so probability losses use the generic path
         fp = None
     if fp is not None and callable(prob.loss):
         fp = fp if fp.is_classifier == (prob.task == "classification") else None
