@@ -15,7 +15,7 @@ import importlib
 
 _EXPORTS = {
     "MultiStudyData": "_data", "from_arrays": "_data", "from_estimator": "_data",
-    "from_predictions": "_data",
+    "from_predictions": "_data", "load_predictions": "_data",
     "Utility": "utilities", "accuracy": "utilities", "error_cost": "utilities",
     "squared": "utilities", "absolute": "utilities", "log_score": "utilities",
     "custom_utility": "utilities", "parse_utility": "utilities",
@@ -30,7 +30,7 @@ _EXPORTS = {
     "CrossStudyResult": "training", "cross_study_matrix": "training",
     "LeaveOneStudyOutResult": "training", "leave_one_study_out": "training",
     "StackingResult": "training", "multistudy_stacking": "training",
-    "Assessment": "assess", "assess": "assess",
+    "Assessment": "analysis", "assess": "analysis",
 }
 
 __all__ = sorted(_EXPORTS)

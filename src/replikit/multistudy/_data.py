@@ -19,7 +19,8 @@ from .._validation import check_same_length
 from ..data.tables import Predictions
 from ..errors import DataError, ParameterError, ParameterTypeError
 
-__all__ = ["MultiStudyData", "from_arrays", "from_estimator", "as_study_data"]
+__all__ = ["MultiStudyData", "from_arrays", "from_estimator", "from_predictions", "as_study_data",
+           "load_predictions"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -351,3 +352,37 @@ def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
                 f"shape {mask.shape}.")
         mask = mask[d.row]  # the mask is in the caller's row order; units are sorted by study
     return d.subset(mask)
+
+
+def load_predictions(path, *, study: str = "study", table: str | None = None,
+                     study_option: str = "study") -> Predictions:
+    """Read a rule's predictions from CSV, Parquet or DuckDB as a Predictions table.
+
+    The file needs ``y_true``, ``y_pred`` and a study column (``study`` names it; it becomes the
+    ``study`` column). Missing key columns are filled for a single fixed rule: ``model='rule'``,
+    ``repeat=0``, ``fold=0`` and ``row`` = the line number.
+
+    Raises
+    ------
+    DataError
+        The study column or ``y_true``/``y_pred`` is missing.
+    """
+    from ..data.io import read_frame
+
+    frame = read_frame(path, table=table, name="predictions", dtype={"model": str})
+    if study not in frame.columns:
+        raise DataError(f"`{study_option}`: no column {study!r} in {path}; available columns: "
+                        f"{', '.join(map(str, frame.columns[:30]))}.")
+    if study != "study":
+        if "study" in frame.columns:
+            frame = frame.drop(columns="study")
+        frame = frame.rename(columns={study: "study"})
+    if pd.api.types.is_float_dtype(frame["study"]):
+        frame["study"] = frame["study"].map(lambda v: f"{v:g}")
+    defaults = {"model": "rule", "repeat": 0, "fold": 0}
+    for col, value in defaults.items():
+        if col not in frame.columns:
+            frame[col] = value
+    if "row" not in frame.columns:
+        frame["row"] = np.arange(len(frame))
+    return Predictions(frame)

@@ -301,6 +301,11 @@ class PermutationResult:
 
 # -- public functions ------------------------------------------------------------------------
 
+def _distance_use(u) -> str:
+    """φ(x) in the distance: the user's action when a cost utility thresholds risk scores."""
+    return "decision" if (u.kind == "cost" and u.threshold is not None) else "pred"
+
+
 def _prepare(data, utility, bins, model, repeat, subgroup, need_cells):
     d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
     if d.K < 2:
@@ -311,7 +316,7 @@ def _prepare(data, utility, bins, model, repeat, subgroup, need_cells):
     cells = C = None
     desc = ""
     if need_cells:
-        cells, C, desc = joint_cells(d, bins=bins)
+        cells, C, desc = joint_cells(d, bins=bins, use=_distance_use(u_spec), utility=u_spec)
     return d, u_spec, u, cells, C, desc
 
 

@@ -10,9 +10,15 @@ from .._random import root_seed_sequence, task_rng
 from .._validation import check_float, check_int
 from ..errors import DataError
 from ._data import as_study_data
-from .inference import PermutationResult, ResampleResult, permutation_test, resample_replicability
+from .inference import (
+    PermutationResult,
+    ResampleResult,
+    _distance_use,
+    permutation_test,
+    resample_replicability,
+)
 from .measures import DistanceMatrix, distance_matrix
-from .utilities import StudyUtilities, study_utilities
+from .utilities import StudyUtilities, parse_utility, study_utilities
 
 __all__ = ["Assessment", "assess"]
 
@@ -111,8 +117,10 @@ def assess(data, utility="accuracy", *, epsilon: float | None = None, n_resample
     eps = None if epsilon is None else check_float(epsilon, "epsilon", min_value=0.0)
     check_int(n_resamples, "n_resamples", min_value=2)
     root = root_seed_sequence(random_state)
-    su = study_utilities(d, utility)
-    dm = distance_matrix(d, method=distance, bins=bins, random_state=task_rng(root, "energy"))
+    u = parse_utility(utility)
+    su = study_utilities(d, u)
+    dm = distance_matrix(d, method=distance, bins=bins, use=_distance_use(u), utility=u,
+                         random_state=task_rng(root, "energy"))
     boot = resample_replicability(d, utility, method=bootstrap, n_resamples=n_resamples,
                                   epsilon=eps, bins=bins, bag_size=bag_size,
                                   confidence_level=confidence_level,
