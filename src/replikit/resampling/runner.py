@@ -165,7 +165,7 @@ def _seed_estimator(est, seed: int):
 
 
 def _execute(task: _Task, estimator, X, ya, metrics, root_entropy, return_predictions):
-    """Fit and evaluate one task; returns (task_id, scores frame, predictions frame, seconds)."""
+    """Fit and evaluate one task; returns its metric values and (optionally) predictions."""
     from sklearn.base import clone
 
     t0 = time.perf_counter()
@@ -184,21 +184,69 @@ def _execute(task: _Task, estimator, X, ya, metrics, root_entropy, return_predic
             classes = np.asarray(est.classes_)
         except (AttributeError, NotImplementedError):
             proba = None
-    values = [compute_metric(m, y_test, y_pred, proba, classes, est, X_test) for m in metrics]
-    scores = pd.DataFrame({
-        "study": task.study, "model": task.model, "repeat": task.repeat, "fold": task.fold,
-        "metric": metrics, "value": np.asarray(values, float),
-        "n_train": len(task.train), "n_test": len(task.test),
+    values = np.asarray([compute_metric(m, y_test, y_pred, proba, classes, est, X_test)
+                         for m in metrics], float)
+    if not return_predictions:
+        y_pred = proba = classes = None
+    return _TaskOutput(task, values, y_pred, proba, classes, time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class _TaskOutput:
+    """Plain arrays from one task; frames are built once for the whole run (cheap per task)."""
+
+    task: _Task
+    values: np.ndarray
+    y_pred: np.ndarray | None
+    proba: np.ndarray | None
+    classes: np.ndarray | None
+    seconds: float
+
+
+def _scores_frame(outs: list[_TaskOutput], metrics: list[str]) -> pd.DataFrame:
+    k = len(metrics)
+    tasks = [o.task for o in outs]
+    return pd.DataFrame({
+        "study": np.repeat([t.study for t in tasks], k),
+        "model": np.repeat([t.model for t in tasks], k),
+        "repeat": np.repeat(np.array([t.repeat for t in tasks], dtype=np.int64), k),
+        "fold": np.repeat(np.array([t.fold for t in tasks], dtype=np.int64), k),
+        "metric": np.tile(np.asarray(metrics, dtype=object), len(tasks)),
+        "value": np.concatenate([o.values for o in outs]) if outs else np.empty(0),
+        "n_train": np.repeat(np.array([len(t.train) for t in tasks], dtype=np.int64), k),
+        "n_test": np.repeat(np.array([len(t.test) for t in tasks], dtype=np.int64), k),
     })
-    preds = None
-    if return_predictions:
-        preds = pd.DataFrame({"study": task.study, "model": task.model, "repeat": task.repeat,
-                              "fold": task.fold, "row": task.test, "y_true": y_test,
-                              "y_pred": y_pred})
-        if proba is not None:
-            for j, c in enumerate(classes):
-                preds[f"proba_{c}"] = proba[:, j]
-    return task.task_id, scores, preds, time.perf_counter() - t0
+
+
+def _predictions_frame(outs: list[_TaskOutput], ya: np.ndarray) -> pd.DataFrame:
+    tasks = [o.task for o in outs]
+    sizes = np.array([len(t.test) for t in tasks])
+    rows = np.concatenate([t.test for t in tasks])
+    frame = pd.DataFrame({
+        "study": np.repeat([t.study for t in tasks], sizes),
+        "model": np.repeat([t.model for t in tasks], sizes),
+        "repeat": np.repeat(np.array([t.repeat for t in tasks], dtype=np.int64), sizes),
+        "fold": np.repeat(np.array([t.fold for t in tasks], dtype=np.int64), sizes),
+        "row": rows.astype(np.int64),
+        "y_true": ya[rows],
+        "y_pred": np.concatenate([o.y_pred for o in outs]),
+    })
+    all_classes = [o.classes for o in outs if o.classes is not None]
+    if all_classes:
+        labels = list(dict.fromkeys(c for cl in all_classes for c in cl.tolist()))
+        proba = np.full((len(rows), len(labels)), np.nan)
+        start = 0
+        for o, size in zip(outs, sizes, strict=True):
+            if o.proba is not None:
+                cols = [labels.index(c) for c in o.classes.tolist()]
+                block = np.zeros((size, len(labels)))
+                block[:, cols] = o.proba
+                proba[start:start + size] = block
+            start += size
+        if not np.isnan(proba).any():  # every model had probabilities
+            for j, c in enumerate(labels):
+                frame[f"proba_{c}"] = proba[:, j]
+    return frame
 
 
 def _iter_serial(tasks, models, X, ya, metrics, entropy, rp) -> Iterator:
@@ -303,7 +351,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         "random_state": str(entropy), "return_predictions": bool(return_predictions),
     }
     spec_hash = hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=16).hexdigest()
-    results: dict[str, tuple] = {}
+    results: dict[str, _TaskOutput] = {}
     t0 = time.perf_counter()
     task_store = None
     if store is not None:
@@ -322,23 +370,29 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
                                 client)
         fit_seconds = 0.0
         with _progress(progress, len(todo)) as advance:
-            for tid, s, p, secs in stream:
-                fit_seconds += secs
+            for out in stream:
+                fit_seconds += out.seconds
                 if task_store:
-                    task_store.commit(tid, s, p)
+                    task_store.commit(out.task.task_id, _scores_frame([out], metrics),
+                                      _predictions_frame([out], ya) if return_predictions
+                                      else None)
                 else:
-                    results[tid] = (s, p)
+                    results[out.task.task_id] = out
                 advance()
         if task_store:
-            results = task_store.load([t.task_id for t in tasks], return_predictions)
+            stored = task_store.load([t.task_id for t in tasks], return_predictions)
     finally:
         if task_store:
             task_store.close()
-    order = [t.task_id for t in tasks]
-    scores = Scores(pd.concat([results[t][0] for t in order], ignore_index=True))
-    predictions = None
-    if return_predictions:
-        predictions = Predictions(pd.concat([results[t][1] for t in order], ignore_index=True))
+    if task_store:
+        order = [t.task_id for t in tasks]
+        scores = Scores(pd.concat([stored[t][0] for t in order], ignore_index=True))
+        predictions = (Predictions(pd.concat([stored[t][1] for t in order], ignore_index=True))
+                       if return_predictions else None)
+    else:
+        outs = [results[t.task_id] for t in tasks]
+        scores = Scores(_scores_frame(outs, metrics))
+        predictions = Predictions(_predictions_frame(outs, ya)) if return_predictions else None
     provenance = {
         "replikit": __version__, "python": platform.python_version(),
         "numpy": np.__version__, "sklearn": _version("sklearn"), "pandas": pd.__version__,
