@@ -1,0 +1,46 @@
+"""The audit section of the resampling capability (quick mode, small data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from replikit._models import make_models
+from replikit.data.userdata import Dataset
+from replikit.report.context import AuditContext
+from replikit.report.sections.resampling import SECTION
+
+
+def _dataset(task):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd"))
+    if task == "regression":
+        y = pd.Series(2 * X["a"] + rng.normal(size=300), name="y")
+    else:
+        y = pd.Series((X["a"] + rng.normal(size=300) > 0).astype(int), name="y")
+    return Dataset("toy", X, y, None, task, 0)
+
+
+def test_section_regression_default_models():
+    out = SECTION.build(AuditContext(_dataset("regression"), quick=True, random_state=1))
+    assert SECTION.order == 10 and out.key == "resampling" and not out.skipped
+    table = out.blocks[-1].frame
+    assert list(table["model"]) == ["lr", "rf", "dummy"]
+    assert list(table["fit path"]) == ["fast", "generic", "fast"]
+    # the random forest fits its training rows much better than new rows
+    rf = table.set_index("model").loc["rf"]
+    assert rf["optimism (CV − resub.)"] > 0
+    assert any(b.kind == "figure" and b.svg.startswith("<svg") for b in out.blocks)
+    assert len(out.data["estimates"]) == 15
+    assert out.json()["data"]["loss"] == "squared"
+
+
+def test_section_classification_with_lda():
+    ds = _dataset("classification")
+    out = SECTION.build(AuditContext(ds, models=make_models("lda,tree", "classification"),
+                                     quick=True))
+    table = out.blocks[-1].frame.set_index("model")
+    est = table.drop(columns=["rows used", "fit path"]).drop(
+        columns=["optimism (CV − resub.)"]).to_numpy(float)
+    assert np.all((est >= 0) & (est <= 1))
+    assert table.loc["lda", "fit path"] == "fast"
