@@ -1,0 +1,36 @@
+"""Replication of a reported performance (seed 000, Vijayakumar & Cheung 2021).
+
+Estimates with uncertainty (R2 by Olkin-Finn, Cohen et al., Lee's approximation, bootstrap;
+other metrics), differences of two independent estimates, the three aims (inconsistency,
+consistency, combination), meta-analysis with metafor's tau2 estimators, and the two-stage
+fold -> study -> population procedure.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "meta_analysis": "meta", "MetaResult": "meta", "tau2_estimate": "meta",
+    "tau2_qprofile_ci": "meta", "q_statistic": "meta", "leave_one_out": "meta",
+    "TAU2_METHODS": "meta",
+    "Estimate": "estimates", "r2_se": "estimates", "r2_confidence_interval": "estimates",
+    "r2_cdf_lee": "estimates", "from_summary": "estimates", "from_folds": "estimates",
+    "from_predictions": "estimates", "bootstrap_interval": "estimates",
+    "Difference": "aims", "difference": "aims", "Inconsistency": "aims", "inconsistency": "aims",
+    "Consistency": "aims", "consistency": "aims", "combine": "aims",
+    "replication_table": "aims",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'replikit.replicate' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return __all__

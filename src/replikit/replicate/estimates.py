@@ -1,0 +1,663 @@
+"""Performance estimates with uncertainty (seed 000, "Methods to quantify uncertainty in R2").
+
+An :class:`Estimate` is a value, its standard error, the sample size it rests on and where it came
+from. Build one from a reported number (:func:`from_summary`), from cross-validation folds
+(:func:`from_folds`, the seed's first meta-analytic stage) or from predictions
+(:func:`from_predictions`: Olkin-Finn, bootstrap, Wilson, DeLong, delta method).
+
+Standard errors of R2
+---------------------
+* ``'olkin_finn'`` (default, seed eq. 1): ``SE^2 = 4 R2 (1-R2)^2 / N``.
+* ``'cohen'`` (Cohen, Cohen, West & Aiken 2003, R's ``psychometric::CI.Rsq``):
+  ``SE^2 = 4 R2 (1-R2)^2 (n-k-1)^2 / ((n^2-1)(n+3))``. The two differ by a factor
+  ``(n-k-1) sqrt(n / ((n^2-1)(n+3)))`` — about 29% at n = 133, k = 36, and under 1% once
+  n >> k.
+* ``'lee'``: Lee's (1971) three-moment approximation to the distribution of R2 with random
+  (multivariate normal) predictors, inverted for an exact-ish CI (the "iterative" method of R's
+  MBESS ``ci.R2``); ``predictors='fixed'`` inverts the noncentral F instead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from .._random import check_random_state
+from .._validation import check_choice, check_confidence_level, check_int
+from ..errors import DataError, ParameterError
+from ..results import ConfidenceInterval
+from .meta import meta_analysis
+
+__all__ = ["Estimate", "r2_se", "r2_confidence_interval", "r2_cdf_lee", "from_summary",
+           "from_folds", "from_predictions", "bootstrap_interval", "SE_METHODS",
+           "METRICS"]
+
+SE_METHODS = ("olkin_finn", "cohen")
+METRICS = ("r2", "mse", "mae", "accuracy", "error_rate", "auc")
+BOOT_INTERVALS = ("percentile", "basic", "bca")
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A performance estimate with its standard error.
+
+    Attributes
+    ----------
+    value : float
+        The estimate (e.g. a test-set R2).
+    se : float
+        Its standard error.
+    n : int or None
+        Observations it rests on (test rows, or total CV rows).
+    k : int or None
+        Predictors (for R2 formulas that need it).
+    metric : str
+        ``'r2'``, ``'mse'``, ``'mae'``, ``'accuracy'``, ``'error_rate'``, ``'auc'`` or any name.
+    source : str
+        How ``se`` was obtained (``'olkin_finn'``, ``'folds:REML'``, ``'bootstrap'`` ...).
+    label : str
+        Study name.
+    interval : str
+        Default interval: ``'wald'`` (value +- z se), ``'lee'``, ``'wilson'``, or a bootstrap
+        interval (``'percentile'``, ``'basic'``, ``'bca'``).
+    replicates : tuple
+        Bootstrap replicates (empty otherwise), used for bootstrap intervals and differences.
+    """
+
+    value: float
+    se: float
+    n: int | None = None
+    k: int | None = None
+    metric: str = "r2"
+    source: str = ""
+    label: str = ""
+    interval: str = "wald"
+    replicates: tuple = field(default=(), repr=False, compare=False)
+    jackknife: tuple = field(default=(), repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Interval by the estimate's ``interval`` method at ``confidence_level``."""
+        level = check_confidence_level(confidence_level)
+        if self.interval in BOOT_INTERVALS:
+            return bootstrap_interval(self.replicates, self.value, level, self.interval,
+                                      jackknife=self.jackknife or None)
+        if self.interval == "lee":
+            return r2_confidence_interval(self.value, self.n, self.k, level, method="lee")
+        if self.interval == "lee_fixed":
+            return r2_confidence_interval(self.value, self.n, self.k, level, method="lee",
+                                          predictors="fixed")
+        if self.interval == "wilson":
+            return _wilson(self.value, self.n, level)
+        z = stats.norm.ppf((1 + level) / 2)
+        return ConfidenceInterval(self.value - z * self.se, self.value + z * self.se)
+
+    def with_label(self, label: str) -> Estimate:
+        """A copy with another ``label``."""
+        return Estimate(self.value, self.se, self.n, self.k, self.metric, self.source, str(label),
+                        self.interval, self.replicates, self.jackknife)
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row: ``label, metric, estimate, se, ci_low, ci_high, n, k, source, interval``."""
+        ci = self.confidence_interval(confidence_level)
+        return pd.DataFrame([{"label": self.label, "metric": self.metric,
+                              "estimate": self.value, "se": self.se, "ci_low": ci.low,
+                              "ci_high": ci.high, "confidence_level": confidence_level,
+                              "n": self.n, "k": self.k, "source": self.source,
+                              "interval": self.interval}])
+
+    def __str__(self) -> str:
+        ci = self.confidence_interval()
+        lab = f"{self.label}: " if self.label else ""
+        nk = f", n = {self.n}" if self.n is not None else ""
+        nk += f", k = {self.k}" if self.k is not None else ""
+        return (f"{lab}{self.metric} = {self.value:.4g} (SE {self.se:.4g}, {self.source}), "
+                f"95% CI {ci} ({self.interval}){nk}")
+
+
+# ----------------------------------------------------------------------------------------------
+# R2: standard errors and intervals
+
+
+def _r2_iv(r2, n, k, method, allow_negative=False):
+    r2 = np.asarray(r2, float)
+    if not np.all(np.isfinite(r2)):
+        raise DataError("`r2` must be finite.")
+    if not allow_negative and np.any((r2 < 0) | (r2 >= 1)):
+        bad = np.asarray(r2).ravel()[np.flatnonzero(((r2 < 0) | (r2 >= 1)).ravel())[:3]]
+        raise DataError(
+            f"`r2` must lie in [0, 1) for the {method} method (it assumes R2 is a squared "
+            f"correlation); got {bad.tolist()}. Negative R2 (a test set predicted worse than its "
+            "mean) is valid only for the bootstrap: use from_predictions(..., method='bootstrap')."
+        )
+    n = np.asarray(n, float)
+    if np.any(n < 2) or not np.all(np.isfinite(n)):
+        raise DataError(f"`n` must be >= 2; got {np.asarray(n).ravel()[:3].tolist()}.")
+    return r2, n
+
+
+def r2_se(r2, n, k=None, *, method: str = "olkin_finn"):
+    """Standard error of R2.
+
+    Parameters
+    ----------
+    r2 : float or array-like
+        Sample R2 in [0, 1).
+    n : int or array-like
+        Observations the R2 rests on.
+    k : int, optional
+        Predictors (needed by ``'cohen'``).
+    method : {'olkin_finn', 'cohen'}
+        ``'olkin_finn'``: ``SE^2 = 4 R2 (1-R2)^2 / N`` (seed 000 eq. 1; Olkin & Finn 1995).
+        ``'cohen'``: ``SE^2 = 4 R2 (1-R2)^2 (n-k-1)^2 / ((n^2-1)(n+3))`` (Cohen et al. 2003,
+        sec. 3.6.2; R ``psychometric::CI.Rsq``).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The two forms differ by about 29% at n = 133, k = 36 and agree for n >> k; the seed uses
+    Olkin-Finn, the default here. Example: ``r2_se(.5032, 62, 4, method='cohen')`` is 0.0804.
+    """
+    method = check_choice(method, "method", SE_METHODS)
+    r2, n = _r2_iv(r2, n, k, method)
+    base = 4.0 * r2 * (1.0 - r2) ** 2
+    if method == "olkin_finn":
+        out = np.sqrt(base / n)
+    else:
+        if k is None:
+            raise ParameterError("`k` (number of predictors) is required for method='cohen'; "
+                                 "got None.")
+        k = np.asarray(k, float)
+        if np.any(n - k - 1 <= 0):
+            raise DataError(f"`n` must exceed `k` + 1 for method='cohen'; got n={n}, k={k}.")
+        out = np.sqrt(base * (n - k - 1) ** 2 / ((n ** 2 - 1) * (n + 3)))
+    return float(out) if out.ndim == 0 else out
+
+
+def r2_cdf_lee(r2, rho2, n, k):
+    """P(R2 <= r2 | rho2) by Lee's (1971) approximation, random (normal) predictors.
+
+    The numerator of ``F = [R2/(1-R2)] (n-k-1)`` has cumulants
+    ``kappa_r = 2^(r-1) (r-1)! phi_r`` with ``phi_r = (n-1)(gamma^(2r) - 1) + k`` and
+    ``gamma^2 = 1/(1-rho2)``; matching three cumulants to ``g chi2'(nu, lambda)`` gives
+    ``g = (phi2 - sqrt(phi2^2 - phi1 phi3))/phi1``, ``lambda = phi2/g^2 - phi1/g``,
+    ``nu = 2 phi1/g - phi2/g^2``, so ``[R2/(1-R2)] (n-k-1)/(g nu)`` is approximately noncentral
+    F(nu, n-k-1, lambda). At rho2 = 0 this is exactly the central F(k, n-k-1).
+
+    Parameters
+    ----------
+    r2 : float
+    rho2 : float or ndarray
+        Population squared multiple correlation in [0, 1).
+    n, k : int
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Used for the single-study limits of Zou's (2007) modified asymptotic difference interval that
+    seed 000 mentions ("MA method"). Example: ``r2_cdf_lee(0.3, 0.0, 100, 5)``.
+    """
+    rho2 = np.asarray(rho2, float)
+    gam2 = 1.0 / (1.0 - rho2)
+    phi = [(n - 1) * (gam2 ** r - 1) + k for r in (1, 2, 3)]
+    disc = np.maximum(phi[1] ** 2 - phi[0] * phi[2], 0.0)
+    g = (phi[1] - np.sqrt(disc)) / phi[0]
+    lam = np.maximum(phi[1] / g ** 2 - phi[0] / g, 0.0)
+    nu = 2 * phi[0] / g - phi[1] / g ** 2
+    x = r2 / (1 - r2) * (n - k - 1) / (g * nu)
+    df2 = n - k - 1
+    with np.errstate(all="ignore"):
+        out = np.where(lam > 1e-12, stats.ncf.cdf(x, nu, df2, np.maximum(lam, 1e-300)),
+                       stats.f.cdf(x, nu, df2))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _invert_increasing_in_rho(cdf, target):
+    """rho2 in [0, 1) with ``cdf(rho2) = target`` (cdf decreases in rho2); 0 if none."""
+    if cdf(0.0) <= target:
+        return 0.0
+    hi = 1 - 1e-10
+    if cdf(hi) >= target:
+        return hi
+    return float(optimize.brentq(lambda r: cdf(r) - target, 0.0, hi, xtol=1e-12))
+
+
+def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
+                           method: str = "olkin_finn", predictors: str = "random"):
+    """Confidence interval for a population R2 from a sample R2.
+
+    Parameters
+    ----------
+    r2 : float
+        Sample R2 in [0, 1).
+    n : int
+    k : int, optional
+        Predictors (required by 'cohen' and 'lee').
+    confidence_level : float
+    method : {'olkin_finn', 'cohen', 'lee'}
+        Wald intervals ``r2 +- z SE`` with the SE of :func:`r2_se`, or the inversion of Lee's
+        approximation (``predictors='random'``, MBESS ``ci.R2(Random.Predictors=TRUE)``) or of
+        the noncentral F with ``lambda = n rho2/(1-rho2)`` (``predictors='fixed'``).
+    predictors : {'random', 'fixed'}
+
+    Returns
+    -------
+    ConfidenceInterval
+
+    Notes
+    -----
+    Seed 000 eq. 1 (Olkin-Finn SE) and its "MA method" (Zou 2007), which needs exact-ish
+    single-study limits. Example: ``r2_confidence_interval(.5032, 62, 4, method='cohen')`` is
+    [0.3457, 0.6607] (psychometric ``CI.Rsq``).
+    """
+    level = check_confidence_level(confidence_level)
+    method = check_choice(method, "method", SE_METHODS + ("lee",))
+    predictors = check_choice(predictors, "predictors", ("random", "fixed"))
+    if method in SE_METHODS:
+        se = r2_se(r2, n, k, method=method)
+        z = stats.norm.ppf((1 + level) / 2)
+        return ConfidenceInterval(float(r2) - z * se, float(r2) + z * se)
+    if k is None:
+        raise ParameterError("`k` (number of predictors) is required for method='lee'; got None.")
+    r2f, _ = _r2_iv(r2, n, k, "lee")
+    r2f = float(r2f)
+    n = check_int(int(n), "n", min_value=3)
+    k = check_int(int(k), "k", min_value=1)
+    if n - k - 1 <= 0:
+        raise DataError(f"`n` must exceed `k` + 1; got n={n}, k={k}.")
+    a = 1 - level
+    if predictors == "random":
+        def cdf(rho2):
+            return r2_cdf_lee(r2f, rho2, n, k)
+    else:
+        fstat = r2f / k / ((1 - r2f) / (n - k - 1))
+
+        def cdf(rho2):
+            lam = n * rho2 / (1 - rho2)
+            if lam <= 0:
+                return float(stats.f.cdf(fstat, k, n - k - 1))
+            return float(stats.ncf.cdf(fstat, k, n - k - 1, lam))
+    low = _invert_increasing_in_rho(cdf, 1 - a / 2)
+    high = _invert_increasing_in_rho(cdf, a / 2)
+    return ConfidenceInterval(low, high)
+
+
+def from_summary(r2: float | None = None, *, value: float | None = None, se: float | None = None,
+                 n: int | None = None, k: int | None = None, metric: str = "r2",
+                 se_method: str = "olkin_finn", interval: str = "wald",
+                 label: str = "") -> Estimate:
+    """An :class:`Estimate` from a reported number (entry level 1: summary statistics).
+
+    Parameters
+    ----------
+    r2 : float, optional
+        A reported R2; its SE comes from ``se_method`` unless ``se`` is given.
+    value : float, optional
+        Any other reported metric (then ``se`` is required, or ``n`` for accuracy/error rate).
+    se : float, optional
+        A reported standard error.
+    n, k : int, optional
+        Observations and predictors.
+    metric : str
+    se_method : {'olkin_finn', 'cohen'}
+        SE formula for R2 (seed eq. 1 by default).
+    interval : {'wald', 'lee', 'lee_fixed', 'wilson'}
+        Default interval of the estimate.
+    label : str
+
+    Returns
+    -------
+    Estimate
+
+    Notes
+    -----
+    Seed 000, "Test R2": a replicator often has only the original's reported test R2 and n.
+
+    Examples
+    --------
+    >>> e = from_summary(r2=.41, n=667, k=36)
+    >>> round(e.se, 4)
+    0.0292
+    """
+    interval = check_choice(interval, "interval", ("wald", "lee", "lee_fixed", "wilson"))
+    if (r2 is None) == (value is None):
+        raise ParameterError("give exactly one of `r2` or `value`; got "
+                             f"r2={r2!r}, value={value!r}.")
+    if r2 is not None:
+        metric = "r2"
+        value = float(r2)
+        if se is None:
+            if n is None:
+                raise ParameterError("`n` is required to compute the SE of `r2`; got None.")
+            se = r2_se(value, n, k, method=se_method)
+            source = se_method
+        else:
+            source = "reported"
+    else:
+        value = float(value)
+        if se is None:
+            if metric in ("accuracy", "error_rate") and n is not None:
+                if not 0 <= value <= 1:
+                    raise DataError(f"`value` must be a proportion in [0, 1] for metric "
+                                    f"{metric!r}; got {value}.")
+                se = math.sqrt(value * (1 - value) / n)
+                source = "binomial"
+            else:
+                raise ParameterError(f"`se` is required for metric {metric!r} (no closed form "
+                                     "from a single value); got None.")
+        else:
+            source = "reported"
+    se = float(se)
+    if not (np.isfinite(se) and se >= 0):
+        raise DataError(f"`se` must be finite and >= 0; got {se}.")
+    return Estimate(value, se, None if n is None else int(n), None if k is None else int(k),
+                    metric, source, str(label), interval)
+
+
+def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str = "REML",
+               se=None, k: int | None = None, metric: str = "r2",
+               se_method: str = "olkin_finn", label: str = "", return_meta: bool = False):
+    """A study estimate from its cross-validation folds (seed 000, first stage).
+
+    Each fold's R2 gets an SE from ``se_method`` (seed eq. 1 with N = fold size) unless ``se``
+    is given; the folds are then pooled by fixed-effect (``pooling='fixed'``) or random-effects
+    (``'random'``, tau2 by ``tau2_method``) meta-analysis.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_folds,)
+        Fold estimates.
+    n_per_fold : int or array-like of shape (n_folds,)
+        Test rows of each fold.
+    pooling : {'fixed', 'random'}
+    tau2_method : str
+        tau2 estimator for random pooling (see :func:`~replikit.replicate.tau2_estimate`).
+    se : array-like, optional
+        Fold SEs (for metrics other than R2).
+    k : int, optional
+    metric, se_method, label : str
+    return_meta : bool
+        Also return the fold-level :class:`~replikit.replicate.MetaResult`.
+
+    Returns
+    -------
+    Estimate (and MetaResult if ``return_meta``)
+
+    Notes
+    -----
+    Seed 000, "CV R2: illustration of procedures" and Figures 1-2: fold R2s with Olkin-Finn SEs,
+    combined by FE or RE meta-analysis into the study's CV R2 and SE. Example:
+    ``from_folds([.50, .47, .52, .49], 134, pooling='fixed')``.
+    """
+    pooling = check_choice(pooling, "pooling", ("fixed", "random"))
+    vals = np.asarray(values, float)
+    if vals.ndim != 1 or vals.size < 2:
+        raise DataError(f"`values` must hold at least 2 fold estimates; got shape {vals.shape}.")
+    nf = np.broadcast_to(np.asarray(n_per_fold, float), vals.shape)
+    if se is None:
+        if metric != "r2":
+            raise ParameterError(f"`se` is required for metric {metric!r}; got None.")
+        fold_se = np.asarray(r2_se(vals, nf, k, method=se_method), float)
+        if np.any(fold_se <= 0):
+            raise DataError("a fold R2 of exactly 0 has Olkin-Finn SE 0 and cannot be weighted; "
+                            "pass `se` explicitly.")
+    else:
+        fold_se = np.broadcast_to(np.asarray(se, float), vals.shape)
+    method = "FE" if pooling == "fixed" else tau2_method
+    res = meta_analysis(vals, se=fold_se, method=method,
+                        labels=[f"fold {i + 1}" for i in range(vals.size)])
+    est = Estimate(res.estimate, res.se, int(nf.sum()), k, metric, f"folds:{res.method}",
+                   str(label))
+    return (est, res) if return_meta else est
+
+
+# ----------------------------------------------------------------------------------------------
+# Predictions: closed forms and the bootstrap
+
+
+def _wilson(p, n, level):
+    z = stats.norm.ppf((1 + level) / 2)
+    denom = 1 + z ** 2 / n
+    centre = (p + z ** 2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2)) / denom
+    return ConfidenceInterval(centre - half, centre + half)
+
+
+def _auc_delong(y, score):
+    """AUC and its DeLong et al. (1988) SE via placement values (Sun & Xu 2014)."""
+    pos = score[y == 1]
+    neg = score[y == 0]
+    m, n = pos.size, neg.size
+    if m < 2 or n < 2:
+        raise DataError(f"AUC needs at least 2 positives and 2 negatives; got {m} and {n}.")
+    allr = stats.rankdata(np.concatenate([pos, neg]))
+    rp = stats.rankdata(pos)
+    rn = stats.rankdata(neg)
+    v10 = (allr[:m] - rp) / n          # placement of each positive among negatives
+    v01 = 1.0 - (allr[m:] - rn) / m    # of each negative among positives
+    auc = float(v10.mean())
+    se = math.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n)
+    return auc, se
+
+
+def _metric_rows(metric, y, yhat, idx):
+    """Metric on each row of the index matrix ``idx`` (shape (B, n)), vectorised."""
+    yb = y[idx]
+    pb = yhat[idx]
+    if metric == "r2":
+        sse = ((yb - pb) ** 2).sum(axis=1)
+        sst = ((yb - yb.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1.0 - sse / sst
+    if metric == "mse":
+        return ((yb - pb) ** 2).mean(axis=1)
+    if metric == "mae":
+        return np.abs(yb - pb).mean(axis=1)
+    if metric == "accuracy":
+        return (yb == pb).mean(axis=1)
+    if metric == "error_rate":
+        return (yb != pb).mean(axis=1)
+    # auc by Mann-Whitney on ranks within each resample
+    ranks = stats.rankdata(pb, axis=1)
+    npos = yb.sum(axis=1)
+    nneg = yb.shape[1] - npos
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return ((ranks * yb).sum(axis=1) - npos * (npos + 1) / 2) / (npos * nneg)
+
+
+def _metric_value(metric, y, yhat):
+    return float(_metric_rows(metric, y, yhat, np.arange(y.size)[None, :])[0])
+
+
+def _jackknife(metric, y, yhat):
+    """Leave-one-out values of the metric, by closed forms (r2, mse, mae, rates)."""
+    n = y.size
+    if metric == "r2":
+        e2 = (y - yhat) ** 2
+        ybar = y.mean()
+        sst = ((y - ybar) ** 2).sum()
+        sst_i = sst - n / (n - 1) * (y - ybar) ** 2
+        return 1.0 - (e2.sum() - e2) / sst_i
+    if metric in ("mse", "mae", "accuracy", "error_rate"):
+        loss = {"mse": (y - yhat) ** 2, "mae": np.abs(y - yhat),
+                "accuracy": (y == yhat).astype(float),
+                "error_rate": (y != yhat).astype(float)}[metric]
+        return (loss.sum() - loss) / (n - 1)
+    out = np.empty(n)
+    for start in range(0, n, 256):
+        rows = np.arange(start, min(n, start + 256))
+        idx = np.array([np.delete(np.arange(n), i) for i in rows])
+        out[rows] = _metric_rows(metric, y, yhat, idx)
+    return out
+
+
+def bootstrap_interval(replicates, value, confidence_level=0.95, interval="percentile", *,
+                       jackknife=None) -> ConfidenceInterval:
+    """Percentile, basic ("empirical") or BCa interval from bootstrap replicates.
+
+    Parameters
+    ----------
+    replicates : array-like of shape (B,)
+    value : float
+        The full-sample estimate.
+    confidence_level : float
+    interval : {'percentile', 'basic', 'bca'}
+        ``percentile``: quantiles a/2, 1-a/2 of the replicates. ``basic`` (the seed's "empirical
+        bootstrap"): ``[2 value - q(1-a/2), 2 value - q(a/2)]``. ``bca``: Efron's
+        bias-corrected and accelerated interval with the jackknife acceleration.
+    jackknife : array-like, optional
+        Leave-one-out values (required for 'bca').
+
+    Returns
+    -------
+    ConfidenceInterval
+
+    Notes
+    -----
+    Seed 000, "Bootstrap method" (Davison & Hinkley 1997). Example:
+    ``bootstrap_interval(reps, 0.4, 0.95, 'basic')``.
+    """
+    level = check_confidence_level(confidence_level)
+    interval = check_choice(interval, "interval", BOOT_INTERVALS)
+    reps = np.asarray(replicates, float)
+    reps = reps[np.isfinite(reps)]
+    if reps.size < 10:
+        raise DataError(f"need at least 10 finite bootstrap replicates; got {reps.size}.")
+    a = 1 - level
+    if interval == "percentile":
+        lo, hi = np.quantile(reps, [a / 2, 1 - a / 2])
+        return ConfidenceInterval(float(lo), float(hi))
+    if interval == "basic":
+        lo, hi = np.quantile(reps, [a / 2, 1 - a / 2])
+        return ConfidenceInterval(float(2 * value - hi), float(2 * value - lo))
+    if jackknife is None:
+        raise ParameterError("`jackknife` values are required for interval='bca'; got None.")
+    jk = np.asarray(jackknife, float)
+    prop = (np.sum(reps < value) + 0.5 * np.sum(reps == value)) / reps.size
+    prop = min(max(prop, 1.0 / (reps.size + 1)), reps.size / (reps.size + 1))
+    z0 = stats.norm.ppf(prop)
+    d = jk.mean() - jk
+    denom = 6.0 * (np.sum(d ** 2)) ** 1.5
+    acc = float(np.sum(d ** 3) / denom) if denom > 0 else 0.0
+    zq = stats.norm.ppf([a / 2, 1 - a / 2])
+    adj = stats.norm.cdf(z0 + (z0 + zq) / (1 - acc * (z0 + zq)))
+    lo, hi = np.quantile(reps, adj)
+    return ConfidenceInterval(float(lo), float(hi))
+
+
+def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | None = None,
+                     k: int | None = None, interval: str | None = None, n_resamples: int = 2000,
+                     random_state=None, label: str = "") -> Estimate:
+    """An :class:`Estimate` from test-set predictions (entry levels 2-3).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or DataFrame
+        Observed outcomes, or a Predictions table with ``y_true`` and ``y_pred`` columns (for
+        ``metric='auc'``, the score column ``proba_1`` or the last ``proba_*`` column).
+    y_pred : array-like of shape (n,), optional
+        Predictions (scores for AUC).
+    metric : {'r2', 'mse', 'mae', 'accuracy', 'error_rate', 'auc'}
+    method : str, optional
+        ``'olkin_finn'`` / ``'cohen'`` (R2; seed eq. 1), ``'delta'`` (MSE/MAE: SE of the mean
+        per-observation loss), ``'wilson'`` (accuracy/error rate), ``'delong'`` (AUC) or
+        ``'bootstrap'`` (any metric; SE = SD of replicates). Default: the closed form.
+    k : int, optional
+    interval : {'wald', 'percentile', 'basic', 'bca', 'lee', 'wilson'}, optional
+        Default interval carried by the estimate (bootstrap default: 'basic', the seed's
+        empirical bootstrap).
+    n_resamples : int
+    random_state : None, int or Generator
+    label : str
+
+    Returns
+    -------
+    Estimate
+
+    Notes
+    -----
+    Seed 000: "we can derive SEs for the study sample using bootstrap or Olkin and Finn's
+    methods". The bootstrap resamples test rows (the fitted model is kept), one index matrix
+    for all B replicates. A negative test R2 is valid for the bootstrap but rejected by
+    Olkin-Finn/Lee. Example: ``from_predictions(y, yhat, method='bootstrap', random_state=0)``.
+    """
+    metric = check_choice(metric, "metric", METRICS)
+    if isinstance(y_true, pd.DataFrame):
+        frame = y_true
+        if "y_true" not in frame.columns:
+            raise DataError(f"a Predictions table needs a `y_true` column; got {list(frame)}.")
+        if metric == "auc":
+            probas = [c for c in frame.columns if str(c).startswith("proba_")]
+            col = "proba_1" if "proba_1" in frame.columns else (probas[-1] if probas else None)
+            if col is None:
+                raise DataError("metric='auc' needs a `proba_*` score column; found none.")
+        else:
+            col = "y_pred"
+            if col not in frame.columns:
+                raise DataError(f"a Predictions table needs a `y_pred` column; got {list(frame)}.")
+        y = frame["y_true"].to_numpy()
+        yhat = frame[col].to_numpy()
+    else:
+        if y_pred is None:
+            raise ParameterError("`y_pred` is required when `y_true` is an array; got None.")
+        y = np.asarray(y_true)
+        yhat = np.asarray(y_pred)
+    if y.shape != yhat.shape or y.ndim != 1:
+        raise DataError(f"`y_true` and `y_pred` must be 1-D of equal length; got {y.shape} and "
+                        f"{yhat.shape}.")
+    n = y.size
+    if n < 3:
+        raise DataError(f"need at least 3 predictions; got {n}.")
+    default = {"r2": "olkin_finn", "mse": "delta", "mae": "delta", "accuracy": "wilson",
+               "error_rate": "wilson", "auc": "delong"}[metric]
+    method = default if method is None else method
+    allowed = {"r2": ("olkin_finn", "cohen"), "mse": ("delta",), "mae": ("delta",),
+               "accuracy": ("wilson",), "error_rate": ("wilson",), "auc": ("delong",)}[metric]
+    method = check_choice(method, "method", allowed + ("bootstrap",))
+    if metric in ("r2", "mse", "mae"):
+        y = y.astype(float)
+        yhat = yhat.astype(float)
+    if metric == "auc":
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise DataError(f"metric='auc' needs a binary `y_true`; got {classes.size} classes.")
+        y = (y == classes[-1]).astype(float)
+        yhat = yhat.astype(float)
+    value = _metric_value(metric, y, yhat)
+    if method == "bootstrap":
+        interval = check_choice(interval or "basic", "interval", BOOT_INTERVALS)
+        n_resamples = check_int(n_resamples, "n_resamples", min_value=10)
+        rng = check_random_state(random_state)
+        reps = np.empty(n_resamples)
+        chunk = max(1, int(2e7 // max(n, 1)))
+        for s in range(0, n_resamples, chunk):
+            b = min(chunk, n_resamples - s)
+            reps[s:s + b] = _metric_rows(metric, y, yhat, rng.integers(0, n, size=(b, n)))
+        jk = tuple(_jackknife(metric, y, yhat).tolist()) if interval == "bca" else ()
+        se = float(np.nanstd(reps, ddof=1))
+        return Estimate(value, se, n, k, metric, "bootstrap", str(label), interval,
+                        tuple(reps.tolist()), jk)
+    if metric == "r2":
+        se = r2_se(value, n, k, method=method)
+        return Estimate(value, float(se), n, k, metric, method, str(label),
+                        check_choice(interval or "wald", "interval", ("wald", "lee",
+                                                                      "lee_fixed")))
+    if metric in ("mse", "mae"):
+        loss = (y - yhat) ** 2 if metric == "mse" else np.abs(y - yhat)
+        se = float(loss.std(ddof=1) / math.sqrt(n))
+        return Estimate(value, se, n, k, metric, "delta", str(label), "wald")
+    if metric in ("accuracy", "error_rate"):
+        se = math.sqrt(value * (1 - value) / n)
+        return Estimate(value, se, n, k, metric, "binomial", str(label),
+                        check_choice(interval or "wilson", "interval", ("wilson", "wald")))
+    auc, se = _auc_delong(y, yhat)
+    return Estimate(auc, se, n, k, metric, "delong", str(label), "wald")
