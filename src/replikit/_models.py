@@ -88,6 +88,61 @@ def _tree(task: str):
     return DecisionTreeRegressor(min_samples_leaf=10)
 
 
+def _lasso(task: str):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if task == "classification":
+        from sklearn.linear_model import LogisticRegression
+
+        return make_pipeline(StandardScaler(), LogisticRegression(
+            penalty="l1", solver="liblinear", C=1.0))
+    from sklearn.linear_model import LassoCV
+
+    return make_pipeline(StandardScaler(), LassoCV(cv=5))
+
+
+def _enet(task: str):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if task == "classification":
+        from sklearn.linear_model import LogisticRegression
+
+        return make_pipeline(StandardScaler(), LogisticRegression(
+            penalty="elasticnet", solver="saga", l1_ratio=0.5, max_iter=2000))
+    from sklearn.linear_model import ElasticNetCV
+
+    return make_pipeline(StandardScaler(), ElasticNetCV(l1_ratio=0.5, cv=5))
+
+
+def _svm(task: str):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if task == "classification":
+        from sklearn.svm import SVC
+
+        return make_pipeline(StandardScaler(), SVC(kernel="rbf", probability=True))
+    from sklearn.svm import SVR
+
+    return make_pipeline(StandardScaler(), SVR(kernel="rbf"))
+
+
+def _mlp(task: str):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if task == "classification":
+        from sklearn.neural_network import MLPClassifier
+
+        return make_pipeline(StandardScaler(), MLPClassifier((32,), max_iter=500,
+                                                             early_stopping=True))
+    from sklearn.neural_network import MLPRegressor
+
+    return make_pipeline(StandardScaler(), MLPRegressor((32,), max_iter=500, early_stopping=True))
+
+
 def _dummy(task: str):
     if task == "classification":
         from sklearn.dummy import DummyClassifier
@@ -100,8 +155,67 @@ def _dummy(task: str):
 
 MODEL_ALIASES: dict[str, Callable[[str], object]] = {
     "lr": _lr, "ridge": _ridge, "lda": _lda, "rf": _rf, "gb": _gb, "knn": _knn, "tree": _tree,
-    "dummy": _dummy,
+    "dummy": _dummy, "lasso": _lasso, "enet": _enet, "svm": _svm, "mlp": _mlp,
 }
+
+
+def _literal(text: str):
+    """A parameter value from text without evaluating code: Python literals (numbers, strings,
+    tuples, lists, dicts, True/False/None) via :func:`ast.literal_eval`, anything else as a
+    plain string."""
+    import ast
+
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def model_from_path(spec: str, params: dict | None = None):
+    """An estimator from ``'module:Class'`` (e.g. ``'sklearn.svm:SVC'``) and keyword params.
+
+    Only importing a module and looking up an attribute; no string is evaluated.
+    """
+    import importlib
+
+    if ":" not in spec:
+        raise ParameterError(f"`--model`: expected NAME=module:Class; got {spec!r}.")
+    module_name, cls_name = spec.split(":", 1)
+    try:
+        cls = getattr(importlib.import_module(module_name), cls_name)
+    except (ImportError, AttributeError) as exc:
+        raise ParameterError(f"`--model`: cannot import {spec!r} ({exc}).") from None
+    from sklearn.base import BaseEstimator
+
+    if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
+        raise ParameterError(f"`--model`: {spec!r} is not a scikit-learn estimator class "
+                             "(a subclass of sklearn.base.BaseEstimator).")
+    try:
+        est = cls(**(params or {}))
+    except TypeError as exc:
+        raise ParameterError(f"`--param`: bad parameters for {spec!r}: {exc}.") from None
+    if not (hasattr(est, "fit") and hasattr(est, "predict")):
+        raise ParameterError(f"`--model`: {spec!r} is not an estimator with fit and predict.")
+    return est
+
+
+def parse_model_options(models: list[str], params: list[str]) -> dict[str, object]:
+    """``['svc=sklearn.svm:SVC']`` and ``['svc.C=10', 'svc.kernel=linear']`` -> estimators."""
+    specs: dict[str, str] = {}
+    for m in models:
+        name, sep, path = m.partition("=")
+        if not sep or not name.strip():
+            raise ParameterError(f"`--model`: expected NAME=module:Class; got {m!r}.")
+        specs[name.strip()] = path.strip()
+    kwargs: dict[str, dict] = {n: {} for n in specs}
+    for p in params:
+        key, sep, value = p.partition("=")
+        name, dot, param = key.partition(".")
+        if not sep or not dot or name not in specs:
+            raise ParameterError(f"`--param`: expected NAME.key=value for a model named with "
+                                 f"--model ({', '.join(specs) or 'none'}); got {p!r}.")
+        kwargs[name][param] = _literal(value)
+    return {n: model_from_path(specs[n], kwargs[n]) for n in specs}
 
 
 def make_model(alias: str, task: str):

@@ -7,14 +7,19 @@ from typing import Annotated
 
 import typer
 
-from ._common import NJobsOpt, RandomStateOpt, StudyOpt, TableOpt, emit, info, state
+from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, info, state
 
 
 def run_command(
     data: Annotated[Path, typer.Option("--data", help="Input table (CSV, Parquet or DuckDB).")],
     target: Annotated[str, typer.Option("--target", help="Outcome column.")],
-    models: Annotated[str, typer.Option("--models", help="Comma-separated aliases: lr, ridge, "
-                                        "lda, rf, gb, knn, tree, dummy.")] = "lr,dummy",
+    models: Annotated[str | None, typer.Option(
+        "--models", help="Comma-separated aliases: lr, ridge, lasso, enet, lda, rf, gb, svm, mlp, "
+        "knn, tree, dummy.")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Any estimator: NAME=module:Class (repeatable).")] = None,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", help="NAME.key=value for a --model (Python literals; repeatable).")] = None,
     scheme: Annotated[str, typer.Option("--scheme", help="10x10 | 5x2 | loo | bootstrap:200 | "
                                         "holdout:0.33x200 | resub | loso")] = "10x10",
     metrics: Annotated[str | None, typer.Option(
@@ -33,12 +38,14 @@ def run_command(
     backend: Annotated[str, typer.Option("--backend", help="serial | joblib | dask")] = "serial",
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", help="Dask scheduler address (with --backend dask).")] = None,
-    n_jobs: NJobsOpt = 1,
+    n_jobs: Annotated[int, typer.Option("--jobs", "--n-jobs", "-j", min=1,
+                                        help="Worker processes.")] = 1,
     random_state: RandomStateOpt = 0,
 ) -> None:
     """Fit MODELS on every split of SCHEME and write one Scores row per split and metric."""
-    from .._models import make_models
+    from .._models import make_models, parse_model_options
     from ..data.userdata import load_dataset
+    from ..errors import ParameterError
     from ..resampling.runner import run
     from ..resampling.schemes import parse_scheme
 
@@ -48,12 +55,20 @@ def run_command(
     groups = None
     if scheme.lower() == "loso":
         if study is None:
-            from ..errors import ParameterError
-
             raise ParameterError("`--scheme loso` needs `--study` (the study column).")
         groups = load_dataset(data, target=target, study=study, table=table,
                               min_studies=2, data_option="--data", study_option="--study").study
-    chosen = make_models(models, ds.task)
+    chosen = make_models(models, ds.task) if models else {}
+    if model:
+        extra = parse_model_options(model, param or [])
+        clash = set(extra) & set(chosen)
+        if clash:
+            raise ParameterError(f"`--model`: name(s) {sorted(clash)} also given in --models.")
+        chosen.update(extra)
+    elif param:
+        raise ParameterError("`--param` applies to models given with --model.")
+    if not chosen:
+        chosen = make_models("lr,dummy", ds.task)
     if metrics is None:
         metrics = "r2,mse" if ds.task == "regression" else "accuracy,roc_auc"
     sch = parse_scheme(scheme, stratify=stratify)

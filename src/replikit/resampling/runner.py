@@ -138,7 +138,7 @@ def _model_params(est) -> str:
 
 def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root) -> list[_Task]:
     tasks = []
-    studies = ["all"] if sa is None else list(pd.unique(sa))
+    studies = ["all"] if sa is None else [str(v) for v in pd.unique(sa)]
     for s in studies:
         rows = np.arange(len(Xa)) if sa is None else np.flatnonzero(sa == s)
         y_s = ya[rows]
@@ -147,7 +147,13 @@ def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root) -> list[_Task]:
             raise ParameterError("`scheme`: leave-one-study-out runs across studies; pass the "
                                  "labels as `groups`, not `study`.")
         split_rng = np.random.default_rng(task_seed_sequence(root, ("split", s)))
-        for sp in scheme.iter_splits(Xa[rows], y_s, g_s, random_state=split_rng):
+        try:
+            splits = list(scheme.iter_splits(Xa[rows], y_s, g_s, random_state=split_rng))
+        except DataError as exc:
+            if sa is None:
+                raise
+            raise DataError(f"study {s!r} ({len(rows)} rows): {exc}") from None
+        for sp in splits:
             train, test = rows[sp.train], rows[sp.test]
             for name in models:
                 tid = f"{name}|{s}|{sp.repeat}|{sp.fold}"
