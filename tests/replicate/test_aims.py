@@ -1,0 +1,120 @@
+"""The three aims: difference intervals, inconsistency, consistency (TOST), combination."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from replikit.errors import DataError, ParameterError, ParameterTypeError
+from replikit.replicate import (
+    Estimate,
+    combine,
+    consistency,
+    difference,
+    from_predictions,
+    from_summary,
+    inconsistency,
+    meta_analysis,
+    r2_confidence_interval,
+    replication_table,
+)
+
+REF = json.loads((Path(__file__).parents[1] / "reference" / "replicate"
+                  / "single_values.json").read_text())
+
+
+def test_toster_tostmeta():
+    ref = REF["tost_known_se"]
+    # a known-SE estimate vs an exactly known 0 reproduces TOSTmeta on the estimate itself
+    orig = Estimate(0.0, 0.0, metric="d")
+    rep = Estimate(ref["input"]["estimate"], ref["input"]["se"], metric="d")
+    res = consistency(orig, rep, bounds=tuple(ref["input"]["bounds"]), confidence_level=0.90)
+    assert res.z_lower == pytest.approx(ref["z_lower"], abs=1e-4)
+    assert res.z_upper == pytest.approx(ref["z_upper"], abs=1e-4)
+    assert res.p_lower == pytest.approx(ref["p_lower"], abs=1e-6)
+    assert res.p_upper == pytest.approx(ref["p_upper"], abs=1e-6)
+    assert res.ci.low == pytest.approx(ref["ci90"][0], abs=1e-6)
+    assert res.ci.high == pytest.approx(ref["ci90"][1], abs=1e-6)
+    assert res.verdict == "not shown consistent"
+
+
+def test_simple_asymptotic_is_seed_eq2():
+    o = from_summary(r2=0.45, n=667, k=36)
+    r = from_summary(r2=0.38, n=700, k=36)
+    d = difference(o, r)
+    se = np.sqrt(4 * .45 * .55 ** 2 / 667 + 4 * .38 * .62 ** 2 / 700)
+    assert d.estimate == pytest.approx(-0.07) and d.se == pytest.approx(se)
+    ci = d.confidence_interval(0.95)
+    assert ci.low == pytest.approx(-0.07 - stats.norm.ppf(0.975) * se)
+    assert d.pvalue == pytest.approx(2 * stats.norm.sf(0.07 / se))
+
+
+def test_mover_uses_lee_limits_and_reduces_to_sa_for_wald_limits():
+    o = from_summary(r2=0.45, n=200, k=10)
+    r = from_summary(r2=0.30, n=150, k=10)
+    ci = difference(o, r, method="mover").confidence_interval(0.95)
+    lo_o, hi_o = r2_confidence_interval(0.45, 200, 10, method="lee")
+    lo_r, hi_r = r2_confidence_interval(0.30, 150, 10, method="lee")
+    assert ci.low == pytest.approx(-0.15 - np.hypot(0.30 - lo_r, hi_o - 0.45))
+    assert ci.high == pytest.approx(-0.15 + np.hypot(hi_r - 0.30, 0.45 - lo_o))
+    # with symmetric Wald limits MOVER is exactly the simple asymptotic interval
+    a, b = Estimate(1.0, 0.2, metric="mse"), Estimate(1.3, 0.1, metric="mse")
+    m = difference(a, b, method="mover").confidence_interval(0.9)
+    s = difference(a, b, method="sa").confidence_interval(0.9)
+    assert (m.low, m.high) == pytest.approx((s.low, s.high))
+
+
+def test_bootstrap_difference():
+    rng = np.random.default_rng(0)
+    x1, x2 = rng.normal(size=300), rng.normal(size=300)
+    o = from_predictions(x1 + rng.normal(size=300), x1, method="bootstrap", n_resamples=400,
+                         random_state=1)
+    r = from_predictions(x2 + 1.5 * rng.normal(size=300), x2, method="bootstrap",
+                         n_resamples=400, random_state=2)
+    d = difference(o, r, method="bootstrap")
+    reps = np.asarray(r.replicates) - np.asarray(o.replicates)
+    assert d.se == pytest.approx(np.std(reps, ddof=1))
+    ci = d.confidence_interval(0.95)
+    q = np.quantile(reps, [0.025, 0.975])
+    assert (ci.low, ci.high) == pytest.approx((2 * d.estimate - q[1], 2 * d.estimate - q[0]))
+    assert d.se == pytest.approx(np.hypot(o.se, r.se), rel=0.15)
+    with pytest.raises(ParameterError, match="bootstrap replicates"):
+        difference(from_summary(r2=.4, n=100), r, method="bootstrap")
+
+
+def test_verdicts_and_levels():
+    o = from_summary(r2=0.45, n=2000)
+    far = from_summary(r2=0.30, n=2000)
+    near = from_summary(r2=0.449, n=20000)
+    assert inconsistency(o, far).verdict == "inconsistent"
+    assert inconsistency(o, near).verdict == "not shown inconsistent"
+    con = consistency(o, near, margin=0.05)
+    assert con.verdict == "consistent"
+    # verdict <=> both one-sided p-values below (1 - level)/2 for the SA interval
+    for rep in (far, near, from_summary(r2=0.42, n=1500)):
+        for m in (0.02, 0.05, 0.1):
+            c = consistency(o, rep, margin=m)
+            assert c.consistent == (c.pvalue < 0.05)
+    widths = [difference(o, far).confidence_interval(c).width for c in (0.5, 0.9, 0.95, 0.99)]
+    assert np.all(np.diff(widths) > 0)
+    assert "inconsistent" in str(inconsistency(o, far))
+    tab = replication_table(o.with_label("o"), [far.with_label("far"), near.with_label("near")])
+    assert list(tab["inconsistency"]) == ["inconsistent", "not shown inconsistent"]
+    assert list(tab["consistency"]) == ["not shown consistent", "consistent"]
+
+
+def test_combine_and_errors():
+    ests = [from_summary(r2=v, n=n, label=f"s{i}") for i, (v, n) in
+            enumerate([(0.45, 600), (0.41, 700), (0.47, 650)])]
+    res = combine(ests, method="FE")
+    direct = meta_analysis([e.value for e in ests], se=[e.se for e in ests], method="FE")
+    assert res.estimate == pytest.approx(direct.estimate)
+    assert res.labels == ("s0", "s1", "s2")
+    with pytest.raises(ParameterTypeError, match="Estimate"):
+        inconsistency(0.4, ests[0])
+    with pytest.raises(DataError, match="metric"):
+        difference(ests[0], Estimate(1.0, 0.1, metric="mse"))
+    with pytest.raises(ParameterError, match="bounds"):
+        consistency(ests[0], ests[1], bounds=(0.1, -0.1))
