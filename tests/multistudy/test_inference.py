@@ -81,7 +81,7 @@ def test_permutation_pvalue_uniform_under_null():
     # 500 null datasets: units exchangeable across 3 studies (continuous utility: no ties)
     rng = np.random.default_rng(2024)
     pvals = []
-    for i in range(500):
+    for _i in range(500):
         y = rng.normal(size=90)
         p = rng.normal(size=90)
         d = from_arrays(y, p, np.repeat(["a", "b", "c"], [20, 30, 40]))
@@ -95,7 +95,7 @@ def test_permutation_pvalue_uniform_under_null():
 def test_permutation_tv_pvalue_uniform_under_null():
     rng = np.random.default_rng(77)
     pvals = []
-    for i in range(500):
+    for _i in range(500):
         y = rng.normal(size=80)
         p = y + rng.normal(size=80)
         d = from_arrays(y, p, np.repeat(["a", "b"], 40))
