@@ -20,6 +20,8 @@ _EXPORTS = {
     "Difference": "aims", "difference": "aims", "Inconsistency": "aims", "inconsistency": "aims",
     "Consistency": "aims", "consistency": "aims", "combine": "aims",
     "replication_table": "aims",
+    "TwoStage": "twostage", "two_stage": "twostage", "population": "twostage",
+    "forest_plot": "plots", "plot_differences": "plots",
 }
 
 __all__ = sorted(_EXPORTS)
