@@ -1,0 +1,295 @@
+"""How many experiments are needed: n-Gen and n* by Algorithm 1 of seed 004."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._random import check_random_state
+from .._validation import check_int, check_probability
+from ..errors import DataError, ParameterError
+from .kernels import Kernel
+from .mmd import MMDDistribution, mmd_distribution
+
+__all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar"]
+
+
+def _check_alpha(alpha):
+    a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    for v in a:
+        check_probability(float(v), "alpha")
+    return a
+
+
+def _check_delta(delta):
+    d = np.atleast_1d(np.asarray(delta, dtype=float))
+    if np.any(~np.isfinite(d)) or np.any((d <= 0) | (d >= 1)):
+        raise ParameterError(f"`delta` must lie strictly between 0 and 1; got {delta!r}.")
+    return d
+
+
+def fit_nstar(n, q, eps):
+    """Algorithm 1's regression: ``log n = beta1 log q_n + beta0``, ``n* = exp(beta1 log eps + beta0)``.
+
+    Parameters
+    ----------
+    n : array_like
+        Subsample sizes.
+    q : array_like
+        ``alpha*``-quantile of the MMD at each n.
+    eps : float or array_like
+        Threshold(s) ``epsilon*``.
+
+    Returns
+    -------
+    (nstar, beta0, beta1) : (numpy.ndarray, float, float)
+
+    Notes
+    -----
+    Seed 004, eq. (4) and Algorithm 1. Sizes whose quantile is 0 (the two subsamples always
+    coincide in the kernel's eyes) carry no information on the slope and are left out of the
+    fit; if every quantile is 0 the study is perfectly generalizable and ``n* = 1`` (beta's NaN).
+    With one positive quantile left, the slope is fixed at the distribution-free value -2
+    (Prop. A.4). ``n*`` is never below 1.
+    """
+    n = np.asarray(n, dtype=float)
+    q = np.asarray(q, dtype=float)
+    eps = np.atleast_1d(np.asarray(eps, dtype=float))
+    pos = q > 0
+    if not pos.any():
+        return np.ones_like(eps), float("nan"), float("nan")
+    x = np.log(q[pos])
+    y = np.log(n[pos])
+    if pos.sum() == 1 or np.ptp(x) == 0:
+        b1 = -2.0
+        b0 = float(np.mean(y - b1 * x))
+    else:
+        b1, b0 = np.polyfit(x, y, 1)
+    with np.errstate(divide="ignore", over="ignore"):
+        ns = np.exp(b1 * np.log(eps) + b0)
+    return np.maximum(ns, 1.0), float(b0), float(b1)
+
+
+def nstar_bound(alpha, eps, kappa_sup: float = 1.0):
+    """Distribution-free n* from Prop. A.4 of seed 004 (a conservative upper bound).
+
+    ``n_bar* = 2 kappa_sup (sqrt(-2 log(1 - alpha)) + 1)^2 / eps^2``, from the concentration
+    bound of Gretton et al. (2012, Thm. 8). Eq. (10) of the paper prints
+    ``beta0 = log(2 kappa_sup) + log(sqrt(-2 log(1-alpha)) + 1)``; the derivation just above it
+    squares the second factor, which is what is implemented.
+
+    Examples
+    --------
+    >>> round(float(nstar_bound(0.95, 0.1)), 1)
+    3278.0
+    """
+    a = np.asarray(alpha, dtype=float)
+    e = np.asarray(eps, dtype=float)
+    return 2.0 * kappa_sup * (np.sqrt(-2.0 * np.log1p(-a)) + 1.0) ** 2 / e ** 2
+
+
+@dataclass(frozen=True, slots=True)
+class NStarResult:
+    """n* for one set of results and one kernel, over a grid of alpha* and delta*.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (alpha, delta): ``alpha``, ``delta``, ``eps``, ``nstar``, ``beta0``,
+        ``beta1``, ``nstar_observed`` (smallest n <= N/2 with n-Gen(eps) >= alpha, NaN if none),
+        ``nstar_bound`` (Prop. A.4), ``sufficient`` (N >= nstar), ``ci_low``/``ci_high``
+        (bootstrap, NaN unless requested).
+    quantiles : pandas.DataFrame
+        ``n``, ``alpha``, ``q`` (the alpha-quantile of the MMD at n).
+    distribution : MMDDistribution
+    N : int
+        Number of experiments (results) used.
+    kernel : str
+    """
+
+    table: pd.DataFrame
+    quantiles: pd.DataFrame
+    distribution: MMDDistribution = field(repr=False)
+    N: int
+    kernel: str
+
+    @property
+    def nstar(self) -> float:
+        """n* at the first (alpha, delta) of the grid."""
+        return float(self.table["nstar"].iloc[0])
+
+    def to_frame(self) -> pd.DataFrame:
+        """The n* table with ``kernel`` and ``N`` columns."""
+        t = self.table.copy()
+        t.insert(0, "kernel", self.kernel)
+        t.insert(1, "N", self.N)
+        return t
+
+    def generalizability(self, eps) -> pd.DataFrame:
+        """n-Gen(eps) curve: columns ``n``, ``ngen``."""
+        return pd.DataFrame({"n": self.distribution.n,
+                             "ngen": self.distribution.generalizability(eps)})
+
+    def __str__(self) -> str:
+        lines = [f"n* ({self.kernel}, N={self.N} experiments)"]
+        for r in self.table.itertuples():
+            ci = ("" if not np.isfinite(r.ci_low) else
+                  f" [{r.ci_low:.3g}, {r.ci_high:.3g}]")
+            lines.append(f"  alpha*={r.alpha:g} delta*={r.delta:g} eps*={r.eps:.4g}: "
+                         f"n*={r.nstar:.3g}{ci} (log n = {r.beta1:.3g} log eps + {r.beta0:.3g}); "
+                         f"{'N suffices' if r.sufficient else 'more experiments needed'}")
+        return "\n".join(lines)
+
+
+def _nstar_table(dist, kernel, n_a, alphas, deltas, quantile_method):
+    rows, qrows = [], []
+    qs = np.atleast_2d(dist.quantile(alphas, method=quantile_method))
+    for a, q in zip(alphas, qs):
+        qrows.append(pd.DataFrame({"n": dist.n, "alpha": a, "q": q}))
+        eps = kernel.epsilon(deltas, n_a)
+        ns, b0, b1 = fit_nstar(dist.n, q, eps)
+        for d, e, ns_ in zip(deltas, np.atleast_1d(eps), ns):
+            ok = dist.generalizability(e) >= a
+            rows.append({"alpha": a, "delta": d, "eps": float(e), "nstar": float(ns_),
+                         "beta0": b0, "beta1": b1,
+                         "nstar_observed": float(dist.n[ok][0]) if ok.any() else float("nan"),
+                         "nstar_bound": float(nstar_bound(a, e, kernel.sup(n_a))),
+                         "sufficient": bool(dist.N >= ns_)})
+    return pd.DataFrame(rows), pd.concat(qrows, ignore_index=True)
+
+
+def estimate_nstar(results, kernel: Kernel, *, alpha=0.95, delta=0.05, n_rep: int = 1000,
+                   n=None, estimator: str = "biased", quantile_method: str = "higher",
+                   alternatives=None, gram=None, n_boot: int = 0,
+                   confidence_level: float = 0.95, random_state=None) -> NStarResult:
+    """Estimate n*, the number of experiments needed for (alpha*, delta*)-generalizability.
+
+    Parameters
+    ----------
+    results : array_like, shape (N, n_a)
+        Rank vectors of the N experiments (score vectors for the RBF kernel).
+    kernel : Kernel
+        The goal of the study.
+    alpha, delta : float or sequence of float
+        Desired generalizability ``alpha*`` and similarity threshold ``delta*``; a grid is
+        computed from one MMD distribution.
+    n_rep : int, default 1000
+        Repetitions per subsample size.
+    n : sequence of int, optional
+        Subsample sizes; default all of ``1..floor(N/2)``.
+    estimator : {'biased', 'unbiased'}
+    quantile_method : str, default 'higher'
+        numpy quantile method for ``epsilon_n^{alpha*}``; 'higher' (an observed MMD value, never
+        below the interpolated one) as in the authors' code.
+    alternatives : sequence, optional
+        Names of the columns (to resolve a Borda alternative by name).
+    gram : array_like, optional
+        Precomputed Gram matrix of ``results``.
+    n_boot : int, default 0
+        Bootstrap resamples of the N experiments for a percentile interval of n* (0 = none).
+        Each resample reindexes the Gram matrix; kernels are not re-evaluated.
+    confidence_level : float, default 0.95
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    NStarResult
+
+    Notes
+    -----
+    Seed 004, Algorithm 1 and eqs. (2)-(4): for every n the ``alpha*``-quantile of the MMD of two
+    disjoint subsamples of size n drawn without replacement; fit
+    ``log n = beta1 log epsilon_n + beta0``; ``n* = exp(beta1 log epsilon* + beta0)`` with
+    ``epsilon* = sqrt(2 (kappa_sup - f_kappa(delta*)))``.
+
+    Examples
+    --------
+    >>> r = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [0, 1, 2]] * 5)
+    >>> res = estimate_nstar(r, Kernel("jaccard"), n_rep=200, random_state=0)
+    >>> res.N
+    20
+    """
+    R = np.asarray(results)
+    if R.ndim != 2:
+        raise DataError(f"`results` must be 2-d (experiments x alternatives); got shape {R.shape}.")
+    N, n_a = R.shape
+    if N < 2:
+        raise DataError(f"At least 2 experiments are needed; got N={N}.")
+    alphas = _check_alpha(alpha)
+    deltas = _check_delta(delta)
+    n_boot = check_int(n_boot, "n_boot", min_value=0)
+    rng = check_random_state(random_state)
+    K = kernel.gram(R, alternatives=alternatives) if gram is None else np.asarray(gram, float)
+    if K.shape != (N, N):
+        raise DataError(f"`gram` must have shape ({N}, {N}); got {K.shape}.")
+    dist = mmd_distribution(K, n=n, n_rep=n_rep, estimator=estimator, random_state=rng)
+    table, qtab = _nstar_table(dist, kernel, n_a, alphas, deltas, quantile_method)
+    table["ci_low"] = np.nan
+    table["ci_high"] = np.nan
+    if n_boot:
+        conf = check_probability(confidence_level, "confidence_level")
+        boots = np.empty((n_boot, len(table)))
+        for b in range(n_boot):
+            idx = rng.integers(0, N, N)
+            db = mmd_distribution(K[np.ix_(idx, idx)], n=n, n_rep=n_rep, estimator=estimator,
+                                  random_state=rng)
+            boots[b] = _nstar_table(db, kernel, n_a, alphas, deltas,
+                                    quantile_method)[0]["nstar"].to_numpy()
+        lo, hi = np.quantile(boots, [(1 - conf) / 2, (1 + conf) / 2], axis=0)
+        table["ci_low"] = lo
+        table["ci_high"] = hi
+    return NStarResult(table=table, quantiles=qtab, distribution=dist, N=N, kernel=kernel.label)
+
+
+def iterate_nstar(run_experiment, initial, kernel: Kernel, *, n_step: int = 5,
+                  max_experiments: int = 1000, alpha: float = 0.95, delta: float = 0.05,
+                  n_rep: int = 1000, alternatives=None, random_state=None):
+    """The outer loop of Algorithm 1: run ``n_step`` more experiments until N >= n*.
+
+    Parameters
+    ----------
+    run_experiment : callable
+        ``run_experiment(rng) -> array (n_a,)``: the result (rank vector) of one more
+        experiment under a new random condition.
+    initial : array_like, shape (N0, n_a)
+        Results already available (N0 >= 2).
+    kernel : Kernel
+    n_step : int, default 5
+        Experiments added per iteration (``N_step``).
+    max_experiments : int, default 1000
+        Stop (and return) once this many experiments have been run.
+    alpha, delta, n_rep, alternatives, random_state
+        As in :func:`estimate_nstar`.
+
+    Returns
+    -------
+    (NStarResult, numpy.ndarray)
+        The last estimate and all the results gathered. Only the kernel rows of the new
+        experiments are computed at each step (the Gram matrix is extended, not rebuilt).
+
+    Notes
+    -----
+    Seed 004, Algorithm 1 (``while N < n*_N: run N_step more experiments``).
+    """
+    rng = check_random_state(random_state)
+    n_step = check_int(n_step, "n_step", min_value=1)
+    R = np.asarray(initial)
+    if R.ndim != 2 or len(R) < 2:
+        raise DataError(f"`initial` must hold at least 2 results (2-d); got shape {R.shape}.")
+    K = kernel.gram(R, alternatives=alternatives)
+    while True:
+        res = estimate_nstar(R, kernel, alpha=alpha, delta=delta, n_rep=n_rep,
+                             alternatives=alternatives, gram=K, random_state=rng)
+        if len(R) >= res.nstar or len(R) >= max_experiments or not math.isfinite(res.nstar):
+            return res, R
+        new = np.vstack([np.asarray(run_experiment(rng)) for _ in range(n_step)])
+        if new.shape[1] != R.shape[1]:
+            raise DataError(f"`run_experiment` returned {new.shape[1]} alternatives; expected "
+                            f"{R.shape[1]}.")
+        k_new = kernel.gram(new, R, alternatives=alternatives)
+        k_nn = kernel.gram(new, alternatives=alternatives)
+        K = np.block([[K, k_new.T], [k_new, k_nn]])
+        R = np.vstack([R, new])
