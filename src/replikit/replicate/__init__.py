@@ -22,6 +22,8 @@ _EXPORTS = {
     "replication_table": "aims",
     "TwoStage": "twostage", "two_stage": "twostage", "population": "twostage",
     "forest_plot": "plots", "plot_differences": "plots",
+    "ReplicationAnalysis": "analysis", "analyse_replications": "analysis",
+    "estimates_from_table": "analysis",
 }
 
 __all__ = sorted(_EXPORTS)
