@@ -305,7 +305,8 @@ class Kernel:
 
         Borda: ``delta = |b_1 - b_2| / n_a``, ``f = exp(-nu n_a delta)``; Jaccard:
         ``f = 1 - delta``; Mallows: ``delta = n_d / C(n_a, 2)``, ``f = exp(-nu C(n_a,2) delta)``;
-        RBF: ``delta = gamma ||x - y||^2``, ``f = exp(-delta)``. At the default bandwidths the
+        RBF: ``delta = ||x - y||^2 / n_a`` (mean squared score difference),
+        ``f = exp(-gamma n_a delta)`` (genexpy's convention). At the default bandwidths the
         Borda and Mallows forms reduce to the paper's ``exp(-delta)``.
         """
         d = np.asarray(delta, dtype=float)
@@ -316,7 +317,7 @@ class Kernel:
             return 1.0 - d
         if self.kind == "mallows":
             return np.exp(-nu * math.comb(n_a, 2) * d)
-        return np.exp(-d)
+        return np.exp(-nu * n_a * d)
 
     def epsilon(self, delta, n_a: int):
         """``epsilon*(delta*) = sqrt(2 (kappa_sup - f_kappa(delta*)))`` — seed 004, eq. (2)."""
