@@ -1,0 +1,167 @@
+"""Section 3: replication of a reported performance (seed 000, Vijayakumar & Cheung).
+
+The first study (e.g. the earliest survey year) is the original; every other study is a
+replication of the R2 of a linear model. Per study: a 2:1 train/test split and 10-fold CV on the
+training part (batched least squares); the CV R2 is the fold meta-analysis (fixed and random
+effects), the test R2 gets the Olkin-Finn SE. Then the three aims: inconsistency (95% CI of the
+difference excludes 0), consistency (90% CI inside +-0.05) and the FE/RE combination.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..._random import task_rng
+from ...errors import DataError
+from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
+from ..context import AuditContext
+from ..figures import svg_from_figure
+from ..registry import Section
+
+MARGIN = 0.05
+TAU2 = "REML"
+
+
+def _order(labels):
+    labels = list(labels)
+    try:
+        return sorted(labels, key=float)
+    except (TypeError, ValueError):
+        return labels  # keep the order of appearance
+
+
+def _study_fits(ctx: AuditContext, order, n_splits: int, max_rows: int | None):
+    from ...replicate._fits import ols_cv_test
+
+    d = ctx.dataset
+    X = d.X.to_numpy(float)
+    y = d.y.to_numpy(float)
+    study = d.study.astype(str).to_numpy()
+    out = {}
+    for s in order:
+        idx = np.flatnonzero(study == str(s))
+        rng = task_rng(ctx.random_state, ("replicate", str(s)))
+        if max_rows is not None and idx.size > max_rows:
+            idx = np.sort(rng.choice(idx, max_rows, replace=False))
+        perm = rng.permutation(idx.size)[None, :]
+        out[str(s)] = ols_cv_test(X[idx][None], y[idx][None], perm, n_splits=n_splits)
+    return out
+
+
+def build(ctx: AuditContext) -> SectionOutput:
+    from ...replicate import analyse_replications, forest_plot, from_folds, from_predictions
+    from ...replicate.plots import plot_differences
+
+    d = ctx.dataset
+    key, title = "replicate", "Replication of the reported R2"
+    if d.study is None or d.study.nunique() < 2:
+        return SectionOutput(key, title, skipped="needs at least two studies (an original and "
+                             "a replication); pass --study.")
+    if d.task != "regression":
+        return SectionOutput(key, title, skipped="this section replicates the R2 of a linear "
+                             "model, which needs a continuous outcome; the target is "
+                             f"{d.task}.")
+    order = [str(s) for s in _order(pd.unique(d.study.astype(str)))]
+    n_splits = 5 if ctx.quick else 10
+    max_rows = 400 if ctx.quick else None
+    with ctx.stage("Replication: per-study CV and test R2", total=1) as advance:
+        fits = _study_fits(ctx, order, n_splits, max_rows)
+        advance(1)
+    p = d.X.shape[1]
+    groups = {}
+    try:
+        for pooling, name in (("random", f"CV, folds RE ({TAU2})"), ("fixed", "CV, folds FE")):
+            groups[("linear model", name)] = [
+                from_folds(f["fold_r2"][0], f["fold_n"], pooling=pooling, tau2_method=TAU2,
+                           k=p, label=s) for s, f in fits.items()]
+        groups[("linear model", "test")] = [
+            from_predictions(f["test_y"][0], f["test_pred"][0], k=p, label=s)
+            for s, f in fits.items()]
+    except DataError as exc:
+        return SectionOutput(key, title, skipped=f"R2 outside [0, 1) in a study ({exc}); the "
+                             "Olkin-Finn SE does not apply.")
+    original = order[0]
+    res = analyse_replications(groups, original, margin=MARGIN, method="sa", tau2_method=TAU2)
+    tab = res.table
+    summary_rows = []
+    for (_model, source), sub in tab.groupby(["model", "source"], sort=False):
+        summary_rows.append({"estimate": source, "replications": len(sub),
+                             "inconsistent (95% CI excludes 0)":
+                                 int((sub["inconsistency"] == "inconsistent").sum()),
+                             f"consistent (90% CI inside +-{MARGIN})":
+                                 int((sub["consistency"] == "consistent").sum())})
+    summary = pd.DataFrame(summary_rows)
+    test_tab = tab[tab["source"] == "test"]
+    n_inc = int((test_tab["inconsistency"] == "inconsistent").sum())
+    n_con = int((test_tab["consistency"] == "consistent").sum())
+    level = "bad" if n_inc > len(test_tab) / 2 else ("good" if n_con > 0 else "warn")
+    verdict = (f"Test R2 of the linear model: {n_inc} of {len(test_tab)} replications are "
+               f"inconsistent with the original ({original}); {n_con} are shown consistent "
+               f"within +-{MARGIN}.")
+    test_meta = res.meta[("linear model", "test", "random")]
+    test_fe = res.meta[("linear model", "test", "fixed")]
+    forest = forest_plot(test_meta, xlabel="test R2 (linear model)", refline=None,
+                         title="Test R2 by study, pooled by random effects")
+    diff = plot_differences(test_tab, title="Test R2: replication - original, 95% CI")
+    cv_name = f"CV, folds RE ({TAU2})"
+    cv_meta = res.meta[("linear model", cv_name, "random")]
+    forest_cv = forest_plot(cv_meta, xlabel="CV R2 (linear model, folds pooled by RE)",
+                            refline=None, title="CV R2 by study, pooled by random effects")
+    show = tab[["source", "replication", "value", "difference", "ci_low", "ci_high",
+                "inconsistency", "tost_ci_low", "tost_ci_high", "p_tost", "consistency"]]
+    pooled = res.pooled[["source", "pooling", "method", "ci_method", "k", "estimate", "se",
+                         "ci_low", "ci_high", "tau2", "q", "q_pvalue", "i2_q"]]
+    facts = {
+        "original study": original,
+        "replications": f"{len(order) - 1}",
+        "model": f"linear regression (least squares, {p} features)",
+        "design per study": f"2:1 train/test split, {n_splits}-fold CV on the training part"
+                            + (f"; at most {max_rows} rows per study (quick mode)"
+                               if max_rows else ""),
+        "SE of R2": "Olkin-Finn, SE^2 = 4 R2 (1-R2)^2 / N (seed eq. 1)",
+        "difference CI": "simple asymptotic (seed eq. 2); replication - original",
+        "pooled (test R2)": (f"FE {test_fe.estimate:.4f} [{test_fe.confidence_interval().low:.4f}"
+                             f", {test_fe.confidence_interval().high:.4f}]; RE ({TAU2}, z) "
+                             f"{test_meta.estimate:.4f} "
+                             f"[{test_meta.confidence_interval().low:.4f}, "
+                             f"{test_meta.confidence_interval().high:.4f}], "
+                             f"tau2 = {test_meta.tau2:.3g}, I2 = {test_meta.i2_q:.1f}%"),
+    }
+    blocks = [
+        Paragraph("Does a later study reproduce the R2 reported by the first? Following "
+                  "Vijayakumar & Cheung (2021), the first study is the original and each later "
+                  "study a replication. A replication is inconsistent when the 95% CI of "
+                  "(replication - original) excludes 0; failing that is not evidence of "
+                  "consistency, which needs the 90% CI to lie inside a region of equivalence "
+                  f"(here +-{MARGIN}, two one-sided tests). The third aim pools all studies by "
+                  f"fixed- and random-effects meta-analysis (tau2 by {TAU2}, z intervals). CV R2 "
+                  "is first pooled over folds within each study (random or fixed effects)."),
+        Callout(verdict, level),
+        KeyValues(facts),
+        Table(summary, "Verdicts per kind of estimate"),
+        Figure(svg_from_figure(diff.figure),
+               "Test of inconsistency for the test R2: differences with 95% CIs; a CI that "
+               "misses 0 marks an inconsistent replication."),
+        Figure(svg_from_figure(forest.figure),
+               f"Forest plot (metafor layout) of the test R2, {test_meta.model_label}, z CI, "
+               "dotted line: 95% prediction interval."),
+        Figure(svg_from_figure(forest_cv.figure),
+               f"Forest plot of the CV R2 (folds pooled by random effects), "
+               f"{cv_meta.model_label}."),
+        Table(show.reset_index(drop=True), "Inconsistency (95%) and consistency (90%, "
+              f"+-{MARGIN}) per replication"),
+        Table(pooled.reset_index(drop=True), "Pooled estimates (original + replications)"),
+    ]
+    return SectionOutput(
+        key=key, title=title, summary=verdict, blocks=blocks,
+        data={"original": original, "margin": MARGIN, "tau2_method": TAU2,
+              "n_splits": n_splits, "max_rows_per_study": max_rows, "n_features": p,
+              "estimates": res.estimates, "replications": tab, "pooled": res.pooled,
+              "summary": summary},
+    )
+
+
+SECTION = Section(key="replicate", title="Replication of the reported R2", order=30, build=build,
+                  description="First study as original, the others as replications of a "
+                              "linear model's R2: inconsistency, consistency, meta-analysis.")
