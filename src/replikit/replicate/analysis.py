@@ -24,6 +24,15 @@ _VALUE_COLS = ("value", "r2", "estimate", "yi")
 _N_COLS = ("n", "n_test")
 
 
+def _label(value) -> str:
+    """A study label as text; integer-valued floats (2002.0 from a CSV reader) print as 2002."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if hasattr(value, "item"):
+        return _label(value.item())
+    return str(value)
+
+
 def _pick(frame: pd.DataFrame, wanted: str | None, options, what: str, required=True):
     if wanted is not None:
         if wanted not in frame.columns:
@@ -98,7 +107,7 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: st
                 kk = k if isinstance(k, int) else None
                 ests.append(from_folds(g[vcol].to_numpy(float), g[ncol].to_numpy(float),
                                        pooling=pooling, tau2_method=tau2_method, k=kk,
-                                       metric=metric, se_method=se_method, label=str(s)))
+                                       metric=metric, se_method=se_method, label=_label(s)))
             out[(str(m), "cv")] = ests
         return out
     vcol = _pick(frame, value, _VALUE_COLS, "estimate")
@@ -117,10 +126,10 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: st
             s = float(row[secol]) if secol is not None and pd.notna(row[secol]) else None
             if metric == "r2":
                 e = from_summary(r2=float(row[vcol]), se=s, n=nn, k=kk, se_method=se_method,
-                                 label=str(row[study]))
+                                 label=_label(row[study]))
             else:
                 e = from_summary(value=float(row[vcol]), se=s, n=nn, k=kk, metric=metric,
-                                 label=str(row[study]))
+                                 label=_label(row[study]))
             ests.append(e)
         out[(str(m), "reported")] = ests
     return out

@@ -1,0 +1,168 @@
+"""Tables of estimates, the two-stage procedure, batched fits, plots, CLI and audit section."""
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression, Ridge
+from sklearn.metrics import r2_score
+
+from replikit.cli import main
+from replikit.data.userdata import dataset_from_frame
+from replikit.errors import DataError, ParameterError
+from replikit.replicate import (
+    analyse_replications,
+    consistency,
+    estimates_from_table,
+    forest_plot,
+    from_folds,
+    from_summary,
+    inconsistency,
+    meta_analysis,
+    two_stage,
+)
+from replikit.replicate._fits import ols_cv_test
+from replikit.report import run_audit
+
+REF = Path(__file__).parents[1] / "reference" / "replicate"
+
+
+def run_cli(capsys, *args):
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+@pytest.fixture
+def studies_csv(tmp_path):
+    df = pd.DataFrame({"study": ["2002", "2004", "2006", "2008"],
+                       "r2": [0.41, 0.39, 0.30, 0.42], "n": [667, 650, 2000, 690], "k": 36})
+    path = tmp_path / "studies.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_analysis_matches_the_single_functions(studies_csv):
+    _, df = studies_csv
+    groups = estimates_from_table(df)
+    res = analyse_replications(groups, "2002", margin=0.05)
+    orig = from_summary(r2=0.41, n=667, k=36)
+    for row in res.table.itertuples():
+        rep = from_summary(r2=row.value, n=int(df.loc[df.study == row.replication, "n"].iloc[0]),
+                           k=36)
+        assert row.inconsistency == inconsistency(orig, rep).verdict
+        assert row.p_tost == pytest.approx(consistency(orig, rep).pvalue)
+    assert res.table.set_index("replication").loc["2006", "inconsistency"] == "inconsistent"
+    fe = res.pooled.query("pooling == 'fixed'").iloc[0]
+    direct = meta_analysis(df.r2, se=[e.se for e in groups[("model", "reported")]], method="FE")
+    assert fe.estimate == pytest.approx(direct.estimate)
+    assert "REML" in set(res.pooled["method"]) and "Replication of '2002'" in str(res)
+    with pytest.raises(ParameterError, match="original"):
+        analyse_replications(groups, "1999")
+
+
+def test_scores_table_and_two_stage():
+    rng = np.random.default_rng(0)
+    rows = [{"study": s, "model": "lr", "fold": f, "repeat": 0, "metric": "r2",
+             "value": 0.45 + 0.02 * rng.normal(), "n_test": 130}
+            for s in ("a", "b", "c") for f in range(10)]
+    scores = pd.DataFrame(rows)
+    groups = estimates_from_table(scores, pooling="fixed")
+    est = groups[("lr", "cv")]
+    sub = scores[scores.study == "b"]
+    direct = from_folds(sub.value.to_numpy(), 130, pooling="fixed")
+    assert est[1].value == pytest.approx(direct.value) and est[1].label == "b"
+    ts = two_stage(scores)
+    assert set(zip(ts.population.stage1, ts.population.stage2, strict=True)) == {
+        ("fixed", "fixed"), ("fixed", "random"), ("random", "fixed"), ("random", "random")}
+    ff = ts.population.query("stage1 == 'fixed' and stage2 == 'fixed'").iloc[0]
+    st = ts.studies.query("stage1 == 'fixed'")
+    again = meta_analysis(st.estimate, se=st.se, method="FE")
+    assert ff.estimate == pytest.approx(again.estimate) and "Two-stage" in str(ts)
+    with pytest.raises(DataError, match="metric"):
+        estimates_from_table(scores, metric="auc")
+
+
+def test_batched_fits_match_sklearn():
+    rng = np.random.default_rng(1)
+    S, n, p = 3, 150, 4
+    X = rng.normal(size=(S, n, p))
+    y = X @ np.array([1.0, -0.5, 0.2, 0.0]) + rng.normal(size=(S, n))
+    perm = np.argsort(rng.random((S, n)), axis=1)
+    for alpha in (0.0, 2.0):
+        out = ols_cv_test(X, y, perm, n_splits=5, alpha=alpha)
+        for s in range(S):
+            Xs, ys = X[s, perm[s]], y[s, perm[s]]
+            Xtr, ytr, Xte, yte = Xs[:100], ys[:100], Xs[100:], ys[100:]
+            mu, sd = Xtr.mean(0), Xtr.std(0)
+            model = LinearRegression() if alpha == 0 else Ridge(alpha=alpha)
+            model.fit((Xtr - mu) / sd, ytr)
+            assert out["test_r2"][s] == pytest.approx(r2_score(yte, model.predict((Xte - mu) / sd)))
+            if alpha == 0:
+                for f in range(5):
+                    te = np.arange(20 * f, 20 * f + 20)
+                    tr = np.setdiff1d(np.arange(100), te)
+                    m = LinearRegression().fit(Xtr[tr], ytr[tr])
+                    assert out["fold_r2"][s, f] == pytest.approx(r2_score(ytr[te],
+                                                                          m.predict(Xtr[te])))
+
+
+def test_forest_plot_layout():
+    bcg = pd.read_csv(REF / "dat_bcg.csv")
+    res = meta_analysis(bcg.yi, bcg.vi, method="REML", labels=bcg.author)
+    ax = forest_plot(res, xlabel="log RR")
+    texts = [t.get_text() for t in ax.texts]
+    assert "RE Model (REML)" in texts and "Aronson" in texts
+    assert "-0.71 [-1.07, -0.36]" in texts  # metafor prints -0.71 [-1.07, -0.36]
+    assert any("Q(12)" in ax.get_title(loc="left") for _ in [0])
+
+
+def test_cli_replicate_and_meta(capsys, studies_csv, tmp_path):
+    path, _ = studies_csv
+    code, out, err = run_cli(capsys, "replicate", str(path), "--original", "2002", "--out",
+                             str(tmp_path / "figs"))
+    assert code == 0, err
+    assert "inconsistent" in out and "REML" in out
+    assert (tmp_path / "figs" / "forest_model_reported.svg").exists()
+    code, out, _ = run_cli(capsys, "--format", "json", "replicate", str(path), "--method",
+                           "mover")
+    doc = json.loads(out)
+    assert code == 0 and doc["original"] == "2002" and len(doc["replications"]) == 3
+    code, out, err = run_cli(capsys, "--format", "json", "meta", str(REF / "dat_bcg.csv"),
+                             "--method", "DL", "--leave-one-out", "--out", str(tmp_path / "m"))
+    doc = json.loads(out)
+    assert code == 0 and doc["result"][0]["tau2"] == pytest.approx(0.308760, abs=1e-6)
+    assert len(doc["leave_one_out"]) == 13 and (tmp_path / "m" / "forest.svg").exists()
+    code, out, err = run_cli(capsys, "meta", str(path))
+    assert code == 2 and "no effect column" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run_cli(capsys, "replicate", str(path), "--original", "1999")
+    assert code == 2 and "original" in err
+
+
+def test_audit_section(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 900
+    df = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                       "year": np.repeat([1990, 1992, 1994], n // 3)})
+    df["y"] = df.x1 + 0.5 * df.x2 + rng.normal(size=n)
+    ds = dataset_from_frame(df, target="y", study="year")
+    t0 = time.perf_counter()
+    rep = run_audit(ds, tmp_path, sections=["replicate"], quick=True)
+    assert time.perf_counter() - t0 < 25
+    doc = json.loads(rep.json_path.read_text())
+    sec = [s for s in doc["sections"] if s["key"] == "replicate"][0]
+    assert sec["data"]["original"] == "1990"
+    assert len(sec["data"]["replications"]) == 3 * 2  # 3 kinds of estimate x 2 replications
+    assert {r["inconsistency"] for r in sec["data"]["replications"]} <= {
+        "inconsistent", "not shown inconsistent"}
+    html = rep.html_path.read_text()
+    assert "RE Model (REML)" in html
+    # one study only -> skipped with a reason
+    one = dataset_from_frame(df.assign(year=1990), target="y", study="year")
+    rep1 = run_audit(one, tmp_path / "one", sections=["replicate"], quick=True)
+    sec1 = json.loads(rep1.json_path.read_text())["sections"][0]
+    assert "two studies" in sec1.get("skipped", "")
