@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError, ParameterError
 from .._validation import check_float, check_int
+from ..errors import DataError, ParameterError
 from .rankings import check_rankings
 
 __all__ = ["borda_gram", "jaccard_gram", "mallows_gram", "rbf_gram", "Kernel", "parse_goal",

@@ -19,6 +19,9 @@ from ..errors import DataError, ParameterError
 __all__ = ["mmd", "mmd_from_gram", "subsample_pairs", "MMDDistribution", "mmd_distribution"]
 
 _ESTIMATORS = ("biased", "unbiased")
+# MMD^2 below this is rounding error of sums of O(1) kernel values: identical samples (in the
+# kernel's eyes) must give MMD = 0 exactly, or a zero alpha-quantile would look positive.
+_ZERO = 1e-12
 
 
 def mmd_from_gram(K, x_idx, y_idx, *, estimator: str = "biased") -> np.ndarray:
@@ -34,7 +37,7 @@ def mmd_from_gram(K, x_idx, y_idx, *, estimator: str = "biased") -> np.ndarray:
         ``'biased'``: the V-statistic of Def. 4.3 (the paper's and genexpy's); ``'unbiased'``:
         the U-statistic (Gretton et al. 2012, eq. 3) dropping the diagonal terms of the two
         within-sample sums; it can be negative, and the returned value is then
-        ``sign(MMD_u^2) sqrt(|MMD_u^2|)``.
+        ``sign(MMD_u^2) sqrt(|MMD_u^2|)``. ``|MMD^2| < 1e-12`` (rounding error) is set to 0.
 
     Returns
     -------
@@ -81,7 +84,7 @@ def _mmd_counts(K, cx, cy, n, m, estimator):
     if estimator == "biased":
         w = cx / n - cy / m
         sq = np.einsum("rj,rj->r", w @ K, w)
-        return np.sqrt(np.maximum(sq, 0.0))
+        return np.sqrt(np.where(sq < _ZERO, 0.0, sq))
     if n < 2 or m < 2:
         raise ParameterError(f"The unbiased MMD needs samples of size >= 2; got {n} and {m}.")
     d = np.diag(K)
@@ -89,6 +92,7 @@ def _mmd_counts(K, cx, cy, n, m, estimator):
     syy = np.einsum("rj,rj->r", cy @ K, cy) - cy @ d
     sxy = np.einsum("rj,rj->r", cx @ K, cy)
     sq = sxx / (n * (n - 1)) + syy / (m * (m - 1)) - 2.0 * sxy / (n * m)
+    sq = np.where(np.abs(sq) < _ZERO, 0.0, sq)
     return np.sign(sq) * np.sqrt(np.abs(sq))
 
 
@@ -189,7 +193,7 @@ class MMDDistribution:
 
     def __str__(self) -> str:
         q = self.quantile(0.95)
-        body = ", ".join(f"n={a}: {b:.3g}" for a, b in zip(self.n[:6], q[:6]))
+        body = ", ".join(f"n={a}: {b:.3g}" for a, b in zip(self.n[:6], q[:6], strict=False))
         return (f"MMD distribution from N={self.N} results, {self.values.shape[1]} repetitions "
                 f"per n ({self.estimator}); 95% quantiles {body}{' ...' if len(q) > 6 else ''}")
 

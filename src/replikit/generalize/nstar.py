@@ -51,7 +51,9 @@ def fit_nstar(n, q, eps):
     -----
     Seed 004, eq. (4) and Algorithm 1. Sizes whose quantile is 0 (the two subsamples always
     coincide in the kernel's eyes) carry no information on the slope and are left out of the
-    fit; if every quantile is 0 the study is perfectly generalizable and ``n* = 1`` (beta's NaN).
+    fit, and n* is capped at the smallest such n (there n-Gen(eps) >= alpha for every eps > 0);
+    if every quantile is 0 the study is perfectly generalizable and ``n* = 1`` (beta's NaN).
+    (genexpy sets n* = 1 as soon as any quantile is 0.)
     With one positive quantile left, the slope is fixed at the distribution-free value -2
     (Prop. A.4). ``n*`` is never below 1.
     """
@@ -70,6 +72,9 @@ def fit_nstar(n, q, eps):
         b1, b0 = np.polyfit(x, y, 1)
     with np.errstate(divide="ignore", over="ignore"):
         ns = np.exp(b1 * np.log(eps) + b0)
+    if not pos.all():
+        # a zero quantile at size n means n-Gen(eps) >= alpha for every eps > 0 already
+        ns = np.minimum(ns, n[~pos].min())
     return np.maximum(ns, 1.0), float(b0), float(b1)
 
 
@@ -147,11 +152,11 @@ class NStarResult:
 def _nstar_table(dist, kernel, n_a, alphas, deltas, quantile_method):
     rows, qrows = [], []
     qs = np.atleast_2d(dist.quantile(alphas, method=quantile_method))
-    for a, q in zip(alphas, qs):
+    for a, q in zip(alphas, qs, strict=False):
         qrows.append(pd.DataFrame({"n": dist.n, "alpha": a, "q": q}))
         eps = kernel.epsilon(deltas, n_a)
         ns, b0, b1 = fit_nstar(dist.n, q, eps)
-        for d, e, ns_ in zip(deltas, np.atleast_1d(eps), ns):
+        for d, e, ns_ in zip(deltas, np.atleast_1d(eps), ns, strict=False):
             ok = dist.generalizability(e) >= a
             rows.append({"alpha": a, "delta": d, "eps": float(e), "nstar": float(ns_),
                          "beta0": b0, "beta1": b1,

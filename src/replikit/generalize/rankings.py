@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DataError, ParameterError
 from .._validation import check_float
+from ..errors import DataError, ParameterError
 
 __all__ = ["rank_scores"]
 

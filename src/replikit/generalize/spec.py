@@ -227,7 +227,7 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
         n_imp = int(np.isnan(S).sum())
         total_imp += n_imp
         cidx = block.index.droplevel(list(range(len(design)))) if design else block.index
-        samples.append(RankingSample(design=dict(zip(design, key)), alternatives=alts,
+        samples.append(RankingSample(design=dict(zip(design, key, strict=False)), alternatives=alts,
                                      conditions=cidx, ranks=ranks, scores=S, n_imputed=n_imp))
     return PreparedStudy(spec=spec, samples=tuple(samples), dropped_conditions=dropped_cond,
                          dropped_alternatives=dropped_alt, n_imputed=total_imp)
