@@ -124,6 +124,7 @@ class PreparedStudy:
     dropped_conditions: pd.DataFrame
     dropped_alternatives: tuple
     n_imputed: int
+    n_averaged: int = 0
 
     def to_frame(self) -> pd.DataFrame:
         """One row per design combination: ``N``, ``n_alternatives``, ``n_imputed``."""
@@ -135,7 +136,8 @@ class PreparedStudy:
         return (f"{len(self.samples)} design combinations, {self.n_imputed} missing evaluations "
                 f"ranked worst, {len(self.dropped_conditions)} conditions and "
                 f"{len(self.dropped_alternatives)} alternatives dropped "
-                f"({self.spec.missing} policy)")
+                f"({self.spec.missing} policy)"
+                + (f"; {self.n_averaged} duplicated results averaged" if self.n_averaged else ""))
 
 
 def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
@@ -158,6 +160,7 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
     for the encoders, the 80% coverage filter for BIG-bench). Duplicated (alternative, condition)
     rows are averaged. The coverage filter works on the whole table (conditions = all factor
     levels), so every design combination ranks the same alternatives, as in the paper.
+    ``n_averaged`` counts the duplicated rows (a factor left out of the spec shows up here).
 
     Examples
     --------
@@ -190,6 +193,7 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
         raise DataError(f"Column {spec.score!r} has no numeric scores.")
     df = df.assign(**{spec.score: score})
     conds = [*design, *factors]
+    n_dup = int(df.duplicated([*conds, spec.alternative]).sum())
     wide = df.pivot_table(index=conds, columns=spec.alternative, values=spec.score,
                           aggfunc="mean", dropna=False, observed=True)
     wide = wide.dropna(how="all") if spec.missing == "worst" else wide
@@ -230,7 +234,8 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
         samples.append(RankingSample(design=dict(zip(design, key, strict=False)), alternatives=alts,
                                      conditions=cidx, ranks=ranks, scores=S, n_imputed=n_imp))
     return PreparedStudy(spec=spec, samples=tuple(samples), dropped_conditions=dropped_cond,
-                         dropped_alternatives=dropped_alt, n_imputed=total_imp)
+                         dropped_alternatives=dropped_alt, n_imputed=total_imp,
+                         n_averaged=n_dup)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +269,7 @@ class GeneralizabilityResult:
 
 
 def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=0.95,
-            delta=0.05, n_rep: int = 1000, estimator: str = "biased", n_boot: int = 0,
+            delta=0.05, n_rep: int = 1000, n=None, estimator: str = "biased", n_boot: int = 0,
             random_state=None, **spec_kwargs) -> GeneralizabilityResult:
     """Generalizability analysis of a study: n* per design combination and goal.
 
@@ -278,6 +283,8 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
         E.g. ``[Kernel("jaccard", k=1), "mallows", "borda:OHE"]``.
     alpha, delta : float or sequence
     n_rep : int, default 1000
+    n : None or 'even', optional
+        Subsample sizes (see :func:`mmd_distribution`); default all of ``1..floor(N/2)``.
     estimator : {'biased', 'unbiased'}
     n_boot : int, default 0
         Bootstrap resamples for a CI of n*.
@@ -323,7 +330,7 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
         for k in ks:
             X = s.filled_scores() if k.kind == "rbf" else s.ranks
             rng = task_rng(root, (s.label, k.label))
-            res = estimate_nstar(X, k, alpha=alpha, delta=delta, n_rep=n_rep,
+            res = estimate_nstar(X, k, alpha=alpha, delta=delta, n_rep=n_rep, n=n,
                                  estimator=estimator, alternatives=s.alternatives,
                                  n_boot=n_boot, random_state=rng)
             details[(s.label, k.label)] = res

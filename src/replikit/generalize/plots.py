@@ -1,0 +1,131 @@
+"""Plots of seed 004's generalizability analysis (matplotlib, imported lazily)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["plot_quantile_fit", "plot_nstar", "plot_generalizability"]
+
+
+def _axes(ax, width=6.4, height=3.6):
+    if ax is not None:
+        return ax
+    from ..report.figures import new_figure
+
+    return new_figure(width, height).add_subplot()
+
+
+def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
+    """Log-log fit of the MMD quantiles with the extrapolated n* (seed 004, Fig. 2).
+
+    Parameters
+    ----------
+    result : NStarResult
+    alpha, delta : float, optional
+        Which row of ``result.table`` (default: the first).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+        Points: ``(epsilon_n^alpha, n)``; line: ``log n = beta1 log eps + beta0``; triangle:
+        ``(epsilon*, n*)``; dashed: ``epsilon*``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.generalize import Kernel, estimate_nstar
+    >>> r = np.array([[0, 1, 2], [1, 0, 2], [0, 0, 1], [2, 1, 0]] * 4)
+    >>> ax = plot_quantile_fit(estimate_nstar(r, Kernel("mallows"), n_rep=50, random_state=0))
+    """
+    ax = _axes(ax)
+    t = result.table
+    row = t.iloc[0]
+    if alpha is not None:
+        row = t[np.isclose(t["alpha"], alpha)].iloc[0] if delta is None else \
+            t[np.isclose(t["alpha"], alpha) & np.isclose(t["delta"], delta)].iloc[0]
+    q = result.quantiles[np.isclose(result.quantiles["alpha"], row["alpha"])]
+    pos = q["q"] > 0
+    ax.loglog(q["q"][pos], q["n"][pos], "o", color="#5b7fb9", label=f"{row['alpha']:g}-quantile")
+    if np.isfinite(row["beta1"]):
+        lo = min(q["q"][pos].min(), row["eps"]) if pos.any() else row["eps"]
+        hi = q["q"][pos].max() if pos.any() else row["eps"]
+        e = np.geomspace(lo, hi, 50)
+        ax.loglog(e, np.exp(row["beta1"] * np.log(e) + row["beta0"]), "-", color="#203a66",
+                  label=f"log n = {row['beta1']:.2f} log ε + {row['beta0']:.2f}")
+    ax.axvline(row["eps"], ls="--", color="grey", lw=1)
+    ax.plot([row["eps"]], [row["nstar"]], "^", color="#b3261e", ms=9,
+            label=f"n* = {row['nstar']:.3g} (δ*={row['delta']:g})")
+    ax.set_xlabel("MMD quantile ε")
+    ax.set_ylabel("n")
+    ax.set_title(f"{result.kernel}, N = {result.N}")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return ax
+
+
+def plot_nstar(table, *, by: str = "alpha", fixed: float | None = None, ax=None):
+    """Box plots of n* over design combinations, per ``alpha*`` or ``delta*`` and kernel (Figs. 3-4).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``GeneralizabilityResult.table``.
+    by : {'alpha', 'delta'}
+        The x axis; the other parameter is held at ``fixed`` (default: its median level).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    other = "delta" if by == "alpha" else "alpha"
+    levels = np.sort(table[other].unique())
+    fixed = levels[len(levels) // 2] if fixed is None else fixed
+    t = table[np.isclose(table[other], fixed)]
+    xs = np.sort(t[by].unique())
+    kernels = list(dict.fromkeys(t["kernel"]))
+    width = 0.8 / max(len(kernels), 1)
+    colors = ["#5b7fb9", "#c98a2b", "#4f9a6a", "#9b5fb4", "#b3261e"]
+    for j, k in enumerate(kernels):
+        data = [t[(t["kernel"] == k) & np.isclose(t[by], x)]["nstar"].to_numpy() for x in xs]
+        pos = np.arange(len(xs)) + (j - (len(kernels) - 1) / 2) * width
+        bp = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True,
+                        showfliers=True, manage_ticks=False)
+        for b in bp["boxes"]:
+            b.set_facecolor(colors[j % len(colors)])
+        ax.plot([], [], "s", color=colors[j % len(colors)], label=k)
+    ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
+    ax.set_xlabel("α*" if by == "alpha" else "δ*")
+    ax.set_ylabel("n*")
+    ax.set_yscale("log")
+    ax.set_title(f"n* over design combinations ({'δ*' if other == 'delta' else 'α*'} = {fixed:g})")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, axis="y")
+    return ax
+
+
+def plot_generalizability(result, *, delta=None, ax=None):
+    """Generalizability curve ``n -> n-Gen(epsilon*)`` (seed 004, Def. 4.1).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    t = result.table
+    deltas = t["delta"].unique() if delta is None else np.atleast_1d(delta)
+    for d in deltas:
+        eps = float(t[np.isclose(t["delta"], d)]["eps"].iloc[0])
+        g = result.generalizability(eps)
+        ax.plot(g["n"], g["ngen"], "o-", ms=3, label=f"δ* = {d:g} (ε* = {eps:.3f})")
+    for a in t["alpha"].unique():
+        ax.axhline(a, ls="--", color="grey", lw=1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("n (experiments per study)")
+    ax.set_ylabel("n-Gen")
+    ax.set_title(f"{result.kernel}, N = {result.N}")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
