@@ -24,6 +24,7 @@ _EXPORTS = {
     "forest_plot": "plots", "plot_differences": "plots",
     "ReplicationAnalysis": "analysis", "analyse_replications": "analysis",
     "estimates_from_table": "analysis",
+    "simulate_replication": "simulation", "ReplicationSimulation": "simulation",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,8 +18,9 @@ def _with_intercept(X: np.ndarray) -> np.ndarray:
 
 
 def _r2(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
-    sse = ((y - pred) ** 2).sum(axis=-1)
-    sst = ((y - y.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+    """R2 over the rows axis (axis 1) of (S, n, m) arrays."""
+    sse = ((y - pred) ** 2).sum(axis=1)
+    sst = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
     return 1.0 - sse / sst
 
 
@@ -38,7 +39,8 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
     ----------
     X : ndarray of shape (S, n, p)
         Features of S studies with n rows each.
-    y : ndarray of shape (S, n)
+    y : ndarray of shape (S, n) or (S, n, m)
+        Outcome(s); m outcome columns share the design (one solve with m right-hand sides).
     perm : ndarray of shape (S, n)
         A random permutation of rows per study: the first ``round(n * train_share)`` rows train,
         the rest test; the training rows are cut into ``n_splits`` contiguous folds.
@@ -49,12 +51,15 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
 
     Returns
     -------
-    dict with ``fold_r2`` (S, K), ``fold_n`` (K,), ``test_r2`` (S,), ``test_n`` (int),
-    ``test_y`` and ``test_pred`` (S, n_test), ``p`` (predictors).
+    dict with ``fold_r2`` (S, K[, m]), ``fold_n`` (K,), ``test_r2`` (S[, m]), ``test_n``
+    (int), ``test_y`` and ``test_pred`` (S, n_test[, m]), ``p`` (predictors).
     """
     S, n, p = X.shape
+    squeeze = y.ndim == 2
+    if squeeze:
+        y = y[..., None]
     Xp = np.take_along_axis(X, perm[..., None], axis=1)
-    yp = np.take_along_axis(y, perm, axis=1)
+    yp = np.take_along_axis(y, perm[..., None], axis=1)
     n_train = int(round(n * train_share))
     Xtr, ytr = _with_intercept(Xp[:, :n_train]), yp[:, :n_train]
     Xte, yte = _with_intercept(Xp[:, n_train:]), yp[:, n_train:]
@@ -66,17 +71,22 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
         Xte = np.concatenate([Xte[..., :1], (Xte[..., 1:] - mu) / sd], axis=-1)
     pen = ridge_path_penalty(p, alpha)
     xtx = np.einsum("sni,snj->sij", Xtr, Xtr)
-    xty = np.einsum("sni,sn->si", Xtr, ytr)
-    beta = np.linalg.solve(xtx + pen, xty[..., None])[..., 0]
-    test_pred = np.einsum("sni,si->sn", Xte, beta)
+    xty = np.einsum("sni,snm->sim", Xtr, ytr)
+    beta = np.linalg.solve(xtx + pen, xty)
+    test_pred = np.einsum("sni,sim->snm", Xte, beta)
     bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
-    fold_r2 = np.empty((S, n_splits))
+    m = y.shape[-1]
+    fold_r2 = np.empty((S, n_splits, m))
     for f in range(n_splits):
         a, b = bounds[f], bounds[f + 1]
         Xf, yf = Xtr[:, a:b], ytr[:, a:b]
         xtx_f = xtx - np.einsum("sni,snj->sij", Xf, Xf)
-        xty_f = xty - np.einsum("sni,sn->si", Xf, yf)
-        bf = np.linalg.solve(xtx_f + pen, xty_f[..., None])[..., 0]
-        fold_r2[:, f] = _r2(yf, np.einsum("sni,si->sn", Xf, bf))
-    return {"fold_r2": fold_r2, "fold_n": np.diff(bounds), "test_r2": _r2(yte, test_pred),
+        xty_f = xty - np.einsum("sni,snm->sim", Xf, yf)
+        bf = np.linalg.solve(xtx_f + pen, xty_f)
+        fold_r2[:, f] = _r2(yf, np.einsum("sni,sim->snm", Xf, bf))
+    test_r2 = _r2(yte, test_pred)
+    if squeeze:
+        fold_r2, test_r2 = fold_r2[..., 0], test_r2[..., 0]
+        yte, test_pred = yte[..., 0], test_pred[..., 0]
+    return {"fold_r2": fold_r2, "fold_n": np.diff(bounds), "test_r2": test_r2,
             "test_n": n - n_train, "test_y": yte, "test_pred": test_pred, "p": p}
