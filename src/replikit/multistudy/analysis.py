@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from .._random import root_seed_sequence, task_rng
@@ -80,8 +81,8 @@ class Assessment:
 def assess(data, utility="accuracy", *, epsilon: float | None = None, n_resamples: int = 1000,
            n_permutations: int = 999, bootstrap: str = "within", distance: str = "tv",
            bins: int = 10, bag_size: int | None = None, confidence_level: float = 0.95,
-           random_state=None, model=None, repeat: int | None = 0,
-           subgroup=None) -> Assessment:
+           random_state=None, model=None, repeat: int | None = 0, subgroup=None,
+           min_units: int = 1) -> Assessment:
     """Utilities per study, ε-replicability, distances, resampling and permutation tests.
 
     Parameters
@@ -100,6 +101,9 @@ def assess(data, utility="accuracy", *, epsilon: float | None = None, n_resample
     random_state : None, int or Generator
         Root seed; the bootstrap and each permutation test get independent streams.
     model, repeat, subgroup : see :func:`study_utilities`
+    min_units : int
+        Leave out studies with fewer units (a study of one unit has a point-mass ``F_k`` at
+        total variation 1 from every other study and a ``U_k`` without variance).
 
     Returns
     -------
@@ -111,6 +115,11 @@ def assess(data, utility="accuracy", *, epsilon: float | None = None, n_resample
     study labels (sec. 6.2).
     """
     d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
+    min_units = check_int(min_units, "min_units", min_value=1)
+    if min_units > 1:
+        keep = np.flatnonzero(d.sizes >= min_units)
+        if keep.size < d.K:
+            d = d.subset(np.isin(d.codes, keep)) if keep.size else d
     if d.K < 2:
         raise DataError(f"`data` holds {d.K} study; replicability across studies needs at least "
                         "2 (use benchmark_comparison for one study, seed 001 sec. 4.3).")

@@ -531,12 +531,16 @@ def _weights(models, Xa, target, sa, labels, classification, pos_class):
     w_s, _ = _nnls(P, target, False)
     w_a, a = _nnls(P, target, True)
     # cross-study performance: mean squared error of learner k on the other studies
-    err = np.empty(len(labels))
+    err = np.full(len(labels), np.nan)
     for i, k in enumerate(labels):
         other = sa != k
-        err[i] = np.mean((P[other, i] - target[other]) ** 2)
-    inv = 1.0 / np.maximum(err, 1e-12)
-    w_cs = inv / inv.sum()
+        if other.any():
+            err[i] = np.mean((P[other, i] - target[other]) ** 2)
+    if np.isnan(err).all():  # a single training study: no cross-study performance to weigh
+        w_cs = np.full(len(labels), 1.0 / len(labels))
+    else:
+        inv = np.where(np.isnan(err), 0.0, 1.0 / np.maximum(err, 1e-12))
+        w_cs = inv / inv.sum()
     w_avg = np.full(len(labels), 1.0 / len(labels))
     return {"stack": (w_s, 0.0), "stack_intercept": (w_a, a), "cross_study": (w_cs, 0.0),
             "average": (w_avg, 0.0)}

@@ -18,6 +18,7 @@ from ..context import AuditContext
 from ..figures import svg_from_figure
 from ..registry import Section
 
+_MIN_UNITS = 10  # held-out units a study needs to enter the rule's assessment
 _LOSO_BUDGET = 8.0  # seconds: above this estimate, leave-one-study-out uses the linear model
 
 
@@ -78,8 +79,17 @@ def build(ctx: AuditContext) -> SectionOutput:
     means = {n: float(np.average(r[1].utility, weights=r[1].n)) for n, r in results.items()}
     best = max(means, key=means.get)
     data_best, su = results[best]
+    small = data_best.sizes < _MIN_UNITS
+    dropped: list = []
+    if small.any() and (~small).sum() >= 2:
+        dropped = [data_best.studies[k] for k in np.flatnonzero(small)]
+        data_best = data_best.subset(~small[data_best.codes])
+        su = study_utilities(data_best, utility)
     with ctx.stage("Cross-study replicability: resampling and permutations", total=1) as advance:
-        res = assess(data_best, utility, n_resamples=n_boot, n_permutations=n_perm,
+        # continuous (φ, y): fewer quantile bins when studies are small, so that the cells of
+        # the TV distance hold a few units each (about 5 per cell pair in the smallest study)
+        bins = int(np.clip(np.sqrt(data_best.sizes.min() / 5.0), 2, 10))
+        res = assess(data_best, utility, n_resamples=n_boot, n_permutations=n_perm, bins=bins,
                      random_state=task_rng(root, "multistudy-assess"))
         advance(1)
     boot = res.bootstrap
@@ -114,9 +124,11 @@ def build(ctx: AuditContext) -> SectionOutput:
         advance(1)
     # other rules against the best: Def. 3.3
     dom_rows = []
-    for name, (_, s) in results.items():
+    for name, (dat, s) in results.items():
         if name == best:
             continue
+        if dropped:
+            s = study_utilities(dat.subset(~small[dat.codes]), utility)
         dres = dominance(su, s, names=(best, name))
         dom_rows.append({"rule": name, "mean U": means[name], "spread (smallest eps)":
                          s.smallest_epsilon(), f"{best} dominates": dres.a_dominates_b,
@@ -145,6 +157,12 @@ def build(ctx: AuditContext) -> SectionOutput:
             "permutation p, max TV": f"{res.permutation_distance.pvalue:.4g}",
         }),
     ]
+    if dropped:
+        blocks.append(Paragraph(
+            f"{len(dropped)} studies with fewer than {_MIN_UNITS} held-out units are left out "
+            f"of the rule's assessment (a study of one or two units has a point-mass F_k, at "
+            f"total variation near 1 from every other study): "
+            f"{', '.join(map(str, dropped[:20]))}{' ...' if len(dropped) > 20 else ''}."))
     p_u = res.permutation_utility.pvalue
     blocks.append(Callout(
         (f"The studies' utilities differ by up to {eps_abs:.3g}; a permutation test of study "
@@ -169,7 +187,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         Table(model_tab, "Rules compared with the assessed rule (dominance, Def. 3.3)"),
     ]
     if d.n_studies == 2 and len(results) > 1:
-        others = [results[n][1] for n in results if n != best]
+        others = [results[n][1] for n in results if n != best]  # K = 2: nothing dropped
         ax = plot_dominance(su, others, names=[best] + [n for n in results if n != best])
         blocks.append(Figure(_svg(ax), "Average utility in the two studies (seed 001, Fig. 1)."))
     o = csv.overall()
@@ -205,11 +223,11 @@ def build(ctx: AuditContext) -> SectionOutput:
         "n_resamples": n_boot, "n_permutations": n_perm,
         "cross_study_matrix": csv.matrix.reset_index(names="train"),
         "cross_study_overall": o, "loso_model": loso_name, "loso": loso.scores,
-        "seconds": elapsed,
+        "seconds": elapsed, "tv_bins": bins, "studies_left_out": [str(x) for x in dropped],
     }
     return SectionOutput(
         key=key, title=title, blocks=blocks, data=data,
-        summary=(f"{best}: utilities differ across {d.n_studies} studies by up to "
+        summary=(f"{best}: utilities differ across {data_best.K} studies by up to "
                  f"{eps_abs:.3g} (permutation p = {p_u:.3g}); max TV distance "
                  f"{res.distance.max:.3g}; cross-study {csv.metric} {o['cross_study_mean']:.3g} "
                  f"vs within {o['within_mean']:.3g}."),
