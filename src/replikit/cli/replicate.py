@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import DataError
-from ._common import TableOpt, emit, info
+from ._common import TableOpt, emit, info, simulate_app
 
 InputArg = Annotated[Path, typer.Argument(help="CSV/Parquet/DuckDB table.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Directory for the figures (SVG) "
@@ -151,6 +151,66 @@ def meta(
     emit(text, data)
 
 
+
+
+def simulate_replication_cmd(
+    models: Annotated[str, typer.Option("--models", help="Comma-separated: lr, ridge "
+                                        "(batched), lasso, enet, rf, svm, mlp.")] = "lr,ridge",
+    repetitions: Annotated[int, typer.Option("--repetitions", "-R", min=1,
+                                             help="Monte-Carlo repetitions.")] = 200,
+    n_studies: Annotated[int, typer.Option("--studies", min=3, help="Studies K.")] = 8,
+    n_per_study: Annotated[int, typer.Option("--n", min=50, help="Rows per study.")] = 2000,
+    tau2: Annotated[str, typer.Option("--tau2", help="tau2 estimator (the seed's R meta "
+                                      "package: DL).")] = "DL",
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Root seed.")] = 0,
+    n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Workers for the "
+                                        "scikit-learn models.")] = 1,
+    out: OutOpt = None,
+) -> None:
+    """Seed 000's Study 2: do the procedures tell replications from non-replications?"""
+    from ..replicate.simulation import simulate_replication
+    from ._common import state
+
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    info(f"Simulating {repetitions} repetition(s) of {n_studies} studies x {n_per_study} rows, "
+         f"models {', '.join(names)} (anes as the population).")
+    if state.progress:
+        from ..report.context import Progress
+
+        with Progress(True).stage("Study 2 repetitions", total=repetitions) as advance:
+            res = simulate_replication(models=names, n_repetitions=repetitions,
+                                       n_studies=n_studies, n_per_study=n_per_study,
+                                       tau2_method=tau2, random_state=seed, n_jobs=n_jobs,
+                                       progress=advance)
+    else:
+        res = simulate_replication(models=names, n_repetitions=repetitions, n_studies=n_studies,
+                                   n_per_study=n_per_study, tau2_method=tau2,
+                                   random_state=seed, n_jobs=n_jobs)
+    if out is not None:
+        from ..replicate.plots import plot_simulation
+        from ..report.figures import svg_from_figure
+
+        out.mkdir(parents=True, exist_ok=True)
+        res.table.to_csv(out / "study2_table.csv", index=False)
+        res.diagnostic().to_csv(out / "study2_diagnostic.csv", index=False)
+        figs = {"fig9a_cv_inconsistency": ("cv", "inconsistency", "random"),
+                "fig9b_cv_consistency": ("cv", "consistency", "random"),
+                "fig10a_test_inconsistency": ("test", "inconsistency", "random"),
+                "fig10b_test_consistency": ("test", "consistency", "random"),
+                "fig11_cv_population_random": ("cv", "captured", "random"),
+                "fig11_cv_population_fixed": ("cv", "captured", "fixed"),
+                "fig12_test_population_random": ("test", "captured", "random"),
+                "fig12_test_population_fixed": ("test", "captured", "fixed")}
+        for name, (measure, procedure, stage2) in figs.items():
+            fig = plot_simulation(res, measure=measure, procedure=procedure, stage2=stage2)
+            (out / f"{name}.svg").write_text(svg_from_figure(fig))
+        info(f"Wrote study2_table.csv, study2_diagnostic.csv and {len(figs)} figures to {out}/")
+    emit(str(res), {"runtime_seconds": res.runtime_seconds, "r2_population": res.r2_population,
+                    "n_repetitions": res.n_repetitions, "settings": res.settings,
+                    "table": res.table})
+
+
 def register(app: typer.Typer) -> None:
     app.command("replicate")(replicate)
     app.command("meta")(meta)
+    simulate_app.command("replication")(simulate_replication_cmd)

@@ -21,7 +21,7 @@ _EXPORTS = {
     "Consistency": "aims", "consistency": "aims", "combine": "aims",
     "replication_table": "aims",
     "TwoStage": "twostage", "two_stage": "twostage", "population": "twostage",
-    "forest_plot": "plots", "plot_differences": "plots",
+    "forest_plot": "plots", "plot_differences": "plots", "plot_simulation": "plots",
     "ReplicationAnalysis": "analysis", "analyse_replications": "analysis",
     "estimates_from_table": "analysis",
     "simulate_replication": "simulation", "ReplicationSimulation": "simulation",

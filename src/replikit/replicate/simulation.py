@@ -132,8 +132,12 @@ def _r2_rows(y, pred):
 
 def _fit_one(name, X, y, perm, n_splits, train_share, seed):
     """(fold R2 (K,), test R2) of one sklearn model on one study outcome."""
-    from sklearn.base import clone
+    import warnings
 
+    from sklearn.base import clone
+    from sklearn.exceptions import ConvergenceWarning
+
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
     n = y.size
     n_train = int(round(n * train_share))
     Xp, yp = X[perm], y[perm]
