@@ -131,13 +131,20 @@ def _r2_rows(y, pred):
 
 
 def _fit_one(name, X, y, perm, n_splits, train_share, seed):
-    """(fold R2 (K,), test R2) of one sklearn model on one study outcome."""
+    """(fold R2 (K,), test R2) of one sklearn model on one study outcome; the MLP's
+    convergence warnings (early stopping at max_iter) are silenced."""
     import warnings
 
-    from sklearn.base import clone
     from sklearn.exceptions import ConvergenceWarning
 
-    warnings.filterwarnings("ignore", category=ConvergenceWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return _fit_one_inner(name, X, y, perm, n_splits, train_share, seed)
+
+
+def _fit_one_inner(name, X, y, perm, n_splits, train_share, seed):
+    from sklearn.base import clone
+
     n = y.size
     n_train = int(round(n * train_share))
     Xp, yp = X[perm], y[perm]
