@@ -61,7 +61,7 @@ def generalize(
     """How many experiments (e.g. datasets) are needed for a study's rankings to generalize?"""
     from ..data.io import read_frame
     from ..errors import ParameterError
-    from ..generalize import StudySpec, analyze, prepare
+    from ..generalize import StudySpec, analyze, parse_goal, prepare
 
     hold = {}
     for item in held or []:
@@ -79,11 +79,15 @@ def generalize(
                      design=list(design or []), held_constant=hold,
                      lower_is_better=lower_is_better, missing=missing,
                      min_condition_coverage=coverage, min_alternative_coverage=coverage)
+    kernels = [parse_goal(g) for g in (goal or ["mallows"])]
     prepared = prepare(frame, spec)
+    for k in kernels:
+        if k.kind == "borda":
+            k.resolve_index(prepared.samples[0].alternatives)
     info(str(prepared))
     if prepared.dropped_alternatives:
         info("dropped alternatives: " + ", ".join(map(str, prepared.dropped_alternatives)))
-    res = analyze(prepared, kernels=list(goal or ["mallows"]), alpha=_floats(alpha, "--alpha"),
+    res = analyze(prepared, kernels=kernels, alpha=_floats(alpha, "--alpha"),
                   delta=_floats(delta, "--delta"), n_rep=reps, n_boot=boot,
                   n="even" if grid == "even" else None, random_state=random_state)
     if out is not None:

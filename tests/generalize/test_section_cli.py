@@ -1,0 +1,59 @@
+"""Audit section and command line of replikit.generalize."""
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from replikit.cli import app, main
+from replikit.report.audit import example_dataset
+from replikit.report.context import AuditContext
+from replikit.report.sections.generalize import build
+
+REF = Path(__file__).resolve().parents[1] / "reference" / "generalize"
+
+
+def test_audit_section_on_anes_quick():
+    ctx = AuditContext(dataset=example_dataset("anes"), random_state=0, quick=True)
+    t0 = time.perf_counter()
+    out = build(ctx)
+    assert time.perf_counter() - t0 < 20
+    assert not out.skipped
+    t = out.data["nstar"]
+    assert set(t["kernel"]) >= {"mallows", "jaccard(k=1)"}
+    assert np.all(t["nstar"] >= 1) and out.data["N"] == 10
+    # ranks are dense tiers per study
+    r = out.data["ranks"].drop(columns="study").to_numpy()
+    assert r.min() == 0 and np.all(r.min(axis=1) == 0)
+    json.dumps(out.json(), allow_nan=False)
+
+
+def test_section_skips_single_study():
+    d = example_dataset("anes")
+    one = type(d)(name=d.name, X=d.X, y=d.y, study=None, task=d.task, n_dropped=0)
+    assert "studies" in build(AuditContext(dataset=one, quick=True)).skipped
+
+
+def test_cli_json_and_errors(tmp_path, capsys):
+    runner = CliRunner()
+    args = ["generalize", str(REF / "encoders_results.csv.gz"), "--alternative", "encoder",
+            "--score", "cv_score", "--factor", "dataset", "--design", "scoring",
+            "--hold", "model=DTC", "--hold", "tuning=full", "--goal", "jaccard:1",
+            "--goal", "borda:OHE", "--reps", "200", "--grid", "even", "--out", str(tmp_path)]
+    res = runner.invoke(app, ["--format", "json", *args])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    rows = data["nstar"]
+    assert len(rows) == 8 and {r["kernel"] for r in rows} == {"jaccard(k=1)", "borda(OHE)"}
+    acc = [r for r in rows if r["scoring"] == "ACC" and r["kernel"] == "jaccard(k=1)"][0]
+    assert 22 < acc["nstar"] < 34   # paper: 28
+    assert (tmp_path / "generalize_nstar.csv").exists()
+    assert any(p.suffix == ".svg" for p in tmp_path.iterdir())
+    with pytest.raises(SystemExit) as exc:
+        main([*args[:-2], "--goal", "borda:NOPE"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "NOPE" in err[0]
