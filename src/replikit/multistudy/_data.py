@@ -234,7 +234,8 @@ def _proba_label(col: str):
 
 def from_predictions(predictions, *, model=None, repeat: int | None = 0,
                      study_order=None) -> MultiStudyData:
-    """Units from a :class:`~replikit.data.Predictions` table (one model, one repeat).
+    """Units from a :class:`~replikit.data.Predictions` table (one model, one repeat): the
+    rule φ applied to the units of every study (seed 001, sec. 2.3).
 
     Parameters
     ----------
@@ -356,7 +357,8 @@ def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
 
 def load_predictions(path, *, study: str = "study", table: str | None = None,
                      study_option: str = "study") -> Predictions:
-    """Read a rule's predictions from CSV, Parquet or DuckDB as a Predictions table.
+    """Read a rule's predictions (seed 001: φ applied to S_1..S_K) from CSV, Parquet or
+    DuckDB as a Predictions table.
 
     The file needs ``y_true``, ``y_pred`` and a study column (``study`` names it; it becomes the
     ``study`` column). Missing key columns are filled for a single fixed rule: ``model='rule'``,

@@ -320,7 +320,7 @@ def dominance(a: StudyUtilities, b: StudyUtilities, *, names=("a", "b")) -> Domi
     >>> from replikit.multistudy import from_arrays, study_utilities
     >>> s = ["x", "x", "y", "y"]
     >>> a = study_utilities(from_arrays([1, 1, 1, 1], [1, 1, 1, 0], s))
-    >>> b = study_utilities(from_arrays([1, 1, 1, 1], [1, 0, 1, 0], s))
+    >>> b = study_utilities(from_arrays([1, 1, 1, 1], [1, 0, 0, 0], s))
     >>> dominance(a, b).a_dominates_b
     True
     """
