@@ -175,3 +175,18 @@ def test_binned_tv_of_continuous_data_uses_pooled_quantiles():
     f = dm.frequencies.to_numpy()
     assert f.shape == (2, 16) and np.allclose(f.sum(1), 1)
     pd.testing.assert_index_equal(dm.to_frame().index, pd.Index(["s0", "s1"]))
+
+
+def test_subgroup_from_a_predictions_column_and_row_mask():
+    f = pd.DataFrame({"study": ["a"] * 4 + ["b"] * 4, "model": "m", "repeat": 0, "fold": 0,
+                      "row": [7, 6, 5, 4, 3, 2, 1, 0], "y_true": [1, 1, 0, 0, 1, 1, 0, 0],
+                      "y_pred": [1, 1, 0, 1, 1, 0, 0, 0],
+                      "sex": ["f", "f", "m", "m", "f", "f", "m", "m"]})
+    by_col = study_utilities(f, subgroup=lambda d: d.extra["sex"].to_numpy() == "f")
+    assert by_col.utility.tolist() == [1.0, 0.5]
+    # a mask over the data rows, indexed by the `row` column
+    mask = np.zeros(8, bool)
+    mask[[7, 6, 3, 2]] = True
+    assert study_utilities(f, subgroup=mask).utility.tolist() == [1.0, 0.5]
+    tab = local_replicability(f, "sex").set_index("group")
+    assert tab.loc["m", "utility_min"] == 0.5 and tab.loc["m", "utility_max"] == 1.0
