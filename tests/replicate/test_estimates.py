@@ -165,3 +165,21 @@ def test_from_summary_and_folds():
     re = from_folds(folds, 134, pooling="random", tau2_method="DL")
     assert re.se >= fe.se - 1e-15
     assert "r2 = " in str(e) and set(e.to_frame().columns) >= {"estimate", "se", "ci_low"}
+
+
+def test_callable_metric_bootstrap_matches_builtin():
+    from sklearn.metrics import mean_absolute_error
+
+    y, yhat = _data(200, 4)
+    a = from_predictions(y, yhat, metric=mean_absolute_error, n_resamples=300, random_state=5)
+    b = from_predictions(y, yhat, metric="mae", method="bootstrap", n_resamples=300,
+                         random_state=5)
+    assert a.metric == "mean_absolute_error" and a.value == pytest.approx(b.value)
+    np.testing.assert_allclose(a.replicates, b.replicates, rtol=1e-12)
+    bca_a = from_predictions(y, yhat, metric=mean_absolute_error, n_resamples=300,
+                             random_state=5, interval="bca").confidence_interval()
+    bca_b = from_predictions(y, yhat, metric="mae", method="bootstrap", n_resamples=300,
+                             random_state=5, interval="bca").confidence_interval()
+    assert (bca_a.low, bca_a.high) == pytest.approx((bca_b.low, bca_b.high), rel=1e-10)
+    with pytest.raises(ParameterError, match="bootstrap"):
+        from_predictions(y, yhat, metric=mean_absolute_error, method="delta")

@@ -175,3 +175,11 @@ def test_properties(ys, seed, method):
     widths = [res.confidence_interval(c).width for c in (0.5, 0.8, 0.9, 0.95, 0.99)]
     assert np.all(np.diff(widths) > 0)
     assert res.prediction_interval().width >= res.confidence_interval().width - 1e-12
+
+
+def test_tau2_interval_levels_nested():
+    res = meta_analysis(Y, V, method="REML")
+    c95 = res.tau2_confidence_interval(0.95)
+    assert (c95.low, c95.high) == pytest.approx((res.tau2_ci.low, res.tau2_ci.high))
+    c80 = res.tau2_confidence_interval(0.80)
+    assert c95.low < c80.low < res.tau2 < c80.high < c95.high

@@ -566,7 +566,9 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | N
         ``metric='auc'``, the score column ``proba_1`` or the last ``proba_*`` column).
     y_pred : array-like of shape (n,), optional
         Predictions (scores for AUC).
-    metric : {'r2', 'mse', 'mae', 'accuracy', 'error_rate', 'auc'}
+    metric : {'r2', 'mse', 'mae', 'accuracy', 'error_rate', 'auc'} or callable
+        A callable ``metric(y_true, y_pred) -> float`` is estimated by the bootstrap (one call
+        per replicate; BCa uses one call per left-out row).
     method : str, optional
         ``'olkin_finn'`` / ``'cohen'`` (R2; seed eq. 1), ``'delta'`` (MSE/MAE: SE of the mean
         per-observation loss), ``'wilson'`` (accuracy/error rate), ``'delong'`` (AUC) or
@@ -590,6 +592,10 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | N
     for all B replicates. A negative test R2 is valid for the bootstrap but rejected by
     Olkin-Finn/Lee. Example: ``from_predictions(y, yhat, method='bootstrap', random_state=0)``.
     """
+    if callable(metric):
+        return _bootstrap_callable(metric, y_true, y_pred, k=k, interval=interval,
+                                   n_resamples=n_resamples, random_state=random_state,
+                                   label=label, method=method)
     metric = check_choice(metric, "metric", METRICS)
     if isinstance(y_true, pd.DataFrame):
         frame = y_true
@@ -661,3 +667,32 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | N
                         check_choice(interval or "wilson", "interval", ("wilson", "wald")))
     auc, se = _auc_delong(y, yhat)
     return Estimate(auc, se, n, k, metric, "delong", str(label), "wald")
+
+
+def _bootstrap_callable(fn, y_true, y_pred, *, k, interval, n_resamples, random_state, label,
+                        method):
+    """Bootstrap of a user metric ``fn(y_true, y_pred)`` (generic, one call per replicate)."""
+    if method not in (None, "bootstrap"):
+        raise ParameterError(f"a callable `metric` is estimated by method='bootstrap' only; got "
+                             f"{method!r}.")
+    if y_pred is None:
+        raise ParameterError("`y_pred` is required with a callable `metric`; got None.")
+    y = np.asarray(y_true)
+    yhat = np.asarray(y_pred)
+    if y.shape != yhat.shape or y.ndim != 1 or y.size < 3:
+        raise DataError(f"`y_true` and `y_pred` must be 1-D of equal length >= 3; got {y.shape} "
+                        f"and {yhat.shape}.")
+    interval = check_choice(interval or "basic", "interval", BOOT_INTERVALS)
+    n_resamples = check_int(n_resamples, "n_resamples", min_value=10)
+    rng = check_random_state(random_state)
+    n = y.size
+    value = float(fn(y, yhat))
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    reps = np.array([float(fn(y[i], yhat[i])) for i in idx])
+    jk = ()
+    if interval == "bca":
+        keep = ~np.eye(n, dtype=bool)
+        jk = tuple(float(fn(y[keep[i]], yhat[keep[i]])) for i in range(n))
+    name = getattr(fn, "__name__", "metric")
+    return Estimate(value, float(np.nanstd(reps, ddof=1)), n, k, name, "bootstrap", str(label),
+                    interval, tuple(reps.tolist()), jk)

@@ -301,6 +301,11 @@ class MetaResult:
         half = q * math.sqrt(self.se ** 2 + self.tau2)
         return ConfidenceInterval(self.estimate - half, self.estimate + half)
 
+    def tau2_confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Q-profile interval of tau2 at ``confidence_level`` (``tau2_ci`` holds the 95% one)."""
+        lo, hi = tau2_qprofile_ci(np.asarray(self.y), np.asarray(self.v), confidence_level)
+        return ConfidenceInterval(float(lo), float(hi))
+
     def study_frame(self) -> pd.DataFrame:
         """One row per input: ``label, estimate, se, ci_low, ci_high, weight`` (z 95% CIs)."""
         y = np.asarray(self.y)
