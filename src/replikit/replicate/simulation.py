@@ -212,8 +212,9 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
         The pooled "population" (default: the built-in ``anes`` example, 13,440 rows).
     models : sequence of str
         From ``'lr', 'ridge'`` (batched closed form) and ``'lasso', 'enet', 'rf', 'svm',
-        'mlp'`` (scikit-learn, one fit at a time). MARS is not included: no maintained PyPI
-        package (py-earth is unmaintained).
+        'mlp'`` (scikit-learn, one fit at a time). MARS is not included: the scikit-learn
+        contrib package (sklearn-contrib-py-earth) was last released in 2017; newer
+        re-implementations (mars-earth, py-earth2) are not project dependencies.
     n_studies, n_per_study : int
         K = 8 studies of n = 2000 rows (seed). Each study is drawn without replacement; studies
         are drawn independently, so they may share rows when K n exceeds the pool.
