@@ -183,3 +183,12 @@ def test_callable_metric_bootstrap_matches_builtin():
     assert (bca_a.low, bca_a.high) == pytest.approx((bca_b.low, bca_b.high), rel=1e-10)
     with pytest.raises(ParameterError, match="bootstrap"):
         from_predictions(y, yhat, metric=mean_absolute_error, method="delta")
+
+
+def test_fold_input_errors():
+    with pytest.raises(DataError, match="n_per_fold"):
+        from_folds([0.4, 0.5, 0.45], [100, 100])
+    with pytest.raises(DataError, match="`se`"):
+        from_folds([0.4, 0.5, 0.45], 100, se=[0.1, 0.1])
+    with pytest.raises(DataError, match="at least 2"):
+        from_folds([0.4], 100)

@@ -402,7 +402,11 @@ def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str 
     vals = np.asarray(values, float)
     if vals.ndim != 1 or vals.size < 2:
         raise DataError(f"`values` must hold at least 2 fold estimates; got shape {vals.shape}.")
-    nf = np.broadcast_to(np.asarray(n_per_fold, float), vals.shape)
+    nf = np.asarray(n_per_fold, float)
+    if nf.ndim > 1 or (nf.ndim == 1 and nf.size != vals.size):
+        raise DataError(f"`n_per_fold` must be one size or one per fold ({vals.size}); got shape "
+                        f"{nf.shape}.")
+    nf = np.broadcast_to(nf, vals.shape)
     if se is None:
         if metric != "r2":
             raise ParameterError(f"`se` is required for metric {metric!r}; got None.")
@@ -411,7 +415,11 @@ def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str 
             raise DataError("a fold R2 of exactly 0 has Olkin-Finn SE 0 and cannot be weighted; "
                             "pass `se` explicitly.")
     else:
-        fold_se = np.broadcast_to(np.asarray(se, float), vals.shape)
+        fold_se = np.asarray(se, float)
+        if fold_se.ndim > 1 or (fold_se.ndim == 1 and fold_se.size != vals.size):
+            raise DataError(f"`se` must be one value or one per fold ({vals.size}); got shape "
+                            f"{fold_se.shape}.")
+        fold_se = np.broadcast_to(fold_se, vals.shape)
     method = "FE" if pooling == "fixed" else tau2_method
     res = meta_analysis(vals, se=fold_se, method=method,
                         labels=[f"fold {i + 1}" for i in range(vals.size)])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_confidence_level
-from ..errors import DataError
+from ..errors import DataError, ParameterTypeError
 from .meta import MetaResult
 
 __all__ = ["forest_plot", "plot_differences", "plot_simulation"]
@@ -60,6 +60,9 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     """
     from scipy import stats
 
+    if not isinstance(result, MetaResult):
+        raise ParameterTypeError(f"`result` must be a MetaResult (from meta_analysis); got "
+                                 f"{type(result).__name__}.")
     level = check_confidence_level(confidence_level)
     k = result.k
     ax = _axes(ax, 7.2, 1.3 + 0.28 * (k + 3))
