@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from .._validation import check_choice, check_confidence_level
 from ..errors import ConvergenceError, DataError, ParameterError
@@ -81,7 +81,17 @@ def q_statistic(y, v, tau2=0.0) -> np.ndarray:
 
 
 def _bisect_decreasing(fun, target, lo, hi, n_iter=200):
-    """Vectorised bisection of a decreasing ``fun`` for ``fun(x) = target`` on ``[lo, hi]``."""
+    """Root of a decreasing ``fun(x) = target`` on ``[lo, hi]``: Brent's method for a single
+    problem, vectorised bisection over a batch."""
+    if np.ndim(lo) == 0 and np.ndim(hi) == 0:
+        f_lo = float(fun(np.asarray(lo, float))) - target
+        f_hi = float(fun(np.asarray(hi, float))) - target
+        if f_lo <= 0:
+            return np.asarray(float(lo))
+        if f_hi >= 0:
+            return np.asarray(float(hi))
+        return np.asarray(optimize.brentq(lambda x: float(fun(np.asarray(x))) - target,
+                                          float(lo), float(hi), xtol=1e-15, rtol=1e-14))
     lo = np.array(lo, float, copy=True)
     hi = np.array(hi, float, copy=True)
     for _ in range(n_iter):
