@@ -1,0 +1,60 @@
+"""Valid statistical comparison of two or more models (seed 002, Gardner & Brooks 2017).
+
+Tests on resampled scores (corrected resampled and corrected repeated k-fold t, 5x2cv t and F,
+sorted runs, the Bayesian correlated t, a TOST equivalence test, and the naive t and
+difference-in-proportions z flagged invalid), tests on hold-out predictions (McNemar,
+Cochran's Q), permutation tests, multiple comparisons across datasets (Friedman, Nemenyi,
+Wilcoxon-Holm), a calibration simulation of the tests, and the convenience layer
+:func:`compare_scores` / :func:`compare_models` that runs the recommended tests for every pair of
+models and returns one tidy :class:`ComparisonTable`.
+
+Names are imported lazily from their modules so that ``import replikit.compare`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    # _result.py
+    "ComparisonResult": "_result", "BayesianResult": "_result",
+    # _pairing.py
+    "Paired": "_pairing", "paired_scores": "_pairing",
+    # resampled.py
+    "corrected_resampled_ttest": "resampled", "corrected_repeated_kfold_ttest": "resampled",
+    "paired_ttest_5x2cv": "resampled", "combined_ftest_5x2cv": "resampled",
+    "sorted_runs_ttest": "resampled", "naive_paired_ttest": "resampled",
+    "proportions_ztest": "resampled", "equivalence_ttest": "resampled",
+    "bayesian_correlated_ttest": "resampled",
+    # predictions.py
+    "mcnemar_test": "predictions", "mcnemar_test_from_table": "predictions",
+    "mcnemar_test_from_predictions": "predictions", "cochrans_q_test": "predictions",
+    "cochrans_q_test_from_predictions": "predictions",
+    # multiple.py
+    "adjust_pvalues": "multiple", "friedman_test": "multiple", "FriedmanResult": "multiple",
+    "nemenyi_test": "multiple", "NemenyiResult": "multiple",
+    "critical_difference": "multiple", "wilcoxon_holm": "multiple",
+    "scores_to_table": "multiple",
+    # permutation.py
+    "permutation_test": "permutation",
+    # plots.py
+    "plot_cd_diagram": "plots", "plot_comparisons": "plots",
+    # calibration.py
+    "simulate_tests": "calibration", "CalibrationResult": "calibration",
+    # api.py
+    "compare_scores": "api", "compare_models": "api", "ComparisonTable": "api",
+    "TESTS": "api",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'replikit.compare' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return __all__
