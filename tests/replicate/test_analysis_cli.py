@@ -156,7 +156,10 @@ def test_audit_section(tmp_path):
     doc = json.loads(rep.json_path.read_text())
     sec = [s for s in doc["sections"] if s["key"] == "replicate"][0]
     assert sec["data"]["original"] == "1990"
-    assert len(sec["data"]["replications"]) == 3 * 2  # 3 kinds of estimate x 2 replications
+    # the batched linear model and the audited default models (lr, rf; the constant baseline
+    # has no R2 to replicate): 3 models x 3 kinds of estimate x 2 replications
+    assert sec["data"]["models"] == ["linear model", "lr", "rf"]
+    assert len(sec["data"]["replications"]) == 3 * 3 * 2
     assert {r["inconsistency"] for r in sec["data"]["replications"]} <= {
         "inconsistent", "not shown inconsistent"}
     html = rep.html_path.read_text()
@@ -166,3 +169,10 @@ def test_audit_section(tmp_path):
     rep1 = run_audit(one, tmp_path / "one", sections=["replicate"], quick=True)
     sec1 = json.loads(rep1.json_path.read_text())["sections"][0]
     assert "two studies" in sec1.get("skipped", "")
+    # a model whose R2 is not positive in some study is left out with the reason, not the section
+    noise = dataset_from_frame(df.assign(y=rng.normal(size=n)), target="y", study="year")
+    from replikit._models import make_models
+    rep2 = run_audit(noise, tmp_path / "noise", sections=["replicate"], quick=True,
+                     models=make_models("tree", "regression"))
+    sec2 = json.loads(rep2.json_path.read_text())["sections"][0]
+    assert sec2.get("skipped") or "tree" in sec2["data"]["models_left_out"]

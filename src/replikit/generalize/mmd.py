@@ -210,7 +210,8 @@ def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
     n : sequence of int, None or 'even', optional
         Subsample sizes; default ``1, ..., floor(N/2)`` as in Algorithm 1. ``'even'`` is the grid
         of the authors' code (genexpy): ``2, 4, ...`` strictly below ``N/2``; it is the grid that
-        reproduces the paper's published n* values.
+        reproduces the paper's published n* values. For N < 6 that grid is empty and the full one
+        is used.
     n_rep : int, default 1000
         Repetitions per n.
     estimator : {'biased', 'unbiased'}
@@ -245,8 +246,10 @@ def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
         if n != "even":
             raise ParameterError(f"`n` must be a sequence of sizes, None or 'even'; got {n!r}.")
         ns = np.arange(2, N // 2, 2)
-        if ns.size == 0:
-            raise DataError(f"The 'even' grid (2, 4, ... < N/2) is empty for N={N}.")
+        if ns.size == 0:  # N < 6: fall back to Algorithm 1's grid rather than fail
+            if N < 2:
+                raise DataError(f"At least 2 results are needed; got N={N}.")
+            ns = np.arange(1, N // 2 + 1)
     elif n is None:
         if N < 2:
             raise DataError(f"At least 2 results are needed for two disjoint samples; got N={N}.")

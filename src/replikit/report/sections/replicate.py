@@ -49,6 +49,46 @@ def _study_fits(ctx: AuditContext, order, n_splits: int, max_rows: int | None):
     return out
 
 
+def _sklearn_fits(ctx: AuditContext, models: dict, order, n_splits: int, max_rows: int):
+    """CV fold R2 and test R2 of the user's models on the same kind of split, per study."""
+    from sklearn.base import clone
+    from sklearn.metrics import r2_score
+
+    from ..._random import task_int_seed
+
+    d = ctx.dataset
+    X = d.X.to_numpy(float)
+    y = d.y.to_numpy(float)
+    study = d.study.astype(str).to_numpy()
+    out: dict[str, dict[str, dict]] = {}
+    for name, est in models.items():
+        per = {}
+        for s in order:
+            idx = np.flatnonzero(study == str(s))
+            rng = task_rng(ctx.random_state, ("replicate-sk", str(s)))
+            if idx.size > max_rows:
+                idx = np.sort(rng.choice(idx, max_rows, replace=False))
+            perm = idx[rng.permutation(idx.size)]
+            n_train = int(round(idx.size * 2 / 3))
+            tr_rows, te_rows = perm[:n_train], perm[n_train:]
+            bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
+            seed = task_int_seed(ctx.random_state, ("replicate-sk", name, str(s)))
+            base = clone(est)
+            if "random_state" in base.get_params():
+                base.set_params(random_state=seed)
+            folds = np.empty(n_splits)
+            for f in range(n_splits):
+                hold = tr_rows[bounds[f]:bounds[f + 1]]
+                fit_rows = np.concatenate([tr_rows[:bounds[f]], tr_rows[bounds[f + 1]:]])
+                m = clone(base).fit(X[fit_rows], y[fit_rows])
+                folds[f] = r2_score(y[hold], m.predict(X[hold]))
+            m = clone(base).fit(X[tr_rows], y[tr_rows])
+            per[str(s)] = {"fold_r2": folds[None], "fold_n": np.diff(bounds),
+                           "test_y": y[te_rows][None], "test_pred": m.predict(X[te_rows])[None]}
+        out[str(name)] = per
+    return out
+
+
 def build(ctx: AuditContext) -> SectionOutput:
     from ...replicate import analyse_replications, forest_plot, from_folds, from_predictions
     from ...replicate.plots import plot_differences
@@ -65,34 +105,53 @@ def build(ctx: AuditContext) -> SectionOutput:
     order = [str(s) for s in _order(pd.unique(d.study.astype(str)))]
     n_splits = 5 if ctx.quick else 10
     max_rows = 400 if ctx.quick else None
-    with ctx.stage("Replication: per-study CV and test R2", total=1) as advance:
-        fits = _study_fits(ctx, order, n_splits, max_rows)
+    # the audited models: scikit-learn fits on a subsample of each study, 5-fold CV so that
+    # folds stay large enough for a positive R2 (Olkin-Finn needs R2 in [0, 1))
+    sk_rows, sk_splits = (400, 5) if ctx.quick else (1000, 5)
+    from ..._models import default_models
+
+    user_models = ctx.models if ctx.models is not None else default_models(d.task)
+    user_models = {k: v for k, v in user_models.items()
+                   if type(v).__name__ not in ("DummyRegressor", "DummyClassifier")}
+    with ctx.stage("Replication: per-study CV and test R2", total=2) as advance:
+        all_fits = {"linear model": _study_fits(ctx, order, n_splits, max_rows)}
+        advance(1)
+        all_fits.update(_sklearn_fits(ctx, user_models, order, sk_splits, sk_rows))
         advance(1)
     p = d.X.shape[1]
     groups = {}
-    try:
-        for pooling, name in (("random", f"CV, folds RE ({TAU2})"), ("fixed", "CV, folds FE")):
-            groups[("linear model", name)] = [
-                from_folds(f["fold_r2"][0], f["fold_n"], pooling=pooling, tau2_method=TAU2,
-                           k=p, label=s) for s, f in fits.items()]
-        groups[("linear model", "test")] = [
-            from_predictions(f["test_y"][0], f["test_pred"][0], k=p, label=s)
-            for s, f in fits.items()]
-    except DataError as exc:
-        return SectionOutput(key, title, skipped=f"R2 outside [0, 1) in a study ({exc}); the "
-                             "Olkin-Finn SE does not apply.")
+    left_out = {}
+    for model, fits in all_fits.items():
+        try:
+            mg = {}
+            for pooling, name in (("random", f"CV, folds RE ({TAU2})"),
+                                  ("fixed", "CV, folds FE")):
+                mg[(model, name)] = [
+                    from_folds(f["fold_r2"][0], f["fold_n"], pooling=pooling,
+                               tau2_method=TAU2, k=p, label=s) for s, f in fits.items()]
+            mg[(model, "test")] = [
+                from_predictions(f["test_y"][0], f["test_pred"][0], k=p, label=s)
+                for s, f in fits.items()]
+        except DataError as exc:  # e.g. a baseline with R2 <= 0: Olkin-Finn does not apply
+            left_out[model] = str(exc)
+            continue
+        groups.update(mg)
+    if "linear model" in left_out:
+        return SectionOutput(key, title, skipped="R2 of the linear model outside [0, 1) in a "
+                             f"study ({left_out['linear model']}); the Olkin-Finn SE does not "
+                             "apply.")
     original = order[0]
     res = analyse_replications(groups, original, margin=MARGIN, method="sa", tau2_method=TAU2)
     tab = res.table
     summary_rows = []
-    for (_model, source), sub in tab.groupby(["model", "source"], sort=False):
-        summary_rows.append({"estimate": source, "replications": len(sub),
+    for (model, source), sub in tab.groupby(["model", "source"], sort=False):
+        summary_rows.append({"model": model, "estimate": source, "replications": len(sub),
                              "inconsistent (95% CI excludes 0)":
                                  int((sub["inconsistency"] == "inconsistent").sum()),
                              f"consistent (90% CI inside +-{MARGIN})":
                                  int((sub["consistency"] == "consistent").sum())})
     summary = pd.DataFrame(summary_rows)
-    test_tab = tab[tab["source"] == "test"]
+    test_tab = tab[(tab["source"] == "test") & (tab["model"] == "linear model")]
     n_inc = int((test_tab["inconsistency"] == "inconsistent").sum())
     n_con = int((test_tab["consistency"] == "consistent").sum())
     level = "bad" if n_inc > len(test_tab) / 2 else ("good" if n_con > 0 else "warn")
@@ -108,14 +167,18 @@ def build(ctx: AuditContext) -> SectionOutput:
     cv_meta = res.meta[("linear model", cv_name, "random")]
     forest_cv = forest_plot(cv_meta, xlabel="CV R2 (linear model, folds pooled by RE)",
                             refline=None, title="CV R2 by study, pooled by random effects")
-    show = tab[["source", "replication", "value", "difference", "ci_low", "ci_high",
+    show = tab[["model", "source", "replication", "value", "difference", "ci_low", "ci_high",
                 "inconsistency", "tost_ci_low", "tost_ci_high", "p_tost", "consistency"]]
-    pooled = res.pooled[["source", "pooling", "method", "ci_method", "k", "estimate", "se",
+    pooled = res.pooled[["model", "source", "pooling", "method", "ci_method", "k", "estimate", "se",
                          "ci_low", "ci_high", "tau2", "q", "q_pvalue", "i2_q"]]
     facts = {
         "original study": original,
         "replications": f"{len(order) - 1}",
-        "model": f"linear regression (least squares, {p} features)",
+        "models": f"linear regression (least squares, {p} features, all rows)"
+                  + (f"; {', '.join(m for m in all_fits if m != 'linear model')} (the audited "
+                     f"models, scikit-learn, at most {sk_rows} rows per study and {sk_splits}-fold CV "
+                     "to keep the audit within its time budget; a constant baseline has no R2 "
+                     "to replicate)" if len(all_fits) > 1 else ""),
         "design per study": f"2:1 train/test split, {n_splits}-fold CV on the training part"
                             + (f"; at most {max_rows} rows per study (quick mode)"
                                if max_rows else ""),
@@ -128,6 +191,10 @@ def build(ctx: AuditContext) -> SectionOutput:
                              f"{test_meta.confidence_interval().high:.4f}], "
                              f"tau2 = {test_meta.tau2:.3g}, I2 = {test_meta.i2_q:.1f}%"),
     }
+    if left_out:
+        facts["left out"] = "; ".join(
+            f"{m}: R2 outside [0, 1) in a study, so the Olkin-Finn SE does not apply"
+            for m in left_out)
     blocks = [
         Paragraph("Does a later study reproduce the R2 reported by the first? Following "
                   "Vijayakumar & Cheung (2021), the first study is the original and each later "
@@ -139,7 +206,7 @@ def build(ctx: AuditContext) -> SectionOutput:
                   "is first pooled over folds within each study (random or fixed effects)."),
         Callout(verdict, level),
         KeyValues(facts),
-        Table(summary, "Verdicts per kind of estimate"),
+        Table(summary, "Verdicts per model and kind of estimate"),
         Figure(svg_from_figure(diff.figure),
                "Test of inconsistency for the test R2: differences with 95% CIs; a CI that "
                "misses 0 marks an inconsistent replication."),
@@ -155,7 +222,9 @@ def build(ctx: AuditContext) -> SectionOutput:
     ]
     return SectionOutput(
         key=key, title=title, summary=verdict, blocks=blocks,
-        data={"original": original, "margin": MARGIN, "tau2_method": TAU2,
+        data={"original": original, "models": [m for m in all_fits if m not in left_out],
+              "models_left_out": left_out, "max_rows_per_study_audited_models": sk_rows,
+              "margin": MARGIN, "tau2_method": TAU2,
               "n_splits": n_splits, "max_rows_per_study": max_rows, "n_features": p,
               "estimates": res.estimates, "replications": tab, "pooled": res.pooled,
               "summary": summary},
