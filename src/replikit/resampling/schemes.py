@@ -14,6 +14,8 @@ design (seed 002) and leave-one-study-out (seed 001, sec. 7.4).
 
 from __future__ import annotations
 
+import abc
+
 import inspect
 import math
 import re
@@ -44,7 +46,7 @@ def _n_samples(X) -> int:
     return len(X)
 
 
-class Scheme:
+class Scheme(abc.ABC):
     """Base class. Subclasses implement ``_iter(n, y, groups, rng)`` and ``get_n_splits``."""
 
     randomized = True
@@ -63,8 +65,9 @@ class Scheme:
         for s in self.iter_splits(X, y, groups):
             yield s.train, s.test
 
-    def _iter(self, n, y, groups, rng):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _iter(self, n, y, groups, rng) -> Iterator[Split]:
+        """Yield the splits of ``n`` rows (``y``/``groups`` may be None) drawing from ``rng``."""
 
     def __repr__(self) -> str:
         params = [
