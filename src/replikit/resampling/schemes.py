@@ -318,8 +318,13 @@ class SklearnScheme(Scheme):
         return self.splitter.get_n_splits(X, y, groups)
 
     def iter_splits(self, X, y=None, groups=None, random_state=None):
+        # X goes to the splitter as is (a custom splitter may look at it); no reseeding
         for i, (train, test) in enumerate(self.splitter.split(X, y, groups)):
             yield Split(0, i, np.asarray(train), np.asarray(test))
+
+    def _iter(self, n, y, groups, rng):
+        """The splits of ``n`` rows when only the row count is known (X is a 0-column array)."""
+        yield from self.iter_splits(np.empty((n, 0)), y, groups)
 
 
 _SPEC_HELP = ("'10x10' (K-fold x repeats), '10' or 'kfold:10', '5x2', 'loo', 'bootstrap:200', "
