@@ -12,13 +12,6 @@ from replikit import __version__
 from replikit.cli import main
 
 
-def run_cli(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
 @pytest.fixture
 def small_csv(tmp_path):
     rng = np.random.default_rng(0)
@@ -32,8 +25,8 @@ def small_csv(tmp_path):
     return path
 
 
-def test_version(capsys):
-    code, out, _ = run_cli(capsys, "--version")
+def test_version(cli):
+    code, out, _ = cli("--version")
     assert code == 0 and out.strip() == f"replikit {__version__}"
 
 
@@ -46,38 +39,38 @@ def _one_line_error(code, err, *needles):
         assert needle in lines[0]
 
 
-def test_unknown_target_lists_columns(capsys, small_csv, tmp_path):
-    code, _, err = run_cli(capsys, "audit", "--data", str(small_csv), "--target", "nope",
+def test_unknown_target_lists_columns(cli, small_csv, tmp_path):
+    code, _, err = cli("audit", "--data", str(small_csv), "--target", "nope",
                            "--out", str(tmp_path / "o"))
     _one_line_error(code, err, "nope", "x1, x2, site, y, label")
 
 
-def test_missing_file(capsys, tmp_path):
-    code, _, err = run_cli(capsys, "audit", "--data", str(tmp_path / "missing.csv"), "--target", "y")
+def test_missing_file(cli, tmp_path):
+    code, _, err = cli("audit", "--data", str(tmp_path / "missing.csv"), "--target", "y")
     _one_line_error(code, err, "missing.csv", "does not exist")
 
 
-def test_empty_file(capsys, tmp_path):
+def test_empty_file(cli, tmp_path):
     (tmp_path / "e.csv").write_text("")
-    code, _, err = run_cli(capsys, "audit", "--data", str(tmp_path / "e.csv"), "--target", "y")
+    code, _, err = cli("audit", "--data", str(tmp_path / "e.csv"), "--target", "y")
     _one_line_error(code, err, "empty")
 
 
-def test_non_numeric_target(capsys, small_csv):
-    code, _, err = run_cli(capsys, "audit", "--data", str(small_csv), "--target", "label")
+def test_non_numeric_target(cli, small_csv):
+    code, _, err = cli("audit", "--data", str(small_csv), "--target", "label")
     _one_line_error(code, err, "label", "must be numeric")
 
 
-def test_single_study(capsys, tmp_path):
+def test_single_study(cli, tmp_path):
     df = pd.DataFrame({"x": np.arange(20.0), "y": np.arange(20.0) ** 0.5, "s": "one"})
     df.to_csv(tmp_path / "one.csv", index=False)
-    code, _, err = run_cli(capsys, "audit", "--data", str(tmp_path / "one.csv"), "--target", "y",
+    code, _, err = cli("audit", "--data", str(tmp_path / "one.csv"), "--target", "y",
                            "--study", "s")
     _one_line_error(code, err, "`--study`", "1 distinct study")
 
 
-def test_usage_error_is_one_line(capsys):
-    code, _, err = run_cli(capsys, "audit", "--no-such-option")
+def test_usage_error_is_one_line(cli):
+    code, _, err = cli("audit", "--no-such-option")
     _one_line_error(code, err, "--no-such-option")
 
 
@@ -88,9 +81,9 @@ def test_debug_shows_traceback(tmp_path):
         main(["--debug", "audit", "--data", str(tmp_path / "x.csv"), "--target", "y"])
 
 
-def test_audit_user_data_escapes_and_json(capsys, small_csv, tmp_path):
+def test_audit_user_data_escapes_and_json(cli, small_csv, tmp_path):
     out_dir = tmp_path / "audit"
-    code, out, _ = run_cli(capsys, "--quiet", "--format", "json", "audit", "--data", str(small_csv),
+    code, out, _ = cli("--quiet", "--format", "json", "audit", "--data", str(small_csv),
                            "--target", "y", "--study", "site", "--out", str(out_dir),
                            "--sections", "overview", "--quick")
     assert code == 0
@@ -106,8 +99,8 @@ def test_audit_user_data_escapes_and_json(capsys, small_csv, tmp_path):
     assert "<script>alert(1)</script>" in studies  # JSON keeps the raw name
 
 
-def test_unknown_section(capsys, small_csv):
-    code, _, err = run_cli(capsys, "audit", "--data", str(small_csv), "--target", "y",
+def test_unknown_section(cli, small_csv):
+    code, _, err = cli("audit", "--data", str(small_csv), "--target", "y",
                            "--sections", "nonsense")
     _one_line_error(code, err, "nonsense", "overview")
 

@@ -6,19 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replikit.cli import main
 from replikit.data.userdata import dataset_from_frame
 from replikit.multistudy import from_arrays, study_utilities
 from replikit.multistudy.plots import plot_dominance, plot_matrix, plot_study_utilities
 from replikit.report.context import AuditContext
 from replikit.report.sections import multistudy as section
-
-
-def run_cli(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 @pytest.fixture
@@ -46,9 +38,9 @@ def data_csv(tmp_path):
     return path, df
 
 
-def test_multistudy_command_json(capsys, preds_csv):
+def test_multistudy_command_json(cli, preds_csv):
     path, df = preds_csv
-    code, out, err = run_cli(capsys, "--format", "json", "multistudy", str(path), "--study",
+    code, out, err = cli("--format", "json", "multistudy", str(path), "--study",
                              "site", "--utility", "cost:-5,-1", "--epsilon", "0.05",
                              "--permutations", "99", "--resamples", "50")
     assert code == 0, err
@@ -63,32 +55,32 @@ def test_multistudy_command_json(capsys, preds_csv):
     assert 0 < res["permutation"][0][0]["pvalue"] <= 1
 
 
-def test_multistudy_command_threshold_and_errors(capsys, preds_csv):
+def test_multistudy_command_threshold_and_errors(cli, preds_csv):
     path, _ = preds_csv
-    code, out, _ = run_cli(capsys, "multistudy", str(path), "--study", "site", "--utility",
+    code, out, _ = cli("multistudy", str(path), "--study", "site", "--utility",
                            "cost:-5,-1", "--threshold", "bayes", "--permutations", "19",
                            "--resamples", "20")
     assert code == 0 and "threshold 0.1667" in out
-    code, _, err = run_cli(capsys, "multistudy", str(path), "--study", "nope")
+    code, _, err = cli("multistudy", str(path), "--study", "nope")
     assert code == 2 and "--study" in err and len(err.strip().splitlines()) == 1
-    code, _, err = run_cli(capsys, "multistudy", str(path), "--study", "site", "--utility",
+    code, _, err = cli("multistudy", str(path), "--study", "site", "--utility",
                            "cost:5,1")
     assert code == 2 and "u01" in err
-    code, _, err = run_cli(capsys, "multistudy", str(path), "--study", "site", "--threshold",
+    code, _, err = cli("multistudy", str(path), "--study", "site", "--threshold",
                            "0.3")
     assert code == 2 and "--threshold" in err
 
 
-def test_crossstudy_command(capsys, data_csv):
+def test_crossstudy_command(cli, data_csv):
     path, _ = data_csv
-    code, out, err = run_cli(capsys, "--format", "json", "crossstudy", "--data", str(path),
+    code, out, err = cli("--format", "json", "crossstudy", "--data", str(path),
                              "--target", "y", "--study", "school", "--models", "lr",
                              "--stacking", "--cv", "3")
     assert code == 0, err
     res = json.loads(out)["models"]["lr"]
     assert len(res["cross_study_matrix"]) == 3
     assert all(r["stack"] >= 0 for r in res["stacking_weights"])
-    code, _, err = run_cli(capsys, "crossstudy", "--data", str(path), "--target", "y",
+    code, _, err = cli("crossstudy", "--data", str(path), "--target", "y",
                            "--study", "x9")
     assert code == 2 and "--study" in err
 

@@ -10,7 +10,6 @@ import pytest
 from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.metrics import r2_score
 
-from replikit.cli import main
 from replikit.data.userdata import dataset_from_frame
 from replikit.errors import DataError, ParameterError
 from replikit.replicate import (
@@ -28,13 +27,6 @@ from replikit.replicate._fits import ols_cv_test
 from replikit.report import run_audit
 
 REF = Path(__file__).parents[1] / "reference" / "replicate"
-
-
-def run_cli(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 @pytest.fixture
@@ -121,25 +113,25 @@ def test_forest_plot_layout():
     assert any("Q(12)" in ax.get_title(loc="left") for _ in [0])
 
 
-def test_cli_replicate_and_meta(capsys, studies_csv, tmp_path):
+def test_cli_replicate_and_meta(cli, studies_csv, tmp_path):
     path, _ = studies_csv
-    code, out, err = run_cli(capsys, "replicate", str(path), "--original", "2002", "--out",
+    code, out, err = cli("replicate", str(path), "--original", "2002", "--out",
                              str(tmp_path / "figs"))
     assert code == 0, err
     assert "inconsistent" in out and "REML" in out
     assert (tmp_path / "figs" / "forest_model_reported.svg").exists()
-    code, out, _ = run_cli(capsys, "--format", "json", "replicate", str(path), "--method",
+    code, out, _ = cli("--format", "json", "replicate", str(path), "--method",
                            "mover")
     doc = json.loads(out)
     assert code == 0 and doc["original"] == "2002" and len(doc["replications"]) == 3
-    code, out, err = run_cli(capsys, "--format", "json", "meta", str(REF / "dat_bcg.csv"),
+    code, out, err = cli("--format", "json", "meta", str(REF / "dat_bcg.csv"),
                              "--method", "DL", "--leave-one-out", "--out", str(tmp_path / "m"))
     doc = json.loads(out)
     assert code == 0 and doc["result"][0]["tau2"] == pytest.approx(0.308760, abs=1e-6)
     assert len(doc["leave_one_out"]) == 13 and (tmp_path / "m" / "forest.svg").exists()
-    code, out, err = run_cli(capsys, "meta", str(path))
+    code, out, err = cli("meta", str(path))
     assert code == 2 and "no effect column" in err and len(err.strip().splitlines()) == 1
-    code, out, err = run_cli(capsys, "replicate", str(path), "--original", "1999")
+    code, out, err = cli("replicate", str(path), "--original", "1999")
     assert code == 2 and "original" in err
 
 
