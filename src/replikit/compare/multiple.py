@@ -1,0 +1,647 @@
+"""Several models, several metrics, several datasets: multiple comparisons (Demšar 2006).
+
+Gardner & Brooks (2017, seed 002, section 5) note that comparing models on several metrics "would
+require a correction for multiple comparisons, such as a Bonferroni correction, and would
+effectively be moving beyond the two-model comparison task". This module provides that step:
+
+* :func:`adjust_pvalues` — Holm's step-down, Bonferroni and Hochberg's step-up family-wise
+  corrections across metrics and pairs of models;
+* :func:`friedman_test` — the Friedman rank test with the Iman–Davenport F (Demšar 2006,
+  section 3.2.2) for k models on N datasets;
+* :func:`nemenyi_test` / :func:`critical_difference` — the Nemenyi post-hoc test and its critical
+  difference, whose cliques the CD diagram (:func:`replikit.compare.plots.plot_cd_diagram`) draws;
+* :func:`wilcoxon_holm` — pairwise Wilcoxon signed-rank tests across datasets with Holm's
+  correction (Demšar 2006, section 3.1.3);
+* :func:`scores_to_table` — the datasets x models table these tests read, from a Scores table.
+
+Datasets (not resamples) are the independent units here: Demšar (2006, section 3.2.3) warns that
+folds of one dataset overlap and must be averaged before ranking, which :func:`scores_to_table`
+does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._validation import check_alternative, check_choice, check_int, check_probability
+from ..errors import DataError, ParameterError, ParameterTypeError
+
+__all__ = [
+    "ADJUST_METHODS",
+    "adjust_pvalues",
+    "FriedmanResult",
+    "friedman_test",
+    "NemenyiResult",
+    "nemenyi_test",
+    "critical_difference",
+    "wilcoxon_holm",
+    "scores_to_table",
+]
+
+ADJUST_METHODS = ("holm", "bonferroni", "hochberg")
+
+
+# ---------------------------------------------------------------------------------------------
+# p-value adjustment
+# ---------------------------------------------------------------------------------------------
+def _adjust_iv(pvalues, method):
+    method = check_choice(method, "method", ADJUST_METHODS)
+    try:
+        p = np.asarray(pvalues, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"`pvalues` must be numeric; could not convert it ({exc}).") from None
+    finite = np.isfinite(p)
+    bad = finite & ((p < 0) | (p > 1))
+    if bad.any():
+        raise DataError(f"`pvalues` must lie in [0, 1]; found {p[bad][:5].tolist()}.")
+    if np.isinf(p).any():
+        raise DataError("`pvalues` must lie in [0, 1]; found inf.")
+    return p, method
+
+
+def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
+    """Family-wise adjusted p-values (Holm, Bonferroni or Hochberg).
+
+    All entries of ``pvalues`` form one family (for example every metric x pair of models of a
+    comparison). NaN entries are left out of the family and stay NaN.
+
+    Parameters
+    ----------
+    pvalues : array-like of any shape
+        Unadjusted p-values in [0, 1].
+    method : {'holm', 'bonferroni', 'hochberg'}
+        ``'bonferroni'``: ``min(1, m p_i)``. ``'holm'`` (step-down, Holm 1979): with the
+        p-values sorted ``p_(1) <= ... <= p_(m)``, ``p~_(i) = max_{j <= i} min(1, (m - j + 1)
+        p_(j))``. ``'hochberg'`` (step-up, Hochberg 1988): ``p~_(i) = min_{j >= i} min(1,
+        (m - j + 1) p_(j))``. Rejecting where the adjusted p-value is ``<= alpha`` controls the
+        family-wise error at ``alpha`` (Hochberg under independence or positive dependence).
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, same shape as ``pvalues``.
+
+    Notes
+    -----
+    Gardner & Brooks (2017, seed 002, section 5) call for a Bonferroni-type correction when
+    several metrics are compared; Demšar (2006, section 3.2.2) recommends Holm's procedure as
+    uniformly more powerful than Bonferroni with the same guarantee.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm")
+    array([0.03, 0.06, 0.06])
+    """
+    p, method = _adjust_iv(pvalues, method)
+    out = np.full(p.shape, np.nan)
+    flat = p.ravel()
+    keep = np.flatnonzero(np.isfinite(flat))
+    m = keep.size
+    if m == 0:
+        return out
+    vals = flat[keep]
+    if method == "bonferroni":
+        adj = np.minimum(1.0, m * vals)
+    else:
+        order = np.argsort(vals, kind="stable")
+        factors = m - np.arange(m)
+        scaled = factors * vals[order]
+        if method == "holm":
+            sorted_adj = np.minimum(1.0, np.maximum.accumulate(scaled))
+        else:  # hochberg: running minimum from the largest p-value down
+            sorted_adj = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+        adj = np.empty(m)
+        adj[order] = sorted_adj
+    out_flat = out.ravel()
+    out_flat[keep] = adj
+    return out_flat.reshape(p.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# the datasets x models table
+# ---------------------------------------------------------------------------------------------
+def _table_iv(table, name: str = "table", *, min_rows: int = 2, min_cols: int = 2) -> pd.DataFrame:
+    """A complete numeric DataFrame (rows = datasets, columns = models)."""
+    if isinstance(table, pd.DataFrame):
+        frame = table.copy()
+    elif isinstance(table, np.ndarray) or isinstance(table, (list, tuple)):
+        arr = np.asarray(table, dtype=float) if len(table) else np.empty((0, 0))
+        if arr.ndim != 2:
+            raise DataError(f"`{name}` must be two-dimensional (datasets x models); got shape "
+                            f"{arr.shape}.")
+        frame = pd.DataFrame(arr, columns=[f"model {j}" for j in range(arr.shape[1])])
+    else:
+        raise ParameterTypeError(f"`{name}` must be a pandas DataFrame or a 2-D array "
+                                 f"(datasets x models); got {type(table).__name__}.")
+    if frame.shape[1] < min_cols:
+        raise DataError(f"`{name}` needs at least {min_cols} models (columns); got "
+                        f"{frame.shape[1]}.")
+    if frame.shape[0] < min_rows:
+        raise DataError(f"`{name}` needs at least {min_rows} datasets (rows); got "
+                        f"{frame.shape[0]}.")
+    if frame.columns.duplicated().any():
+        raise DataError(f"`{name}` has duplicated model column(s) "
+                        f"{frame.columns[frame.columns.duplicated()].tolist()}.")
+    nonnum = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+              or pd.api.types.is_bool_dtype(frame[c])]
+    if nonnum:
+        raise DataError(f"`{name}` must hold numeric scores; column(s) {nonnum} are not numeric.")
+    values = frame.to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows, cols = np.nonzero(bad)
+        cells = [(frame.index[r], frame.columns[c]) for r, c in zip(rows[:5], cols[:5], strict=True)]
+        raise DataError(
+            f"`{name}` must be complete and finite (every model scored on every dataset); found "
+            f"{int(bad.sum())} missing/non-finite cell(s), first (dataset, model): {cells}."
+        )
+    return frame.astype(float)
+
+
+def _row_ranks(values: np.ndarray, lower_is_better: bool) -> np.ndarray:
+    """Ranks within each row, 1 = best, average ranks for ties (Demšar 2006, section 3.2.2)."""
+    return stats.rankdata(values if lower_is_better else -values, method="average", axis=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Friedman
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class FriedmanResult:
+    """Friedman rank test of k models on N datasets, with the Iman–Davenport F.
+
+    Attributes
+    ----------
+    statistic : float
+        Friedman's chi-square ``chi2_F`` (tie-corrected when ``tie_correction``).
+    pvalue : float
+        ``P(chi2_{k-1} >= chi2_F)``.
+    df : int
+        ``k - 1``.
+    f_statistic, f_pvalue : float
+        Iman–Davenport ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)`` and its p-value from
+        ``F(k - 1, (k - 1)(N - 1))`` — less conservative than chi2_F (Demšar 2006).
+    f_df : tuple of int
+        ``(k - 1, (k - 1)(N - 1))``.
+    mean_ranks : pandas.Series
+        Average rank of each model (1 = best), in the table's column order.
+    ranks : pandas.DataFrame
+        Rank of each model on each dataset.
+    n_datasets, n_models : int
+    lower_is_better, tie_correction : bool
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    f_statistic: float
+    f_pvalue: float
+    f_df: tuple[int, int]
+    mean_ranks: pd.Series = field(repr=False)
+    ranks: pd.DataFrame = field(repr=False)
+    n_datasets: int = 0
+    n_models: int = 0
+    lower_is_better: bool = False
+    tie_correction: bool = True
+    method: str = "Friedman test (Iman-Davenport F)"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: method, statistic, df, pvalue, f_statistic, f_df1, f_df2, f_pvalue, N, k."""
+        return pd.DataFrame([{
+            "method": self.method, "statistic": self.statistic, "df": self.df,
+            "pvalue": self.pvalue, "f_statistic": self.f_statistic, "f_df1": self.f_df[0],
+            "f_df2": self.f_df[1], "f_pvalue": self.f_pvalue, "n_datasets": self.n_datasets,
+            "n_models": self.n_models, "tie_correction": self.tie_correction,
+        }])
+
+    def __str__(self) -> str:
+        ranks = ", ".join(f"{m}: {r:.3f}" for m, r in self.mean_ranks.sort_values().items())
+        return (
+            f"{self.method}, {self.n_models} models on {self.n_datasets} datasets\n"
+            f"  chi2_F = {self.statistic:.4g}, df = {self.df}, p = {self.pvalue:.4g}\n"
+            f"  F_F = {self.f_statistic:.4g}, df = ({self.f_df[0]}, {self.f_df[1]}), "
+            f"p = {self.f_pvalue:.4g}\n"
+            f"  mean ranks (1 = best): {ranks}"
+        )
+
+
+def _friedman(frame: pd.DataFrame, lower_is_better: bool, tie_correction: bool) -> FriedmanResult:
+    values = frame.to_numpy(dtype=float)
+    n, k = values.shape
+    ranks = _row_ranks(values, lower_is_better)
+    mean_ranks = ranks.mean(axis=0)
+    chi2 = 12.0 * n / (k * (k + 1)) * np.sum((mean_ranks - (k + 1) / 2.0) ** 2)
+    if tie_correction:
+        # sum over rows and tie groups of (t^3 - t), from the identity
+        # sum_j r_ij^2 = k(k+1)(2k+1)/6 - sum_t (t^3 - t)/12 for average ranks
+        ties = 12.0 * (n * k * (k + 1) * (2 * k + 1) / 6.0 - np.sum(ranks**2))
+        ties = max(0.0, float(np.round(ties, 8)))
+        c = 1.0 - ties / (n * k * (k * k - 1))
+        if c <= 1e-12:  # every dataset ties every model: no evidence of any difference
+            chi2 = 0.0
+        else:
+            chi2 /= c
+    chi2 = float(chi2)
+    df1, df2 = k - 1, (k - 1) * (n - 1)
+    denom = n * (k - 1) - chi2
+    f_stat = float(np.inf) if denom <= 1e-12 * n * k else (n - 1) * chi2 / denom
+    return FriedmanResult(
+        statistic=chi2,
+        pvalue=float(stats.chi2.sf(chi2, df1)),
+        df=df1,
+        f_statistic=float(f_stat),
+        f_pvalue=float(stats.f.sf(f_stat, df1, df2)) if np.isfinite(f_stat) else 0.0,
+        f_df=(df1, df2),
+        mean_ranks=pd.Series(mean_ranks, index=frame.columns, name="mean_rank"),
+        ranks=pd.DataFrame(ranks, index=frame.index, columns=frame.columns),
+        n_datasets=n,
+        n_models=k,
+        lower_is_better=bool(lower_is_better),
+        tie_correction=bool(tie_correction),
+    )
+
+
+def friedman_test(table, *, lower_is_better: bool = False,
+                  tie_correction: bool = True) -> FriedmanResult:
+    """Friedman rank test of k models on N datasets, with the Iman–Davenport F.
+
+    Each dataset ranks the models (1 = best, average ranks for ties). With mean ranks ``R_j``,
+
+    ``chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4]``, divided by the tie
+    correction ``C = 1 - sum (t^3 - t) / (N k (k^2 - 1))`` (t = sizes of tied groups) when
+    ``tie_correction``; and ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)`` (Iman & Davenport
+    1980) with ``(k - 1, (k - 1)(N - 1))`` degrees of freedom.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
+        One score per dataset and model, e.g. from :func:`scores_to_table`. Must be complete.
+    lower_is_better : bool
+        True for errors/losses (the smallest score gets rank 1).
+    tie_correction : bool
+        Divide chi2_F by the tie correction, as ``scipy.stats.friedmanchisquare`` and R's
+        ``friedman.test`` do. Demšar (2006) prints the uncorrected statistic; with no ties the
+        two agree.
+
+    Returns
+    -------
+    FriedmanResult
+
+    Raises
+    ------
+    DataError
+        Fewer than 2 datasets or models, non-numeric columns or missing cells (named).
+
+    Notes
+    -----
+    Demšar (2006), "Statistical comparisons of classifiers over multiple data sets", JMLR 7,
+    section 3.2.2, equations for chi2_F and F_F; Friedman (1937). Seed 002 (Gardner & Brooks
+    2017) points to this multiple-model, multiple-dataset setting as the extension of the
+    two-model task.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"a": [0.9, 0.8, 0.85], "b": [0.7, 0.75, 0.8], "c": [0.6, 0.7, 0.9]})
+    >>> friedman_test(t).mean_ranks.round(3).tolist()
+    [1.333, 2.333, 2.333]
+    """
+    frame = _table_iv(table)
+    return _friedman(frame, bool(lower_is_better), bool(tie_correction))
+
+
+# ---------------------------------------------------------------------------------------------
+# Nemenyi
+# ---------------------------------------------------------------------------------------------
+def _q_alpha(k: int, alpha: float) -> float:
+    """Demšar's q_alpha: studentized range quantile (k groups, infinite df) / sqrt(2)."""
+    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
+
+
+def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
+    """Nemenyi critical difference of mean ranks for k models on n datasets.
+
+    ``CD = q_alpha sqrt(k (k + 1) / (6 n))``, where ``q_alpha`` is the ``1 - alpha`` quantile of
+    the studentized range with k groups and infinite degrees of freedom divided by ``sqrt(2)``
+    (Demšar 2006, section 3.2.2 and Table 5a: q_0.05 = 2.569 for k = 4).
+
+    Parameters
+    ----------
+    k : int
+        Number of models (>= 2).
+    n : int
+        Number of datasets (>= 1).
+    alpha : float
+        Family-wise significance level, in (0, 1).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(critical_difference(4, 14), 3)   # Demšar (2006): 1.25
+    1.254
+    """
+    k = check_int(k, "k", min_value=2)
+    n = check_int(n, "n", min_value=1)
+    alpha = check_probability(alpha, "alpha")
+    return _q_alpha(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+@dataclass(frozen=True, slots=True)
+class NemenyiResult:
+    """Nemenyi all-pairs post-hoc test after a Friedman test (Demšar 2006).
+
+    Attributes
+    ----------
+    critical_distance : float
+        The CD: two models differ significantly when their mean ranks differ by more than it.
+    alpha : float
+    mean_ranks : pandas.Series
+        Mean rank per model (1 = best), table column order.
+    rank_differences : pandas.DataFrame
+        ``|R_i - R_j|`` for every pair (k x k).
+    significant : pandas.DataFrame
+        ``|R_i - R_j| > CD`` (k x k booleans; False on the diagonal).
+    pvalues : pandas.DataFrame
+        Nemenyi p-values, ``P(Q_{k,inf} >= sqrt(2) |R_i - R_j| / SE)`` with
+        ``SE = sqrt(k (k + 1) / (6 N))`` (studentized range); ``p < alpha`` iff significant.
+    friedman : FriedmanResult
+        The omnibus test on the same table.
+    n_datasets, n_models : int
+    """
+
+    critical_distance: float
+    alpha: float
+    mean_ranks: pd.Series = field(repr=False)
+    rank_differences: pd.DataFrame = field(repr=False)
+    significant: pd.DataFrame = field(repr=False)
+    pvalues: pd.DataFrame = field(repr=False)
+    friedman: FriedmanResult = field(repr=False)
+    n_datasets: int = 0
+    n_models: int = 0
+    method: str = "Nemenyi post-hoc test"
+
+    def cliques(self) -> list[tuple]:
+        """Maximal groups of models whose mean ranks all lie within one CD of each other.
+
+        These are the groups a CD diagram joins with a thick bar (Demšar 2006, Figure 1a): the
+        models are sorted by mean rank and each run ``[i, j]`` with ``R_j - R_i <= CD`` that is
+        not contained in an earlier run is kept. Groups of one model are not returned.
+        """
+        order = np.argsort(self.mean_ranks.to_numpy(), kind="stable")
+        r = self.mean_ranks.to_numpy()[order]
+        names = self.mean_ranks.index[order]
+        tol = 1e-12 * max(1.0, self.critical_distance)
+        ends = np.searchsorted(r, r + self.critical_distance + tol, side="right") - 1
+        prev_max = np.concatenate([[-1], np.maximum.accumulate(ends)[:-1]])
+        keep = (ends > np.arange(r.size)) & (ends > prev_max)
+        return [tuple(names[i:ends[i] + 1]) for i in np.flatnonzero(keep)]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: a, b, mean_rank_a, mean_rank_b, rank_difference, pvalue, significant,
+        critical_distance."""
+        names = list(self.mean_ranks.index)
+        rows = []
+        for i, j in combinations(range(len(names)), 2):
+            a, b = names[i], names[j]
+            rows.append({
+                "a": a, "b": b,
+                "mean_rank_a": float(self.mean_ranks.iloc[i]),
+                "mean_rank_b": float(self.mean_ranks.iloc[j]),
+                "rank_difference": float(self.mean_ranks.iloc[i] - self.mean_ranks.iloc[j]),
+                "pvalue": float(self.pvalues.iloc[i, j]),
+                "significant": bool(self.significant.iloc[i, j]),
+                "critical_distance": self.critical_distance,
+            })
+        return pd.DataFrame(rows)
+
+    def __str__(self) -> str:
+        ranks = ", ".join(f"{m}: {r:.3f}" for m, r in self.mean_ranks.sort_values().items())
+        pairs = self.to_frame()
+        sig = pairs[pairs["significant"]]
+        listed = "; ".join(f"{a} vs {b}" for a, b in zip(sig["a"], sig["b"], strict=True))
+        groups = " | ".join(", ".join(map(str, g)) for g in self.cliques()) or "none"
+        return (
+            f"{self.method} (alpha = {self.alpha:g}), {self.n_models} models on "
+            f"{self.n_datasets} datasets\n"
+            f"  critical difference CD = {self.critical_distance:.4g}\n"
+            f"  mean ranks (1 = best): {ranks}\n"
+            f"  significant pairs: {listed or 'none'}\n"
+            f"  groups not significantly different: {groups}"
+        )
+
+
+def nemenyi_test(table, *, alpha: float = 0.05, lower_is_better: bool = False,
+                 tie_correction: bool = True) -> NemenyiResult:
+    """Nemenyi post-hoc test: which pairs of models differ in mean rank across datasets.
+
+    Two models differ significantly when ``|R_i - R_j| > CD`` with
+    ``CD = q_alpha sqrt(k (k + 1) / (6 N))`` (see :func:`critical_difference`). The Friedman
+    test on the same table is run and attached (``.friedman``); Demšar (2006) advises reading
+    the post-hoc test only after the omnibus test rejects.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
+        One score per dataset and model (complete).
+    alpha : float
+        Family-wise significance level of the pairwise decisions.
+    lower_is_better : bool
+        True for errors/losses.
+    tie_correction : bool
+        Passed to the attached :func:`friedman_test`.
+
+    Returns
+    -------
+    NemenyiResult
+
+    Notes
+    -----
+    Demšar (2006), JMLR 7, section 3.2.2 (Nemenyi test, Table 5a) and section 3.2.4 (CD
+    diagrams). Seed 002 (Gardner & Brooks 2017) section 5 on comparisons beyond two models.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> t = rng.normal(size=(20, 3)) + [0.0, 0.5, 2.0]
+    >>> res = nemenyi_test(t)
+    >>> bool(res.significant.loc["model 0", "model 2"])
+    True
+    """
+    alpha = check_probability(alpha, "alpha")
+    frame = _table_iv(table)
+    fried = _friedman(frame, bool(lower_is_better), bool(tie_correction))
+    n, k = fried.n_datasets, fried.n_models
+    cd = critical_difference(k, n, alpha=alpha)
+    r = fried.mean_ranks.to_numpy()
+    diff = np.abs(r[:, None] - r[None, :])
+    se = np.sqrt(k * (k + 1) / (6.0 * n))
+    iu = np.triu_indices(k, 1)
+    p = np.ones((k, k))
+    p_upper = stats.studentized_range.sf(np.sqrt(2.0) * diff[iu] / se, k, np.inf)
+    p[iu] = p_upper
+    p[(iu[1], iu[0])] = p_upper
+    tol = 1e-12 * max(1.0, cd)
+    names = frame.columns
+    return NemenyiResult(
+        critical_distance=cd,
+        alpha=alpha,
+        mean_ranks=fried.mean_ranks,
+        rank_differences=pd.DataFrame(diff, index=names, columns=names),
+        significant=pd.DataFrame(diff > cd + tol, index=names, columns=names),
+        pvalues=pd.DataFrame(np.clip(p, 0.0, 1.0), index=names, columns=names),
+        friedman=fried,
+        n_datasets=n,
+        n_models=k,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Wilcoxon-Holm
+# ---------------------------------------------------------------------------------------------
+def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
+                  zero_method: str = "zsplit", method: str = "holm") -> pd.DataFrame:
+    """Pairwise Wilcoxon signed-rank tests across datasets, Holm-corrected over the pairs.
+
+    For every pair of models ``(a, b)`` the differences ``d_i = score_a - score_b`` over the N
+    datasets are ranked by ``|d_i|`` (average ranks for ties); ``R+`` and ``R-`` sum the ranks of
+    positive and negative differences, and the statistic is ``T = min(R+, R-)`` (two-sided) with
+    the exact null distribution for small N without ties, else the normal approximation
+    (``scipy.stats.wilcoxon``). The ``k (k - 1) / 2`` p-values are then adjusted with Holm's
+    procedure (:func:`adjust_pvalues`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
+        One score per dataset and model (complete), at least 2 datasets.
+    alpha : float
+        Family-wise level for the ``significant`` column (adjusted p <= alpha).
+    alternative : {'two-sided', 'less', 'greater'}
+        In terms of ``d = score_a - score_b``.
+    zero_method : {'zsplit', 'wilcox', 'pratt'}
+        Datasets where both models score the same: ``'zsplit'`` ranks them and splits their
+        ranks evenly between R+ and R- (Demšar 2006, section 3.1.3); ``'wilcox'`` drops them;
+        ``'pratt'`` ranks them and then drops their ranks.
+    method : {'holm', 'bonferroni', 'hochberg'}
+        The family-wise adjustment over pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``a, b, n, wins, losses, ties, mean_difference, median_difference,
+        statistic, pvalue, pvalue_adjusted, significant``. ``wins`` counts datasets where
+        ``a`` scores higher.
+
+    Notes
+    -----
+    Demšar (2006), JMLR 7, section 3.1.3 (Wilcoxon 1945) and section 3.2.2 (Holm 1979); the
+    combination is the "Wilcoxon-Holm" analysis of Benavoli et al. (2016). Seed 002, section 5.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"a": [0.90, 0.81, 0.77, 0.95, 0.70, 0.88],
+    ...                   "b": [0.85, 0.80, 0.70, 0.91, 0.64, 0.80]})
+    >>> wilcoxon_holm(t)[["a", "b", "wins", "pvalue"]].round(4).to_dict("records")
+    [{'a': 'a', 'b': 'b', 'wins': 6, 'pvalue': 0.0312}]
+    """
+    alpha = check_probability(alpha, "alpha")
+    alternative = check_alternative(alternative)
+    zero_method = check_choice(zero_method, "zero_method", ("zsplit", "wilcox", "pratt"))
+    method = check_choice(method, "method", ADJUST_METHODS)
+    frame = _table_iv(table)
+    values = frame.to_numpy(dtype=float)
+    names = list(frame.columns)
+    rows = []
+    for i, j in combinations(range(len(names)), 2):
+        d = values[:, i] - values[:, j]
+        nonzero = d != 0
+        if not nonzero.any():
+            stat, p = np.nan, 1.0  # identical on every dataset: no evidence of a difference
+        else:
+            res = stats.wilcoxon(d, zero_method=zero_method, alternative=alternative)
+            stat, p = float(res.statistic), float(res.pvalue)
+        rows.append({
+            "a": names[i], "b": names[j], "n": int(d.size),
+            "wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
+            "ties": int((d == 0).sum()),
+            "mean_difference": float(d.mean()), "median_difference": float(np.median(d)),
+            "statistic": stat, "pvalue": p,
+        })
+    out = pd.DataFrame(rows)
+    out["pvalue_adjusted"] = adjust_pvalues(out["pvalue"].to_numpy(), method=method)
+    out["significant"] = out["pvalue_adjusted"] <= alpha
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores -> datasets x models
+# ---------------------------------------------------------------------------------------------
+def scores_to_table(scores, *, metric: str | None = None, by: str = "study") -> pd.DataFrame:
+    """The datasets x models table of mean scores that the multiple-dataset tests read.
+
+    Averages ``value`` over repeats, folds and any other key per ``(by, model)`` — each cell is
+    one dataset's estimate, as in Demšar (2006, section 3.2.3), who warns that folds of one
+    dataset are not independent and must not enter the Friedman test as separate blocks.
+
+    Parameters
+    ----------
+    scores : Scores, pandas.DataFrame in the Scores layout, or RunResult
+    metric : str, optional
+        Which metric. May be omitted only when the table holds a single metric.
+    by : str
+        The column whose values are the datasets (rows): ``'study'`` or any factor column such
+        as ``'dataset'``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index = values of ``by`` (order of first appearance), columns = models (order of first
+        appearance), cells = mean score; NaN where a model was not scored on a dataset.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"study": ["s1"] * 4 + ["s2"] * 4, "model": ["a", "a", "b", "b"] * 2,
+    ...                   "repeat": 0, "fold": [0, 1] * 4, "metric": "acc",
+    ...                   "value": [0.8, 0.9, 0.7, 0.7, 0.6, 0.6, 0.5, 0.7]})
+    >>> scores_to_table(f).round(3).to_dict("index")
+    {'s1': {'a': 0.85, 'b': 0.7}, 's2': {'a': 0.6, 'b': 0.6}}
+    """
+    from ..data import Scores
+
+    if hasattr(scores, "scores") and not isinstance(scores, pd.DataFrame):
+        scores = scores.scores
+    if isinstance(scores, Scores):
+        frame = scores.frame
+    elif isinstance(scores, pd.DataFrame):
+        frame = Scores(scores).frame
+    else:
+        raise ParameterTypeError(f"`scores` must be a Scores table, a DataFrame in the Scores "
+                                 f"layout or a RunResult; got {type(scores).__name__}.")
+    if not isinstance(by, str) or by not in frame.columns:
+        raise ParameterError(f"`by` must name a column of the scores table; got {by!r}, "
+                             f"columns are {list(frame.columns)}.")
+    if by in ("model", "metric", "value"):
+        raise ParameterError(f"`by` must be the dataset column (e.g. 'study'); got {by!r}.")
+    metrics = list(pd.unique(frame["metric"]))
+    if metric is None:
+        if len(metrics) != 1:
+            raise ParameterError(f"`metric` must be given when the scores hold several metrics; "
+                                 f"found {metrics}.")
+        metric = metrics[0]
+    elif metric not in metrics:
+        raise ParameterError(f"`metric` {metric!r} is not in the scores; found {metrics}.")
+    sub = frame[frame["metric"] == metric]
+    table = sub.pivot_table(index=by, columns="model", values="value", aggfunc="mean",
+                            sort=False)
+    table.columns.name = "model"
+    return table
