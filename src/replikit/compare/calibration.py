@@ -323,11 +323,20 @@ def _scheme_tests(name, ra, rb, ea, eb, n, alpha):
         if name == "mcnemar":
             only_b = (~ea & eb).sum(axis=(-2, -1))  # A right, B wrong
             only_a = (ea & ~eb).sum(axis=(-2, -1))  # A wrong, B right
-            tot = only_a + only_b
-            chi2 = (np.abs(only_a - only_b) - 1.0) ** 2 / tot
-            p = np.where(tot > 0, stats.chi2.sf(chi2, 1), 1.0)
-            return _outcome(p, only_a - only_b, alpha)
+            return _outcome(_mcnemar_pvalue(only_a, only_b), only_a - only_b, alpha)
     raise ParameterError(f"unknown test {name!r}.")  # unreachable after validation
+
+
+def _mcnemar_pvalue(only_a, only_b):
+    """McNemar's test with Edwards' continuity correction, vectorised over the discordant
+    counts: ``chi2 = (|b - c| - 1)^2 / (b + c)`` on 1 df (Dietterich 1998, sec. 3.2); p = 1
+    when there is no discordant pair."""
+    b = np.asarray(only_a, dtype=float)
+    c = np.asarray(only_b, dtype=float)
+    tot = b + c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        chi2 = (np.abs(b - c) - 1.0) ** 2 / tot
+    return np.where(tot > 0, stats.chi2.sf(chi2, 1), 1.0)
 
 
 def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha):
@@ -795,7 +804,7 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
         matplotlib.use("Agg", force=False)
         from matplotlib.figure import Figure
 
-        ax = Figure(figsize=(7.0, 4.2), layout="constrained").subplots()
+        ax = Figure(figsize=(8.0, 4.2), layout="constrained").subplots()
     import matplotlib as mpl
 
     colours = mpl.colormaps["tab10"].colors
@@ -819,5 +828,5 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
     ax.set_xlabel("true difference in population error (B - A)")
     ax.set_title(f"{result.n_datasets} datasets x {result.n_rows} rows, "
                  f"{result.n_replications} runs each", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, loc="best")
+    ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return ax

@@ -1,0 +1,95 @@
+"""``replikit simulate tests``: type I error, power and replicability of the model-comparison
+tests on simulated data where the truth is known (seed 002; Bouckaert & Frank 2004)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import ParameterError
+from ._common import NJobsOpt, OutputFormat, RandomStateOpt, emit, info, simulate_app, state
+
+__all__ = ["simulate_tests_cmd", "register"]
+
+
+def _floats(text: str, name: str) -> list[float]:
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ParameterError(f"`{name}` must be comma-separated numbers, e.g. 0,0.05,0.1; got "
+                             f"{text!r}.") from None
+
+
+def simulate_tests_cmd(
+    datasets: Annotated[int, typer.Option("--datasets", min=2, help="Datasets per setting "
+                                          "(Monte-Carlo sample size).")] = 1000,
+    rows: Annotated[int, typer.Option("--rows", min=20, help="Rows per dataset.")] = 300,
+    differences: Annotated[str, typer.Option("--differences", help="Comma-separated true "
+                                             "differences in (Bayes) error of the two "
+                                             "learners; 0, the null, is always added.")]
+    = "0,0.025,0.05,0.075,0.1,0.15",
+    replications: Annotated[int, typer.Option("--replications", "-m", min=1, help="Runs of "
+                                              "each test per dataset with new partitions "
+                                              "(replicability needs >= 2).")] = 10,
+    tests: Annotated[str, typer.Option("--tests", help="'all' or comma-separated test "
+                                       "names.")] = "all",
+    base_error: Annotated[float, typer.Option("--base-error", help="Bayes error of learner "
+                                              "B's feature.")] = 0.3,
+    correlation: Annotated[float, typer.Option("--correlation", help="Within-class "
+                                               "correlation of the two features.")] = 0.5,
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level of every "
+                                         "test.")] = 0.05,
+    random_state: RandomStateOpt = 0,
+    n_jobs: NJobsOpt = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Directory for the tables (CSV) and "
+                                             "figures (SVG).")] = None,
+    format: Annotated[OutputFormat | None, typer.Option("--format", help="Output: human text "
+                                                        "or JSON (overrides the global "
+                                                        "option).")] = None,
+) -> None:
+    """Calibrate the comparison tests: type I error, power and replicability (seed 002).
+
+    Two nearest-centroid learners on two Gaussian features whose population errors are equal
+    (difference 0) or differ by a known amount; every test is run --replications times per
+    dataset with new partitions.
+    """
+    from ..compare.calibration import simulate_tests
+
+    if format is not None:
+        state.format = format
+    diffs = _floats(differences, "--differences")
+    names = "all" if tests.strip() == "all" else [t.strip() for t in tests.split(",")
+                                                  if t.strip()]
+    info(f"Simulating {datasets} datasets x {rows} rows per setting, {replications} run(s) "
+         f"per dataset, differences {', '.join(f'{d:g}' for d in sorted({0.0, *diffs}))}.")
+    kwargs = dict(n_datasets=datasets, n_rows=rows, differences=diffs, tests=names,
+                  n_replications=replications, base_error=base_error, correlation=correlation,
+                  alpha=alpha, random_state=random_state, n_jobs=n_jobs)
+    if state.progress:
+        from ..report.context import Progress
+
+        with Progress(True).stage("datasets", total=datasets) as advance:
+            res = simulate_tests(progress=advance, **kwargs)
+    else:
+        res = simulate_tests(**kwargs)
+    if out is not None:
+        from ..compare.calibration import plot_calibration
+        from ..report.figures import svg_from_figure
+
+        out.mkdir(parents=True, exist_ok=True)
+        res.table.to_csv(out / "calibration.csv", index=False)
+        res.population.to_csv(out / "population.csv", index=False)
+        for measure, stem in (("rejection_rate", "rejection_rate"),
+                              ("replicability", "replicability")):
+            ax = plot_calibration(res, measure=measure)
+            (out / f"{stem}.svg").write_text(svg_from_figure(ax.figure))
+        info(f"Wrote calibration.csv, population.csv, rejection_rate.svg and replicability.svg "
+             f"to {out}/")
+    emit(str(res), {"runtime_seconds": res.runtime_seconds, "settings": res.settings,
+                    "table": res.table, "population": res.population})
+
+
+def register(app: typer.Typer) -> None:
+    simulate_app.command("tests")(simulate_tests_cmd)
