@@ -25,7 +25,8 @@ _EXPORTS = {
     "paired_ttest_5x2cv": "resampled", "combined_ftest_5x2cv": "resampled",
     "sorted_runs_ttest": "resampled", "naive_paired_ttest": "resampled",
     "proportions_ztest": "resampled", "equivalence_ttest": "resampled",
-    "bayesian_correlated_ttest": "resampled",
+    "bayesian_correlated_ttest": "resampled", "corrected_ttest_from_stats": "resampled",
+    "equivalence_test_from_stats": "resampled",
     # predictions.py
     "mcnemar_test": "predictions", "mcnemar_test_from_table": "predictions",
     "mcnemar_test_from_predictions": "predictions", "cochrans_q_test": "predictions",
@@ -41,9 +42,10 @@ _EXPORTS = {
     "plot_cd_diagram": "plots", "plot_comparisons": "plots",
     # calibration.py
     "simulate_tests": "calibration", "CalibrationResult": "calibration",
+    "plot_calibration": "calibration", "replicability": "calibration",
     # api.py
     "compare_scores": "api", "compare_models": "api", "ComparisonTable": "api",
-    "TESTS": "api",
+    "TESTS": "api", "TEST_IDS": "api", "recommended_tests": "api",
 }
 
 __all__ = sorted(_EXPORTS)

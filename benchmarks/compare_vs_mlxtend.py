@@ -1,0 +1,141 @@
+"""Benchmark: comparing two classifiers with replikit vs mlxtend / scikit-learn, in one run.
+
+Data: scikit-learn's breast cancer data (569 x 30), logistic regression (scaled) vs a decision
+tree, accuracy.
+
+1. 5x2 CV. mlxtend's ``paired_ttest_5x2cv`` and ``combined_ftest_5x2cv`` each refit both models
+   on their own 5x2 splits (20 fits per call, 40 for both tests); replikit's
+   ``compare_models(scheme='5x2', tests=[both])`` fits once (20 fits) and runs both tests on the
+   same scores. Timed: mlxtend t-test alone (20 fits, the same number as replikit), mlxtend
+   both tests (40 fits), replikit both tests (+ the Bayesian correlated t when asked).
+2. 10x10 CV. scikit-learn's ``cross_validate`` on ``RepeatedStratifiedKFold(10, 10)`` for each
+   model plus a hand-written corrected repeated k-fold t-test (Nadeau & Bengio's variance,
+   seed 002 Table 1 row 3), vs ``compare_models`` on the *same splitter* (so the fits, the
+   accuracies and the t statistic must agree exactly; printed) with the recommended tests.
+
+Prints the times (best of several runs), the ratios and the statistics of each tool.
+
+Run: ``.venv/bin/python benchmarks/compare_vs_mlxtend.py [--quick] [--jobs N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from mlxtend.evaluate import combined_ftest_5x2cv, paired_ttest_5x2cv
+from scipy import stats
+from sklearn.datasets import load_breast_cancer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import RepeatedStratifiedKFold, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+
+from replikit.compare import compare_models
+from replikit.resampling import FiveByTwo
+
+
+def best_time(fn, repeats: int) -> tuple[float, object]:
+    best, out = np.inf, None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def corrected_t_by_hand(acc_a: np.ndarray, acc_b: np.ndarray, n_train: int, n_test: int):
+    """The corrected repeated k-fold t-test written out, as a user would without replikit."""
+    d = acc_a - acc_b
+    n = d.size
+    var = (1 / n + n_test / n_train) * d.var(ddof=1)
+    t = d.mean() / np.sqrt(var)
+    return t, 2 * stats.t.sf(abs(t), n - 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer timing repeats")
+    parser.add_argument("--jobs", type=int, default=1, help="workers for both tools (10x10)")
+    args = parser.parse_args()
+    repeats = 1 if args.quick else 3
+    X, y = load_breast_cancer(return_X_y=True)
+    lr = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    tree = DecisionTreeClassifier(min_samples_leaf=5, random_state=0)
+    models = {"lr": lr, "tree": tree}
+    print(f"Data: breast cancer, n = {len(y)}, p = {X.shape[1]}; lr (scaled logistic) vs "
+          "tree (min_samples_leaf=5); accuracy; best of "
+          f"{repeats} run(s); {args.jobs} worker(s) in part 2.\n")
+
+    # ---- 1. 5x2 CV --------------------------------------------------------------------------
+    compare_models(models, X, y, scheme="5x2", tests=["paired_ttest_5x2cv"], random_state=0)
+    t_rk, ours = best_time(lambda: compare_models(
+        models, X, y, scheme=FiveByTwo(stratify=True),
+        tests=["paired_ttest_5x2cv", "combined_ftest_5x2cv"], random_state=0), repeats)
+    t_rk_b, _ = best_time(lambda: compare_models(
+        models, X, y, scheme=FiveByTwo(stratify=True),
+        tests=["paired_ttest_5x2cv", "combined_ftest_5x2cv", "bayesian_correlated_ttest"],
+        random_state=0), repeats)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_mx_t, (mx_t, mx_tp) = best_time(lambda: paired_ttest_5x2cv(
+            lr, tree, X, y, scoring="accuracy", random_seed=0), repeats)
+        t_mx_f, (mx_f, mx_fp) = best_time(lambda: combined_ftest_5x2cv(
+            lr, tree, X, y, scoring="accuracy", random_seed=0), repeats)
+    f = ours.frame.set_index("test")
+    print("1. 5x2 CV paired t-test (Dietterich) and combined F-test (Alpaydin)")
+    print(f"   mlxtend t-test only (20 fits)        {t_mx_t * 1e3:9.1f} ms   t = {mx_t:.3f}, "
+          f"p = {mx_tp:.4f}")
+    print(f"   mlxtend t + F (40 fits)              {(t_mx_t + t_mx_f) * 1e3:9.1f} ms   F = "
+          f"{mx_f:.3f}, p = {mx_fp:.4f}")
+    print(f"   replikit t + F (20 fits)             {t_rk * 1e3:9.1f} ms   t = "
+          f"{f.loc['paired_t_5x2cv', 'statistic']:.3f}, p = "
+          f"{f.loc['paired_t_5x2cv', 'pvalue']:.4f}; F = "
+          f"{f.loc['combined_f_5x2cv', 'statistic']:.3f}, p = "
+          f"{f.loc['combined_f_5x2cv', 'pvalue']:.4f}")
+    print(f"   replikit t + F + Bayesian (20 fits)  {t_rk_b * 1e3:9.1f} ms")
+    print("   (different random splits in the two tools: statistics agree in kind, not value)")
+    print(f"   ratio mlxtend t-test / replikit t + F (same fits): {t_mx_t / t_rk:.2f}x")
+    print(f"   ratio mlxtend t + F / replikit t + F:             {(t_mx_t + t_mx_f) / t_rk:.2f}x\n")
+
+    # ---- 2. 10x10 CV ------------------------------------------------------------------------
+    cv = RepeatedStratifiedKFold(n_splits=10, n_repeats=10, random_state=0)
+
+    def by_hand():
+        res = {name: cross_validate(m, X, y, cv=cv, scoring="accuracy", n_jobs=args.jobs,
+                                    return_indices=True)
+               for name, m in models.items()}
+        n_test = len(res["lr"]["indices"]["test"][0])
+        return res, corrected_t_by_hand(res["lr"]["test_score"], res["tree"]["test_score"],
+                                        len(y) - n_test, n_test)
+
+    def with_replikit(tests="recommended"):
+        return compare_models(models, X, y, scheme=cv, tests=tests, random_state=0,
+                              n_jobs=args.jobs)
+
+    t_sk, (cvres, (t_hand, p_hand)) = best_time(by_hand, repeats)
+    t_rk2, table = best_time(with_replikit, repeats)
+    t_rk2_c, _ = best_time(lambda: with_replikit(["corrected_repeated_kfold_ttest"]), repeats)
+    g = table.frame.set_index("test")
+    ours_acc = (table.scores.frame.query("model == 'lr'").sort_values(["repeat", "fold"])
+                ["value"].to_numpy())
+    same = np.array_equal(ours_acc, cvres["lr"]["test_score"])
+    print("2. 10x10 CV, corrected repeated k-fold t-test (Nadeau & Bengio variance)")
+    print(f"   cross_validate x2 + t by hand        {t_sk * 1e3:9.1f} ms   t = {t_hand:.4f}, "
+          f"p = {p_hand:.4f}")
+    print(f"   replikit corrected t only            {t_rk2_c * 1e3:9.1f} ms")
+    print(f"   replikit recommended (t + Bayesian)  {t_rk2 * 1e3:9.1f} ms   t = "
+          f"{g.loc['corrected_repeated_kfold_t', 'statistic']:.4f}, p = "
+          f"{g.loc['corrected_repeated_kfold_t', 'pvalue']:.4f}; P(rope) = "
+          f"{g.loc['bayesian_correlated_t', 'p_rope']:.3f}")
+    print(f"   same fold accuracies as cross_validate: {same}; |t difference| = "
+          f"{abs(t_hand - g.loc['corrected_repeated_kfold_t', 'statistic']):.1e}")
+    print(f"   ratio cross_validate / replikit (corrected t):   {t_sk / t_rk2_c:.2f}x")
+    print(f"   ratio cross_validate / replikit (recommended):   {t_sk / t_rk2:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,688 @@
+"""Every requested test for every pair of models, as one tidy table (seed 002).
+
+:func:`compare_scores` takes resampled scores (a Scores table, a DataFrame in its layout or a
+:class:`~replikit.resampling.RunResult`), pairs the models on their common splits and runs the
+tests that fit the resampling design: by default the *recommended* ones of Gardner & Brooks
+(2017, Table 1) plus the Bayesian correlated t-test. P-values are adjusted for multiple
+comparisons (Holm by default) within each test, across pairs, metrics and studies.
+:func:`compare_models` fits scikit-learn estimators with the runner first (one run, all metrics
+from the same fits).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._validation import check_alternative, check_choice, check_confidence_level, check_float
+from ..errors import DataError, ParameterError, ParameterTypeError
+
+__all__ = ["compare_scores", "compare_models", "ComparisonTable", "TESTS", "TEST_IDS",
+           "recommended_tests"]
+
+#: Tests :func:`compare_scores` can run, in display order: name -> the design it needs.
+TESTS: dict[str, str] = {
+    "corrected_repeated_kfold_ttest": "repeated k-fold CV (k >= 2; Bouckaert & Frank 2004)",
+    "corrected_resampled_ttest": "repeated hold-out / bootstrap, one test set per repeat "
+                                 "(Nadeau & Bengio 2003)",
+    "paired_ttest_5x2cv": "5x2 CV (Dietterich 1998)",
+    "combined_ftest_5x2cv": "5x2 CV (Alpaydin 1999)",
+    "sorted_runs_ttest": "repeated k-fold CV with r >= 2 repeats (Bouckaert 2003)",
+    "equivalence_ttest": "repeated k-fold or hold-out; needs `margin` (TOST, corrected variance)",
+    "bayesian_correlated_ttest": "any resampling (Corani & Benavoli 2015)",
+    "naive_paired_ttest": "INVALID on resampled scores (Dietterich 1998); for reference",
+    "proportions_ztest": "INVALID (Dietterich 1998; seed 002 eq. 1); accuracy or error_rate",
+}
+
+#: Short identifier each test writes in the ``test`` column (``ComparisonResult.test``).
+TEST_IDS: dict[str, str] = {
+    "corrected_repeated_kfold_ttest": "corrected_repeated_kfold_t",
+    "corrected_resampled_ttest": "corrected_resampled_t",
+    "paired_ttest_5x2cv": "paired_t_5x2cv",
+    "combined_ftest_5x2cv": "combined_f_5x2cv",
+    "sorted_runs_ttest": "sorted_runs_t",
+    "equivalence_ttest": "equivalence_tost",
+    "bayesian_correlated_ttest": "bayesian_correlated_t",
+    "naive_paired_ttest": "naive_paired_t",
+    "proportions_ztest": "proportions_z",
+}
+_BAYES = "bayesian_correlated_t"
+_PROPORTION_WORDS = ("acc", "err", "zero_one", "misclass", "0-1", "loss01")
+
+_RECOMMENDED_NOTE = ("corrected repeated k-fold t for r x k CV, corrected resampled t for "
+                     "repeated hold-out, 5x2cv t and combined F for 5x2 CV; plus the Bayesian "
+                     "correlated t")
+
+_CORRECTIONS = ("holm", "bonferroni", "none")
+
+_COLUMNS = ["study", "a", "b", "metric", "test", "method", "estimate", "se", "ci_low",
+            "ci_high", "statistic", "df", "df2", "pvalue", "pvalue_adjusted", "reject",
+            "p_left", "p_rope", "p_right", "conclusion", "valid", "requires", "n", "n_repeats",
+            "n_folds", "alternative"]
+
+
+def _lower_is_better(metric: str) -> bool:
+    from ..resampling.metrics import LOWER_IS_BETTER
+
+    return str(metric) in LOWER_IS_BETTER
+
+
+def _design_ok(name: str, r: int, k: int, metric: str, margin) -> bool:
+    """Whether test ``name`` applies to an ``r`` repeats x ``k`` folds design of ``metric``."""
+    n = r * k
+    if name == "corrected_repeated_kfold_ttest":
+        return k >= 2 and n >= 2
+    if name == "corrected_resampled_ttest":
+        return k == 1 and r >= 2
+    if name in ("paired_ttest_5x2cv", "combined_ftest_5x2cv"):
+        return (r, k) == (5, 2)
+    if name == "sorted_runs_ttest":
+        return r >= 2 and k >= 2
+    if name == "equivalence_ttest":
+        return margin is not None and n >= 2
+    if name == "proportions_ztest":
+        return any(w in str(metric).lower() for w in _PROPORTION_WORDS)
+    return n >= 2  # bayesian, naive
+
+
+def recommended_tests(n_repeats: int, n_folds: int) -> list[str]:
+    """The recommended tests for an ``n_repeats`` x ``n_folds`` resampling design.
+
+    Gardner & Brooks (2017, sec. 4 and Table 1): the corrected repeated k-fold CV t-test for
+    r x k cross-validation, the corrected resampled t-test for repeated hold-out (one test set per
+    repeat), the 5x2cv paired t-test and combined F-test for 5x2 CV; plus the Bayesian correlated
+    t-test (Corani & Benavoli 2015), which adds the probability of a practically null difference.
+
+    Examples
+    --------
+    >>> recommended_tests(10, 10)
+    ['corrected_repeated_kfold_ttest', 'bayesian_correlated_ttest']
+    >>> recommended_tests(5, 2)
+    ['paired_ttest_5x2cv', 'combined_ftest_5x2cv', 'bayesian_correlated_ttest']
+    """
+    if (n_repeats, n_folds) == (5, 2):
+        out = ["paired_ttest_5x2cv", "combined_ftest_5x2cv"]
+    elif n_folds >= 2:
+        out = ["corrected_repeated_kfold_ttest"]
+    else:
+        out = ["corrected_resampled_ttest"]
+    return out + ["bayesian_correlated_ttest"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ComparisonTable:
+    """All tests of all compared pairs: a tidy frame with a readable ``str``.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per (study, pair, metric, test): ``study, a, b, metric, test, method, estimate``
+        (mean of a - b), ``se, ci_low, ci_high, statistic, df, df2, pvalue, pvalue_adjusted,
+        reject, p_left, p_rope, p_right`` (Bayesian rows), ``conclusion, valid, requires, n,
+        n_repeats, n_folds, alternative``. Valid tests come first.
+    correction : str
+        Multiple-comparison adjustment applied within each test: 'holm', 'bonferroni', 'none'.
+    alpha : float
+        Significance level of ``reject``.
+    confidence_level : float
+        Level of ``ci_low``/``ci_high`` (credible interval for Bayesian rows).
+    rope : float or dict
+        Half-width of the region of practical equivalence of the Bayesian test (per metric when
+        a dict).
+    scores : Scores or None
+        The scores compared (set by :func:`compare_models`).
+    notes : tuple of str
+        Warnings raised while testing (each once), e.g. why a test is invalid.
+    """
+
+    frame: pd.DataFrame
+    correction: str = "holm"
+    alpha: float = 0.05
+    confidence_level: float = 0.95
+    rope: float | dict = 0.01
+    scores: object | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of :attr:`frame`."""
+        return self.frame.copy()
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    @property
+    def significant(self) -> pd.DataFrame:
+        """Rows of valid frequentist tests that reject at ``alpha`` after adjustment."""
+        f = self.frame
+        return f[f["valid"] & f["reject"].fillna(False).astype(bool)].reset_index(drop=True)
+
+    def plot(self, ax=None, **kwargs):
+        """Forest-style plot of the mean differences with their intervals, invalid tests greyed
+        (:func:`replikit.compare.plots.plot_comparisons`). Returns the axes."""
+        from .plots import plot_comparisons
+
+        return plot_comparisons(self.frame, ax=ax, **kwargs)
+
+    def __str__(self) -> str:
+        f = self.frame
+        if f.empty:
+            return "Model comparisons: no test applied."
+        n_fam = (f.dropna(subset=["pvalue"]).groupby("test").size())
+        fam = (f"{self.correction.capitalize()}-adjusted within each test over "
+               f"{int(n_fam.max())} comparison(s)" if self.correction != "none" and len(n_fam)
+               else "not adjusted for multiple comparisons")
+        level = int(round(self.confidence_level * 100))
+        lines = [f"Model comparisons (estimate = mean of a - b over paired splits; p-values "
+                 f"{fam}; alpha = {self.alpha:g})"]
+        show = pd.DataFrame({
+            " ": np.where(f["valid"], "", "!"),
+            "study": f["study"].astype(str),
+            "a - b": f["a"].astype(str) + " - " + f["b"].astype(str),
+            "metric": f["metric"].astype(str),
+            "test": f["test"].astype(str),
+            "estimate": f["estimate"].map(_fmt),
+            f"{level}% CI": [f"[{_fmt(lo)}, {_fmt(hi)}]" if np.isfinite(lo) else "–"
+                             for lo, hi in zip(f["ci_low"], f["ci_high"], strict=True)],
+            "stat": f["statistic"].map(_fmt),
+            "df": [_fmt_df(d1, d2) for d1, d2 in zip(f["df"], f["df2"], strict=True)],
+            "p": f["pvalue"].map(_fmt_p),
+            "p adj": f["pvalue_adjusted"].map(_fmt_p),
+            "conclusion": [
+                c if t != _BAYES else f"{c}; P(<,=,>) = {pl:.2f}/{pr:.2f}/{pg:.2f}"
+                for c, t, pl, pr, pg in zip(f["conclusion"], f["test"], f["p_left"],
+                                            f["p_rope"], f["p_right"], strict=True)],
+        })
+        if show["study"].nunique() == 1:
+            show = show.drop(columns="study")
+        lines.append(_render(show, right={"estimate", "stat", "df", "p", "p adj"}))
+        if not f["valid"].all():
+            bad = ", ".join(sorted(set(f.loc[~f["valid"], "test"])))
+            lines.append(f"! invalid on resampled scores ({bad}): their type I error is "
+                         "inflated because training sets overlap (Dietterich 1998; Gardner & "
+                         "Brooks 2017, sec. 3.4); shown for reference, do not use them.")
+        if (f["test"] == _BAYES).any():
+            rope = (", ".join(f"{m} +-{v:g}" for m, v in self.rope.items())
+                    if isinstance(self.rope, dict) else f"+-{self.rope:g}")
+            lines.append(f"Bayesian rows: no p-value; P(<,=,>) are the posterior probabilities "
+                         f"that a - b lies below, inside and above the ROPE ({rope}); a "
+                         "conclusion needs one of them >= 0.95.")
+        return "\n".join(lines)
+
+
+def _render(show: pd.DataFrame, right: set) -> str:
+    """Plain-text table: text columns left-aligned, numbers right-aligned."""
+    cols = list(show.columns)
+    cells = [[str(v) for v in show[c]] for c in cols]
+    widths = [max(len(str(c)), *(len(v) for v in col)) for c, col in zip(cols, cells,
+                                                                          strict=True)]
+
+    def line(values):
+        parts = [v.rjust(w) if c in right else v.ljust(w)
+                 for c, v, w in zip(cols, values, widths, strict=True)]
+        return "  ".join(parts).rstrip()
+
+    out = [line([str(c) for c in cols])]
+    out += [line([col[i] for col in cells]) for i in range(len(show))]
+    return "\n".join(out)
+
+
+def _fmt(v) -> str:
+    if v is None or not np.isfinite(v):
+        return "–"
+    return f"{v:.4g}"
+
+
+def _fmt_df(d1, d2) -> str:
+    if d1 is None or not np.isfinite(d1):
+        return "–"
+    if d2 is not None and np.isfinite(d2):
+        return f"{d1:g}, {d2:g}"
+    return f"{d1:.4g}"
+
+
+def _fmt_p(p) -> str:
+    if p is None or not np.isfinite(p):
+        return "–"
+    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+
+
+def _scores_frame(scores) -> pd.DataFrame:
+    from ..data.tables import Scores
+
+    if hasattr(scores, "scores") and not isinstance(scores, pd.DataFrame):
+        scores = scores.scores  # RunResult
+    if isinstance(scores, Scores):
+        return scores.frame
+    if isinstance(scores, pd.DataFrame):
+        return Scores(scores).frame
+    raise ParameterTypeError("`scores` must be a Scores table, a DataFrame in the Scores layout "
+                             f"or a RunResult; got {type(scores).__name__}.")
+
+
+def _as_list(value, name: str) -> list | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) or isinstance(value, (np.ndarray, pd.Index)):
+        out = list(value)
+        if not out:
+            raise ParameterError(f"`{name}`: give at least one; got an empty list.")
+        return out
+    raise ParameterTypeError(f"`{name}` must be a string or a list of strings; got "
+                             f"{type(value).__name__}.")
+
+
+def _compare_iv(frame, a, b, metrics, tests, alternative, correction, study, alpha,
+                confidence_level, rope, margin):
+    alternative = check_alternative(alternative)
+    correction = "none" if correction is None else str(correction).lower()
+    check_choice(correction, "correction", _CORRECTIONS)
+    alpha = check_float(alpha, "alpha")
+    if not 0.0 < alpha < 1.0:
+        raise ParameterError(f"`alpha` must be strictly between 0 and 1; got {alpha!r}.")
+    confidence_level = check_confidence_level(confidence_level)
+    ropes = rope if isinstance(rope, dict) else None
+    for name, value in (ropes or {"": rope}).items():
+        value = check_float(value, f"rope[{name!r}]" if name else "rope")
+        if value < 0:
+            raise ParameterError(f"`rope` must be >= 0 (half-width, metric units); got "
+                                 f"{value!r}" + (f" for {name!r}." if name else "."))
+    if margin is not None:
+        margin = check_float(margin, "margin")
+        if margin <= 0:
+            raise ParameterError(f"`margin` must be > 0 (metric units); got {margin!r}.")
+    models = list(pd.unique(frame["model"]))
+    for name, given in (("a", a), ("b", b)):
+        if given is not None and given not in models:
+            raise DataError(f"`{name}`: model {given!r} is not in the scores; models present: "
+                            f"{', '.join(map(str, models))}.")
+    if a is not None and b is not None and a == b:
+        raise ParameterError(f"`a` and `b` must be different models; both are {a!r}.")
+    if len(models) < 2:
+        raise DataError(f"the scores hold one model only ({models[0]!r}); a comparison needs "
+                        "two.")
+    if a is not None and b is not None:
+        pairs = [(a, b)]
+    elif a is not None or b is not None:
+        one = a if a is not None else b
+        pairs = [(one, m) if a is not None else (m, one) for m in models if m != one]
+    else:
+        pairs = list(itertools.combinations(models, 2))
+    present = list(pd.unique(frame["metric"]))
+    metrics = _as_list(metrics, "metrics") or present
+    missing = [m for m in metrics if m not in present]
+    if missing:
+        raise DataError(f"`metrics`: {missing} not in the scores; metrics present: "
+                        f"{', '.join(map(str, present))}.")
+    if ropes is not None:
+        lacking = [m for m in metrics if m not in ropes]
+        if lacking:
+            raise ParameterError(f"`rope`: a dict of half-widths needs every compared metric; "
+                                 f"missing {lacking}.")
+        rope = {m: float(v) for m, v in ropes.items()}
+    else:
+        rope = float(rope)
+    studies = list(pd.unique(frame["study"]))
+    if study is not None:
+        if study not in studies and str(study) in map(str, studies):
+            study = next(s for s in studies if str(s) == str(study))
+        if study not in studies:
+            raise DataError(f"`study`: {study!r} is not in the scores; studies present: "
+                            f"{', '.join(map(str, studies))}.")
+        studies = [study]
+    if isinstance(tests, str) and tests in ("recommended", "all"):
+        mode, wanted = tests, None
+    else:
+        by_id = {v: k for k, v in TEST_IDS.items()}
+        wanted = [by_id.get(t, t) for t in _as_list(tests, "tests")]
+        unknown = [t for t in wanted if t not in TESTS]
+        if unknown:
+            raise ParameterError(f"`tests`: unknown test(s) {unknown}; use 'recommended', 'all' "
+                                 f"or names from {', '.join(TESTS)} (or their short ids "
+                                 f"{', '.join(TEST_IDS.values())}).")
+        if "equivalence_ttest" in wanted and margin is None:
+            raise ParameterError("`margin`: the equivalence test needs a margin (the largest "
+                                 "difference, in metric units, that counts as equivalent).")
+        mode = "list"
+    return (pairs, metrics, studies, mode, wanted, alternative, correction, alpha,
+            confidence_level, rope, margin)
+
+
+def _choose_tests(mode, wanted, r, k, metric, margin, where) -> list[str]:
+    if mode == "recommended":
+        out = recommended_tests(r, k)
+        if margin is not None and _design_ok("equivalence_ttest", r, k, metric, margin):
+            out.insert(-1, "equivalence_ttest")
+        return out
+    if mode == "all":
+        return [t for t in TESTS if _design_ok(t, r, k, metric, margin)]
+    for t in wanted:
+        if not _design_ok(t, r, k, metric, margin):
+            raise ParameterError(f"`tests`: {t!r} needs {TESTS[t]}; the scores of {where} have "
+                                 f"{r} repeat(s) x {k} fold(s) of metric {metric!r}.")
+    return [t for t in TESTS if t in wanted]
+
+
+def _row(res, name: str, study, paired, confidence_level: float) -> dict:
+    r, k = paired.a_scores.shape
+    lower = _lower_is_better(paired.metric)
+    row = {"study": study, "a": paired.a, "b": paired.b, "metric": paired.metric,
+           "test": getattr(res, "test", "") or TEST_IDS[name], "n_repeats": r, "n_folds": k}
+    if name == "bayesian_correlated_ttest":
+        est, scale, df = float(res.estimate), float(res.scale), float(res.df)
+        lo, hi = (stats.t.interval(confidence_level, df, loc=est, scale=scale) if scale > 0
+                  else (est, est))
+        probs = (float(res.p_left), float(res.p_rope), float(res.p_right))
+        best = int(np.argmax(probs))
+        if probs[best] < 0.95:
+            conclusion = "undecided"
+        elif best == 1:
+            conclusion = "practically equivalent"
+        else:
+            higher = paired.a if best == 2 else paired.b
+            lower_name = paired.b if best == 2 else paired.a
+            conclusion = f"{lower_name if lower else higher} better"
+        row.update({
+            "method": getattr(res, "method", "") or "Bayesian correlated t-test",
+            "estimate": est, "se": scale, "ci_low": float(lo), "ci_high": float(hi),
+            "statistic": np.nan, "df": df, "df2": np.nan, "pvalue": np.nan,
+            "p_left": probs[0], "p_rope": probs[1], "p_right": probs[2],
+            "conclusion": conclusion, "valid": True,
+            "requires": getattr(res, "requires", "") or "any resampling",
+            "n": int(getattr(res, "n", 0) or r * k), "alternative": "two-sided",
+        })
+        return row
+    try:
+        ci = res.confidence_interval(confidence_level)
+        lo, hi = float(ci.low), float(ci.high)
+    except (TypeError, ValueError, ZeroDivisionError):
+        lo = hi = np.nan
+    df2 = getattr(res, "df2", None)
+    row.update({
+        "method": res.method, "estimate": float(res.estimate), "se": float(res.se),
+        "ci_low": lo, "ci_high": hi, "statistic": float(res.statistic),
+        "df": np.nan if res.df is None else float(res.df),
+        "df2": np.nan if df2 is None else float(df2), "pvalue": float(res.pvalue),
+        "p_left": np.nan, "p_rope": np.nan, "p_right": np.nan, "conclusion": "",
+        "valid": bool(getattr(res, "valid", True)), "requires": getattr(res, "requires", ""),
+        "n": int(getattr(res, "n", 0) or r * k), "alternative": res.alternative,
+    })
+    return row
+
+
+def _conclude(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    freq = frame["test"] != _BAYES
+    p = frame["pvalue_adjusted"].to_numpy(float)
+    reject = pd.array([bool(v <= alpha) if np.isfinite(v) else pd.NA for v in p],
+                      dtype="boolean")
+    reject[~freq.to_numpy()] = pd.NA
+    frame["reject"] = reject
+    out = []
+    for row, rej in zip(frame.itertuples(index=False), reject, strict=True):
+        if row.test == _BAYES:
+            out.append(row.conclusion)
+            continue
+        if rej is pd.NA:
+            out.append("–")
+        elif not rej:
+            out.append("no difference shown")
+        elif row.test == TEST_IDS["equivalence_ttest"]:
+            out.append("equivalent within the margin")
+        else:
+            a_higher = row.estimate > 0
+            better = row.a if a_higher != _lower_is_better(row.metric) else row.b
+            out.append(f"{better} better")
+    frame["conclusion"] = out
+    return frame
+
+
+def _adjust(frame: pd.DataFrame, correction: str) -> np.ndarray:
+    adjusted = frame["pvalue"].to_numpy(float).copy()
+    if correction == "none":
+        return adjusted
+    from .multiple import adjust_pvalues
+
+    for _, idx in frame.groupby("test", sort=False).groups.items():
+        pos = frame.index.get_indexer(idx)
+        p = adjusted[pos]
+        ok = np.isfinite(p)
+        if ok.sum() > 0:
+            p[ok] = adjust_pvalues(p[ok], method=correction)
+            adjusted[pos] = p
+    return adjusted
+
+
+def _emit_once(caught) -> list[str]:
+    """Re-emit the warnings caught while testing, each distinct message once."""
+    seen: dict[tuple, int] = {}
+    for w in caught:
+        key = (w.category, str(w.message))
+        seen[key] = seen.get(key, 0) + 1
+    notes = []
+    for (category, message), count in seen.items():
+        text = message + (f" (raised for {count} comparisons)" if count > 1 else "")
+        warnings.warn(text, category, stacklevel=3)
+        notes.append(text)
+    return notes
+
+
+def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
+                   alternative: str = "two-sided", correction: str | None = "holm",
+                   study=None, alpha: float = 0.05, confidence_level: float = 0.95,
+                   rope: float | dict = 0.01, margin: float | None = None,
+                   sort: str = "learner") -> ComparisonTable:
+    """Compare models on resampled scores with the tests that fit the design.
+
+    The models are paired on the splits (repeat, fold) both were evaluated on; for each
+    study, metric and pair the chosen tests run on the r x k paired differences
+    ``d_ij = score_a,ij - score_b,ij``. P-values are adjusted within each test across all
+    compared (study, metric, pair) combinations.
+
+    Parameters
+    ----------
+    scores : Scores, DataFrame or RunResult
+        Columns ``study, model, repeat, fold, metric, value`` and ``n_train, n_test`` (the
+        corrected tests need the training and test set sizes).
+    a, b : str, optional
+        The models to compare. Both ``None``: every pair of models; one given: that model
+        against each other model.
+    metrics : str or list of str, optional
+        Metrics to compare (default: every metric in ``scores``).
+    tests : {'recommended', 'all'} or str or list of str
+        'recommended' (default): the corrected repeated k-fold t-test for r x k CV, the
+        corrected resampled t-test for repeated hold-out, the 5x2cv t- and combined F-test for
+        5x2 CV (seed 002, Table 1), plus the Bayesian correlated t-test; with ``margin`` also the
+        equivalence test. 'all': every test in :data:`TESTS` the design allows, including the
+        naive t and the difference-in-proportions z, which are invalid on resampled scores
+        (flagged ``valid=False``; their ValidityWarnings are raised once, not per pair). Or test
+        names from :data:`TESTS`.
+    alternative : {'two-sided', 'less', 'greater'}
+        In terms of the mean of a - b (the Bayesian test is always two-sided).
+    correction : {'holm', 'bonferroni', 'none'} or None
+        Adjustment of the p-values within each test (Holm 1979 by default).
+    study : label, optional
+        Compare within this study only (default: every study, each on its own).
+    alpha : float
+        Significance level of the ``reject`` column (after adjustment).
+    confidence_level : float
+        Level of the intervals (credible interval for the Bayesian test).
+    rope : float or dict of str -> float
+        Half-width of the region of practical equivalence of the Bayesian test, in metric units
+        (a dict gives one per metric).
+    margin : float, optional
+        Equivalence margin of the TOST equivalence test (metric units); the test runs only
+        when given.
+    sort : {'learner', 'difference'}
+        How the sorted-runs test sorts the folds of each run.
+
+    Returns
+    -------
+    ComparisonTable
+
+    Raises
+    ------
+    DataError
+        A model, metric or study is not in the scores, or two models were not evaluated on the
+        same splits.
+    ParameterError
+        A named test does not fit the design (e.g. the 5x2cv test on 10x10 scores).
+
+    Notes
+    -----
+    Corrected variance (Nadeau & Bengio 2003): ``var = (1/n + n_test/n_train) S^2`` with
+    ``n = r k`` paired differences and ``t = mean(d) / sqrt(var)`` on ``n - 1`` df (seed 002,
+    Table 1, rows 2-3). Holm's step-down: the i-th smallest of m p-values is multiplied by
+    ``m - i + 1``, then made monotone.
+
+    References
+    ----------
+    Gardner, J. & Brooks, C. (2017). Statistical approaches to the model comparison task in
+    learning analytics. MLA@LAK 2017, CEUR-WS vol. 1915 (seed 002).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [{"study": "s", "model": m, "repeat": r, "fold": f, "metric": "accuracy",
+    ...          "value": 0.8 + (0.03 if m == "rf" else 0) + 0.01 * rng.normal(),
+    ...          "n_train": 900, "n_test": 100}
+    ...         for m in ("lr", "rf") for r in range(10) for f in range(10)]
+    >>> table = compare_scores(pd.DataFrame(rows))
+    >>> list(table.frame["test"])
+    ['corrected_repeated_kfold_t', 'bayesian_correlated_t']
+    >>> table.frame["conclusion"].iloc[0]
+    'rf better'
+    """
+    from . import resampled
+    from ._pairing import paired_scores
+
+    frame = _scores_frame(scores)
+    (pairs, metrics, studies, mode, wanted, alternative, correction, alpha, confidence_level,
+     rope, margin) = _compare_iv(frame, a, b, metrics, tests, alternative, correction, study,
+                                 alpha, confidence_level, rope, margin)
+    rows = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for s in studies:
+            for metric in metrics:
+                for pa, pb in pairs:
+                    paired = paired_scores(frame, pa, pb, metric=metric, study=s)
+                    r, k = paired.a_scores.shape
+                    where = f"study {s!r}, {pa!r} vs {pb!r}"
+                    for name in _choose_tests(mode, wanted, r, k, metric, margin, where):
+                        kwargs = {}
+                        if name == "bayesian_correlated_ttest":
+                            kwargs["rope"] = rope[metric] if isinstance(rope, dict) else rope
+                        else:
+                            kwargs["alternative"] = alternative
+                        if name == "equivalence_ttest":
+                            kwargs["margin"] = margin
+                        if name == "sorted_runs_ttest":
+                            kwargs["sort"] = sort
+                        res = getattr(resampled, name)(paired, **kwargs)
+                        rows.append(_row(res, name, s, paired, confidence_level))
+    notes = _emit_once(caught)
+    out = pd.DataFrame(rows, columns=[c for c in _COLUMNS if c not in ("pvalue_adjusted",
+                                                                        "reject")])
+    if out.empty:
+        return ComparisonTable(pd.DataFrame(columns=_COLUMNS), correction, alpha,
+                               confidence_level, rope, notes=tuple(notes))
+    out["pvalue_adjusted"] = _adjust(out, correction)
+    out = _conclude(out, alpha)
+    order = {TEST_IDS[t]: i for i, t in enumerate(TESTS)}
+    out["_invalid"] = ~out["valid"]
+    out["_t"] = out["test"].map(order)
+    out["_s"] = out["study"].map({s: i for i, s in enumerate(studies)})
+    out["_m"] = out["metric"].map({m: i for i, m in enumerate(metrics)})
+    out["_p"] = [pairs.index((x, y)) for x, y in zip(out["a"], out["b"], strict=True)]
+    out = (out.sort_values(["_invalid", "_s", "_m", "_p", "_t"], kind="stable")
+           .drop(columns=["_invalid", "_t", "_s", "_m", "_p"])[_COLUMNS].reset_index(drop=True))
+    out["valid"] = out["valid"].astype(bool)
+    return ComparisonTable(out, correction, alpha, confidence_level, rope, notes=tuple(notes))
+
+
+def _default_metrics(models: dict) -> list[str]:
+    from sklearn.base import is_classifier
+
+    return ["accuracy"] if any(is_classifier(m) for m in models.values()) else ["r2"]
+
+
+def compare_models(models: dict, X, y, *, scheme="10x10", metrics=None, tests="recommended",
+                   alternative: str = "two-sided", correction: str | None = "holm",
+                   study=None, alpha: float = 0.05, confidence_level: float = 0.95,
+                   rope: float | dict = 0.01, margin: float | None = None,
+                   n_jobs: int | None = None,
+                   random_state=None, backend: str | None = None) -> ComparisonTable:
+    """Fit the models on the same splits of ``scheme`` and compare every pair.
+
+    Runs :func:`replikit.resampling.run` once (all metrics from the same fits; the estimators
+    are cloned, never fitted in place), then :func:`compare_scores`.
+
+    Parameters
+    ----------
+    models : dict of str -> estimator
+        At least two scikit-learn estimators.
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    scheme : str, Scheme or scikit-learn splitter
+        '10x10' (default; 10 repeats of 10-fold CV, seed 002's recommendation), '5x2',
+        'holdout:0.33x100', ... (see :func:`replikit.resampling.parse_scheme`).
+    metrics : str or list of str, optional
+        Default: 'accuracy' for classifiers, 'r2' otherwise.
+    tests, alternative, correction, alpha, confidence_level, rope, margin
+        As in :func:`compare_scores`.
+    study : array-like of shape (n_samples,), optional
+        Study labels: the scheme runs within each study and each study is compared on its own.
+    n_jobs : int, optional
+        Worker processes.
+    random_state : None, int or Generator
+        Root seed of the splits and of the estimators' own randomness.
+    backend : {'serial', 'joblib', 'dask'}, optional
+        Default: 'joblib' when ``n_jobs > 1``, else 'serial'. The result does not depend on it.
+
+    Returns
+    -------
+    ComparisonTable
+        With ``scores`` set to the runner's Scores.
+
+    References
+    ----------
+    Gardner & Brooks (2017), sec. 5 (10x10 CV with the corrected repeated k-fold and the
+    sorted-runs tests).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> table = compare_models({"lr": LogisticRegression(max_iter=5000),
+    ...                         "tree": DecisionTreeClassifier()}, X, y, scheme="5x2",
+    ...                        random_state=0)
+    >>> list(table.frame["test"])
+    ['paired_t_5x2cv', 'combined_f_5x2cv', 'bayesian_correlated_t']
+    """
+    from ..resampling.runner import run
+
+    if not isinstance(models, dict) or len(models) < 2:
+        raise ParameterError("`models` must be a dict of at least two name -> estimator; got "
+                             f"{type(models).__name__} of size "
+                             f"{len(models) if hasattr(models, '__len__') else '?'}.")
+    if metrics is None:
+        metrics = _default_metrics(models)
+    if backend is None:
+        backend = "joblib" if n_jobs is not None and n_jobs > 1 else "serial"
+    res = run(models, X, y, scheme=scheme, metrics=metrics, study=study, backend=backend,
+              n_jobs=n_jobs, random_state=random_state, return_predictions=False)
+    table = compare_scores(res, metrics=None, tests=tests, alternative=alternative,
+                           correction=correction, alpha=alpha,
+                           confidence_level=confidence_level, rope=rope, margin=margin)
+    return ComparisonTable(table.frame, table.correction, table.alpha, table.confidence_level,
+                           table.rope, scores=res.scores, notes=table.notes)
