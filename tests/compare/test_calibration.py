@@ -21,6 +21,10 @@ from replikit.compare.calibration import (
     _population,
     _SCHEME_ORDER,
     _SCHEMES,
+    _SPEC,
+    _learner_rates,
+    _scheme_design,
+    _test_pvalues,
     plot_calibration,
     replicability,
     simulate_tests,
@@ -131,6 +135,65 @@ def test_mcnemar_matches_mlxtend_reference():
                                   [1.0, stats.chi2.sf(1 / 6, 1)])
 
 
+def test_vectorised_pvalues_match_the_public_tests():
+    """On one dataset, every vectorised statistic gives the p-value of replikit's public test
+    (replikit.compare.resampled / predictions) on the same fold error rates."""
+    import warnings
+
+    from replikit.compare import predictions as P
+    from replikit.compare import resampled as R
+    from replikit.compare._pairing import Paired
+
+    n, n_rep = 113, 2
+    y, e, perm = _draw_dataset(np.random.default_rng(21), n, n_rep, 0.5)
+    mu_a, mu_b = 0.7, 0.55
+    public = {
+        "corrected_resampled_t": lambda p: R.corrected_resampled_ttest(p),
+        "naive_paired_t_holdout": lambda p: R.naive_paired_ttest(p),
+        "corrected_repeated_kfold_t": lambda p: R.corrected_repeated_kfold_ttest(p),
+        "naive_paired_t_kfold": lambda p: R.naive_paired_ttest(p),
+        "sorted_runs_t_learner": lambda p: R.sorted_runs_ttest(p, sort="learner"),
+        "sorted_runs_t_difference": lambda p: R.sorted_runs_ttest(p, sort="difference"),
+        "paired_t_5x2cv": lambda p: R.paired_ttest_5x2cv(p),
+        "combined_f_5x2cv": lambda p: R.combined_ftest_5x2cv(p),
+        "proportions_z": lambda p: R.proportions_ztest(p),
+    }
+    offset, checked = 0, set()
+    for sname in _SCHEME_ORDER:
+        scheme = _SCHEMES[sname]
+        p = perm[None, offset:offset + n_rep * scheme.r]
+        offset += n_rep * scheme.r
+        design = _scheme_design(y[None], e[None], p, scheme, n)
+        ra, ea = _learner_rates(design, scheme, n_rep, mu_a, 0)
+        rb, eb = _learner_rates(design, scheme, n_rep, mu_b, 1)
+        size = np.diff(scheme.bounds(n))[: scheme.n_eval]
+        for name in CALIBRATED_TESTS:
+            if _SPEC[name].scheme != sname:
+                continue
+            pv, direction = _test_pvalues(name, ra, rb, ea, eb, n)
+            assert pv.shape == direction.shape == (1, n_rep)
+            for rep in range(n_rep):
+                if name == "mcnemar_edwards":
+                    ok_a, ok_b = ~ea[0, rep, 0], ~eb[0, rep, 0]
+                    table = [[np.sum(ok_a & ok_b), np.sum(ok_a & ~ok_b)],
+                             [np.sum(~ok_a & ok_b), np.sum(~ok_a & ~ok_b)]]
+                    res = P.mcnemar_test_from_table(table, correction="edwards")
+                else:
+                    shape = ra[0, rep].shape
+                    pair = Paired(ra[0, rep], rb[0, rep],
+                                  n_train=np.broadcast_to(n - size, shape),
+                                  n_test=np.broadcast_to(size, shape), metric="error_rate")
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        res = public[name](pair)
+                assert pv[0, rep] == pytest.approx(res.pvalue, rel=1e-9, abs=1e-12), name
+                if name != "combined_f_5x2cv":  # the F has no sign
+                    assert np.sign(direction[0, rep]) == np.sign(res.statistic) * (
+                        -1 if name == "mcnemar_edwards" else 1), name
+                checked.add(name)
+    assert checked == set(CALIBRATED_TESTS)
+
+
 # --------------------------------------------------------------------------- population
 
 def test_population_errors_two_ways_and_closed_form():
@@ -195,7 +258,7 @@ def test_table_layout(calib):
     for col in ("test", "valid", "true_difference", "rejection_rate", "mc_se",
                 "replicability", "replicability_se"):
         assert col in t.columns
-    assert not t["valid"][t["test"].isin(["naive_t_holdout", "naive_t_kfold",
+    assert not t["valid"][t["test"].isin(["naive_paired_t_holdout", "naive_paired_t_kfold",
                                           "proportions_z"])].any()
     np.testing.assert_allclose(t["reject_a_better"] + t["reject_b_better"],
                                t["rejection_rate"], atol=1e-12)
@@ -205,8 +268,8 @@ def test_table_layout(calib):
 
 def test_corrected_tests_hold_their_level(calib):
     t1 = calib.type_one_error().set_index("test")
-    for name in ("corrected_resampled_t", "corrected_repeated_kfold_t", "paired_t_5x2",
-                 "combined_f_5x2", "mcnemar"):
+    for name in ("corrected_resampled_t", "corrected_repeated_kfold_t", "paired_t_5x2cv",
+                 "combined_f_5x2cv", "mcnemar_edwards"):
         row = t1.loc[name]
         # at or below the level within Monte-Carlo error (the 5x2 tests and McNemar are
         # known to be conservative)
@@ -217,11 +280,11 @@ def test_corrected_tests_hold_their_level(calib):
 
 def test_naive_tests_reject_too_often(calib):
     t1 = calib.type_one_error().set_index("test")
-    for name in ("naive_t_holdout", "naive_t_kfold"):
+    for name in ("naive_paired_t_holdout", "naive_paired_t_kfold"):
         row = t1.loc[name]
         assert row.rejection_rate > 0.05 + 4 * row.mc_se, name
     # more resamples, more (false) significance: 100 CV folds beat 10 hold-outs
-    assert t1.loc["naive_t_kfold", "rejection_rate"] > t1.loc["naive_t_holdout",
+    assert t1.loc["naive_paired_t_kfold", "rejection_rate"] > t1.loc["naive_paired_t_holdout",
                                                               "rejection_rate"]
     # under the null both directions are equally likely
     for name in CALIBRATED_TESTS:
@@ -244,7 +307,7 @@ def test_power_increases_with_the_difference(calib):
     np.testing.assert_allclose(g["true_difference"], g["nominal_difference"], atol=0.004)
     # the corrected 10x10 CV test is more powerful than Dietterich's 5x2cv t (seed sec. 4)
     at = t[t["nominal_difference"] == 0.1].set_index("test")["rejection_rate"]
-    assert at["corrected_repeated_kfold_t"] > at["paired_t_5x2"]
+    assert at["corrected_repeated_kfold_t"] > at["paired_t_5x2cv"]
 
 
 def test_replicability_in_range_and_one_when_all_agree(calib):
@@ -261,7 +324,7 @@ def test_replicability_in_range_and_one_when_all_agree(calib):
 
 
 def test_single_run_has_binomial_se_and_no_replicability():
-    res = simulate_tests(n_datasets=60, n_rows=60, differences=(), tests="naive_t_kfold",
+    res = simulate_tests(n_datasets=60, n_rows=60, differences=(), tests="naive_paired_t_kfold",
                          n_replications=1, **SMALL)
     row = res.table.iloc[0]
     p = row.rejection_rate
@@ -280,14 +343,14 @@ def test_reproducible_whatever_the_chunks_and_workers():
     d = simulate_tests(**{**kw, "random_state": 8}).table
     assert not a["rejection_rate"].equals(d["rejection_rate"])
     # a test's results do not depend on which other tests are simulated
-    sub = simulate_tests(tests=["mcnemar", "paired_t_5x2"], chunk_size=6, **kw).table
-    full = a[a["test"].isin(["mcnemar", "paired_t_5x2"])].reset_index(drop=True)
+    sub = simulate_tests(tests=["mcnemar_edwards", "paired_t_5x2cv"], chunk_size=6, **kw).table
+    full = a[a["test"].isin(["mcnemar_edwards", "paired_t_5x2cv"])].reset_index(drop=True)
     assert sub.drop(columns=[]).equals(full)
 
 
 def test_progress_reports_every_dataset():
     seen = []
-    simulate_tests(n_datasets=11, n_rows=40, differences=(), tests=["mcnemar"],
+    simulate_tests(n_datasets=11, n_rows=40, differences=(), tests=["mcnemar_edwards"],
                    n_replications=2, chunk_size=4, progress=seen.append, **SMALL)
     assert seen == [4, 4, 3]
 
@@ -302,7 +365,7 @@ def test_progress_reports_every_dataset():
     ({"differences": "0.1"}, ParameterTypeError, "differences"),
     ({"differences": [[0.1]]}, ParameterTypeError, "differences"),
     ({"differences": (np.nan,)}, ParameterError, "differences"),
-    ({"tests": ["mcnemar", "bogus"]}, ParameterError, "bogus"),
+    ({"tests": ["mcnemar_edwards", "bogus"]}, ParameterError, "bogus"),
     ({"tests": []}, ParameterError, "tests"),
     ({"tests": 3}, ParameterTypeError, "tests"),
     ({"base_error": 0.5}, ParameterError, "base_error"),
@@ -328,12 +391,12 @@ def test_plot_calibration(calib):
              ln.get_label().startswith("_")]
     assert len(lines) == len(CALIBRATED_TESTS)
     styles = {ln.get_label(): ln.get_linestyle() for ln in lines}
-    assert styles["naive_t_kfold (invalid)"] == "--"
+    assert styles["naive_paired_t_kfold (invalid)"] == "--"
     assert styles["corrected_repeated_kfold_t"] == "-"
     assert any(np.allclose(ln.get_ydata(), 0.05) for ln in ax.get_lines())  # the level
     ax = calib.plot(measure="replicability")
     assert ax.get_ylabel().startswith("replicability")
-    ax = plot_calibration(calib, tests=["mcnemar"])
+    ax = plot_calibration(calib, tests=["mcnemar_edwards"])
     assert len([ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]) == 1
     with pytest.raises(ParameterError, match="measure"):
         plot_calibration(calib, measure="power")
@@ -355,7 +418,7 @@ def test_cli_simulate_tests(capsys, tmp_path):
         assert (tmp_path / name).stat().st_size > 0
     code, out, err = run_cli(capsys, "simulate", "tests", "--datasets", "12", "--rows", "60",
                              "--replications", "2", "--differences", "0.1",
-                             "--tests", "mcnemar", "--format", "json")
+                             "--tests", "mcnemar_edwards", "--format", "json")
     assert code == 0, err
     data = json.loads(out)
     assert {r["nominal_difference"] for r in data["table"]} == {0.0, 0.1}

@@ -74,6 +74,7 @@ from scipy import stats
 from .._random import root_seed_sequence, task_rng
 from .._validation import check_float, check_int, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import get_pvalue
 
 __all__ = ["CalibrationResult", "simulate_tests", "plot_calibration", "replicability",
            "CALIBRATED_TESTS"]
@@ -129,17 +130,17 @@ class _TestSpec:
 _TEST_SPECS = (
     _TestSpec("corrected_resampled_t", "holdout10", True,
               "corrected resampled t (Nadeau & Bengio 2003)"),
-    _TestSpec("naive_t_holdout", "holdout10", False, "naive paired t on hold-outs"),
+    _TestSpec("naive_paired_t_holdout", "holdout10", False, "naive paired t on hold-outs"),
     _TestSpec("corrected_repeated_kfold_t", "cv10x10", True,
               "corrected repeated k-fold t (Bouckaert & Frank 2004)"),
-    _TestSpec("naive_t_kfold", "cv10x10", False, "naive paired t on 10x10 CV folds"),
+    _TestSpec("naive_paired_t_kfold", "cv10x10", False, "naive paired t on 10x10 CV folds"),
     _TestSpec("sorted_runs_t_learner", "cv10x10", True,
               "sorted-runs t, sorted by learner (Bouckaert 2004)"),
     _TestSpec("sorted_runs_t_difference", "cv10x10", True,
               "sorted-runs t, sorted by difference (Bouckaert 2004)"),
-    _TestSpec("paired_t_5x2", "cv5x2", True, "5x2cv paired t (Dietterich 1998)"),
-    _TestSpec("combined_f_5x2", "cv5x2", True, "combined 5x2cv F (Alpaydin 1999)"),
-    _TestSpec("mcnemar", "holdout1", True, "McNemar, continuity-corrected (Dietterich 1998)"),
+    _TestSpec("paired_t_5x2cv", "cv5x2", True, "5x2cv paired t (Dietterich 1998)"),
+    _TestSpec("combined_f_5x2cv", "cv5x2", True, "combined 5x2cv F (Alpaydin 1999)"),
+    _TestSpec("mcnemar_edwards", "holdout1", True, "McNemar, continuity-corrected (Dietterich 1998)"),
     _TestSpec("proportions_z", "holdout1", False, "difference-in-proportions z (seed eq. 1)"),
 )
 _SPEC = {s.name: s for s in _TEST_SPECS}
@@ -281,62 +282,83 @@ def _outcome(pvalue, direction, alpha):
 
 
 def _two_sided_t(stat, df):
-    from ..results import get_pvalue
-
     return get_pvalue(np.asarray(stat, dtype=float), stats.t(df), "two-sided")
-
-
-def _scheme_tests(name, ra, rb, ea, eb, n, alpha):
-    """Outcome classes (B, m) of test ``name``; ``ra``/``rb`` error rates (B, m, r, n_eval),
-    ``ea``/``eb`` row errors (B, m, r, rows) (only used by the single hold-out tests)."""
-    from . import _kernels as K
-    from ..results import get_pvalue
-
-    scheme = _SCHEMES[_SPEC[name].scheme]
-    d = ra - rb
-    lead = d.shape[:2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if name in ("corrected_resampled_t", "corrected_repeated_kfold_t"):
-            b = scheme.bounds(n)
-            size = np.diff(b)[: scheme.n_eval]
-            ratio = float(np.mean(size / (n - size)))
-            stat, _, df = K.t_corrected(d.reshape(lead + (-1,)), ratio)
-            return _outcome(_two_sided_t(stat, df), stat, alpha)
-        if name in ("naive_t_holdout", "naive_t_kfold"):
-            stat, _, df = K.t_naive(d.reshape(lead + (-1,)))
-            return _outcome(_two_sided_t(stat, df), stat, alpha)
-        if name.startswith("sorted_runs_t_"):
-            stat, _, df = K.t_sorted_runs(ra, rb, sort=name.rsplit("_", 1)[1])
-            return _outcome(_two_sided_t(stat, df), stat, alpha)
-        if name == "paired_t_5x2":
-            stat, _, df = K.t_5x2(d)
-            return _outcome(_two_sided_t(stat, df), stat, alpha)
-        if name == "combined_f_5x2":
-            stat, df1, df2 = K.f_5x2(d)
-            p = get_pvalue(np.asarray(stat, dtype=float), stats.f(df1, df2), "greater")
-            return _outcome(p, d.mean(axis=(-2, -1)), alpha)
-        if name == "proportions_z":
-            n_test = int(np.diff(scheme.bounds(n))[0])
-            stat = K.z_proportions(ra[..., 0, 0], rb[..., 0, 0], n_test)
-            return _outcome(get_pvalue(np.asarray(stat, dtype=float), stats.norm, "two-sided"),
-                            stat, alpha)
-        if name == "mcnemar":
-            only_b = (~ea & eb).sum(axis=(-2, -1))  # A right, B wrong
-            only_a = (ea & ~eb).sum(axis=(-2, -1))  # A wrong, B right
-            return _outcome(_mcnemar_pvalue(only_a, only_b), only_a - only_b, alpha)
-    raise ParameterError(f"unknown test {name!r}.")  # unreachable after validation
 
 
 def _mcnemar_pvalue(only_a, only_b):
     """McNemar's test with Edwards' continuity correction, vectorised over the discordant
-    counts: ``chi2 = (|b - c| - 1)^2 / (b + c)`` on 1 df (Dietterich 1998, sec. 3.2); p = 1
-    when there is no discordant pair."""
+    counts: ``chi2 = max(|b - c| - 1, 0)^2 / (b + c)`` on 1 df (Dietterich 1998, sec. 3.2;
+    the correction never overshoots, as in R's ``mcnemar.test``); p = 1 when there is no
+    discordant pair."""
     b = np.asarray(only_a, dtype=float)
     c = np.asarray(only_b, dtype=float)
     tot = b + c
     with np.errstate(invalid="ignore", divide="ignore"):
-        chi2 = (np.abs(b - c) - 1.0) ** 2 / tot
+        chi2 = np.maximum(np.abs(b - c) - 1.0, 0.0) ** 2 / tot
     return np.where(tot > 0, stats.chi2.sf(chi2, 1), 1.0)
+
+
+def _test_pvalues(name, ra, rb, ea, eb, n):
+    """Two-sided p-values and directions (< 0: A has the lower error) of test ``name``.
+
+    ``ra``/``rb`` are error rates (..., r, n_eval) of learners A and B on the test blocks of
+    ``r`` partitions; ``ea``/``eb`` row errors (..., r, rows), used by the single hold-out
+    tests. The statistics are :mod:`replikit.compare._kernels`.
+    """
+    from . import _kernels as K
+
+    scheme = _SCHEMES[_SPEC[name].scheme]
+    d = ra - rb
+    lead = d.shape[:-2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if name in ("corrected_resampled_t", "corrected_repeated_kfold_t"):
+            size = np.diff(scheme.bounds(n))[: scheme.n_eval]
+            ratio = float(np.mean(size) / np.mean(n - size))
+            stat, _, df = K.t_corrected(d.reshape(lead + (-1,)), ratio)
+            return _two_sided_t(stat, df), stat
+        if name in ("naive_paired_t_holdout", "naive_paired_t_kfold"):
+            stat, _, df = K.t_naive(d.reshape(lead + (-1,)))
+            return _two_sided_t(stat, df), stat
+        if name.startswith("sorted_runs_t_"):
+            stat, _, df = K.t_sorted_runs(ra, rb, sort=name.rsplit("_", 1)[1])
+            return _two_sided_t(stat, df), stat
+        if name == "paired_t_5x2cv":
+            stat, _, df = K.t_5x2(d)
+            return _two_sided_t(stat, df), stat
+        if name == "combined_f_5x2cv":
+            stat, df1, df2 = K.f_5x2(d)
+            p = get_pvalue(np.asarray(stat, dtype=float), stats.f(df1, df2), "greater")
+            return p, d.mean(axis=(-2, -1))
+        if name == "proportions_z":
+            n_test = int(np.diff(scheme.bounds(n))[0])
+            stat = K.z_proportions(ra[..., 0, 0], rb[..., 0, 0], n_test)
+            return get_pvalue(np.asarray(stat, dtype=float), stats.norm, "two-sided"), stat
+        if name == "mcnemar_edwards":
+            only_b = (~ea & eb).sum(axis=(-2, -1))  # A right, B wrong
+            only_a = (ea & ~eb).sum(axis=(-2, -1))  # A wrong, B right
+            return _mcnemar_pvalue(only_a, only_b), only_a - only_b
+    raise ParameterError(f"unknown test {name!r}.")  # unreachable after validation
+
+
+def _scheme_design(y, e, perm, scheme, n):
+    """Permuted labels and noise of a scheme's partitions and the fits on their training sets.
+
+    ``y`` (B, n), ``e`` (B, n, 2), ``perm`` (B, P, n) -> ``yp`` (B, P, n), ``ep`` (B, P, n, 2),
+    ``fits`` (see :func:`_centroid_fits`) and the block ``bounds``.
+    """
+    yp = np.take_along_axis(y[:, None, :], perm, axis=2)
+    ep = np.stack([np.take_along_axis(e[:, None, :, j], perm, axis=2) for j in (0, 1)], -1)
+    bounds = scheme.bounds(n)
+    return yp, ep, _centroid_fits(yp.astype(np.float64), ep, bounds), bounds
+
+
+def _learner_rates(design, scheme, n_rep, mu, j):
+    """Error rates (B, n_rep, r, n_eval) and row errors (B, n_rep, r, rows) of learner ``j``."""
+    yp, ep, fits, bounds = design
+    err = _block_errors(yp, ep, fits, bounds, scheme.n_eval, mu, j)
+    shape = (yp.shape[0], n_rep, scheme.r)
+    rate = _fold_rates(err, bounds, scheme.n_eval).reshape(shape + (scheme.n_eval,))
+    return rate, err.reshape(shape + (-1,))
 
 
 def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha):
@@ -345,33 +367,22 @@ def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha):
     y = np.stack([dr[0] for dr in draws])                       # (B, n)
     e = np.stack([dr[1] for dr in draws])                       # (B, n, 2)
     perm = np.stack([dr[2] for dr in draws])                    # (B, P, n)
-    n_b = len(indices)
-    out = np.zeros((len(mus_a), len(tests), n_b, 3), dtype=np.int32)
+    out = np.zeros((len(mus_a), len(tests), len(indices), 3), dtype=np.int32)
     offset = 0
     for sname in _SCHEME_ORDER:
         scheme = _SCHEMES[sname]
         n_p = n_rep * scheme.r
         names = [t for t in tests if _SPEC[t].scheme == sname]
-        if not names:
-            offset += n_p
-            continue
         p = perm[:, offset:offset + n_p]
         offset += n_p
-        yp = np.take_along_axis(y[:, None, :], p, axis=2)
-        ep = np.stack([np.take_along_axis(e[:, None, :, j], p, axis=2) for j in (0, 1)], -1)
-        bounds = scheme.bounds(n)
-        fits = _centroid_fits(yp.astype(np.float64), ep, bounds)
-        k_e = scheme.n_eval
-        shape = (n_b, n_rep, scheme.r)
-        err_b = _block_errors(yp, ep, fits, bounds, k_e, mu_b, 1)
-        rate_b = _fold_rates(err_b, bounds, k_e).reshape(shape + (k_e,))
-        err_b = err_b.reshape(shape + (-1,))
+        if not names:
+            continue
+        design = _scheme_design(y, e, p, scheme, n)
+        rate_b, err_b = _learner_rates(design, scheme, n_rep, mu_b, 1)
         for s, mu_a in enumerate(mus_a):
-            err_a = _block_errors(yp, ep, fits, bounds, k_e, mu_a, 0)
-            rate_a = _fold_rates(err_a, bounds, k_e).reshape(shape + (k_e,))
-            err_a = err_a.reshape(shape + (-1,))
+            rate_a, err_a = _learner_rates(design, scheme, n_rep, mu_a, 0)
             for name in names:
-                cls = _scheme_tests(name, rate_a, rate_b, err_a, err_b, n, alpha)
+                cls = _outcome(*_test_pvalues(name, rate_a, rate_b, err_a, err_b, n), alpha)
                 ti = tests.index(name)
                 for c in range(3):
                     out[s, ti, :, c] = (cls == c).sum(axis=1)
