@@ -11,7 +11,7 @@ training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole analysis.
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     "MultiStudyData": "_data", "from_arrays": "_data", "from_estimator": "_data",
@@ -33,15 +33,4 @@ _EXPORTS = {
     "Assessment": "analysis", "assess": "analysis",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'replikit.multistudy' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

@@ -8,7 +8,7 @@ fold -> study -> population procedure.
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     "meta_analysis": "meta", "MetaResult": "meta", "tau2_estimate": "meta",
@@ -27,15 +27,4 @@ _EXPORTS = {
     "simulate_replication": "simulation", "ReplicationSimulation": "simulation",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'replikit.replicate' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

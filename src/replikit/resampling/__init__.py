@@ -6,7 +6,7 @@ Names are imported lazily from their modules (``schemes``, ``runner``, ``error``
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     # schemes.py
@@ -19,15 +19,4 @@ _EXPORTS = {
     "estimate_error": "error", "ErrorEstimate": "error",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'replikit.resampling' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
