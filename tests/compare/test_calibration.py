@@ -131,8 +131,9 @@ def test_mcnemar_matches_mlxtend_reference():
     b, c = ref["table"][0][1], ref["table"][1][0]
     assert _mcnemar_pvalue(b, c) == pytest.approx(ref["corrected"]["p"], rel=1e-5)
     assert _mcnemar_pvalue(c, b) == pytest.approx(ref["corrected"]["p"], rel=1e-5)
-    np.testing.assert_array_equal(_mcnemar_pvalue(np.array([0, 3]), np.array([0, 3])),
-                                  [1.0, stats.chi2.sf(1 / 6, 1)])
+    # no discordant pair, b = c (the correction stops at 0, as in R), and (|5 - 1| - 1)^2 / 6
+    np.testing.assert_array_equal(_mcnemar_pvalue(np.array([0, 3, 5]), np.array([0, 3, 1])),
+                                  [1.0, 1.0, stats.chi2.sf(1.5, 1)])
 
 
 def test_vectorised_pvalues_match_the_public_tests():
@@ -409,7 +410,7 @@ def test_plot_calibration(calib):
 def test_cli_simulate_tests(capsys, tmp_path):
     code, out, err = run_cli(capsys, "simulate", "tests", "--datasets", "12", "--rows", "60",
                              "--replications", "2", "--differences", "0.1",
-                             "--tests", "corrected_repeated_kfold_t,naive_t_kfold",
+                             "--tests", "corrected_repeated_kfold_t,naive_paired_t_kfold",
                              "--out", str(tmp_path))
     assert code == 0, err
     assert "Type I error" in out and "corrected_repeated_kfold_t" in out
