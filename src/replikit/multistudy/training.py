@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._metrics import LOWER_IS_BETTER, METRICS, NEEDS_PROBA
 from .._random import root_seed_sequence, task_int_seed
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
@@ -40,55 +41,12 @@ class _Metric:
     func: Callable = field(repr=False)
 
 
-def _m_accuracy(y, p, pr, cl):
-    return float(np.mean(y == p))
+def _builtin(name: str) -> _Metric:
+    return _Metric(name, name not in LOWER_IS_BETTER, name in NEEDS_PROBA, METRICS[name])
 
 
-def _m_error(y, p, pr, cl):
-    return float(np.mean(y != p))
-
-
-def _m_r2(y, p, pr, cl):
-    y = y.astype(float)
-    sst = np.sum((y - y.mean()) ** 2)
-    return float(1 - np.sum((y - p) ** 2) / sst) if sst > 0 else float("nan")
-
-
-def _m_mse(y, p, pr, cl):
-    return float(np.mean((y.astype(float) - p) ** 2))
-
-
-def _m_rmse(y, p, pr, cl):
-    return float(np.sqrt(_m_mse(y, p, pr, cl)))
-
-
-def _m_mae(y, p, pr, cl):
-    return float(np.mean(np.abs(y.astype(float) - p)))
-
-
-def _m_auc(y, p, pr, cl):
-    from sklearn.metrics import roc_auc_score
-
-    if np.unique(y).size < 2:
-        return float("nan")
-    return float(roc_auc_score(y == cl[-1], pr[:, -1]))
-
-
-def _m_logloss(y, p, pr, cl):
-    idx = pd.Index([str(c) for c in cl]).get_indexer(pd.Series(y).astype(str).to_numpy())
-    return float(-np.mean(np.log(np.maximum(pr[np.arange(len(y)), idx], 1e-15))))
-
-
-_METRICS = {
-    "accuracy": _Metric("accuracy", True, False, _m_accuracy),
-    "error_rate": _Metric("error_rate", False, False, _m_error),
-    "r2": _Metric("r2", True, False, _m_r2),
-    "mse": _Metric("mse", False, False, _m_mse),
-    "rmse": _Metric("rmse", False, False, _m_rmse),
-    "mae": _Metric("mae", False, False, _m_mae),
-    "roc_auc": _Metric("roc_auc", True, True, _m_auc),
-    "log_loss": _Metric("log_loss", False, True, _m_logloss),
-}
+_METRICS = {name: _builtin(name) for name in
+            ("accuracy", "error_rate", "r2", "mse", "rmse", "mae", "roc_auc", "log_loss")}
 
 
 def get_metric(metric) -> _Metric:

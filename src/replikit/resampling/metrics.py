@@ -10,82 +10,14 @@ the fitted estimator.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
+from .._metrics import CLASSIFICATION_METRICS as _CLASSIFICATION
+from .._metrics import LOWER_IS_BETTER, METRICS
+from .._metrics import NEEDS_PROBA as _PROBA
 from ..errors import ParameterError
 
 __all__ = ["METRICS", "LOWER_IS_BETTER", "check_metrics", "compute_metric", "needs_proba"]
-
-
-def _r2(y, p, proba, classes):
-    y = y.astype(float)
-    sst = np.sum((y - y.mean()) ** 2)
-    return float(1.0 - np.sum((y - p) ** 2) / sst) if sst > 0 else float("nan")
-
-
-def _r2_corr(y, p, proba, classes):
-    y = y.astype(float)
-    p = np.asarray(p, float)
-    if np.std(y) == 0 or np.std(p) == 0:
-        return float("nan")
-    return float(np.corrcoef(y, p)[0, 1] ** 2)
-
-
-def _mse(y, p, proba, classes):
-    return float(np.mean((y.astype(float) - p) ** 2))
-
-
-def _rmse(y, p, proba, classes):
-    return float(np.sqrt(_mse(y, p, proba, classes)))
-
-
-def _mae(y, p, proba, classes):
-    return float(np.mean(np.abs(y.astype(float) - p)))
-
-
-def _accuracy(y, p, proba, classes):
-    return float(np.mean(y == p))
-
-
-def _error_rate(y, p, proba, classes):
-    return float(np.mean(y != p))
-
-
-def _balanced_accuracy(y, p, proba, classes):
-    labels = np.unique(y)
-    return float(np.mean([np.mean(p[y == c] == c) for c in labels]))
-
-
-def _log_loss(y, p, proba, classes):
-    proba = np.clip(proba, 1e-15, 1.0)
-    proba = proba / proba.sum(axis=1, keepdims=True)
-    col = np.searchsorted(classes, y)
-    return float(-np.mean(np.log(proba[np.arange(len(y)), col])))
-
-
-def _roc_auc(y, p, proba, classes):
-    if len(classes) != 2:
-        raise ParameterError("`metrics`: 'roc_auc' is defined here for binary outcomes only.")
-    pos = y == classes[1]
-    n1, n0 = int(pos.sum()), int((~pos).sum())
-    if n1 == 0 or n0 == 0:
-        return float("nan")
-    from scipy.stats import rankdata
-
-    ranks = rankdata(proba[:, 1])  # mid-ranks handle ties (Mann–Whitney form of the AUC)
-    return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
-METRICS: dict[str, Callable] = {
-    "r2": _r2, "r2_corr": _r2_corr, "mse": _mse, "rmse": _rmse, "mae": _mae,
-    "accuracy": _accuracy, "error_rate": _error_rate, "balanced_accuracy": _balanced_accuracy,
-    "log_loss": _log_loss, "roc_auc": _roc_auc,
-}
-LOWER_IS_BETTER = {"mse", "rmse", "mae", "error_rate", "log_loss"}
-_PROBA = {"log_loss", "roc_auc"}
-_CLASSIFICATION = {"accuracy", "error_rate", "balanced_accuracy", "log_loss", "roc_auc"}
 
 
 def needs_proba(name: str) -> bool:
