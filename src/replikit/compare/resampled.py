@@ -80,8 +80,12 @@ class _Labels(NamedTuple):
     metric: str
 
 
-def _paired_iv(scores, a, b, metric, study) -> Paired:
-    return paired_scores(scores, a, b, metric=metric, study=study)
+def _paired_iv(scores, a, b, metric, study, *, min_splits=2) -> Paired:
+    p = paired_scores(scores, a, b, metric=metric, study=study)
+    if p.n < min_splits:
+        raise DataError(f"this test needs at least {min_splits} splits to estimate a variance; "
+                        f"the scores of {p.a!r} and {p.b!r} have {p.n}.")
+    return p
 
 
 def _ratio_iv(ratio) -> float | None:
@@ -584,7 +588,7 @@ def proportions_ztest(scores, a=None, b=None, *, metric=None, study=None,
     (-1.466, 300)
     """
     alternative = check_alternative(alternative)
-    p = _paired_iv(scores, a, b, metric, study)
+    p = _paired_iv(scores, a, b, metric, study, min_splits=1)
     name = str(p.metric).lower()
     if not any(w in name for w in _PROPORTION_WORDS):
         raise ParameterError(
@@ -844,8 +848,6 @@ def bayesian_correlated_ttest(scores, a=None, b=None, *, metric=None, study=None
     p = _paired_iv(scores, a, b, metric, study)
     ratio, source = _corrected_ratio(p, ratio, infer_from_k=True)
     d = p.d.ravel()
-    if d.size < 2:
-        raise DataError(f"bayesian_correlated_ttest needs at least 2 splits; got {d.size}.")
     _, scale, df = K.t_corrected(d, ratio)
     mean, scale, df = float(d.mean()), float(scale), float(df)
     if scale == 0:
@@ -858,9 +860,12 @@ def bayesian_correlated_ttest(scores, a=None, b=None, *, metric=None, study=None
         extra = {"note": "all differences are equal: the posterior is a point mass"}
     else:
         post = stats.t(df, loc=mean, scale=scale)
-        p_left = float(post.cdf(-rope))
         p_right = float(post.sf(rope))
-        p_rope = max(0.0, 1.0 - p_left - p_right)
+        if rope == 0:
+            p_left, p_rope = 1.0 - p_right, 0.0
+        else:
+            p_left = float(post.cdf(-rope))
+            p_rope = max(0.0, 1.0 - p_left - p_right)
         extra = {}
     extra.update(ratio=ratio, ratio_source=source)
     return BayesianResult(p_left=p_left, p_rope=p_rope, p_right=p_right, rope=rope,
