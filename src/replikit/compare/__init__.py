@@ -28,9 +28,11 @@ _EXPORTS = {
     "bayesian_correlated_ttest": "resampled", "corrected_ttest_from_stats": "resampled",
     "equivalence_test_from_stats": "resampled",
     # predictions.py
+    "PredictionTestResult": "predictions", "mcnemar_table": "predictions",
     "mcnemar_test": "predictions", "mcnemar_test_from_table": "predictions",
     "mcnemar_test_from_predictions": "predictions", "cochrans_q_test": "predictions",
-    "cochrans_q_test_from_predictions": "predictions",
+    "cochrans_q_test_from_predictions": "predictions", "looney_ftest": "predictions",
+    "looney_ftest_from_predictions": "predictions",
     # multiple.py
     "adjust_pvalues": "multiple", "friedman_test": "multiple", "FriedmanResult": "multiple",
     "nemenyi_test": "multiple", "NemenyiResult": "multiple",

@@ -59,7 +59,7 @@ _RECOMMENDED_NOTE = ("corrected repeated k-fold t for r x k CV, corrected resamp
                      "repeated hold-out, 5x2cv t and combined F for 5x2 CV; plus the Bayesian "
                      "correlated t")
 
-_CORRECTIONS = ("holm", "bonferroni", "none")
+_CORRECTIONS = ("holm", "bonferroni", "hochberg", "none")
 
 _COLUMNS = ["study", "a", "b", "metric", "test", "method", "estimate", "se", "ci_low",
             "ci_high", "statistic", "df", "df2", "pvalue", "pvalue_adjusted", "reject",
@@ -127,7 +127,8 @@ class ComparisonTable:
         reject, p_left, p_rope, p_right`` (Bayesian rows), ``conclusion, valid, requires, n,
         n_repeats, n_folds, alternative``. Valid tests come first.
     correction : str
-        Multiple-comparison adjustment applied within each test: 'holm', 'bonferroni', 'none'.
+        Multiple-comparison adjustment applied within each test: 'holm', 'bonferroni',
+        'hochberg' or 'none'.
     alpha : float
         Significance level of ``reject``.
     confidence_level : float
@@ -505,8 +506,9 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
         names from :data:`TESTS`.
     alternative : {'two-sided', 'less', 'greater'}
         In terms of the mean of a - b (the Bayesian test is always two-sided).
-    correction : {'holm', 'bonferroni', 'none'} or None
-        Adjustment of the p-values within each test (Holm 1979 by default).
+    correction : {'holm', 'bonferroni', 'hochberg', 'none'} or None
+        Adjustment of the p-values within each test (Holm 1979 by default; see
+        :func:`replikit.compare.adjust_pvalues`).
     study : label, optional
         Compare within this study only (default: every study, each on its own).
     alpha : float

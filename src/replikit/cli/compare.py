@@ -1,0 +1,194 @@
+"""``replikit compare``: valid statistical comparison of models (seed 002, Gardner & Brooks).
+
+Either from a Scores table (``replikit compare SCORES``) or by fitting models first
+(``replikit compare --data FILE --target COL --models lr,rf``). Prints one table of tests, valid
+ones first and invalid ones marked ``!``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import RandomStateOpt, TableOpt, emit, info, state
+
+ScoresArg = Annotated[Path | None, typer.Argument(
+    help="Scores table (CSV, Parquet or DuckDB): study, model, repeat, fold, metric, value, "
+         "n_train, n_test. Omit it and give --data/--target/--models to fit the models first.",
+    show_default=False)]
+
+
+def _split_list(values: list[str] | None) -> list[str] | None:
+    """Repeatable options that may also hold comma-separated lists."""
+    if not values:
+        return None
+    out = [v.strip() for item in values for v in item.split(",") if v.strip()]
+    return out or None
+
+
+def _resolve_models(models: str | None, model: list[str] | None, param: list[str] | None,
+                    task: str) -> dict:
+    """Estimators from ``--models`` aliases and ``--model NAME=module:Class`` (as ``replikit
+    run`` reads them)."""
+    from .._models import make_models, parse_model_options
+    from ..errors import ParameterError
+
+    chosen = make_models(models, task) if models else {}
+    if model:
+        extra = parse_model_options(model, param or [])
+        clash = set(extra) & set(chosen)
+        if clash:
+            raise ParameterError(f"`--model`: name(s) {sorted(clash)} also given in --models.")
+        chosen.update(extra)
+    elif param:
+        raise ParameterError("`--param` applies to models given with --model.")
+    if len(chosen) < 2:
+        raise ParameterError("`--models`: give at least two models to compare (e.g. "
+                             f"--models lr,rf); got {len(chosen)}.")
+    return chosen
+
+
+def compare(
+    scores: ScoresArg = None,
+    a: Annotated[str | None, typer.Option("--a", help="First model (default: every pair).")]
+    = None,
+    b: Annotated[str | None, typer.Option("--b", help="Second model.")] = None,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", help="Metric(s) to compare (repeatable or comma-separated; default: all in "
+        "SCORES, or accuracy / r2 when fitting).")] = None,
+    test: Annotated[list[str] | None, typer.Option(
+        "--test", help="Test(s) to run (repeatable or comma-separated): "
+        "corrected_repeated_kfold_ttest, corrected_resampled_ttest, paired_ttest_5x2cv, "
+        "combined_ftest_5x2cv, sorted_runs_ttest, equivalence_ttest, bayesian_correlated_ttest, "
+        "naive_paired_ttest, proportions_ztest. Default: the recommended ones.")] = None,
+    all_tests: Annotated[bool, typer.Option(
+        "--all-tests", help="Every test the design allows, including the invalid naive t and "
+        "proportions z (marked !).")] = False,
+    study: Annotated[str | None, typer.Option(
+        "--study", help="With SCORES: compare within this study only. With --data: the column "
+        "of study labels (the scheme then runs within each study).")] = None,
+    alternative: Annotated[str, typer.Option(
+        "--alternative", help="two-sided, less or greater (for the mean of a - b).")]
+    = "two-sided",
+    correction: Annotated[str, typer.Option(
+        "--correction", help="P-value adjustment within each test: holm, bonferroni, none.")]
+    = "holm",
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level after "
+                                         "adjustment.")] = 0.05,
+    rope: Annotated[float, typer.Option("--rope", min=0.0, help="Half-width of the region of "
+                                        "practical equivalence (Bayesian test, metric units).")]
+    = 0.01,
+    margin: Annotated[float | None, typer.Option(
+        "--margin", help="Equivalence margin (metric units): adds the TOST equivalence test.")]
+    = None,
+    data: Annotated[Path | None, typer.Option(
+        "--data", help="Fit the models on this table first (CSV, Parquet or DuckDB).")] = None,
+    target: Annotated[str | None, typer.Option("--target", help="Outcome column (with "
+                                               "--data).")] = None,
+    models: Annotated[str | None, typer.Option(
+        "--models", help="Comma-separated aliases (with --data): lr, ridge, lasso, enet, lda, "
+        "rf, gb, svm, mlp, knn, tree, dummy.")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Any estimator: NAME=module:Class (repeatable, with --data).")] = None,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", help="NAME.key=value for a --model (Python literals; repeatable).")] = None,
+    scheme: Annotated[str, typer.Option(
+        "--scheme", help="With --data: 10x10 | 5x2 | holdout:0.33x100 | 10 | bootstrap:200.")]
+    = "10x10",
+    stratify: Annotated[bool, typer.Option("--stratify", help="Stratified splits (with "
+                                           "--data).")] = False,
+    table: TableOpt = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Directory for comparisons.csv, the forest plot comparisons.svg (and "
+        "scores.csv when fitting).")] = None,
+    n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Worker processes "
+                                        "(with --data).")] = 1,
+    random_state: RandomStateOpt = 0,
+) -> None:
+    """Compare models with tests valid on resampled scores (seed 002, Gardner & Brooks 2017).
+
+    Prints one row per pair, metric and test: the mean difference a - b with its interval,
+    the statistic, the raw and adjusted p-values and a conclusion; invalid tests (--all-tests)
+    are marked ! and listed last.
+    """
+    from ..compare.api import compare_scores
+    from ..errors import ParameterError
+
+    tests = "all" if all_tests else (_split_list(test) or "recommended")
+    if all_tests and test:
+        raise ParameterError("`--all-tests` and `--test` exclude each other; give one.")
+    metrics = _split_list(metric)
+    options = dict(tests=tests, alternative=alternative, correction=correction, alpha=alpha,
+                   rope=rope, margin=margin)
+    fitted = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # repeated in table.notes, printed once below
+        if data is not None:
+            if scores is not None:
+                raise ParameterError("give either SCORES or --data (to fit the models), not "
+                                     "both.")
+            if target is None:
+                raise ParameterError("`--target`: required with --data (the outcome column).")
+            fitted = _fit(data, target, study, table, models, model, param, scheme, stratify,
+                          metrics, n_jobs, random_state)
+            res = compare_scores(fitted, a, b, **options)
+        else:
+            if scores is None:
+                raise ParameterError("give a SCORES table, or --data/--target/--models to fit "
+                                     "models first (see `replikit compare --help`).")
+            for name, given in (("--target", target), ("--models", models),
+                                ("--model", model)):
+                if given:
+                    raise ParameterError(f"`{name}` needs --data (fitting models first); with "
+                                         "a SCORES table leave it out.")
+            from ..data.io import read_frame
+
+            frame = read_frame(scores, table=table, name="SCORES")
+            res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
+    for note in res.notes:
+        info(f"warning: {note}")
+    if out is not None:
+        _write(res, out, fitted)
+    emit(str(res), res.frame)
+
+
+def _fit(data, target, study, table, models, model, param, scheme, stratify, metrics, n_jobs,
+         random_state):
+    from ..data.userdata import load_dataset
+    from ..resampling.runner import run
+    from ..resampling.schemes import parse_scheme
+
+    ds = load_dataset(data, target=target, study=study, table=table, data_option="--data",
+                      target_option="--target", study_option="--study")
+    chosen = _resolve_models(models, model, param, ds.task)
+    if metrics is None:
+        metrics = ["accuracy"] if ds.task == "classification" else ["r2"]
+    sch = parse_scheme(scheme, stratify=stratify)
+    info(f"Fitting {', '.join(chosen)} under {sch!r} on {len(ds.y):,} rows"
+         + (f" in {ds.n_studies} studies" if ds.study is not None else "") + ".")
+    return run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics, study=ds.study,
+               backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
+               random_state=random_state, return_predictions=False, progress=state.progress)
+
+
+def _write(res, out: Path, fitted) -> None:
+    from ..report.figures import svg_from_figure
+
+    out.mkdir(parents=True, exist_ok=True)
+    res.frame.to_csv(out / "comparisons.csv", index=False)
+    written = ["comparisons.csv"]
+    if len(res.frame):
+        ax = res.plot()
+        (out / "comparisons.svg").write_text(svg_from_figure(ax.figure))
+        written.append("comparisons.svg")
+    if fitted is not None:
+        fitted.scores.frame.to_csv(out / "scores.csv", index=False)
+        written.append("scores.csv")
+    info(f"Wrote {', '.join(written)} to {out}/")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare)
