@@ -2,6 +2,7 @@
 learners against scikit-learn, population errors against closed forms, levels, power,
 replicability, reproducibility, validation, figure and CLI."""
 
+import doctest
 import json
 from pathlib import Path
 
@@ -11,18 +12,18 @@ from scipy import stats
 
 from replikit.cli import main
 from replikit.compare.calibration import (
+    _SCHEME_ORDER,
+    _SCHEMES,
+    _SPEC,
     CALIBRATED_TESTS,
     CalibrationResult,
     _block_errors,
     _centroid_fits,
     _draw_dataset,
     _expected_error,
+    _learner_rates,
     _mcnemar_pvalue,
     _population,
-    _SCHEME_ORDER,
-    _SCHEMES,
-    _SPEC,
-    _learner_rates,
     _scheme_design,
     _test_pvalues,
     plot_calibration,
@@ -438,3 +439,9 @@ def test_cli_errors(capsys, args, match):
     last = err.strip().splitlines()[-1]
     assert last.startswith("replikit: error:") and match in last
     assert "Traceback" not in err
+
+
+def test_docstring_examples():
+    from replikit.compare import calibration
+
+    assert doctest.testmod(calibration).failed == 0

@@ -39,8 +39,14 @@ Schemes and tests (two-sided, level ``alpha``; the statistics are
       by difference;
     * 5x2 cross-validation: Dietterich's 5x2cv paired t and Alpaydin's combined 5x2cv F;
     * one 2/3-1/3 hold-out (Dietterich 1998): McNemar's test with Edwards' continuity
-      correction, chi2 = (|b - c| - 1)^2 / (b + c), and the difference-in-proportions z (seed
-      eq. 1, invalid).
+      correction, chi2 = max(|b - c| - 1, 0)^2 / (b + c), and the difference-in-proportions z
+      (seed eq. 1, invalid).
+
+    Every vectorised p-value equals the p-value of replikit's public test
+    (:mod:`replikit.compare.resampled`, :func:`replikit.compare.mcnemar_test_from_table`) on
+    the same fold scores. The column ``valid`` is the literature's verdict (seed 002): False
+    for the naive t and the proportions z; the simulation checks it (in this design, for
+    example, the sorted-runs t sorted by learner rejects far too often under the null).
 
 Replicability (Bouckaert 2004)
     Each dataset is tested ``n_replications = m`` times with new random partitions. Each run
@@ -490,7 +496,8 @@ class CalibrationResult:
     Attributes
     ----------
     table : DataFrame
-        One row per (test, setting): ``test, method, scheme, valid, setting,
+        One row per (test, setting): ``test, method, scheme, valid (the literature's verdict:
+        False for the naive t and the proportions z), setting,
         nominal_difference, true_difference, rejection_rate, mc_se, reject_a_better,
         reject_b_better, replicability, replicability_se, n_datasets, n_replications``.
         ``true_difference`` is the population error of learner B minus that of learner A at the
@@ -530,7 +537,7 @@ class CalibrationResult:
         return t[t["nominal_difference"] == 0.0].reset_index(drop=True)
 
     def power_table(self, values: str = "rejection_rate") -> pd.DataFrame:
-        """Wide table: one row per test, one column per true difference (of 10x10 CV)."""
+        """Wide table of ``values``: one row per test, one column per nominal difference."""
         t = self.table
         wide = t.pivot_table(index="test", columns="nominal_difference", values=values,
                              sort=False)
@@ -541,7 +548,6 @@ class CalibrationResult:
         return plot_calibration(self, measure=measure, ax=ax)
 
     def __str__(self) -> str:
-        t = self.table
         pop = self.population
         lines = [f"Calibration of comparison tests: {self.n_datasets} datasets x "
                  f"{self.n_rows} rows, {self.n_replications} runs per dataset, alpha = "
@@ -562,12 +568,13 @@ class CalibrationResult:
                        "replicability_se"]]
             lines.append(show.to_string(index=False, float_format=fmt))
         if len(self.differences) > 1:
-            cv = pop[pop["n_train"] == _SCHEMES["cv10x10"].n_train(self.n_rows)]
+            n_tr = int(pop["n_train"].max())  # 90% of the rows, unless only 5x2/hold-out
+            at = pop[pop["n_train"] == n_tr].sort_values("setting")["difference"]
             diffs = ", ".join(f"{d:g} -> {v:.4f}" for d, v in
-                              zip(self.differences, cv.sort_values("setting")["difference"],
-                                  strict=False))
-            lines.append(f"Power by nominal difference (true difference at n_train="
-                         f"{_SCHEMES['cv10x10'].n_train(self.n_rows)}: {diffs}):")
+                              zip(self.differences, at, strict=True))
+            lines.append(f"Rejection rate (type I error at 0, power elsewhere) by nominal difference "
+                         f"(true difference B - A at n_train="
+                         f"{n_tr}: {diffs}):")
             lines.append(self.power_table().to_string(float_format=fmt))
             lines.append("Replicability by nominal difference:")
             lines.append(self.power_table("replicability").to_string(float_format=fmt))
