@@ -355,6 +355,14 @@ def test_sorted_runs_matches_scipy_on_the_sorted_sample(sort, shape):
     assert res.extra["sort"] == sort
 
 
+def test_sorted_runs_default_sorts_differences():
+    p = _design(seed=10)
+    res = sorted_runs_ttest(p)
+    assert res.extra["sort"] == "difference"
+    assert res.statistic == sorted_runs_ttest(p, sort="difference").statistic
+    assert "sort='difference'" in res.method
+
+
 def test_sorted_runs_needs_runs_and_folds():
     with pytest.raises(DataError, match="r >= 2 runs"):
         sorted_runs_ttest(_design(1, 10))
@@ -488,9 +496,9 @@ def test_kernels_agree_exactly_with_per_pair_functions():
         assert (res.statistic, res.se, res.df) == (t[i], se[i], df[i])
         naive = _quiet(naive_paired_ttest, p)
         assert (naive.statistic, naive.se) == (tn[i], sen[i])
-        sr = sorted_runs_ttest(p)
+        sr = sorted_runs_ttest(p, sort="learner")
         assert (sr.statistic, sr.se, sr.df) == (ts[i], ses[i], dfs[i])
-        assert sorted_runs_ttest(p, sort="difference").statistic == tsd[i]
+        assert sorted_runs_ttest(p).statistic == tsd[i]  # default: sort='difference'
     five = [_design(5, 2, seed=s, n_train=50, n_test=50) for s in range(B)]
     d52 = np.stack([p.d for p in five])
     t5, se5, _ = K.t_5x2(d52)

@@ -30,7 +30,7 @@ import numpy as np
 __all__ = ["t_corrected", "t_naive", "t_5x2", "f_5x2", "t_sorted_runs", "z_proportions",
            "sorted_runs_sample", "SORTS"]
 
-SORTS = ("learner", "difference")
+SORTS = ("difference", "learner")
 
 
 def _div(a, b):
@@ -128,13 +128,14 @@ def f_5x2(d):
     return stat, np.full(np.shape(stat), 10.0), np.full(np.shape(stat), 5.0)
 
 
-def sorted_runs_sample(sa, sb, sort="learner"):
+def sorted_runs_sample(sa, sb, sort="difference"):
     """The k sorted-run differences of Bouckaert (2004), seed Table 1 row (4).
 
-    ``sort='learner'``: within each run sort each learner's fold scores, average the i-th
-    smallest across the r runs (``P_i = (1/R) Σ_runs (i-th smallest)``, the seed's text), and
-    take ``x_i = P_i(a) - P_i(b)``. ``sort='difference'``: sort the fold differences within each
-    run and average the i-th smallest across runs. ``sa``, ``sb`` have shape ``(..., r, k)``;
+    ``sort='difference'``: sort the fold differences within each run and average the i-th
+    smallest across runs. ``sort='learner'``: within each run sort each learner's fold scores,
+    average the i-th smallest across the r runs (``P_i = (1/R) Σ_runs (i-th smallest)``, the
+    seed's literal text), and take ``x_i = P_i(a) - P_i(b)`` — liberal, see
+    :func:`replikit.compare.resampled.sorted_runs_ttest`. ``sa``, ``sb`` have shape ``(..., r, k)``;
     the result has shape ``(..., k)``.
     """
     sa = np.asarray(sa, dtype=float)
@@ -146,7 +147,7 @@ def sorted_runs_sample(sa, sb, sort="learner"):
     raise ValueError(f"`sort` must be one of {SORTS}; got {sort!r}.")
 
 
-def t_sorted_runs(sa, sb, sort="learner"):
+def t_sorted_runs(sa, sb, sort="difference"):
     """Paired t on the sorted-runs sample (Bouckaert 2004; seed Table 1 row (4)).
 
     ``t = mean(x) / (s_x / sqrt(k))`` on the ``k`` sorted-run differences ``x`` of
@@ -157,7 +158,7 @@ def t_sorted_runs(sa, sb, sort="learner"):
     ----------
     sa, sb : array_like of shape (..., r, k)
         Scores of the two learners, ``r`` runs of ``k`` folds.
-    sort : {'learner', 'difference'}
+    sort : {'difference', 'learner'}
 
     Returns
     -------

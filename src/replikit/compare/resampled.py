@@ -418,30 +418,36 @@ def combined_ftest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
 
 
 def sorted_runs_ttest(scores, a=None, b=None, *, metric=None, study=None,
-                      alternative="two-sided", sort="learner") -> ComparisonResult:
+                      alternative="two-sided", sort="difference") -> ComparisonResult:
     """Paired t-test on the sorted-runs sample (Bouckaert 2004; seed Table 1 row (4)).
 
-    From ``r`` runs of ``k``-fold cross-validation, build ``k`` values and apply an ordinary
-    paired t-test to them:
+    From ``r`` runs of ``k``-fold cross-validation, build ``k`` values ``x`` and apply an
+    ordinary (uncorrected) t-test to them:
 
-    ``t = mean(x) / (s_x / sqrt(k))``, Student t with ``k - 1`` df.
+    ``t = mean(x) / (s_x / sqrt(k))``, Student t with ``k - 1`` df
 
-    How ``x`` is built depends on ``sort`` — the seed's description admits two readings:
+    (the seed prints ``df = r - 1``, the same number for its 10x10 design; the sample has ``k``
+    values). How ``x`` is built depends on ``sort`` — the seed's description admits two
+    readings:
 
-    * ``'learner'`` (default): within each run sort each learner's ``k`` fold scores; average
-      the i-th smallest over the ``r`` runs, ``P_i = (1/r) Σ_runs min_i``, separately for each
-      learner (the seed's text and its Figure 1, taken from Bouckaert 2004); ``x_i = P_i(a) -
-      P_i(b)``.
-    * ``'difference'``: sort the ``k`` fold differences ``a - b`` within each run and average
-      the i-th smallest over runs.
+    * ``'difference'`` (default): sort the ``k`` fold differences ``a - b`` within each run and
+      average the i-th smallest over the ``r`` runs.
+    * ``'learner'``: within each run sort each learner's ``k`` fold scores, average the i-th
+      smallest over the runs separately for each learner, ``P_i = (1/r) Σ_runs min_i`` (the
+      seed's literal text and its Figure 1), and take ``x_i = P_i(a) - P_i(b)``.
 
-    The default follows the seed, the source replikit implements. Both readings give the same
-    mean, the mean of all ``r·k`` differences (the seed notes that its two tests have "nearly
-    identical numerators"), and differ only in the spread: ``'learner'`` compares the two
-    learners' average order statistics, which are close to each other when the learners'
-    fold-to-fold spreads are alike, so its variance can be small and the test liberal;
-    ``'difference'`` keeps the spread of the differences themselves. See the calibration
-    simulation (:func:`replikit.compare.simulate_tests`) for their rejection rates.
+    Both readings have the same numerator, the mean of all ``r·k`` differences (the seed notes
+    that its two tests have "nearly identical numerators"); they differ in the spread of ``x``.
+    Why the default is ``'difference'``: the seed (after Bouckaert 2004) presents the sorted-runs
+    scheme as one with an acceptable Type I error that needs no variance correction, and only
+    the difference reading behaves so. Sorting each learner separately compares the two
+    learners' average order statistics, which nearly coincide when their fold-to-fold spreads
+    are alike, so ``s_x`` no longer measures the variability of the mean difference. In
+    replikit's calibration simulation (:func:`replikit.compare.simulate_tests`, 10x10 cv,
+    1,000 datasets x 5 replications, alpha = 0.05, no true difference) ``sort='learner'``
+    rejected 76% of the time (the naive t on all 100 folds: 55%), ``sort='difference'`` 3.3%
+    and the corrected repeated k-fold t 3.5%. ``sort='learner'`` is kept to reproduce the
+    seed's reading; do not use it for inference.
 
     Parameters
     ----------
@@ -450,7 +456,8 @@ def sorted_runs_ttest(scores, a=None, b=None, *, metric=None, study=None,
     a, b : str, optional
     metric, study : optional
     alternative : {'two-sided', 'less', 'greater'}
-    sort : {'learner', 'difference'}
+    sort : {'difference', 'learner'}
+        What is sorted within a run (see above); ``'learner'`` is liberal.
 
     Returns
     -------
@@ -465,9 +472,9 @@ def sorted_runs_ttest(scores, a=None, b=None, *, metric=None, study=None,
     >>> rng = np.random.default_rng(2)
     >>> acc_a = 0.85 + 0.03 * rng.standard_normal((10, 10))
     >>> acc_b = acc_a - 0.01 + 0.02 * rng.standard_normal((10, 10))
-    >>> res = sorted_runs_ttest(Paired(acc_a, acc_b), sort="difference")
-    >>> res.n, res.df
-    (10, 9.0)
+    >>> res = sorted_runs_ttest(Paired(acc_a, acc_b))
+    >>> res.n, res.df, res.extra["sort"]
+    (10, 9.0, 'difference')
     """
     alternative = check_alternative(alternative)
     sort = check_choice(sort, "sort", K.SORTS)
