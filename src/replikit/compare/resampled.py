@@ -26,6 +26,11 @@ corrected variance) and :func:`bayesian_correlated_ttest` (Corani & Benavoli 201
 
 ``alternative`` is stated for the difference ``a - b``: ``'greater'`` tests whether ``a``
 scores higher than ``b``. For an error metric (lower is better) that means ``a`` is worse.
+
+Zero variance: when every split gives the same difference the standard error is 0. The
+statistic is then ``±inf`` (p = 0 two-sided) if the mean difference is not 0 and NaN (p NaN)
+if it is 0 — e.g. a model compared with itself; ``extra['note']`` says so and ``str()`` shows
+it. No exception and no RuntimeWarning is raised. The Bayesian test returns a point mass.
 """
 
 from __future__ import annotations
