@@ -508,7 +508,7 @@ def nemenyi_test(table, *, alpha: float = 0.05, lower_is_better: bool = False,
 # Wilcoxon-Holm
 # ---------------------------------------------------------------------------------------------
 def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
-                  zero_method: str = "zsplit", method: str = "holm") -> pd.DataFrame:
+                  zero_method: str = "demsar", method: str = "holm") -> pd.DataFrame:
     """Pairwise Wilcoxon signed-rank tests across datasets, Holm-corrected over the pairs.
 
     For every pair of models ``(a, b)`` the differences ``d_i = score_a - score_b`` over the N
@@ -526,10 +526,11 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
         Family-wise level for the ``significant`` column (adjusted p <= alpha).
     alternative : {'two-sided', 'less', 'greater'}
         In terms of ``d = score_a - score_b``.
-    zero_method : {'zsplit', 'wilcox', 'pratt'}
-        Datasets where both models score the same: ``'zsplit'`` ranks them and splits their
-        ranks evenly between R+ and R- (Demšar 2006, section 3.1.3); ``'wilcox'`` drops them;
-        ``'pratt'`` ranks them and then drops their ranks.
+    zero_method : {'demsar', 'zsplit', 'wilcox', 'pratt'}
+        Datasets where both models score the same. ``'demsar'`` (Demšar 2006, section 3.1.3):
+        rank them and split their ranks evenly between R+ and R-, ignoring one of them if their
+        number is odd; ``'zsplit'``: the same without ignoring one; ``'wilcox'``: drop them;
+        ``'pratt'``: rank them, then drop their ranks.
     method : {'holm', 'bonferroni', 'hochberg'}
         The family-wise adjustment over pairs.
 
@@ -555,7 +556,7 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
     """
     alpha = check_probability(alpha, "alpha")
     alternative = check_alternative(alternative)
-    zero_method = check_choice(zero_method, "zero_method", ("zsplit", "wilcox", "pratt"))
+    zero_method = check_choice(zero_method, "zero_method", ("demsar", "zsplit", "wilcox", "pratt"))
     method = check_choice(method, "method", ADJUST_METHODS)
     frame = _table_iv(table)
     values = frame.to_numpy(dtype=float)
@@ -567,7 +568,13 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
         if not nonzero.any():
             stat, p = np.nan, 1.0  # identical on every dataset: no evidence of a difference
         else:
-            res = stats.wilcoxon(d, zero_method=zero_method, alternative=alternative)
+            used, zm = d, zero_method
+            if zero_method == "demsar":
+                zm = "zsplit"
+                zeros = np.flatnonzero(d == 0)
+                if zeros.size % 2:
+                    used = np.delete(d, zeros[0])
+            res = stats.wilcoxon(used, zero_method=zm, alternative=alternative)
             stat, p = float(res.statistic), float(res.pvalue)
         rows.append({
             "a": names[i], "b": names[j], "n": int(d.size),
