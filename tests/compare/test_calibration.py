@@ -158,6 +158,7 @@ def test_vectorised_pvalues_match_the_public_tests():
         "sorted_runs_t_difference": lambda p: R.sorted_runs_ttest(p, sort="difference"),
         "paired_t_5x2cv": lambda p: R.paired_ttest_5x2cv(p),
         "combined_f_5x2cv": lambda p: R.combined_ftest_5x2cv(p),
+        "bayesian_correlated_t": lambda p: R.bayesian_correlated_ttest(p, rope=0.01),
         "proportions_z": lambda p: R.proportions_ztest(p),
     }
     offset, checked = 0, set()
@@ -188,6 +189,12 @@ def test_vectorised_pvalues_match_the_public_tests():
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         res = public[name](pair)
+                if name == "bayesian_correlated_t":
+                    assert pv[0, rep] == pytest.approx(1 - max(res.p_left, res.p_right),
+                                                       rel=1e-9, abs=1e-12)
+                    assert np.sign(direction[0, rep]) == np.sign(res.p_right - res.p_left)
+                    checked.add(name)
+                    continue
                 assert pv[0, rep] == pytest.approx(res.pvalue, rel=1e-9, abs=1e-12), name
                 if name != "combined_f_5x2cv":  # the F has no sign
                     assert np.sign(direction[0, rep]) == np.sign(res.statistic) * (
@@ -361,6 +368,8 @@ def test_progress_reports_every_dataset():
     ({"n_datasets": 1}, ParameterError, "n_datasets"),
     ({"n_datasets": 2.5}, ParameterTypeError, "n_datasets"),
     ({"n_rows": 10}, ParameterError, "n_rows"),
+    ({"n_rows": 20_000}, ParameterError, "n_rows"),
+    ({"rope": -0.01}, ParameterError, "rope"),
     ({"n_replications": 0}, ParameterError, "n_replications"),
     ({"differences": (-0.1,)}, ParameterError, "differences"),
     ({"differences": (0.3,)}, ParameterError, "base_error"),

@@ -41,6 +41,9 @@ def simulate_tests_cmd(
                                                "correlation of the two features.")] = 0.5,
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level of every "
                                          "test.")] = 0.05,
+    rope: Annotated[float, typer.Option("--rope", min=0.0, help="Region of practical "
+                                        "equivalence of the Bayesian correlated t (error "
+                                        "rate).")] = 0.01,
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the tables (CSV) and "
@@ -66,7 +69,7 @@ def simulate_tests_cmd(
          f"per dataset, differences {', '.join(f'{d:g}' for d in sorted({0.0, *diffs}))}.")
     kwargs = dict(n_datasets=datasets, n_rows=rows, differences=diffs, tests=names,
                   n_replications=replications, base_error=base_error, correlation=correlation,
-                  alpha=alpha, random_state=random_state, n_jobs=n_jobs)
+                  alpha=alpha, rope=rope, random_state=random_state, n_jobs=n_jobs)
     if state.progress:
         from ..report.context import Progress
 

@@ -35,8 +35,10 @@ Schemes and tests (two-sided, level ``alpha``; the statistics are
     * 10 random 90/10 hold-outs: Nadeau & Bengio's corrected resampled t (valid) and the naive
       paired t (invalid);
     * 10x10 cross-validation: Bouckaert & Frank's corrected repeated k-fold t (valid), the naive
-      paired t on all 100 folds (invalid), and Bouckaert's sorted-runs t sorted by learner and
-      by difference;
+      paired t on all 100 folds (invalid), Bouckaert's sorted-runs t sorted by learner and
+      by difference, and the Bayesian correlated t (Corani & Benavoli 2015; a difference is
+      declared when the posterior probability that one learner is better by more than
+      ``rope`` exceeds ``1 - alpha``);
     * 5x2 cross-validation: Dietterich's 5x2cv paired t and Alpaydin's combined 5x2cv F;
     * one 2/3-1/3 hold-out (Dietterich 1998): McNemar's test with Edwards' continuity
       correction, chi2 = max(|b - c| - 1, 0)^2 / (b + c), and the difference-in-proportions z
@@ -144,6 +146,8 @@ _TEST_SPECS = (
               "sorted-runs t, sorted by learner (Bouckaert 2004)"),
     _TestSpec("sorted_runs_t_difference", "cv10x10", True,
               "sorted-runs t, sorted by difference (Bouckaert 2004)"),
+    _TestSpec("bayesian_correlated_t", "cv10x10", True,
+              "Bayesian correlated t, P(outside rope) > 1 - alpha (Corani & Benavoli 2015)"),
     _TestSpec("paired_t_5x2cv", "cv5x2", True, "5x2cv paired t (Dietterich 1998)"),
     _TestSpec("combined_f_5x2cv", "cv5x2", True, "combined 5x2cv F (Alpaydin 1999)"),
     _TestSpec("mcnemar_edwards", "holdout1", True, "McNemar, continuity-corrected (Dietterich 1998)"),
@@ -304,12 +308,15 @@ def _mcnemar_pvalue(only_a, only_b):
     return np.where(tot > 0, stats.chi2.sf(chi2, 1), 1.0)
 
 
-def _test_pvalues(name, ra, rb, ea, eb, n):
+def _test_pvalues(name, ra, rb, ea, eb, n, rope=0.01):
     """Two-sided p-values and directions (< 0: A has the lower error) of test ``name``.
 
     ``ra``/``rb`` are error rates (..., r, n_eval) of learners A and B on the test blocks of
     ``r`` partitions; ``ea``/``eb`` row errors (..., r, rows), used by the single hold-out
-    tests. The statistics are :mod:`replikit.compare._kernels`.
+    tests. The statistics are :mod:`replikit.compare._kernels`. For the Bayesian correlated t
+    the "p-value" is ``1 - max(p_left, p_right)``, the posterior probability of not being
+    practically better (outside ``+-rope``), so that ``p < alpha`` declares a difference when
+    one side has posterior probability above ``1 - alpha`` (0.95: Benavoli et al. 2017).
     """
     from . import _kernels as K
 
@@ -322,6 +329,15 @@ def _test_pvalues(name, ra, rb, ea, eb, n):
             ratio = float(np.mean(size) / np.mean(n - size))
             stat, _, df = K.t_corrected(d.reshape(lead + (-1,)), ratio)
             return _two_sided_t(stat, df), stat
+        if name == "bayesian_correlated_t":
+            size = np.diff(scheme.bounds(n))[: scheme.n_eval]
+            ratio = float(np.mean(size) / np.mean(n - size))
+            flat = d.reshape(lead + (-1,))
+            _, scale, df = K.t_corrected(flat, ratio)
+            mean = flat.mean(axis=-1)
+            p_left = stats.t.cdf((-rope - mean) / scale, df)   # P(mu < -rope): A better
+            p_right = stats.t.sf((rope - mean) / scale, df)    # P(mu > rope): B better
+            return 1.0 - np.maximum(p_left, p_right), p_right - p_left
         if name in ("naive_paired_t_holdout", "naive_paired_t_kfold"):
             stat, _, df = K.t_naive(d.reshape(lead + (-1,)))
             return _two_sided_t(stat, df), stat
@@ -367,7 +383,7 @@ def _learner_rates(design, scheme, n_rep, mu, j):
     return rate, err.reshape(shape + (-1,))
 
 
-def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha):
+def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha, rope):
     """Outcome counts (n_settings, n_tests, len(indices), 3) for the datasets ``indices``."""
     draws = [_draw_dataset(task_rng(root, ("dataset", int(i))), n, n_rep, rho) for i in indices]
     y = np.stack([dr[0] for dr in draws])                       # (B, n)
@@ -388,7 +404,8 @@ def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha):
         for s, mu_a in enumerate(mus_a):
             rate_a, err_a = _learner_rates(design, scheme, n_rep, mu_a, 0)
             for name in names:
-                cls = _outcome(*_test_pvalues(name, rate_a, rate_b, err_a, err_b, n), alpha)
+                cls = _outcome(*_test_pvalues(name, rate_a, rate_b, err_a, err_b, n, rope),
+                               alpha)
                 ti = tests.index(name)
                 for c in range(3):
                     out[s, ti, :, c] = (cls == c).sum(axis=1)
@@ -586,7 +603,7 @@ class CalibrationResult:
 def _simulate_tests_iv(n_datasets, n_rows, differences, tests, n_replications, base_error,
                        correlation, alpha, n_population, n_training_sets, n_jobs, chunk_size):
     n_datasets = check_int(n_datasets, "n_datasets", min_value=2)
-    n_rows = check_int(n_rows, "n_rows", min_value=20, max_value=100_000)
+    n_rows = check_int(n_rows, "n_rows", min_value=20, max_value=10_000)
     n_replications = check_int(n_replications, "n_replications", min_value=1)
     base_error = check_probability(base_error, "base_error")
     if base_error >= 0.5:
@@ -633,7 +650,7 @@ def _simulate_tests_iv(n_datasets, n_rows, differences, tests, n_replications, b
 def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
                    differences=(0.0, 0.025, 0.05, 0.075, 0.1, 0.15), tests="all",
                    n_replications: int = 10, base_error: float = 0.3,
-                   correlation: float = 0.5, alpha: float = 0.05,
+                   correlation: float = 0.5, alpha: float = 0.05, rope: float = 0.01,
                    n_population: int = 1_000_000, n_training_sets: int = 2000,
                    random_state=0, n_jobs: int | None = 1, chunk_size: int | None = None,
                    progress=None) -> CalibrationResult:
@@ -649,7 +666,7 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
     n_datasets : int, default 1000
         Datasets per setting (Monte-Carlo sample size).
     n_rows : int, default 300
-        Rows per dataset (20 to 100,000).
+        Rows per dataset (20 to 10,000).
     differences : sequence of float
         Nominal differences ``Phi(-mu_b) - Phi(-mu_a)`` of the Bayes errors of the two
         features (how much better learner A is), each in ``[0, base_error)``; 0, the null, is
@@ -665,7 +682,10 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
     correlation : float, default 0.5
         Within-class correlation of the two features.
     alpha : float, default 0.05
-        Significance level of every test.
+        Significance level of every test; the Bayesian correlated t declares a difference when
+        the posterior probability of one side beyond the rope exceeds ``1 - alpha``.
+    rope : float, default 0.01
+        Half-width of the Bayesian test's region of practical equivalence, in error rate.
     n_population : int, default 1000000
         Rows of the independent sample on which population errors are estimated (>= 100,000).
     n_training_sets : int, default 2000
@@ -704,6 +724,7 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
      n_jobs, chunk_size) = _simulate_tests_iv(
         n_datasets, n_rows, differences, tests, n_replications, base_error, correlation,
         alpha, n_population, n_training_sets, n_jobs, chunk_size)
+    rope = check_float(rope, "rope", min_value=0.0)
     start = time.perf_counter()
     root = root_seed_sequence(random_state)
     mu_b = float(-stats.norm.ppf(base_error))
@@ -713,7 +734,7 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
         chunk_size = int(np.clip(250e6 // per_dataset, 1, 500))
     chunks = [np.arange(i, min(i + chunk_size, n_datasets))
               for i in range(0, n_datasets, chunk_size)]
-    args = (n_rows, m, rho, mus_a, mu_b, tests, alpha)
+    args = (n_rows, m, rho, mus_a, mu_b, tests, alpha, rope)
     if n_jobs == 1 or len(chunks) == 1:
         parts = []
         for idx in chunks:
@@ -766,7 +787,7 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
     settings: dict[str, Any] = {
         "n_datasets": n_datasets, "n_rows": n_rows, "differences": list(diffs),
         "tests": list(tests), "n_replications": m, "base_error": base_error,
-        "correlation": rho, "alpha": alpha, "n_population": n_population,
+        "correlation": rho, "alpha": alpha, "rope": rope, "n_population": n_population,
         "n_training_sets": n_sets, "random_state_entropy": root.entropy,
         "learners": "nearest centroid on x1 (A) and on x2 (B)",
         "schemes": {k: v.label for k, v in _SCHEMES.items()},
