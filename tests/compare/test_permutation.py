@@ -122,7 +122,9 @@ def test_approximate_never_zero():
 
 def test_auto_and_large_exact():
     x, y = np.arange(5.0), np.arange(5.0) + 1
-    assert permutation_test(x, y).extra["exact"]  # C(10, 5) = 252 <= 10000
+    assert permutation_test(x, y).extra["exact"]  # C(10, 5) = 252
+    assert permutation_test(np.arange(10.0), np.arange(10.0), paired=True).extra["exact"]  # 2^10
+    assert permutation_test(np.arange(11.0), np.arange(11.0) + 1).extra["exact"]  # C(22, 11)
     big = permutation_test(np.arange(20.0), np.arange(20.0) + 0.5, random_state=0)
     assert not big.extra["exact"] and big.extra["n_permutations"] == 10_000
     with pytest.raises(ParameterError, match="approximate"):
