@@ -846,7 +846,8 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
         ax = Figure(figsize=(8.0, 4.2), layout="constrained").subplots()
     import matplotlib as mpl
 
-    colours = mpl.colormaps["tab10"].colors
+    tab = mpl.colormaps["tab20"].colors
+    colours = tab[0::2] + tab[1::2]  # 20 distinct colours, the strong ones first
     t = result.table
     for i, name in enumerate(names):
         g = t[t["test"] == name].sort_values("true_difference")
