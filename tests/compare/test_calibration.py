@@ -454,3 +454,14 @@ def test_docstring_examples():
     from replikit.compare import calibration
 
     assert doctest.testmod(calibration).failed == 0
+
+
+def test_cli_help_lists_every_test():
+    import typing
+
+    from replikit.cli.calibration import simulate_tests_cmd
+
+    hints = typing.get_type_hints(simulate_tests_cmd, include_extras=True)
+    text = hints["tests"].__metadata__[0].help
+    for name in CALIBRATED_TESTS:
+        assert name in text

@@ -33,8 +33,13 @@ def simulate_tests_cmd(
     replications: Annotated[int, typer.Option("--replications", "-m", min=1, help="Runs of "
                                               "each test per dataset with new partitions "
                                               "(replicability needs >= 2).")] = 10,
-    tests: Annotated[str, typer.Option("--tests", help="'all' or comma-separated test "
-                                       "names.")] = "all",
+    tests: Annotated[str, typer.Option("--tests", help="'all' or comma-separated names: "
+                                       "corrected_resampled_t, naive_paired_t_holdout, "
+                                       "corrected_repeated_kfold_t, naive_paired_t_kfold, "
+                                       "sorted_runs_t_learner, sorted_runs_t_difference, "
+                                       "bayesian_correlated_t, paired_t_5x2cv, "
+                                       "combined_f_5x2cv, mcnemar_edwards, proportions_z.")]
+    = "all",
     base_error: Annotated[float, typer.Option("--base-error", help="Bayes error of learner "
                                               "B's feature.")] = 0.3,
     correlation: Annotated[float, typer.Option("--correlation", help="Within-class "
