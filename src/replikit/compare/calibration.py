@@ -99,7 +99,7 @@ class _Scheme:
     label: str
     r: int
     k: int              # blocks per partition
-    test_share: float   # hold-out share (only used when k == 2 and n_eval == 1)
+    test_share: float   # test share of a hold-out scheme
     holdout: bool
 
     def bounds(self, n: int) -> np.ndarray:
