@@ -232,6 +232,9 @@ def test_alternative_and_conclusion_direction():
                              alternative="greater").frame
     assert greater.pvalue[0] == pytest.approx(two.pvalue[0] / 2)
     assert two.conclusion[0] == "rf better"
+    # the combined F test has no direction: left out of one-sided comparisons on 5x2 CV
+    five = compare_scores(_scores(5, 2, models=("lr", "rf")), alternative="greater")
+    assert list(five.frame["test"]) == ["paired_t_5x2cv", "bayesian_correlated_t"]
     # for an error metric, lower is better: the same numbers favour the other model
     err = compare_scores(frame.assign(metric="error_rate"), "rf", "lr",
                          tests=["corrected_repeated_kfold_ttest"]).frame
@@ -290,6 +293,13 @@ def test_table_object():
     text = str(table)
     assert text.startswith("Model comparisons") and "Holm-adjusted" in text
     assert "P(<,=,>)" in text
+    ax = table.plot()
+    assert len(ax.get_yticklabels()) == len(table)
+    two = compare_scores(pd.concat([_scores(models=("lr", "rf")),
+                                    _scores(models=("lr", "rf"), metric="r2")]))
+    with pytest.raises(ParameterError, match="several metrics"):
+        two.plot()
+    assert "r2" in two.plot(metric="r2").get_xlabel()
 
 
 def test_compare_models_runs_once_and_equals_compare_scores():

@@ -102,8 +102,8 @@ def compare(
                                            "--data).")] = False,
     table: TableOpt = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", help="Directory for comparisons.csv, the forest plot comparisons.svg (and "
-        "scores.csv when fitting).")] = None,
+        "--out", help="Directory for comparisons.csv, a forest plot per metric "
+        "(comparisons_<metric>.svg) and, when fitting, scores.csv.")] = None,
     n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Worker processes "
                                         "(with --data).")] = 1,
     random_state: RandomStateOpt = 0,
@@ -180,10 +180,12 @@ def _write(res, out: Path, fitted) -> None:
     out.mkdir(parents=True, exist_ok=True)
     res.frame.to_csv(out / "comparisons.csv", index=False)
     written = ["comparisons.csv"]
-    if len(res.frame):
-        ax = res.plot()
-        (out / "comparisons.svg").write_text(svg_from_figure(ax.figure))
-        written.append("comparisons.svg")
+    for metric in dict.fromkeys(res.frame["metric"]):
+        name = "comparisons_" + "".join(c if c.isalnum() or c in "-_." else "_"
+                                        for c in str(metric)) + ".svg"
+        ax = res.plot(metric=metric)
+        (out / name).write_text(svg_from_figure(ax.figure))
+        written.append(name)
     if fitted is not None:
         fitted.scores.frame.to_csv(out / "scores.csv", index=False)
         written.append("scores.csv")

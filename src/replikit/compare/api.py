@@ -163,12 +163,26 @@ class ComparisonTable:
         f = self.frame
         return f[f["valid"] & f["reject"].fillna(False).astype(bool)].reset_index(drop=True)
 
-    def plot(self, ax=None, **kwargs):
-        """Forest-style plot of the mean differences with their intervals, invalid tests greyed
-        (:func:`replikit.compare.plots.plot_comparisons`). Returns the axes."""
+    def plot(self, ax=None, *, metric=None, **kwargs):
+        """Forest-style plot of the mean differences of one metric with their intervals,
+        invalid tests greyed (:func:`replikit.compare.plots.plot_comparisons`).
+
+        ``metric`` may be omitted when the table holds one metric (metrics have different
+        scales, so each gets its own plot). Returns the axes.
+        """
         from .plots import plot_comparisons
 
-        return plot_comparisons(self.frame, ax=ax, **kwargs)
+        metrics = list(pd.unique(self.frame["metric"]))
+        if metric is None:
+            if len(metrics) != 1:
+                raise ParameterError(f"`metric`: the table holds several metrics {metrics}; "
+                                     "plot one at a time.")
+            metric = metrics[0]
+        if metric not in metrics:
+            raise ParameterError(f"`metric`: {metric!r} is not in the table; metrics: "
+                                 f"{metrics}.")
+        kwargs.setdefault("xlabel", f"mean difference a - b ({metric})")
+        return plot_comparisons(self.frame[self.frame["metric"] == metric], ax=ax, **kwargs)
 
     def __str__(self) -> str:
         f = self.frame
@@ -356,14 +370,16 @@ def _compare_iv(frame, a, b, metrics, tests, alternative, correction, study, alp
             confidence_level, rope, margin)
 
 
-def _choose_tests(mode, wanted, r, k, metric, margin, where) -> list[str]:
-    if mode == "recommended":
-        out = recommended_tests(r, k)
-        if margin is not None and _design_ok("equivalence_ttest", r, k, metric, margin):
-            out.insert(-1, "equivalence_ttest")
-        return out
-    if mode == "all":
-        return [t for t in TESTS if _design_ok(t, r, k, metric, margin)]
+def _choose_tests(mode, wanted, r, k, metric, margin, where, alternative) -> list[str]:
+    if mode in ("recommended", "all"):
+        if mode == "recommended":
+            out = recommended_tests(r, k)
+            if margin is not None and _design_ok("equivalence_ttest", r, k, metric, margin):
+                out.insert(-1, "equivalence_ttest")
+        else:
+            out = [t for t in TESTS if _design_ok(t, r, k, metric, margin)]
+        # the combined F has no direction: it answers two-sided questions only
+        return [t for t in out if alternative == "two-sided" or t != "combined_ftest_5x2cv"]
     for t in wanted:
         if not _design_ok(t, r, k, metric, margin):
             raise ParameterError(f"`tests`: {t!r} needs {TESTS[t]}; the scores of {where} have "
@@ -478,7 +494,7 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                    alternative: str = "two-sided", correction: str | None = "holm",
                    study=None, alpha: float = 0.05, confidence_level: float = 0.95,
                    rope: float | dict = 0.01, margin: float | None = None,
-                   sort: str = "learner") -> ComparisonTable:
+                   sort: str = "difference") -> ComparisonTable:
     """Compare models on resampled scores with the tests that fit the design.
 
     The models are paired on the splits (repeat, fold) both were evaluated on; for each
@@ -499,7 +515,8 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     tests : {'recommended', 'all'} or str or list of str
         'recommended' (default): the corrected repeated k-fold t-test for r x k CV, the
         corrected resampled t-test for repeated hold-out, the 5x2cv t- and combined F-test for
-        5x2 CV (seed 002, Table 1), plus the Bayesian correlated t-test; with ``margin`` also the
+        5x2 CV (seed 002, Table 1; the F test, which has no direction, only with a two-sided
+        ``alternative``), plus the Bayesian correlated t-test; with ``margin`` also the
         equivalence test. 'all': every test in :data:`TESTS` the design allows, including the
         naive t and the difference-in-proportions z, which are invalid on resampled scores
         (flagged ``valid=False``; their ValidityWarnings are raised once, not per pair). Or test
@@ -521,8 +538,12 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     margin : float, optional
         Equivalence margin of the TOST equivalence test (metric units); the test runs only
         when given.
-    sort : {'learner', 'difference'}
-        How the sorted-runs test sorts the folds of each run.
+    sort : {'difference', 'learner'}
+        How the sorted-runs test builds its sample (see
+        :func:`~replikit.compare.sorted_runs_ttest`). The default here is 'difference': in the
+        calibration simulation (:func:`~replikit.compare.simulate_tests`, 1000 datasets) the
+        'learner' reading rejected a true null in 77% of runs at alpha = 0.05, the
+        'difference' reading in 3.4%.
 
     Returns
     -------
@@ -578,7 +599,8 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                     paired = paired_scores(frame, pa, pb, metric=metric, study=s)
                     r, k = paired.a_scores.shape
                     where = f"study {s!r}, {pa!r} vs {pb!r}"
-                    for name in _choose_tests(mode, wanted, r, k, metric, margin, where):
+                    for name in _choose_tests(mode, wanted, r, k, metric, margin, where,
+                                              alternative):
                         kwargs = {}
                         if name == "bayesian_correlated_ttest":
                             kwargs["rope"] = rope[metric] if isinstance(rope, dict) else rope

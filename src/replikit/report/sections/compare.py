@@ -1,0 +1,219 @@
+"""Section 2: are the audited models' differences real? (seed 002, Gardner & Brooks 2017)
+
+Every pair of audited models is compared on the default scheme (10 repeats of 10-fold CV on a
+row subsample of the pooled data, all models on the same splits) with the recommended tests —
+the corrected repeated k-fold t-test (Nadeau & Bengio's variance; Bouckaert & Frank 2004) and the
+Bayesian correlated t-test with a region of practical equivalence — Holm-adjusted across pairs
+and metrics. Across studies, the models' mean scores per study (3-fold CV within each study,
+shared with the generalizability section) give a Friedman test and a Nemenyi critical-difference
+diagram (Demšar 2006).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
+from ..context import AuditContext
+from ..figures import svg_from_figure
+from ..registry import Section
+
+KEY, TITLE = "compare", "Are the differences between models real?"
+ALPHA = 0.05
+
+
+def _plan(ctx: AuditContext, n: int) -> dict:
+    """Rows and scheme: the default 10x10 on a subsample that keeps the section within ~20 s
+    with a random forest among the models; quick mode uses 5x2 CV on fewer rows."""
+    if ctx.quick:
+        return {"rows": min(n, 300), "scheme": "5x2"}
+    return {"rows": min(n, 400), "scheme": "10x10"}
+
+
+def _metrics(models: dict, task: str, n_classes: int) -> list[str]:
+    if task == "regression":
+        return ["r2", "mae"]
+    out = ["accuracy"]
+    if n_classes == 2 and all(hasattr(m, "predict_proba") for m in models.values()):
+        out.append("roc_auc")
+    return out
+
+
+def _per_study_table(ctx: AuditContext, models: dict) -> pd.DataFrame | None:
+    """Study x model mean scores (3-fold CV within each study), computed once per audit and
+    shared with the generalizability section."""
+    d = ctx.dataset
+    if d.study is None or d.n_studies < 3:
+        return None
+    from .generalize import _per_study_scores
+
+    max_rows = 300 if ctx.quick else 800
+    scores = ctx.shared("generalize-scores", lambda: _per_study_scores(ctx, models, max_rows))
+    table = scores.pivot(index="study", columns="model", values="score")
+    table = table.reindex(columns=[m for m in models if m in table.columns]).dropna()
+    return table if len(table) >= 3 and table.shape[1] >= 2 else None
+
+
+def _verdict(frame: pd.DataFrame) -> tuple[str, str]:
+    main = frame[(frame["test"] != "bayesian_correlated_t") & frame["valid"]]
+    metric = main["metric"].iloc[0]
+    first = main[main["metric"] == metric]
+    rejected = first["reject"].fillna(False).astype(bool).to_numpy()
+    found = [f"{r.conclusion} ({r.a} vs {r.b}, Holm p = {r.pvalue_adjusted:.2g})"
+             for r, rej in zip(first.itertuples(), rejected, strict=True) if rej]
+    none = [f"{r.a} vs {r.b}" for r, rej in zip(first.itertuples(), rejected, strict=True)
+            if not rej]
+    parts = []
+    if found:
+        parts.append(f"On {metric}, " + "; ".join(found) + ".")
+    if none:
+        parts.append(f"No difference shown ({metric}, Holm-adjusted, alpha = {ALPHA:g}): "
+                     + ", ".join(none) + ".")
+    level = "good" if found and not none else ("info" if found else "warn")
+    return " ".join(parts), level
+
+
+def build(ctx: AuditContext) -> SectionOutput:
+    from ..._models import default_models
+    from ..._random import task_rng
+    from ...compare.api import compare_scores
+    from ...resampling.runner import run
+    from ...resampling.schemes import parse_scheme
+
+    d = ctx.dataset
+    models = ctx.models or default_models(d.task)
+    if len(models) < 2:
+        return SectionOutput(KEY, TITLE, skipped="one model only: nothing to compare.")
+    t0 = time.perf_counter()
+    n = len(d.y)
+    plan = _plan(ctx, n)
+    rng = task_rng(ctx.random_state, ("compare-rows",))
+    rows = np.sort(rng.choice(n, plan["rows"], replace=False)) if plan["rows"] < n \
+        else np.arange(n)
+    X, y = d.X.iloc[rows].reset_index(drop=True), d.y.iloc[rows].reset_index(drop=True)
+    classification = d.task == "classification"
+    metrics = _metrics(models, d.task, int(y.nunique()))
+    scheme = parse_scheme(plan["scheme"], stratify=classification and y.value_counts().min() >= 10)
+    with ctx.stage(f"Model comparisons: {plan['scheme']} CV", total=1) as advance:
+        res = run(models, X, y, scheme=scheme, metrics=metrics, random_state=ctx.random_state,
+                  backend="joblib" if ctx.n_jobs > 1 else "serial", n_jobs=ctx.n_jobs,
+                  return_predictions=False)
+        advance(1)
+    fit_seconds = time.perf_counter() - t0
+    rope = {m: 0.01 for m in metrics}
+    if "mae" in rope:
+        rope["mae"] = 0.01 * float(y.std())  # 1% of the outcome's SD, in outcome units
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the naive t's ValidityWarning: it is shown as such
+        table = compare_scores(res, tests="recommended", rope=rope, alpha=ALPHA)
+        naive = compare_scores(res, metrics=metrics[:1], tests=["naive_paired_ttest"],
+                               alpha=ALPHA)
+    frame = table.frame
+    pairs = len(set(zip(frame["a"], frame["b"], strict=True)))
+    rejects = frame["reject"].fillna(False).astype(bool)
+    n_naive = int(naive.frame["reject"].fillna(False).astype(bool).sum())
+    n_main = int((rejects & (frame["metric"] == metrics[0])).sum())
+    verdict, level = _verdict(frame)
+    blocks = [
+        Paragraph(
+            "A table of mean scores does not say whether one model is better than another: the "
+            "differences may be noise of the resampling. Following Gardner & Brooks (2017, seed "
+            "002), every pair of models is compared on the same splits of "
+            + ("5x2 cross-validation (quick mode)" if ctx.quick else
+               "10 repeats of 10-fold cross-validation")
+            + f" on {len(y):,} rows drawn at random from the pooled data, with the recommended "
+            "tests: "
+            + ("Dietterich's 5x2cv paired t-test and Alpaydin's combined F-test"
+               if ctx.quick else "the corrected repeated k-fold CV t-test, whose variance "
+               "(1/n + n_test/n_train)·S² accounts for the overlap of training sets (Nadeau & "
+               "Bengio 2003; Bouckaert & Frank 2004)")
+            + ", and the Bayesian correlated t-test (Corani & Benavoli 2015), which gives the "
+            "posterior probability that the difference is practically null (inside a region of "
+            f"practical equivalence, ROPE, of ±{rope[metrics[0]]:g} {metrics[0]}). P-values "
+            f"are Holm-adjusted within each test across the {pairs} pair(s) and "
+            f"{len(metrics)} metric(s); a difference counts at alpha = {ALPHA:g} after the "
+            "adjustment."),
+        Callout(verdict, level),
+        KeyValues(facts := {
+            "scheme": f"{plan['scheme']} CV" + (" (stratified)" if scheme.stratify else ""),
+            "rows used": f"{len(y):,} of {n:,}",
+            "metrics": ", ".join(metrics),
+            "recommended tests": ", ".join(dict.fromkeys(frame["method"])),
+            "naive paired t (invalid)": f"{n_naive} significant difference(s) on {metrics[0]}, "
+                                        f"against {n_main} with the valid test",
+        }),
+        *[Figure(svg_from_figure(table.plot(metric=m).figure),
+                 f"{m}: mean difference a − b per pair with its interval (95% CI of the test; "
+                 "95% credible interval of the Bayesian test).") for m in metrics],
+        Table(_display(frame), "Pairwise comparisons (Holm-adjusted p-values; Bayesian rows: "
+              "posterior probabilities a − b below / inside / above the ROPE)"),
+    ]
+    data = {"scheme": plan["scheme"], "rows_used": int(len(y)), "metrics": metrics,
+            "rope": rope, "alpha": ALPHA, "comparisons": frame, "naive_rejections": n_naive,
+            "valid_rejections": n_main}
+    t1 = time.perf_counter()
+    per_study = _per_study_table(ctx, models)
+    if per_study is not None:
+        blocks += _cd_blocks(per_study, classification, data)
+    else:
+        blocks.append(Paragraph("Across studies: fewer than three studies with scores for "
+                                "every model, so no Friedman test or critical-difference "
+                                "diagram (Demšar 2006 compares models over many datasets)."))
+    data["seconds"] = time.perf_counter() - t0
+    data["seconds_fits"] = fit_seconds
+    data["seconds_across_studies"] = time.perf_counter() - t1
+    facts["time"] = (f"{data['seconds']:.1f} s ({fit_seconds:.1f} s fitting the models on the "
+                     "splits)")
+    return SectionOutput(key=KEY, title=TITLE, summary=verdict, blocks=blocks, data=data)
+
+
+def _display(frame: pd.DataFrame) -> pd.DataFrame:
+    show = frame[["a", "b", "metric", "test", "estimate", "ci_low", "ci_high", "statistic",
+                  "df", "pvalue", "pvalue_adjusted", "conclusion"]].copy()
+    show["test"] = frame["method"]
+    return show.rename(columns={"pvalue_adjusted": "p (Holm)", "statistic": "t / F",
+                                "pvalue": "p"})
+
+
+def _cd_blocks(table: pd.DataFrame, classification: bool, data: dict) -> list:
+    from ...compare.multiple import nemenyi_test
+    from ...compare.plots import plot_cd_diagram
+
+    metric = "accuracy" if classification else "R²"
+    nem = nemenyi_test(table, alpha=ALPHA)
+    fried = nem.friedman
+    ax = plot_cd_diagram(nem)
+    ranks = pd.DataFrame({"model": nem.mean_ranks.index.astype(str),
+                          "mean rank (1 = best)": nem.mean_ranks.to_numpy(),
+                          f"mean {metric}": table.mean().reindex(nem.mean_ranks.index)
+                          .to_numpy()})
+    data["across_studies"] = {
+        "n_studies": int(len(table)), "friedman_chi2": fried.statistic,
+        "friedman_pvalue": fried.pvalue, "iman_davenport_f": fried.f_statistic,
+        "iman_davenport_pvalue": fried.f_pvalue, "critical_distance": nem.critical_distance,
+        "mean_ranks": nem.mean_ranks.to_dict(), "table": table.reset_index(),
+    }
+    sig = "rejects" if fried.f_pvalue <= ALPHA else "does not reject"
+    return [
+        Paragraph(
+            f"Across the {len(table)} studies, each model's {metric} (3-fold CV within each "
+            "study on a row subsample, the scores of the generalizability section) is ranked "
+            "within each study. The Friedman test with the Iman–Davenport F "
+            f"(F = {fried.f_statistic:.3g}, p = {fried.f_pvalue:.3g}) {sig} equal mean ranks; "
+            "in the critical-difference diagram (Nemenyi, alpha = "
+            f"{ALPHA:g}, CD = {nem.critical_distance:.3g}) models joined by a bar do not differ "
+            "significantly (Demšar 2006). Studies, not folds, are the units here."),
+        Figure(svg_from_figure(ax.figure), f"Critical-difference diagram of the mean ranks of "
+               f"{metric} over {len(table)} studies."),
+        Table(ranks, "Mean ranks across studies"),
+    ]
+
+
+SECTION = Section(key=KEY, title=TITLE, order=20, build=build,
+                  description="All pairs of models: corrected repeated k-fold t and Bayesian "
+                              "correlated t on 10x10 CV, Holm-adjusted; Friedman/Nemenyi CD "
+                              "diagram across studies (seed 002).")
