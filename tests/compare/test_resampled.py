@@ -344,7 +344,7 @@ def _sorted_runs_reference(sa, sb, sort):
 @pytest.mark.parametrize("shape", [(10, 10), (5, 4)])
 def test_sorted_runs_matches_scipy_on_the_sorted_sample(sort, shape):
     p = _design(*shape, seed=7)
-    res = sorted_runs_ttest(p, sort=sort)
+    res = _quiet(sorted_runs_ttest, p, sort=sort)
     ref, x = _sorted_runs_reference(p.a_scores, p.b_scores, sort)
     assert res.statistic == pytest.approx(ref.statistic, rel=1e-10)
     assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
@@ -353,6 +353,15 @@ def test_sorted_runs_matches_scipy_on_the_sorted_sample(sort, shape):
     # both readings keep the mean of all r*k differences as the numerator
     assert res.estimate == pytest.approx(p.d.mean(), rel=1e-12)
     assert res.extra["sort"] == sort
+
+
+def test_sorted_runs_by_learner_is_flagged_invalid():
+    # the literal reading rejects ~77% under the null in the calibration simulation
+    p = _design(seed=11)
+    with pytest.warns(ValidityWarning, match="sort='learner'"):
+        res = sorted_runs_ttest(p, sort="learner")
+    assert res.valid is False
+    assert sorted_runs_ttest(p, sort="difference").valid is True
 
 
 def test_sorted_runs_default_sorts_differences():
@@ -496,7 +505,7 @@ def test_kernels_agree_exactly_with_per_pair_functions():
         assert (res.statistic, res.se, res.df) == (t[i], se[i], df[i])
         naive = _quiet(naive_paired_ttest, p)
         assert (naive.statistic, naive.se) == (tn[i], sen[i])
-        sr = sorted_runs_ttest(p, sort="learner")
+        sr = _quiet(sorted_runs_ttest, p, sort="learner")
         assert (sr.statistic, sr.se, sr.df) == (ts[i], ses[i], dfs[i])
         assert sorted_runs_ttest(p).statistic == tsd[i]  # default: sort='difference'
     five = [_design(5, 2, seed=s, n_train=50, n_test=50) for s in range(B)]
