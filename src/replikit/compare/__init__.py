@@ -13,7 +13,7 @@ Names are imported lazily from their modules so that ``import replikit.compare``
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 _EXPORTS = {
     # _result.py
@@ -50,15 +50,4 @@ _EXPORTS = {
     "TESTS": "api", "TEST_IDS": "api", "recommended_tests": "api",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'replikit.compare' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

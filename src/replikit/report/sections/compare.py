@@ -198,12 +198,16 @@ def _cd_blocks(table: pd.DataFrame, classification: bool, data: dict) -> list:
         "mean_ranks": nem.mean_ranks.to_dict(), "table": table.reset_index(),
     }
     sig = "rejects" if fried.f_pvalue <= ALPHA else "does not reject"
+    f_text = (f"F = {fried.f_statistic:.3g}, p = {fried.f_pvalue:.3g}"
+              if np.isfinite(fried.f_statistic) else
+              f"F infinite: every study ranks the models in the same order; chi2 = "
+              f"{fried.statistic:.3g}, p = {fried.pvalue:.3g}")
     return [
         Paragraph(
             f"Across the {len(table)} studies, each model's {metric} (3-fold CV within each "
             "study on a row subsample, the scores of the generalizability section) is ranked "
             "within each study. The Friedman test with the Iman–Davenport F "
-            f"(F = {fried.f_statistic:.3g}, p = {fried.f_pvalue:.3g}) {sig} equal mean ranks; "
+            f"({f_text}) {sig} equal mean ranks; "
             "in the critical-difference diagram (Nemenyi, alpha = "
             f"{ALPHA:g}, CD = {nem.critical_distance:.3g}) models joined by a bar do not differ "
             "significantly (Demšar 2006). Studies, not folds, are the units here."),
