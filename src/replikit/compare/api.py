@@ -684,11 +684,13 @@ def compare_models(models: dict, X, y, *, scheme="10x10", metrics=None, tests="r
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn.tree import DecisionTreeClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> table = compare_models({"lr": LogisticRegression(max_iter=5000),
-    ...                         "tree": DecisionTreeClassifier()}, X, y, scheme="5x2",
-    ...                        random_state=0)
+    >>> lr = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> table = compare_models({"lr": lr, "tree": DecisionTreeClassifier()}, X, y,
+    ...                        scheme="5x2", random_state=0)
     >>> list(table.frame["test"])
     ['paired_t_5x2cv', 'combined_f_5x2cv', 'bayesian_correlated_t']
     """
