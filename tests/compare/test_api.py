@@ -95,6 +95,21 @@ def test_all_tests_on_10x10_lists_invalid_last_and_warns_once_per_test():
     assert len(table.notes) == 2
 
 
+def test_all_tests_without_split_sizes_or_with_percentages():
+    frame = _scores(models=("lr", "rf"))
+    bare = frame.drop(columns=["n_train", "n_test"])  # k-fold: ratio 1/(k-1) is inferred
+    with pytest.warns(ValidityWarning):
+        table = compare_scores(bare, tests="all")
+    assert "proportions_z" not in set(table.frame["test"])  # needs n_test: left out
+    full = compare_scores(frame, tests=["corrected_repeated_kfold_ttest"]).frame
+    kfold = table.frame.set_index("test").loc["corrected_repeated_kfold_t"]
+    assert kfold.statistic == pytest.approx(full.statistic[0])  # 100/900 = 1/(10-1)
+    percent = frame.assign(value=frame["value"] * 100)
+    with pytest.warns(ValidityWarning):
+        table = compare_scores(percent, tests="all")
+    assert "proportions_z" not in set(table.frame["test"])
+
+
 def test_named_test_that_does_not_fit_the_design_is_an_error():
     with pytest.raises(ParameterError, match="5x2"):
         compare_scores(_scores(), tests=["paired_ttest_5x2cv"])

@@ -370,14 +370,23 @@ def _compare_iv(frame, a, b, metrics, tests, alternative, correction, study, alp
             confidence_level, rope, margin)
 
 
-def _choose_tests(mode, wanted, r, k, metric, margin, where, alternative) -> list[str]:
+def _proportions_ok(paired) -> bool:
+    """The z test of proportions needs rates in [0, 1] and the test-set sizes."""
+    both = np.concatenate([paired.a_scores.ravel(), paired.b_scores.ravel()])
+    return bool(np.all((both >= 0) & (both <= 1)) and not np.isnan(paired.n_test).any())
+
+
+def _choose_tests(mode, wanted, paired, margin, where, alternative) -> list[str]:
+    r, k = paired.a_scores.shape
+    metric = paired.metric
     if mode in ("recommended", "all"):
         if mode == "recommended":
             out = recommended_tests(r, k)
             if margin is not None and _design_ok("equivalence_ttest", r, k, metric, margin):
                 out.insert(-1, "equivalence_ttest")
         else:
-            out = [t for t in TESTS if _design_ok(t, r, k, metric, margin)]
+            out = [t for t in TESTS if _design_ok(t, r, k, metric, margin)
+                   and (t != "proportions_ztest" or _proportions_ok(paired))]
         # the combined F has no direction: it answers two-sided questions only
         return [t for t in out if alternative == "two-sided" or t != "combined_ftest_5x2cv"]
     for t in wanted:
@@ -596,9 +605,8 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
             for metric in metrics:
                 for pa, pb in pairs:
                     paired = paired_scores(frame, pa, pb, metric=metric, study=s)
-                    r, k = paired.a_scores.shape
                     where = f"study {s!r}, {pa!r} vs {pb!r}"
-                    for name in _choose_tests(mode, wanted, r, k, metric, margin, where,
+                    for name in _choose_tests(mode, wanted, paired, margin, where,
                                               alternative):
                         kwargs = {}
                         if name == "bayesian_correlated_ttest":
