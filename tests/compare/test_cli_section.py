@@ -78,7 +78,7 @@ def test_cli_all_tests_marks_invalid_and_warns_once(cli, scores_csv):
     assert out.index(valid_rows[0]) < out.index(marked[0])  # valid first
 
 
-def test_cli_tests_option_and_errors(cli, scores_csv, tmp_path):
+def test_cli_tests_option_and_errors(cli, scores_csv, tmp_path, monkeypatch):
     path, _ = scores_csv
     code, out, _ = cli("compare", path, "--test", "sorted_runs_ttest,naive_paired_ttest",
                        "--a", "lr", "--b", "gb")
@@ -96,6 +96,13 @@ def test_cli_tests_option_and_errors(cli, scores_csv, tmp_path):
         assert needle in err and len(err.strip().splitlines()) == 1, err
     code, _, err = cli("compare")
     assert code == 2 and "SCORES" in err
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough that rich does not truncate names
+    code, out, _ = cli("compare", "--help")
+    assert code == 0 and "SCORES" in out
+    from replikit.compare import TESTS
+
+    flat = " ".join(out.replace("│", " ").split())
+    assert all(name in flat for name in TESTS)  # the help lists every test
     code, _, err = cli("compare", tmp_path / "missing.csv")
     assert code == 2 and len(err.strip().splitlines()) == 1
 

@@ -18,7 +18,7 @@ from ._common import RandomStateOpt, TableOpt, emit, info, state
 ScoresArg = Annotated[Path | None, typer.Argument(
     help="Scores table (CSV, Parquet or DuckDB): study, model, repeat, fold, metric, value, "
          "n_train, n_test. Omit it and give --data/--target/--models to fit the models first.",
-    show_default=False)]
+    show_default=False, metavar="SCORES")]
 
 
 def _split_list(values: list[str] | None) -> list[str] | None:
