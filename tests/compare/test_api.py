@@ -91,7 +91,7 @@ def test_all_tests_on_10x10_lists_invalid_last_and_warns_once_per_test():
     text = str(table)
     bad_lines = [ln for ln in text.splitlines() if ln.startswith("!")]
     assert len(bad_lines) == 6 + 1  # 3 pairs x 2 invalid tests + the footnote
-    assert "do not use them" in bad_lines[-1]
+    assert "reference only" in bad_lines[-1] and "same test rows" in bad_lines[-1]
     assert len(table.notes) == 2
 
 

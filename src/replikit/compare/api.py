@@ -53,6 +53,12 @@ TEST_IDS: dict[str, str] = {
     "proportions_ztest": "proportions_z",
 }
 _BAYES = "bayesian_correlated_t"
+_INVALID_WHY = {
+    "naive_paired_t": "treats the correlated differences of overlapping splits as independent",
+    "proportions_z": "treats two error rates on the same test rows as independent and ignores "
+                     "the training-set variation",
+    "sorted_runs_t": "sorted by learner rejects about 77% of true nulls in simulation",
+}
 _PROPORTION_WORDS = ("acc", "err", "zero_one", "misclass", "0-1", "loss01")
 
 _RECOMMENDED_NOTE = ("corrected repeated k-fold t for r x k CV, corrected resampled t for "
@@ -217,10 +223,11 @@ class ComparisonTable:
             show = show.drop(columns="study")
         lines.append(_render(show, right={"estimate", "stat", "df", "p", "p adj"}))
         if not f["valid"].all():
-            bad = ", ".join(sorted(set(f.loc[~f["valid"], "test"])))
-            lines.append(f"! invalid on resampled scores ({bad}): their type I error is "
-                         "inflated because training sets overlap (Dietterich 1998; Gardner & "
-                         "Brooks 2017, sec. 3.4); shown for reference, do not use them.")
+            bad = list(dict.fromkeys(f.loc[~f["valid"], "test"]))
+            why = "; ".join(f"{t} {_INVALID_WHY.get(t, 'is not valid for this design')}"
+                            for t in bad)
+            lines.append(f"! invalid, shown for reference only (their type I error is "
+                         f"inflated; Dietterich 1998, Gardner & Brooks 2017 sec. 3.4): {why}.")
         if (f["test"] == _BAYES).any():
             rope = (", ".join(f"{m} +-{v:g}" for m, v in self.rope.items())
                     if isinstance(self.rope, dict) else f"+-{self.rope:g}")
