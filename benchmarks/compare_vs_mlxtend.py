@@ -47,8 +47,9 @@ def best_time(fn, repeats: int) -> tuple[float, object]:
     return best, out
 
 
-def corrected_t_by_hand(acc_a: np.ndarray, acc_b: np.ndarray, n_train: int, n_test: int):
-    """The corrected repeated k-fold t-test written out, as a user would without replikit."""
+def corrected_t_by_hand(acc_a: np.ndarray, acc_b: np.ndarray, n_train: float, n_test: float):
+    """The corrected repeated k-fold t-test written out, as a user would without replikit
+    (ratio n_test / n_train from the mean split sizes, as replikit records them)."""
     d = acc_a - acc_b
     n = d.size
     var = (1 / n + n_test / n_train) * d.var(ddof=1)
@@ -108,9 +109,10 @@ def main() -> None:
         res = {name: cross_validate(m, X, y, cv=cv, scoring="accuracy", n_jobs=args.jobs,
                                     return_indices=True)
                for name, m in models.items()}
-        n_test = len(res["lr"]["indices"]["test"][0])
+        n_test = np.mean([len(t) for t in res["lr"]["indices"]["test"]])
+        n_train = np.mean([len(t) for t in res["lr"]["indices"]["train"]])
         return res, corrected_t_by_hand(res["lr"]["test_score"], res["tree"]["test_score"],
-                                        len(y) - n_test, n_test)
+                                        n_train, n_test)
 
     def with_replikit(tests="recommended"):
         return compare_models(models, X, y, scheme=cv, tests=tests, random_state=0,
