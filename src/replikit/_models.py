@@ -241,3 +241,23 @@ def make_models(spec: str | list[str], task: str) -> dict[str, object]:
 def default_models(task: str) -> dict[str, object]:
     """The audit's default line-up: a linear model, a random forest and a trivial baseline."""
     return make_models(["lr", "rf", "dummy"], task)
+
+
+def models_from_options(models: str | None, model: list[str] | None, param: list[str] | None,
+                        task: str) -> dict[str, object]:
+    """Estimators named on the command line: ``--models`` aliases plus ``--model NAME=module:Class``
+    (with ``--param NAME.key=value``), as ``replikit run`` and ``replikit compare`` read them.
+
+    Returns an empty dict when neither is given (the caller picks its default).
+    """
+    chosen = make_models(models, task) if models else {}
+    if model:
+        extra = parse_model_options(model, param or [])
+        clash = set(extra) & set(chosen)
+        if clash:
+            raise ParameterError(f"`--model`: name(s) {sorted(clash)} also given in --models.")
+        chosen.update(extra)
+    elif param:
+        raise ParameterError("`--param` applies to models given with --model.")
+    return chosen
+

@@ -33,18 +33,10 @@ def _resolve_models(models: str | None, model: list[str] | None, param: list[str
                     task: str) -> dict:
     """Estimators from ``--models`` aliases and ``--model NAME=module:Class`` (as ``replikit
     run`` reads them)."""
-    from .._models import make_models, parse_model_options
+    from .._models import models_from_options
     from ..errors import ParameterError
 
-    chosen = make_models(models, task) if models else {}
-    if model:
-        extra = parse_model_options(model, param or [])
-        clash = set(extra) & set(chosen)
-        if clash:
-            raise ParameterError(f"`--model`: name(s) {sorted(clash)} also given in --models.")
-        chosen.update(extra)
-    elif param:
-        raise ParameterError("`--param` applies to models given with --model.")
+    chosen = models_from_options(models, model, param, task)
     if len(chosen) < 2:
         raise ParameterError("`--models`: give at least two models to compare (e.g. "
                              f"--models lr,rf); got {len(chosen)}.")

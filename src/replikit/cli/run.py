@@ -43,7 +43,7 @@ def run_command(
     random_state: RandomStateOpt = 0,
 ) -> None:
     """Fit MODELS on every split of SCHEME and write one Scores row per split and metric."""
-    from .._models import make_models, parse_model_options
+    from .._models import make_models, models_from_options
     from ..data.userdata import load_dataset
     from ..errors import ParameterError
     from ..resampling.runner import run
@@ -58,15 +58,7 @@ def run_command(
             raise ParameterError("`--scheme loso` needs `--study` (the study column).")
         groups = load_dataset(data, target=target, study=study, table=table,
                               min_studies=2, data_option="--data", study_option="--study").study
-    chosen = make_models(models, ds.task) if models else {}
-    if model:
-        extra = parse_model_options(model, param or [])
-        clash = set(extra) & set(chosen)
-        if clash:
-            raise ParameterError(f"`--model`: name(s) {sorted(clash)} also given in --models.")
-        chosen.update(extra)
-    elif param:
-        raise ParameterError("`--param` applies to models given with --model.")
+    chosen = models_from_options(models, model, param, ds.task)
     if not chosen:
         chosen = make_models("lr,dummy", ds.task)
     if metrics is None:

@@ -49,10 +49,9 @@ def _per_study_table(ctx: AuditContext, models: dict) -> pd.DataFrame | None:
     d = ctx.dataset
     if d.study is None or d.n_studies < 3:
         return None
-    from .generalize import _per_study_scores
+    from ._shared import per_study_scores
 
-    max_rows = 300 if ctx.quick else 800
-    scores = ctx.shared("generalize-scores", lambda: _per_study_scores(ctx, models, max_rows))
+    scores = per_study_scores(ctx, models)
     table = scores.pivot(index="study", columns="model", values="score")
     table = table.reindex(columns=[m for m in models if m in table.columns]).dropna()
     return table if len(table) >= 3 and table.shape[1] >= 2 else None

@@ -17,41 +17,9 @@ from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..figures import svg_from_figure
 from ..registry import Section
+from ._shared import per_study_scores
 
 _ALPHA, _DELTA = 0.95, 0.05
-
-
-def _per_study_scores(ctx: AuditContext, models: dict, max_rows: int) -> pd.DataFrame:
-    from sklearn.base import clone
-    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
-
-    from ..._random import root_seed_sequence, task_int_seed, task_rng
-
-    d = ctx.dataset
-    root = root_seed_sequence(ctx.random_state)
-    classification = d.task == "classification"
-    scoring = "accuracy" if classification else "r2"
-    rows = []
-    studies = pd.unique(d.study)
-    with ctx.stage("generalize: per-study 3-fold CV", len(studies) * len(models)) as advance:
-        for s in studies:
-            idx = np.flatnonzero((d.study == s).to_numpy())
-            rng = task_rng(root, ("generalize-rows", str(s)))
-            if len(idx) > max_rows:
-                idx = np.sort(rng.choice(idx, max_rows, replace=False))
-            X, y = d.X.iloc[idx], d.y.iloc[idx]
-            seed = task_int_seed(root, ("generalize-cv", str(s)))
-            ok = classification and y.value_counts().min() >= 3
-            cv = (StratifiedKFold(3, shuffle=True, random_state=seed) if ok else
-                  KFold(3, shuffle=True, random_state=seed))
-            for name, est in models.items():
-                try:
-                    v = float(np.mean(cross_val_score(clone(est), X, y, cv=cv, scoring=scoring)))
-                except ValueError:
-                    v = np.nan
-                rows.append({"study": s, "model": name, "score": v})
-                advance()
-    return pd.DataFrame(rows)
 
 
 def build(ctx: AuditContext) -> SectionOutput:
@@ -71,7 +39,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     t0 = time.perf_counter()
     max_rows = 300 if ctx.quick else 800
     n_rep = 300 if ctx.quick else 1000
-    scores = ctx.shared("generalize-scores", lambda: _per_study_scores(ctx, models, max_rows))
+    scores = per_study_scores(ctx, models)
     metric = "accuracy" if d.task == "classification" else "R²"
     spec = StudySpec(alternative="model", score="score", factors="study")
     prepared = prepare(scores, spec)
