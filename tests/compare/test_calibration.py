@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from replikit.cli import main
 from replikit.compare.calibration import (
     _SCHEME_ORDER,
     _SCHEMES,
@@ -35,13 +34,6 @@ from replikit.errors import DataError, ParameterError, ParameterTypeError
 REF = Path(__file__).parents[1] / "reference" / "compare"
 
 SMALL = dict(n_population=100_000, n_training_sets=200)
-
-
-def run_cli(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 # --------------------------------------------------------------------------- replicability
@@ -417,8 +409,8 @@ def test_plot_calibration(calib):
         plot_calibration(calib.table)
 
 
-def test_cli_simulate_tests(capsys, tmp_path):
-    code, out, err = run_cli(capsys, "simulate", "tests", "--datasets", "12", "--rows", "60",
+def test_cli_simulate_tests(cli, tmp_path):
+    code, out, err = cli("simulate", "tests", "--datasets", "12", "--rows", "60",
                              "--replications", "2", "--differences", "0.1",
                              "--tests", "corrected_repeated_kfold_t,naive_paired_t_kfold",
                              "--out", str(tmp_path))
@@ -427,7 +419,7 @@ def test_cli_simulate_tests(capsys, tmp_path):
     for name in ("calibration.csv", "population.csv", "rejection_rate.svg",
                  "replicability.svg"):
         assert (tmp_path / name).stat().st_size > 0
-    code, out, err = run_cli(capsys, "simulate", "tests", "--datasets", "12", "--rows", "60",
+    code, out, err = cli("simulate", "tests", "--datasets", "12", "--rows", "60",
                              "--replications", "2", "--differences", "0.1",
                              "--tests", "mcnemar_edwards", "--format", "json")
     assert code == 0, err
@@ -442,8 +434,8 @@ def test_cli_simulate_tests(capsys, tmp_path):
     (["--rows", "5"], "--rows"),
     (["--tests", "bogus"], "bogus"),
 ])
-def test_cli_errors(capsys, args, match):
-    code, out, err = run_cli(capsys, "simulate", "tests", "--datasets", "3", *args)
+def test_cli_errors(cli, args, match):
+    code, out, err = cli("simulate", "tests", "--datasets", "3", *args)
     assert code == 2
     last = err.strip().splitlines()[-1]
     assert last.startswith("replikit: error:") and match in last
