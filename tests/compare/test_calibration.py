@@ -63,7 +63,7 @@ def test_replicability_bounds_over_all_compositions():
     assert set(np.flatnonzero(r == 1.0)) == set(np.flatnonzero((comps == m).any(axis=1)))
     # large m: the minimum approaches 1/3 from below
     big = replicability([[334, 333, 333]])
-    assert 1 / 3 - 0.001 < big[0] < 1 / 3
+    assert big[0] == pytest.approx(1 / 3, abs=0.001) and big[0] < 1 / 3
 
 
 def test_replicability_rejects_bad_counts():
