@@ -15,7 +15,6 @@ design (seed 002) and leave-one-study-out (seed 001, sec. 7.4).
 from __future__ import annotations
 
 import abc
-
 import inspect
 import math
 import re
