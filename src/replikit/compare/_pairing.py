@@ -215,7 +215,12 @@ def paired_scores(scores, a=None, b=None, *, metric=None, study=None) -> Paired:
     """
     if isinstance(scores, Paired):
         return scores
-    frame = _frame_of(scores)
+    return _pair(_frame_of(scores), a, b, metric=metric, study=study)
+
+
+def _pair(frame: pd.DataFrame, a, b, *, metric, study) -> Paired:
+    """:func:`paired_scores` on an already validated Scores frame (no re-validation: callers
+    that pair many models, such as ``compare_scores``, validate the table once)."""
     study = _pick(frame, "study", study, "study")
     frame = frame[frame["study"] == study]
     where = f" in study {study!r}"
@@ -238,63 +243,91 @@ def paired_scores(scores, a=None, b=None, *, metric=None, study=None) -> Paired:
     if a == b:
         raise ParameterError(f"`a` and `b` must be two different models; got {a!r} twice.")
 
+    parts = {name: _model_part(frame, name, where) for name in (a, b)}
+    return _align(parts[a], parts[b], a, b, metric=metric, study=study, where=where)
+
+
+def _model_part(frame: pd.DataFrame, name, where: str) -> pd.DataFrame:
+    """One model's ``repeat, fold, value[, n_train, n_test]`` rows of a (study, metric) block,
+    checked for duplicated splits."""
     cols = ["repeat", "fold", "value"] + [c for c in ("n_train", "n_test") if c in frame.columns]
-    parts = {}
-    for name in (a, b):
-        part = frame.loc[frame["model"] == name, cols]
-        dup = part.duplicated(["repeat", "fold"], keep=False).to_numpy()
-        if dup.any():
-            extra = [c for c in Scores.key_columns(frame) if c not in Scores.KEY]
-            hint = (f"; the factor column(s) {extra} still split the table: select one level"
-                    if extra else "")
-            raise DataError(
-                f"model {name!r} has several scores for the same (repeat, fold){where}: "
-                f"{_splits_text(part.loc[dup, ['repeat', 'fold']].drop_duplicates().to_numpy())}"
-                f"{hint}."
-            )
-        parts[name] = part
-    merged = parts[a].merge(parts[b], on=["repeat", "fold"], how="outer",
-                            suffixes=("_a", "_b"), indicator=True, sort=True)
-    only_a = merged.loc[merged["_merge"] == "left_only", ["repeat", "fold"]].to_numpy()
-    only_b = merged.loc[merged["_merge"] == "right_only", ["repeat", "fold"]].to_numpy()
+    part = frame.loc[frame["model"] == name, cols]
+    dup = part.duplicated(["repeat", "fold"], keep=False).to_numpy()
+    if dup.any():
+        extra = [c for c in Scores.key_columns(frame) if c not in Scores.KEY]
+        hint = (f"; the factor column(s) {extra} still split the table: select one level"
+                if extra else "")
+        raise DataError(
+            f"model {name!r} has several scores for the same (repeat, fold){where}: "
+            f"{_splits_text(part.loc[dup, ['repeat', 'fold']].drop_duplicates().to_numpy())}"
+            f"{hint}."
+        )
+    return part
+
+
+def _align(part_a: pd.DataFrame, part_b: pd.DataFrame, a, b, *, metric, study,
+           where: str) -> Paired:
+    """Line up two models' parts (from :func:`_model_part`) split by split."""
+    parts = {a: part_a, b: part_b}
+    cols = list(part_a.columns)
+    # (repeat, fold) -> one integer code per split, ordered by repeat then fold label
+    both = pd.concat([parts[a], parts[b]], ignore_index=True)
+    r_codes, r_levels = pd.factorize(both["repeat"], sort=True)
+    f_codes, f_levels = pd.factorize(both["fold"], sort=True)
+    n_f = len(f_levels)
+    code = r_codes.astype(np.int64) * n_f + f_codes
+    n_a = len(parts[a])
+    ka, kb = code[:n_a], code[n_a:]
+    keys = np.union1d(ka, kb)
+
+    def labels(codes):
+        return np.column_stack([np.asarray(r_levels)[codes // n_f],
+                                np.asarray(f_levels)[codes % n_f]])
+
+    only_a, only_b = np.setdiff1d(ka, kb), np.setdiff1d(kb, ka)
     if len(only_a) or len(only_b):
         lacks = []
         if len(only_a):
             lacks.append(f"{b!r} lacks {len(only_a)} split(s) (repeat, fold) "
-                         f"{_splits_text(only_a)}")
+                         f"{_splits_text(labels(only_a))}")
         if len(only_b):
             lacks.append(f"{a!r} lacks {len(only_b)} split(s) (repeat, fold) "
-                         f"{_splits_text(only_b)}")
+                         f"{_splits_text(labels(only_b))}")
         raise DataError(
             f"models {a!r} and {b!r} were not evaluated on the same splits{where}: "
             + "; ".join(lacks) + ". Paired tests need both models scored on every split."
         )
+    pos_a, pos_b = np.searchsorted(keys, ka), np.searchsorted(keys, kb)
+
+    def aligned(name, pos, col):
+        out = np.full(keys.size, np.nan)
+        out[pos] = parts[name][col].to_numpy(dtype=float, na_value=np.nan)
+        return out
+
     sizes = {}
     for col in ("n_train", "n_test"):
-        if col + "_a" not in merged:
-            sizes[col] = np.full(len(merged), np.nan)
+        if col not in cols:
+            sizes[col] = np.full(keys.size, np.nan)
             continue
-        va = merged[col + "_a"].to_numpy(dtype=float, na_value=np.nan)
-        vb = merged[col + "_b"].to_numpy(dtype=float, na_value=np.nan)
+        va, vb = aligned(a, pos_a, col), aligned(b, pos_b, col)
         differ = ~np.isnan(va) & ~np.isnan(vb) & (va != vb)
         if differ.any():
             raise DataError(
                 f"models {a!r} and {b!r} were not evaluated on the same splits{where}: `{col}` "
-                f"differs at (repeat, fold) "
-                f"{_splits_text(merged.loc[differ, ['repeat', 'fold']].to_numpy())}."
+                f"differs at (repeat, fold) {_splits_text(labels(keys[differ]))}."
             )
         sizes[col] = np.where(np.isnan(va), vb, va)
-    counts = merged.groupby("repeat", sort=True)["fold"].size()
-    if counts.nunique() != 1:
-        desc = ", ".join(f"repeat {int(r)}: {int(c)}" for r, c in counts.items())
+    repeats, counts = np.unique(keys // n_f, return_counts=True)
+    if np.unique(counts).size != 1:
+        desc = ", ".join(f"repeat {np.asarray(r_levels)[r]}: {int(c)}"
+                         for r, c in zip(repeats, counts, strict=True))
         raise DataError(
             f"the splits of {a!r} and {b!r}{where} are not a repeat x fold grid: repeats have "
             f"different numbers of folds ({desc[:300]})."
         )
-    shape = (len(counts), int(counts.iloc[0]))
+    shape = (len(repeats), int(counts[0]))
     return Paired(
-        merged["value_a"].to_numpy(float).reshape(shape),
-        merged["value_b"].to_numpy(float).reshape(shape),
+        aligned(a, pos_a, "value").reshape(shape), aligned(b, pos_b, "value").reshape(shape),
         sizes["n_train"].reshape(shape), sizes["n_test"].reshape(shape),
         a=a, b=b, metric=metric, study=study,
     )

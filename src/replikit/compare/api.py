@@ -599,7 +599,7 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     'rf better'
     """
     from . import resampled
-    from ._pairing import paired_scores
+    from ._pairing import _align, _model_part, _pair
 
     frame = _scores_frame(scores)
     (pairs, metrics, studies, mode, wanted, alternative, correction, alpha, confidence_level,
@@ -608,10 +608,24 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     rows = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        groups = frame.groupby(["study", "metric"], sort=False, observed=True).indices
         for s in studies:
             for metric in metrics:
+                # the (study, metric) block once; pairing then only looks at its rows
+                idx = groups.get((s, metric))
+                block = frame.iloc[idx] if idx is not None else frame
+                present = set(pd.unique(block["model"])) if idx is not None else set()
+                where = f" for metric {metric!r} in study {s!r}"
+                parts: dict = {}
                 for pa, pb in pairs:
-                    paired = paired_scores(frame, pa, pb, metric=metric, study=s)
+                    if pa in present and pb in present:
+                        for m in (pa, pb):
+                            if m not in parts:
+                                parts[m] = _model_part(block, m, where)
+                        paired = _align(parts[pa], parts[pb], pa, pb, metric=metric, study=s,
+                                        where=where)
+                    else:  # a model, metric or study is absent: the full path names it
+                        paired = _pair(frame, pa, pb, metric=metric, study=s)
                     where = f"study {s!r}, {pa!r} vs {pb!r}"
                     for name in _choose_tests(mode, wanted, paired, margin, where,
                                               alternative):
