@@ -159,7 +159,8 @@ def _fit(data, target, study, table, models, model, param, scheme, stratify, met
     if metrics is None:
         metrics = ["accuracy"] if ds.task == "classification" else ["r2"]
     sch = parse_scheme(scheme, stratify=stratify)
-    info(f"Fitting {', '.join(chosen)} under {sch!r} on {len(ds.y):,} rows"
+    info(f"Fitting {', '.join(chosen)} under {scheme} (every split seeded from --seed "
+         f"{random_state}) on {len(ds.y):,} rows"
          + (f" in {ds.n_studies} studies" if ds.study is not None else "") + ".")
     return run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics, study=ds.study,
                backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,

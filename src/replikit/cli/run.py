@@ -64,7 +64,8 @@ def run_command(
     if metrics is None:
         metrics = "r2,mse" if ds.task == "regression" else "accuracy,roc_auc"
     sch = parse_scheme(scheme, stratify=stratify)
-    info(f"Running {', '.join(chosen)} under {sch!r} on {len(ds.y):,} rows.")
+    info(f"Running {', '.join(chosen)} under {scheme} (every split seeded from --seed "
+         f"{random_state}) on {len(ds.y):,} rows.")
     res = run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics,
               study=None if groups is not None else ds.study, groups=groups, backend=backend,
               n_jobs=n_jobs, client=scheduler, store=store, overwrite=overwrite,
