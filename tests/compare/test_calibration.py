@@ -168,11 +168,17 @@ def test_vectorised_pvalues_match_the_public_tests():
             pv, direction = _test_pvalues(name, ra, rb, ea, eb, n)
             assert pv.shape == direction.shape == (1, n_rep)
             for rep in range(n_rep):
-                if name == "mcnemar_edwards":
+                if name.startswith("mcnemar_"):
                     ok_a, ok_b = ~ea[0, rep, 0], ~eb[0, rep, 0]
                     table = [[np.sum(ok_a & ok_b), np.sum(ok_a & ~ok_b)],
                              [np.sum(~ok_a & ok_b), np.sum(~ok_a & ~ok_b)]]
-                    res = P.mcnemar_test_from_table(table, correction="edwards")
+                    correction = {"mcnemar_edwards": "edwards", "mcnemar_uncorrected": "none",
+                                  "mcnemar_exact": "exact"}[name]
+                    res = P.mcnemar_test_from_table(table, correction=correction)
+                    if name == "mcnemar_uncorrected":  # = Cochran's Q on the two learners
+                        truth = np.zeros(ok_a.size, int)
+                        q = P.cochrans_q_test(truth, (~ok_a).astype(int), (~ok_b).astype(int))
+                        assert pv[0, rep] == pytest.approx(q.pvalue, rel=1e-9, abs=1e-12)
                 else:
                     shape = ra[0, rep].shape
                     pair = Paired(ra[0, rep], rb[0, rep],
@@ -189,8 +195,12 @@ def test_vectorised_pvalues_match_the_public_tests():
                     continue
                 assert pv[0, rep] == pytest.approx(res.pvalue, rel=1e-9, abs=1e-12), name
                 if name != "combined_f_5x2cv":  # the F has no sign
-                    assert np.sign(direction[0, rep]) == np.sign(res.statistic) * (
-                        -1 if name == "mcnemar_edwards" else 1), name
+                    if name == "mcnemar_exact":  # the binomial p carries no sign; the
+                        # estimate is accuracy a - b, the direction A's extra errors
+                        assert np.sign(direction[0, rep]) == -np.sign(res.estimate), name
+                    else:
+                        assert np.sign(direction[0, rep]) == np.sign(res.statistic) * (
+                            -1 if name.startswith("mcnemar_") else 1), name
                 checked.add(name)
     assert checked == set(CALIBRATED_TESTS)
 
@@ -270,7 +280,7 @@ def test_table_layout(calib):
 def test_corrected_tests_hold_their_level(calib):
     t1 = calib.type_one_error().set_index("test")
     for name in ("corrected_resampled_t", "corrected_repeated_kfold_t", "paired_t_5x2cv",
-                 "combined_f_5x2cv", "mcnemar_edwards"):
+                 "combined_f_5x2cv", "mcnemar_edwards", "mcnemar_uncorrected", "mcnemar_exact"):
         row = t1.loc[name]
         # at or below the level within Monte-Carlo error (the 5x2 tests and McNemar are
         # known to be conservative)

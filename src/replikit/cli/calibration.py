@@ -38,7 +38,8 @@ def simulate_tests_cmd(
                                        "corrected_repeated_kfold_t, naive_paired_t_kfold, "
                                        "sorted_runs_t_learner, sorted_runs_t_difference, "
                                        "bayesian_correlated_t, paired_t_5x2cv, "
-                                       "combined_f_5x2cv, mcnemar_edwards, proportions_z.")]
+                                       "combined_f_5x2cv, mcnemar_edwards, mcnemar_uncorrected, "
+                                       "mcnemar_exact, proportions_z.")]
     = "all",
     base_error: Annotated[float, typer.Option("--base-error", help="Bayes error of learner "
                                               "B's feature.")] = 0.3,

@@ -151,6 +151,9 @@ _TEST_SPECS = (
     _TestSpec("paired_t_5x2cv", "cv5x2", True, "5x2cv paired t (Dietterich 1998)"),
     _TestSpec("combined_f_5x2cv", "cv5x2", True, "combined 5x2cv F (Alpaydin 1999)"),
     _TestSpec("mcnemar_edwards", "holdout1", True, "McNemar, continuity-corrected (Dietterich 1998)"),
+    _TestSpec("mcnemar_uncorrected", "holdout1", True,
+              "McNemar, uncorrected (= Cochran's Q for two models)"),
+    _TestSpec("mcnemar_exact", "holdout1", True, "McNemar, exact binomial"),
     _TestSpec("proportions_z", "holdout1", False, "difference-in-proportions z (seed eq. 1)"),
 )
 _SPEC = {s.name: s for s in _TEST_SPECS}
@@ -295,16 +298,24 @@ def _two_sided_t(stat, df):
     return get_pvalue(np.asarray(stat, dtype=float), stats.t(df), "two-sided")
 
 
-def _mcnemar_pvalue(only_a, only_b):
-    """McNemar's test with Edwards' continuity correction, vectorised over the discordant
-    counts: ``chi2 = max(|b - c| - 1, 0)^2 / (b + c)`` on 1 df (Dietterich 1998, sec. 3.2;
-    the correction never overshoots, as in R's ``mcnemar.test``); p = 1 when there is no
-    discordant pair."""
+def _mcnemar_pvalue(only_a, only_b, correction: str = "edwards"):
+    """McNemar's test vectorised over the discordant counts ``b``, ``c``; p = 1 when there is
+    no discordant pair.
+
+    ``'edwards'``: ``chi2 = max(|b - c| - 1, 0)^2 / (b + c)`` on 1 df (Dietterich 1998, sec. 3.2;
+    the correction never overshoots, as in R's ``mcnemar.test``); ``'none'``:
+    ``(b - c)^2 / (b + c)`` (equal to Cochran's Q for two models); ``'exact'``: two-sided
+    binomial, ``min(1, 2 P(X <= min(b, c)))``, ``X ~ Bin(b + c, 1/2)``.
+    """
     b = np.asarray(only_a, dtype=float)
     c = np.asarray(only_b, dtype=float)
     tot = b + c
+    if correction == "exact":
+        p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(b, c), tot, 0.5))
+        return np.where(tot > 0, p, 1.0)
+    shift = 1.0 if correction == "edwards" else 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        chi2 = np.maximum(np.abs(b - c) - 1.0, 0.0) ** 2 / tot
+        chi2 = np.maximum(np.abs(b - c) - shift, 0.0) ** 2 / tot
     return np.where(tot > 0, stats.chi2.sf(chi2, 1), 1.0)
 
 
@@ -355,10 +366,12 @@ def _test_pvalues(name, ra, rb, ea, eb, n, rope=0.01):
             n_test = int(np.diff(scheme.bounds(n))[0])
             stat = K.z_proportions(ra[..., 0, 0], rb[..., 0, 0], n_test)
             return get_pvalue(np.asarray(stat, dtype=float), stats.norm, "two-sided"), stat
-        if name == "mcnemar_edwards":
+        if name.startswith("mcnemar_"):
             only_b = (~ea & eb).sum(axis=(-2, -1))  # A right, B wrong
             only_a = (ea & ~eb).sum(axis=(-2, -1))  # A wrong, B right
-            return _mcnemar_pvalue(only_a, only_b), only_a - only_b
+            correction = {"mcnemar_edwards": "edwards", "mcnemar_uncorrected": "none",
+                          "mcnemar_exact": "exact"}[name]
+            return _mcnemar_pvalue(only_a, only_b, correction), only_a - only_b
     raise ParameterError(f"unknown test {name!r}.")  # unreachable after validation
 
 
