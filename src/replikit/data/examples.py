@@ -80,9 +80,8 @@ def anes() -> Example:
 
     Outcome ``therm_dem``; studies are the 10 survey years with complete cases, 1978–2000 (the
     file covers 1978–2012, but 1982 and 1986 lack trust items and the later years urbanism);
-    12 predictors (age, education,
-    urbanism, party identification, income percentile, race, unemployment, political interest,
-    four government-trust items). Complete cases: 13,440 respondents; in-sample OLS R² ≈ .45.
+    12 predictors (age, education, urbanism, party identification, income percentile, race,
+    unemployment, political interest, four government-trust items). Complete cases: 13,440 respondents; in-sample OLS R² ≈ .45.
     Repeated survey rounds make it the closest public analogue of the European Social Survey
     design of Vijayakumar & Cheung (seed 000).
     """
