@@ -125,6 +125,15 @@ def _corrected_ratio(p: Paired, ratio, *, infer_from_k: bool) -> tuple[float, st
     )
 
 
+def _corrected(p: Paired, ratio, *, infer_from_k: bool):
+    """The per-split differences and the corrected t of a paired design (Nadeau & Bengio's
+    variance): ``(d, statistic, se, df, ratio, ratio_source)``."""
+    ratio, source = _corrected_ratio(p, ratio, infer_from_k=infer_from_k)
+    d = p.d.ravel()
+    stat, se, df = K.t_corrected(d, ratio)
+    return d, stat, se, df, ratio, source
+
+
 def _result(stat, se, df, labels, *, estimate, pvalue, test, method, alternative, valid,
             requires, n, df2=None, extra=None) -> ComparisonResult:
     extra = dict(extra or {})
@@ -242,9 +251,7 @@ def corrected_resampled_ttest(scores, a=None, b=None, *, metric=None, study=None
     """
     alternative = check_alternative(alternative)
     p = _paired_iv(scores, a, b, metric, study)
-    ratio, source = _corrected_ratio(p, ratio, infer_from_k=False)
-    d = p.d.ravel()
-    stat, se, df = K.t_corrected(d, ratio)
+    d, stat, se, df, ratio, source = _corrected(p, ratio, infer_from_k=False)
     pvalue = get_pvalue(stat, stats.t(df), alternative)
     return _result(stat, se, df, p, estimate=d.mean(), pvalue=pvalue,
                    test="corrected_resampled_t",
@@ -310,9 +317,7 @@ def corrected_repeated_kfold_ttest(scores, a=None, b=None, *, metric=None, study
             f"repeat); the scores of {p.a!r} and {p.b!r} have {k} fold per repeat ({r} repeats). "
             "For hold-out repeats use corrected_resampled_ttest."
         )
-    ratio, source = _corrected_ratio(p, ratio, infer_from_k=True)
-    d = p.d.ravel()
-    stat, se, df = K.t_corrected(d, ratio)
+    d, stat, se, df, ratio, source = _corrected(p, ratio, infer_from_k=True)
     pvalue = get_pvalue(stat, stats.t(df), alternative)
     return _result(stat, se, df, p, estimate=d.mean(), pvalue=pvalue,
                    test="corrected_repeated_kfold_t",
@@ -804,9 +809,7 @@ def equivalence_ttest(scores, a=None, b=None, *, metric=None, study=None, margin
     alternative = check_alternative(alternative)
     lo, hi = _bounds_iv(margin, bounds)
     p = _paired_iv(scores, a, b, metric, study)
-    ratio, source = _corrected_ratio(p, ratio, infer_from_k=True)
-    d = p.d.ravel()
-    _, se, df = K.t_corrected(d, ratio)
+    d, _, se, df, ratio, source = _corrected(p, ratio, infer_from_k=True)
     stat, pvalue, extra = _tost(float(d.mean()), float(se), float(df), lo, hi, alternative)
     extra.update(ratio=ratio, ratio_source=source)
     return _result(stat, se, df, p, estimate=d.mean(), pvalue=pvalue, test="equivalence_tost",
@@ -870,9 +873,7 @@ def bayesian_correlated_ttest(scores, a=None, b=None, *, metric=None, study=None
         raise ParameterTypeError(f"`rope` must be a number (metric units); got {rope!r}.")
     rope = check_float(rope, "rope", min_value=0.0)
     p = _paired_iv(scores, a, b, metric, study)
-    ratio, source = _corrected_ratio(p, ratio, infer_from_k=True)
-    d = p.d.ravel()
-    _, scale, df = K.t_corrected(d, ratio)
+    d, _, scale, df, ratio, source = _corrected(p, ratio, infer_from_k=True)
     mean, scale, df = float(d.mean()), float(scale), float(df)
     if scale == 0:
         if rope == 0:
