@@ -25,10 +25,10 @@ Run: ``.venv/bin/python benchmarks/compare_vs_mlxtend.py [--quick] [--jobs N]``
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
+from _timing import best_time  # benchmarks/_timing.py
 from mlxtend.evaluate import combined_ftest_5x2cv, paired_ttest_5x2cv
 from scipy import stats
 from sklearn.datasets import load_breast_cancer
@@ -42,15 +42,6 @@ from sklearn.tree import DecisionTreeClassifier
 
 from replikit.compare import compare_models
 from replikit.resampling import FiveByTwo
-
-
-def best_time(fn, repeats: int) -> tuple[float, object]:
-    best, out = np.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def corrected_t_by_hand(acc_a: np.ndarray, acc_b: np.ndarray, n_train: float, n_test: float):

@@ -10,23 +10,14 @@ Run: ``.venv/bin/python benchmarks/estimate_vs_mlxtend.py``
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
+from _timing import best_time  # benchmarks/_timing.py
 from mlxtend.evaluate import bootstrap_point632_score
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from replikit.resampling import estimate_error
-
-
-def best_time(fn, repeats: int) -> tuple[float, object]:
-    best, out = np.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def main() -> None:
