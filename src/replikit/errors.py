@@ -18,6 +18,8 @@ __all__ = [
     "ConvergenceError",
     "StoreError",
     "InputFileError",
+    "OutputError",
+    "OutputExistsError",
     "ValidityWarning",
     "ReplikitWarning",
     "warn",
@@ -50,6 +52,14 @@ class StoreError(ReplikitError, RuntimeError):
 
 class InputFileError(ReplikitError, FileNotFoundError):
     """An input file is missing, empty or unreadable."""
+
+
+class OutputError(ReplikitError, OSError):
+    """An output path cannot be written (a directory where a file is expected, no permission)."""
+
+
+class OutputExistsError(OutputError, FileExistsError):
+    """An output file exists and replacing it was not asked for."""
 
 
 class ReplikitWarning(UserWarning):

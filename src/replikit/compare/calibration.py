@@ -851,12 +851,9 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
                              f"{list(result.tests)}.")
     se_col = "mc_se" if measure == "rejection_rate" else "replicability_se"
     if ax is None:
-        import matplotlib
+        from .._plotting import new_axes
 
-        matplotlib.use("Agg", force=False)
-        from matplotlib.figure import Figure
-
-        ax = Figure(figsize=(8.0, 4.2), layout="constrained").subplots()
+        ax = new_axes(8.0, 4.2)
     import matplotlib as mpl
 
     tab = mpl.colormaps["tab20"].colors

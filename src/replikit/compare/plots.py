@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._plotting import axes_or_new as _axes
 from ..errors import DataError, ParameterTypeError
 from .multiple import NemenyiResult
 
@@ -18,12 +19,6 @@ __all__ = ["plot_cd_diagram", "plot_comparisons"]
 _GREY = "0.6"
 
 
-def _axes(ax, width: float, height: float):
-    if ax is not None:
-        return ax
-    from ..report.figures import new_figure
-
-    return new_figure(width, height).add_subplot()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._plotting import axes_or_new as _axes
+
 __all__ = ["plot_quantile_fit", "plot_nstar", "plot_generalizability"]
 
 
-def _axes(ax, width=6.4, height=3.6):
-    if ax is not None:
-        return ax
-    from ..report.figures import new_figure
-
-    return new_figure(width, height).add_subplot()
 
 
 def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):

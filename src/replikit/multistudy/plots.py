@@ -7,20 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._plotting import axes_or_new as _axes
 from ..errors import DataError, ParameterError
 
 __all__ = ["plot_study_utilities", "plot_matrix", "plot_dominance"]
 
 
-def _axes(ax, width=6.4, height=3.6):
-    if ax is not None:
-        return ax
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), layout="constrained").add_subplot()
 
 
 def plot_study_utilities(utilities, interval=None, *, ax=None, label: str | None = None):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._plotting import axes_or_new as _axes
 from .._validation import check_confidence_level
 from ..errors import DataError, ParameterTypeError
 from .meta import MetaResult
@@ -15,13 +16,6 @@ from .meta import MetaResult
 __all__ = ["forest_plot", "plot_differences", "plot_simulation"]
 
 
-def _axes(ax, width, height):
-    if ax is not None:
-        return ax
-    from ..report.figures import new_figure
-
-    fig = new_figure(width, height)
-    return fig.add_subplot()
 
 
 def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
@@ -213,7 +207,7 @@ def plot_simulation(result, *, measure: str = "cv", procedure: str = "inconsiste
                         f"n_changed={n_changed}.")
     models = list(pd.unique(sub["model"]))
     if fig is None:
-        from ..report.figures import new_figure
+        from .._plotting import new_figure
 
         fig = new_figure(2.3 * len(models) + 0.8, 2.8)
     axes = fig.subplots(1, len(models), sharey=True, squeeze=False)[0]

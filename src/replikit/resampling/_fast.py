@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
+from .._linalg import sym_solve
+
 __all__ = ["FastPredictor", "fast_predictor", "lda_decision", "least_squares_predict",
            "logistic_decision", "dummy_predict", "weighted_moments"]
 
 _BLOCK = 4_000_000  # elements in a temporary block of per-row products
-_HADAMARD_TOL = 1e-10  # det / prod(diag) below this: treat the system as (near) singular
-_EIG_RCOND = 1e-12  # relative eigenvalue cut-off of the pseudo-inverse fallback
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,42 +76,6 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
         outer = (xb[:, :, :, None] * xb[:, :, None, :]).reshape(E, stop - start, p * p)
         sxx += np.matmul(W[:, :, start:stop], outer)
     return sw, sx, sxx.reshape(E, R, p, p)
-
-
-def _pinv_solve(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Minimum-norm solution of symmetric PSD systems ``A x = B`` via eigendecomposition."""
-    vals, vecs = np.linalg.eigh(A)
-    top = np.max(np.abs(vals), axis=-1, keepdims=True)
-    keep = vals > _EIG_RCOND * np.where(top > 0, top, 1.0)
-    inv = np.where(keep, 1.0 / np.where(keep, vals, 1.0), 0.0)
-    proj = np.matmul(np.swapaxes(vecs, -1, -2), B)
-    return np.matmul(vecs, inv[..., :, None] * proj)
-
-
-def sym_solve(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Solve a stack of symmetric PSD systems ``A x = B``.
-
-    Well-conditioned systems go through one batched LU solve; systems whose Hadamard ratio
-    ``det(A) / prod(diag(A))`` (a scale-free measure of collinearity) is below 1e-10 are solved
-    by an eigendecomposition pseudo-inverse instead, giving the minimum-norm solution as
-    ``numpy.linalg.lstsq`` (and scikit-learn's ``LinearRegression``) does.
-    """
-    shape = A.shape[:-2]
-    p = A.shape[-1]
-    A2 = A.reshape(-1, p, p)
-    B2 = B.reshape(A2.shape[0], p, -1)
-    diag = np.diagonal(A2, axis1=1, axis2=2)
-    ok = np.all(diag > 0, axis=1)
-    sign, logdet = np.linalg.slogdet(A2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = logdet - np.sum(np.log(np.where(diag > 0, diag, 1.0)), axis=1)
-    ok &= (sign > 0) & (ratio > np.log(_HADAMARD_TOL))
-    out = np.empty_like(B2, dtype=float)
-    if ok.any():
-        out[ok] = np.linalg.solve(A2[ok], B2[ok])
-    if (~ok).any():
-        out[~ok] = _pinv_solve(A2[~ok], B2[~ok])
-    return out.reshape(*shape, p, B2.shape[-1])
 
 
 def _scale_variances(sw, sx, sxx):
