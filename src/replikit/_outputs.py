@@ -20,7 +20,7 @@ from pathlib import Path
 from .errors import OutputError, OutputExistsError
 
 __all__ = ["check_output_file", "check_output_dir", "check_distinct", "write_text_atomic",
-           "replace_hint"]
+           "write_csv_atomic", "replace_hint"]
 
 
 def replace_hint(overwrite_option: str | None) -> str:
@@ -93,6 +93,7 @@ def check_output_dir(path: str | os.PathLike, names: Iterable[str], *, option: s
 
     The directory may exist and hold other files (they are never touched); it is refused when it
     is a file, is not writable, or already holds one of ``names`` and ``overwrite`` is false.
+    A name may be a glob pattern (``'forest_*.svg'``) for files whose names depend on the data.
     """
     d = Path(path).expanduser()
     if d.exists() and not d.is_dir():
@@ -100,7 +101,7 @@ def check_output_dir(path: str | os.PathLike, names: Iterable[str], *, option: s
     if d.is_dir():
         if not os.access(d, os.W_OK | os.X_OK):
             raise OutputError(f"`{option}`: directory {str(d)!r} is not writable.")
-        clash = sorted(n for n in names if (d / n).exists() or (d / n).is_symlink())
+        clash = _existing(d, names)
         dirs = [n for n in clash if (d / n).is_dir()]
         if dirs:
             raise OutputError(f"`{option}`: {str(d / dirs[0])!r} is a directory where replikit "
@@ -115,6 +116,21 @@ def check_output_dir(path: str | os.PathLike, names: Iterable[str], *, option: s
     else:
         _writable_parent(d / "x", option)
     return d
+
+
+def _existing(d: Path, names: Iterable[str]) -> list[str]:
+    found: set[str] = set()
+    for n in names:
+        if any(ch in n for ch in "*?["):
+            found.update(p.name for p in d.glob(n))
+        elif (d / n).exists() or (d / n).is_symlink():
+            found.add(n)
+    return sorted(found)
+
+
+def write_csv_atomic(path: str | os.PathLike, frame) -> Path:
+    """Write a DataFrame as CSV (no index) through :func:`write_text_atomic`."""
+    return write_text_atomic(path, frame.to_csv(index=False))
 
 
 def check_distinct(paths: dict[str, str | os.PathLike | None]) -> None:
