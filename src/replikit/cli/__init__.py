@@ -1,7 +1,8 @@
 """The ``replikit`` command line (typer). Thin: parse, call the library, print.
 
 Exit codes: 0 success; 2 usage or data error (one line on stderr, no traceback unless
-``--debug``); 130 interrupted.
+``--debug``); 1 an unexpected internal error (a bug: one line, the traceback with ``--debug``);
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -100,5 +101,12 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("replikit: interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:  # a bug: one line for the user, the traceback with --debug
+        if debug:
+            raise
+        message = " ".join(f"{type(exc).__name__}: {exc}".split())[:500]
+        typer.echo(f"replikit: internal error: {message} (this is a bug in replikit; rerun with "
+                   "--debug for the traceback and report it)", err=True)
+        sys.exit(1)
     else:
         sys.exit(code if isinstance(code, int) else 0)
