@@ -1,36 +1,68 @@
 """Batched least-squares fits for the seed-000 design: per study, a 2:1 train/test split and
 K-fold CV on the training part, for many studies (and repetitions) in one array expression.
 
-Fold fits use ``X'X_train-fold = X'X_train - X'X_fold`` so each study's K+1 fits cost one pass
-over its rows; ``numpy.linalg.solve`` is batched over studies.
+Each fit is what scikit-learn's ``LinearRegression`` (or ``Ridge`` on standardised inputs)
+returns: centre X and y on the fitting rows, solve the centred normal equations for the slopes
+(the minimum-norm solution when they are singular — a column constant within a study, duplicated
+columns, more predictors than rows), intercept ``ybar - xbar' beta``. The centred Gram of every
+fit comes from the same sufficient statistics: a fold fit uses
+``sums(train) - sums(fold)``, so each study's K+1 fits cost one pass over its rows, and all
+systems are solved in one batched call of :func:`replikit._linalg.sym_solve`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ols_cv_test", "ridge_path_penalty"]
+from .._linalg import sym_solve
+from .._threads import single_blas
 
+__all__ = ["ols_cv_test"]
 
-def _with_intercept(X: np.ndarray) -> np.ndarray:
-    ones = np.ones(X.shape[:-1] + (1,), dtype=float)
-    return np.concatenate([ones, X], axis=-1)
+# A column whose centred sum of squares on the fitting rows is below this share of its sum of
+# squares about the training mean (plus the rounding of centring) is constant there: its slope
+# is 0, as in scikit-learn, whose centred column is 0 up to rounding and dropped by lstsq.
+_CONST_RTOL = 1e-11
 
 
 def _r2(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
-    """R2 over the rows axis (axis 1) of (S, n, m) arrays."""
+    """R2 over the rows axis (axis 1) of (S, n, m) arrays; NaN with fewer than 2 rows (as
+    scikit-learn's ``r2_score``) or a constant outcome."""
+    n = y.shape[1]
+    if n < 2:
+        return np.full((y.shape[0], y.shape[2]), np.nan)
     sse = ((y - pred) ** 2).sum(axis=1)
     sst = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
-    return 1.0 - sse / sst
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sst > 0, 1.0 - sse / np.where(sst > 0, sst, 1.0), np.nan)
 
 
-def ridge_path_penalty(p: int, alpha: float) -> np.ndarray:
-    """Penalty matrix ``alpha * I`` without penalising the intercept (first column)."""
-    pen = np.eye(p + 1) * float(alpha)
-    pen[0, 0] = 0.0
-    return pen
+def _slopes(cnt, sz, szz, sw, szw, scale, pen):
+    """Centred least-squares (ridge) slopes from sufficient statistics.
+
+    ``cnt`` rows with column sums ``sz`` (S, p), cross-products ``szz`` (S, p, p), outcome sums
+    ``sw`` (S, m) and ``szw`` (S, p, m); ``scale`` (S, p) is the rounding floor of a centred
+    sum of squares: a column at or below it is constant on these rows.
+    Returns ``(beta (S, p, m), zbar (S, p), wbar (S, m))``.
+    """
+    cnt = float(cnt)
+    zbar = sz / cnt
+    wbar = sw / cnt
+    gram = szz - cnt * zbar[:, :, None] * zbar[:, None, :]
+    cxy = szw - cnt * zbar[:, :, None] * wbar[:, None, :]
+    diag = np.diagonal(gram, axis1=1, axis2=2)
+    const = diag <= scale
+    if const.any():
+        # decouple constant columns: slope exactly 0, the others solved without them
+        keep = ~const
+        gram = gram * keep[:, :, None] * keep[:, None, :]
+        gram = gram + np.einsum("sp,pq->spq", const.astype(float), np.eye(gram.shape[-1]))
+        cxy = cxy * keep[:, :, None]
+    beta = sym_solve(gram + pen, cxy)
+    return beta, zbar, wbar
 
 
+@single_blas
 def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int = 10,
                 train_share: float = 2 / 3, alpha: float = 0.0) -> dict:
     """Least-squares (or ridge, ``alpha > 0`` on standardised inputs) CV and test R2.
@@ -47,43 +79,73 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
     n_splits : int
     train_share : float
     alpha : float
-        Ridge penalty (0 = ordinary least squares).
+        Ridge penalty (0 = ordinary least squares) on the slopes of the inputs standardised by
+        the training rows' mean and SD (a constant column keeps SD 1, as ``StandardScaler``).
 
     Returns
     -------
     dict with ``fold_r2`` (S, K[, m]), ``fold_n`` (K,), ``test_r2`` (S[, m]), ``test_n``
-    (int), ``test_y`` and ``test_pred`` (S, n_test[, m]), ``p`` (predictors).
+    (int), ``test_y`` and ``test_pred`` (S, n_test[, m]), ``p`` (predictors). An R2 over fewer
+    than 2 rows (an empty or one-row fold of a tiny study) or of a constant outcome is NaN.
+
+    Notes
+    -----
+    Every fit equals scikit-learn's ``LinearRegression`` (``Ridge`` for ``alpha > 0``): slopes
+    solve the centred normal equations ``(Xc'Xc + alpha I) b = Xc'yc``, by the minimum-norm
+    (pseudo-inverse) solution when ``Xc'Xc`` is singular, and the intercept is
+    ``ybar - xbar'b``. Data are first shifted by the training mean, so the downdated sums lose
+    no precision to large column means.
     """
     S, n, p = X.shape
     squeeze = y.ndim == 2
     if squeeze:
         y = y[..., None]
+    X = np.asarray(X, float)
+    y = np.asarray(y, float)
     Xp = np.take_along_axis(X, perm[..., None], axis=1)
     yp = np.take_along_axis(y, perm[..., None], axis=1)
     n_train = int(round(n * train_share))
-    Xtr, ytr = _with_intercept(Xp[:, :n_train]), yp[:, :n_train]
-    Xte, yte = _with_intercept(Xp[:, n_train:]), yp[:, n_train:]
-    if alpha > 0:
-        mu = Xtr[..., 1:].mean(axis=1, keepdims=True)
-        sd = Xtr[..., 1:].std(axis=1, keepdims=True)
-        sd = np.where(sd > 0, sd, 1.0)
-        Xtr = np.concatenate([Xtr[..., :1], (Xtr[..., 1:] - mu) / sd], axis=-1)
-        Xte = np.concatenate([Xte[..., :1], (Xte[..., 1:] - mu) / sd], axis=-1)
-    pen = ridge_path_penalty(p, alpha)
-    xtx = np.einsum("sni,snj->sij", Xtr, Xtr)
-    xty = np.einsum("sni,snm->sim", Xtr, ytr)
-    beta = np.linalg.solve(xtx + pen, xty)
-    test_pred = np.einsum("sni,sim->snm", Xte, beta)
-    bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
     m = y.shape[-1]
-    fold_r2 = np.empty((S, n_splits, m))
+    Xtr, ytr = Xp[:, :n_train], yp[:, :n_train]
+    Xte, yte = Xp[:, n_train:], yp[:, n_train:]
+    # shift by the training means: sums downdated for the folds stay well scaled
+    mu = Xtr.mean(axis=1, keepdims=True) if n_train else np.zeros((S, 1, p))
+    my = ytr.mean(axis=1, keepdims=True) if n_train else np.zeros((S, 1, m))
+    Ztr, Zte = Xtr - mu, Xte - mu
+    Wtr = ytr - my
+    if alpha > 0:
+        sd = Ztr.std(axis=1, keepdims=True) if n_train else np.ones((S, 1, p))
+        sd = np.where(sd > 0, sd, 1.0)
+        Ztr, Zte = Ztr / sd, Zte / sd
+    pen = np.eye(p) * float(alpha)
+    szz = np.einsum("sni,snj->sij", Ztr, Ztr)
+    szw = np.einsum("sni,snm->sim", Ztr, Wtr)
+    sz, sw = Ztr.sum(axis=1), Wtr.sum(axis=1)
+    # rounding floor of a centred sum of squares: downdating (relative to the column's sum of
+    # squares about the training mean) and centring itself (relative to its raw magnitude)
+    eps = np.finfo(float).eps
+    big = np.abs(Xtr).max(axis=1) / (sd[:, 0] if alpha > 0 else 1.0) if n_train else 0.0
+    scale = (_CONST_RTOL * np.diagonal(szz, axis1=1, axis2=2)
+             + max(n_train, 1) * (16 * eps * big) ** 2)
+    if n_train >= 1:
+        beta, zbar, wbar = _slopes(n_train, sz, szz, sw, szw, scale, pen)
+        test_pred = (my + wbar[:, None, :]
+                     + np.einsum("snp,spm->snm", Zte - zbar[:, None, :], beta))
+    else:
+        test_pred = np.full(yte.shape, np.nan)
+    bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
+    fold_r2 = np.full((S, n_splits, m), np.nan)
     for f in range(n_splits):
         a, b = bounds[f], bounds[f + 1]
-        Xf, yf = Xtr[:, a:b], ytr[:, a:b]
-        xtx_f = xtx - np.einsum("sni,snj->sij", Xf, Xf)
-        xty_f = xty - np.einsum("sni,snm->sim", Xf, yf)
-        bf = np.linalg.solve(xtx_f + pen, xty_f)
-        fold_r2[:, f] = _r2(yf, np.einsum("sni,sim->snm", Xf, bf))
+        cnt = n_train - (b - a)
+        if b - a < 2 or cnt < 1:
+            continue  # R2 undefined on < 2 rows, or nothing left to fit on
+        Zf, Wf = Ztr[:, a:b], Wtr[:, a:b]
+        beta_f, zbar_f, wbar_f = _slopes(
+            cnt, sz - Zf.sum(axis=1), szz - np.einsum("sni,snj->sij", Zf, Zf),
+            sw - Wf.sum(axis=1), szw - np.einsum("sni,snm->sim", Zf, Wf), scale, pen)
+        pred = wbar_f[:, None, :] + np.einsum("snp,spm->snm", Zf - zbar_f[:, None, :], beta_f)
+        fold_r2[:, f] = _r2(Wf, pred)
     test_r2 = _r2(yte, test_pred)
     if squeeze:
         fold_r2, test_r2 = fold_r2[..., 0], test_r2[..., 0]
