@@ -81,3 +81,55 @@ def test_cli_simulate_replication(capsys, tmp_path):
     assert "Study-2 simulation" in out
     assert (tmp_path / "study2_table.csv").exists()
     assert (tmp_path / "fig9a_cv_inconsistency.svg").exists()
+
+
+def test_small_studies_on_anes_run():
+    # issue 13 item 1: `simulate replication --repetitions 3 --n 200` ended in LinAlgError
+    res = simulate_replication(n_per_study=200, n_repetitions=3, random_state=0)
+    assert res.table["proportion"].notna().all()
+    assert res.n_repetitions == 3
+
+
+def test_tiny_studies_are_flagged(population):
+    X, y = population
+    res = simulate_replication(X, y, n_per_study=50, n_repetitions=2, deltas=(0.1,),
+                               random_state=1)
+    assert res.table["proportion"].between(0, 1).all()
+    # 10 folds of 3-4 rows: many fold R2 are below the Olkin-Finn floor; the result says so
+    assert any("below" in note and "fold" in note for note in res.notes)
+    assert "note:" in str(res)
+
+
+def test_three_studies_default_changed_count(population):
+    # issue 13 item 8: `--studies 3` passed the CLI range and then failed on `n_changed`
+    X, y = population
+    res = simulate_replication(X, y, n_studies=3, n_per_study=200, n_repetitions=2,
+                               deltas=(0.2,), random_state=0)
+    assert res.n_changed == (1,)
+    assert set(res.table["n_changed"]) == {1}
+    assert simulate_replication(X, y, n_studies=5, n_per_study=200, n_repetitions=1,
+                                deltas=(0.2,)).n_changed == (2,)
+    with pytest.raises(ParameterError, match="n_changed"):
+        simulate_replication(X, y, n_studies=3, n_changed=(2,), n_per_study=200)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"tau2_method": "XX"}, "tau2_method"), ({"models": ()}, "models"),
+    ({"models": ("lr", "bogus")}, "models"), ({"n_repetitions": 0}, "n_repetitions"),
+    ({"n_per_study": 10}, "n_per_study"), ({"n_studies": 2}, "n_studies"),
+    ({"n_jobs": 0}, "n_jobs"), ({"deltas": ()}, "deltas"), ({"margins": (0.0,)}, "margins"),
+    ({"n_splits": 1}, "n_splits"), ({"train_share": 1.0}, "train_share"),
+])
+def test_parameters_checked_up_front(population, kwargs, name):
+    X, y = population
+    with pytest.raises(ParameterError, match=name):
+        simulate_replication(X, y, **{"n_per_study": 200, **kwargs})
+
+
+def test_joblib_workers_match_serial(population):
+    X, y = population
+    kw = dict(models=("lasso",), n_per_study=120, n_studies=3, deltas=(0.2,), n_splits=3,
+              random_state=4)
+    serial = simulate_replication(X, y, **kw)
+    par = simulate_replication(X, y, n_jobs=2, **kw)
+    assert serial.table.equals(par.table)

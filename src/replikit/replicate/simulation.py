@@ -31,15 +31,17 @@ import numpy as np
 import pandas as pd
 
 from .._random import root_seed_sequence, task_rng
-from .._validation import check_int
-from ..errors import DataError, ParameterError
+from .._threads import single_blas, worker_limits
+from .._validation import check_choice, check_float, check_int
+from ..errors import DataError, ParameterError, warn
 from ._fits import ols_cv_test
-from .meta import tau2_estimate
+from .meta import TAU2_METHODS, tau2_estimate
 
 __all__ = ["ReplicationSimulation", "simulate_replication", "SIM_MODELS"]
 
 LINEAR = {"lr": 0.0, "ridge": 10.0}
 SIM_MODELS = ("lr", "ridge", "lasso", "enet", "rf", "svm", "mlp")
+SEED_CHANGED = (2, 4)  # the seed's numbers of non-replicating studies
 _R2_FLOOR = 1e-3  # Olkin-Finn needs R2 > 0: fold/test R2 below this get the SE of R2 = 1e-3
 
 
@@ -60,6 +62,9 @@ class ReplicationSimulation:
     n_repetitions : int
     runtime_seconds : float
     settings : dict
+    notes : tuple of str
+        Caveats of this run (e.g. how many fold or test R2 fell below the Olkin-Finn floor or
+        were undefined); empty when there are none.
     """
 
     table: pd.DataFrame
@@ -70,6 +75,7 @@ class ReplicationSimulation:
     n_repetitions: int
     runtime_seconds: float
     settings: dict = field(default_factory=dict)
+    notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.copy()
@@ -98,6 +104,7 @@ class ReplicationSimulation:
         lines.append(f"Proportion judged inconsistent / consistent (+-0.1), {max(self.n_changed)} "
                      "changed studies, by R2 reduction:")
         lines.append(piv.to_string(float_format=lambda v: f"{v:.2f}"))
+        lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -140,6 +147,12 @@ def _fit_one(name, X, y, perm, n_splits, train_share, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return _fit_one_inner(name, X, y, perm, n_splits, train_share, seed)
+
+
+def _fit_one_in_worker(*args):
+    """:func:`_fit_one` in a joblib worker: one BLAS and one OpenMP thread per worker."""
+    with worker_limits():
+        return _fit_one(*args)
 
 
 def _fit_one_inner(name, X, y, perm, n_splits, train_share, seed):
@@ -197,8 +210,9 @@ def _proportions(flag, group_mask):
         return num / den
 
 
+@single_blas
 def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: int = 8,
-                         n_per_study: int = 2000, n_changed=(2, 4),
+                         n_per_study: int = 2000, n_changed=None,
                          deltas=(0.05, 0.1, 0.15, 0.2, 0.3, 0.4),
                          margins=(0.05, 0.075, 0.1, 0.15), n_splits: int = 10,
                          train_share: float = 2 / 3, n_repetitions: int = 1,
@@ -218,14 +232,18 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
     n_studies, n_per_study : int
         K = 8 studies of n = 2000 rows (seed). Each study is drawn without replacement; studies
         are drawn independently, so they may share rows when K n exceeds the pool.
-    n_changed : sequence of int
-        Numbers of non-replicating studies (the last ones): 2 and 4 in the seed.
+    n_changed : sequence of int, optional
+        Numbers of non-replicating studies (the last ones), each at most ``n_studies - 2`` so
+        that the original and at least one replication remain. Default: the seed's 2 and 4,
+        those of them that fit (``n_studies = 5`` -> 2), or ``n_studies - 2`` when neither
+        does (``n_studies = 3`` -> 1).
     deltas : sequence of float
         Reductions of the population R2 (seed: .05, .1, .15, .2, .3, .4).
     margins : sequence of float
         Regions of equivalence +-margin for the consistency test (seed: .05, .075, .1, .15).
     n_splits, train_share : int, float
-        10-fold CV on a 2/3 training share (seed).
+        10-fold CV on a 2/3 training share (seed); every fold must hold at least 2 rows and the
+        test part at least 3.
     n_repetitions : int
         Monte-Carlo repetitions (the seed ran one realization).
     tau2_method : str
@@ -244,7 +262,11 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
     Notes
     -----
     Seed 000, Study 2 ("Data and Simulation Design", Figures 9-12). Olkin-Finn SEs need R2 > 0:
-    fold or test R2 below 1e-3 (possible at Delta = .4) are given the SE of R2 = 1e-3. Example:
+    fold or test R2 below 1e-3 (possible at Delta = .4, and common with small studies whose
+    folds hold a few rows) are given the SE of R2 = 1e-3; the result's ``notes`` (and a
+    :class:`~replikit.errors.ReplikitWarning`) say how many. All parameters are checked before
+    any fitting. Batched numpy runs on one BLAS thread; scikit-learn fits in joblib workers get
+    one BLAS and one OpenMP thread each (:mod:`replikit._threads`). Example:
     ``simulate_replication(n_repetitions=200, random_state=0)``.
     """
     t0 = time.perf_counter()
@@ -261,16 +283,34 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
         raise DataError(f"`X` must be 2-D and `y` 1-D with one value per row; got {Xa.shape} and "
                         f"{ya.shape}.")
     models = tuple(models)
+    if not models:
+        raise ParameterError(f"`models` must name at least one of {list(SIM_MODELS)}; got none.")
     for m in models:
         if m not in SIM_MODELS:
             raise ParameterError(f"`models`: {m!r} is not one of {list(SIM_MODELS)}.")
     n_studies = check_int(n_studies, "n_studies", min_value=3)
     n_per_study = check_int(n_per_study, "n_per_study", min_value=50, max_value=Xa.shape[0])
     n_repetitions = check_int(n_repetitions, "n_repetitions", min_value=1)
+    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    tau2_method = check_choice(str(tau2_method).upper(), "tau2_method", TAU2_METHODS)
+    train_share = check_float(train_share, "train_share")
+    n_train = int(round(n_per_study * train_share))
+    if not 0 < train_share < 1 or n_per_study - n_train < 3:
+        raise ParameterError(f"`train_share` must lie in (0, 1) and leave at least 3 test rows "
+                             f"of n_per_study = {n_per_study}; got {train_share}.")
+    n_splits = check_int(n_splits, "n_splits", min_value=2, max_value=max(2, n_train // 2))
+    if n_changed is None:
+        n_changed = [c for c in SEED_CHANGED if c <= n_studies - 2] or [n_studies - 2]
     n_changed = tuple(sorted({check_int(c, "n_changed", min_value=1, max_value=n_studies - 2)
                               for c in n_changed}))
-    deltas = tuple(float(d) for d in deltas)
-    margins = tuple(float(m) for m in margins)
+    if not n_changed:
+        raise ParameterError("`n_changed` must hold at least one count; got none.")
+    deltas = tuple(check_float(d, "deltas") for d in deltas)
+    margins = tuple(check_float(m, "margins") for m in margins)
+    if not deltas:
+        raise ParameterError("`deltas` must hold at least one R2 reduction; got none.")
+    if not margins or any(m <= 0 for m in margins):
+        raise ParameterError(f"`margins` must be one or more values > 0; got {margins}.")
     Xc = np.concatenate([np.ones((Xa.shape[0], 1)), Xa], axis=1)
     beta, *_ = np.linalg.lstsq(Xc, ya, rcond=None)
     r2_old = float(1 - np.var(ya - Xc @ beta) / np.var(ya))
@@ -308,7 +348,7 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
                     from joblib import Parallel, delayed
 
                     res = Parallel(n_jobs=n_jobs)(
-                        delayed(_fit_one)(m, Xs[s], ys[s, :, j], perm[s], n_splits,
+                        delayed(_fit_one_in_worker)(m, Xs[s], ys[s, :, j], perm[s], n_splits,
                                           train_share, seed) for s, j in jobs)
                 else:
                     res = [_fit_one(m, Xs[s], ys[s, :, j], perm[s], n_splits, train_share,
@@ -361,10 +401,36 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
             for stage2, flags in cap.items():
                 add(m, measure, stage1, stage2, "captured", 0.0, flags, group_rep, changed)
     table = pd.DataFrame(rows)
+    notes = _floor_notes(fold_store, test_store, fold_n, test_n)
+    for note in notes:
+        warn(note, stacklevel=4)  # the caller of the single_blas wrapper
     return ReplicationSimulation(
         table=table, r2_population=r2_old, deltas=deltas, n_changed=n_changed,
         margins=margins, n_repetitions=n_repetitions,
         runtime_seconds=time.perf_counter() - t0,
         settings={"models": list(models), "n_studies": S, "n_per_study": n_per_study,
                   "n_splits": n_splits, "train_share": train_share, "tau2_method": tau2_method,
-                  "random_state": random_state, "ridge_alpha": LINEAR["ridge"]})
+                  "random_state": random_state, "ridge_alpha": LINEAR["ridge"]},
+        notes=notes)
+
+
+def _floor_notes(fold_store, test_store, fold_n, test_n) -> tuple:
+    """Say how many fold and test R2 fell below the Olkin-Finn floor or were undefined."""
+    notes = []
+    for what, store, sizes in (("CV fold", fold_store, fold_n), ("test", test_store, test_n)):
+        vals = np.concatenate([np.ravel(np.stack(v)) for v in store.values()])
+        n_nan = int(np.isnan(vals).sum())
+        n_low = int((vals < _R2_FLOOR).sum())
+        rows = np.unique(np.atleast_1d(sizes))
+        size = f"{rows.min()}" if rows.size == 1 else f"{rows.min()}-{rows.max()}"
+        if n_low:
+            notes.append(f"{n_low} of the {vals.size} {what} R2 entering the judgments "
+                         f"({100 * n_low / vals.size:.1f}%) were below {_R2_FLOOR:g} and were given the Olkin-Finn SE of R2 = "
+                         f"{_R2_FLOOR:g} ({what} sets of {size} rows); proportions rest on "
+                         "these floored SEs.")
+        if n_nan:
+            notes.append(f"{n_nan} of the {vals.size} {what} R2 entering the judgments were "
+                         "undefined (a constant outcome in "
+                         "the set); a comparison or pool that involves one is never judged "
+                         "inconsistent, consistent or captured.")
+    return tuple(notes)
