@@ -118,3 +118,22 @@ def test_combine_and_errors():
         difference(ests[0], Estimate(1.0, 0.1, metric="mse"))
     with pytest.raises(ParameterError, match="bounds"):
         consistency(ests[0], ests[1], bounds=(0.1, -0.1))
+
+
+@pytest.mark.parametrize("orig, rep", [
+    (dict(r2=0.1, n=50, k=3, interval="lee_fixed"), dict(r2=0.25, n=60, k=3,
+                                                         interval="lee_fixed")),
+    (dict(r2=0.4682924644806017, n=2000, k=10), dict(r2=0.41, n=1800, k=10)),
+    (dict(r2=0.0, n=30, k=2), dict(r2=0.9999, n=40, k=2)),
+])
+def test_mover_on_the_lee_failure_inputs(orig, rep):
+    # issue 13 item 10: Lee's limits raised "function value is NaN" inside MOVER
+    o, r = from_summary(**orig), from_summary(**rep)
+    for ef in (lambda: inconsistency(o, r, method="mover"),
+               lambda: consistency(o, r, method="mover", margin=0.05),
+               lambda: inconsistency(r, o, method="mover")):
+        res = ef()
+        assert np.isfinite(res.ci.low) and np.isfinite(res.ci.high)
+        assert res.ci.low <= res.estimate <= res.ci.high
+    table = replication_table(o, [r], method="mover")
+    assert table[["ci_low", "ci_high", "tost_ci_low", "tost_ci_high"]].notna().all().all()

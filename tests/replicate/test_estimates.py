@@ -193,3 +193,81 @@ def test_fold_input_errors():
         from_folds([0.4, 0.5, 0.45], 100, se=[0.1, 0.1])
     with pytest.raises(DataError, match="at least 2"):
         from_folds([0.4], 100)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lee's interval never raises (issue 13 item 10)
+
+_R2_GRID = (0.0, 1e-4, 0.01, 0.05, 0.1, 0.3, 0.4682924644806017, 0.7, 0.9, 0.99, 0.9999)
+_NK_GRID = ((5, 1), (5, 3), (12, 10), (20, 3), (50, 1), (50, 3), (50, 10), (200, 10),
+            (2000, 10), (2000, 36), (100_000, 5))
+
+
+@pytest.mark.parametrize("predictors", ["random", "fixed"])
+def test_lee_interval_on_a_grid_never_raises(predictors):
+    levels = (0.5, 0.8, 0.9, 0.95, 0.99)
+    for n, k in _NK_GRID:
+        for r2 in _R2_GRID:
+            cis = [r2_confidence_interval(r2, n, k, lv, method="lee", predictors=predictors)
+                   for lv in levels]
+            for ci in cis:
+                assert 0.0 <= ci.low <= ci.high <= 1.0, (r2, n, k, ci)
+            lows = [c.low for c in cis]
+            highs = [c.high for c in cis]
+            # nested: a higher confidence level never gives a narrower interval
+            assert np.all(np.diff(lows) <= 1e-9), (r2, n, k, lows)
+            assert np.all(np.diff(highs) >= -1e-9), (r2, n, k, highs)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((0.1, 50, 3), {"method": "lee", "predictors": "fixed"}),
+    ((0.4682924644806017, 2000, 10), {"method": "lee"}),
+])
+def test_lee_issue_cases(args, kwargs):
+    ci = r2_confidence_interval(*args, **kwargs)
+    assert 0.0 <= ci.low < args[0] < ci.high < 1.0
+    r2, n, k = args
+    # each finite limit solves its defining equation
+    if kwargs.get("predictors") == "fixed":
+        f = r2 / k / ((1 - r2) / (n - k - 1))
+        cdf = lambda rho2: stats.ncf.cdf(f, k, n - k - 1, n * rho2 / (1 - rho2))  # noqa: E731
+    else:
+        cdf = lambda rho2: r2_cdf_lee(r2, rho2, n, k)  # noqa: E731
+    if ci.low > 0:
+        assert cdf(ci.low) == pytest.approx(0.975, abs=1e-7)
+    assert cdf(ci.high) == pytest.approx(0.025, abs=1e-7)
+
+
+def test_lee_cdf_is_finite_and_monotone_in_rho2():
+    rho = np.concatenate([np.linspace(0, 0.99, 100), 1 - np.logspace(-3, -10, 30)])
+    for n, k in _NK_GRID:
+        for r2 in (0.01, 0.3, 0.9):
+            c = np.asarray(r2_cdf_lee(r2, rho, n, k))
+            assert np.all(np.isfinite(c)) and np.all((c >= 0) & (c <= 1)), (n, k, r2)
+            assert np.all(np.diff(c) <= 1e-12), (n, k, r2)
+
+
+@pytest.mark.parametrize("predictors", ["fixed", "random"])
+def test_lee_interval_coverage_monte_carlo(predictors):
+    # the issue's region (n = 50, k = 3, small R2): 400 simulated studies, 95% intervals
+    rng = np.random.default_rng(11)
+    n, k, rho2, b = 50, 3, 0.1, 400
+    if predictors == "fixed":
+        X = np.broadcast_to(rng.normal(size=(n, k)), (b, n, k))
+        Xc0 = X[0] - X[0].mean(0)
+        # noncentrality lambda = beta' Xc'Xc beta / sigma^2 = n rho2 / (1 - rho2), sigma = 1
+        beta = np.array([1.0, 0.0, 0.0])
+        beta *= np.sqrt(n * rho2 / (1 - rho2) / (beta @ Xc0.T @ Xc0 @ beta))
+        y = X @ beta + rng.normal(size=(b, n))
+    else:
+        X = rng.normal(size=(b, n, k))
+        y = X[..., 0] + np.sqrt((1 - rho2) / rho2) * rng.normal(size=(b, n))
+    Xc = np.concatenate([np.ones((b, n, 1)), X], axis=2)
+    coef = np.linalg.solve(np.einsum("bij,bik->bjk", Xc, Xc),
+                           np.einsum("bij,bi->bj", Xc, y)[..., None])[..., 0]
+    res = y - np.einsum("bij,bj->bi", Xc, coef)
+    sim = 1 - (res ** 2).sum(1) / ((y - y.mean(1, keepdims=True)) ** 2).sum(1)
+    cover = [(lambda c: c.low <= rho2 <= c.high)(
+        r2_confidence_interval(s, n, k, 0.95, method="lee", predictors=predictors)) for s in sim]
+    # 400 draws: MC SE of a 95% coverage is 0.011
+    assert np.mean(cover) == pytest.approx(0.95, abs=0.035)

@@ -180,6 +180,44 @@ def r2_se(r2, n, k=None, *, method: str = "olkin_finn"):
     return float(out) if out.ndim == 0 else out
 
 
+def _ncf_cdf(x, dfn, dfd, nc):
+    """Noncentral F cdf that is finite everywhere.
+
+    scipy's ``ncf.cdf`` returns NaN deep in the lower tail for a large noncentrality (e.g.
+    ``ncf.cdf(0.17, 3, 46, 1600)``, a probability below 1e-170): there Patnaik's (1949)
+    two-moment approximation ``chi2'(d1, nc) ~ c chi2(nu)``, ``c = (d1 + 2 nc)/(d1 + nc)``,
+    ``nu = (d1 + nc)^2/(d1 + 2 nc)``, i.e. ``P(F' <= x) ~ P(F(nu, d2) <= x d1/(c nu))``, stands
+    in; it is accurate exactly where the exact routine underflows.
+    """
+    x, dfn, dfd, nc = np.broadcast_arrays(*(np.asarray(a, float) for a in (x, dfn, dfd, nc)))
+    with np.errstate(all="ignore"):
+        out = np.where(nc > 1e-12, stats.ncf.cdf(x, dfn, dfd, np.maximum(nc, 1e-300)),
+                       stats.f.cdf(x, dfn, dfd))
+        bad = ~np.isfinite(out)
+        if bad.any():
+            c = (dfn + 2 * nc) / (dfn + nc)
+            nu = (dfn + nc) ** 2 / (dfn + 2 * nc)
+            out = np.where(bad, stats.f.cdf(x * dfn / (c * nu), nu, dfd), out)
+    out = np.clip(np.nan_to_num(out, nan=0.0), 0.0, 1.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def _lee_parameters(u, n, k):
+    """Lee's (1971) scale g, df nu and noncentrality lambda at ``u = rho2/(1-rho2)``.
+
+    With ``gamma^2 = 1 + u``, ``phi_r = (n-1)((1+u)^r - 1) + k`` and the discriminant
+    ``phi2^2 - phi1 phi3 = (n-1)(n-1-k) u^2 (1+u)`` in closed form (no cancellation).
+    """
+    u = np.asarray(u, float)
+    a1, a2, a3 = u, u * (2 + u), u * (3 + u * (3 + u))
+    phi1, phi2, phi3 = ((n - 1) * a + k for a in (a1, a2, a3))
+    root = u * np.sqrt((n - 1) * (n - 1 - k) * (1 + u))
+    g = (phi2 - root) / phi1
+    lam = np.maximum(phi2 / g ** 2 - phi1 / g, 0.0)
+    nu = 2 * phi1 / g - phi2 / g ** 2
+    return g, nu, lam
+
+
 def r2_cdf_lee(r2, rho2, n, k):
     """P(R2 <= r2 | rho2) by Lee's (1971) approximation, random (normal) predictors.
 
@@ -200,35 +238,42 @@ def r2_cdf_lee(r2, rho2, n, k):
     Returns
     -------
     float or ndarray
+        Finite everywhere: where scipy's noncentral F underflows to NaN (probabilities below
+        ~1e-170 at a large noncentrality), Patnaik's approximation is used.
 
     Notes
     -----
     Used for the single-study limits of Zou's (2007) modified asymptotic difference interval that
     seed 000 mentions ("MA method"). Example: ``r2_cdf_lee(0.3, 0.0, 100, 5)``.
     """
-    rho2 = np.asarray(rho2, float)
-    gam2 = 1.0 / (1.0 - rho2)
-    phi = [(n - 1) * (gam2 ** r - 1) + k for r in (1, 2, 3)]
-    disc = np.maximum(phi[1] ** 2 - phi[0] * phi[2], 0.0)
-    g = (phi[1] - np.sqrt(disc)) / phi[0]
-    lam = np.maximum(phi[1] / g ** 2 - phi[0] / g, 0.0)
-    nu = 2 * phi[0] / g - phi[1] / g ** 2
-    x = r2 / (1 - r2) * (n - k - 1) / (g * nu)
-    df2 = n - k - 1
-    with np.errstate(all="ignore"):
-        out = np.where(lam > 1e-12, stats.ncf.cdf(x, nu, df2, np.maximum(lam, 1e-300)),
-                       stats.f.cdf(x, nu, df2))
+    rho2 = np.clip(np.asarray(rho2, float), 0.0, 1.0 - 1e-15)
+    out = _lee_cdf_u(float(r2), rho2 / (1.0 - rho2), n, k)
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _invert_increasing_in_rho(cdf, target):
-    """rho2 in [0, 1) with ``cdf(rho2) = target`` (cdf decreases in rho2); 0 if none."""
+def _lee_cdf_u(r2, u, n, k):
+    g, nu, lam = _lee_parameters(u, n, k)
+    x = r2 / (1 - r2) * (n - k - 1) / (g * nu)
+    return _ncf_cdf(x, nu, n - k - 1, lam)
+
+
+def _invert_decreasing(cdf, target):
+    """``u >= 0`` with ``cdf(u) = target`` for a cdf that decreases in ``u``; 0 if
+    ``cdf(0) <= target``, ``inf`` if the cdf stays above the target up to ``u = 1e12``.
+
+    The bracket is found by stepping up geometrically from ``u = 1e-3`` until the cdf falls
+    below the target, so the root finder only ever sees finite values on a bracket with a sign
+    change (evaluating at ``rho2 ~ 1`` first is what let NaNs in).
+    """
     if cdf(0.0) <= target:
         return 0.0
-    hi = 1 - 1e-10
-    if cdf(hi) >= target:
-        return hi
-    return float(optimize.brentq(lambda r: cdf(r) - target, 0.0, hi, xtol=1e-12))
+    lo, hi = 0.0, 1e-3
+    while cdf(hi) > target:
+        lo, hi = hi, hi * 2.0
+        if hi > 1e12:
+            return math.inf
+    return float(optimize.brentq(lambda u: cdf(u) - target, lo, hi, xtol=1e-14, rtol=1e-12,
+                                 maxiter=500))
 
 
 def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
@@ -252,12 +297,20 @@ def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
     Returns
     -------
     ConfidenceInterval
+        For 'lee', limits in [0, 1]: the lower limit is 0 when ``P(R2 <= r2 | rho2 = 0)`` is
+        already below ``1 - a/2`` (R2 not significant at level ``a/2``); both are 0 when it is
+        below ``a/2`` (e.g. ``r2 = 0``); the upper limit is 1 when no rho2 with
+        ``rho2/(1-rho2) <= 1e12`` brings the cdf down to ``a/2``.
 
     Notes
     -----
     Seed 000 eq. 1 (Olkin-Finn SE) and its "MA method" (Zou 2007), which needs exact-ish
-    single-study limits. Example: ``r2_confidence_interval(.5032, 62, 4, method='cohen')`` is
-    [0.3457, 0.6607] (psychometric ``CI.Rsq``).
+    single-study limits. The 'lee' limits solve ``cdf(rho2) = 1 - a/2`` and ``a/2`` for a cdf
+    that decreases in rho2, by Brent's method on ``u = rho2/(1-rho2)`` inside a bracket found by
+    stepping up from ``u = 0`` (so every evaluation is finite; the noncentral F falls back to
+    Patnaik's approximation where scipy underflows). Example:
+    ``r2_confidence_interval(.5032, 62, 4, method='cohen')`` is [0.3457, 0.6607]
+    (psychometric ``CI.Rsq``).
     """
     level = check_confidence_level(confidence_level)
     method = check_choice(method, "method", SE_METHODS + ("lee",))
@@ -275,20 +328,23 @@ def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
     if n - k - 1 <= 0:
         raise DataError(f"`n` must exceed `k` + 1; got n={n}, k={k}.")
     a = 1 - level
+    # invert on u = rho2 / (1 - rho2) in [0, inf): the noncentrality is n u (fixed) and
+    # gamma^2 = 1 + u (Lee), so no 1/(1 - rho2) is ever formed near rho2 = 1
     if predictors == "random":
-        def cdf(rho2):
-            return r2_cdf_lee(r2f, rho2, n, k)
+        def cdf(u):
+            return float(_lee_cdf_u(r2f, u, n, k))
     else:
         fstat = r2f / k / ((1 - r2f) / (n - k - 1))
 
-        def cdf(rho2):
-            lam = n * rho2 / (1 - rho2)
-            if lam <= 0:
-                return float(stats.f.cdf(fstat, k, n - k - 1))
-            return float(stats.ncf.cdf(fstat, k, n - k - 1, lam))
-    low = _invert_increasing_in_rho(cdf, 1 - a / 2)
-    high = _invert_increasing_in_rho(cdf, a / 2)
-    return ConfidenceInterval(low, high)
+        def cdf(u):
+            return float(_ncf_cdf(fstat, k, n - k - 1, n * u))
+    u_low = _invert_decreasing(cdf, 1 - a / 2)
+    u_high = _invert_decreasing(cdf, a / 2)
+    return ConfidenceInterval(_rho2_of(u_low), _rho2_of(u_high))
+
+
+def _rho2_of(u: float) -> float:
+    return 1.0 if math.isinf(u) else u / (1.0 + u)
 
 
 def from_summary(r2: float | None = None, *, value: float | None = None, se: float | None = None,
