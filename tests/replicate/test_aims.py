@@ -137,3 +137,26 @@ def test_mover_on_the_lee_failure_inputs(orig, rep):
         assert res.ci.low <= res.estimate <= res.ci.high
     table = replication_table(o, [r], method="mover")
     assert table[["ci_low", "ci_high", "tost_ci_low", "tost_ci_high"]].notna().all().all()
+
+
+def test_consistency_frame_gives_each_test_its_own_columns():
+    # issue 13 item 9: the z of the inconsistency test sat beside the TOST p-value in one row
+    ref = REF["tost_known_se"]
+    orig = Estimate(0.0, 0.0, metric="d")
+    rep = Estimate(ref["input"]["estimate"], ref["input"]["se"], metric="d")
+    res = consistency(orig, rep, bounds=tuple(ref["input"]["bounds"]))
+    row = res.to_frame().iloc[0]
+    assert row["statistic_lower"] == pytest.approx(ref["z_lower"], abs=1e-4)
+    assert row["pvalue_lower"] == pytest.approx(ref["p_lower"], abs=1e-6)
+    assert row["statistic_upper"] == pytest.approx(ref["z_upper"], abs=1e-4)
+    assert row["pvalue_upper"] == pytest.approx(ref["p_upper"], abs=1e-6)
+    # the TOST statistic and p-value belong together: the binding (larger-p) one-sided test
+    assert row["pvalue"] == pytest.approx(ref["p_upper"], abs=1e-6) == res.pvalue
+    assert row["statistic"] == pytest.approx(ref["z_upper"], abs=1e-4) == res.statistic
+    assert row["test"] == "TOST"
+    # the z test of d = 0 (inconsistency) is not in the consistency row
+    assert not {"z_lower", "p_lower"} & set(row.index)
+    inc = inconsistency(orig, rep).to_frame().iloc[0]
+    assert inc["test"] == "difference = 0"
+    assert inc["statistic"] == pytest.approx(ref["input"]["estimate"] / ref["input"]["se"])
+    assert inc["pvalue"] == pytest.approx(2 * stats.norm.sf(inc["statistic"]))

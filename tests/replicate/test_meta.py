@@ -183,3 +183,109 @@ def test_tau2_interval_levels_nested():
     assert (c95.low, c95.high) == pytest.approx((res.tau2_ci.low, res.tau2_ci.high))
     c80 = res.tau2_confidence_interval(0.80)
     assert c95.low < c80.low < res.tau2 < c80.high < c95.high
+
+
+# ---------------------------------------------------------------------------------------------
+# metafor conventions (issue 13 item 9): Knapp-Hartung prediction intervals, pi_dist, FE H2
+
+EX = json.loads((REF / "metafor_examples.json").read_text())
+RAUD = pd.read_csv(REF / "dat_raudenbush1985.csv")
+
+
+@pytest.mark.parametrize("ci", ["z", "knha"])
+@pytest.mark.parametrize("method", ["EE", "ML", "REML", "DL", "HE"])
+def test_metafor_raudenbush_tables(method, ci):
+    ref = EX["raudenbush1985"][ci][method]
+    res = meta_analysis(RAUD.yi, RAUD.vi, method="FE" if method == "EE" else method, ci=ci)
+    c = res.confidence_interval()
+    # metafor's test file gives 4 decimals
+    assert res.tau2 == pytest.approx(ref["tau2"], abs=1e-4)
+    assert res.estimate == pytest.approx(ref["est"], abs=1e-4)
+    assert res.se == pytest.approx(ref["se"], abs=1e-4)
+    assert res.statistic == pytest.approx(ref["z" if ci == "z" else "t"], abs=2e-4)
+    assert (c.low, c.high) == pytest.approx(tuple(ref["ci"]), abs=1e-4)
+    assert res.q == pytest.approx(EX["raudenbush1985"]["Q"], abs=1e-4)
+    assert res.df == (None if ci == "z" else 18)
+
+
+def test_prediction_interval_defaults_follow_metafor():
+    ex = EX["raudenbush1985"]
+    z = meta_analysis(RAUD.yi, RAUD.vi, method="REML")
+    assert z.pi_dist == "z"
+    pi = z.prediction_interval()
+    # metafor stops REML at a tau2 change below 1e-5 (control threshold); replikit converges to
+    # 1e-12, which moves the 4th decimal of the PI (0.37099 vs 0.3711) and of I2 (41.85 vs 41.86)
+    assert (pi.low, pi.high) == pytest.approx(tuple(ex["REML_pi_z"]), abs=2e-4)
+    assert z.i2_tau == pytest.approx(ex["REML_I2"], abs=0.02)
+    assert z.h2_tau == pytest.approx(ex["REML_H2"], abs=5e-3)
+    # test='knha': predict() uses t(k-1) and the Knapp-Hartung variance (metafor predict.rma:
+    # crit = qt(., df = k - p) when x$test is knha/adhoc/t; pi.se = sqrt(vb + tau2))
+    kh = meta_analysis(RAUD.yi, RAUD.vi, method="REML", ci="knha")
+    assert kh.pi_dist == "t(k-1)"
+    ref = ex["knha"]["REML"]
+    half = stats.t.ppf(0.975, 18) * np.sqrt(ref["se"] ** 2 + ref["tau2"])
+    pi = kh.prediction_interval()
+    assert (pi.low, pi.high) == pytest.approx((ref["est"] - half, ref["est"] + half), abs=5e-4)
+    exact = stats.t.ppf(0.975, 18) * np.sqrt(kh.se ** 2 + kh.tau2)
+    assert pi.high - pi.low == pytest.approx(2 * exact, rel=1e-12)
+    # the z interval of the same model is narrower
+    assert pi.high - pi.low > z.prediction_interval().width
+
+
+def test_t_prediction_interval_reproduces_metafor_predict_on_a_t_model():
+    # metafor's robust() test on dat.bcg: a t(12) model with vcov 0.032106; predict() gives the
+    # PI pred +- t(k-1) sqrt(vcov + tau2). The same rule in replikit's MetaResult:
+    import dataclasses
+
+    ref = EX["bcg_robust_t"]
+    reml = meta_analysis(Y, V, method="REML")
+    t_model = dataclasses.replace(reml, se=float(np.sqrt(ref["vcov"])), df=float(ref["dfs"]),
+                                  ci_method="knha", pi_dist="t(k-1)")
+    ci = t_model.confidence_interval()
+    pi = t_model.prediction_interval()
+    assert np.exp(reml.estimate) == pytest.approx(ref["pred_exp"], abs=1e-6)
+    assert (np.exp(ci.low), np.exp(ci.high)) == pytest.approx(tuple(ref["ci_exp"]), abs=2e-6)
+    assert (np.exp(pi.low), np.exp(pi.high)) == pytest.approx(tuple(ref["pi_exp"]), abs=2e-6)
+
+
+def test_higgins_t_k_minus_2_option():
+    # Higgins, Thompson & Spiegelhalter (2009) / Riley et al. (2011): t(k-2), the SE of the
+    # model (metafor predict(..., predtype='Riley'): pi.ddf = k - p - 1)
+    ref = METAFOR["REML"]
+    res = meta_analysis(Y, V, method="REML", pi_dist="t(k-2)")
+    half = stats.t.ppf(0.975, 11) * np.sqrt(ref["se"] ** 2 + ref["tau2"])
+    pi = res.prediction_interval()
+    assert (pi.low, pi.high) == pytest.approx((ref["est"] - half, ref["est"] + half), abs=2e-6)
+    kh = meta_analysis(Y, V, method="REML", ci="knha", pi_dist="t(k-2)")
+    half = stats.t.ppf(0.975, 11) * np.sqrt(kh.se ** 2 + kh.tau2)
+    assert kh.prediction_interval().width == pytest.approx(2 * half, rel=1e-12)
+    # per call, and the ordering z < t(k-1) < t(k-2)
+    widths = [res.prediction_interval(dist=d).width for d in ("z", "t(k-1)", "t(k-2)")]
+    assert widths[0] < widths[1] < widths[2]
+    # the old spelling 't' still means t(k-1)
+    assert meta_analysis(Y, V, pi_dist="t").pi_dist == "t(k-1)"
+    with pytest.raises(ParameterError, match="pi_dist"):
+        meta_analysis(Y, V, pi_dist="t(k-3)")
+    # k = 2: t(k-2) has no df; like metafor, the df is floored at 1
+    two = meta_analysis([0.1, 0.4], [0.01, 0.02], method="DL", pi_dist="t(k-2)")
+    assert np.isfinite(two.prediction_interval().width)
+    frame = res.to_frame()
+    assert frame.loc[0, "pi_dist"] == "t(k-2)"
+
+
+def test_fe_h2_as_metafor_prints():
+    # metafor (rma.uni): for EE/FE models I2 = max(0, 100 (Q - df)/Q) and H2 = Q/df, not
+    # floored at 1 -- conv.fivenum's example prints Q(3) = 1.7974 with H^2 = 0.60
+    ex = EX["fivenum_EE"]
+    m, s, n = np.array(ex["mean"]), np.array(ex["sd"]), ex["n"]
+    yi = np.log(s / m) + 1 / (2 * (n - 1))
+    vi = 1 / (2 * (n - 1)) + s ** 2 / (n * m ** 2)
+    res = meta_analysis(yi, vi, method="FE")
+    assert res.q == pytest.approx(ex["Q"], abs=1e-4)
+    assert (res.estimate, res.se) == pytest.approx((ex["est"], ex["se"]), abs=1e-4)
+    assert res.i2_tau == pytest.approx(ex["I2"], abs=5e-3)
+    assert res.h2_tau == pytest.approx(ex["H2"], abs=5e-3)
+    assert res.h2_tau < 1 and res.h2_tau == res.h2_q
+    bcg = meta_analysis(Y, V, method="FE")
+    assert bcg.i2_tau == pytest.approx(EX["bcg_EE_printed"]["I2"], abs=5e-3)
+    assert bcg.h2_tau == pytest.approx(EX["bcg_EE_printed"]["H2"], abs=5e-3)

@@ -223,7 +223,10 @@ class Inconsistency:
         return self.difference.confidence_interval(confidence_level or self.confidence_level)
 
     def to_frame(self) -> pd.DataFrame:
+        """One row: the difference, its CI, the z test of ``difference = 0`` (``test``,
+        ``statistic``, ``pvalue``) and the verdict."""
         out = self.difference.to_frame(self.confidence_level)
+        out.insert(out.columns.get_loc("statistic"), "test", "difference = 0")
         out["verdict"] = self.verdict
         return out
 
@@ -307,6 +310,11 @@ class Consistency:
         return max(self.p_lower, self.p_upper)
 
     @property
+    def statistic(self) -> float:
+        """z of the binding one-sided test (the one whose p-value is :attr:`pvalue`)."""
+        return self.z_lower if self.p_lower >= self.p_upper else self.z_upper
+
+    @property
     def consistent(self) -> bool:
         return self.verdict == "consistent"
 
@@ -314,13 +322,22 @@ class Consistency:
         return self.difference.confidence_interval(confidence_level or self.confidence_level)
 
     def to_frame(self) -> pd.DataFrame:
-        out = self.difference.to_frame(self.confidence_level)
-        out["bound_low"], out["bound_high"] = self.bounds
-        out["z_lower"], out["p_lower"] = self.z_lower, self.p_lower
-        out["z_upper"], out["p_upper"] = self.z_upper, self.p_upper
-        out["pvalue"] = self.pvalue
-        out["verdict"] = self.verdict
-        return out
+        """One row: the difference and its CI at ``confidence_level``, the region, each
+        one-sided test (``statistic_lower``/``pvalue_lower``: H0 d <= low;
+        ``statistic_upper``/``pvalue_upper``: H0 d >= high), the TOST (``test='TOST'``,
+        ``statistic`` and ``pvalue`` of the binding one-sided test) and the verdict. The z test
+        of ``d = 0`` belongs to :class:`Inconsistency` and is not repeated here."""
+        c = self.ci
+        return pd.DataFrame([{
+            "original": self.difference.original.label,
+            "replication": self.difference.replication.label,
+            "method": self.difference.method, "estimate": self.estimate, "se": self.se,
+            "ci_low": c.low, "ci_high": c.high, "confidence_level": self.confidence_level,
+            "bound_low": self.bounds[0], "bound_high": self.bounds[1],
+            "statistic_lower": self.z_lower, "pvalue_lower": self.p_lower,
+            "statistic_upper": self.z_upper, "pvalue_upper": self.p_upper,
+            "test": "TOST", "statistic": self.statistic, "pvalue": self.pvalue,
+            "verdict": self.verdict}])
 
     def __str__(self) -> str:
         lvl = round(100 * self.confidence_level)
@@ -390,7 +407,7 @@ def consistency(original: Estimate, replication: Estimate, *, margin: float | No
 
 
 def combine(estimates, *, method: str = "REML", ci: str = "z", knha_floor: bool = False,
-            pi_dist: str = "z") -> MetaResult:
+            pi_dist: str | None = None) -> MetaResult:
     """Pool original and replications by meta-analysis (seed 000, third aim).
 
     Parameters
@@ -399,7 +416,9 @@ def combine(estimates, *, method: str = "REML", ci: str = "z", knha_floor: bool 
     method : {'FE', 'DL', 'REML', 'ML', 'PM', 'HE', 'SJ', 'HS'}
     ci : {'z', 'knha'}
     knha_floor : bool
-    pi_dist : {'z', 't'}
+    pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
+        Prediction-interval distribution (default as metafor: z with ``ci='z'``, t(k-1) with
+        ``ci='knha'``; see :func:`~replikit.replicate.meta_analysis`).
 
     Returns
     -------

@@ -11,6 +11,9 @@ meta-analysis (the R package *meta*). This module follows the definitions of R's
   ``combine_effects`` does *not* truncate DL, which gives negative tau2 on homogeneous CV folds);
 * Knapp-Hartung (``ci='knha'``) intervals with t(k-1), optionally floored at the z standard error
   (metafor's ``test='adhoc'``);
+* prediction intervals as metafor's ``predict.rma``: a z quantile with z tests, t(k-1) with the
+  Knapp-Hartung variance with ``ci='knha'``; Higgins, Thompson & Spiegelhalter's (2009) t(k-2)
+  on request (``pi_dist``);
 * I2, H2 (both the Q-based and metafor's tau2-based definitions), the Q-profile CI of tau2,
   prediction intervals and a leave-one-out table.
 
@@ -31,10 +34,12 @@ from .._validation import check_choice, check_confidence_level
 from ..errors import ConvergenceError, DataError, ParameterError
 from ..results import ConfidenceInterval
 
-__all__ = ["TAU2_METHODS", "MetaResult", "meta_analysis", "tau2_estimate", "q_statistic",
-           "tau2_qprofile_ci"]
+__all__ = ["TAU2_METHODS", "PI_DISTS", "MetaResult", "meta_analysis", "tau2_estimate",
+           "q_statistic", "tau2_qprofile_ci"]
 
 TAU2_METHODS = ("DL", "HE", "HS", "SJ", "ML", "REML", "PM")
+PI_DISTS = ("z", "t(k-1)", "t(k-2)")
+_PI_ALIASES = {"t": "t(k-1)", "norm": "z"}
 _METHODS = ("FE",) + TAU2_METHODS
 _METHOD_NAMES = {
     "FE": "fixed effect (inverse variance)",
@@ -241,12 +246,15 @@ class MetaResult:
     i2_q, h2_q : float
         Higgins & Thompson's ``I2 = 100 max(0, (Q-df)/Q)`` and ``H2 = Q/df``.
     i2_tau, h2_tau : float
-        metafor's ``I2 = 100 tau2/(tau2 + s2)``, ``H2 = (tau2 + s2)/s2`` with the typical
-        within-study variance ``s2 = (k-1) sum w/((sum w)^2 - sum w^2)``. For FE these equal the
-        Q-based versions (as metafor prints).
+        What metafor prints: for random effects ``I2 = 100 tau2/(tau2 + s2)``,
+        ``H2 = (tau2 + s2)/s2`` with the typical within-study variance
+        ``s2 = (k-1) sum w/((sum w)^2 - sum w^2)``; for FE the Q-based ``i2_q`` and ``h2_q``
+        (so ``h2_tau = Q/df`` may be below 1 when ``Q < df``, as metafor prints it).
     k : int
     labels, y, v, weights : tuple
         Inputs and the normalised weights (percent).
+    pi_dist : {'z', 't(k-1)', 't(k-2)'}
+        Reference distribution of :meth:`prediction_interval`.
     """
 
     estimate: float
@@ -301,12 +309,18 @@ class MetaResult:
                             dist: str | None = None) -> ConfidenceInterval:
         """Interval for the true effect of a new study: ``estimate +- q sqrt(se^2 + tau2)``.
 
-        ``dist='z'`` (metafor's default for z tests) or ``'t'`` (t with k-1 df, Higgins,
-        Thompson & Spiegelhalter 2009); default: the result's ``pi_dist``.
+        ``se`` is the result's standard error (the Knapp-Hartung one with ``ci='knha'``) and
+        ``q`` the quantile of ``dist`` (default: the result's ``pi_dist``): ``'z'``, ``'t(k-1)'``
+        (metafor's ``predict.rma`` for t-based tests) or ``'t(k-2)'`` (Higgins, Thompson &
+        Spiegelhalter 2009, eq. 12; metafor's ``predtype='Riley'``; with k = 2 the df is floored
+        at 1, as metafor does).
         """
         level = check_confidence_level(confidence_level)
-        dist = check_choice(dist or self.pi_dist, "dist", ("z", "t"))
-        d = stats.norm if dist == "z" else stats.t(self.k - 1)
+        dist = _check_pi_dist(dist or self.pi_dist, "dist")
+        if dist == "z":
+            d = stats.norm
+        else:
+            d = stats.t(max(1, self.k - (1 if dist == "t(k-1)" else 2)))
         q = float(d.ppf((1 + level) / 2))
         half = q * math.sqrt(self.se ** 2 + self.tau2)
         return ConfidenceInterval(self.estimate - half, self.estimate + half)
@@ -334,6 +348,7 @@ class MetaResult:
             "estimate": self.estimate, "se": self.se, "ci_low": ci.low, "ci_high": ci.high,
             "confidence_level": confidence_level, "statistic": self.statistic,
             "df": self.df, "pvalue": self.pvalue, "pi_low": pi.low, "pi_high": pi.high,
+            "pi_dist": self.pi_dist,
             "tau2": self.tau2, "tau2_ci_low": self.tau2_ci.low, "tau2_ci_high": self.tau2_ci.high,
             "q": self.q, "q_df": self.q_df, "q_pvalue": self.q_pvalue,
             "i2_q": self.i2_q, "h2_q": self.h2_q, "i2_tau": self.i2_tau, "h2_tau": self.h2_tau,
@@ -352,16 +367,27 @@ class MetaResult:
             lines.append(f"  tau2 = {self.tau2:.4g} (Q-profile 95% CI {self.tau2_ci}), "
                          f"tau = {math.sqrt(self.tau2):.4g}; 95% prediction interval {pi} "
                          f"({self.pi_dist})")
+        h2 = "Q/df" if self.method == "FE" else "tau2-based"
+        lines.append(f"  H2 = {self.h2_tau:.3g} ({h2}, as metafor prints)")
         lines.append(f"  Q({self.q_df}) = {self.q:.4g}, p = {self.q_pvalue:.3g}; "
                      f"I2 = {self.i2_q:.1f}% (Q-based), {self.i2_tau:.1f}% (tau2-based); "
                      f"H2 = {self.h2_q:.3g}")
         return "\n".join(lines)
 
 
+def _check_pi_dist(value, name: str = "pi_dist") -> str:
+    """One of PI_DISTS (spaces and case ignored; 't' is the old spelling of 't(k-1)')."""
+    key = "".join(str(value).split()).lower()
+    key = _PI_ALIASES.get(key, key)
+    return check_choice(key, name, PI_DISTS)
+
+
 def _meta_iv(y, v, se, labels, method, ci, pi_dist):
     method = check_choice(str(method).upper(), "method", _METHODS)
     ci = check_choice(str(ci).lower(), "ci", ("z", "knha"))
-    pi_dist = check_choice(str(pi_dist).lower(), "pi_dist", ("z", "t"))
+    if pi_dist is None:
+        pi_dist = "t(k-1)" if ci == "knha" else "z"
+    pi_dist = _check_pi_dist(pi_dist)
     y = np.asarray(y, float)
     if y.ndim != 1:
         raise DataError(f"`y` must be one-dimensional; got shape {y.shape}.")
@@ -389,7 +415,7 @@ def _meta_iv(y, v, se, labels, method, ci, pi_dist):
 
 
 def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: str = "z",
-                  knha_floor: bool = False, pi_dist: str = "z") -> MetaResult:
+                  knha_floor: bool = False, pi_dist: str | None = None) -> MetaResult:
     """Inverse-variance fixed- or random-effects meta-analysis (seed 000's third aim).
 
     Parameters
@@ -411,8 +437,12 @@ def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: 
     knha_floor : bool
         With ``ci='knha'``, never let the Knapp-Hartung SE fall below the z SE (metafor's
         ``test='adhoc'``, Jackson et al. 2017).
-    pi_dist : {'z', 't'}
-        Reference distribution of the prediction interval (metafor: z; Higgins et al.: t(k-1)).
+    pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
+        Reference distribution of the prediction interval ``mu +- q sqrt(se^2 + tau2)``, with
+        the result's ``se`` (Knapp-Hartung with ``ci='knha'``). Default as metafor's
+        ``predict.rma``: ``'z'`` with ``ci='z'``, ``'t(k-1)'`` with ``ci='knha'``. ``'t(k-2)'``
+        is Higgins, Thompson & Spiegelhalter (2009, eq. 12) / Riley et al. (2011), metafor's
+        ``predtype='Riley'``. (``'t'`` is accepted as the old spelling of ``'t(k-1)'``.)
 
     Returns
     -------
@@ -455,7 +485,7 @@ def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: 
     i2_q = 100.0 * max(0.0, (q - q_df) / q) if q > 0 else 0.0
     h2_q = q / q_df
     if method == "FE":
-        i2_tau, h2_tau = i2_q, max(1.0, h2_q)
+        i2_tau, h2_tau = i2_q, h2_q  # metafor: I2 = max(0, 100 (Q-df)/Q), H2 = Q/df
     else:
         i2_tau = 100.0 * tau2 / (tau2 + s2_typ)
         h2_tau = (tau2 + s2_typ) / s2_typ
@@ -496,7 +526,7 @@ def leave_one_out(result: MetaResult, confidence_level: float = 0.95) -> pd.Data
     for i, lab in enumerate(result.labels):
         keep = np.arange(result.k) != i
         r = meta_analysis(y[keep], v[keep], method=result.method, ci=result.ci_method,
-                          knha_floor=result.knha_floor)
+                          knha_floor=result.knha_floor, pi_dist=result.pi_dist)
         c = r.confidence_interval(confidence_level)
         rows.append({"omitted": lab, "estimate": r.estimate, "se": r.se, "ci_low": c.low,
                      "ci_high": c.high, "tau2": r.tau2, "q": r.q, "i2_q": r.i2_q})
