@@ -55,6 +55,16 @@ def _duckdb_tables(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
 
 
+def _check_unique_header(path: Path, sep: str, name: str) -> None:
+    """pandas renames a repeated CSV column ``y`` to ``y.1``; refuse such a file instead."""
+    header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str).iloc[0]
+    names = [str(v) for v in header.tolist()]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise DataError(f"`{name}`: column name(s) {dup} appear more than once in the header of "
+                        f"{str(path)!r}; column names must be unique.")
+
+
 def read_frame(path: str | os.PathLike, *, table: str | None = None,
                name: str = "path", dtype: dict | None = None) -> pd.DataFrame:
     """Read a CSV, TSV, Parquet file or a DuckDB table into a DataFrame.
@@ -87,7 +97,9 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
         raise InputFileError(f"`{name}`: file {str(p)!r} is empty.")
     try:
         if fmt in ("csv", "tsv"):
-            frame = pd.read_csv(p, sep="\t" if fmt == "tsv" else ",", dtype=dtype)
+            sep = "\t" if fmt == "tsv" else ","
+            frame = pd.read_csv(p, sep=sep, dtype=dtype)
+            _check_unique_header(p, sep, name)
         elif fmt == "parquet":
             frame = pd.read_parquet(p)
         else:
@@ -110,7 +122,7 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
                 frame = con.execute(f"SELECT * FROM {quote_identifier(table)}").df()
     except pd.errors.EmptyDataError:
         raise InputFileError(f"`{name}`: file {str(p)!r} has no columns (empty file).") from None
-    except (ParameterError, InputFileError):
+    except (ParameterError, InputFileError, DataError):
         raise
     except Exception as exc:  # parser errors of three libraries: report them as one kind
         raise DataError(f"`{name}`: could not read {str(p)!r} as {fmt}: {exc}") from None
