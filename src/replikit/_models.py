@@ -218,24 +218,27 @@ def parse_model_options(models: list[str], params: list[str]) -> dict[str, objec
     return {n: model_from_path(specs[n], kwargs[n]) for n in specs}
 
 
-def make_model(alias: str, task: str):
+def make_model(alias: str, task: str, *, option: str = "models"):
     """A fresh estimator for ``alias`` (see :data:`MODEL_ALIASES`) and ``task``."""
     if alias not in MODEL_ALIASES:
         raise ParameterError(
-            f"`models`: unknown model {alias!r}; choose from {', '.join(MODEL_ALIASES)}."
+            f"`{option}`: unknown model {alias!r}; choose from {', '.join(MODEL_ALIASES)}."
         )
-    return MODEL_ALIASES[alias](task)
+    try:
+        return MODEL_ALIASES[alias](task)
+    except ParameterError as exc:
+        raise ParameterError(str(exc).replace("`models`", f"`{option}`")) from None
 
 
-def make_models(spec: str | list[str], task: str) -> dict[str, object]:
+def make_models(spec: str | list[str], task: str, *, option: str = "models") -> dict[str, object]:
     """``'lr,rf'`` or ``['lr', 'rf']`` -> ``{'lr': ..., 'rf': ...}``."""
     names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
     names = [n for n in names if n]
     if not names:
-        raise ParameterError("`models`: give at least one model alias.")
+        raise ParameterError(f"`{option}`: give at least one model alias.")
     if len(set(names)) != len(names):
-        raise ParameterError(f"`models`: a model is named twice in {names}.")
-    return {n: make_model(n, task) for n in names}
+        raise ParameterError(f"`{option}`: a model is named twice in {names}.")
+    return {n: make_model(n, task, option=option) for n in names}
 
 
 def default_models(task: str) -> dict[str, object]:

@@ -46,26 +46,29 @@ def test_unknown_target_lists_columns(cli, small_csv, tmp_path):
 
 
 def test_missing_file(cli, tmp_path):
-    code, _, err = cli("audit", "--data", str(tmp_path / "missing.csv"), "--target", "y")
+    code, _, err = cli("audit", "--data", str(tmp_path / "missing.csv"), "--target", "y",
+                       "--out", str(tmp_path / "o"))
     _one_line_error(code, err, "missing.csv", "does not exist")
 
 
 def test_empty_file(cli, tmp_path):
     (tmp_path / "e.csv").write_text("")
-    code, _, err = cli("audit", "--data", str(tmp_path / "e.csv"), "--target", "y")
+    code, _, err = cli("audit", "--data", str(tmp_path / "e.csv"), "--target", "y",
+                       "--out", str(tmp_path / "o"))
     _one_line_error(code, err, "empty")
 
 
-def test_non_numeric_target(cli, small_csv):
-    code, _, err = cli("audit", "--data", str(small_csv), "--target", "label")
-    _one_line_error(code, err, "label", "must be numeric")
+def test_non_numeric_target_for_regression(cli, small_csv, tmp_path):
+    code, _, err = cli("audit", "--data", str(small_csv), "--target", "label", "--task",
+                       "regression", "--out", str(tmp_path / "o"))
+    _one_line_error(code, err, "`--target`", "label", "must be numeric for regression")
 
 
 def test_single_study(cli, tmp_path):
     df = pd.DataFrame({"x": np.arange(20.0), "y": np.arange(20.0) ** 0.5, "s": "one"})
     df.to_csv(tmp_path / "one.csv", index=False)
     code, _, err = cli("audit", "--data", str(tmp_path / "one.csv"), "--target", "y",
-                           "--study", "s")
+                       "--study", "s", "--out", str(tmp_path / "o"))
     _one_line_error(code, err, "`--study`", "1 distinct study")
 
 
@@ -78,7 +81,8 @@ def test_debug_shows_traceback(tmp_path):
     from replikit.errors import InputFileError
 
     with pytest.raises(InputFileError):
-        main(["--debug", "audit", "--data", str(tmp_path / "x.csv"), "--target", "y"])
+        main(["--debug", "audit", "--data", str(tmp_path / "x.csv"), "--target", "y",
+              "--out", str(tmp_path / "o")])
 
 
 def test_audit_user_data_escapes_and_json(cli, small_csv, tmp_path):
@@ -99,9 +103,9 @@ def test_audit_user_data_escapes_and_json(cli, small_csv, tmp_path):
     assert "<script>alert(1)</script>" in studies  # JSON keeps the raw name
 
 
-def test_unknown_section(cli, small_csv):
+def test_unknown_section(cli, small_csv, tmp_path):
     code, _, err = cli("audit", "--data", str(small_csv), "--target", "y",
-                           "--sections", "nonsense")
+                       "--sections", "nonsense", "--out", str(tmp_path / "o"))
     _one_line_error(code, err, "nonsense", "overview")
 
 

@@ -55,6 +55,29 @@ def _root(
     state.quiet = quiet
 
 
+def _no_type_label_on_flags() -> None:
+    """typer >= 0.2x labels on/off flags ``<bool>`` in the help, as if they took a value; show
+    no type for flags (a guarded shim: older and newer typers without the method are left
+    alone)."""
+    from typer import core
+
+    option = getattr(core, "TyperOption", None)
+    original = getattr(option, "display_type_rich", None)
+    if original is None or getattr(original, "_replikit", False):
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return original(self, ctx)
+
+    display_type_rich._replikit = True
+    option.display_type_rich = display_type_rich
+
+
+_no_type_label_on_flags()
+
+
 def _register_commands() -> None:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -75,9 +98,49 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
+_GLOBAL_FLAGS = ("--debug", "--quiet", "-q")
+_GLOBAL_VALUED = ("--format",)
+
+
+def _hoist_global_options(args: list[str]) -> list[str]:
+    """Move the global options ``--format X``, ``--debug`` and ``--quiet`` to the front, so
+    ``replikit audit --format json`` works like ``replikit --format json audit``.
+
+    Only tokens after the command name are moved, and nothing after a ``--`` separator; no
+    subcommand defines options of these names.
+    """
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    seen_command = False
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            rest.extend(args[i:])
+            break
+        if not seen_command and not a.startswith("-"):
+            seen_command = True
+            rest.append(a)
+        elif seen_command and a in _GLOBAL_FLAGS:
+            front.append(a)
+        elif seen_command and a in _GLOBAL_VALUED and i + 1 < len(args):
+            front.extend(args[i:i + 2])
+            i += 1
+        elif seen_command and any(a.startswith(f + "=") for f in _GLOBAL_VALUED):
+            front.append(a)
+        else:
+            if not seen_command and a in _GLOBAL_VALUED and i + 1 < len(args):
+                rest.extend(args[i:i + 2])  # a global option given before the command
+                i += 2
+                continue
+            rest.append(a)
+        i += 1
+    return front + rest
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``replikit`` script and ``python -m replikit``."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    args = _hoist_global_options(sys.argv[1:] if argv is None else list(argv))
     debug = "--debug" in args
     try:
         code = app(args=args, prog_name="replikit", standalone_mode=False)

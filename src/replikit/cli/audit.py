@@ -21,6 +21,10 @@ def audit(
     models: Annotated[str | None, typer.Option("--models", help="Comma-separated model aliases "
                                                "(lr, ridge, lda, rf, gb, knn, tree, dummy).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("replikit-audit"),
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace report.html and "
+                                            "report.json if --out already holds them.")] = False,
+    task: Annotated[str | None, typer.Option("--task", help="regression or classification "
+                                             "(default: inferred from the target).")] = None,
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer resamples: a fast preview.")] = False,
@@ -29,40 +33,70 @@ def audit(
 ) -> None:
     """Audit a dataset: error estimates, model comparisons, replication across studies,
     cross-study replicability and ranking generalizability, in one HTML report + JSON twin."""
+    import sys
+
     from .._models import make_models
+    from .._outputs import check_output_dir
     from ..data.userdata import load_dataset
     from ..errors import ParameterError
-    from ..report import example_dataset, run_audit
+    from ..report import REPORT_FILES, discover_sections, example_dataset, run_audit
 
+    check_output_dir(out, REPORT_FILES, option="--out", overwrite=overwrite)
+    wanted = None
+    if sections:
+        known = [s.key for s in discover_sections()]
+        wanted = [s.strip() for s in sections.split(",") if s.strip()]
+        unknown = [s for s in wanted if s not in known]
+        if unknown or not wanted:
+            raise ParameterError(f"`--sections`: unknown section(s) {unknown or sections!r}; "
+                                 f"available: {', '.join(known)}.")
     if data is None:
-        if target is not None or study is not None:
-            raise ParameterError("`--target`/`--study` need `--data`; without `--data` the "
-                                 "built-in example is audited.")
+        if target is not None or study is not None or table is not None or task is not None:
+            raise ParameterError("`--target`/`--study`/`--table`/`--task` need `--data`; without "
+                                 "`--data` the built-in example is audited.")
+        from ..data.examples import EXAMPLES
+
+        if example not in EXAMPLES:
+            raise ParameterError(f"`--example` must be one of {', '.join(EXAMPLES)}; got "
+                                 f"{example!r}.")
         dataset = example_dataset(example)
     else:
         if target is None:
             raise ParameterError("`--target`: required with `--data` (the outcome column).")
         dataset = load_dataset(data, target=target, study=study, table=table,
                                min_studies=2 if study else 1, data_option="--data",
-                               target_option="--target", study_option="--study")
-    chosen = make_models(models, dataset.task) if models else None
-    wanted = None
-    if sections:
-        from ..report import discover_sections
+                               target_option="--target", study_option="--study", task=task,
+                               task_option="--task")
+    chosen = make_models(models, dataset.task, option="--models") if models else None
+    n_studies = dataset.n_studies
+    info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
+         f"{'study' if n_studies == 1 else 'studies'}, {dataset.task}"
+         + (" (quick mode)" if quick else "") + ".")
+    for note in dataset.notes:
+        info(f"replikit: note: {note}.")
 
-        known = [s.key for s in discover_sections()]
-        wanted = [s.strip() for s in sections.split(",") if s.strip()]
-        unknown = [s for s in wanted if s not in known]
-        if unknown:
-            raise ParameterError(f"`--sections`: unknown section(s) {unknown}; available: "
-                                 f"{', '.join(known)}.")
-    info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {dataset.n_studies} studies, "
-         f"{dataset.task}.")
+    def skipped(section) -> None:
+        typer.echo(f"replikit: warning: section '{section.key}' skipped: "
+                   + " ".join(section.skipped.split()), err=True)
+
+    command = "replikit " + " ".join(_quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
     report = run_audit(dataset, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
-                       quick=quick, sections=wanted, progress=state.progress)
-    emit(f"Report written to {report.html_path}\nJSON twin: {report.json_path}",
+                       quick=quick, sections=wanted, progress=state.progress,
+                       overwrite=overwrite, debug=state.debug, command=command,
+                       out_option="--out", overwrite_option="--overwrite", on_skip=skipped)
+    emit(f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
+         + (f"\n{len(report.skipped)} section(s) skipped: "
+            + ", ".join(s.key for s in report.skipped) if report.skipped else ""),
          {"html": str(report.html_path), "json": str(report.json_path),
-          "sections": [s.key for s in report.sections]})
+          "sections": [s.key for s in report.sections],
+          "skipped": {s.key: s.skipped for s in report.skipped},
+          "seconds": round(report.seconds, 1)})
+
+
+def _quote(arg: str) -> str:
+    import shlex
+
+    return shlex.quote(arg)
 
 
 def register(app: typer.Typer) -> None:

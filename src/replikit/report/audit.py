@@ -1,20 +1,34 @@
-"""``replikit audit``: run every registered section on one dataset and write the report."""
+"""``replikit audit``: run every registered section on one dataset and write the report.
+
+The audit never loses work to one section: each section runs in isolation, and one that cannot
+run on the data (or fails) is written into the report as *skipped*, with the reason and what
+the user can do, while every other section is kept. Only input errors found before any work
+(bad paths, unusable data) stop the audit.
+"""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from .._outputs import check_output_dir, write_text_atomic
 from ..data.examples import load_example
 from ..data.userdata import Dataset
+from ..errors import ReplikitError
 from .blocks import SectionOutput
 from .context import AuditContext, Progress
+from .preflight import preflight
 from .registry import discover_sections
 from .render import render_html, render_json
 
-__all__ = ["run_audit", "AuditReport", "example_dataset"]
+__all__ = ["run_audit", "AuditReport", "example_dataset", "REPORT_FILES"]
+
+REPORT_FILES = ("report.html", "report.json")
 
 
 @dataclass(frozen=True)
@@ -22,19 +36,39 @@ class AuditReport:
     html_path: Path
     json_path: Path
     sections: list[SectionOutput]
+    skipped: list[SectionOutput] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 def example_dataset(name: str = "anes") -> Dataset:
     """A built-in example as a :class:`~replikit.data.userdata.Dataset`."""
     ex = load_example(name)
+    classes = tuple(sorted(ex.y.unique().tolist())) if ex.task == "classification" else ()
     return Dataset(ex.name, ex.X, ex.y, ex.study, ex.task, ex.n_dropped, ex.description,
-                   ex.citation)
+                   ex.citation, classes=classes)
+
+
+def _skipped_output(section, exc: BaseException) -> SectionOutput:
+    """A section that raised: reported as skipped, with the reason and what to do."""
+    if isinstance(exc, ReplikitError):
+        reason = str(exc)
+        advice = ("Check the data against the requirement named above, or leave this section "
+                  "out with --sections.")
+    else:
+        reason = f"it failed with an unexpected error ({type(exc).__name__}: {exc})"
+        advice = ("This is a bug in replikit, not a problem with your data: please report it "
+                  "with the command you ran; rerun with --debug for the traceback.")
+    return SectionOutput(section.key, section.title, skipped=" ".join(reason.split()),
+                         advice=advice)
 
 
 def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *,
               models: dict | None = None, random_state: int = 0, n_jobs: int = 1,
               quick: bool = False, sections: list[str] | None = None,
-              progress: bool = False) -> AuditReport:
+              progress: bool = False, overwrite: bool = False, debug: bool = False,
+              command: str | None = None, out_option: str = "out_dir",
+              overwrite_option: str = "overwrite=True",
+              on_skip: Callable[[SectionOutput], None] | None = None) -> AuditReport:
     """Run the audit sections on ``dataset`` and write ``report.html`` and ``report.json``.
 
     Parameters
@@ -42,31 +76,69 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     dataset : Dataset
         The data (see :func:`replikit.data.userdata.load_dataset`).
     out_dir : path-like
-        Directory for the two files (created if needed; the two files are replaced).
+        Directory for the two files (created if needed). Existing report files in it are
+        refused before any work unless ``overwrite``; other files are never touched.
     models : dict, optional
         name -> estimator; by default a linear model, a random forest and a baseline.
     random_state : int
         Root seed: the same seed gives the same report numbers.
     quick : bool
-        Fewer resamples (for previews and tests).
+        Fewer resamples (for previews and tests); stamped in the report and its JSON.
     sections : list of str, optional
         Keys of the sections to run (default: all registered).
+    overwrite : bool
+        Replace an existing ``report.html``/``report.json`` in ``out_dir``.
+    debug : bool
+        Let a failing section raise instead of reporting it as skipped.
+    command : str, optional
+        The command line that produced the report (shown in its "Reproduce" line).
+    on_skip : callable, optional
+        Called with each skipped section as soon as it is known (the CLI prints one warning
+        line per skipped section).
+
+    Raises
+    ------
+    OutputExistsError, OutputError
+        The report files exist (and ``overwrite`` is false) or cannot be written — checked
+        before any work.
+    DataError
+        The data cannot support any audit (checked before any work; see
+        :func:`replikit.report.preflight.preflight`).
     """
+    out = check_output_dir(out_dir, REPORT_FILES, option=out_option, overwrite=overwrite,
+                           overwrite_option=overwrite_option)
+    start = time.perf_counter()
+    plan = preflight(dataset, models)
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
-                       n_jobs=n_jobs, quick=quick, progress=Progress(progress))
+                       n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan)
     outputs: list[SectionOutput] = []
     for section in discover_sections():
         if sections is not None and section.key not in sections:
             continue
-        outputs.append(section.build(ctx))
+        try:
+            with warnings.catch_warnings():
+                # fit-time noise (convergence, undefined metrics) belongs in the report, not
+                # interleaved with the progress bars
+                warnings.simplefilter("ignore")
+                output = section.build(ctx)
+        except Exception as exc:  # noqa: BLE001 — isolation is the point: keep the other sections
+            if debug:
+                raise
+            output = _skipped_output(section, exc)
+        outputs.append(output)
+        if output.skipped and on_skip is not None:
+            on_skip(output)
+    seconds = time.perf_counter() - start
     meta = {
         "dataset_name": dataset.name, "replikit_version": __version__,
         "random_state": random_state, "n_rows": len(dataset.y), "n_studies": dataset.n_studies,
-        "task": dataset.task, "quick": quick,
+        "task": dataset.task, "quick": quick, "primary_metric": plan.primary_metric,
+        "primary_metric_rule": plan.primary_metric_rule, "data_notes": list(plan.notes),
+        "command": command, "seconds": round(seconds, 1),
+        "sections_skipped": [s.key for s in outputs if s.skipped],
     }
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    html_path, json_path = out / "report.html", out / "report.json"
-    html_path.write_text(render_html(meta, outputs), encoding="utf-8")
-    json_path.write_text(render_json(meta, outputs), encoding="utf-8")
-    return AuditReport(html_path, json_path, outputs)
+    html_path, json_path = out / REPORT_FILES[0], out / REPORT_FILES[1]
+    write_text_atomic(html_path, render_html(meta, outputs))
+    write_text_atomic(json_path, render_json(meta, outputs))
+    return AuditReport(html_path, json_path, outputs, [s for s in outputs if s.skipped],
+                       seconds)

@@ -63,7 +63,8 @@ class SectionOutput:
     """What a section contributes: blocks for the HTML and numbers for the JSON twin.
 
     ``data`` should hold every number the blocks show (tables are added automatically).
-    ``skipped`` explains why a section does not apply to this data (it is then shown as a note).
+    ``skipped`` explains why a section does not apply to this data or could not run (it is then
+    shown as a note) and ``advice`` what the user can do about it.
     """
 
     key: str
@@ -72,6 +73,7 @@ class SectionOutput:
     data: dict[str, Any] = field(default_factory=dict)
     summary: str = ""
     skipped: str = ""
+    advice: str = ""
 
     def json(self) -> dict[str, Any]:
         tables = {
@@ -79,7 +81,8 @@ class SectionOutput:
             for i, b in enumerate(b for b in self.blocks if isinstance(b, Table))
         }
         return to_jsonable({"key": self.key, "title": self.title, "summary": self.summary,
-                            "skipped": self.skipped or None, "data": self.data, "tables": tables})
+                            "skipped": self.skipped or None,
+                            "advice": self.advice or None, "data": self.data, "tables": tables})
 
 
 def format_value(value: Any, digits: int = 4) -> str:

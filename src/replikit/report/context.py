@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..data.userdata import Dataset
+from .preflight import AuditPlan, preflight
 
 __all__ = ["AuditContext", "Progress"]
 
@@ -63,6 +64,9 @@ class AuditContext:
     quick : bool
         Fewer resamples everywhere (for tests and previews).
     progress : Progress
+    plan : AuditPlan
+        Report-wide choices made before any fit (primary metric, usable studies); computed
+        from the data when not given.
     """
 
     dataset: Dataset
@@ -71,7 +75,36 @@ class AuditContext:
     n_jobs: int = 1
     quick: bool = False
     progress: Progress = field(default_factory=lambda: Progress(False))
+    plan: AuditPlan | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.plan is None:
+            self.plan = preflight(self.dataset, self.models)
+
+    @property
+    def metric(self) -> str:
+        """The report's primary metric (see :func:`replikit.report.preflight.primary_metric`)."""
+        return self.plan.primary_metric
+
+    def study_subset(self, min_rows: int, *, all_classes: bool = True, min_per_class: int = 1):
+        """The dataset restricted to the studies a study-level section can use.
+
+        Returns ``(dataset, left_out)`` where ``left_out`` lists ``(study, reason)``; the
+        dataset is ``self.dataset`` itself when nothing is left out.
+        """
+        kept, left_out = self.plan.usable_studies(min_rows, all_classes=all_classes,
+                                                  min_per_class=min_per_class)
+        d = self.dataset
+        if not left_out or d.study is None:
+            return d, left_out
+        import dataclasses
+
+        mask = d.study.astype(str).isin(kept).to_numpy()
+        sub = dataclasses.replace(
+            d, X=d.X[mask].reset_index(drop=True), y=d.y[mask].reset_index(drop=True),
+            study=d.study[mask].reset_index(drop=True))
+        return sub, left_out
 
     def shared(self, key: str, compute: Callable[[], Any]) -> Any:
         """Compute ``compute()`` once per audit under ``key`` and reuse it (e.g. one runner call

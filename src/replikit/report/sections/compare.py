@@ -21,26 +21,39 @@ from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..figures import svg_from_figure
 from ..registry import Section
+from ._shared import subsample_rows
 
 KEY, TITLE = "compare", "Are the differences between models real?"
 ALPHA = 0.05
 
 
-def _plan(ctx: AuditContext, n: int) -> dict:
+def _plan(ctx: AuditContext, n: int, min_class: int | None) -> dict:
     """Rows and scheme: the default 10x10 on a subsample that keeps the section within ~20 s
-    with a random forest among the models; quick mode uses 5x2 CV on fewer rows."""
-    if ctx.quick:
-        return {"rows": min(n, 300), "scheme": "5x2"}
-    return {"rows": min(n, 400), "scheme": "10x10"}
+    with a random forest among the models; quick mode uses 5x2 CV on fewer rows.
+
+    For classification the subsample and the folds are stratified; when the rarest class has
+    fewer rows than folds, the number of folds drops to its count (at least 2).
+    """
+    rows = min(n, 300 if ctx.quick else 400)
+    if min_class is not None:
+        expected = int(min_class * rows / n)  # rarest class in a stratified subsample
+        if expected < 10:
+            rows = n if n <= 2000 else rows  # small data: keep every row of a rare class
+            expected = int(min_class * rows / n)
+        if ctx.quick and expected >= 2:
+            return {"rows": rows, "scheme": "5x2", "stratify": True}
+        folds = int(min(10, expected))
+        if folds < 2:
+            return {"rows": rows, "scheme": None, "stratify": True}
+        return {"rows": rows, "scheme": f"{folds}x10", "stratify": True}
+    return {"rows": rows, "scheme": "5x2" if ctx.quick else "10x10", "stratify": False}
 
 
-def _metrics(models: dict, task: str, n_classes: int) -> list[str]:
+def _metrics(models: dict, task: str, primary: str) -> list[str]:
+    """The primary metric first (the one the verdict is about), then one secondary."""
     if task == "regression":
         return ["r2", "mae"]
-    out = ["accuracy"]
-    if n_classes == 2 and all(hasattr(m, "predict_proba") for m in models.values()):
-        out.append("roc_auc")
-    return out
+    return [primary] + (["accuracy"] if primary != "accuracy" else [])
 
 
 def _per_study_table(ctx: AuditContext, models: dict) -> pd.DataFrame | None:
@@ -57,20 +70,23 @@ def _per_study_table(ctx: AuditContext, models: dict) -> pd.DataFrame | None:
     return table if len(table) >= 3 and table.shape[1] >= 2 else None
 
 
-def _verdict(frame: pd.DataFrame) -> tuple[str, str]:
-    main = frame[(frame["test"] != "bayesian_correlated_t") & frame["valid"]]
-    metric = main["metric"].iloc[0]
-    first = main[main["metric"] == metric]
-    rejected = first["reject"].fillna(False).astype(bool).to_numpy()
+def _verdict(frame: pd.DataFrame, metric: str, label: str) -> tuple[str, str]:
+    """The headline: which pairs differ on the primary ``metric`` (Holm-adjusted)."""
+    main = frame[(frame["test"] != "bayesian_correlated_t") & frame["valid"]
+                 & (frame["metric"] == metric)]
+    if main.empty or main["pvalue_adjusted"].isna().all():
+        return (f"No test could be computed on {label} (every score was missing or constant).",
+                "warn")
+    rejected = main["reject"].fillna(False).astype(bool).to_numpy()
     found = [f"{r.conclusion} ({r.a} vs {r.b}, Holm p = {r.pvalue_adjusted:.2g})"
-             for r, rej in zip(first.itertuples(), rejected, strict=True) if rej]
-    none = [f"{r.a} vs {r.b}" for r, rej in zip(first.itertuples(), rejected, strict=True)
+             for r, rej in zip(main.itertuples(), rejected, strict=True) if rej]
+    none = [f"{r.a} vs {r.b}" for r, rej in zip(main.itertuples(), rejected, strict=True)
             if not rej]
     parts = []
     if found:
-        parts.append(f"On {metric}, " + "; ".join(found) + ".")
+        parts.append(f"On {label}, " + "; ".join(found) + ".")
     if none:
-        parts.append(f"No difference shown ({metric}, Holm-adjusted, alpha = {ALPHA:g}): "
+        parts.append(f"No difference shown on {label} (Holm-adjusted, alpha = {ALPHA:g}): "
                      + ", ".join(none) + ".")
     level = "good" if found and not none else ("info" if found else "warn")
     return " ".join(parts), level
@@ -78,7 +94,6 @@ def _verdict(frame: pd.DataFrame) -> tuple[str, str]:
 
 def build(ctx: AuditContext) -> SectionOutput:
     from ..._models import default_models
-    from ..._random import task_rng
     from ...compare.api import compare_scores
     from ...resampling.runner import run
     from ...resampling.schemes import parse_scheme
@@ -86,17 +101,22 @@ def build(ctx: AuditContext) -> SectionOutput:
     d = ctx.dataset
     models = ctx.models or default_models(d.task)
     if len(models) < 2:
-        return SectionOutput(KEY, TITLE, skipped="one model only: nothing to compare.")
+        return SectionOutput(KEY, TITLE, skipped="one model only: nothing to compare.",
+                             advice="give two or more models with --models.")
     t0 = time.perf_counter()
     n = len(d.y)
-    plan = _plan(ctx, n)
-    rng = task_rng(ctx.random_state, ("compare-rows",))
-    rows = np.sort(rng.choice(n, plan["rows"], replace=False)) if plan["rows"] < n \
-        else np.arange(n)
-    X, y = d.X.iloc[rows].reset_index(drop=True), d.y.iloc[rows].reset_index(drop=True)
     classification = d.task == "classification"
-    metrics = _metrics(models, d.task, int(y.nunique()))
-    scheme = parse_scheme(plan["scheme"], stratify=classification and y.value_counts().min() >= 10)
+    min_class = int(d.y.value_counts().min()) if classification else None
+    plan = _plan(ctx, n, min_class)
+    if plan["scheme"] is None:
+        return SectionOutput(KEY, TITLE, skipped=(
+            f"the rarest class has {min_class} rows: too few for two stratified folds."),
+            advice="collect more rows of the rare class or merge classes.")
+    rows = subsample_rows(ctx, ("compare-rows",), plan["rows"], stratify=plan["stratify"])
+    X, y = d.X.iloc[rows].reset_index(drop=True), d.y.iloc[rows].reset_index(drop=True)
+    metric_label = ctx.plan.metric_label
+    metrics = _metrics(models, d.task, ctx.metric)
+    scheme = parse_scheme(plan["scheme"], stratify=plan["stratify"])
     with ctx.stage(f"Model comparisons: {plan['scheme']} CV", total=1) as advance:
         res = run(models, X, y, scheme=scheme, metrics=metrics, random_state=ctx.random_state,
                   backend="joblib" if ctx.n_jobs > 1 else "serial", n_jobs=ctx.n_jobs,
@@ -116,18 +136,19 @@ def build(ctx: AuditContext) -> SectionOutput:
     rejects = frame["reject"].fillna(False).astype(bool)
     n_naive = int(naive.frame["reject"].fillna(False).astype(bool).sum())
     n_main = int((rejects & (frame["metric"] == metrics[0])).sum())
-    verdict, level = _verdict(frame)
+    verdict, level = _verdict(frame, ctx.metric, metric_label)
     blocks = [
         Paragraph(
             "A table of mean scores does not say whether one model is better than another: the "
             "differences may be noise of the resampling. Following Gardner & Brooks (2017, seed "
             "002), every pair of models is compared on the same splits of "
-            + ("5x2 cross-validation (quick mode)" if ctx.quick else
-               "10 repeats of 10-fold cross-validation")
+            + ("5x2 cross-validation (quick mode)" if plan["scheme"] == "5x2" else
+               f"10 repeats of {plan['scheme'].split('x')[0]}-fold cross-validation")
+            + (" (stratified by class)" if plan["stratify"] else "")
             + f" on {len(y):,} rows drawn at random from the pooled data, with the recommended "
             "tests: "
             + ("Dietterich's 5x2cv paired t-test and Alpaydin's combined F-test"
-               if ctx.quick else "the corrected repeated k-fold CV t-test, whose variance "
+               if plan["scheme"] == "5x2" else "the corrected repeated k-fold CV t-test, whose variance "
                "(1/n + n_test/n_train)·S² accounts for the overlap of training sets (Nadeau & "
                "Bengio 2003; Bouckaert & Frank 2004)")
             + ", and the Bayesian correlated t-test (Corani & Benavoli 2015), which gives the "
@@ -138,6 +159,7 @@ def build(ctx: AuditContext) -> SectionOutput:
             "adjustment."),
         Callout(verdict, level),
         KeyValues(facts := {
+            "primary metric": f"{metric_label} ({ctx.plan.primary_metric_rule})",
             "scheme": f"{plan['scheme']} CV" + (" (stratified)" if scheme.stratify else ""),
             "rows used": f"{len(y):,} of {n:,}",
             "metrics": ", ".join(metrics),
@@ -148,16 +170,19 @@ def build(ctx: AuditContext) -> SectionOutput:
         *[Figure(svg_from_figure(table.plot(metric=m).figure),
                  f"{m}: mean difference a − b per pair with its interval (95% CI of the test; "
                  "95% credible interval of the Bayesian test).") for m in metrics],
-        Table(_display(frame), "Pairwise comparisons (Holm-adjusted p-values; Bayesian rows: "
-              "posterior probabilities a − b below / inside / above the ROPE)"),
+        Table(_display(frame), "Pairwise comparisons. p (Holm) is adjusted across pairs and "
+              "metrics; the 95% CI beside it is not adjusted (a CI that misses 0 with Holm p > "
+              f"{ALPHA:g} is not a shown difference). Bayesian rows: posterior probabilities "
+              "a − b below / inside / above the ROPE."),
     ]
     data = {"scheme": plan["scheme"], "rows_used": int(len(y)), "metrics": metrics,
+            "primary_metric": ctx.metric, "quick": ctx.quick,
             "rope": rope, "alpha": ALPHA, "comparisons": frame, "naive_rejections": n_naive,
             "valid_rejections": n_main}
     t1 = time.perf_counter()
     per_study = _per_study_table(ctx, models)
     if per_study is not None:
-        blocks += _cd_blocks(per_study, classification, data)
+        blocks += _cd_blocks(per_study, metric_label, data)
     else:
         blocks.append(Paragraph("Across studies: fewer than three studies with scores for "
                                 "every model, so no Friedman test or critical-difference "
@@ -175,14 +200,14 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
                   "df", "pvalue", "pvalue_adjusted", "conclusion"]].copy()
     show["test"] = frame["method"]
     return show.rename(columns={"pvalue_adjusted": "p (Holm)", "statistic": "t / F",
-                                "pvalue": "p"})
+                                "pvalue": "p (unadjusted)", "ci_low": "95% CI low (unadj.)",
+                                "ci_high": "95% CI high (unadj.)"})
 
 
-def _cd_blocks(table: pd.DataFrame, classification: bool, data: dict) -> list:
+def _cd_blocks(table: pd.DataFrame, metric: str, data: dict) -> list:
     from ...compare.multiple import nemenyi_test
     from ...compare.plots import plot_cd_diagram
 
-    metric = "accuracy" if classification else "R²"
     nem = nemenyi_test(table, alpha=ALPHA)
     fried = nem.friedman
     ax = plot_cd_diagram(nem)

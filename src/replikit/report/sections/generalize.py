@@ -17,7 +17,7 @@ from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..figures import svg_from_figure
 from ..registry import Section
-from ._shared import per_study_scores
+from ._shared import per_study_left_out, per_study_scores
 
 _ALPHA, _DELTA = 0.95, 0.05
 
@@ -29,18 +29,33 @@ def build(ctx: AuditContext) -> SectionOutput:
 
     d = ctx.dataset
     key, title = "generalize", "Do the model rankings generalize across studies?"
-    if d.study is None or d.n_studies < 4:
+    need = ("n* needs two disjoint sets of at least 2 studies (seed 004, Algorithm 1)")
+    if d.study is None:
+        return SectionOutput(key=key, title=title, skipped=f"no study column: {need}.",
+                             advice="name the column of studies, sites or years with --study.")
+    if d.n_studies < 4:
         return SectionOutput(key=key, title=title, skipped=(
-            "fewer than 4 studies: n* needs two disjoint sets of at least 2 studies "
-            "(seed 004, Algorithm 1); give a study column with --study."))
+            f"{d.n_studies} studies; {need}, so at least 4."),
+            advice="audit data with four or more studies.")
     models = ctx.models or default_models(d.task)
     if len(models) < 2:
-        return SectionOutput(key=key, title=title, skipped="one model only: nothing to rank.")
+        return SectionOutput(key=key, title=title, skipped="one model only: nothing to rank.",
+                             advice="give two or more models with --models.")
     t0 = time.perf_counter()
     max_rows = 300 if ctx.quick else 800
     n_rep = 300 if ctx.quick else 1000
     scores = per_study_scores(ctx, models)
-    metric = "accuracy" if d.task == "classification" else "R²"
+    wide_all = scores.pivot(index="study", columns="model", values="score")
+    complete = wide_all.dropna()
+    left_out = [(s, r) for s, r in per_study_left_out(ctx)]
+    left_out += [(s, "a model could not be scored") for s in wide_all.index
+                 if s not in complete.index]
+    if len(complete) < 4:
+        return SectionOutput(key=key, title=title, skipped=(
+            f"only {len(complete)} studies have a score for every model; {need}."),
+            advice="studies need at least 9 rows (3 of each class) for 3-fold CV.")
+    scores = scores[scores["study"].isin(complete.index)]
+    metric = ctx.plan.metric_label
     spec = StudySpec(alternative="model", score="score", factors="study")
     prepared = prepare(scores, spec)
     sample = prepared.samples[0]
@@ -59,13 +74,15 @@ def build(ctx: AuditContext) -> SectionOutput:
         "enough": np.where(t["sufficient"], "yes", "no"),
         "log-log slope": t["beta1"].round(2),
     })
-    ranks = pd.DataFrame(sample.ranks, columns=names, index=sample.conditions)
+    tiers = np.asarray(sample.ranks, dtype=float)
+    tiers = tiers - np.nanmin(tiers) + 1  # shown as 1 = best, whatever the internal base
+    ranks = pd.DataFrame(tiers, columns=names, index=sample.conditions)
     wide = pd.DataFrame(sample.scores, columns=names, index=sample.conditions)
     per_model = pd.DataFrame({
         "model": names,
         f"mean {metric}": wide.mean().round(4).to_numpy(),
-        "mean tier (0 = best)": ranks.mean().round(2).to_numpy(),
-        "studies ranked best": (ranks == 0).sum().to_numpy(),
+        "mean rank (1 = best)": ranks.mean().round(2).to_numpy(),
+        "studies ranked best": (ranks == 1).sum().to_numpy(),
     })
     ranks_out = ranks.reset_index().rename(columns={ranks.index.name or "index": "study"})
     m = t[t["kernel"] == "mallows"].iloc[0]
@@ -93,7 +110,7 @@ def build(ctx: AuditContext) -> SectionOutput:
                    "time": f"{time.perf_counter() - t0:.1f} s"}),
         Table(nstar, "n*: studies needed per goal"),
         Table(per_model, "Models across studies"),
-        Table(ranks_out, "Rank of each model in each study (0 = best)"),
+        Table(ranks_out, "Rank of each model in each study (1 = best; ties share a rank)"),
     ]
     try:
         ax = plot_quantile_fit(res.details[(sample.label, "mallows")])
@@ -102,7 +119,13 @@ def build(ctx: AuditContext) -> SectionOutput:
                                 "and the extrapolated n* (triangle) at ε* (dashed)."))
     except (KeyError, ValueError):
         pass
+    if left_out:
+        blocks.insert(1, Paragraph(
+            f"{len(left_out)} studies left out: " + "; ".join(
+                f"{s} ({r})" for s, r in left_out[:15]) + (" ..." if len(left_out) > 15 else "")
+            + "."))
     data = {"nstar": t, "per_model": per_model, "ranks": ranks_out, "N": N, "n_rep": n_rep,
+            "primary_metric": ctx.metric, "studies_left_out": [s for s, _ in left_out],
             "alpha": _ALPHA, "delta": _DELTA, "max_rows_per_study": max_rows}
     return SectionOutput(key=key, title=title, summary=verdict, blocks=blocks, data=data)
 

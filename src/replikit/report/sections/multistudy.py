@@ -19,6 +19,7 @@ from ..figures import svg_from_figure
 from ..registry import Section
 
 _MIN_UNITS = 10  # held-out units a study needs to enter the rule's assessment
+_MIN_STUDY_ROWS = 20  # rows a study needs to be halved and cross-validated within itself
 _LOSO_BUDGET = 8.0  # seconds: above this estimate, leave-one-study-out uses the linear model
 
 
@@ -45,8 +46,17 @@ def build(ctx: AuditContext) -> SectionOutput:
     key, title = "multistudy", "Cross-study replicability of a prediction rule"
     if d.study is None or d.n_studies < 2:
         return SectionOutput(key=key, title=title, skipped=(
-            "one study only: replicability across studies needs at least two (seed 001); give "
-            "a study column with --study."))
+            "one study only: replicability across studies needs at least two (seed 001)."),
+            advice="name the column of studies, sites or years with --study.")
+    # every study is halved (rule training / assessment) and cross-validated within itself:
+    # it needs rows enough, and for classification a few rows of every class
+    d, studies_left_out = ctx.study_subset(_MIN_STUDY_ROWS, all_classes=True, min_per_class=4)
+    if d.study.nunique() < 2:
+        return SectionOutput(key=key, title=title, skipped=(
+            f"fewer than two studies have {_MIN_STUDY_ROWS} rows"
+            + (" and 4 rows of every class" if d.task == "classification" else "")
+            + f" ({len(studies_left_out)} studies too small)."),
+            advice="pool small studies into larger units.")
     t0 = time.perf_counter()
     classification = d.task == "classification"
     utility = "accuracy" if classification else "squared"
@@ -157,6 +167,13 @@ def build(ctx: AuditContext) -> SectionOutput:
             "permutation p, max TV": f"{res.permutation_distance.pvalue:.4g}",
         }),
     ]
+    if studies_left_out:
+        blocks.append(Paragraph(
+            f"{len(studies_left_out)} studies are too small for this section (fewer than "
+            f"{_MIN_STUDY_ROWS} rows"
+            + (", or fewer than 4 rows of a class" if classification else "") + ") and are "
+            "left out: " + "; ".join(f"{st} ({why})" for st, why in studies_left_out[:15])
+            + (" ..." if len(studies_left_out) > 15 else "") + "."))
     if dropped:
         blocks.append(Paragraph(
             f"{len(dropped)} studies with fewer than {_MIN_UNITS} held-out units are left out "
@@ -223,7 +240,8 @@ def build(ctx: AuditContext) -> SectionOutput:
         "n_resamples": n_boot, "n_permutations": n_perm,
         "cross_study_matrix": csv.matrix.reset_index(names="train"),
         "cross_study_overall": o, "loso_model": loso_name, "loso": loso.scores,
-        "seconds": elapsed, "tv_bins": bins, "studies_left_out": [str(x) for x in dropped],
+        "seconds": elapsed, "tv_bins": bins,
+        "studies_left_out": [str(x) for x in dropped] + [str(st) for st, _ in studies_left_out],
     }
     return SectionOutput(
         key=key, title=title, blocks=blocks, data=data,

@@ -31,10 +31,9 @@ def _order(labels):
         return labels  # keep the order of appearance
 
 
-def _study_fits(ctx: AuditContext, order, n_splits: int, max_rows: int | None):
+def _study_fits(ctx: AuditContext, d, order, n_splits: int, max_rows: int | None):
     from ...replicate._fits import ols_cv_test
 
-    d = ctx.dataset
     X = d.X.to_numpy(float)
     y = d.y.to_numpy(float)
     study = d.study.astype(str).to_numpy()
@@ -49,14 +48,13 @@ def _study_fits(ctx: AuditContext, order, n_splits: int, max_rows: int | None):
     return out
 
 
-def _sklearn_fits(ctx: AuditContext, models: dict, order, n_splits: int, max_rows: int):
+def _sklearn_fits(ctx: AuditContext, d, models: dict, order, n_splits: int, max_rows: int):
     """CV fold R2 and test R2 of the user's models on the same kind of split, per study."""
     from sklearn.base import clone
     from sklearn.metrics import r2_score
 
     from ..._random import task_int_seed
 
-    d = ctx.dataset
     X = d.X.to_numpy(float)
     y = d.y.to_numpy(float)
     study = d.study.astype(str).to_numpy()
@@ -102,6 +100,14 @@ def build(ctx: AuditContext) -> SectionOutput:
         return SectionOutput(key, title, skipped="this section replicates the R2 of a linear "
                              "model, which needs a continuous outcome; the target is "
                              f"{d.task}.")
+    p = d.X.shape[1]
+    min_rows = max(30, 3 * (p + 2))  # a test third of at least 10 rows and > p + 1
+    d, left_out_studies = ctx.study_subset(min_rows, all_classes=False)
+    if d.study.nunique() < 2:
+        return SectionOutput(key, title, skipped=(
+            f"fewer than two studies have the {min_rows} rows a 2:1 train/test split with "
+            f"{p} predictors needs ({len(left_out_studies)} smaller studies)."),
+            advice="pool small studies into larger units, or use fewer predictors.")
     order = [str(s) for s in _order(pd.unique(d.study.astype(str)))]
     n_splits = 5 if ctx.quick else 10
     max_rows = 400 if ctx.quick else None
@@ -114,33 +120,46 @@ def build(ctx: AuditContext) -> SectionOutput:
     user_models = {k: v for k, v in user_models.items()
                    if type(v).__name__ not in ("DummyRegressor", "DummyClassifier")}
     with ctx.stage("Replication: per-study CV and test R2", total=2) as advance:
-        all_fits = {"linear model": _study_fits(ctx, order, n_splits, max_rows)}
+        all_fits = {"linear model": _study_fits(ctx, d, order, n_splits, max_rows)}
         advance(1)
-        all_fits.update(_sklearn_fits(ctx, user_models, order, sk_splits, sk_rows))
+        all_fits.update(_sklearn_fits(ctx, d, user_models, order, sk_splits, sk_rows))
         advance(1)
-    p = d.X.shape[1]
-    groups = {}
-    left_out = {}
+    groups: dict = {}
+    left_out: dict = {}
+    bad_studies: dict = {}  # model -> [(study, reason)]: R2 outside [0, 1) there
+    per_model: dict = {}
     for model, fits in all_fits.items():
-        try:
-            mg = {}
-            for pooling, name in (("random", f"CV, folds RE ({TAU2})"),
-                                  ("fixed", "CV, folds FE")):
-                mg[(model, name)] = [
-                    from_folds(f["fold_r2"][0], f["fold_n"], pooling=pooling,
-                               tau2_method=TAU2, k=p, label=s) for s, f in fits.items()]
-            mg[(model, "test")] = [
-                from_predictions(f["test_y"][0], f["test_pred"][0], k=p, label=s)
-                for s, f in fits.items()]
-        except DataError as exc:  # e.g. a baseline with R2 <= 0: Olkin-Finn does not apply
-            left_out[model] = str(exc)
+        mg: dict = {}
+        for s_label, f in fits.items():
+            try:
+                items = {}
+                for pooling, name in (("random", f"CV, folds RE ({TAU2})"),
+                                      ("fixed", "CV, folds FE")):
+                    items[name] = from_folds(f["fold_r2"][0], f["fold_n"], pooling=pooling,
+                                             tau2_method=TAU2, k=p, label=s_label)
+                items["test"] = from_predictions(f["test_y"][0], f["test_pred"][0], k=p,
+                                                 label=s_label)
+            except DataError as exc:  # e.g. R2 <= 0 in a study: Olkin-Finn does not apply
+                bad_studies.setdefault(model, []).append((s_label, str(exc)))
+                continue
+            for name, est in items.items():
+                mg.setdefault((model, name), []).append(est)
+        per_model[model] = mg
+    usable = [st for st in order if st not in {b for b, _ in bad_studies.get("linear model", [])}]
+    if len(usable) < 2:
+        return SectionOutput(key, title, skipped=(
+            "the linear model's R2 is outside [0, 1) in all but "
+            f"{len(usable)} of {len(order)} studies, where the Olkin-Finn SE does not apply."),
+            advice="this happens when the predictors explain almost nothing within studies; "
+                   "the replication of a near-zero R2 is not informative.")
+    original = usable[0]
+    for model, mg in per_model.items():
+        labels = [e.label for e in next(iter(mg.values()), [])]
+        if original not in labels or len(labels) < 2:
+            left_out[model] = ("R2 outside [0, 1) in the original study or in all but one "
+                               "study")
             continue
         groups.update(mg)
-    if "linear model" in left_out:
-        return SectionOutput(key, title, skipped="R2 of the linear model outside [0, 1) in a "
-                             f"study ({left_out['linear model']}); the Olkin-Finn SE does not "
-                             "apply.")
-    original = order[0]
     res = analyse_replications(groups, original, margin=MARGIN, method="sa", tau2_method=TAU2)
     tab = res.table
     summary_rows = []
@@ -173,7 +192,7 @@ def build(ctx: AuditContext) -> SectionOutput:
                          "ci_low", "ci_high", "tau2", "q", "q_pvalue", "i2_q"]]
     facts = {
         "original study": original,
-        "replications": f"{len(order) - 1}",
+        "replications": f"{len(usable) - 1}",
         "models": f"linear regression (least squares, {p} features, all rows)"
                   + (f"; {', '.join(m for m in all_fits if m != 'linear model')} (the audited "
                      f"models, scikit-learn, at most {sk_rows} rows per study and {sk_splits}-fold CV "
@@ -191,6 +210,15 @@ def build(ctx: AuditContext) -> SectionOutput:
                              f"{test_meta.confidence_interval().high:.4f}], "
                              f"tau2 = {test_meta.tau2:.3g}, I2 = {test_meta.i2_q:.1f}%"),
     }
+    for model, bad in bad_studies.items():
+        if model not in left_out:
+            facts[f"{model}: studies without an R2 in [0, 1)"] = ", ".join(
+                str(st) for st, _ in bad[:15]) + (" ..." if len(bad) > 15 else "")
+    if left_out_studies:
+        facts["studies left out"] = (
+            f"{len(left_out_studies)} with fewer than {min_rows} rows: "
+            + ", ".join(str(st) for st, _ in left_out_studies[:15])
+            + (" ..." if len(left_out_studies) > 15 else ""))
     if left_out:
         facts["left out"] = "; ".join(
             f"{m}: R2 outside [0, 1) in a study, so the Olkin-Finn SE does not apply"
@@ -223,7 +251,8 @@ def build(ctx: AuditContext) -> SectionOutput:
     return SectionOutput(
         key=key, title=title, summary=verdict, blocks=blocks,
         data={"original": original, "models": [m for m in all_fits if m not in left_out],
-              "models_left_out": left_out, "max_rows_per_study_audited_models": sk_rows,
+              "models_left_out": left_out,
+              "studies_left_out": [str(st) for st, _ in left_out_studies], "max_rows_per_study_audited_models": sk_rows,
               "margin": MARGIN, "tau2_method": TAU2,
               "n_splits": n_splits, "max_rows_per_study": max_rows, "n_features": p,
               "estimates": res.estimates, "replications": tab, "pooled": res.pooled,

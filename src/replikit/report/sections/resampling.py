@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import pandas as pd
 
+from ...errors import DataError, ReplikitError
 from ..blocks import Callout, Figure, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..figures import svg_from_figure
 from ..registry import Section
+from ._shared import subsample_rows
 
 METHODS = ["resubstitution", "kfold", "bootstrap", "loo_bootstrap", ".632+"]
 LABELS = {"resubstitution": "resubstitution (eq. 3)", "kfold": "10-fold CV (eq. 5)",
@@ -36,26 +37,39 @@ def build(ctx: AuditContext) -> SectionOutput:
     d = ctx.dataset
     task = d.task
     models = ctx.models if ctx.models is not None else default_models(task)
-    loss = "zero_one" if task == "classification" else "squared"
-    loss_text = "misclassification rate" if loss == "zero_one" else "mean squared error"
+    if task == "classification":
+        # .632+ needs a per-row loss: the log loss (a proper score) when every model gives
+        # probabilities, else the misclassification rate — AUC is not a per-row loss
+        proba = all(hasattr(m, "predict_proba") for m in models.values())
+        loss = "log" if proba else "zero_one"
+    else:
+        loss = "squared"
+    loss_text = {"log": "log loss", "zero_one": "misclassification rate",
+                 "squared": "mean squared error"}[loss]
     X, y = d.X.reset_index(drop=True), d.y.reset_index(drop=True)
     n = len(y)
-    rows, notes, plans = [], [], {}
+    rows, notes, plans, failed = [], [], {}, {}
     with ctx.stage("Error estimates (resampling)", total=len(models)) as advance:
-        for i, (name, model) in enumerate(models.items()):
+        for name, model in models.items():
             fast = fast_predictor(model, task) is not None
             plan = _plan(fast, n, ctx.quick)
             Xs, ys = X, y
             if plan["rows"] < n:
-                rng = np.random.default_rng([ctx.random_state, 10, i])
-                keep = np.sort(rng.choice(n, plan["rows"], replace=False))
+                keep = subsample_rows(ctx, ("resampling-rows", name), plan["rows"],
+                                      stratify=task == "classification")
                 Xs, ys = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
-                notes.append(f"{name}: a random subsample of {plan['rows']:,} of {n:,} rows, "
+                notes.append(f"{name}: a random subsample of {len(keep):,} of {n:,} rows, "
                              f"B = {plan['n_resamples']}, K = {plan['n_splits']}")
             start = time.perf_counter()
-            res = estimate_errors(model, Xs, ys, methods=METHODS, loss=loss, task=task,
-                                  n_resamples=plan["n_resamples"], n_splits=plan["n_splits"],
-                                  random_state=ctx.random_state, n_jobs=ctx.n_jobs)
+            try:
+                res = estimate_errors(model, Xs, ys, methods=METHODS, loss=loss, task=task,
+                                      n_resamples=plan["n_resamples"],
+                                      n_splits=plan["n_splits"],
+                                      random_state=ctx.random_state, n_jobs=ctx.n_jobs)
+            except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
+                failed[name] = " ".join(str(exc).split())
+                advance(1)
+                continue
             seconds = time.perf_counter() - start
             frame = res.to_frame()
             frame.insert(0, "model", name)
@@ -64,6 +78,10 @@ def build(ctx: AuditContext) -> SectionOutput:
             rows.append(frame)
             plans[name] = {**plan, "path": res["kfold"].path, "seconds": seconds}
             advance(1)
+    if not rows:
+        raise DataError("no model's error could be estimated: " + "; ".join(
+            f"{m}: {why}" for m, why in failed.items()))
+    models = {m: est for m, est in models.items() if m not in failed}
     long = pd.concat(rows, ignore_index=True)
     wide = long.pivot(index="model", columns="method", values="estimate").reindex(
         index=list(models), columns=METHODS)
@@ -98,7 +116,14 @@ def build(ctx: AuditContext) -> SectionOutput:
             "full-data ones. Studies are pooled; "
             "the SE shown for K-fold is the naive one (SD of fold errors / sqrt(K)), which "
             "ignores the overlap between training sets."),
-        Callout(f"Lowest .632+ error: {best}. Largest optimism of the apparent error: "
+        *([Paragraph(f"The {loss_text} is used because .632+ and the bootstrap need a "
+                     "loss per row; it is a proper score (it rewards honest probabilities), "
+                     "unlike the misclassification rate, which a model that always predicts "
+                     "the majority class can make look small when classes are imbalanced.")]
+          if loss == "log" else []),
+        *([Callout("Not estimated: " + "; ".join(f"{m} ({why})" for m, why in failed.items()),
+                   "warn")] if failed else []),
+        Callout(f"Lowest .632+ {loss_text}: {best}. Largest optimism of the apparent error: "
                 f"{worst_opt['model']} (resubstitution understates the cross-validated error "
                 f"by {worst_opt['optimism (CV − resub.)']:.4g}).", "info"),
         Figure(svg_from_figure(ax.figure), f"Estimated {loss_text} by model and method "
@@ -113,7 +138,7 @@ def build(ctx: AuditContext) -> SectionOutput:
             f"{m} {v:.4g}" for m, v in zip(table["model"], table[LABELS['.632+']],
                                             strict=True)) + "."),
         blocks=blocks,
-        data={"loss": loss, "methods": METHODS, "plans": plans,
+        data={"loss": loss, "methods": METHODS, "plans": plans, "models_failed": failed,
               "estimates": detail.to_dict("records")},
     )
 
