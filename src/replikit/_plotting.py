@@ -38,11 +38,22 @@ def axes_or_new(ax=None, width: float = 6.4, height: float = 3.6):
 
 
 def svg_document(fig) -> str:
-    """Render ``fig`` as a standalone SVG document (valid XML, opens in any viewer)."""
+    """Render ``fig`` as a standalone SVG document (valid XML, opens in any viewer).
+
+    Mathtext is switched off for every text of the figure: labels come from user data, and a
+    ``$`` in a study or column name must print as a dollar sign.
+    """
     import matplotlib
 
+    from matplotlib.text import Text
+
+    # labels come from user data (study, model and column names): a '$' must print as a dollar,
+    # not start mathtext (which raises on unbalanced or invalid TeX)
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "replikit"}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "replikit",
+                                "text.parse_math": False}):
         fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None,
                                                  "Format": None, "Type": None})
     return re.sub(r"<metadata>.*?</metadata>", "", buf.getvalue(), flags=re.S)
