@@ -25,9 +25,9 @@ def test_audit_section_on_anes_quick():
     t = out.data["nstar"]
     assert set(t["kernel"]) >= {"mallows", "jaccard(k=1)"}
     assert np.all(t["nstar"] >= 1) and out.data["N"] == 10
-    # ranks are dense tiers per study
+    # ranks shown to users: 1 = best, dense per study
     r = out.data["ranks"].drop(columns="study").to_numpy()
-    assert r.min() == 0 and np.all(r.min(axis=1) == 0)
+    assert r.min() == 1 and np.all(r.min(axis=1) == 1)
     json.dumps(out.json(), allow_nan=False)
 
 
@@ -57,3 +57,21 @@ def test_cli_json_and_errors(tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "NOPE" in err[0]
+
+
+def test_plots_draw_dollar_labels_literally():
+    """A `$` in a label is text, not mathtext (before: ParseSyntaxException on '$^$')."""
+    import xml.etree.ElementTree as ET
+
+    from replikit._plotting import svg_document
+    from replikit.generalize import Kernel, estimate_nstar
+    from replikit.generalize.plots import plot_generalizability, plot_nstar, plot_quantile_fit
+
+    r = np.array([[0, 1, 2], [1, 0, 2], [0, 0, 1], [2, 1, 0]] * 4)
+    res = estimate_nstar(r, Kernel("borda", alternative="$^$"), alternatives=["$^$", "b", "c"],
+                         n_rep=30, random_state=0)
+    for ax in (plot_quantile_fit(res), plot_generalizability(res),
+               plot_nstar(res.to_frame().assign(kernel="borda($m1$)"))):
+        svg = svg_document(ax.figure)
+        ET.fromstring(svg.encode())
+        assert "$^$" in svg or "$m1$" in svg

@@ -9,6 +9,16 @@ import typer
 
 from ._common import RandomStateOpt, TableOpt, emit, info
 
+# every file `--out` may receive (names of the per-analysis figures depend on the data)
+OUT_FILES = ("generalize_nstar.csv", "generalize_ranks.csv", "generalize_nstar_by_*.svg",
+             "fit_*.svg", "ngen_*.svg")
+_MAX_FIGURES = 50  # (design, goal) analyses drawn at most
+# how the spec fields are named in messages on the command line
+_OPTIONS = {"alternative": "--alternative", "score": "--score", "factors": "--factor",
+            "design": "--design", "held_constant": "--hold",
+            "min_condition_coverage": "--coverage", "min_alternative_coverage": "--coverage",
+            "kernels": "--goal"}
+
 
 def _floats(text: str, name: str) -> list[float]:
     from ..errors import ParameterError
@@ -53,72 +63,110 @@ def generalize(
                                       "(n = 2, 4, ... < N/2, the authors' code).")] = "all",
     boot: Annotated[int, typer.Option("--boot", min=0, help="Bootstrap resamples for a CI of "
                                       "n* (0 = none).")] = 0,
-    out: Annotated[Path | None, typer.Option("--out", help="Directory for the table (CSV) and "
+    out: Annotated[Path | None, typer.Option("--out", help="Directory for the tables (CSV) and "
                                              "the figures (SVG).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace replikit's output "
+                                            "files already in --out (other files are never "
+                                            "touched).")] = False,
     table: TableOpt = None,
     random_state: RandomStateOpt = 0,
 ) -> None:
-    """How many experiments (e.g. datasets) are needed for a study's rankings to generalize?"""
+    """How many experiments (e.g. datasets) are needed for a study's rankings to generalize?
+
+    Ranks shown (tables, CSV, JSON) count from 1 = best; ties share a rank and a missing result
+    ranks last.
+    """
+    from .._outputs import check_output_dir
     from ..data.io import read_frame
     from ..errors import ParameterError
     from ..generalize import StudySpec, analyze, parse_goal, prepare
+    from ..generalize.nstar import check_alpha, check_delta
 
+    # every option and every output is checked before the results are read
     hold = {}
     for item in held or []:
         col, sep, lvl = item.partition("=")
-        if not sep:
+        if not sep or not col:
             raise ParameterError(f"`--hold` must be COL=LEVEL; got {item!r}.")
         hold[col] = lvl
     if grid not in ("all", "even"):
         raise ParameterError(f"`--grid` must be all or even; got {grid!r}.")
-    frame = read_frame(results, table=table, name="RESULTS")
-    for col, lvl in list(hold.items()):
-        if col in frame.columns and frame[col].dtype.kind in "iuf":
-            hold[col] = type(frame[col].iloc[0].item())(lvl)
+    if missing not in ("worst", "drop"):
+        raise ParameterError(f"`--missing` must be worst or drop; got {missing!r}.")
+    alphas = check_alpha(_floats(alpha, "--alpha"), "--alpha")
+    deltas = check_delta(_floats(delta, "--delta"), "--delta")
+    kernels = [parse_goal(g, option="--goal") for g in (goal or ["mallows"])]
+    if out is not None:
+        check_output_dir(out, OUT_FILES, option="--out", overwrite=overwrite)
+
+    # labels are kept as written ('05' and '5' are two alternatives, not the number 5)
+    labels = dict.fromkeys([alternative, *factor, *(design or []), *hold], str)
+    frame = read_frame(results, table=table, name="RESULTS", dtype=labels)
     spec = StudySpec(alternative=alternative, score=score, factors=list(factor),
                      design=list(design or []), held_constant=hold,
                      lower_is_better=lower_is_better, missing=missing,
                      min_condition_coverage=coverage, min_alternative_coverage=coverage)
-    kernels = [parse_goal(g) for g in (goal or ["mallows"])]
-    prepared = prepare(frame, spec)
-    for k in kernels:
-        if k.kind == "borda":
-            k.resolve_index(prepared.samples[0].alternatives)
+    prepared = prepare(frame, spec, options=_OPTIONS)
+    for k in kernels:  # goals against the alternatives actually analysed
+        k.check(prepared.samples[0].alternatives, option="--goal")
     info(str(prepared))
     if prepared.dropped_alternatives:
         info("dropped alternatives: " + ", ".join(map(str, prepared.dropped_alternatives)))
-    res = analyze(prepared, kernels=kernels, alpha=_floats(alpha, "--alpha"),
-                  delta=_floats(delta, "--delta"), n_rep=reps, n_boot=boot,
-                  n="even" if grid == "even" else None, random_state=random_state)
+    res = analyze(prepared, kernels=kernels, alpha=alphas, delta=deltas, n_rep=reps,
+                  n_boot=boot, n="even" if grid == "even" else None, random_state=random_state)
+    for note in res.notes:
+        info(f"warning: {note}")
     if out is not None:
         _write(res, out)
-        info(f"wrote {out}/generalize_nstar.csv and figures")
-    emit(str(res), {"nstar": res.table, "dropped_alternatives": prepared.dropped_alternatives,
-                    "dropped_conditions": len(prepared.dropped_conditions),
-                    "imputed_worst": prepared.n_imputed})
+        info(f"wrote {out}/generalize_nstar.csv, generalize_ranks.csv and figures")
+    summary = res.summary()
+    emit(str(res) + "\n\n" + _alternatives_text(summary),
+         {"nstar": res.table, "alternatives": summary,
+          "dropped_alternatives": prepared.dropped_alternatives,
+          "dropped_conditions": len(prepared.dropped_conditions),
+          "imputed_worst": prepared.n_imputed, "notes": list(res.notes)})
+
+
+def _alternatives_text(summary) -> str:
+    """Alternatives by mean rank (1 = best), averaged over the design combinations."""
+    g = (summary.groupby("alternative", sort=False)
+         .agg(mean_rank=("mean_rank", "mean"), n_best=("n_best", "sum"),
+              n_missing=("n_missing", "sum"))
+         .sort_values("mean_rank", kind="stable").reset_index())
+    shown = g.head(40)
+    body = shown.to_string(index=False, float_format=lambda v: f"{v:.2f}")
+    more = f"\n... and {len(g) - len(shown)} more" if len(g) > len(shown) else ""
+    return ("Alternatives by mean rank (1 = best; ties share a rank, a missing result ranks "
+            "last; n_best = conditions ranked first):\n" + body + more)
 
 
 def _write(res, out: Path) -> None:
     import re
 
+    from .._outputs import write_csv_atomic
+    from .._plotting import save_svg
     from ..generalize.plots import plot_generalizability, plot_nstar, plot_quantile_fit
-    from ..report.figures import svg_from_figure
 
     out.mkdir(parents=True, exist_ok=True)
-    res.table.to_csv(out / "generalize_nstar.csv", index=False)
+    write_csv_atomic(out / "generalize_nstar.csv", res.table)
+    write_csv_atomic(out / "generalize_ranks.csv", res.ranks())
     t = res.table
     for by in ("alpha", "delta"):
         if t[by].nunique() > 1 or by == "alpha":
-            ax = plot_nstar(t, by=by)
-            (out / f"generalize_nstar_by_{by}.svg").write_text(svg_from_figure(ax.figure))
+            save_svg(plot_nstar(t, by=by).figure, out / f"generalize_nstar_by_{by}.svg")
+    stems: set[str] = set()
     for i, ((design, kernel), r) in enumerate(res.details.items()):
-        if i >= 50:
+        if i >= _MAX_FIGURES:
+            info(f"figures drawn for the first {_MAX_FIGURES} of {len(res.details)} analyses")
             break
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{design}_{kernel}")[:80]
-        ax = plot_quantile_fit(r)
-        (out / f"fit_{stem}.svg").write_text(svg_from_figure(ax.figure))
-        ax = plot_generalizability(r)
-        (out / f"ngen_{stem}.svg").write_text(svg_from_figure(ax.figure))
+        stem = base = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{design}_{kernel}")[:80]
+        j = 1
+        while stem in stems:  # labels that differ only in replaced characters
+            j += 1
+            stem = f"{base}_{j}"
+        stems.add(stem)
+        save_svg(plot_quantile_fit(r).figure, out / f"fit_{stem}.svg")
+        save_svg(plot_generalizability(r).figure, out / f"ngen_{stem}.svg")
 
 
 def register(app: typer.Typer) -> None:

@@ -13,12 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._threads import single_blas
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
 from .rankings import check_rankings
 
 __all__ = ["borda_gram", "jaccard_gram", "mallows_gram", "rbf_gram", "Kernel", "parse_goal",
            "discordant_pairs"]
+
+# |score| above this overflows when squared and summed over alternatives (RBF kernel)
+RBF_MAX_SCORE = 1e150
 
 
 def _pair(r1, r2):
@@ -30,6 +34,7 @@ def _pair(r1, r2):
     return a, b
 
 
+@single_blas
 def borda_gram(r1, r2=None, *, idx: int, nu: float | None = None) -> np.ndarray:
     """Gram matrix of the Borda kernel.
 
@@ -67,6 +72,7 @@ def borda_gram(r1, r2=None, *, idx: int, nu: float | None = None) -> np.ndarray:
     return np.exp(-nu * np.abs(b1[:, None] - b2[None, :]))
 
 
+@single_blas
 def jaccard_gram(r1, r2=None, *, k: int = 1) -> np.ndarray:
     """Gram matrix of the Jaccard kernel on the top-``k`` tiers.
 
@@ -113,6 +119,7 @@ def _sign_onehot(r: np.ndarray) -> np.ndarray:
     return np.concatenate([s > 0, s < 0], axis=1).astype(float)
 
 
+@single_blas
 def discordant_pairs(r1, r2=None) -> np.ndarray:
     """Number of discordant pairs ``n_d`` between every pair of rankings.
 
@@ -136,6 +143,7 @@ def discordant_pairs(r1, r2=None) -> np.ndarray:
     return np.maximum(ham, 0.0) / 2.0
 
 
+@single_blas
 def mallows_gram(r1, r2=None, *, nu: float | None = None) -> np.ndarray:
     """Gram matrix of the Mallows kernel for rankings with ties.
 
@@ -171,6 +179,7 @@ def mallows_gram(r1, r2=None, *, nu: float | None = None) -> np.ndarray:
     return np.exp(-nu * discordant_pairs(a, b if r2 is not None else None))
 
 
+@single_blas
 def rbf_gram(x1, x2=None, *, gamma: float | None = None) -> np.ndarray:
     """Gaussian RBF Gram matrix on raw score vectors.
 
@@ -196,6 +205,10 @@ def rbf_gram(x1, x2=None, *, gamma: float | None = None) -> np.ndarray:
                         f"{a.shape} and {b.shape}.")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise DataError("`x1`/`x2` must be finite (impute or drop missing scores first).")
+    big = max(np.abs(a).max(initial=0.0), np.abs(b).max(initial=0.0))
+    if big > RBF_MAX_SCORE:
+        raise DataError(f"`x1`/`x2`: the RBF kernel squares score differences; scores beyond "
+                        f"±{RBF_MAX_SCORE:g} overflow (found {big:g}); rescale them.")
     gamma = 1.0 / a.shape[1] if gamma is None else check_float(gamma, "gamma", min_value=0.0)
     d2 = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2.0 * (a @ b.T)
     return np.exp(-gamma * np.maximum(d2, 0.0))
@@ -246,27 +259,67 @@ class Kernel:
             return f"jaccard(k={self.k})"
         return f"{self.kind}{'(' + nu[2:] + ')' if nu else ''}"
 
-    def resolve_index(self, alternatives=None, n_a: int | None = None) -> int:
-        """Column of the Borda alternative among ``alternatives`` (names after filtering)."""
+    def resolve_index(self, alternatives=None, n_a: int | None = None, *,
+                      option: str = "alternative") -> int:
+        """Column of the Borda alternative among ``alternatives`` (names after filtering).
+
+        ``option`` names the parameter (or command-line flag) in error messages.
+        """
         alt = self.alternative
         if alternatives is not None:
             names = [str(a) for a in alternatives]
             if str(alt) in names:
                 return names.index(str(alt))
             if isinstance(alt, (int, np.integer)) and not isinstance(alt, bool):
-                return check_int(int(alt), "alternative", min_value=0, max_value=len(names) - 1)
-            raise ParameterError(f"Borda `alternative` {alt!r} is not among the analysed "
-                                 f"alternatives ({', '.join(names[:10])}"
+                return check_int(int(alt), option, min_value=0, max_value=len(names) - 1)
+            raise ParameterError(f"`{option}`: Borda alternative {alt!r} is not among the "
+                                 f"analysed alternatives ({', '.join(names[:10])}"
                                  f"{', ...' if len(names) > 10 else ''}).")
         if isinstance(alt, (int, np.integer)):
-            return check_int(int(alt), "alternative", min_value=0,
+            return check_int(int(alt), option, min_value=0,
                              max_value=(n_a - 1) if n_a else None)
-        raise ParameterError(f"Borda `alternative` {alt!r} is a name: pass `alternatives`.")
+        raise ParameterError(f"`{option}`: Borda alternative {alt!r} is a name: pass "
+                             "`alternatives`.")
+
+    def check(self, alternatives, *, option: str = "kernels") -> Kernel:
+        """Check that this goal makes sense for ``alternatives`` (the analysed ones).
+
+        Every goal needs at least 2 alternatives (one alternative has a single, trivial
+        ranking); the Jaccard goal needs ``k`` below the number of alternatives (with
+        ``k >= n_a`` every alternative is always in the top ``k`` tiers, the kernel is
+        constantly 1 and n* = 1 whatever the data); a Borda alternative must be one of them.
+
+        Returns
+        -------
+        Kernel
+            ``self``.
+
+        Raises
+        ------
+        DataError, ParameterError
+            Naming ``option`` (e.g. ``'--goal'``).
+        """
+        names = list(alternatives)
+        n_a = len(names)
+        if n_a < 2:
+            raise DataError(f"`{option}` {self.label}: rankings need at least 2 alternatives; "
+                            f"got {n_a} ({', '.join(map(str, names))}).")
+        if self.kind == "jaccard" and self.k >= n_a:
+            raise ParameterError(
+                f"`{option}` jaccard:{self.k}: k counts the top tiers and must be smaller than "
+                f"the number of alternatives; with k >= {n_a} alternatives every alternative is "
+                "always in the top k and n* = 1 means nothing. Use jaccard:1 for the best "
+                f"alternative (k <= {n_a - 1}).")
+        if self.kind == "borda":
+            self.resolve_index(names, option=option)
+        return self
 
     def effective_nu(self, n_a: int) -> float:
         """The bandwidth used for ``n_a`` alternatives (paper defaults when ``nu`` is None)."""
         if self.nu is not None:
             return float(self.nu)
+        if n_a < 2 and self.kind in ("borda", "mallows", "rbf"):
+            raise DataError(f"The {self.kind} kernel needs at least 2 alternatives; got {n_a}.")
         if self.kind == "borda":
             return 1.0 / n_a
         if self.kind == "mallows":
@@ -331,30 +384,52 @@ class Kernel:
         return math.sqrt(2.0 * (self.sup(n_a) - self.inf(n_a)))
 
 
-def parse_goal(text: str) -> Kernel:
+def parse_goal(text: str, *, option: str = "goal") -> Kernel:
     """Parse a goal string: ``borda:NAME``, ``jaccard[:K]``, ``mallows[:NU]``, ``rbf[:GAMMA]``.
+
+    Parameters
+    ----------
+    text : str
+    option : str, default 'goal'
+        The parameter (or command-line flag, ``'--goal'``) named in error messages.
+
+    Returns
+    -------
+    Kernel
 
     Examples
     --------
     >>> parse_goal("jaccard:1")
     Kernel(kind='jaccard', alternative=None, k=1, nu=None)
     """
-    if not isinstance(text, str) or not text:
-        raise ParameterError(f"`goal` must be borda:NAME, jaccard:K, mallows or rbf; got {text!r}.")
+    usage = "borda:NAME, jaccard:K, mallows[:NU] or rbf[:GAMMA]"
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError(f"`{option}` must be {usage}; got {text!r}.")
     kind, _, arg = text.partition(":")
     kind = kind.strip().lower()
+    arg = arg.strip()
     if kind == "borda":
         if not arg:
-            raise ParameterError("`goal` borda needs an alternative: borda:NAME.")
+            raise ParameterError(f"`{option}` borda needs an alternative: borda:NAME; got "
+                                 f"{text!r}.")
         return Kernel("borda", alternative=arg)
     if kind == "jaccard":
         try:
-            return Kernel("jaccard", k=int(arg) if arg else 1)
+            k = int(arg) if arg else 1
         except ValueError:
-            raise ParameterError(f"`goal` jaccard:K needs an integer K; got {arg!r}.") from None
+            raise ParameterError(f"`{option}` jaccard:K needs a whole number K >= 1; got "
+                                 f"{text!r}.") from None
+        if k < 1:
+            raise ParameterError(f"`{option}` jaccard:K needs K >= 1 (the number of top "
+                                 f"tiers); got {text!r}.")
+        return Kernel("jaccard", k=k)
     if kind in ("mallows", "rbf"):
         try:
-            return Kernel(kind, nu=float(arg) if arg else None)
+            nu = float(arg) if arg else None
         except ValueError:
-            raise ParameterError(f"`goal` {kind}:NU needs a number; got {arg!r}.") from None
-    raise ParameterError(f"`goal` must be borda:NAME, jaccard:K, mallows or rbf; got {text!r}.")
+            raise ParameterError(f"`{option}` {kind}:NU needs a number; got {text!r}.") from None
+        if nu is not None and not (math.isfinite(nu) and nu > 0):
+            raise ParameterError(f"`{option}` {kind}:NU needs a positive bandwidth; got "
+                                 f"{text!r}.")
+        return Kernel(kind, nu=nu)
+    raise ParameterError(f"`{option}` must be {usage}; got {text!r}.")

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._random import check_random_state
+from .._threads import single_blas
 from .._validation import check_choice, check_int
 from ..errors import DataError, ParameterError
 
@@ -24,6 +25,7 @@ _ESTIMATORS = ("biased", "unbiased")
 _ZERO = 1e-12
 
 
+@single_blas
 def mmd_from_gram(K, x_idx, y_idx, *, estimator: str = "biased") -> np.ndarray:
     """MMD between index subsets of one set of results, from its Gram matrix.
 
@@ -96,6 +98,7 @@ def _mmd_counts(K, cx, cy, n, m, estimator):
     return np.sign(sq) * np.sqrt(np.abs(sq))
 
 
+@single_blas
 def mmd(x, y, kernel, *, estimator: str = "biased", alternatives=None) -> float:
     """MMD between two samples of results under a kernel (seed 004, Def. 4.3).
 
@@ -198,6 +201,7 @@ class MMDDistribution:
                 f"per n ({self.estimator}); 95% quantiles {body}{' ...' if len(q) > 6 else ''}")
 
 
+@single_blas
 def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
                      disjoint: bool = True, replace: bool = False,
                      random_state=None) -> MMDDistribution:

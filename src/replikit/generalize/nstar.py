@@ -9,25 +9,48 @@ import numpy as np
 import pandas as pd
 
 from .._random import check_random_state
+from .._threads import single_blas
 from .._validation import check_int, check_probability
 from ..errors import DataError, ParameterError
 from .kernels import Kernel
 from .mmd import MMDDistribution, mmd_distribution
 
-__all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar"]
+__all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar",
+           "check_alpha", "check_delta"]
 
 
-def _check_alpha(alpha):
-    a = np.atleast_1d(np.asarray(alpha, dtype=float))
+def check_alpha(alpha, name: str = "alpha") -> np.ndarray:
+    """``alpha*`` values (one or a grid), each strictly between 0 and 1.
+
+    ``name`` is the parameter (or command-line flag) named in error messages.
+    """
+    try:
+        a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{name}` must be numbers strictly between 0 and 1; got "
+                             f"{alpha!r}.") from None
+    if a.ndim != 1 or a.size == 0:
+        raise ParameterError(f"`{name}` needs at least one value strictly between 0 and 1; "
+                             f"got {alpha!r}.")
     for v in a:
-        check_probability(float(v), "alpha")
+        check_probability(float(v), name)
     return a
 
 
-def _check_delta(delta):
-    d = np.atleast_1d(np.asarray(delta, dtype=float))
+def check_delta(delta, name: str = "delta") -> np.ndarray:
+    """``delta*`` values (one or a grid), each strictly between 0 and 1 (eq. 2 maps them to
+    ``epsilon*``; 0 asks for identical distributions, 1 accepts anything)."""
+    try:
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{name}` must be numbers strictly between 0 and 1; got "
+                             f"{delta!r}.") from None
+    if d.ndim != 1 or d.size == 0:
+        raise ParameterError(f"`{name}` needs at least one value strictly between 0 and 1; "
+                             f"got {delta!r}.")
     if np.any(~np.isfinite(d)) or np.any((d <= 0) | (d >= 1)):
-        raise ParameterError(f"`delta` must lie strictly between 0 and 1; got {delta!r}.")
+        raise ParameterError(f"`{name}` must lie strictly between 0 and 1; got "
+                             f"{', '.join(f'{v:g}' for v in d)}.")
     return d
 
 
@@ -89,7 +112,7 @@ def nstar_bound(alpha, eps, kappa_sup: float = 1.0):
     Examples
     --------
     >>> round(float(nstar_bound(0.95, 0.1)), 1)
-    3278.0
+    2377.4
     """
     a = np.asarray(alpha, dtype=float)
     e = np.asarray(eps, dtype=float)
@@ -166,6 +189,7 @@ def _nstar_table(dist, kernel, n_a, alphas, deltas, quantile_method):
     return pd.DataFrame(rows), pd.concat(qrows, ignore_index=True)
 
 
+@single_blas
 def estimate_nstar(results, kernel: Kernel, *, alpha=0.95, delta=0.05, n_rep: int = 1000,
                    n=None, estimator: str = "biased", quantile_method: str = "higher",
                    alternatives=None, gram=None, n_boot: int = 0,
@@ -223,8 +247,10 @@ def estimate_nstar(results, kernel: Kernel, *, alpha=0.95, delta=0.05, n_rep: in
     N, n_a = R.shape
     if N < 2:
         raise DataError(f"At least 2 experiments are needed; got N={N}.")
-    alphas = _check_alpha(alpha)
-    deltas = _check_delta(delta)
+    if n_a < 2:
+        raise DataError(f"`results` must rank at least 2 alternatives; got {n_a}.")
+    alphas = check_alpha(alpha)
+    deltas = check_delta(delta)
     n_boot = check_int(n_boot, "n_boot", min_value=0)
     rng = check_random_state(random_state)
     K = kernel.gram(R, alternatives=alternatives) if gram is None else np.asarray(gram, float)
@@ -249,6 +275,7 @@ def estimate_nstar(results, kernel: Kernel, *, alpha=0.95, delta=0.05, n_rep: in
     return NStarResult(table=table, quantiles=qtab, distribution=dist, N=N, kernel=kernel.label)
 
 
+@single_blas
 def iterate_nstar(run_experiment, initial, kernel: Kernel, *, n_step: int = 5,
                   max_experiments: int = 1000, alpha: float = 0.95, delta: float = 0.05,
                   n_rep: int = 1000, alternatives=None, random_state=None):

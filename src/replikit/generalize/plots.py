@@ -9,6 +9,10 @@ from .._plotting import axes_or_new as _axes
 __all__ = ["plot_quantile_fit", "plot_nstar", "plot_generalizability"]
 
 
+def _text(label) -> str:
+    """A user's label as literal text: ``$`` escaped, so matplotlib never reads it as
+    mathtext (a kernel named ``borda($x)`` must not fail to draw)."""
+    return str(label).replace("$", r"\$")
 
 
 def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
@@ -54,7 +58,7 @@ def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
             label=f"n* = {row['nstar']:.3g} (δ*={row['delta']:g})")
     ax.set_xlabel("MMD quantile ε")
     ax.set_ylabel("n")
-    ax.set_title(f"{result.kernel}, N = {result.N}")
+    ax.set_title(_text(f"{result.kernel}, N = {result.N}"))
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return ax
@@ -91,7 +95,7 @@ def plot_nstar(table, *, by: str = "alpha", fixed: float | None = None, ax=None)
                         showfliers=True, manage_ticks=False)
         for b in bp["boxes"]:
             b.set_facecolor(colors[j % len(colors)])
-        ax.plot([], [], "s", color=colors[j % len(colors)], label=k)
+        ax.plot([], [], "s", color=colors[j % len(colors)], label=_text(k))
     ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
     ax.set_xlabel("α*" if by == "alpha" else "δ*")
     ax.set_ylabel("n*")
@@ -121,7 +125,7 @@ def plot_generalizability(result, *, delta=None, ax=None):
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("n (experiments per study)")
     ax.set_ylabel("n-Gen")
-    ax.set_title(f"{result.kernel}, N = {result.N}")
+    ax.set_title(_text(f"{result.kernel}, N = {result.N}"))
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return ax

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from pandas.api import types as ptypes
 
+from .._threads import single_blas
 from .._validation import check_choice, check_float, check_probability
 from ..errors import DataError, ParameterError
 from .kernels import Kernel
-from .nstar import estimate_nstar
+from .nstar import check_alpha, check_delta, estimate_nstar
 from .rankings import rank_scores
 
 __all__ = ["StudySpec", "RankingSample", "PreparedStudy", "prepare", "GeneralizabilityResult",
@@ -89,6 +93,9 @@ class RankingSample:
     conditions : pandas.Index
         The N experimental conditions (generalizability-factor levels), rows of ``ranks``.
     ranks : numpy.ndarray of int, shape (N, n_a)
+        Tier indices of Def. 4.2 (the number of better score levels: 0 = best tier), the
+        kernels' input. Tables for people (:meth:`to_frame`, :meth:`summary`) show
+        ``rank = tier + 1``, so that 1 = best everywhere replikit prints a rank.
     scores : numpy.ndarray of float, shape (N, n_a)
         Raw scores (NaN = missing).
     n_imputed : int
@@ -109,15 +116,83 @@ class RankingSample:
     def filled_scores(self) -> np.ndarray:
         """Scores with each missing value set to its condition's worst observed score."""
         s = self.scores.copy()
-        worst = np.nanmin(s, axis=1) if not np.isnan(s).all() else np.zeros(len(s))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # rows without any score
+            worst = np.nanmin(s, axis=1) if not np.isnan(s).all() else np.zeros(len(s))
         r, c = np.nonzero(np.isnan(s))
         s[r, c] = worst[r]
         return np.nan_to_num(s)
 
+    def to_frame(self, wide: bool = False) -> pd.DataFrame:
+        """Ranks for people: 1 = best, ties share a rank, a missing result ranks last.
+
+        Parameters
+        ----------
+        wide : bool, default False
+            ``True``: one row per condition, one column per alternative (values: ranks).
+            ``False``: one row per (condition, alternative) with the design levels, the
+            condition's factor levels, ``alternative``, ``score``, ``rank`` and ``imputed``
+            (the result was missing and is ranked last).
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"m": list("abab"), "d": [1, 1, 2, 2], "s": [.9, .8, .7, .75]})
+        >>> prepare(df, StudySpec("m", "s", "d")).samples[0].to_frame(wide=True).to_numpy()
+        array([[1, 2],
+               [2, 1]])
+        """
+        rank = np.asarray(self.ranks) + 1
+        names = list(self.alternatives)
+        if wide:
+            return pd.DataFrame(rank, index=self.conditions, columns=names)
+        N, n_a = rank.shape
+        cond = self.conditions.to_frame(index=False)
+        cond = cond.loc[cond.index.repeat(n_a)].reset_index(drop=True)
+        for i, (c, v) in enumerate(self.design.items()):
+            cond.insert(i, c, v)
+        cond["alternative"] = np.tile(np.asarray(names, dtype=object), N)
+        cond["score"] = self.scores.ravel()
+        cond["rank"] = rank.ravel()
+        cond["imputed"] = np.isnan(self.scores).ravel()
+        return cond
+
+    def summary(self) -> pd.DataFrame:
+        """One row per alternative: ``alternative``, ``mean_score`` (over observed results),
+        ``mean_rank`` (1 = best), ``n_best`` (conditions where it ranks first, ties
+        included), ``n_missing`` (results missing, ranked last)."""
+        rank = np.asarray(self.ranks) + 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an alternative without scores
+            mean_score = np.nanmean(self.scores, axis=0)
+        out = pd.DataFrame({"alternative": list(self.alternatives), "mean_score": mean_score,
+                            "mean_rank": rank.mean(axis=0), "n_best": (rank == 1).sum(axis=0),
+                            "n_missing": np.isnan(self.scores).sum(axis=0)})
+        for i, (c, v) in enumerate(self.design.items()):
+            out.insert(i, c, v)
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class PreparedStudy:
-    """Rankings of every design combination plus what the missing-value policy did."""
+    """Rankings of every design combination plus what the missing-value policy did.
+
+    Attributes
+    ----------
+    spec : StudySpec
+    samples : tuple of RankingSample
+        One per design combination (those with fewer than 2 conditions included; the
+        analysis leaves them out).
+    dropped_conditions : pandas.DataFrame
+    dropped_alternatives : tuple
+    n_imputed : int
+    n_averaged : int
+        Duplicated (alternative, condition) rows averaged.
+    notes : tuple of str
+        What the user should know: labels that look alike, alternatives without any result,
+        rankings tied everywhere, design combinations too small to analyse.
+    options : dict
+        How each spec field is named in messages (e.g. ``{'score': '--score'}``).
+    """
 
     spec: StudySpec
     samples: tuple
@@ -125,6 +200,8 @@ class PreparedStudy:
     dropped_alternatives: tuple
     n_imputed: int
     n_averaged: int = 0
+    notes: tuple = ()
+    options: dict = field(default_factory=dict, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per design combination: ``N``, ``n_alternatives``, ``n_imputed``."""
@@ -132,15 +209,109 @@ class PreparedStudy:
                      n_imputed=s.n_imputed) for s in self.samples]
         return pd.DataFrame(rows)
 
+    def ranks_frame(self) -> pd.DataFrame:
+        """Every result with its rank (1 = best): :meth:`RankingSample.to_frame` of all the
+        design combinations, stacked."""
+        return pd.concat([s.to_frame() for s in self.samples], ignore_index=True)
+
+    def summary(self) -> pd.DataFrame:
+        """:meth:`RankingSample.summary` of every design combination, stacked (mean rank
+        1 = best)."""
+        return pd.concat([s.summary() for s in self.samples], ignore_index=True)
+
     def __str__(self) -> str:
-        return (f"{len(self.samples)} design combinations, {self.n_imputed} missing evaluations "
-                f"ranked worst, {len(self.dropped_conditions)} conditions and "
+        return (f"{len(self.samples)} design combination{'s' if len(self.samples) != 1 else ''}"
+                f", {self.n_imputed} missing evaluations ranked worst, "
+                f"{len(self.dropped_conditions)} conditions and "
                 f"{len(self.dropped_alternatives)} alternatives dropped "
                 f"({self.spec.missing} policy)"
                 + (f"; {self.n_averaged} duplicated results averaged" if self.n_averaged else ""))
 
 
-def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
+_OPTIONS = ("alternative", "score", "factors", "design", "held_constant",
+            "min_condition_coverage", "min_alternative_coverage", "kernels")
+
+
+def _names(options) -> dict:
+    names = {k: k for k in _OPTIONS}
+    names.update(options or {})
+    return names
+
+
+def _lookalikes(values) -> list[tuple]:
+    """Groups of distinct text labels that are the same number or differ only in case or
+    surrounding spaces ('5', '05', '5.0'; 'a', 'a ')."""
+    groups: dict = {}
+    for v in values:
+        if not isinstance(v, str):
+            continue
+        key: object = v.strip().casefold()
+        try:
+            f = float(key)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(f):
+                key = ("number", f)
+        groups.setdefault(key, []).append(v)
+    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
+
+
+def _natural_key(idx: pd.Index) -> pd.Index:
+    """Sort key of labels read as text: numbers in numeric order when every label of the level
+    is a number ('2' before '10', as if the column had been read as numbers)."""
+    if ptypes.is_object_dtype(idx.dtype) or ptypes.is_string_dtype(idx.dtype):
+        num = pd.to_numeric(pd.Series(idx, dtype=object), errors="coerce")
+        if num.notna().all():
+            return pd.Index(num.to_numpy(dtype=float))
+    return idx
+
+
+def _level_mask(col: pd.Series, level) -> pd.Series:
+    """Rows of ``col`` equal to ``level``, comparing numbers as numbers when both are."""
+    if ptypes.is_numeric_dtype(col) and not ptypes.is_bool_dtype(col):
+        try:
+            return col == float(level)
+        except (TypeError, ValueError):
+            pass
+    return col.astype(str) == str(level)
+
+
+def _scores(raw: pd.Series, opt: str, col) -> pd.Series:
+    """The score column as floats: stray text, infinities and an all-missing column refused."""
+    if ptypes.is_bool_dtype(raw):
+        score = raw.astype(float)
+    elif ptypes.is_numeric_dtype(raw):
+        score = raw.astype(float)
+    else:
+        present = raw.notna()
+        text = raw[present].astype(str).str.strip()
+        num = pd.to_numeric(text, errors="coerce")
+        stray = text[num.isna()]
+        if len(stray) and len(stray) == len(text):
+            raise DataError(f"`{opt}`: column {col!r} holds no numbers (values like "
+                            f"{stray.unique()[:3].tolist()}); it must hold the scores.")
+        if len(stray):
+            raise DataError(f"`{opt}`: column {col!r} is numeric except for {len(stray)} "
+                            f"value{'s' if len(stray) > 1 else ''} such as "
+                            f"{stray.unique()[:3].tolist()}; leave a missing result empty (or "
+                            "NA) or fix it — read as missing it would be ranked last.")
+        score = pd.Series(np.nan, index=raw.index)
+        score[present] = num.to_numpy(dtype=float)
+    if score.isna().all():
+        raise DataError(f"`{opt}`: column {col!r} has no scores (all missing).")
+    inf = np.isinf(score.to_numpy())
+    if inf.any():
+        rows = score.index[inf][:5].tolist()
+        raise DataError(f"`{opt}`: column {col!r} holds {int(inf.sum())} infinite "
+                        f"value{'s' if inf.sum() > 1 else ''} (rows {rows}); an infinite "
+                        "score would rank first or last whatever the others are — replace it "
+                        "by a number or leave the cell empty (a missing result).")
+    return score
+
+
+def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
+            ) -> PreparedStudy:
     """Turn a long results table into rankings, one sample per design combination.
 
     Parameters
@@ -149,10 +320,20 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
         One row per (alternative, condition); a Scores table's frame works
         (``alternative='model'``, ``score='value'``, ``factors='study'``).
     spec : StudySpec
+    options : dict, optional
+        How to name each spec field in error messages, e.g. ``{'score': '--score'}`` on the
+        command line (default: the field names).
 
     Returns
     -------
     PreparedStudy
+
+    Raises
+    ------
+    DataError
+        A named column is missing; the score column holds text that is not a number, an
+        infinite value or no score at all; a held-constant level matches nothing; fewer than 2
+        alternatives remain; no design combination has 2 conditions.
 
     Notes
     -----
@@ -161,6 +342,8 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
     rows are averaged. The coverage filter works on the whole table (conditions = all factor
     levels), so every design combination ranks the same alternatives, as in the paper.
     ``n_averaged`` counts the duplicated rows (a factor left out of the spec shows up here).
+    Labels are used as they are: text labels that differ only as written ('5' and '05',
+    'a' and 'a ') stay distinct and are listed in ``notes``.
 
     Examples
     --------
@@ -171,27 +354,51 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
     """
     if not isinstance(data, pd.DataFrame):
         raise DataError(f"`data` must be a pandas DataFrame; got {type(data).__name__}.")
+    opt = _names(options)
     factors = _as_list(spec.factors)
     design = _as_list(spec.design)
     held = dict(spec.held_constant or {})
-    need = [spec.alternative, spec.score, *factors, *design, *held]
-    missing_cols = [c for c in need if c not in data.columns]
-    if missing_cols:
-        raise DataError(f"Column(s) {', '.join(map(repr, missing_cols))} not found in the "
-                        f"results; available: {', '.join(map(str, data.columns))}.")
-    if set(factors) & set(design):
-        raise ParameterError(f"A column cannot be both a factor and a design factor: "
-                             f"{sorted(set(factors) & set(design))}.")
+    avail = ", ".join(map(str, list(data.columns)[:30]))
+    roles = [("alternative", [spec.alternative]), ("score", [spec.score]),
+             ("factors", factors), ("design", design), ("held_constant", list(held))]
+    for role, cols in roles:
+        for c in cols:
+            if c not in data.columns:
+                raise DataError(f"`{opt[role]}`: no column {c!r} in the results; available: "
+                                f"{avail}.")
+    both = sorted(set(factors) & set(design), key=str)
+    if both:
+        raise ParameterError(f"`{opt['factors']}` and `{opt['design']}`: a column cannot be "
+                             f"both a generalizability factor and a design factor: {both}.")
+    roles_of = {}
+    for role, cols in roles[:4]:
+        for c in cols:
+            roles_of.setdefault(c, []).append(role)
+    clash = {c: r for c, r in roles_of.items() if len(r) > 1}
+    if clash:
+        c, r = next(iter(clash.items()))
+        raise ParameterError(f"`{opt[r[0]]}` and `{opt[r[1]]}` both name column {c!r}; each "
+                             "column plays one role.")
     df = data
     for col, lvl in held.items():
-        df = df[df[col] == lvl]
+        mask = _level_mask(df[col], lvl)
+        if not mask.any():
+            levels = pd.unique(data[col].astype(str))
+            raise DataError(f"`{opt['held_constant']}`: no result has {col} = {lvl!r} "
+                            f"(levels: {', '.join(levels[:10])}"
+                            f"{', ...' if len(levels) > 10 else ''}).")
+        df = df[mask.to_numpy()]
     df = df[[spec.alternative, spec.score, *factors, *design]]
-    if len(df) == 0:
-        raise DataError("No results left after the held-constant filters.")
-    score = pd.to_numeric(df[spec.score], errors="coerce")
-    if score.isna().all():
-        raise DataError(f"Column {spec.score!r} has no numeric scores.")
+    score = _scores(df[spec.score], opt["score"], spec.score)
     df = df.assign(**{spec.score: score})
+    notes: list[str] = []
+    for role, cols in (("alternative", [spec.alternative]), ("factors", factors),
+                       ("design", design)):
+        for c in cols:
+            for group in _lookalikes(pd.unique(df[c].dropna())):
+                shown = ", ".join(repr(g) for g in group[:5])
+                notes.append(f"column {c!r} ({opt[role]}): labels {shown} differ only as "
+                             "written (case, spaces or number format); they are kept apart")
     conds = [*design, *factors]
     n_dup = int(df.duplicated([*conds, spec.alternative]).sum())
     wide = df.pivot_table(index=conds, columns=spec.alternative, values=spec.score,
@@ -199,25 +406,41 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
     wide = wide.dropna(how="all") if spec.missing == "worst" else wide
     # the pivot drops all-NaN rows only when asked; keep every observed condition
     present = df.groupby(conds, observed=True).size().index
-    wide = wide.reindex(present)
+    wide = wide.reindex(present).sort_index(key=_natural_key, kind="stable")
+    ckey = _natural_key(wide.columns)
+    if ckey is not wide.columns:
+        wide = wide.iloc[:, np.argsort(ckey.to_numpy(), kind="stable")]
     dropped_cond = pd.DataFrame(columns=conds)
     dropped_alt: tuple = ()
     if spec.missing == "drop":
+        cov = opt["min_condition_coverage"]
         cov_c = wide.notna().mean(axis=1)
         keep_c = cov_c >= spec.min_condition_coverage - 1e-12
         dropped_cond = wide.index[~keep_c].to_frame(index=False)
         wide = wide[keep_c]
         if len(wide) == 0:
-            raise DataError("No condition has the required coverage "
-                            f"(min_condition_coverage={spec.min_condition_coverage}).")
+            raise DataError(f"`{cov}`: no condition has results for at least "
+                            f"{spec.min_condition_coverage:.0%} of the alternatives (best: "
+                            f"{cov_c.max():.0%}); lower it or use the worst-rank policy.")
         cov_a = wide.notna().mean(axis=0)
         keep_a = cov_a >= spec.min_alternative_coverage - 1e-12
         dropped_alt = tuple(wide.columns[~keep_a])
         wide = wide.loc[:, keep_a]
         if wide.shape[1] == 0:
-            raise DataError("No alternative has the required coverage "
-                            f"(min_alternative_coverage={spec.min_alternative_coverage}).")
+            raise DataError(f"`{opt['min_alternative_coverage']}`: no alternative has results "
+                            f"in at least {spec.min_alternative_coverage:.0%} of the kept "
+                            f"conditions (best: {cov_a.max():.0%}).")
     alts = tuple(wide.columns)
+    if len(alts) < 2:
+        raise DataError(f"`{opt['alternative']}`: column {spec.alternative!r} holds "
+                        f"{len(alts)} alternative{'s' if len(alts) != 1 else ''} "
+                        f"({', '.join(map(repr, alts))}); rankings need at least 2.")
+    never = [a for a in alts if wide[a].isna().all()]
+    if never:
+        notes.append(f"alternative{'s' if len(never) > 1 else ''} "
+                     f"{', '.join(map(repr, never[:5]))}{' ...' if len(never) > 5 else ''} "
+                     "ha" + ("ve" if len(never) > 1 else "s") + " no result in any "
+                     "condition; ranked last everywhere (missing = worst)")
     samples = []
     total_imp = 0
     if design:
@@ -233,9 +456,28 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
         cidx = block.index.droplevel(list(range(len(design)))) if design else block.index
         samples.append(RankingSample(design=dict(zip(design, key, strict=False)), alternatives=alts,
                                      conditions=cidx, ranks=ranks, scores=S, n_imputed=n_imp))
+    fvar = ", ".join(map(repr, factors))
+    small = [s for s in samples if len(s.conditions) < 2]
+    if len(small) == len(samples):
+        levels = ", ".join(map(str, samples[0].conditions[:3]))
+        where = "" if not design else " in every design combination"
+        raise DataError(f"`{opt['factors']}`: {fvar} has a single level{where} ({levels}); "
+                        "generalizability compares two disjoint sets of experimental "
+                        "conditions, so at least 2 are needed (4 for a fit).")
+    if small:
+        labels = ", ".join(repr(s.label) for s in small[:5]) + (" ..." if len(small) > 5 else "")
+        notes.append(f"{len(small)} design combination{'s' if len(small) > 1 else ''} "
+                     f"({labels}) ha{'ve' if len(small) > 1 else 's'} a single condition and "
+                     "cannot be analysed")
+    tied = [s for s in samples if len(s.conditions) >= 2 and np.all(s.ranks == 0)]
+    if tied:
+        labels = ", ".join(repr(s.label) for s in tied[:5]) + (" ..." if len(tied) > 5 else "")
+        notes.append(f"all alternatives tie in every condition of {len(tied)} design "
+                     f"combination{'s' if len(tied) > 1 else ''} ({labels}): every ranking is "
+                     "the same, so n* = 1 there says nothing about the alternatives")
     return PreparedStudy(spec=spec, samples=tuple(samples), dropped_conditions=dropped_cond,
                          dropped_alternatives=dropped_alt, n_imputed=total_imp,
-                         n_averaged=n_dup)
+                         n_averaged=n_dup, notes=tuple(notes), options=dict(options or {}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,14 +492,29 @@ class GeneralizabilityResult:
     details : dict
         ``{(design label, kernel label): NStarResult}`` (quantile tables, MMD distributions).
     prepared : PreparedStudy
+    notes : tuple of str
+        The preparation's notes and the analysis' own (design combinations left out, n*
+        resting on a single subsample size).
     """
 
     table: pd.DataFrame
     details: dict = field(repr=False)
     prepared: PreparedStudy = field(repr=False)
+    notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
+        """The n* table: one row per design combination, kernel, alpha* and delta*."""
         return self.table.copy()
+
+    def ranks(self) -> pd.DataFrame:
+        """Every analysed result with its rank (1 = best); see
+        :meth:`PreparedStudy.ranks_frame`."""
+        return self.prepared.ranks_frame()
+
+    def summary(self) -> pd.DataFrame:
+        """Per alternative and design combination: mean score, mean rank (1 = best), number
+        of conditions ranked first and of missing results; see :meth:`PreparedStudy.summary`."""
+        return self.prepared.summary()
 
     def __str__(self) -> str:
         t = self.table
@@ -307,11 +564,11 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
     ...                    "s": [0.9, 0.8] * 5 + [0.1, 0.2]})
     >>> res = analyze(df, alternative="m", score="s", factors="d", kernels=["jaccard"],
     ...               n_rep=50, random_state=0)
-    >>> res.table["N"].iloc[0]
+    >>> int(res.table["N"].iloc[0])
     6
     """
     from .._random import root_seed_sequence, task_rng
-    from .kernels import parse_goal
+    from .kernels import RBF_MAX_SCORE, parse_goal
 
     if isinstance(data, PreparedStudy):
         prepared = data
@@ -319,26 +576,52 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
         if spec is None:
             spec = StudySpec(**spec_kwargs)
         prepared = prepare(data, spec)
-    ks = [parse_goal(k) if isinstance(k, str) else k for k in kernels]
+    opt = _names(prepared.options)
+    alphas = check_alpha(alpha)
+    deltas = check_delta(delta)
+    if isinstance(kernels, (str, Kernel)):
+        kernels = [kernels]
+    ks = [parse_goal(k, option=opt["kernels"]) if isinstance(k, str) else k for k in kernels]
     if not ks or not all(isinstance(k, Kernel) for k in ks):
         raise ParameterError(f"`kernels` must be Kernel objects or goal strings; got {kernels!r}.")
+    alternatives = prepared.samples[0].alternatives
+    for k in ks:
+        k.check(alternatives, option=opt["kernels"])
+    runnable = [s for s in prepared.samples if len(s.conditions) >= 2]
+    if not runnable:
+        raise DataError(f"`{opt['factors']}`: no design combination has at least 2 "
+                        "experimental conditions.")
+    if any(k.kind == "rbf" for k in ks):
+        big = max(float(np.nanmax(np.abs(s.scores), initial=0.0)) for s in runnable)
+        if big > RBF_MAX_SCORE:
+            raise DataError(f"`{opt['score']}`: the rbf goal squares score differences and "
+                            f"scores reach {big:g} (beyond ±{RBF_MAX_SCORE:g}, where squares "
+                            f"overflow); rescale column {prepared.spec.score!r} or use a "
+                            "ranking goal.")
+    notes = list(prepared.notes)
     root = root_seed_sequence(random_state)
     frames, details = [], {}
-    for s in prepared.samples:
-        if len(s.conditions) < 2:
-            continue
-        for k in ks:
-            X = s.filled_scores() if k.kind == "rbf" else s.ranks
-            rng = task_rng(root, (s.label, k.label))
-            res = estimate_nstar(X, k, alpha=alpha, delta=delta, n_rep=n_rep, n=n,
-                                 estimator=estimator, alternatives=s.alternatives,
-                                 n_boot=n_boot, random_state=rng)
-            details[(s.label, k.label)] = res
-            t = res.to_frame()
-            for i, (c, v) in enumerate(s.design.items()):
-                t.insert(i, c, v)
-            frames.append(t)
-    if not frames:
-        raise DataError("No design combination has at least 2 experiments.")
+    with single_blas():
+        for s in runnable:
+            for k in ks:
+                X = s.filled_scores() if k.kind == "rbf" else s.ranks
+                rng = task_rng(root, (s.label, k.label))
+                res = estimate_nstar(X, k, alpha=alphas, delta=deltas, n_rep=n_rep, n=n,
+                                     estimator=estimator, alternatives=s.alternatives,
+                                     n_boot=n_boot, random_state=rng)
+                details[(s.label, k.label)] = res
+                t = res.to_frame()
+                for i, (c, v) in enumerate(s.design.items()):
+                    t.insert(i, c, v)
+                frames.append(t)
+    one_size = [s for s in runnable if len(details[(s.label, ks[0].label)].distribution.n) < 2]
+    if one_size:
+        labels = ", ".join(repr(s.label) for s in one_size[:5]) + \
+            (" ..." if len(one_size) > 5 else "")
+        notes.append(f"n* of {len(one_size)} design combination"
+                     f"{'s' if len(one_size) > 1 else ''} ({labels}) rests on a single "
+                     f"subsample size (N = {len(one_size[0].conditions)} conditions; slope "
+                     "fixed at -2, Prop. A.4): a rough extrapolation; 6 or more conditions give "
+                     "a fitted slope")
     return GeneralizabilityResult(table=pd.concat(frames, ignore_index=True), details=details,
-                                  prepared=prepared)
+                                  prepared=prepared, notes=tuple(notes))
