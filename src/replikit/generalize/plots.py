@@ -9,10 +9,27 @@ from .._plotting import axes_or_new as _axes
 __all__ = ["plot_quantile_fit", "plot_nstar", "plot_generalizability"]
 
 
-def _text(label) -> str:
-    """A user's label as literal text: ``$`` escaped, so matplotlib never reads it as
-    mathtext (a kernel named ``borda($x)`` must not fail to draw)."""
-    return str(label).replace("$", r"\$")
+def _literal(*texts) -> None:
+    """Texts built from user labels (kernel and alternative names) are drawn as they are: a
+    ``$`` is a dollar sign, never the start of mathtext (``borda($^$)`` must not fail)."""
+    for t in texts:
+        if t is not None:
+            t.set_parse_math(False)
+
+
+def _legend(ax, **kw):
+    leg = ax.legend(**kw)
+    _literal(*leg.get_texts())
+    return leg
+
+
+def _plain_log(axis) -> None:
+    """Log-axis tick labels as plain text ('10', '0.3'), not mathtext: they read the same
+    whether or not mathtext is enabled where the figure is rendered."""
+    from matplotlib.ticker import LogFormatter
+
+    axis.set_major_formatter(LogFormatter(labelOnlyBase=False))
+    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
 
 
 def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
@@ -58,8 +75,10 @@ def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
             label=f"n* = {row['nstar']:.3g} (δ*={row['delta']:g})")
     ax.set_xlabel("MMD quantile ε")
     ax.set_ylabel("n")
-    ax.set_title(_text(f"{result.kernel}, N = {result.N}"))
-    ax.legend(fontsize=8)
+    ax.set_title(f"{result.kernel}, N = {result.N}", parse_math=False)
+    _legend(ax, fontsize=8)
+    _plain_log(ax.xaxis)
+    _plain_log(ax.yaxis)
     ax.grid(alpha=0.3, which="both")
     return ax
 
@@ -95,13 +114,14 @@ def plot_nstar(table, *, by: str = "alpha", fixed: float | None = None, ax=None)
                         showfliers=True, manage_ticks=False)
         for b in bp["boxes"]:
             b.set_facecolor(colors[j % len(colors)])
-        ax.plot([], [], "s", color=colors[j % len(colors)], label=_text(k))
+        ax.plot([], [], "s", color=colors[j % len(colors)], label=k)
     ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
     ax.set_xlabel("α*" if by == "alpha" else "δ*")
     ax.set_ylabel("n*")
     ax.set_yscale("log")
+    _plain_log(ax.yaxis)
     ax.set_title(f"n* over design combinations ({'δ*' if other == 'delta' else 'α*'} = {fixed:g})")
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax.grid(alpha=0.3, axis="y")
     return ax
 
@@ -125,7 +145,7 @@ def plot_generalizability(result, *, delta=None, ax=None):
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("n (experiments per study)")
     ax.set_ylabel("n-Gen")
-    ax.set_title(_text(f"{result.kernel}, N = {result.N}"))
-    ax.legend(fontsize=8)
+    ax.set_title(f"{result.kernel}, N = {result.N}", parse_math=False)
+    _legend(ax, fontsize=8)
     ax.grid(alpha=0.3)
     return ax
