@@ -44,7 +44,6 @@ def svg_document(fig) -> str:
     ``$`` in a study or column name must print as a dollar sign.
     """
     import matplotlib
-
     from matplotlib.text import Text
 
     # labels come from user data (study, model and column names): a '$' must print as a dollar,
