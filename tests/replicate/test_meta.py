@@ -289,3 +289,11 @@ def test_fe_h2_as_metafor_prints():
     bcg = meta_analysis(Y, V, method="FE")
     assert bcg.i2_tau == pytest.approx(EX["bcg_EE_printed"]["I2"], abs=5e-3)
     assert bcg.h2_tau == pytest.approx(EX["bcg_EE_printed"]["H2"], abs=5e-3)
+
+
+def test_negative_standard_errors_are_refused():
+    # issue 13 item 11: negative SEs were squared into valid variances
+    with pytest.raises(DataError, match="se"):
+        meta_analysis([0.1, 0.2, 0.3], se=[0.1, -0.1, 0.2])
+    with pytest.raises(DataError, match="se"):
+        meta_analysis([0.1, 0.2, 0.3], se=[0.1, np.nan, 0.2])

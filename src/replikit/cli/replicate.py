@@ -1,23 +1,110 @@
-"""``replikit replicate`` (the three aims of a replication) and ``replikit meta``
-(meta-analysis of effects with variances or SEs), seed 000."""
+"""``replikit replicate`` (the three aims of a replication), ``replikit meta`` (meta-analysis of
+effects with variances or SEs) and ``replikit simulate replication`` (Study 2), seed 000.
+
+Every output is checked before any input is read: files this command would write are refused
+if they exist, unless ``--overwrite``; other files in ``--out`` are never touched. CSVs and
+standalone SVGs are written atomically.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import re
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..errors import DataError
+from ..errors import ParameterError, ReplikitError, ReplikitWarning
 from ._common import TableOpt, emit, info, simulate_app
 
 InputArg = Annotated[Path, typer.Argument(help="CSV/Parquet/DuckDB table.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Directory for the figures (SVG) "
                                              "and tables (CSV).")]
+OverwriteOpt = Annotated[bool, typer.Option(
+    "--overwrite", help="Replace the files an earlier run wrote in --out (other files there are "
+    "never touched).")]
 Tau2Opt = Annotated[str, typer.Option("--tau2", help="tau2 estimator of the random-effects "
                                       "model: DL, REML, ML, PM, HE, SJ, HS.")]
 CiOpt = Annotated[str, typer.Option("--ci", help="Pooled interval: z or knha "
                                     "(Knapp-Hartung).")]
+
+_REPLICATE_OUTPUTS = ("replications.csv", "pooled.csv", "inconsistency_*.svg",
+                      "consistency_*.svg", "forest_*.svg")
+_META_OUTPUTS = ("forest.svg", "meta.csv")
+_SIM_TABLES = ("study2_table.csv", "study2_diagnostic.csv")
+_SIM_FIGURES = {"fig9a_cv_inconsistency": ("cv", "inconsistency", "random"),
+                "fig9b_cv_consistency": ("cv", "consistency", "random"),
+                "fig10a_test_inconsistency": ("test", "inconsistency", "random"),
+                "fig10b_test_consistency": ("test", "consistency", "random"),
+                "fig11_cv_population_random": ("cv", "captured", "random"),
+                "fig11_cv_population_fixed": ("cv", "captured", "fixed"),
+                "fig12_test_population_random": ("test", "captured", "random"),
+                "fig12_test_population_fixed": ("test", "captured", "fixed")}
+
+
+# ---------------------------------------------------------------------------------------------
+# shared pieces
+
+
+@contextlib.contextmanager
+def _flags(names: dict[str, str]) -> Iterator[None]:
+    """Library errors name Python parameters (`` `n_per_study` ``); name the flags instead."""
+    try:
+        yield
+    except ReplikitError as exc:
+        message = str(exc)
+        for param, flag in names.items():
+            message = message.replace(f"`{param}`", f"`{flag}`")
+        if message == str(exc):
+            raise
+        raise type(exc)(message) from None
+
+
+@contextlib.contextmanager
+def _warning_lines() -> Iterator[None]:
+    """replikit's warnings as one ``replikit: warning: ...`` line each on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ReplikitWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, ReplikitWarning):
+            typer.echo("replikit: warning: " + " ".join(str(w.message).split()), err=True)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _choice(value: str, flag: str, choices, *, upper: bool = False) -> str:
+    v = value.upper() if upper else value.lower()
+    if v not in choices:
+        raise ParameterError(f"`{flag}` must be one of {', '.join(choices)}; got {value!r}.")
+    return v
+
+
+def _check_out(out: Path | None, names, overwrite: bool) -> None:
+    if out is not None:
+        from .._outputs import check_output_dir
+
+        check_output_dir(out, list(names), option="--out", overwrite=overwrite)
+
+
+def _stems(keys) -> dict:
+    """File-name stems for (model, source) groups: safe characters only, never colliding."""
+    out, used = {}, set()
+    for key in keys:
+        base = re.sub(r"[^A-Za-z0-9._-]+", "_", "_".join(map(str, key))).strip("._") or "group"
+        stem, i = base, 2
+        while stem.lower() in used:
+            stem, i = f"{base}_{i}", i + 1
+        used.add(stem.lower())
+        out[key] = stem
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# replicate
 
 
 def replicate(
@@ -28,8 +115,8 @@ def replicate(
     value: Annotated[str | None, typer.Option("--value", help="Column of estimates (default: "
                                               "value, r2 or estimate).")] = None,
     metric: Annotated[str, typer.Option("--metric", help="Metric of the estimates.")] = "r2",
-    margin: Annotated[float, typer.Option("--margin", min=0.0, help="Region of equivalence "
-                                          "+-margin for the consistency test.")] = 0.05,
+    margin: Annotated[float, typer.Option("--margin", help="Region of equivalence +-margin "
+                                          "(> 0) for the consistency test.")] = 0.05,
     method: Annotated[str, typer.Option("--method", help="Difference interval: sa (seed eq. 2)"
                                         " or mover (Zou 2007).")] = "sa",
     pooling: Annotated[str, typer.Option("--pooling", help="Pooling of CV folds in a Scores "
@@ -40,50 +127,70 @@ def replicate(
                                            "cohen.")] = "olkin_finn",
     table: TableOpt = None,
     out: OutOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Does a replication contradict, confirm, or combine with the original? (seed 000)
 
-    Input: one row per study (study, value/r2, n, [k], [se], [model]) or a Scores table of CV
-    folds (study, model, fold, metric, value, n_test), whose folds are pooled per study first.
+    Input: one row per study (study, value/r2, n, \\[k], \\[se], \\[model]);
+    or a Scores table of CV folds (study, model, fold, metric, value, n_test), pooled per study.
     """
+    from ..replicate import SE_METHODS, TAU2_METHODS
+
+    _check_out(out, _REPLICATE_OUTPUTS, overwrite)
+    method = _choice(method, "--method", ("sa", "mover"))
+    tau2 = _choice(tau2, "--tau2", TAU2_METHODS, upper=True)
+    ci = _choice(ci, "--ci", ("z", "knha"))
+    se_method = _choice(se_method, "--se-method", SE_METHODS)
+    pooling = _choice(pooling, "--pooling", ("fixed", "random"))
+    if not margin > 0:
+        raise ParameterError(f"`--margin` must be > 0 (the region is +-margin); got {margin}.")
+
     from ..data.io import read_frame
     from ..replicate.analysis import analyse_replications, estimates_from_table
 
     frame = read_frame(path, table=table, name="PATH")
-    groups = estimates_from_table(frame, study=study, value=value, metric=metric,
-                                  pooling=pooling, tau2_method=tau2, se_method=se_method)
-    if original is None:
-        original = next(iter(groups.values()))[0].label
-        info(f"Original study: {original!r} (the first; choose with --original).")
-    res = analyse_replications(groups, original, margin=margin, method=method,
-                               tau2_method=tau2, ci=ci)
+    with _warning_lines(), _flags({"study": "--study", "value": "--value", "metric": "--metric",
+                                   "original": "--original"}):
+        groups = estimates_from_table(frame, study=study, value=value, metric=metric,
+                                      pooling=pooling, tau2_method=tau2, se_method=se_method)
+        if original is None:
+            original = next(iter(groups.values()))[0].label
+            info(f"Original study: {original!r} (the first; choose with --original).")
+        res = analyse_replications(groups, original, margin=margin, method=method,
+                                   tau2_method=tau2, ci=ci)
     if out is not None:
-        _write_figures(res, out, metric)
+        _write_replication(res, out, metric)
     emit(str(res), {"original": res.original, "bounds": list(res.bounds),
                     "difference_method": res.method, "tau2_method": res.tau2_method,
                     "replications": res.table, "pooled": res.pooled,
                     "estimates": res.estimates})
 
 
-def _write_figures(res, out: Path, metric: str) -> None:
+def _write_replication(res, out: Path, metric: str) -> None:
+    from .._outputs import write_csv_atomic
+    from .._plotting import save_svg
     from ..replicate.plots import forest_plot, plot_differences
-    from ..report.figures import svg_from_figure
 
-    out.mkdir(parents=True, exist_ok=True)
-    res.table.to_csv(out / "replications.csv", index=False)
-    res.pooled.to_csv(out / "pooled.csv", index=False)
+    write_csv_atomic(out / "replications.csv", res.table)
+    write_csv_atomic(out / "pooled.csv", res.pooled)
     written = ["replications.csv", "pooled.csv"]
-    for (model, source), sub in res.table.groupby(["model", "source"], sort=False):
-        stem = f"{model}_{source}".replace("/", "_").replace(" ", "_")
+    groups = list(res.table.groupby(["model", "source"], sort=False))
+    stems = _stems([key for key, _ in groups])
+    for (model, source), sub in groups:
+        stem = stems[(model, source)]
         ax = plot_differences(sub, title=f"{model} ({source}): inconsistency, 95% CI")
-        (out / f"inconsistency_{stem}.svg").write_text(svg_from_figure(ax.figure))
+        save_svg(ax.figure, out / f"inconsistency_{stem}.svg")
         ax = plot_differences(sub, low="tost_ci_low", high="tost_ci_high", bounds=res.bounds,
                               title=f"{model} ({source}): consistency, 90% CI")
-        (out / f"consistency_{stem}.svg").write_text(svg_from_figure(ax.figure))
+        save_svg(ax.figure, out / f"consistency_{stem}.svg")
         ax = forest_plot(res.meta[(model, source, "random")], xlabel=metric, refline=None)
-        (out / f"forest_{stem}.svg").write_text(svg_from_figure(ax.figure))
+        save_svg(ax.figure, out / f"forest_{stem}.svg")
         written += [f"inconsistency_{stem}.svg", f"consistency_{stem}.svg", f"forest_{stem}.svg"]
     info(f"Wrote {len(written)} files to {out}/")
+
+
+# ---------------------------------------------------------------------------------------------
+# meta
 
 
 def meta(
@@ -100,39 +207,38 @@ def meta(
     ci: CiOpt = "z",
     knha_floor: Annotated[bool, typer.Option("--knha-floor", help="Floor the Knapp-Hartung SE "
                                              "at the z SE (metafor's adhoc).")] = False,
-    pi_dist: Annotated[str, typer.Option("--pi", help="Prediction interval: z or t.")] = "z",
+    pi_dist: Annotated[str | None, typer.Option(
+        "--pi-dist", "--pi", help="Prediction interval: z, t(k-1) or t(k-2) (Higgins, Thompson "
+        "& Spiegelhalter 2009). Default as metafor: z with --ci z, t(k-1) with --ci knha.")]
+    = None,
     loo: Annotated[bool, typer.Option("--leave-one-out", help="Also print the leave-one-out "
-                                      "table.")] = False,
+                                      "table (leave_one_out.csv with --out).")] = False,
     table: TableOpt = None,
     out: OutOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Meta-analysis of effects with variances or SEs; a forest plot with --out."""
+    from ..replicate import PI_DISTS, TAU2_METHODS
+
+    names = list(_META_OUTPUTS) + (["leave_one_out.csv"] if loo else [])
+    _check_out(out, names, overwrite)
+    method = _choice(method, "--method", ("FE",) + TAU2_METHODS, upper=True)
+    ci = _choice(ci, "--ci", ("z", "knha"))
+    if pi_dist is not None:
+        pi_dist = _choice("".join(pi_dist.split()), "--pi-dist", PI_DISTS + ("t",))
+
     from ..data.io import read_frame
-    from ..replicate.meta import leave_one_out, meta_analysis
+    from ..replicate.analysis import meta_from_table
+    from ..replicate.meta import leave_one_out
 
     frame = read_frame(path, table=table, name="PATH")
-    cols = list(frame.columns)
-
-    def pick(given, options, what):
-        if given is not None:
-            if given not in cols:
-                raise DataError(f"column {given!r} ({what}) not found; columns are {cols}.")
-            return given
-        return next((c for c in options if c in cols), None)
-
-    ycol = pick(effect, ("yi", "effect", "estimate", "value"), "effects")
-    if ycol is None:
-        raise DataError(f"no effect column: expected yi, effect, estimate or value (or "
-                        f"--effect); got {cols}.")
-    vcol = pick(variance, ("vi", "variance", "var"), "variances")
-    scol = None if vcol is not None else pick(se, ("se", "sei"), "standard errors")
-    if vcol is None and scol is None:
-        raise DataError(f"no variance (vi) or standard-error (se) column; got {cols}.")
-    lcol = pick(label, ("label", "study", "author"), "labels")
-    labels = frame[lcol].astype(str).tolist() if lcol else None
-    kwargs = {"v": frame[vcol].to_numpy(float)} if vcol else {"se": frame[scol].to_numpy(float)}
-    res = meta_analysis(frame[ycol].to_numpy(float), labels=labels, method=method, ci=ci,
-                        knha_floor=knha_floor, pi_dist=pi_dist, **kwargs)
+    with _warning_lines(), _flags({"effect": "--effect", "variance": "--variance",
+                                   "se": "--se", "label": "--label"}):
+        res = meta_from_table(frame, effect=effect, variance=variance, se=se, label=label,
+                              method=method, ci=ci, knha_floor=knha_floor, pi_dist=pi_dist)
+    if loo and res.k < 3:
+        raise ParameterError(f"`--leave-one-out` needs at least 3 studies; the table has "
+                             f"{res.k}.")
     text = str(res)
     data = {"result": res.to_frame(), "studies": res.study_frame()}
     if loo:
@@ -140,17 +246,22 @@ def meta(
         text += "\nLeave-one-out:\n" + lo.to_string(index=False, float_format=lambda v: f"{v:.4f}")
         data["leave_one_out"] = lo
     if out is not None:
+        from .._outputs import write_csv_atomic
+        from .._plotting import save_svg
         from ..replicate.plots import forest_plot
-        from ..report.figures import svg_from_figure
 
-        out.mkdir(parents=True, exist_ok=True)
-        ax = forest_plot(res, xlabel=ycol)
-        (out / "forest.svg").write_text(svg_from_figure(ax.figure))
-        res.to_frame().to_csv(out / "meta.csv", index=False)
-        info(f"Wrote {out}/forest.svg and meta.csv")
+        effect_name = effect or next(c for c in ("yi", "effect", "estimate", "value")
+                                     if c in frame.columns)
+        save_svg(forest_plot(res, xlabel=effect_name).figure, out / "forest.svg")
+        write_csv_atomic(out / "meta.csv", res.to_frame())
+        if loo:
+            write_csv_atomic(out / "leave_one_out.csv", data["leave_one_out"])
+        info(f"Wrote {', '.join(names)} to {out}/")
     emit(text, data)
 
 
+# ---------------------------------------------------------------------------------------------
+# simulate replication
 
 
 def simulate_replication_cmd(
@@ -158,56 +269,57 @@ def simulate_replication_cmd(
                                         "(batched), lasso, enet, rf, svm, mlp.")] = "lr,ridge",
     repetitions: Annotated[int, typer.Option("--repetitions", "-R", min=1,
                                              help="Monte-Carlo repetitions.")] = 200,
-    n_studies: Annotated[int, typer.Option("--studies", min=3, help="Studies K.")] = 8,
-    n_per_study: Annotated[int, typer.Option("--n", min=50, help="Rows per study.")] = 2000,
+    n_studies: Annotated[int, typer.Option("--studies", min=3, help="Studies K (>= 3: the "
+                                           "original, a replication and a changed study; "
+                                           "with K < 6 fewer studies are changed).")] = 8,
+    n_per_study: Annotated[int, typer.Option("--n", min=50, help="Rows per study (50 to the "
+                                             "13,440 rows of the population).")] = 2000,
     tau2: Annotated[str, typer.Option("--tau2", help="tau2 estimator (the seed's R meta "
                                       "package: DL).")] = "DL",
     seed: Annotated[int, typer.Option("--seed", min=0, help="Root seed.")] = 0,
     n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Workers for the "
                                         "scikit-learn models.")] = 1,
     out: OutOpt = None,
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Seed 000's Study 2: do the procedures tell replications from non-replications?"""
     from ..replicate.simulation import simulate_replication
     from ._common import state
 
+    _check_out(out, list(_SIM_TABLES) + [f"{name}.svg" for name in _SIM_FIGURES], overwrite)
     names = [m.strip() for m in models.split(",") if m.strip()]
+    if not names:
+        raise ParameterError(f"`--models` names no model; got {models!r}.")
     info(f"Simulating {repetitions} repetition(s) of {n_studies} studies x {n_per_study} rows, "
          f"models {', '.join(names)} (anes as the population).")
-    if state.progress:
-        from ..report.context import Progress
+    kwargs = dict(models=names, n_repetitions=repetitions, n_studies=n_studies,
+                  n_per_study=n_per_study, tau2_method=tau2, random_state=seed, n_jobs=n_jobs)
+    flags = {"models": "--models", "n_repetitions": "--repetitions", "n_studies": "--studies",
+             "n_per_study": "--n", "tau2_method": "--tau2", "random_state": "--seed",
+             "n_jobs": "--n-jobs"}
+    with _warning_lines(), _flags(flags):
+        if state.progress:
+            from ..report.context import Progress
 
-        with Progress(True).stage("Study 2 repetitions", total=repetitions) as advance:
-            res = simulate_replication(models=names, n_repetitions=repetitions,
-                                       n_studies=n_studies, n_per_study=n_per_study,
-                                       tau2_method=tau2, random_state=seed, n_jobs=n_jobs,
-                                       progress=advance)
-    else:
-        res = simulate_replication(models=names, n_repetitions=repetitions, n_studies=n_studies,
-                                   n_per_study=n_per_study, tau2_method=tau2,
-                                   random_state=seed, n_jobs=n_jobs)
+            with Progress(True).stage("Study 2 repetitions", total=repetitions) as advance:
+                res = simulate_replication(progress=advance, **kwargs)
+        else:
+            res = simulate_replication(**kwargs)
     if out is not None:
+        from .._outputs import write_csv_atomic
+        from .._plotting import save_svg
         from ..replicate.plots import plot_simulation
-        from ..report.figures import svg_from_figure
 
-        out.mkdir(parents=True, exist_ok=True)
-        res.table.to_csv(out / "study2_table.csv", index=False)
-        res.diagnostic().to_csv(out / "study2_diagnostic.csv", index=False)
-        figs = {"fig9a_cv_inconsistency": ("cv", "inconsistency", "random"),
-                "fig9b_cv_consistency": ("cv", "consistency", "random"),
-                "fig10a_test_inconsistency": ("test", "inconsistency", "random"),
-                "fig10b_test_consistency": ("test", "consistency", "random"),
-                "fig11_cv_population_random": ("cv", "captured", "random"),
-                "fig11_cv_population_fixed": ("cv", "captured", "fixed"),
-                "fig12_test_population_random": ("test", "captured", "random"),
-                "fig12_test_population_fixed": ("test", "captured", "fixed")}
-        for name, (measure, procedure, stage2) in figs.items():
+        write_csv_atomic(out / "study2_table.csv", res.table)
+        write_csv_atomic(out / "study2_diagnostic.csv", res.diagnostic())
+        for name, (measure, procedure, stage2) in _SIM_FIGURES.items():
             fig = plot_simulation(res, measure=measure, procedure=procedure, stage2=stage2)
-            (out / f"{name}.svg").write_text(svg_from_figure(fig))
-        info(f"Wrote study2_table.csv, study2_diagnostic.csv and {len(figs)} figures to {out}/")
+            save_svg(fig, out / f"{name}.svg")
+        info(f"Wrote study2_table.csv, study2_diagnostic.csv and {len(_SIM_FIGURES)} figures to "
+             f"{out}/")
     emit(str(res), {"runtime_seconds": res.runtime_seconds, "r2_population": res.r2_population,
                     "n_repetitions": res.n_repetitions, "settings": res.settings,
-                    "table": res.table})
+                    "notes": list(res.notes), "table": res.table})
 
 
 def register(app: typer.Typer) -> None:

@@ -13,7 +13,7 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "meta_analysis": "meta", "MetaResult": "meta", "tau2_estimate": "meta",
     "tau2_qprofile_ci": "meta", "q_statistic": "meta", "leave_one_out": "meta",
-    "TAU2_METHODS": "meta",
+    "TAU2_METHODS": "meta", "PI_DISTS": "meta", "SE_METHODS": "estimates",
     "Estimate": "estimates", "r2_se": "estimates", "r2_confidence_interval": "estimates",
     "r2_cdf_lee": "estimates", "from_summary": "estimates", "from_folds": "estimates",
     "from_predictions": "estimates", "bootstrap_interval": "estimates",
@@ -23,7 +23,7 @@ _EXPORTS = {
     "TwoStage": "twostage", "two_stage": "twostage", "population": "twostage",
     "forest_plot": "plots", "plot_differences": "plots", "plot_simulation": "plots",
     "ReplicationAnalysis": "analysis", "analyse_replications": "analysis",
-    "estimates_from_table": "analysis",
+    "estimates_from_table": "analysis", "meta_from_table": "analysis",
     "simulate_replication": "simulation", "ReplicationSimulation": "simulation",
 }
 

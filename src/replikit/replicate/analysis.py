@@ -3,24 +3,32 @@
 :func:`estimates_from_table` turns a table of study estimates (entry level 1) or a Scores table
 of CV folds (entry level 2) into :class:`~replikit.replicate.Estimate` objects;
 :func:`analyse_replications` runs inconsistency, consistency and the FE/RE combination for each
-group (model x CV/test). The command line and the audit report are thin layers over these.
+group (model x CV/test); :func:`meta_from_table` is the meta-analysis of a table of effects. The
+command line and the audit report are thin layers over these.
+
+Tables are validated on entry: every value a statistic rests on must be a finite number in its
+range, and an error names the column, the study and the value at fault (never a position in an
+array the user did not build).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .._validation import check_choice
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, warn
 from .aims import consistency, inconsistency
-from .estimates import Estimate, from_folds, from_summary
+from .estimates import SE_METHODS, Estimate, from_folds, from_summary
 from .meta import MetaResult, meta_analysis
 
-__all__ = ["ReplicationAnalysis", "analyse_replications", "estimates_from_table"]
+__all__ = ["ReplicationAnalysis", "analyse_replications", "estimates_from_table",
+           "meta_from_table"]
 
 _VALUE_COLS = ("value", "r2", "estimate", "yi")
+_BIG = 1e100  # effects and variances beyond this overflow inverse-variance sums
 _N_COLS = ("n", "n_test")
 
 
@@ -33,19 +41,69 @@ def _label(value) -> str:
     return str(value)
 
 
-def _pick(frame: pd.DataFrame, wanted: str | None, options, what: str, required=True):
+def _pick(frame: pd.DataFrame, wanted: str | None, options, what: str, param: str,
+          required=True):
     if wanted is not None:
         if wanted not in frame.columns:
-            raise DataError(f"column {wanted!r} ({what}) not found; columns are "
+            raise DataError(f"`{param}`: column {wanted!r} ({what}) not found; columns are "
                             f"{list(frame.columns)}.")
         return wanted
     for c in options:
         if c in frame.columns:
             return c
     if required:
-        raise DataError(f"no {what} column: expected one of {list(options)}; got "
-                        f"{list(frame.columns)}.")
+        raise DataError(f"no {what} column: expected one of {list(options)} (or name it with "
+                        f"`{param}`); got {list(frame.columns)}.")
     return None
+
+
+def _where(labels, i: int) -> str:
+    return f"study {labels[i]!r} (row {i + 1})"
+
+
+def _numbers(frame: pd.DataFrame, col: str, what: str, labels, *, allow_missing=False):
+    """Column ``col`` as floats; a cell that is not a number is an error naming the column, the
+    study and the text (a stray ``n/a?`` never turns a column into text or dummies)."""
+    raw = frame[col]
+    num = pd.to_numeric(raw, errors="coerce").astype(float)
+    text = raw.astype(str).str.strip()
+    bad = num.isna() & raw.notna() & (text != "") & ~text.str.lower().isin(["nan", "na"])
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise DataError(f"column {col!r} ({what}) holds {raw.iloc[i]!r} for "
+                        f"{_where(labels, i)}; expected a number.")
+    values = num.to_numpy()
+    if not allow_missing and np.isnan(values).any():
+        i = int(np.flatnonzero(np.isnan(values))[0])
+        raise DataError(f"column {col!r} ({what}) is empty for {_where(labels, i)}.")
+    return values
+
+
+def _check_range(values, col: str, what: str, labels, ok, expected: str):
+    """Raise naming the first value (not NaN) outside ``ok``."""
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isnan(values) & ~ok(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"column {col!r} ({what}) = {values[i]:g} for {_where(labels, i)}: "
+                        f"{expected}.")
+
+
+def _positive_se(values, col, labels, what="standard errors"):
+    _check_range(values, col, what, labels, lambda s: (s > 0) & np.isfinite(s),
+                 "a standard error must be finite and > 0 (a negative or zero SE is an error in "
+                 "the table, not a weight)")
+
+
+def _unique_labels(labels, col: str, group: str = "") -> None:
+    seen: dict[str, int] = {}
+    for i, lab in enumerate(labels):
+        if lab in seen:
+            where = f" in {group}" if group else ""
+            raise DataError(f"study label {lab!r} appears more than once{where} (rows "
+                            f"{seen[lab] + 1} and {i + 1} of column {col!r}); each study needs "
+                            "its own label, or name the right column with `study`.")
+        seen[lab] = i
 
 
 def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: str | None = None,
@@ -78,6 +136,16 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: st
     dict mapping ``(model, source)`` to a list of Estimates in table order; ``source`` is
     ``'cv'`` for pooled folds and ``'reported'`` for a study table.
 
+    Raises
+    ------
+    DataError
+        Naming the column, study and value: a value that is not a number; an R2 outside
+        [0, 1) whose SE must come from Olkin-Finn/Cohen (a negative R2 is accepted with a
+        reported SE; above 1 never); ``n`` not a whole number >= 2, or ``n <= k + 1`` (a fit
+        with at least as many coefficients as rows has R2 = 1 by construction, whatever SE is
+        reported); an SE that is not finite and > 0; a study label used twice in a group; a
+        study with fewer than 2 folds, or a fold R2 outside (0, 1) (no Olkin-Finn SE).
+
     Notes
     -----
     Seed 000's entry points: a reported test R2 and n, or CV fold R2s (first stage). Example:
@@ -86,53 +154,210 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: st
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise DataError("the estimates table is empty or not a table.")
     if study not in frame.columns:
-        raise DataError(f"column {study!r} (study labels) not found; columns are "
+        raise DataError(f"`study`: column {study!r} (study labels) not found; columns are "
                         f"{list(frame.columns)}.")
     pooling = check_choice(pooling, "pooling", ("fixed", "random"))
+    se_method = check_choice(se_method, "se_method", SE_METHODS)
     is_scores = {"fold", "metric"} <= set(frame.columns)
-    out: dict[tuple[str, str], list[Estimate]] = {}
     if is_scores:
-        f = frame[frame["metric"] == metric]
-        if f.empty:
-            raise DataError(f"the Scores table has no rows with metric {metric!r}; metrics are "
-                            f"{sorted(frame['metric'].astype(str).unique())}.")
-        vcol = _pick(f, value, ("value",), "fold value")
-        ncol = _pick(f, n, ("n_test", "n"), "fold size")
-        models = f["model"] if "model" in f.columns else pd.Series("model", index=f.index)
-        for m in pd.unique(models):
-            sub = f[models == m]
-            ests = []
-            for s in pd.unique(sub[study]):
-                g = sub[sub[study] == s]
-                kk = k if isinstance(k, int) else None
-                ests.append(from_folds(g[vcol].to_numpy(float), g[ncol].to_numpy(float),
-                                       pooling=pooling, tau2_method=tau2_method, k=kk,
-                                       metric=metric, se_method=se_method, label=_label(s)))
-            out[(str(m), "cv")] = ests
-        return out
-    vcol = _pick(frame, value, _VALUE_COLS, "estimate")
-    ncol = _pick(frame, n, _N_COLS, "sample size", required=False)
+        return _estimates_from_scores(frame, study, value, n, k, metric, pooling, tau2_method,
+                                      se_method)
+    frame = frame.reset_index(drop=True)
+    labels = [_label(s) for s in frame[study]]
+    vcol = _pick(frame, value, _VALUE_COLS, "estimate", "value")
+    ncol = _pick(frame, n, _N_COLS, "sample size", "n", required=False)
     secol = se if (se is not None and se in frame.columns) else None
     kcol = k if (isinstance(k, str) and k in frame.columns) else None
     if ncol is None and secol is None:
         raise DataError("the estimates table needs a sample-size column (`n`) or an `se` column;"
                         f" got {list(frame.columns)}.")
+    vals = _numbers(frame, vcol, "estimates", labels)
+    ses = _numbers(frame, secol, "standard errors", labels, allow_missing=True) \
+        if secol is not None else np.full(len(frame), np.nan)
+    ns = _numbers(frame, ncol, "sample sizes", labels, allow_missing=secol is not None) \
+        if ncol is not None else np.full(len(frame), np.nan)
+    ks = _numbers(frame, kcol, "predictors", labels, allow_missing=True) \
+        if kcol is not None else np.full(len(frame), float(k) if isinstance(k, int) else np.nan)
+    _check_range(vals, vcol, "estimates", labels, np.isfinite, "an estimate must be finite")
+    _positive_se(ses, secol or "se", labels)
+    _check_range(ses, secol or "se", "standard errors", labels,
+                 lambda a: (a >= _BIG ** -0.5) & (a <= _BIG ** 0.5),
+                 f"a standard error outside [{_BIG ** -0.5:g}, {_BIG ** 0.5:g}] overflows the "
+                 "inverse-variance weights")
+    _check_range(ns, ncol or "n", "sample sizes", labels,
+                 lambda v: (v >= 2) & (v == np.round(v)) & (v <= 1e12),
+                 "a sample size must be a whole number from 2 to 1e12")
+    _check_range(ks, kcol or "k", "predictors", labels,
+                 lambda v: (v >= 1) & (v == np.round(v)) & np.isfinite(v),
+                 "a predictor count must be a whole number >= 1")
+    for i in range(len(frame)):
+        if not (np.isnan(ns[i]) or np.isnan(ks[i])) and ns[i] <= ks[i] + 1:
+            raise DataError(f"{_where(labels, i)}: n = {int(ns[i])} rows cannot support "
+                            f"k = {int(ks[i])} predictors (need n > k + 1; such a fit has R2 = 1 "
+                            "by construction, whatever SE is reported).")
+        if np.isnan(ses[i]) and np.isnan(ns[i]):
+            raise DataError(f"{_where(labels, i)} has neither a sample size (column "
+                            f"{ncol!r}) nor a standard error (column {secol!r}).")
+    if metric == "r2":
+        _check_range(vals, vcol, "R2", labels, lambda v: v <= 1,
+                     "an R2 cannot exceed 1")
+        olkin = np.isnan(ses)
+        _check_range(np.where(olkin, vals, np.nan), vcol, "R2", labels,
+                     lambda v: (v >= 0) & (v < 1),
+                     f"the {se_method} SE needs an R2 in [0, 1) (a squared correlation); give "
+                     "a reported SE in column `se` for a negative test R2")
+    elif np.isnan(ses).any():
+        i = int(np.flatnonzero(np.isnan(ses))[0])
+        raise DataError(f"`metric` {metric!r}: {_where(labels, i)} has no standard error; "
+                        f"only R2 has a closed-form SE from n, so give an `se` column.")
     models = frame["model"] if "model" in frame.columns else pd.Series("model", index=frame.index)
+    out: dict[tuple[str, str], list[Estimate]] = {}
     for m in pd.unique(models):
+        rows = np.flatnonzero((models == m).to_numpy())
+        _unique_labels([labels[i] for i in rows], study,
+                       f"model {_label(m)!r}" if "model" in frame.columns else "")
         ests = []
-        for _, row in frame[models == m].iterrows():
-            kk = int(row[kcol]) if kcol is not None else (k if isinstance(k, int) else None)
-            nn = int(row[ncol]) if ncol is not None else None
-            s = float(row[secol]) if secol is not None and pd.notna(row[secol]) else None
+        for i in rows:
+            kk = None if np.isnan(ks[i]) else int(ks[i])
+            nn = None if np.isnan(ns[i]) else int(ns[i])
+            s = None if np.isnan(ses[i]) else float(ses[i])
             if metric == "r2":
-                e = from_summary(r2=float(row[vcol]), se=s, n=nn, k=kk, se_method=se_method,
-                                 label=_label(row[study]))
+                e = from_summary(r2=float(vals[i]), se=s, n=nn, k=kk, se_method=se_method,
+                                 label=labels[i])
             else:
-                e = from_summary(value=float(row[vcol]), se=s, n=nn, k=kk, metric=metric,
-                                 label=_label(row[study]))
+                e = from_summary(value=float(vals[i]), se=s, n=nn, k=kk, metric=metric,
+                                 label=labels[i])
             ests.append(e)
-        out[(str(m), "reported")] = ests
+        out[(_label(m), "reported")] = ests
     return out
+
+
+def _estimates_from_scores(frame, study, value, n, k, metric, pooling, tau2_method, se_method):
+    f = frame[frame["metric"] == metric].reset_index(drop=True)
+    if f.empty:
+        raise DataError(f"`metric`: the Scores table has no rows with metric {metric!r}; "
+                        f"metrics are {sorted(frame['metric'].astype(str).unique())}.")
+    labels = [_label(s) for s in f[study]]
+    vcol = _pick(f, value, ("value",), "fold value", "value")
+    ncol = _pick(f, n, ("n_test", "n"), "fold size", "n")
+    vals = _numbers(f, vcol, "fold values", labels)
+    sizes = _numbers(f, ncol, "fold sizes", labels)
+    _check_range(vals, vcol, "fold values", labels, np.isfinite, "a fold value must be finite")
+    _check_range(sizes, ncol, "fold sizes", labels,
+                 lambda v: (v >= 2) & (v == np.round(v)) & np.isfinite(v),
+                 "a fold size must be a whole number >= 2")
+    if metric == "r2":
+        _check_range(vals, vcol, "fold R2", labels, lambda v: (v > 0) & (v < 1),
+                     f"a fold R2 needs 0 < R2 < 1 for its {se_method} SE (a fold predicted no "
+                     "better than its mean cannot be weighted)")
+    models = f["model"] if "model" in f.columns else pd.Series("model", index=f.index)
+    kk = k if isinstance(k, int) else None
+    out: dict[tuple[str, str], list[Estimate]] = {}
+    for m in pd.unique(models):
+        in_model = (models == m).to_numpy()
+        ests = []
+        for s in pd.unique(f.loc[in_model, study]):
+            rows = np.flatnonzero(in_model & (f[study] == s).to_numpy())
+            if rows.size < 2:
+                raise DataError(f"study {_label(s)!r} (model {_label(m)!r}) has {rows.size} "
+                                f"fold of metric {metric!r}; pooling folds needs at least 2.")
+            if metric != "r2":
+                raise DataError(f"`metric` {metric!r}: the folds of a Scores table carry no "
+                                "standard errors; only R2 folds have a closed-form SE.")
+            ests.append(from_folds(vals[rows], sizes[rows], pooling=pooling,
+                                   tau2_method=tau2_method, k=kk, metric=metric,
+                                   se_method=se_method, label=_label(s)))
+        out[(_label(m), "cv")] = ests
+    return out
+
+
+def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
+                    variance: str | None = None, se: str | None = None,
+                    label: str | None = None, method: str = "REML", ci: str = "z",
+                    knha_floor: bool = False, pi_dist: str | None = None) -> MetaResult:
+    """Meta-analysis of a table of effects with sampling variances or standard errors.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per study.
+    effect : str, optional
+        Column of effects (default: the first of ``yi``, ``effect``, ``estimate``, ``value``).
+    variance, se : str, optional
+        Column of sampling variances (default ``vi``/``variance``/``var``) or of standard errors
+        (default ``se``/``sei``, used when there is no variance column). Name at most one.
+    label : str, optional
+        Column of study labels (default ``label``/``study``/``author``); repeated labels are
+        allowed and flagged with a :class:`~replikit.errors.ReplikitWarning`.
+    method, ci, knha_floor, pi_dist
+        As :func:`~replikit.replicate.meta_analysis`.
+
+    Returns
+    -------
+    MetaResult
+
+    Raises
+    ------
+    DataError
+        Naming the column, study and value: a cell that is not a number, an effect that is not
+        finite, a variance or SE that is not finite and > 0 (a negative SE is never squared
+        into a valid variance), fewer than 2 studies.
+
+    Notes
+    -----
+    The table form of seed 000's third aim (combination); metafor's ``rma(yi, vi)`` /
+    ``rma(yi, sei=)``. Example: ``meta_from_table(pd.read_csv('dat_bcg.csv'), method='DL')``.
+    """
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        raise DataError("the effects table is empty or not a table.")
+    if variance is not None and se is not None:
+        raise ParameterError(f"name a variance column (`variance` = {variance!r}) or a "
+                             f"standard-error column (`se` = {se!r}), not both.")
+    frame = frame.reset_index(drop=True)
+    ycol = _pick(frame, effect, ("yi", "effect", "estimate", "value"), "effect", "effect")
+    vcol = _pick(frame, variance, ("vi", "variance", "var"), "variances", "variance",
+                 required=False) if se is None else None
+    scol = _pick(frame, se, ("se", "sei"), "standard errors", "se", required=False) \
+        if vcol is None else None
+    if vcol is None and scol is None:
+        raise DataError(f"no sampling-variance column (vi, variance; `variance`) or "
+                        f"standard-error column (se, sei; `se`); got {list(frame.columns)}.")
+    lcol = _pick(frame, label, ("label", "study", "author"), "labels", "label",
+                 required=False)
+    labels = [_label(s) for s in frame[lcol]] if lcol else \
+        [f"Study {i + 1}" for i in range(len(frame))]
+    if len(frame) < 2:
+        raise DataError(f"a meta-analysis needs at least 2 studies; the table has {len(frame)} "
+                        "row.")
+    y = _numbers(frame, ycol, "effects", labels)
+    _check_range(y, ycol, "effects", labels, np.isfinite, "an effect must be finite")
+    _check_range(y, ycol, "effects", labels, lambda a: np.abs(a) <= _BIG,
+                 f"an effect beyond +-{_BIG:g} overflows the weighted sums (rescale it)")
+    if vcol is not None:
+        v = _numbers(frame, vcol, "sampling variances", labels)
+        _check_range(v, vcol, "sampling variances", labels,
+                     lambda s: (s > 0) & np.isfinite(s),
+                     "a sampling variance must be finite and > 0")
+        _check_range(v, vcol, "sampling variances", labels,
+                     lambda s: (s >= 1 / _BIG) & (s <= _BIG),
+                     f"a sampling variance outside [{1 / _BIG:g}, {_BIG:g}] overflows the "
+                     "inverse-variance weights (rescale the effects)")
+        kwargs = {"v": v}
+    else:
+        s = _numbers(frame, scol, "standard errors", labels)
+        _positive_se(s, scol, labels)
+        _check_range(s, scol, "standard errors", labels,
+                     lambda a: (a >= _BIG ** -0.5) & (a <= _BIG ** 0.5),
+                     f"a standard error outside [{_BIG ** -0.5:g}, {_BIG ** 0.5:g}] overflows "
+                     "the inverse-variance weights (rescale the effects)")
+        kwargs = {"se": s}
+    repeated = sorted({lab for lab in labels if labels.count(lab) > 1})
+    if lcol and repeated:
+        shown = ", ".join(repr(r) for r in repeated[:5])
+        warn(f"study labels repeat in column {lcol!r} ({shown}); each row is pooled as its own "
+             "study, and the forest plot shows the label more than once.")
+    return meta_analysis(y, labels=labels, method=method, ci=ci, knha_floor=knha_floor,
+                         pi_dist=pi_dist, **kwargs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,9 +442,13 @@ def analyse_replications(groups: dict, original: str, *, margin: float = 0.05,
     for (model, source), ests in groups.items():
         labels = [e.label for e in ests]
         if str(original) not in labels:
-            raise ParameterError(f"`original`: study {original!r} not found among {labels}.")
+            shown = ", ".join(repr(x) for x in labels[:12]) + (" ..." if len(labels) > 12 else "")
+            raise ParameterError(f"`original`: study {str(original)!r} not found; the studies "
+                                 f"are {shown}.")
         if len(ests) < 2:
-            raise DataError(f"group {model}/{source} needs at least 2 studies; got {len(ests)}.")
+            raise DataError(f"group {model}/{source} needs at least 2 studies (an original and a "
+                            f"replication); got {len(ests)}.")
+        _unique_labels(labels, "label", f"group {model}/{source}")
         orig = ests[labels.index(str(original))]
         for e in ests:
             c = e.confidence_interval()

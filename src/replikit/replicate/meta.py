@@ -367,11 +367,12 @@ class MetaResult:
             lines.append(f"  tau2 = {self.tau2:.4g} (Q-profile 95% CI {self.tau2_ci}), "
                          f"tau = {math.sqrt(self.tau2):.4g}; 95% prediction interval {pi} "
                          f"({self.pi_dist})")
-        h2 = "Q/df" if self.method == "FE" else "tau2-based"
-        lines.append(f"  H2 = {self.h2_tau:.3g} ({h2}, as metafor prints)")
-        lines.append(f"  Q({self.q_df}) = {self.q:.4g}, p = {self.q_pvalue:.3g}; "
-                     f"I2 = {self.i2_q:.1f}% (Q-based), {self.i2_tau:.1f}% (tau2-based); "
-                     f"H2 = {self.h2_q:.3g}")
+        if self.method == "FE":
+            het = f"I2 = {self.i2_q:.1f}%; H2 = {self.h2_q:.3g} (Q/df, as metafor prints)"
+        else:
+            het = (f"I2 = {self.i2_q:.1f}% (Q-based), {self.i2_tau:.1f}% (tau2-based); "
+                   f"H2 = {self.h2_q:.3g} (Q-based), {self.h2_tau:.3g} (tau2-based)")
+        lines.append(f"  Q({self.q_df}) = {self.q:.4g}, p = {self.q_pvalue:.3g}; {het}")
         return "\n".join(lines)
 
 
@@ -395,7 +396,14 @@ def _meta_iv(y, v, se, labels, method, ci, pi_dist):
         raise ParameterError("give exactly one of `v` (sampling variances) or `se` "
                              f"(standard errors); got v={'set' if v is not None else None}, "
                              f"se={'set' if se is not None else None}.")
-    v = np.asarray(v, float) if v is not None else np.asarray(se, float) ** 2
+    if se is not None:
+        se = np.asarray(se, float)
+        bad = np.flatnonzero(~(np.isfinite(se) & (se > 0)))
+        if bad.size:
+            raise DataError(f"standard errors `se` must be finite and > 0 (a negative SE is not "
+                            f"squared into a variance); found {se.ravel()[bad[:5]].tolist()} at "
+                            f"positions {bad[:5].tolist()}.")
+    v = np.asarray(v, float) if v is not None else se ** 2
     if v.shape != y.shape:
         raise DataError(f"`v`/`se` must have the shape of `y` {y.shape}; got {v.shape}.")
     if y.size < 2:
@@ -489,6 +497,10 @@ def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: 
     else:
         i2_tau = 100.0 * tau2 / (tau2 + s2_typ)
         h2_tau = (tau2 + s2_typ) / s2_typ
+    if not all(math.isfinite(x) for x in (q, tau2, mu, se_z, se_out)):
+        raise DataError("the effects and sampling variances are too extreme to combine: the "
+                        "inverse-variance sums overflow (rescale the effects, e.g. to other "
+                        "units).")
     lo, hi = tau2_qprofile_ci(y, v, 0.95)
     return MetaResult(
         estimate=mu, se=se_out, method=method, ci_method=ci, df=df, tau2=tau2,

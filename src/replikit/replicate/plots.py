@@ -15,7 +15,8 @@ from .meta import MetaResult
 
 __all__ = ["forest_plot", "plot_differences", "plot_simulation"]
 
-
+# User text (study labels, column and model names) is drawn with parse_math=False: shown as
+# typed, where a ``$`` would otherwise start matplotlib mathtext (and a lone one fails to parse).
 
 
 def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
@@ -96,7 +97,7 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     ax.text(1.02, k + 1.7, f"Estimate [{lvl}% CI]", transform=trans, ha="left", va="center",
             fontweight="bold")
     for r, lab, a, b, c in zip(rows, result.labels, y, lo, hi, strict=True):
-        ax.text(-0.02, r, str(lab), transform=trans, ha="right", va="center")
+        ax.text(-0.02, r, str(lab), transform=trans, ha="right", va="center", parse_math=False)
         ax.text(1.02, r, f"{fmt.format(a)} [{fmt.format(b)}, {fmt.format(c)}]",
                 transform=trans, ha="left", va="center", family="monospace")
     ax.text(-0.02, 0, result.model_label, transform=trans, ha="right", va="center",
@@ -106,12 +107,13 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     ax.set_yticks([])
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(str(xlabel), parse_math=False)
     note = (f"{result.model_label}: CI {'Knapp-Hartung t' if result.ci_method == 'knha' else 'z'}"
             f"; Q({result.q_df}) = {result.q:.2f}, p = {result.q_pvalue:.3g}; "
             f"I2 = {result.i2_q:.1f}%" + ("" if result.method == "FE"
                                           else f"; tau2 = {result.tau2:.3g}"))
-    ax.set_title(title + "\n" + note if title else note, fontsize=8, loc="left")
+    ax.set_title(str(title) + "\n" + note if title else note, fontsize=8, loc="left",
+                 parse_math=False)
     return ax
 
 
@@ -154,10 +156,10 @@ def plot_differences(table: pd.DataFrame, *, ax=None, bounds: tuple[float, float
     if bounds is not None:
         for b in bounds:
             ax.axvline(b, color="#2e7d32", lw=1, ls="--")
-    ax.set_yticks(pos, [str(s) for s in table[label]])
+    ax.set_yticks(pos, [str(s) for s in table[label]], parse_math=False)
     ax.set_xlabel("difference (replication - original)")
     if title:
-        ax.set_title(title, fontsize=9, loc="left")
+        ax.set_title(str(title), fontsize=9, loc="left", parse_math=False)
     ax.grid(axis="x", alpha=0.3)
     return ax
 
@@ -220,7 +222,7 @@ def plot_simulation(result, *, measure: str = "cv", procedure: str = "inconsiste
                         ls="-" if group == "replication" else "--", marker="o", ms=3,
                         capsize=2, label=f"{'' if stage1 == '-' else stage1 + ' folds, '}"
                                          f"{group}")
-        ax.set_title(m, fontsize=9)
+        ax.set_title(str(m), fontsize=9, parse_math=False)
         ax.set_xlabel("R2 reduction")
         ax.set_ylim(-0.05, 1.05)
         ax.grid(alpha=0.3)
