@@ -312,7 +312,7 @@ class MetaResult:
         ``se`` is the result's standard error (the Knapp-Hartung one with ``ci='knha'``) and
         ``q`` the quantile of ``dist`` (default: the result's ``pi_dist``): ``'z'``, ``'t(k-1)'``
         (metafor's ``predict.rma`` for t-based tests) or ``'t(k-2)'`` (Higgins, Thompson &
-        Spiegelhalter 2009, eq. 12; metafor's ``predtype='Riley'``; with k = 2 the df is floored
+        Spiegelhalter 2009, JRSS A 172; metafor's ``predtype='Riley'``; with k = 2 the df is floored
         at 1, as metafor does).
         """
         level = check_confidence_level(confidence_level)
@@ -449,7 +449,7 @@ def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: 
         Reference distribution of the prediction interval ``mu +- q sqrt(se^2 + tau2)``, with
         the result's ``se`` (Knapp-Hartung with ``ci='knha'``). Default as metafor's
         ``predict.rma``: ``'z'`` with ``ci='z'``, ``'t(k-1)'`` with ``ci='knha'``. ``'t(k-2)'``
-        is Higgins, Thompson & Spiegelhalter (2009, eq. 12) / Riley et al. (2011), metafor's
+        is Higgins, Thompson & Spiegelhalter (2009, JRSS A 172) / Riley et al. (2011), metafor's
         ``predtype='Riley'``. (``'t'`` is accepted as the old spelling of ``'t(k-1)'``.)
 
     Returns
