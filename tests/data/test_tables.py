@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replikit.data import Predictions, Scores
-from replikit.errors import DataError, InputFileError, ParameterTypeError
+from replikit.errors import (
+    DataError,
+    InputFileError,
+    OutputError,
+    OutputExistsError,
+    ParameterTypeError,
+)
 
 
 def scores_frame(n_models=2, n_folds=3):
@@ -224,12 +230,34 @@ def test_writers_never_overwrite_silently(tmp_path):
     s = Scores(scores_frame())
     for name in ("a.csv", "a.parquet"):
         s.write(tmp_path / name)
-        with pytest.raises(InputFileError, match="overwrite=True"):
+        with pytest.raises(OutputExistsError, match="overwrite=True"):
             s.write(tmp_path / name)
+        with pytest.raises(FileExistsError, match="`--out`: .* pass --overwrite"):
+            s.write(tmp_path / name, name="--out", overwrite_option="--overwrite")
         s.write(tmp_path / name, overwrite=True)
+        assert Scores.read(tmp_path / name) == s
+        assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
     s.write(tmp_path / "a.duckdb")
-    with pytest.raises(InputFileError, match="already holds table 'scores'"):
+    with pytest.raises(OutputExistsError, match="already holds table 'scores'"):
         s.write(tmp_path / "a.duckdb")
+
+
+def test_writer_refuses_a_file_that_is_not_duckdb(tmp_path):
+    import sqlite3
+
+    s = Scores(scores_frame())
+    db = tmp_path / "results.db"
+    con = sqlite3.connect(db)
+    con.execute("create table t (x)")
+    con.commit()
+    con.close()
+    before = db.read_bytes()
+    with pytest.raises(OutputError, match="is an SQLite database, not a DuckDB database"):
+        s.write(db, overwrite=True)
+    assert db.read_bytes() == before
+    (tmp_path / "dir.duckdb").mkdir()
+    with pytest.raises(OutputError, match="is a directory"):
+        s.write(tmp_path / "dir.duckdb")
 
 
 def test_read_errors(tmp_path):

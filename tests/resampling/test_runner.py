@@ -120,7 +120,7 @@ def test_store_resumes_and_guards_spec(clf_data, tmp_path):
     assert plain.predictions == again.predictions
     with pytest.raises(StoreError, match="differs in: scheme"):
         run(models(), X, y, store=path, **{**kw, "scheme": "3"})
-    replaced = run(models(), X, y, store=path, overwrite=True, **{**kw, "scheme": "3"})
+    replaced = run(models(), X, y, store=path, clear_store=True, **{**kw, "scheme": "3"})
     assert replaced.provenance["n_resumed"] == 0 and len(replaced.scores) == 2 * 2 * 3
 
 

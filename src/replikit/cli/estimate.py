@@ -19,6 +19,13 @@ from ._common import (
     simulate_app,
 )
 
+ESTIMATE_FLAGS = {"method": "--method", "methods": "--method", "loss": "--loss",
+                  "n_splits": "--folds", "test_size": "--test-size", "rounding": "--rounding",
+                  "n_resamples": "--resamples", "n_repeats": "--repeats", "models": "--model",
+                  "fast": "--generic", "n_jobs": "--n-jobs"}
+ESTIMATE_FILES = ("estimates.csv", "estimates.svg")
+SIMULATION_FILES = ("resampling_table.csv", "resampling_errors.csv", "resampling_densities.svg")
+
 
 def estimate(
     data: DataOpt,
@@ -43,24 +50,47 @@ def estimate(
     table: TableOpt = None,
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Directory for estimates.csv and estimates.svg (a bar chart of the "
+        "estimates).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace estimates.csv and "
+                                            "estimates.svg in --out.")] = False,
 ) -> None:
     """Estimate a model's prediction error by resampling (seed 003, eqs. 3-7, .632, .632+)."""
     from .._models import make_model
+    from .._outputs import check_output_dir
     from ..data.userdata import load_dataset
+    from ..errors import ReplikitError
     from ..resampling.error import estimate_errors
+    from .run import as_flags
 
+    if out is not None:
+        check_output_dir(out, ESTIMATE_FILES, option="--out", overwrite=overwrite)
     dataset = load_dataset(data, target=target, table=table, data_option="--data",
                            target_option="--target")
-    est = make_model(model, dataset.task)
     methods = [m.strip() for m in method.split(",") if m.strip()]
-    info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "
-         f"{dataset.task}.")
-    res = estimate_errors(est, dataset.X, dataset.y, methods=methods, loss=loss,
-                          n_resamples=n_resamples, n_splits=n_splits, n_repeats=n_repeats,
-                          test_size=test_size, rounding=rounding, task=dataset.task,
-                          fast=False if slow else None, random_state=random_state,
-                          n_jobs=n_jobs)
+    try:
+        est = make_model(model, dataset.task)
+        info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "
+             f"{dataset.task}.")
+        res = estimate_errors(est, dataset.X, dataset.y, methods=methods, loss=loss,
+                              n_resamples=n_resamples, n_splits=n_splits, n_repeats=n_repeats,
+                              test_size=test_size, rounding=rounding, task=dataset.task,
+                              fast=False if slow else None, random_state=random_state,
+                              n_jobs=n_jobs)
+    except ReplikitError as exc:
+        raise as_flags(exc, ESTIMATE_FLAGS) from None
     frame = res.to_frame()
+    if out is not None:
+        from .._outputs import write_csv_atomic
+        from .._plotting import save_svg
+        from ..resampling.plots import plot_error_estimates
+
+        write_csv_atomic(out / "estimates.csv", frame)
+        ax = plot_error_estimates(frame.assign(model=model))
+        ax.set_title(f"{model} on {dataset.name} ({res[methods[0]].loss} loss)", fontsize=9)
+        save_svg(ax.figure, out / "estimates.svg")
+        info(f"Wrote estimates.csv and estimates.svg to {out}/")
     emit(str(res), {"model": model, "data": str(data), "estimates": frame})
 
 
@@ -73,20 +103,24 @@ def simulate_resampling_cmd(
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed (the paper used 1).")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the table (CSV), the "
                                              "per-dataset errors and the figure (SVG).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the files in "
+                                            "--out.")] = False,
 ) -> None:
     """Seed 003's experiment: 8 resampling estimators of LDA's error on 1000 null datasets."""
+    from .._outputs import check_output_dir
     from ..resampling.experiment import simulate_resampling
 
+    if out is not None:
+        check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)
     res = simulate_resampling(n_experiments=n_experiments, exact=exact, seed=seed)
     if out is not None:
-        from ..report.figures import svg_from_figure
+        from .._outputs import write_csv_atomic
+        from .._plotting import save_svg
         from ..resampling.plots import plot_experiment_densities
 
-        out.mkdir(parents=True, exist_ok=True)
-        res.table.to_csv(out / "resampling_table.csv", index=False)
-        res.errors.to_csv(out / "resampling_errors.csv", index=False)
-        ax = plot_experiment_densities(res)
-        (out / "resampling_densities.svg").write_text(svg_from_figure(ax.figure))
+        write_csv_atomic(out / "resampling_table.csv", res.table)
+        write_csv_atomic(out / "resampling_errors.csv", res.errors)
+        save_svg(plot_experiment_densities(res).figure, out / "resampling_densities.svg")
         info(f"Wrote {out}/resampling_table.csv, resampling_errors.csv, resampling_densities.svg")
     emit(str(res), {"n_experiments": res.n_experiments, "seed": res.seed, "exact": res.exact,
                     "runtime_seconds": res.runtime_seconds, "table": res.table})

@@ -1,4 +1,10 @@
-"""``replikit run``: fit models under a resampling scheme and write Scores (and Predictions)."""
+"""``replikit run``: fit models under a resampling scheme and write Scores (and Predictions).
+
+Every output is checked before the data are read: ``--out`` and ``--predictions`` must be new
+files (or ``--overwrite``), distinct from each other, from ``--data`` and from ``--store``; the
+store must be a DuckDB file of replikit's own that no other run has open. ``--overwrite``
+replaces output files only; deleting a store's results is ``--clear-store``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,84 @@ from typing import Annotated
 import typer
 
 from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, info, state
+
+BACKENDS = ("serial", "joblib", "dask")
+
+
+def check_table_output(path: Path, option: str, overwrite: bool) -> Path:
+    """An output table path (``--out``, ``--predictions``): a known suffix, and a new file
+    unless ``--overwrite``; an existing DuckDB file must be a DuckDB database not in use (its
+    table is replaced, its other tables are kept)."""
+    from .._outputs import check_output_file
+    from ..data.io import check_duckdb_file, file_format, open_duckdb
+    from ..errors import OutputError
+
+    fmt = file_format(path, name=option)
+    p = check_output_file(path, option=option, overwrite=overwrite)
+    if fmt == "duckdb" and p.exists():
+        check_duckdb_file(p, name=option, error=OutputError)
+        with open_duckdb(p, name=option, read_only=True, error=OutputError):
+            pass
+    return p
+
+
+def choose_backend(backend: str | None, scheduler: str | None, n_jobs: int) -> str:
+    """``--backend`` as given, or implied by ``--scheduler`` (dask) or ``--jobs`` > 1 (joblib);
+    a scheduler with another backend is refused."""
+    from .._validation import check_choice
+    from ..errors import ParameterError
+
+    if backend is not None:
+        backend = check_choice(backend, "--backend", BACKENDS)
+        if scheduler is not None and backend != "dask":
+            raise ParameterError(f"`--scheduler` is a Dask scheduler address; it needs "
+                                 f"`--backend dask` (got --backend {backend}).")
+        return backend
+    if scheduler is not None:
+        info("--scheduler given: running on the Dask backend (--backend dask).")
+        return "dask"
+    if n_jobs > 1:
+        info(f"--jobs {n_jobs}: running in {n_jobs} joblib worker processes (--backend joblib).")
+        return "joblib"
+    return "serial"
+
+
+RUN_FLAGS = {"store": "--store", "clear_store=True": "--clear-store", "metrics": "--metrics",
+             "scheme": "--scheme", "stratify": "--stratify", "client": "--scheduler",
+             "n_jobs": "--jobs", "backend": "--backend"}
+
+
+def as_flags(exc: Exception, flags: dict[str, str]) -> Exception:
+    """The same error with the Python parameter names in backticks (`store`) replaced by the
+    command-line flags (`--store`), so that the message names what the user typed."""
+    text = str(exc)
+    for name, flag in flags.items():
+        text = text.replace(f"`{name}`", f"`{flag}`") if "=" not in name else (
+            text.replace(name, flag))
+    return type(exc)(text)
+
+
+def default_metrics(task: str, y, models: dict, scheme=None) -> str:
+    """r2,mse for a continuous outcome; accuracy,roc_auc for two classes when every model has
+    probabilities; accuracy otherwise (roc_auc is binary only). Under leave-one-out (test sets
+    of one row, where r2 and roc_auc are undefined) those two are left out, and said so."""
+    import pandas as pd
+
+    from ..resampling.schemes import LeaveOneOut
+
+    if task == "regression":
+        chosen = ["r2", "mse"]
+    else:
+        two = pd.Series(y).nunique() == 2
+        proba = all(hasattr(m, "predict_proba") for m in models.values())
+        chosen = ["accuracy", "roc_auc"] if two and proba else ["accuracy"]
+    if isinstance(scheme, LeaveOneOut):
+        dropped = [m for m in chosen if m in ("r2", "roc_auc")]
+        chosen = [m for m in chosen if m not in dropped]
+        if dropped:
+            info(f"note: {', '.join(dropped)} left out of the default metrics: undefined on the "
+                 "one-row test sets of leave-one-out.")
+    return ",".join(chosen)
 
 
 def run_command(
@@ -23,31 +107,53 @@ def run_command(
     scheme: Annotated[str, typer.Option("--scheme", help="10x10 | 5x2 | loo | bootstrap:200 | "
                                         "holdout:0.33x200 | resub | loso")] = "10x10",
     metrics: Annotated[str | None, typer.Option(
-        "--metrics", help="Comma-separated metrics (default: r2,mse or accuracy,roc_auc).")] = None,
+        "--metrics", help="Comma-separated metrics (default: r2,mse; accuracy,roc_auc for two "
+        "classes; accuracy for more).")] = None,
     study: StudyOpt = None,
     table: TableOpt = None,
     stratify: Annotated[bool, typer.Option("--stratify", help="Stratified splits.")] = False,
-    store: Annotated[Path | None, typer.Option("--store", help="DuckDB file: commit each task, "
-                                               "resume on re-run.")] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a store holding a "
-                                            "different run, and existing output files.")] = False,
+    store: Annotated[Path | None, typer.Option(
+        "--store", help="DuckDB file of replikit's own: commit each task, resume on re-run.")]
+    = None,
+    clear_store: Annotated[bool, typer.Option(
+        "--clear-store", help="Delete the results in --store (replikit's tables only) and start "
+        "afresh.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace existing --out and "
+                                            "--predictions files.")] = False,
     out: Annotated[Path, typer.Option("--out", help="Scores output (.csv, .parquet, .duckdb).")]
     = Path("scores.parquet"),
     predictions: Annotated[Path | None, typer.Option(
         "--predictions", help="Also write predictions to this file.")] = None,
-    backend: Annotated[str, typer.Option("--backend", help="serial | joblib | dask")] = "serial",
+    backend: Annotated[str | None, typer.Option(
+        "--backend", help="serial | joblib | dask (default: serial; dask with --scheduler, "
+        "joblib with --jobs > 1).")] = None,
     scheduler: Annotated[str | None, typer.Option(
-        "--scheduler", help="Dask scheduler address (with --backend dask).")] = None,
+        "--scheduler", help="Dask scheduler address (implies --backend dask).")] = None,
     n_jobs: Annotated[int, typer.Option("--jobs", "--n-jobs", "-j", min=1,
                                         help="Worker processes.")] = 1,
     random_state: RandomStateOpt = 0,
 ) -> None:
     """Fit MODELS on every split of SCHEME and write one Scores row per split and metric."""
     from .._models import make_models, models_from_options
+    from .._outputs import check_distinct
     from ..data.userdata import load_dataset
-    from ..errors import ParameterError
-    from ..resampling.runner import run
+    from ..errors import ParameterError, ReplikitError
+    from ..resampling._store import check_store
+    from ..resampling.runner import connect_scheduler, run
     from ..resampling.schemes import parse_scheme
+
+    # every output, the store and the flags first: a refusal costs the user nothing
+    backend = choose_backend(backend, scheduler, n_jobs)
+    check_distinct({"--data": data, "--out": out, "--predictions": predictions,
+                    "--store": store})
+    check_table_output(out, "--out", overwrite)
+    if predictions is not None:
+        check_table_output(predictions, "--predictions", overwrite)
+    if store is not None:
+        check_store(store, option="--store", clear=clear_store, clear_option="--clear-store")
+    elif clear_store:
+        raise ParameterError("`--clear-store` needs `--store` (the store to clear).")
+    sch = parse_scheme(scheme, stratify=stratify, option="--scheme")
 
     ds = load_dataset(data, target=target, study=None if scheme.lower() == "loso" else study,
                       table=table, data_option="--data", target_option="--target",
@@ -62,18 +168,27 @@ def run_command(
     if not chosen:
         chosen = make_models("lr,dummy", ds.task)
     if metrics is None:
-        metrics = "r2,mse" if ds.task == "regression" else "accuracy,roc_auc"
-    sch = parse_scheme(scheme, stratify=stratify)
+        metrics = default_metrics(ds.task, ds.y, chosen, sch)
+    client = connect_scheduler(scheduler, option="--scheduler") if scheduler else None
     info(f"Running {', '.join(chosen)} under {scheme} (every split seeded from --seed "
-         f"{random_state}) on {len(ds.y):,} rows.")
-    res = run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics,
-              study=None if groups is not None else ds.study, groups=groups, backend=backend,
-              n_jobs=n_jobs, client=scheduler, store=store, overwrite=overwrite,
-              random_state=random_state, return_predictions=predictions is not None,
-              progress=state.progress)
-    written = {"scores": str(res.scores.write(out, overwrite=overwrite))}
+         f"{random_state}) on {len(ds.y):,} rows; metrics {metrics}.")
+    try:
+        res = run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics,
+                  study=None if groups is not None else ds.study, groups=groups,
+                  backend=backend, n_jobs=n_jobs, client=client, store=store,
+                  clear_store=clear_store, random_state=random_state,
+                  return_predictions=predictions is not None, progress=state.progress)
+    except ReplikitError as exc:  # name the flags, not the Python parameters
+        raise as_flags(exc, RUN_FLAGS) from None
+    finally:
+        if client is not None:
+            client.close()
+    written = {"scores": str(res.scores.write(out, overwrite=overwrite, name="--out",
+                                              overwrite_option="--overwrite"))}
     if predictions is not None:
-        written["predictions"] = str(res.predictions.write(predictions, overwrite=overwrite))
+        written["predictions"] = str(res.predictions.write(
+            predictions, overwrite=overwrite, name="--predictions",
+            overwrite_option="--overwrite"))
     summary = res.summary()
     emit(summary.to_string(index=False) + f"\n\nScores written to {written['scores']}",
          {"written": written, "summary": summary, "provenance": res.provenance})

@@ -7,14 +7,17 @@ existing file or table unless ``overwrite=True``.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import DataError, InputFileError, ParameterError
 
-__all__ = ["read_frame", "write_frame", "file_format", "quote_identifier"]
+__all__ = ["read_frame", "write_frame", "file_format", "quote_identifier", "file_signature",
+           "check_duckdb_file", "open_duckdb", "connect_duckdb"]
 
 _FORMATS = {
     ".csv": "csv",
@@ -132,32 +135,52 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
 
 
 def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | None = None,
-                overwrite: bool = False, name: str = "path") -> Path:
+                overwrite: bool = False, name: str = "path",
+                overwrite_option: str | None = "overwrite=True") -> Path:
     """Write ``frame`` to CSV, Parquet or a DuckDB table (by suffix of ``path``).
 
     Refuses to replace an existing file (CSV/Parquet) or table (DuckDB) unless ``overwrite``.
-    Other tables in a DuckDB file are left untouched.
+    Other tables in a DuckDB file are left untouched; a file with a DuckDB suffix that is not a
+    DuckDB database (an SQLite ``.db``, say) is refused, never opened. CSV and Parquet files are
+    written through a temporary file and renamed, so an interrupted write leaves no half file.
+
+    Parameters
+    ----------
+    name : str
+        The parameter or flag named in messages (``'--out'``).
+    overwrite_option : str or None
+        How the caller says ``overwrite`` (``'--overwrite'`` on the command line).
+
+    Raises
+    ------
+    OutputExistsError
+        The file or table exists and ``overwrite`` is false.
+    OutputError
+        The path cannot be written (a directory, no permission, not a DuckDB file, in use).
     """
+    from .._outputs import check_output_file, replace_hint, write_text_atomic
+    from ..errors import OutputError, OutputExistsError
+
     p = Path(path)
     fmt = file_format(p, name=name)
-    p.parent.mkdir(parents=True, exist_ok=True)
     if fmt in ("csv", "tsv", "parquet"):
-        if p.exists() and not overwrite:
-            raise InputFileError(f"`{name}`: {str(p)!r} exists; pass overwrite=True to replace it.")
+        check_output_file(p, option=name, overwrite=overwrite, overwrite_option=overwrite_option)
         if fmt == "parquet":
-            frame.to_parquet(p, index=False)
+            _write_parquet_atomic(frame, p)
         else:
-            frame.to_csv(p, index=False, sep="\t" if fmt == "tsv" else ",")
+            write_text_atomic(p, frame.to_csv(index=False, sep="\t" if fmt == "tsv" else ","))
         return p
-    import duckdb
-
     table = table or "data"
-    with duckdb.connect(str(p)) as con:
+    if p.exists():
+        check_duckdb_file(p, name=name, error=OutputError)
+    else:
+        check_output_file(p, option=name)
+    with open_duckdb(p, name=name, error=OutputError) as con:
         exists = table in _duckdb_tables(con)
         if exists and not overwrite:
-            raise InputFileError(
-                f"`table`: {str(p)!r} already holds table {table!r}; pass overwrite=True to replace it."
-            )
+            raise OutputExistsError(
+                f"`{name}`: {str(p)!r} already holds table {table!r}; "
+                f"{replace_hint(overwrite_option)}.")
         con.register("_replikit_frame", frame)
         try:
             con.execute(
@@ -166,3 +189,119 @@ def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | No
         finally:
             con.unregister("_replikit_frame")
     return p
+
+
+def _write_parquet_atomic(frame: pd.DataFrame, p: Path) -> None:
+    import tempfile
+
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    os.close(fd)
+    try:
+        frame.to_parquet(tmp, index=False)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------------------------
+# DuckDB files: recognised by their magic bytes before DuckDB opens them
+# --------------------------------------------------------------------------------------------
+
+_SIGNATURES = (
+    (0, b"SQLite format 3\x00", "an SQLite database"),
+    (0, b"PAR1", "a Parquet file"),
+    (0, b"PK\x03\x04", "a ZIP archive (an Excel workbook?)"),
+    (0, b"\x1f\x8b", "a gzip file"),
+)
+
+
+def file_signature(path: str | os.PathLike) -> str:
+    """What the first bytes of an existing file say it is: ``'duckdb'``, ``'empty'``, or a
+    phrase such as ``'an SQLite database'`` / ``'not a DuckDB database'``.
+
+    A DuckDB database file carries the magic ``DUCK`` at byte 8 of its header.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(16)
+    if not head:
+        return "empty"
+    if head[8:12] == b"DUCK":
+        return "duckdb"
+    for offset, magic, what in _SIGNATURES:
+        if head[offset:offset + len(magic)] == magic:
+            return what
+    try:
+        head.decode("utf-8")
+        return "a text file"
+    except UnicodeDecodeError:
+        return "not a DuckDB database"
+
+
+def check_duckdb_file(path: str | os.PathLike, *, name: str = "path",
+                      error: type[Exception] = InputFileError) -> Path:
+    """Refuse, with ``error`` naming ``name``, an existing path that is not a DuckDB database
+    (checked from its magic bytes, so DuckDB never tries to load an extension to read it)."""
+    p = Path(path)
+    if p.is_dir():
+        raise error(f"`{name}`: {str(p)!r} is a directory; expected a DuckDB file.")
+    try:
+        kind = file_signature(p)
+    except PermissionError:
+        raise error(f"`{name}`: {str(p)!r} cannot be read (permission denied).") from None
+    if kind == "empty":
+        raise error(f"`{name}`: {str(p)!r} is an empty file, not a DuckDB database; remove it "
+                    "or name a new path.")
+    if kind != "duckdb":
+        raise error(f"`{name}`: {str(p)!r} is {kind}, not a DuckDB database; replikit opens "
+                    "only DuckDB files (name a new path, or one ending in .csv or .parquet).")
+    return p
+
+
+@contextlib.contextmanager
+def open_duckdb(path: str | os.PathLike, *, name: str = "path", read_only: bool = False,
+                error: type[Exception] = InputFileError) -> Iterator:
+    """``with open_duckdb(path, name=..., read_only=...) as con``: a DuckDB connection with
+    extension auto-loading off, whose failures (file in use by another process, newer storage
+    format, no permission) become one clear ``error`` naming ``name``."""
+    con = connect_duckdb(path, name=name, read_only=read_only, error=error)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def connect_duckdb(path: str | os.PathLike, *, name: str = "path", read_only: bool = False,
+                   error: type[Exception] = InputFileError):
+    """Open a DuckDB file (see :class:`open_duckdb`); the caller closes the connection."""
+    import duckdb
+
+    p = Path(path)
+    config = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+    try:
+        return duckdb.connect(str(p), read_only=read_only, config=config)
+    except duckdb.Error as exc:
+        raise error(duckdb_problem(exc, p, name)) from None
+
+
+def duckdb_problem(exc: Exception, path: Path, name: str) -> str:
+    """One line for a DuckDB error on opening ``path``."""
+    import re
+
+    text = " ".join(str(exc).split())
+    if "lock" in text.lower():
+        pid = re.search(r"PID (\d+)", text)
+        who = f"another process (PID {pid.group(1)})" if pid else "another process"
+        return (f"`{name}`: {str(path)!r} is in use by {who}, e.g. another replikit run; wait "
+                "for it to finish or use another file.")
+    if "permission" in text.lower() or "read-only" in text.lower() or "read only" in text.lower():
+        return f"`{name}`: cannot open {str(path)!r} for writing (permission denied)."
+    if "version" in text.lower():
+        return (f"`{name}`: {str(path)!r} was written by another DuckDB version and cannot be "
+                f"opened here ({text[:200]}).")
+    return f"`{name}`: cannot open {str(path)!r} as a DuckDB database: {text[:300]}"

@@ -232,9 +232,16 @@ class _Table:
         return cls(frame)
 
     def write(self, path: str | os.PathLike, *, table: str | None = None,
-              overwrite: bool = False) -> Path:
-        """Write to CSV, Parquet or a DuckDB table (default name: ``scores``/``predictions``)."""
-        return write_frame(self._frame, path, table=table or self.NAME.lower(), overwrite=overwrite)
+              overwrite: bool = False, name: str = "path",
+              overwrite_option: str | None = "overwrite=True") -> Path:
+        """Write to CSV, Parquet or a DuckDB table (default name: ``scores``/``predictions``).
+
+        An existing file (CSV/Parquet) or table (DuckDB) is replaced only with ``overwrite``;
+        messages name ``name`` and ``overwrite_option`` (the command line passes its flags).
+        See :func:`replikit.data.io.write_frame`.
+        """
+        return write_frame(self._frame, path, table=table or self.NAME.lower(),
+                           overwrite=overwrite, name=name, overwrite_option=overwrite_option)
 
 
 class Scores(_Table):

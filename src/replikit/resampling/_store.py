@@ -1,72 +1,210 @@
 """A resumable DuckDB store of finished runner tasks.
 
-Layout: ``replikit_runs(spec_hash, spec)``, ``replikit_tasks(task_id)``, ``replikit_scores``
-and ``replikit_predictions`` (long tables keyed by ``task_id``). Each finished task is written in
-its own transaction, so an interrupted run loses only the tasks in flight. A store holds one run
-specification; opening it with another is a :class:`~replikit.errors.StoreError` unless
-``overwrite=True`` (which drops the stored results).
+A store is replikit's own file. Layout (store format 2):
+
+- ``replikit_meta(key, value)``: ``format`` = ``'2'``;
+- ``replikit_runs(spec_hash, spec)``: the one run specification the store holds;
+- ``replikit_tasks(model, study, repeat, fold)``: one row per finished task, the four key
+  columns together the primary key — structured, so no label can make two tasks collide
+  (format 1 joined them into one ``model|study|repeat|fold`` string, where a model ``m|a`` in
+  study ``b`` and a model ``m`` in study ``a|b`` were one task);
+- ``replikit_scores`` and ``replikit_predictions``: the long tables, with the same key columns.
+
+Each finished task is written in its own transaction, so an interrupted run (even by SIGKILL)
+loses only the tasks in flight. Opening a store checks, before DuckDB touches the file, that it
+is a DuckDB database (magic bytes: an SQLite ``results.db`` is refused, never handed to DuckDB,
+which would try to load an extension), that it holds no table replikit did not write (a user's
+database is never written into) and that no other process has it open (DuckDB's file lock: the
+second of two concurrent runs is refused with one line). A store holding another run
+specification is a :class:`~replikit.errors.StoreError` unless ``clear=True``, which deletes the
+stored results — and only replikit's tables.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..data.io import check_duckdb_file, connect_duckdb
 from ..errors import StoreError
 
-__all__ = ["TaskStore"]
+__all__ = ["TaskStore", "check_store", "STORE_TABLES", "STORE_FORMAT"]
+
+STORE_FORMAT = "2"
+STORE_TABLES = ("replikit_meta", "replikit_runs", "replikit_tasks", "replikit_scores",
+                "replikit_predictions")
+_KEY = ("model", "study", "repeat", "fold")
 
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS replikit_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS replikit_runs (spec_hash VARCHAR PRIMARY KEY, spec VARCHAR);
-CREATE TABLE IF NOT EXISTS replikit_tasks (task_id VARCHAR PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS replikit_tasks (
+    model VARCHAR, study VARCHAR, "repeat" BIGINT, fold BIGINT,
+    PRIMARY KEY (model, study, "repeat", fold));
 CREATE TABLE IF NOT EXISTS replikit_scores (
-    task_id VARCHAR, study VARCHAR, model VARCHAR, "repeat" BIGINT, fold BIGINT,
+    study VARCHAR, model VARCHAR, "repeat" BIGINT, fold BIGINT,
     metric VARCHAR, value DOUBLE, n_train BIGINT, n_test BIGINT);
 CREATE TABLE IF NOT EXISTS replikit_predictions (
-    task_id VARCHAR, study VARCHAR, model VARCHAR, "repeat" BIGINT, fold BIGINT, "row" BIGINT,
+    study VARCHAR, model VARCHAR, "repeat" BIGINT, fold BIGINT, "row" BIGINT,
     y_true VARCHAR, y_pred VARCHAR, proba VARCHAR);
 """
 
 
-class TaskStore:
-    def __init__(self, path, spec: dict, spec_hash: str, *, overwrite: bool = False) -> None:
-        import duckdb
+def _tables(con) -> list[str]:
+    rows = con.execute("SELECT table_schema, table_name FROM information_schema.tables "
+                       "WHERE table_catalog = current_database()").fetchall()
+    return [name if schema == "main" else f"{schema}.{name}" for schema, name in rows]
 
-        self.path = Path(path)
+
+def _clear_hint(clear_option: str) -> str:
+    return f"name a new store path, or clear this one ({clear_option})"
+
+
+def _inspect(con, path: Path, option: str, clear_option: str) -> str:
+    """'new', 'current' or 'old' (format 1); refuse a file holding other tables."""
+    tables = _tables(con)
+    foreign = [t for t in tables if t not in STORE_TABLES]
+    if foreign:
+        shown = ", ".join(map(repr, foreign[:5])) + (" ..." if len(foreign) > 5 else "")
+        raise StoreError(
+            f"`{option}`: {str(path)!r} holds tables replikit did not write ({shown}); a store "
+            "must be a file of replikit's own, so a database of yours is never written into — "
+            "name a new path, e.g. runs.duckdb.")
+    if not tables:
+        return "new"
+    if "replikit_meta" not in tables:
+        return "old"
+    row = con.execute("SELECT value FROM replikit_meta WHERE key = 'format'").fetchone()
+    if row is None or row[0] != STORE_FORMAT:
+        found = "?" if row is None else row[0]
+        raise StoreError(f"`{option}`: {str(path)!r} has store format {found}; this replikit "
+                         f"reads format {STORE_FORMAT}; {_clear_hint(clear_option)}.")
+    return "current"
+
+
+def _old_format_error(path: Path, option: str, clear_option: str) -> StoreError:
+    return StoreError(
+        f"`{option}`: {str(path)!r} was written by an older replikit (store format 1, whose "
+        "joined task ids could confuse labels containing '|'); its results cannot be resumed "
+        f"safely — {_clear_hint(clear_option)}.")
+
+
+def _check_path(path: Path, option: str) -> None:
+    if path.is_dir():
+        raise StoreError(f"`{option}`: {str(path)!r} is a directory; a store is a DuckDB file "
+                         "(e.g. runs.duckdb).")
+    if path.exists():
+        check_duckdb_file(path, name=option, error=StoreError)
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise StoreError(f"`{option}`: store {str(path)!r} is not writable (permission "
+                             "denied).")
+        return
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise StoreError(f"`{option}`: cannot create {str(path)!r}: {str(probe)!r} is a file, "
+                         "not a directory.")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise StoreError(f"`{option}`: cannot create {str(path)!r}: directory {str(probe)!r} "
+                         "is not writable.")
+
+
+def check_store(path, *, option: str = "store", clear: bool = False,
+                clear_option: str = "clear_store=True") -> Path:
+    """Check, before any work, that ``path`` can be used as a store.
+
+    A new path needs a writable directory; an existing one must be a DuckDB file holding only
+    replikit's tables, not in use by another process, and (without ``clear``) of the current
+    store format. Nothing is written.
+
+    Raises
+    ------
+    StoreError
+        With one line naming ``option``.
+    """
+    p = Path(path).expanduser()
+    _check_path(p, option)
+    if not p.exists():
+        return p
+    con = connect_duckdb(p, name=option, read_only=True, error=StoreError)
+    try:
+        kind = _inspect(con, p, option, clear_option)
+    finally:
+        con.close()
+    if kind == "old" and not clear:
+        raise _old_format_error(p, option, clear_option)
+    return p
+
+
+class TaskStore:
+    """The open store of one run (see the module docstring)."""
+
+    def __init__(self, path, spec: dict, spec_hash: str, *, clear: bool = False,
+                 option: str = "store", clear_option: str = "clear_store=True") -> None:
+        self.path = Path(path).expanduser()
+        _check_path(self.path, option)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = duckdb.connect(str(self.path))
-        self.con.execute(_SCHEMA)
-        stored = self.con.execute("SELECT spec_hash, spec FROM replikit_runs").fetchall()
+        self.con = connect_duckdb(self.path, name=option, error=StoreError)
+        try:
+            self._open(spec, spec_hash, clear, option, clear_option)
+        except BaseException:
+            self.con.close()
+            raise
+
+    def _open(self, spec, spec_hash, clear, option, clear_option) -> None:
+        con = self.con
+        kind = _inspect(con, self.path, option, clear_option)
+        if kind == "old":
+            if not clear:
+                raise _old_format_error(self.path, option, clear_option)
+            for table in STORE_TABLES:
+                con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute("BEGIN TRANSACTION")
+        con.execute(_SCHEMA)
+        con.execute("INSERT OR IGNORE INTO replikit_meta VALUES ('format', ?)", [STORE_FORMAT])
+        con.execute("COMMIT")
+        stored = con.execute("SELECT spec_hash, spec FROM replikit_runs").fetchall()
         if stored and stored[0][0] != spec_hash:
-            if not overwrite:
+            if not clear:
                 old = json.loads(stored[0][1])
                 diff = sorted(k for k in set(old) | set(spec) if old.get(k) != spec.get(k))
-                self.con.close()
                 raise StoreError(
-                    f"`store`: {str(path)!r} holds results of a different run specification "
-                    f"(differs in: {', '.join(diff)}); use another store or overwrite=True."
-                )
-            for table in ("replikit_runs", "replikit_tasks", "replikit_scores",
-                          "replikit_predictions"):
-                self.con.execute(f"DELETE FROM {table}")
+                    f"`{option}`: {str(self.path)!r} holds results of a different run "
+                    f"specification (differs in: {', '.join(diff)}); "
+                    f"{_clear_hint(clear_option)}.")
             stored = []
         if not stored:
-            self.con.execute("INSERT INTO replikit_runs VALUES (?, ?)",
-                             [spec_hash, json.dumps(spec, sort_keys=True, default=str)])
+            con.execute("BEGIN TRANSACTION")
+            for table in ("replikit_runs", "replikit_tasks", "replikit_scores",
+                          "replikit_predictions"):
+                con.execute(f"DELETE FROM {table}")
+            con.execute("INSERT INTO replikit_runs VALUES (?, ?)",
+                        [spec_hash, json.dumps(spec, sort_keys=True, default=str)])
+            con.execute("COMMIT")
+        elif clear:
+            con.execute("BEGIN TRANSACTION")
+            for table in ("replikit_tasks", "replikit_scores", "replikit_predictions"):
+                con.execute(f"DELETE FROM {table}")
+            con.execute("COMMIT")
 
-    def done(self) -> set[str]:
-        return {r[0] for r in self.con.execute("SELECT task_id FROM replikit_tasks").fetchall()}
+    def done(self) -> set[tuple]:
+        """Keys ``(model, study, repeat, fold)`` of the finished tasks."""
+        rows = self.con.execute('SELECT model, study, "repeat", fold FROM replikit_tasks')
+        return {(m, s, int(r), int(f)) for m, s, r, f in rows.fetchall()}
 
-    def commit(self, task_id: str, scores: pd.DataFrame, predictions: pd.DataFrame | None) -> None:
-        """Write one finished task atomically."""
+    def commit(self, key: tuple, scores: pd.DataFrame, predictions: pd.DataFrame | None) -> None:
+        """Write one finished task (key ``(model, study, repeat, fold)``) atomically."""
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            s = scores.assign(task_id=task_id)[["task_id", "study", "model", "repeat", "fold",
-                                                "metric", "value", "n_train", "n_test"]]
+            s = scores[["study", "model", "repeat", "fold", "metric", "value", "n_train",
+                        "n_test"]]
             con.register("_s", s)
             con.execute("INSERT INTO replikit_scores SELECT * FROM _s")
             con.unregister("_s")
@@ -76,7 +214,7 @@ class TaskStore:
                                      "values": predictions[proba_cols].to_numpy().tolist()})
                          if proba_cols else None)
                 p = pd.DataFrame({
-                    "task_id": task_id, "study": predictions["study"].astype(str),
+                    "study": predictions["study"].astype(str),
                     "model": predictions["model"].astype(str), "repeat": predictions["repeat"],
                     "fold": predictions["fold"], "row": predictions["row"],
                     "y_true": [json.dumps(_py(v)) for v in predictions["y_true"]],
@@ -86,26 +224,26 @@ class TaskStore:
                 con.register("_p", p)
                 con.execute("INSERT INTO replikit_predictions SELECT * FROM _p")
                 con.unregister("_p")
-            con.execute("INSERT INTO replikit_tasks VALUES (?)", [task_id])
+            con.execute("INSERT INTO replikit_tasks VALUES (?, ?, ?, ?)",
+                        [key[0], key[1], int(key[2]), int(key[3])])
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
 
-    def load(self, task_ids: list[str], with_predictions: bool):
-        """Scores and predictions of ``task_ids`` as ``{task_id: (scores, predictions)}``."""
+    def load(self, keys: list[tuple], with_predictions: bool) -> dict:
+        """Scores and predictions of the tasks ``keys`` as ``{key: (scores, predictions)}``."""
         out = {}
         scores = self.con.execute("SELECT * FROM replikit_scores").df()
-        by_task_s = dict(tuple(scores.groupby("task_id", sort=False)))
+        by_task_s = _groups(scores)
         by_task_p = {}
         if with_predictions:
-            preds = self.con.execute("SELECT * FROM replikit_predictions").df()
-            by_task_p = dict(tuple(preds.groupby("task_id", sort=False)))
-        for tid in task_ids:
-            s = by_task_s[tid].drop(columns="task_id").reset_index(drop=True)
+            by_task_p = _groups(self.con.execute("SELECT * FROM replikit_predictions").df())
+        for key in keys:
+            s = by_task_s[key].reset_index(drop=True)
             p = None
-            if with_predictions and tid in by_task_p:
-                raw = by_task_p[tid].reset_index(drop=True)
+            if with_predictions and key in by_task_p:
+                raw = by_task_p[key].reset_index(drop=True)
                 p = pd.DataFrame({c: raw[c] for c in ("study", "model", "repeat", "fold", "row")})
                 p["y_true"] = [json.loads(v) for v in raw["y_true"]]
                 p["y_pred"] = [json.loads(v) for v in raw["y_pred"]]
@@ -115,12 +253,20 @@ class TaskStore:
                     values = np.asarray(block["values"], float)
                     for j, c in enumerate(block["columns"]):
                         p[c] = values[:, j]
-            out[tid] = (s, p)
+            out[key] = (s, p)
         return out
 
     def close(self) -> None:
         self.con.close()
 
 
+def _groups(frame: pd.DataFrame) -> dict:
+    if frame.empty:
+        return {}
+    idx = frame.groupby(list(_KEY), sort=False).indices
+    return {(m, s, int(r), int(f)): frame.iloc[rows] for (m, s, r, f), rows in idx.items()}
+
+
 def _py(v):
     return v.item() if isinstance(v, np.generic) else v
+

@@ -23,9 +23,10 @@ import pandas as pd
 
 from .. import __version__
 from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
-from .._validation import check_choice
+from .._threads import single_blas, worker_limits
+from .._validation import check_choice, check_int
 from ..data.tables import Predictions, Scores
-from ..errors import DataError, ParameterError, ParameterTypeError
+from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitError
 from .metrics import check_metrics, compute_metric, needs_proba
 from .schemes import Scheme, as_scheme
 
@@ -62,13 +63,25 @@ class RunResult:
 
 @dataclass(frozen=True)
 class _Task:
-    task_id: str
     model: str
     study: str
     repeat: int
     fold: int
     train: np.ndarray
     test: np.ndarray
+
+    @property
+    def key(self) -> tuple:
+        """``(model, study, repeat, fold)``: a structured key, so that no label can make two
+        tasks collide (a joined ``'m|a|b|0|0'`` string was both model ``m|a`` in study ``b`` and
+        model ``m`` in study ``a|b``)."""
+        return (self.model, self.study, self.repeat, self.fold)
+
+    @property
+    def token(self) -> str:
+        """A hash of the key as a JSON list, for names that must be strings (Dask keys)."""
+        text = json.dumps(list(self.key), ensure_ascii=True)
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def _run_iv(models, X, y, study, groups, backend, metrics, scheme):
@@ -103,7 +116,8 @@ def _run_iv(models, X, y, study, groups, backend, metrics, scheme):
     is_clf = any(getattr(est, "_estimator_type", None) == "classifier"
                  or _is_classifier(est) for est in models.values())
     metrics = check_metrics(metrics, None if is_clf else "regression")
-    return models, X, Xa, ya, sa, ga, backend, metrics, scheme
+    _check_metrics_fit(metrics, models, ya, is_clf)
+    return models, X, Xa, ya, sa, ga, backend, metrics, scheme, is_clf
 
 
 def _is_classifier(est) -> bool:
@@ -136,29 +150,122 @@ def _model_params(est) -> str:
         return repr(est)
 
 
-def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root) -> list[_Task]:
+def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root, metrics=(),
+                is_clf: bool = False) -> list[_Task]:
     tasks = []
     studies = ["all"] if sa is None else [str(v) for v in pd.unique(sa)]
+    check = _SplitCheck(ya, metrics, is_clf)
     for s in studies:
         rows = np.arange(len(Xa)) if sa is None else np.flatnonzero(sa == s)
+        where = "" if sa is None else f"study {s!r} ({len(rows)} rows): "
         y_s = ya[rows]
         g_s = None if ga is None else ga[rows]
         if g_s is None and sa is not None and type(scheme).__name__ == "LeaveOneStudyOut":
             raise ParameterError("`scheme`: leave-one-study-out runs across studies; pass the "
                                  "labels as `groups`, not `study`.")
+        check.study(y_s, where)
         split_rng = np.random.default_rng(task_seed_sequence(root, ("split", s)))
         try:
             splits = list(scheme.iter_splits(Xa[rows], y_s, g_s, random_state=split_rng))
         except DataError as exc:
-            if sa is None:
-                raise
-            raise DataError(f"study {s!r} ({len(rows)} rows): {exc}") from None
+            raise DataError(f"`scheme`: {where}{exc}") from None
         for sp in splits:
             train, test = rows[sp.train], rows[sp.test]
+            check.split(train, test, f"{where}repeat {sp.repeat}, fold {sp.fold}")
             for name in models:
-                tid = f"{name}|{s}|{sp.repeat}|{sp.fold}"
-                tasks.append(_Task(tid, name, s, sp.repeat, sp.fold, train, test))
+                tasks.append(_Task(name, s, int(sp.repeat), int(sp.fold), train, test))
     return tasks
+
+
+_NUMERIC_METRICS = ("r2", "r2_corr", "mse", "rmse", "mae")
+
+
+class _SplitCheck:
+    """Pre-flight checks of the splits against the models and metrics, before any fit: a
+    classifier needs two classes in every training set; ``r2``/``r2_corr`` need test outcomes
+    that are not all equal (never true for one-row test sets); ``roc_auc`` needs both classes
+    in every test set."""
+
+    def __init__(self, ya, metrics, is_clf: bool) -> None:
+        self.is_clf = is_clf
+        self.varying = [m for m in metrics if m in ("r2", "r2_corr")]
+        self.auc = "roc_auc" in metrics
+        self.codes = None
+        if is_clf or self.auc:
+            self.classes, self.codes = np.unique(ya.astype(str) if ya.dtype == object else ya,
+                                                 return_inverse=True)
+        self.ya = ya
+
+    def study(self, y_s, where: str) -> None:
+        if self.is_clf:
+            values = pd.unique(y_s)
+            if len(values) < 2:
+                raise DataError(f"{where or '`y`: '}every row has the same class "
+                                f"({_show(values[0])}); a classifier needs at least two classes"
+                                + (" — drop this study or pool it with others."
+                                   if where else "."))
+
+    def split(self, train, test, where: str) -> None:
+        if self.is_clf:
+            present = np.bincount(self.codes[train], minlength=len(self.classes)) > 0
+            if present.sum() < 2:
+                only = _show(self.classes[np.flatnonzero(present)[0]])
+                raise DataError(f"`scheme`: {where} trains on one class only ({only}); use "
+                                "stratified splits (`stratify`), fewer folds, or more rows.")
+        if self.varying:
+            yt = self.ya[test]
+            if len(yt) < 2 or np.all(yt == yt[0]):
+                m = self.varying[0]
+                raise ParameterError(
+                    f"`metrics`: {m!r} is undefined on a test set whose outcomes are all equal "
+                    f"({where}: {len(yt)} test row(s)); use 'mse' or 'mae', or a scheme with "
+                    "larger test sets.")
+        if self.auc:
+            if np.unique(self.codes[test]).size < 2:
+                raise ParameterError(
+                    f"`metrics`: 'roc_auc' needs both classes in every test set; {where} tests "
+                    f"{len(test)} row(s) of one class — use stratified splits (`stratify`), "
+                    "larger test sets, or 'accuracy'/'log_loss'.")
+
+
+def _show(v) -> str:
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def _check_metrics_fit(metrics, models, ya, is_clf) -> None:
+    """Metrics that cannot be computed whatever the splits: ``roc_auc`` on more than two
+    classes, a probability metric for a model without ``predict_proba``, an error metric
+    (``mse`` ...) on text labels."""
+    classes = pd.unique(ya)
+    if "roc_auc" in metrics and len(classes) > 2:
+        raise ParameterError(f"`metrics`: 'roc_auc' is defined for two classes; `y` has "
+                             f"{len(classes)}. Use 'accuracy', 'balanced_accuracy' or "
+                             "'log_loss'.")
+    for m in metrics:
+        if needs_proba(m):
+            lacking = [n for n, est in models.items() if not hasattr(est, "predict_proba")]
+            if lacking:
+                raise ParameterError(f"`metrics`: {m!r} needs predicted probabilities; model(s) "
+                                     f"{', '.join(map(repr, lacking))} have no predict_proba.")
+        if m in _NUMERIC_METRICS and not pd.api.types.is_numeric_dtype(pd.Series(ya)):
+            shown = ", ".join(map(_show, classes[:3]))
+            raise ParameterError(f"`metrics`: {m!r} needs a numeric outcome; `y` holds labels "
+                                 f"({shown}{', ...' if len(classes) > 3 else ''}).")
+
+
+def _check_nan(frame: pd.DataFrame) -> None:
+    """A metric that came out undefined (NaN) after fitting, e.g. r2_corr of constant
+    predictions: one clear error instead of a Scores table with holes."""
+    bad = frame["value"].isna()
+    if not bad.any():
+        return
+    first = frame.loc[bad].iloc[0]
+    sub = frame[(frame["metric"] == first["metric"]) & (frame["model"] == first["model"])]
+    k = int(sub["value"].isna().sum())
+    reason = (" (constant predictions)" if first["metric"] == "r2_corr" else "")
+    raise ParameterError(f"`metrics`: {first['metric']!r} is undefined (NaN) for model "
+                         f"{first['model']!r} in {k} of {len(sub)} split(s){reason}; choose "
+                         "another metric.")
 
 
 def _seed_estimator(est, seed: int):
@@ -181,8 +288,12 @@ def _execute(task: _Task, estimator, X, ya, metrics, root_entropy, return_predic
     take = (lambda idx: X.iloc[idx]) if isinstance(X, pd.DataFrame) else (lambda idx: X[idx])
     X_train, X_test = take(task.train), take(task.test)
     y_train, y_test = ya[task.train], ya[task.test]
-    est.fit(X_train, y_train)
-    y_pred = np.asarray(est.predict(X_test))
+    try:
+        est.fit(X_train, y_train)
+        y_pred = np.asarray(est.predict(X_test))
+    except ValueError as exc:  # scikit-learn's message says what the data lack
+        detail = " ".join(str(exc).split())[:300]
+        raise DataError(f"model {task.model!r} failed on {_where(task)}: {detail}") from None
     proba, classes = None, None
     if hasattr(est, "predict_proba") and (return_predictions or any(map(needs_proba, metrics))):
         try:
@@ -190,11 +301,27 @@ def _execute(task: _Task, estimator, X, ya, metrics, root_entropy, return_predic
             classes = np.asarray(est.classes_)
         except (AttributeError, NotImplementedError):
             proba = None
-    values = np.asarray([compute_metric(m, y_test, y_pred, proba, classes, est, X_test)
+    values = np.asarray([_metric(m, task, y_test, y_pred, proba, classes, est, X_test)
                          for m in metrics], float)
     if not return_predictions:
         y_pred = proba = classes = None
     return _TaskOutput(task, values, y_pred, proba, classes, time.perf_counter() - t0)
+
+
+def _where(task: _Task) -> str:
+    study = "" if task.study == "all" else f"study {task.study!r}, "
+    return f"{study}repeat {task.repeat}, fold {task.fold}"
+
+
+def _metric(m, task, y_test, y_pred, proba, classes, est, X_test) -> float:
+    try:
+        return compute_metric(m, y_test, y_pred, proba, classes, est, X_test)
+    except ReplikitError:
+        raise
+    except (ValueError, TypeError, AttributeError) as exc:
+        detail = " ".join(str(exc).split())[:300]
+        raise ParameterError(f"`metrics`: {m!r} failed for model {task.model!r} on "
+                             f"{_where(task)}: {detail}") from None
 
 
 @dataclass(frozen=True)
@@ -255,17 +382,51 @@ def _predictions_frame(outs: list[_TaskOutput], ya: np.ndarray) -> pd.DataFrame:
     return frame
 
 
+def _execute_serial(*args) -> _TaskOutput:
+    """A task in the calling process: one BLAS thread around the fit (the thread policy of
+    :mod:`replikit._threads`; OpenMP is left alone, so a model may still use every core)."""
+    with single_blas():
+        return _execute(*args)
+
+
+def _execute_worker(*args) -> _TaskOutput:
+    """A task in a joblib or Dask worker: one BLAS and one OpenMP thread, so that workers x
+    threads never exceeds the cores."""
+    with worker_limits():
+        return _execute(*args)
+
+
 def _iter_serial(tasks, models, X, ya, metrics, entropy, rp) -> Iterator:
     for t in tasks:
-        yield _execute(t, models[t.model], X, ya, metrics, entropy, rp)
+        yield _execute_serial(t, models[t.model], X, ya, metrics, entropy, rp)
 
 
 def _iter_joblib(tasks, models, X, ya, metrics, entropy, rp, n_jobs) -> Iterator:
     from joblib import Parallel, delayed
 
     par = Parallel(n_jobs=n_jobs or -1, backend="loky", return_as="generator_unordered")
-    yield from par(delayed(_execute)(t, models[t.model], X, ya, metrics, entropy, rp)
+    yield from par(delayed(_execute_worker)(t, models[t.model], X, ya, metrics, entropy, rp)
                    for t in tasks)
+
+
+SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
+
+
+def connect_scheduler(address: str, *, option: str = "client",
+                      timeout: float = SCHEDULER_TIMEOUT):
+    """A ``dask.distributed.Client`` for the scheduler at ``address``, or one clear
+    :class:`~replikit.errors.ParameterError` naming ``option`` after ``timeout`` seconds."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise ParameterError(f"`{option}`: the Dask backend needs the `dask` extra (pip install "
+                             "'replikit[dask]').") from None
+    try:
+        return Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise ParameterError(f"`{option}`: cannot reach a Dask scheduler at {address!r} within "
+                             f"{timeout:g} s ({type(exc).__name__}: {detail}).") from None
 
 
 def _iter_dask(tasks, models, X, ya, metrics, entropy, rp, n_jobs, client) -> Iterator:
@@ -276,11 +437,11 @@ def _iter_dask(tasks, models, X, ya, metrics, entropy, rp, n_jobs, client) -> It
         own = client = Client(n_workers=n_jobs or 1, threads_per_worker=1, processes=True,
                               dashboard_address=None)
     elif isinstance(client, str):
-        own = client = Client(client)
+        own = client = connect_scheduler(client)
     try:
         X_f, y_f = client.scatter(X, broadcast=True), client.scatter(ya, broadcast=True)
-        futures = [client.submit(_execute, t, models[t.model], X_f, y_f, metrics, entropy, rp,
-                                 key=f"replikit-{t.task_id}-{entropy}", pure=False)
+        futures = [client.submit(_execute_worker, t, models[t.model], X_f, y_f, metrics, entropy,
+                                 rp, key=f"replikit-{t.token}-{entropy}", pure=False)
                    for t in tasks]
         for fut in as_completed(futures):
             yield fut.result()
@@ -290,8 +451,9 @@ def _iter_dask(tasks, models, X, ya, metrics, entropy, rp, n_jobs, client) -> It
 
 
 def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend: str = "serial",
-        n_jobs: int | None = None, client=None, store=None, overwrite: bool = False,
-        random_state=None, return_predictions: bool = True, progress: bool = False) -> RunResult:
+        n_jobs: int | None = None, client=None, store=None, clear_store: bool = False,
+        random_state=None, return_predictions: bool = True, progress: bool = False,
+        overwrite: bool | None = None) -> RunResult:
     """Fit every model on every split of ``scheme`` and score it on the test rows.
 
     Parameters
@@ -312,16 +474,22 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     n_jobs : int, optional
         Workers for joblib (processes) or a local Dask cluster.
     client : dask.distributed.Client or str, optional
-        An existing Dask client or a scheduler address.
+        An existing Dask client or a scheduler address (``backend='dask'`` only); an address
+        that cannot be reached within 5 s is a :class:`~replikit.errors.ParameterError`.
     store : path-like, optional
-        A DuckDB file; each finished task is committed at once and a re-run resumes.
-    overwrite : bool
-        Replace a store that holds a different run specification.
+        A DuckDB file of replikit's own (see :mod:`replikit.resampling._store`): each finished
+        task is committed at once and a re-run resumes. A file holding other tables, a
+        non-DuckDB file, or a store open in another process is refused.
+    clear_store : bool
+        Delete the results in ``store`` (replikit's tables only) and start afresh; needed when
+        the store holds a different run specification.
     random_state : None, int or Generator
         Root of every task's seed. A store needs a fixed int.
     return_predictions : bool
     progress : bool
         A rich progress bar on stderr.
+    overwrite : bool, optional
+        Deprecated name of ``clear_store``.
 
     Returns
     -------
@@ -331,7 +499,9 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     -----
     Schemes follow seed 003 (eqs. 3–7) and seed 002 (5×2). The per-task seed depends only on the
     root and the key (model, study, repeat, fold), so the result does not depend on the backend,
-    the worker count or the order in which tasks finish.
+    the worker count or the order in which tasks finish. Threads follow
+    :mod:`replikit._threads`: one BLAS thread around each fit; in joblib and Dask workers also
+    one OpenMP thread.
 
     Examples
     --------
@@ -342,14 +512,25 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     >>> len(res.scores)
     10
     """
-    models, X, Xa, ya, sa, ga, backend, metrics, scheme = _run_iv(
+    if overwrite is not None:
+        import warnings
+
+        warnings.warn("`overwrite` is deprecated in run(); it cleared the store — pass "
+                      "`clear_store` instead.", DeprecationWarning, stacklevel=2)
+        clear_store = clear_store or bool(overwrite)
+    models, X, Xa, ya, sa, ga, backend, metrics, scheme, is_clf = _run_iv(
         models, X, y, study, groups, backend, metrics, scheme)
+    if client is not None and backend != "dask":
+        raise ParameterError(f"`client` is a Dask scheduler; it needs backend='dask' (got "
+                             f"backend={backend!r}).")
+    if n_jobs is not None and not (isinstance(n_jobs, (int, np.integer)) and n_jobs == -1):
+        n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
     if store is not None and not isinstance(random_state, (int, np.integer)):
         raise ParameterError("`random_state`: a store needs a fixed int seed so that a re-run "
                              f"can resume; got {random_state!r}.")
     root = root_seed_sequence(random_state)
     entropy = root.entropy
-    tasks = _make_tasks(models, scheme, Xa, ya, sa, ga, root)
+    tasks = _make_tasks(models, scheme, Xa, ya, sa, ga, root, metrics, is_clf)
     fingerprint = _fingerprint(Xa, ya, sa)
     spec = {
         "scheme": repr(scheme), "metrics": metrics, "data": fingerprint,
@@ -357,16 +538,16 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         "random_state": str(entropy), "return_predictions": bool(return_predictions),
     }
     spec_hash = hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=16).hexdigest()
-    results: dict[str, _TaskOutput] = {}
+    results: dict[tuple, _TaskOutput] = {}
     t0 = time.perf_counter()
     task_store = None
     if store is not None:
         from ._store import TaskStore
 
-        task_store = TaskStore(store, spec, spec_hash, overwrite=overwrite)
+        task_store = TaskStore(store, spec, spec_hash, clear=clear_store)
     try:
         done = task_store.done() if task_store else set()
-        todo = [t for t in tasks if t.task_id not in done]
+        todo = [t for t in tasks if t.key not in done]
         if backend == "serial":
             stream = _iter_serial(todo, models, X, ya, metrics, entropy, return_predictions)
         elif backend == "joblib":
@@ -379,25 +560,29 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
             for out in stream:
                 fit_seconds += out.seconds
                 if task_store:
-                    task_store.commit(out.task.task_id, _scores_frame([out], metrics),
+                    task_store.commit(out.task.key, _scores_frame([out], metrics),
                                       _predictions_frame([out], ya) if return_predictions
                                       else None)
                 else:
-                    results[out.task.task_id] = out
+                    results[out.task.key] = out
                 advance()
         if task_store:
-            stored = task_store.load([t.task_id for t in tasks], return_predictions)
+            stored = task_store.load([t.key for t in tasks], return_predictions)
     finally:
         if task_store:
             task_store.close()
     if task_store:
-        order = [t.task_id for t in tasks]
-        scores = Scores(pd.concat([stored[t][0] for t in order], ignore_index=True))
-        predictions = (Predictions(pd.concat([stored[t][1] for t in order], ignore_index=True))
+        order = [t.key for t in tasks]
+        scores_frame = pd.concat([stored[k][0] for k in order], ignore_index=True)
+        _check_nan(scores_frame)
+        scores = Scores(scores_frame)
+        predictions = (Predictions(pd.concat([stored[k][1] for k in order], ignore_index=True))
                        if return_predictions else None)
     else:
-        outs = [results[t.task_id] for t in tasks]
-        scores = Scores(_scores_frame(outs, metrics))
+        outs = [results[t.key] for t in tasks]
+        scores_frame = _scores_frame(outs, metrics)
+        _check_nan(scores_frame)
+        scores = Scores(scores_frame)
         predictions = Predictions(_predictions_frame(outs, ya)) if return_predictions else None
     provenance = {
         "replikit": __version__, "python": platform.python_version(),

@@ -330,18 +330,31 @@ _SPEC_HELP = ("'10x10' (K-fold x repeats), '10' or 'kfold:10', '5x2', 'loo', 'bo
               "'holdout:0.33x200', 'resub', 'loso'")
 
 
-def parse_scheme(spec: str, *, stratify: bool = False, random_state=None) -> Scheme:
+def parse_scheme(spec: str, *, stratify: bool = False, random_state=None,
+                 option: str = "scheme") -> Scheme:
     """Build a scheme from a short text (as on the command line).
 
     ``'10x10'`` → ``RepeatedKFold(10, 10)``; ``'10'``/``'kfold:10'`` → one 10-fold;
     ``'5x2'`` → :class:`FiveByTwo`; ``'loo'``; ``'bootstrap:200'``; ``'holdout:0.33x200'``
-    (share 0.33, 200 repeats); ``'resub'``; ``'loso'`` (leave one study out).
+    (share 0.33, 200 repeats); ``'resub'``; ``'loso'`` (leave one study out). ``option`` is the
+    name used in error messages (``'--scheme'`` on the command line).
     """
     if isinstance(spec, Scheme):
         return spec
     if not isinstance(spec, str):
-        raise ParameterError(f"`scheme` must be a text such as {_SPEC_HELP}; got {spec!r}.")
+        raise ParameterError(f"`{option}` must be a text such as {_SPEC_HELP}; got {spec!r}.")
     s = spec.strip().lower()
+    try:
+        scheme = _parse(s, stratify, random_state)
+    except ParameterError as exc:  # e.g. bootstrap:0, holdout:1.5, 1x10
+        detail = str(exc).rstrip(".")
+        raise ParameterError(f"`{option}` {spec!r}: {detail}.") from None
+    if scheme is None:
+        raise ParameterError(f"`{option}`: cannot read {spec!r}; use one of {_SPEC_HELP}.")
+    return scheme
+
+
+def _parse(s: str, stratify: bool, random_state) -> Scheme | None:
     if s in ("resub", "resubstitution", "apparent"):
         return Resubstitution()
     if s in ("loo", "leave-one-out"):
@@ -360,9 +373,9 @@ def parse_scheme(spec: str, *, stratify: bool = False, random_state=None) -> Sch
         try:
             p = float(m.group(1) or 0.33)
         except ValueError:
-            raise ParameterError(f"`scheme`: bad test share in {spec!r}.") from None
+            raise ParameterError(f"bad test share {m.group(1)!r}") from None
         return HoldOut(p, int(m.group(2) or 1), stratify=stratify, random_state=random_state)
-    raise ParameterError(f"`scheme`: cannot read {spec!r}; use one of {_SPEC_HELP}.")
+    return None
 
 
 def as_scheme(scheme) -> Scheme:
