@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -10,15 +13,35 @@ import typer
 
 from ._common import DataOpt, ModelsOpt, NJobsOpt, RandomStateOpt, TableOpt, TargetOpt, emit, info
 
+# how assess() names its parameters on this command line
+_OPTIONS = {"utility": "--utility", "model": "--model", "study": "--study",
+            "bootstrap": "--bootstrap", "bag_size": "--bag-size", "min_units": "--min-units",
+            "epsilon": "--epsilon"}
+
+
+@contextlib.contextmanager
+def _warning_lines() -> Iterator[None]:
+    """Warnings raised inside the block, printed afterwards as one ``warning:`` line each."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen = set()
+    for w in caught:
+        text = " ".join(str(w.message).split())
+        if text not in seen:
+            seen.add(text)
+            info(f"warning: {text}")
+
 
 def multistudy(
     predictions: Annotated[Path, typer.Argument(help="Predictions table (CSV, Parquet, DuckDB) "
                                                 "with y_true, y_pred, a study column and "
                                                 "optionally model, proba_*.")],
     study: Annotated[str, typer.Option("--study", help="Column holding study labels.")] = "study",
-    utility: Annotated[str, typer.Option("--utility", help="accuracy, cost:u01,u10 (two "
-                                         "non-positive numbers), squared, absolute or log.")]
-    = "accuracy",
+    utility: Annotated[str | None, typer.Option(
+        "--utility", help="accuracy, cost:u01,u10 (two non-positive numbers), squared, absolute "
+                          "or log (default: accuracy for labels, squared for a continuous "
+                          "outcome).")] = None,
     threshold: Annotated[str | None, typer.Option("--threshold", help="Cost utility on risk "
                                                   "scores: bayes, empirical or a number in "
                                                   "[0, 1] (default: use y_pred).")] = None,
@@ -34,46 +57,59 @@ def multistudy(
                                                  "size (default: number of studies).")] = None,
     bins: Annotated[int, typer.Option("--bins", min=2, help="Quantile bins for continuous "
                                       "predictions in the distance.")] = 10,
+    min_units: Annotated[int, typer.Option("--min-units", min=1, help="Leave out studies with "
+                                           "fewer units (those under 10 are flagged).")] = 1,
     model: Annotated[str | None, typer.Option("--model", help="Which model is the rule (when "
                                               "the table holds several).")] = None,
     table: TableOpt = None,
     random_state: RandomStateOpt = 0,
 ) -> None:
     """Is a fixed prediction rule replicable across studies for a user? (seed 001)"""
+    from ..errors import ParameterError
     from ..multistudy import assess, load_predictions, parse_utility
 
+    # options first: nothing is read before they are all valid
     thr: object = threshold
     if threshold is not None and threshold not in ("bayes", "empirical"):
         try:
             thr = float(threshold)
         except ValueError:
-            from ..errors import ParameterError
-
+            thr = None
+        if thr is None or not 0.0 <= thr <= 1.0:
             raise ParameterError(f"`--threshold` must be bayes, empirical or a number in "
-                                 f"[0, 1]; got {threshold!r}.") from None
-    u = parse_utility(utility, threshold=thr)
-    if thr is not None and u.kind != "cost":
-        from ..errors import ParameterError
-
+                                 f"[0, 1]; got {threshold!r}.")
+    u = None if utility is None else parse_utility(utility, threshold=thr, name="--utility")
+    if thr is not None and (u is None or u.kind != "cost"):
         raise ParameterError("`--threshold` applies to the cost utility only "
                              "(--utility cost:u01,u10).")
-    table_ = load_predictions(predictions, study=study, table=table, study_option="--study")
-    info(f"Assessing {len(table_):,} predictions in {len(table_.studies)} studies "
-         f"({u.name}).")
-    res = assess(table_, u, epsilon=epsilon, n_resamples=n_resamples,
-                 n_permutations=n_permutations, bootstrap=bootstrap, bag_size=bag_size,
-                 bins=bins, random_state=random_state, model=model)
+    if bootstrap not in ("within", "cluster", "studystrap"):
+        raise ParameterError(f"`--bootstrap` must be within, cluster or studystrap; got "
+                             f"{bootstrap!r}.")
+    if bag_size is not None and bootstrap != "studystrap":
+        raise ParameterError("`--bag-size` is the bag size of the study strap; it applies to "
+                             "--bootstrap studystrap only.")
+    with _warning_lines():
+        table_ = load_predictions(predictions, study=study, table=table, study_option="--study",
+                                  min_studies=2)
+        res = assess(table_, u, epsilon=epsilon, n_resamples=n_resamples,
+                     n_permutations=n_permutations, bootstrap=bootstrap, bag_size=bag_size,
+                     bins=bins, random_state=random_state, model=model, min_units=min_units,
+                     options=_OPTIONS)
+    su = res.utilities
+    info(f"Assessed {int(su.n.sum()):,} predictions in {su.K} studies ({su.utility_name}).")
+    for note in res.notes:
+        info(f"warning: {note}")
     summary = res.to_frame()
     human = (str(res) + "\n\nUtility differences U_k - U_k':\n"
-             + res.utilities.matrix().to_string(float_format=lambda v: f"{v:.4f}")
+             + su.matrix().to_string(float_format=lambda v: f"{v:.4f}")
              + "\n\nSummary:\n" + summary.to_string(index=False))
-    data = {"utility": u.name, "epsilon": epsilon, "studies": res.utilities.to_frame(),
-            "utility_matrix": res.utilities.matrix().reset_index(names="study"),
+    data = {"utility": su.utility_name, "epsilon": epsilon, "studies": su.to_frame(),
+            "utility_matrix": su.matrix().reset_index(names="study"),
             "distance_matrix": res.distance.to_frame().reset_index(names="study"),
             "bootstrap": res.bootstrap.to_frame(),
             "permutation": [res.permutation_utility.to_frame(),
                             res.permutation_distance.to_frame()],
-            "summary": summary}
+            "summary": summary, "notes": list(res.notes)}
     if res.bootstrap.utility_draws is not None:
         data["bootstrap_studies"] = res.bootstrap.study_frame()
     emit(human, data)
@@ -100,34 +136,63 @@ def crossstudy(
     secs. 7.4 and 7.6)."""
     from .._models import make_models
     from ..data.userdata import load_dataset
-    from ..multistudy import cross_study_matrix, leave_one_study_out, multistudy_stacking
+    from ..errors import DataError, ParameterError
+    from ..multistudy import (
+        cross_study_matrix,
+        get_metric,
+        leave_one_study_out,
+        multistudy_stacking,
+    )
 
     dataset = load_dataset(data, target=target, study=study, table=table, min_studies=2,
                            data_option="--data", target_option="--target", study_option="--study")
+    classification = dataset.task == "classification"
+    n_classes = int(dataset.y.nunique()) if classification else None
+    # every choice checked against the data before anything is fitted
+    get_metric(metric or ("accuracy" if classification else "r2"), task=dataset.task,
+               n_classes=n_classes, option="--metric")
+    if stacking and classification and n_classes != 2:
+        raise ParameterError(f"`--stacking`: multi-study stacking of classifiers needs a binary "
+                             f"outcome; {target!r} has {n_classes} classes.")
     chosen = make_models(models or ("lr" if dataset.task == "regression" else "lr,rf"),
-                         dataset.task)
+                         dataset.task, option="--models")
+    sizes = dataset.study.value_counts()
+    if int((sizes >= 2).sum()) < 2:
+        raise DataError(f"`--study`: column {study!r} has {len(sizes)} studies but fewer than 2 "
+                        "with 2 rows or more; cross-study validation trains on one study and "
+                        "scores another.")
+    n_studies = dataset.n_studies
     info(f"Cross-study validation of {', '.join(chosen)} on {dataset.name}: "
-         f"{len(dataset.y):,} rows, {dataset.n_studies} studies.")
-    human, out = [], {"models": {}}
-    for name, est in chosen.items():
-        csv = cross_study_matrix(est, dataset.X, dataset.y, dataset.study, metric=metric, cv=cv,
-                                 task=dataset.task, random_state=random_state, n_jobs=n_jobs)
-        loso = leave_one_study_out(est, dataset.X, dataset.y, dataset.study, metric=metric,
-                                   task=dataset.task, model_name=name,
-                                   random_state=random_state, n_jobs=n_jobs)
-        entry = {"cross_study_matrix": csv.matrix.reset_index(names="train"),
-                 "summary": csv.summary(), "overall": csv.overall(),
-                 "leave_one_study_out": loso.scores}
-        human += [f"== {name} ==", str(csv), str(loso)]
-        if stacking:
-            st = multistudy_stacking(est, dataset.X, dataset.y, dataset.study, metric=metric,
-                                     task=dataset.task, random_state=random_state,
+         f"{len(dataset.y):,} rows, {n_studies} {'study' if n_studies == 1 else 'studies'}.")
+    for note in getattr(dataset, "notes", ()):
+        info(f"note: {note}")
+    human, out, notes = [], {"models": {}}, []
+    with _warning_lines():
+        for name, est in chosen.items():
+            csv = cross_study_matrix(est, dataset.X, dataset.y, dataset.study, metric=metric,
+                                     cv=cv, task=dataset.task, random_state=random_state,
                                      n_jobs=n_jobs)
-            entry["stacking_weights"] = st.to_frame()
-            entry["stacking_intercept"] = st.intercept
-            entry["stacking_evaluation"] = st.summary()
-            human.append(str(st))
-        out["models"][name] = entry
+            loso = leave_one_study_out(est, dataset.X, dataset.y, dataset.study, metric=metric,
+                                       task=dataset.task, model_name=name,
+                                       random_state=random_state, n_jobs=n_jobs)
+            entry = {"cross_study_matrix": csv.matrix.reset_index(names="train"),
+                     "summary": csv.summary(), "overall": csv.overall(),
+                     "leave_one_study_out": loso.scores,
+                     "notes": [*csv.notes, *loso.notes]}
+            human += [f"== {name} ==", str(csv), str(loso)]
+            if stacking:
+                st = multistudy_stacking(est, dataset.X, dataset.y, dataset.study,
+                                         metric=metric, task=dataset.task,
+                                         random_state=random_state, n_jobs=n_jobs)
+                entry["stacking_weights"] = st.to_frame()
+                entry["stacking_intercept"] = st.intercept
+                entry["stacking_evaluation"] = st.summary()
+                entry["notes"] += list(st.notes)
+                human.append(str(st))
+            notes += [n for n in dict.fromkeys(entry["notes"]) if n not in notes]
+            out["models"][name] = entry
+    for note in notes:
+        info(f"warning: {note}")
     emit("\n".join(human), out)
 
 

@@ -435,12 +435,6 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
         raise DataError(f"`{opt['alternative']}`: column {spec.alternative!r} holds "
                         f"{len(alts)} alternative{'s' if len(alts) != 1 else ''} "
                         f"({', '.join(map(repr, alts))}); rankings need at least 2.")
-    never = [a for a in alts if wide[a].isna().all()]
-    if never:
-        notes.append(f"alternative{'s' if len(never) > 1 else ''} "
-                     f"{', '.join(map(repr, never[:5]))}{' ...' if len(never) > 5 else ''} "
-                     "ha" + ("ve" if len(never) > 1 else "s") + " no result in any "
-                     "condition; ranked last everywhere (missing = worst)")
     samples = []
     total_imp = 0
     if design:
@@ -456,6 +450,19 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
         cidx = block.index.droplevel(list(range(len(design)))) if design else block.index
         samples.append(RankingSample(design=dict(zip(design, key, strict=False)), alternatives=alts,
                                      conditions=cidx, ranks=ranks, scores=S, n_imputed=n_imp))
+    unscored = [(s.label, [a for a, col in zip(alts, s.scores.T, strict=True)
+                           if np.isnan(col).all()]) for s in samples]
+    unscored = [(lab, never) for lab, never in unscored if never]
+    if unscored:
+        where = "" if not design else (
+            " of design combination" + ("s " if len(unscored) > 1 else " ")
+            + "; ".join(f"{lab!r} ({', '.join(map(repr, nv[:5]))})" for lab, nv in unscored[:5])
+            + (" ..." if len(unscored) > 5 else ""))
+        never = list(dict.fromkeys(a for _, nv in unscored for a in nv))
+        notes.append(f"alternative{'s' if len(never) > 1 else ''} "
+                     f"{', '.join(map(repr, never[:5]))}{' ...' if len(never) > 5 else ''} "
+                     f"ha{'ve' if len(never) > 1 else 's'} no result in any condition{where}; "
+                     "ranked last there (missing = worst)")
     fvar = ", ".join(map(repr, factors))
     small = [s for s in samples if len(s.conditions) < 2]
     if len(small) == len(samples):

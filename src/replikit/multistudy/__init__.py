@@ -16,11 +16,13 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "MultiStudyData": "_data", "from_arrays": "_data", "from_estimator": "_data",
     "from_predictions": "_data", "load_predictions": "_data",
+    "study_labels_as_text": "_data", "lookalike_labels": "_data",
     "Utility": "utilities", "accuracy": "utilities", "error_cost": "utilities",
     "squared": "utilities", "absolute": "utilities", "log_score": "utilities",
     "custom_utility": "utilities", "parse_utility": "utilities",
     "optimal_threshold": "utilities", "study_utilities": "utilities",
     "StudyUtilities": "utilities", "unit_utilities": "utilities",
+    "check_utility_data": "utilities",
     "total_variation": "measures", "energy_distance": "measures", "DistanceMatrix": "measures",
     "distance_matrix": "measures", "DominanceResult": "measures", "dominance": "measures",
     "BenchmarkComparison": "measures", "benchmark_comparison": "measures",
@@ -30,6 +32,7 @@ _EXPORTS = {
     "CrossStudyResult": "training", "cross_study_matrix": "training",
     "LeaveOneStudyOutResult": "training", "leave_one_study_out": "training",
     "StackingResult": "training", "multistudy_stacking": "training",
+    "get_metric": "training",
     "Assessment": "analysis", "assess": "analysis",
 }
 

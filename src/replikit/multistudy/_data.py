@@ -9,6 +9,8 @@ resamples is then a ``bincount`` or a ``reduceat``.
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,10 +19,10 @@ from pandas.api import types as ptypes
 
 from .._validation import check_same_length
 from ..data.tables import Predictions
-from ..errors import DataError, ParameterError, ParameterTypeError
+from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitWarning
 
 __all__ = ["MultiStudyData", "from_arrays", "from_estimator", "from_predictions", "as_study_data",
-           "load_predictions"]
+           "load_predictions", "study_labels_as_text", "lookalike_labels"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,6 +225,18 @@ def from_arrays(y_true, y_pred, study, *, proba=None, classes=None, X=None,
     return _sort_units(s, y, pred, proba, classes, X, None, None, study_order)
 
 
+def _check_finite(values: np.ndarray, name: str, rows=None) -> None:
+    """Numeric outcomes/predictions must be finite (an infinite prediction has no utility)."""
+    if not ptypes.is_numeric_dtype(values.dtype) or ptypes.is_bool_dtype(values.dtype):
+        return
+    bad = np.flatnonzero(np.isinf(values.astype(float)))
+    if bad.size:
+        where = (np.asarray(rows)[bad] if rows is not None else bad)[:5].tolist()
+        raise DataError(f"column `{name}` holds {bad.size} infinite value"
+                        f"{'s' if bad.size > 1 else ''} (rows {where}); replace "
+                        f"{'them' if bad.size > 1 else 'it'} by a finite number.")
+
+
 def _proba_label(col: str):
     raw = col[len("proba_"):]
     try:
@@ -233,7 +247,7 @@ def _proba_label(col: str):
 
 
 def from_predictions(predictions, *, model=None, repeat: int | None = 0,
-                     study_order=None) -> MultiStudyData:
+                     study_order=None, model_option: str = "model") -> MultiStudyData:
     """Units from a :class:`~replikit.data.Predictions` table (one model, one repeat): the
     rule φ applied to the units of every study (seed 001, sec. 2.3).
 
@@ -247,23 +261,30 @@ def from_predictions(predictions, *, model=None, repeat: int | None = 0,
         Which repeat to use when the table holds several (each row once per repeat); ``None``
         keeps every row (use when repeats hold different rows).
     study_order : sequence, optional
+    model_option : str
+        How ``model`` is named in error messages (``'--model'`` on the command line).
 
     Returns
     -------
     MultiStudyData
         Columns other than the Predictions columns are kept in ``extra`` (subgroups).
+
+    Raises
+    ------
+    DataError
+        ``y_true`` or ``y_pred`` holds an infinite value.
     """
     table = predictions if isinstance(predictions, Predictions) else Predictions(predictions)
     f = table.frame
     models = list(pd.unique(f["model"]))
     if model is None:
         if len(models) > 1:
-            raise ParameterError(f"`model`: the predictions hold {len(models)} models "
+            raise ParameterError(f"`{model_option}`: the predictions hold {len(models)} models "
                                  f"({', '.join(map(str, models[:6]))}); name the rule to assess.")
         model = models[0]
     elif model not in models:
-        raise ParameterError(f"`model`: {model!r} is not in the predictions; available: "
-                             f"{', '.join(map(str, models))}.")
+        raise ParameterError(f"`{model_option}`: {model!r} is not in the predictions; "
+                             f"available: {', '.join(map(str, models))}.")
     f = f[f["model"] == model]
     repeats = np.unique(f["repeat"])
     if repeat is not None and repeats.size > 1:
@@ -282,6 +303,8 @@ def from_predictions(predictions, *, model=None, repeat: int | None = 0,
     extra = f[extra_cols].reset_index(drop=True) if extra_cols else None
     y = f["y_true"].to_numpy()
     pred = f["y_pred"].to_numpy()
+    for name, arr in (("y_true", y), ("y_pred", pred)):
+        _check_finite(arr, name, f["row"].to_numpy())
     return _sort_units(f["study"].to_numpy(), y, pred, proba, classes, None,
                        f["row"].to_numpy(), extra, study_order)
 
@@ -319,7 +342,7 @@ def from_estimator(estimator, X, y, study, *, study_order=None) -> MultiStudyDat
 
 
 def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
-                  name: str = "data") -> MultiStudyData:
+                  name: str = "data", model_option: str = "model") -> MultiStudyData:
     """Normalise the accepted inputs into :class:`MultiStudyData` and apply ``subgroup``.
 
     ``subgroup`` is a boolean mask over the input rows (indexed like the caller's arrays, or by
@@ -330,7 +353,7 @@ def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
     if isinstance(data, MultiStudyData):
         d = data
     elif isinstance(data, (Predictions, pd.DataFrame)):
-        d = from_predictions(data, model=model, repeat=repeat)
+        d = from_predictions(data, model=model, repeat=repeat, model_option=model_option)
     else:
         raise ParameterTypeError(
             f"`{name}` must be a Predictions table, a DataFrame with its columns or a "
@@ -355,8 +378,43 @@ def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
     return d.subset(mask)
 
 
+def study_labels_as_text(col: pd.Series) -> pd.Series:
+    """Study labels as text: integer-valued numbers without '.0' (1978.0 -> '1978'), other
+    floats with every digit they need (1.0000001 and 1.0000002 stay apart); text as written."""
+    if ptypes.is_bool_dtype(col):
+        return col.astype(str)
+    if ptypes.is_float_dtype(col):
+        def fmt(v):
+            if pd.isna(v):
+                return v
+            return str(int(v)) if float(v).is_integer() else repr(float(v))
+        return col.map(fmt)
+    if ptypes.is_integer_dtype(col):
+        return col.astype(str)
+    return col
+
+
+def lookalike_labels(values) -> list[tuple]:
+    """Groups of distinct text labels that are the same number or differ only in case or in
+    surrounding spaces ('5', '05', '5.0'; 'a', 'a ')."""
+    groups: dict = {}
+    for v in values:
+        if not isinstance(v, str):
+            continue
+        key: object = v.strip().casefold()
+        try:
+            f = float(key)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(f):
+                key = ("number", f)
+        groups.setdefault(key, []).append(v)
+    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
+
+
 def load_predictions(path, *, study: str = "study", table: str | None = None,
-                     study_option: str = "study") -> Predictions:
+                     study_option: str = "study", min_studies: int = 1) -> Predictions:
     """Read a rule's predictions (seed 001: φ applied to S_1..S_K) from CSV, Parquet or
     DuckDB as a Predictions table.
 
@@ -364,14 +422,22 @@ def load_predictions(path, *, study: str = "study", table: str | None = None,
     ``study`` column). Missing key columns are filled for a single fixed rule: ``model='rule'``,
     ``repeat=0``, ``fold=0`` and ``row`` = the line number.
 
+    Study labels are kept as written in a CSV file: '5', '05' and '5.0' are three studies, not
+    the number 5 (a :class:`~replikit.errors.ReplikitWarning` lists labels that differ only as
+    written, in number format, case or surrounding spaces). Numeric study columns of Parquet or
+    DuckDB files become text with every digit they need.
+
+    ``min_studies`` distinct labels are required (2 for replicability across studies).
+
     Raises
     ------
     DataError
-        The study column or ``y_true``/``y_pred`` is missing.
+        The study column or ``y_true``/``y_pred`` is missing, ``y_true``/``y_pred`` holds an
+        infinite value, or the study column has fewer than ``min_studies`` distinct labels.
     """
     from ..data.io import read_frame
 
-    frame = read_frame(path, table=table, name="predictions", dtype={"model": str})
+    frame = read_frame(path, table=table, name="predictions", dtype={"model": str, study: str})
     if study not in frame.columns:
         raise DataError(f"`{study_option}`: no column {study!r} in {path}; available columns: "
                         f"{', '.join(map(str, frame.columns[:30]))}.")
@@ -379,8 +445,21 @@ def load_predictions(path, *, study: str = "study", table: str | None = None,
         if "study" in frame.columns:
             frame = frame.drop(columns="study")
         frame = frame.rename(columns={study: "study"})
-    if pd.api.types.is_float_dtype(frame["study"]):
-        frame["study"] = frame["study"].map(lambda v: f"{v:g}")
+    frame["study"] = study_labels_as_text(frame["study"])
+    labels = pd.unique(frame["study"].dropna())
+    if len(labels) < min_studies:
+        raise DataError(f"`{study_option}`: column {study!r} holds {len(labels)} distinct "
+                        f"stud{'y' if len(labels) == 1 else 'ies'} "
+                        f"({', '.join(map(repr, labels[:5]))}); at least {min_studies} are "
+                        "needed to compare studies.")
+    for group in lookalike_labels(pd.unique(frame["study"].dropna())):
+        shown = ", ".join(repr(g) for g in group[:5]) + (" ..." if len(group) > 5 else "")
+        warnings.warn(f"`{study_option}`: study labels {shown} differ only as written (number "
+                      "format, case or spaces); they are kept as separate studies",
+                      ReplikitWarning, stacklevel=2)
+    for col in ("y_true", "y_pred"):
+        if col in frame.columns:
+            _check_finite(frame[col].to_numpy(), col)
     defaults = {"model": "rule", "repeat": 0, "fold": 0}
     for col, value in defaults.items():
         if col not in frame.columns:

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from .._random import root_seed_sequence, task_rng
-from .._validation import check_float, check_int
-from ..errors import DataError
+from .._threads import single_blas
+from .._validation import check_choice, check_float, check_int
+from ..errors import DataError, ParameterError
 from ._data import as_study_data
 from .inference import (
     PermutationResult,
@@ -19,7 +20,13 @@ from .inference import (
     resample_replicability,
 )
 from .measures import DistanceMatrix, distance_matrix
-from .utilities import StudyUtilities, parse_utility, study_utilities
+from .utilities import (
+    StudyUtilities,
+    _positive,
+    check_utility_data,
+    parse_utility,
+    study_utilities,
+)
 
 __all__ = ["Assessment", "assess"]
 
@@ -39,6 +46,9 @@ class Assessment:
     permutation_utility, permutation_distance : PermutationResult
         Permutation tests of ``max|U_k − U_k'|`` and ``max D`` (sec. 6.2).
     epsilon : float or None
+    notes : tuple of str
+        What the reader should know: the utility chosen for them, the positive class of a cost
+        utility, studies too small to say much, studies left out by ``min_units``.
     """
 
     utilities: StudyUtilities
@@ -47,6 +57,7 @@ class Assessment:
     permutation_utility: PermutationResult
     permutation_distance: PermutationResult
     epsilon: float | None = None
+    notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure: ``measure, definition, value, pvalue`` and, with ε,
@@ -78,19 +89,93 @@ class Assessment:
         return "\n\n".join(parts)
 
 
-def assess(data, utility="accuracy", *, epsilon: float | None = None, n_resamples: int = 1000,
+_OPTIONS = ("utility", "model", "study", "bootstrap", "bag_size", "min_units", "epsilon")
+SMALL_STUDY = 10  # units below which a study's U_k and F_k are flagged as too noisy
+
+
+def _plural(n: int, word: str) -> str:
+    if word.endswith("y"):
+        return f"{n} {word if n == 1 else word[:-1] + 'ies'}"
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _assess_iv(data, utility, bootstrap, bag_size, min_units, epsilon, model, repeat,
+               subgroup, options):
+    opt = {k: k for k in _OPTIONS}
+    opt.update(options or {})
+    notes: list[str] = []
+    check_choice(bootstrap, opt["bootstrap"], ("within", "cluster", "studystrap"))
+    if bag_size is not None:
+        if bootstrap != "studystrap":
+            raise ParameterError(f"`{opt['bag_size']}` is the bag size of the study strap; it "
+                                 f"applies to {opt['bootstrap']} studystrap only (got "
+                                 f"{bootstrap!r}).")
+        check_int(bag_size, opt["bag_size"], min_value=1)
+    eps = None if epsilon is None else check_float(epsilon, opt["epsilon"], min_value=0.0)
+    min_units = check_int(min_units, opt["min_units"], min_value=1)
+    d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup,
+                      model_option=opt["model"])
+    if min_units > 1:
+        small = d.sizes < min_units
+        if small.any():
+            left = [f"{d.studies[k]!s} ({d.sizes[k]})" for k in np.flatnonzero(small)]
+            if (~small).sum() < 2:
+                raise DataError(f"`{opt['min_units']}`: only {int((~small).sum())} of {d.K} "
+                                f"studies have at least {min_units} units; replicability "
+                                "across studies needs 2.")
+            d = d.subset(~small[d.codes])
+            notes.append(f"left out {_plural(len(left), 'study')} with fewer than {min_units} "
+                         f"units ({opt['min_units']}): {', '.join(left[:8])}"
+                         + (" ..." if len(left) > 8 else ""))
+    if d.K < 2:
+        shown = ", ".join(repr(str(s)) for s in d.studies)
+        raise DataError(f"`{opt['study']}`: the predictions hold {_plural(d.K, 'study')} "
+                        f"({shown}); replicability across studies needs at least 2 (for one "
+                        "study, compare it with a benchmark: benchmark_comparison, seed 001 "
+                        "sec. 4.3).")
+    if utility is None:
+        if d.is_discrete:
+            u = parse_utility("accuracy")
+        else:
+            u = parse_utility("squared")
+            notes.append(f"utility: squared, U = -(y - prediction)^2 (-U_k is the study's mean "
+                         "squared error), because the outcome is continuous and accuracy would "
+                         f"be 0 in every study; choose another with {opt['utility']}")
+    else:
+        u = parse_utility(utility, name=opt["utility"])
+    check_utility_data(d, u, name=opt["utility"])
+    if u.kind == "cost" and u.positive is None:
+        positive, labels = _positive(d, None)
+        notes.append(f"cost utility: the positive class (y = 1 in eq. 3, a miss costs u01 = "
+                     f"{u.u01:g}, a false alarm u10 = {u.u10:g}) is {positive!r}, the larger "
+                     f"of the labels {', '.join(map(repr, labels))}")
+    small = np.flatnonzero(d.sizes < SMALL_STUDY)
+    if small.size:
+        shown = ", ".join(f"{d.studies[k]!s} ({d.sizes[k]})" for k in small[:8]) + \
+            (" ..." if small.size > 8 else "")
+        notes.append(f"{_plural(small.size, 'study')} ha{'s' if small.size == 1 else 've'} "
+                     f"fewer than {SMALL_STUDY} units: {shown}; a tiny study's U_k has almost "
+                     "no precision and its distribution F_k is nearly a point mass (total "
+                     "variation near 1 from every other study); leave such studies out with "
+                     f"{opt['min_units']}")
+    return d, u, eps, notes
+
+
+def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int = 1000,
            n_permutations: int = 999, bootstrap: str = "within", distance: str = "tv",
            bins: int = 10, bag_size: int | None = None, confidence_level: float = 0.95,
            random_state=None, model=None, repeat: int | None = 0, subgroup=None,
-           min_units: int = 1) -> Assessment:
+           min_units: int = 1, options: dict | None = None) -> Assessment:
     """Utilities per study, ε-replicability, distances, resampling and permutation tests.
 
     Parameters
     ----------
     data : Predictions, DataFrame or MultiStudyData
         A fixed rule's predictions on the units of K >= 2 studies.
-    utility : str, Utility or callable
-        See :func:`~replikit.multistudy.parse_utility`.
+    utility : str, Utility, callable or None
+        See :func:`~replikit.multistudy.parse_utility`. ``None`` (default): ``'accuracy'``
+        when outcomes and predictions are labels, ``'squared'`` when they are continuous (said
+        in ``notes``). Accuracy on continuous values is refused: it would be 0 everywhere.
     epsilon : float, optional
         Tolerance of Defs. 3.1/3.2/5.1.
     n_resamples, n_permutations : int
@@ -98,12 +183,17 @@ def assess(data, utility="accuracy", *, epsilon: float | None = None, n_resample
     distance : {'tv', 'energy'}
         The distance matrix (the permutation test and resampling use total variation).
     bins, bag_size, confidence_level : see :func:`resample_replicability`
+        ``bag_size`` applies to ``bootstrap='studystrap'`` only.
     random_state : None, int or Generator
         Root seed; the bootstrap and each permutation test get independent streams.
     model, repeat, subgroup : see :func:`study_utilities`
     min_units : int
         Leave out studies with fewer units (a study of one unit has a point-mass ``F_k`` at
-        total variation 1 from every other study and a ``U_k`` without variance).
+        total variation 1 from every other study and a ``U_k`` without variance); studies left
+        out, and studies under 10 units that are kept, are listed in ``notes``.
+    options : dict, optional
+        How parameters are named in messages, e.g. ``{'utility': '--utility', 'study':
+        '--study'}`` on the command line.
 
     Returns
     -------
@@ -113,29 +203,31 @@ def assess(data, utility="accuracy", *, epsilon: float | None = None, n_resample
     -----
     Seed 001: ``U_k`` (eq. 1), Defs. 3.1, 3.2 and 5.1, resampling (sec. 6.1) and permutation of
     study labels (sec. 6.2).
+
+    Examples
+    --------
+    >>> from replikit.multistudy import from_arrays
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=300)
+    >>> a = assess(from_arrays(y, y + rng.normal(size=300), np.repeat(["a", "b", "c"], 100)),
+    ...            n_resamples=50, n_permutations=49, random_state=0)
+    >>> a.utilities.utility_name, a.notes[0][:16]
+    ('squared', 'utility: squared')
     """
-    d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
-    min_units = check_int(min_units, "min_units", min_value=1)
-    if min_units > 1:
-        keep = np.flatnonzero(d.sizes >= min_units)
-        if keep.size < d.K:
-            d = d.subset(np.isin(d.codes, keep)) if keep.size else d
-    if d.K < 2:
-        raise DataError(f"`data` holds {d.K} study; replicability across studies needs at least "
-                        "2 (use benchmark_comparison for one study, seed 001 sec. 4.3).")
-    eps = None if epsilon is None else check_float(epsilon, "epsilon", min_value=0.0)
+    d, u, eps, notes = _assess_iv(data, utility, bootstrap, bag_size, min_units, epsilon,
+                                  model, repeat, subgroup, options)
     check_int(n_resamples, "n_resamples", min_value=2)
     root = root_seed_sequence(random_state)
-    u = parse_utility(utility)
-    su = study_utilities(d, u)
-    dm = distance_matrix(d, method=distance, bins=bins, use=_distance_use(u), utility=u,
-                         random_state=task_rng(root, "energy"))
-    boot = resample_replicability(d, utility, method=bootstrap, n_resamples=n_resamples,
-                                  epsilon=eps, bins=bins, bag_size=bag_size,
-                                  confidence_level=confidence_level,
-                                  random_state=task_rng(root, "bootstrap"))
-    pu = permutation_test(d, utility, statistic="absolute", n_permutations=n_permutations,
-                          random_state=task_rng(root, "perm-utility"))
-    pd_ = permutation_test(d, utility, statistic="tv", n_permutations=n_permutations, bins=bins,
-                           random_state=task_rng(root, "perm-distance"))
-    return Assessment(su, dm, boot, pu, pd_, eps)
+    with single_blas():
+        su = study_utilities(d, u)
+        dm = distance_matrix(d, method=distance, bins=bins, use=_distance_use(u), utility=u,
+                             random_state=task_rng(root, "energy"))
+        boot = resample_replicability(d, u, method=bootstrap, n_resamples=n_resamples,
+                                      epsilon=eps, bins=bins, bag_size=bag_size,
+                                      confidence_level=confidence_level,
+                                      random_state=task_rng(root, "bootstrap"))
+        pu = permutation_test(d, u, statistic="absolute", n_permutations=n_permutations,
+                              random_state=task_rng(root, "perm-utility"))
+        pd_ = permutation_test(d, u, statistic="tv", n_permutations=n_permutations, bins=bins,
+                               random_state=task_rng(root, "perm-distance"))
+    return Assessment(su, dm, boot, pu, pd_, eps, tuple(notes))

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._random import check_random_state
+from .._threads import single_blas
 from .._validation import check_choice, check_confidence_level, check_float, check_int
 from ..errors import DataError, ParameterError
 from ._data import MultiStudyData, as_study_data
@@ -320,6 +321,7 @@ def _prepare(data, utility, bins, model, repeat, subgroup, need_cells):
     return d, u_spec, u, cells, C, desc
 
 
+@single_blas
 def resample_replicability(data, utility="accuracy", *, method: str = "within",
                            n_resamples: int = 1000, epsilon: float | None = None,
                            distance: bool = True, bins: int = 10, bag_size: int | None = None,
@@ -413,6 +415,7 @@ def resample_replicability(data, utility="accuracy", *, method: str = "within",
                           np.concatenate(Us) if Us else None, U_obs, settings)
 
 
+@single_blas
 def permutation_test(data, utility="accuracy", *, statistic: str = "absolute",
                      n_permutations: int = 999, bins: int = 10, random_state=None, model=None,
                      repeat: int | None = 0, subgroup=None) -> PermutationResult:

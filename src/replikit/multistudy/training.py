@@ -15,6 +15,7 @@ Estimators are always ``clone``d; a task's seed depends only on ``random_state``
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ import pandas as pd
 
 from .._metrics import LOWER_IS_BETTER, METRICS, NEEDS_PROBA
 from .._random import root_seed_sequence, task_int_seed
+from .._threads import single_blas, worker_limits
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 from .utilities import Utility, parse_utility
@@ -49,18 +51,50 @@ _METRICS = {name: _builtin(name) for name in
             ("accuracy", "error_rate", "r2", "mse", "rmse", "mae", "roc_auc", "log_loss")}
 
 
-def get_metric(metric) -> _Metric:
+_LABEL_METRICS = ("accuracy", "error_rate", "roc_auc", "log_loss")
+
+
+def get_metric(metric, *, task: str | None = None, n_classes: int | None = None,
+               option: str = "metric") -> _Metric:
     """A built-in metric name (accuracy, error_rate, r2, mse, rmse, mae, roc_auc, log_loss) or a
     utility (``'cost:u01,u10'``, ``'squared'``, a :class:`Utility`, ...) whose study mean is the
-    score."""
+    score.
+
+    Parameters
+    ----------
+    metric : str or Utility
+    task : {'classification', 'regression'}, optional
+        When given, a metric of class labels (accuracy, error_rate, roc_auc, log_loss, the
+        cost, log and accuracy utilities) is refused for regression.
+    n_classes : int, optional
+        Classes of the outcome: roc_auc is refused for more than 2.
+    option : str
+        The parameter (or command-line flag, ``'--metric'``) named in messages.
+
+    Raises
+    ------
+    ParameterError
+    """
     if isinstance(metric, str) and metric in _METRICS:
-        return _METRICS[metric]
-    try:
-        u = parse_utility(metric)
-    except (ParameterError, ParameterTypeError):
-        raise ParameterError(f"`metric` must be one of {', '.join(map(repr, _METRICS))} or a "
-                             f"utility ('cost:u01,u10', 'squared', ...); got {metric!r}.") from None
-    return _utility_metric(u)
+        m = _METRICS[metric]
+        labels_only = metric in _LABEL_METRICS
+    else:
+        try:
+            u = parse_utility(metric, name=option)
+        except (ParameterError, ParameterTypeError):
+            raise ParameterError(f"`{option}` must be one of {', '.join(map(repr, _METRICS))} "
+                                 f"or a utility ('cost:u01,u10', 'squared', ...); got "
+                                 f"{metric!r}.") from None
+        m = _utility_metric(u)
+        labels_only = u.kind in ("accuracy", "cost", "log")
+    if task == "regression" and labels_only:
+        raise ParameterError(f"`{option}`: {m.name} scores class labels, but the outcome is "
+                             "continuous (regression); use r2, mse, rmse, mae or the 'squared' "
+                             "or 'absolute' utility.")
+    if m.name == "roc_auc" and n_classes is not None and n_classes > 2:
+        raise ParameterError(f"`{option}`: roc_auc is defined here for binary outcomes; the "
+                             f"outcome has {n_classes} classes (use accuracy or log_loss).")
+    return m
 
 
 def _utility_metric(u: Utility) -> _Metric:
@@ -111,7 +145,11 @@ def _seeded(estimator, seed: int):
     return est
 
 
-def _fit_predict(estimator, seed, X_train, y_train, X_test, want_proba):
+def _fit_predict(estimator, seed, X_train, y_train, X_test, want_proba,
+                 classification=False):
+    """Fit a clone and predict; ``None`` when a classifier would see a single class."""
+    if classification and np.unique(y_train).size < 2:
+        return None
     est = _seeded(estimator, seed)
     try:
         est.fit(X_train, y_train)
@@ -125,12 +163,59 @@ def _fit_predict(estimator, seed, X_train, y_train, X_test, want_proba):
     return pred, proba, classes
 
 
+def _in_worker(f, args):
+    with worker_limits():  # one BLAS and one OpenMP thread per joblib worker
+        return f(*args)
+
+
 def _parallel(tasks, n_jobs):
     if n_jobs == 1 or len(tasks) <= 1:
-        return [f(*a) for f, a in tasks]
+        with single_blas():
+            return [f(*a) for f, a in tasks]
     from joblib import Parallel, delayed
 
-    return Parallel(n_jobs=n_jobs)(delayed(f)(*a) for f, a in tasks)
+    return Parallel(n_jobs=n_jobs)(delayed(_in_worker)(f, a) for f, a in tasks)
+
+
+def _plural(n: int, word: str) -> str:
+    if word.endswith("y"):
+        return f"{n} {word if n == 1 else word[:-1] + 'ies'}"
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _listing(items, limit: int = 8) -> str:
+    items = [str(i) for i in items]
+    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+
+
+def _usable_studies(ya, sa, labels, classification, notes, *, min_rows: int = 2):
+    """Studies with at least ``min_rows`` rows; for classification, which of them hold a
+    single class (no classifier can be trained on them)."""
+    sizes = {lab: int(np.sum(sa == lab)) for lab in labels}
+    tiny = [lab for lab in labels if sizes[lab] < min_rows]
+    if tiny:
+        notes.append(f"left out {_plural(len(tiny), 'study')} with fewer than {min_rows} rows "
+                     f"(nothing to train on or to score): "
+                     f"{_listing(f'{t} ({sizes[t]})' for t in tiny)}")
+    kept = [lab for lab in labels if lab not in tiny]
+    if len(kept) < 2:
+        raise DataError(f"`study`: only {len(kept)} of {len(labels)} studies have at least "
+                        f"{min_rows} rows; cross-study validation needs 2.")
+    one_class = {}
+    if classification:
+        for lab in kept:
+            u = pd.unique(ya[sa == lab])
+            if u.size < 2:
+                one_class[lab] = u[0].item() if hasattr(u[0], "item") else u[0]
+    return kept, one_class
+
+
+def _undefined_note(M, expected_nan, metric, notes) -> None:
+    extra = int(np.sum(np.isnan(M) & ~expected_nan))
+    if extra:
+        notes.append(f"{_plural(extra, 'cell')} left empty (NaN): {metric} is undefined there "
+                     "(e.g. a test study with a constant outcome, or with one class for "
+                     "roc_auc)")
 
 
 def _align_proba(proba, classes, all_classes):
@@ -144,14 +229,20 @@ def _align_proba(proba, classes, all_classes):
 
 
 def _folds(y, n_folds, classification, rng_seed):
+    """K-fold splits of one study, stratified for classification whenever every class has at
+    least 2 rows (then every training fold holds every class)."""
+    import warnings
+
     from sklearn.model_selection import KFold, StratifiedKFold
 
     n_folds = min(n_folds, len(y))
     if classification:
         _, counts = np.unique(y, return_counts=True)
-        if counts.min() >= n_folds:
-            return list(StratifiedKFold(n_folds, shuffle=True, random_state=rng_seed).split(
-                np.zeros(len(y)), y))
+        if counts.min() >= 2 and counts.max() >= n_folds:
+            with warnings.catch_warnings():  # "the least populated class has only m members"
+                warnings.simplefilter("ignore", UserWarning)
+                return list(StratifiedKFold(n_folds, shuffle=True, random_state=rng_seed).split(
+                    np.zeros(len(y)), y))
     return list(KFold(n_folds, shuffle=True, random_state=rng_seed).split(np.zeros(len(y))))
 
 
@@ -170,12 +261,16 @@ class CrossStudyResult:
     metric : str
     higher_is_better : bool
     cv : int
+    notes : tuple of str
+        Studies left out or left empty and why (a single row, a single class, fewer rows than
+        folds), cells where the metric is undefined.
     """
 
     matrix: pd.DataFrame
     metric: str
     higher_is_better: bool
     cv: int
+    notes: tuple = ()
 
     @property
     def studies(self) -> list:
@@ -188,8 +283,10 @@ class CrossStudyResult:
         M = self.matrix.to_numpy(float)
         K = M.shape[0]
         off = ~np.eye(K, dtype=bool)
-        ext = np.array([M[k, off[k]].mean() for k in range(K)])
-        col = np.array([M[off[:, k], k].mean() for k in range(K)])
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a row or column left empty
+            ext = np.array([np.nanmean(M[k, off[k]]) for k in range(K)])
+            col = np.array([np.nanmean(M[off[:, k], k]) for k in range(K)])
         diag = np.diag(M)
         return pd.DataFrame({"study": self.studies, "within": diag, "external_mean": ext,
                              "gap": diag - ext, "as_test_mean": col})
@@ -198,8 +295,10 @@ class CrossStudyResult:
         """Mean of the diagonal (within-study CV) and of all off-diagonal cells (cross-study)."""
         M = self.matrix.to_numpy(float)
         off = ~np.eye(M.shape[0], dtype=bool)
-        return {"within_mean": float(np.nanmean(np.diag(M))),
-                "cross_study_mean": float(np.nanmean(M[off]))}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # every cell left empty
+            return {"within_mean": float(np.nanmean(np.diag(M))),
+                    "cross_study_mean": float(np.nanmean(M[off]))}
 
     def to_frame(self) -> pd.DataFrame:
         """Long form: ``train, test, metric, value, kind`` (within/cross)."""
@@ -262,30 +361,57 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
     Xa, ya, sa, labels, task = _iv(estimator, X, y, study, task)
     cv = check_int(cv, "cv", min_value=2)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
-    m = get_metric(metric or ("accuracy" if task == "classification" else "r2"))
-    root = root_seed_sequence(random_state)
     classification = task == "classification"
     all_classes = sorted(pd.unique(pd.Series(ya)).tolist(), key=str) if classification else None
+    m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
+                   n_classes=len(all_classes) if classification else None)
+    root = root_seed_sequence(random_state)
     want_proba = classification and m.needs_proba
+    notes: list[str] = []
+    labels, one_class = _usable_studies(ya, sa, labels, classification, notes)
+    if one_class:
+        one = len(one_class) == 1
+        notes.append(f"{_plural(len(one_class), 'study')} {'holds' if one else 'hold'} a single "
+                     f"class, so no classifier can be trained on {'it' if one else 'them'} "
+                     "(row and diagonal left empty; still scored as a test study): "
+                     f"{_listing(f'{k} (only class {c!s})' for k, c in one_class.items())}")
     idx = {lab: np.flatnonzero(sa == lab) for lab in labels}
+    used = np.isin(sa, labels)
     tasks, keys = [], []
+    few, no_cv = [], []
     for k in labels:
+        if k in one_class:
+            continue
         tr = idx[k]
-        te = np.flatnonzero(sa != k)
+        te = np.flatnonzero(used & (sa != k))
         tasks.append((_fit_predict, (estimator, task_int_seed(root, ("train", str(k))),
-                                     Xa[tr], ya[tr], Xa[te], want_proba)))
+                                     Xa[tr], ya[tr], Xa[te], want_proba, classification)))
         keys.append(("train", k, te))
+        if tr.size < cv:
+            few.append(f"{k} ({tr.size})")
         folds = _folds(ya[tr], cv, classification, task_int_seed(root, ("folds", str(k))))
+        if classification and any(np.unique(ya[tr[a]]).size < 2 for a, _ in folds):
+            no_cv.append(k)
+            continue
         for f, (a, b) in enumerate(folds):
             tasks.append((_fit_predict, (estimator, task_int_seed(root, ("cv", str(k), f)),
-                                         Xa[tr[a]], ya[tr[a]], Xa[tr[b]], want_proba)))
+                                         Xa[tr[a]], ya[tr[a]], Xa[tr[b]], want_proba,
+                                         classification)))
             keys.append(("cv", k, tr[b]))
+    if few:
+        notes.append(f"{_plural(len(few), 'study')} with fewer rows than the {cv} folds: "
+                     f"within-study CV with one fold per row (leave-one-out) for "
+                     f"{_listing(few)}")
+    if no_cv:
+        notes.append(f"within-study CV left empty for {_listing(no_cv)}: a class has a single "
+                     "row there, so one fold would train on one class")
     results = _parallel(tasks, n_jobs)
     K = len(labels)
     M = np.full((K, K), np.nan)
     pos = {lab: i for i, lab in enumerate(labels)}
     oof_pred: dict = {}
-    for (kind, k, rows), (pred, proba, classes) in zip(keys, results, strict=True):
+    for (kind, k, rows), res in zip(keys, results, strict=True):
+        pred, proba, classes = res
         proba = _align_proba(proba, classes, all_classes) if proba is not None else None
         if kind == "train":
             for j in labels:
@@ -301,8 +427,14 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
         pred = np.concatenate([p[1] for p in parts])
         proba = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
         M[pos[k], pos[k]] = m.func(ya[rows], pred, proba, all_classes)
+    expected = np.zeros((K, K), bool)
+    for k in one_class:
+        expected[pos[k], :] = True
+    for k in no_cv:
+        expected[pos[k], pos[k]] = True
+    _undefined_note(M, expected, m.name, notes)
     frame = pd.DataFrame(M, index=labels, columns=labels)
-    return CrossStudyResult(frame, m.name, m.higher_is_better, cv)
+    return CrossStudyResult(frame, m.name, m.higher_is_better, cv, tuple(notes))
 
 
 # -- leave one study out ---------------------------------------------------------------------
@@ -320,11 +452,14 @@ class LeaveOneStudyOutResult:
         The out-of-study predictions (``fold`` = index of the left-out study), ready for
         :func:`~replikit.multistudy.study_utilities` and the other measures.
     metric : str
+    notes : tuple of str
+        Studies left out and why, scores left empty.
     """
 
     scores: pd.DataFrame
     predictions: object = field(repr=False)
     metric: str = ""
+    notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         return self.scores.copy()
@@ -362,20 +497,28 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
 
     Xa, ya, sa, labels, task = _iv(estimator, X, y, study, task)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
-    m = get_metric(metric or ("accuracy" if task == "classification" else "r2"))
-    root = root_seed_sequence(random_state)
     classification = task == "classification"
     all_classes = sorted(pd.unique(pd.Series(ya)).tolist(), key=str) if classification else None
+    m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
+                   n_classes=len(all_classes) if classification else None)
+    root = root_seed_sequence(random_state)
+    notes: list[str] = []
+    labels, _ = _usable_studies(ya, sa, labels, False, notes)
     tasks = []
     for k in labels:
         te = np.flatnonzero(sa == k)
         tr = np.flatnonzero(sa != k)
         tasks.append((_fit_predict, (estimator, task_int_seed(root, ("loso", str(k))),
-                                     Xa[tr], ya[tr], Xa[te], classification)))
+                                     Xa[tr], ya[tr], Xa[te], classification, classification)))
     results = _parallel(tasks, n_jobs)
-    rows, frames = [], []
-    for i, (k, (pred, proba, classes)) in enumerate(zip(labels, results, strict=True)):
+    rows, frames, untrainable = [], [], []
+    for i, (k, res) in enumerate(zip(labels, results, strict=True)):
         te = np.flatnonzero(sa == k)
+        if res is None:  # the other studies hold one class between them
+            untrainable.append(k)
+            rows.append({"study": k, "n": te.size, "metric": m.name, "value": np.nan})
+            continue
+        pred, proba, classes = res
         proba = _align_proba(proba, classes, all_classes) if proba is not None else None
         rows.append({"study": k, "n": te.size, "metric": m.name,
                      "value": m.func(ya[te], np.asarray(pred), proba, all_classes)})
@@ -385,9 +528,17 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
             for j, c in enumerate(all_classes):
                 f[f"proba_{c}"] = proba[:, j]
         frames.append(f)
-    return LeaveOneStudyOutResult(pd.DataFrame(rows), Predictions(pd.concat(frames,
-                                                                            ignore_index=True)),
-                                  m.name)
+    if untrainable:
+        notes.append(f"no classifier for {_listing(untrainable)} left out: the other studies "
+                     "hold a single class between them (score left empty)")
+    if not frames:
+        raise DataError("leave-one-study-out: no study could be predicted (the training sets "
+                        "hold a single class).")
+    scores = pd.DataFrame(rows)
+    expected = np.isin(scores["study"].to_numpy(), np.asarray(untrainable, dtype=object))
+    _undefined_note(scores["value"].to_numpy(float), expected, m.name, notes)
+    return LeaveOneStudyOutResult(scores, Predictions(pd.concat(frames, ignore_index=True)),
+                                  m.name, tuple(notes))
 
 
 # -- multi-study stacking --------------------------------------------------------------------
@@ -409,6 +560,8 @@ class StackingResult:
         learner (trained on the pooled other studies).
     metric : str
     higher_is_better : bool
+    notes : tuple of str
+        Studies left out of the learners and why (a single row, a single class).
     """
 
     weights: pd.DataFrame
@@ -416,6 +569,7 @@ class StackingResult:
     evaluation: pd.DataFrame | None
     metric: str
     higher_is_better: bool
+    notes: tuple = ()
 
     def summary(self) -> pd.DataFrame:
         """Mean, SD, min and max of the left-out-study metric per method, best first."""
@@ -539,8 +693,6 @@ def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool =
     """
     Xa, ya, sa, labels, task = _iv(estimator, X, y, study, task)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
-    m = get_metric(metric or ("accuracy" if task == "classification" else "r2"))
-    root = root_seed_sequence(random_state)
     classification = task == "classification"
     pos_class = None
     classes = None
@@ -553,25 +705,46 @@ def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool =
         target = (ya == pos_class).astype(float)
     else:
         target = ya.astype(float)
+    m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
+                   n_classes=len(classes) if classification else None)
+    root = root_seed_sequence(random_state)
+    notes: list[str] = []
+    labels, one_class = _usable_studies(ya, sa, labels, classification, notes)
+    ssl_labels = [k for k in labels if k not in one_class]
+    if one_class:
+        notes.append(f"no single-study learner for {_listing(one_class)}: "
+                     f"{'it holds' if len(one_class) == 1 else 'they hold'} a single class "
+                     "(still in the stacking fit and the evaluation)")
+    if not ssl_labels:
+        raise DataError("multi-study stacking: no study holds both classes, so no single-study "
+                        "learner can be trained.")
+    used = np.isin(sa, labels)
     # fits: all studies, then (for evaluation) each left-out configuration
     configs = [("all", None)] + ([("loso", k) for k in labels] if evaluate else [])
-    tasks, slots = [], []
+    tasks, slots, skipped = [], [], []
     for name, held in configs:
-        train_labels = [k for k in labels if k != held]
+        train_labels = [k for k in ssl_labels if k != held]
+        if not train_labels:
+            skipped.append(held)
+            continue
         key = (name, str(held))
         t = _stack_fit(estimator, Xa, ya, sa, train_labels, root, key, classification, pos_class)
-        slots.append((name, held, train_labels, len(tasks), len(tasks) + len(t)))
+        tr = np.flatnonzero(used & (sa != held))
+        merged = held is not None and (not classification or np.unique(ya[tr]).size > 1)
+        slots.append((name, held, train_labels, len(tasks), len(tasks) + len(t), merged))
         tasks += t
-        if held is not None:
-            tr = np.flatnonzero(sa != held)
+        if merged:
             tasks.append((_fit_predict_models, (estimator, task_int_seed(root, key + ("merged",)),
                                                 Xa[tr], ya[tr], classification)))
+    if skipped:
+        notes.append(f"not evaluated on {_listing(skipped)}: without it no study with both "
+                     "classes is left to train on")
     fitted = _parallel(tasks, n_jobs)
     weights = intercept = None
     rows = []
-    for _name, held, train_labels, a, b in slots:
+    for _name, held, train_labels, a, b, merged in slots:
         models = fitted[a:b]
-        tr = np.flatnonzero(sa != held) if held is not None else np.arange(len(ya))
+        tr = np.flatnonzero(used & (sa != held))
         w = _weights(models, Xa[tr], target[tr], sa[tr], train_labels, classification, pos_class)
         if held is None:
             weights = pd.DataFrame({k: v[0] for k, v in w.items()},
@@ -580,17 +753,19 @@ def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool =
             continue
         te = np.flatnonzero(sa == held)
         P = np.column_stack([_score(mm, Xa[te], classification, pos_class) for mm in models])
-        merged = fitted[b]
         outputs = {meth: P @ wv + a0 for meth, (wv, a0) in w.items()}
         for meth, out in outputs.items():
             rows.append({"study": held, "method": meth,
                          "value": _score_output(m, ya[te], out, classification, classes)})
-        mp = merged.predict(Xa[te])
-        mpr = merged.predict_proba(Xa[te]) if (classification and m.needs_proba) else None
-        rows.append({"study": held, "method": "merged",
-                     "value": m.func(ya[te], np.asarray(mp), mpr, classes)})
-    evaluation = pd.DataFrame(rows) if evaluate else None
-    return StackingResult(weights, float(intercept), evaluation, m.name, m.higher_is_better)
+        if merged:
+            mm = fitted[b]
+            mp = mm.predict(Xa[te])
+            mpr = mm.predict_proba(Xa[te]) if (classification and m.needs_proba) else None
+            rows.append({"study": held, "method": "merged",
+                         "value": m.func(ya[te], np.asarray(mp), mpr, classes)})
+    evaluation = pd.DataFrame(rows, columns=["study", "method", "value"]) if evaluate else None
+    return StackingResult(weights, float(intercept), evaluation, m.name, m.higher_is_better,
+                          tuple(notes))
 
 
 def _score_output(m: _Metric, y, out, classification, classes):

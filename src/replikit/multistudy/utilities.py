@@ -25,11 +25,11 @@ import pandas as pd
 
 from .._validation import check_choice, check_float
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ._data import MultiStudyData, as_study_data
+from ._data import MultiStudyData, _is_discrete, as_study_data
 
 __all__ = ["Utility", "accuracy", "error_cost", "squared", "absolute", "log_score",
            "custom_utility", "parse_utility", "optimal_threshold", "study_utilities",
-           "StudyUtilities", "unit_utilities"]
+           "StudyUtilities", "unit_utilities", "check_utility_data"]
 
 _LOG_FLOOR = 1e-15
 
@@ -149,9 +149,11 @@ def custom_utility(func: Callable, name: str = "custom") -> Utility:
     return Utility(name, "callable", func=func)
 
 
-def parse_utility(spec, *, threshold=None, positive=None) -> Utility:
+def parse_utility(spec, *, threshold=None, positive=None, name: str = "utility") -> Utility:
     """``'accuracy'``, ``'cost:u01,u10'``, ``'squared'``, ``'absolute'``, ``'log'``, a Utility or a
     callable ``U(pred, X, y)``.
+
+    ``name`` is the parameter (or command-line flag, ``'--utility'``) named in error messages.
 
     Examples
     --------
@@ -163,7 +165,7 @@ def parse_utility(spec, *, threshold=None, positive=None) -> Utility:
     if callable(spec):
         return custom_utility(spec, getattr(spec, "__name__", "custom"))
     if not isinstance(spec, str):
-        raise ParameterTypeError(f"`utility` must be a name, a Utility or a callable; got "
+        raise ParameterTypeError(f"`{name}` must be a name, a Utility or a callable; got "
                                  f"{type(spec).__name__}.")
     s = spec.strip().lower()
     if s.startswith("cost"):
@@ -171,17 +173,49 @@ def parse_utility(spec, *, threshold=None, positive=None) -> Utility:
             _, rest = s.split(":", 1)
             a, b = (float(v) for v in rest.split(","))
         except ValueError:
-            raise ParameterError(f"`utility`: write the cost utility as 'cost:u01,u10' with two "
+            raise ParameterError(f"`{name}`: write the cost utility as 'cost:u01,u10' with two "
                                  f"non-positive numbers, e.g. 'cost:-5,-1'; got {spec!r}.") from None
+        if not (np.isfinite(a) and np.isfinite(b)) or a > 0 or b > 0 or (a == 0 and b == 0):
+            raise ParameterError(f"`{name}`: the cost utility 'cost:u01,u10' takes the "
+                                 "utilities of the two errors, both <= 0 and not both 0 (e.g. "
+                                 f"'cost:-5,-1'); got {spec!r}.")
         return error_cost(a, b, threshold=threshold, positive=positive)
     simple = {"accuracy": accuracy, "squared": squared, "absolute": absolute, "log": log_score}
     if s not in simple:
-        raise ParameterError(f"`utility` must be one of 'accuracy', 'cost:u01,u10', 'squared', "
+        raise ParameterError(f"`{name}` must be one of 'accuracy', 'cost:u01,u10', 'squared', "
                              f"'absolute', 'log' or a callable; got {spec!r}.")
     return simple[s]()
 
 
-# -- unit-level utilities --------------------------------------------------------------------
+def check_utility_data(d: MultiStudyData, u: Utility, *, name: str = "utility") -> None:
+    """Refuse a utility that cannot score these units (instead of a silent constant).
+
+    The accuracy utility compares labels: with a continuous ``y_true`` or ``y_pred`` (numbers
+    or risk scores) ``I{φ = y}`` is 0 for every unit and ``U_k = 0`` in every study. The cost
+    utility needs a binary outcome.
+
+    Raises
+    ------
+    DataError
+        Naming ``name`` and the column at fault.
+    """
+    if u.kind == "accuracy":
+        for col, v in (("y_pred", d.pred), ("y_true", d.y)):
+            if not _is_discrete(v):
+                vals = np.unique(v)
+                raise DataError(
+                    f"`{name}`: accuracy compares labels, but column `{col}` holds continuous "
+                    f"values ({vals.size} distinct, e.g. {float(vals[len(vals) // 2]):.4g}), so "
+                    "U_k would be 0 in every study; use 'squared' or 'absolute' for numbers, or "
+                    "'cost:u01,u10' with a threshold for risk scores.")
+    elif u.kind == "cost":
+        try:
+            _positive(d, u.positive)
+        except DataError as exc:
+            raise DataError(f"`{name}`: {exc}") from None
+
+
+# -- unit-level utilities# -- unit-level utilities --------------------------------------------------------------------
 
 def _positive(d: MultiStudyData, positive):
     values = pd.unique(np.concatenate([np.asarray(d.y, object), np.asarray(d.pred, object)]))
@@ -312,6 +346,7 @@ def _binary_decisions(d: MultiStudyData, u: Utility):
 
 def _unit_values(d: MultiStudyData, u: Utility) -> tuple[np.ndarray, float | None]:
     if u.kind == "accuracy":
+        check_utility_data(d, u)
         return (d.y == d.pred).astype(float), None
     if u.kind == "cost":
         phi1, y1, thr, _ = _binary_decisions(d, u)
@@ -321,7 +356,14 @@ def _unit_values(d: MultiStudyData, u: Utility) -> tuple[np.ndarray, float | Non
             diff = d.y.astype(float) - d.pred.astype(float)
         except (TypeError, ValueError):
             raise DataError(f"the {u.kind} utility needs numeric outcomes and predictions.") from None
-        return (-(diff**2) if u.kind == "squared" else -np.abs(diff)), None
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = -(diff**2) if u.kind == "squared" else -np.abs(diff)
+        if not np.all(np.isfinite(values)):
+            bad = np.flatnonzero(~np.isfinite(values))
+            raise DataError(f"the {u.kind} utility overflows: |y_true - y_pred| reaches "
+                            f"{np.abs(diff[bad[0]]):.3g} (rows {d.row[bad][:5].tolist()}); "
+                            "rescale y_true and y_pred.")
+        return values, None
     if u.kind == "log":
         if d.proba is None:
             raise DataError("the log score needs class probabilities (`proba_*` columns or an "

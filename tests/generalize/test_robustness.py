@@ -1,0 +1,157 @@
+"""replikit.generalize on odd inputs: clear errors naming the parameter, flagged results, and
+ranks for people counted from 1 = best (issue 13 items 7 and 11)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replikit.errors import DataError, ParameterError
+from replikit.generalize import Kernel, StudySpec, analyze, estimate_nstar, parse_goal, prepare
+from replikit.generalize.rankings import rank_scores
+
+
+def _frame(n_alt=4, n_cond=10, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame([{"alt": f"a{i}", "cond": f"c{j}", "s": rng.normal(0.2 * i, 0.3)}
+                         for i in range(n_alt) for j in range(n_cond)])
+
+
+def test_ranks_for_people_are_tiers_plus_one():
+    df = _frame()
+    df.loc[3, "s"] = np.nan
+    prep = prepare(df, StudySpec("alt", "s", "cond"))
+    s = prep.samples[0]
+    wide = s.to_frame(wide=True)
+    np.testing.assert_array_equal(wide.to_numpy(), rank_scores(s.scores) + 1)
+    assert wide.to_numpy().min() == 1
+    long = s.to_frame()
+    assert len(long) == s.scores.size and long["rank"].min() == 1
+    assert long["imputed"].sum() == 1
+    # the missing result ranks last in its condition
+    row = long[long["imputed"]].iloc[0]
+    assert row["rank"] == long[long["cond"] == row["cond"]]["rank"].max()
+    summ = s.summary()
+    np.testing.assert_allclose(summ["mean_rank"], (rank_scores(s.scores) + 1).mean(axis=0))
+    assert summ["n_best"].sum() >= len(s.conditions)     # ties may share first place
+    res = analyze(prep, kernels=["mallows"], n_rep=20, random_state=0)
+    pd.testing.assert_frame_equal(res.summary(), prep.summary())
+    assert res.ranks()["rank"].min() == 1
+
+
+def test_numeric_text_labels_keep_numeric_order():
+    df = _frame(n_cond=12)
+    df["cond"] = df["cond"].str[1:]                    # '0' .. '11' as text
+    prep = prepare(df, StudySpec("alt", "s", "cond"))
+    assert list(prep.samples[0].conditions) == [str(i) for i in range(12)]
+    num = prepare(df.assign(cond=df["cond"].astype(int)), StudySpec("alt", "s", "cond"))
+    np.testing.assert_array_equal(prep.samples[0].ranks, num.samples[0].ranks)
+
+
+def test_lookalike_labels_kept_apart_and_noted():
+    df = _frame(n_alt=3)
+    df["alt"] = df["alt"].map({"a0": "05", "a1": "5", "a2": "5.0"})
+    prep = prepare(df, StudySpec("alt", "s", "cond"))
+    assert len(prep.samples[0].alternatives) == 3
+    assert any("'05'" in n and "'5.0'" in n for n in prep.notes)
+
+
+@pytest.mark.parametrize("value,match", [(np.inf, "infinite"), ("n/a?", "n/a"),
+                                         ("good", "n/a")])
+def test_bad_scores_refused_naming_the_option(value, match):
+    df = _frame().astype({"s": object})
+    df.loc[2, "s"] = value
+    if value == "good":
+        df["s"] = "good"
+        match = "no numbers"
+    with pytest.raises(DataError, match=match) as err:
+        prepare(df, StudySpec("alt", "s", "cond"), options={"score": "--score"})
+    assert "--score" in str(err.value)
+
+
+def test_missing_columns_name_their_role():
+    df = _frame()
+    for field, flag in [("alternative", "--alternative"), ("score", "--score"),
+                        ("factors", "--factor")]:
+        kw = {"alternative": "alt", "score": "s", "factors": "cond", field: "nope"}
+        with pytest.raises(DataError, match=flag):
+            prepare(df, StudySpec(**kw), options={field: flag})
+
+
+def test_one_alternative_and_one_condition():
+    with pytest.raises(DataError, match="at least 2"):
+        prepare(_frame(n_alt=1), StudySpec("alt", "s", "cond"))
+    with pytest.raises(DataError, match="single level"):
+        prepare(_frame(n_cond=1), StudySpec("alt", "s", "cond"))
+    with pytest.raises(DataError, match="at least 2 alternatives"):
+        estimate_nstar(np.zeros((6, 1), int), Kernel("mallows"))
+
+
+def test_notes_ties_unscored_alternative_and_small_design():
+    df = _frame()
+    df["d"] = "big"
+    df.loc[df["alt"] == "a1", "s"] = np.nan
+    lone = _frame(n_cond=1).assign(d="lone")
+    tied = _frame().assign(s=0.5, d="tied")
+    prep = prepare(pd.concat([df, lone, tied]), StudySpec("alt", "s", "cond", design=["d"]))
+    text = " | ".join(prep.notes)
+    assert "'a1'" in text and "no result" in text
+    assert "'lone'" in text and "single condition" in text
+    assert "'tied'" in text and "tie" in text
+    res = analyze(prep, kernels=["mallows"], n_rep=20, random_state=0)
+    assert set(res.table["d"]) == {"big", "tied"}
+    assert res.table.loc[res.table["d"] == "tied", "nstar"].iloc[0] == 1
+
+
+def test_single_subsample_size_is_flagged():
+    res = analyze(_frame(n_cond=3), alternative="alt", score="s", factors="cond",
+                  kernels=["mallows"], n_rep=20, random_state=0)
+    assert any("single subsample size" in n for n in res.notes)
+    res = analyze(_frame(n_cond=8), alternative="alt", score="s", factors="cond",
+                  kernels=["mallows"], n_rep=20, random_state=0)
+    assert not any("single subsample size" in n for n in res.notes)
+
+
+@pytest.mark.parametrize("k", [4, 10])
+def test_jaccard_k_checked_against_alternatives(k):
+    with pytest.raises(ParameterError, match="smaller than the number of alternatives"):
+        analyze(_frame(), alternative="alt", score="s", factors="cond",
+                kernels=[Kernel("jaccard", k=k)], n_rep=20)
+    # k = 3 < 4 alternatives is a real goal
+    analyze(_frame(), alternative="alt", score="s", factors="cond",
+            kernels=[Kernel("jaccard", k=3)], n_rep=20, random_state=0)
+
+
+def test_goal_and_alpha_delta_messages_name_the_option():
+    for bad in ["foo", "jaccard:0", "jaccard:x", "rbf:-1", "borda", ""]:
+        with pytest.raises(ParameterError, match="--goal"):
+            parse_goal(bad, option="--goal")
+    with pytest.raises(ParameterError, match="`alpha`"):
+        analyze(_frame(), alternative="alt", score="s", factors="cond", alpha=1.0, n_rep=5)
+    with pytest.raises(ParameterError, match="`delta`"):
+        analyze(_frame(), alternative="alt", score="s", factors="cond", delta=[0.05, 0], n_rep=5)
+
+
+def test_rbf_refuses_overflowing_scores():
+    df = _frame()
+    df.loc[0, "s"] = 1e300
+    with pytest.raises(DataError, match="rescale"):
+        analyze(df, alternative="alt", score="s", factors="cond", kernels=["rbf"], n_rep=5)
+    # rankings are unaffected by the size of a score
+    analyze(df, alternative="alt", score="s", factors="cond", kernels=["mallows"], n_rep=5,
+            random_state=0)
+
+
+def test_held_constant_level_without_results():
+    df = _frame().assign(tuning="full")
+    with pytest.raises(DataError, match="no result has tuning = 'none'"):
+        prepare(df, StudySpec("alt", "s", "cond", held_constant={"tuning": "none"}))
+    # a numeric column matches a level given as text (command line)
+    df["shots"] = 0
+    prep = prepare(df, StudySpec("alt", "s", "cond", held_constant={"shots": "0"}))
+    assert prep.samples[0].ranks.shape == (10, 4)
+
+
+def test_same_seed_same_table_after_the_checks():
+    kw = dict(alternative="alt", score="s", factors="cond", kernels=["mallows", "jaccard"],
+              n_rep=50, random_state=3)
+    pd.testing.assert_frame_equal(analyze(_frame(), **kw).table, analyze(_frame(), **kw).table)
