@@ -119,3 +119,23 @@ def test_plots_return_axes():
     assert plot_matrix(a.matrix()).get_title() == ""
     ax = plot_dominance(a, [b], names=["phi", "alt"])
     assert "Fig. 1" in ax.get_title()
+
+
+def test_plots_draw_dollar_labels_literally():
+    """Study and rule names with '$' print as text (before: ParseSyntaxException on '$^$'),
+    rendered by replikit or by the user's own savefig."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    from replikit._plotting import svg_document
+
+    y = np.array([1, 1, 0, 0, 1, 0, 1, 0])
+    s = np.array(["$^$"] * 4 + ["b$"] * 4)
+    a = study_utilities(from_arrays(y, y, s))
+    b = study_utilities(from_arrays(y, 1 - y, s))
+    for ax in (plot_study_utilities(a), plot_matrix(a.matrix(), title="$^$"),
+               plot_dominance(a, [b], names=["$\\frac$", "$x"])):
+        ax.figure.savefig(io.StringIO(), format="svg")   # mathtext enabled: must not raise
+        svg = svg_document(ax.figure)
+        ET.fromstring(svg.encode())
+        assert "$^$" in svg

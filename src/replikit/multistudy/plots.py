@@ -12,7 +12,9 @@ from ..errors import DataError, ParameterError
 
 __all__ = ["plot_study_utilities", "plot_matrix", "plot_dominance"]
 
-
+# texts built from study and rule names are drawn as they are: a '$' is a dollar sign, never
+# the start of mathtext (a study named '$^$' must not fail to draw)
+_LITERAL = {"parse_math": False}
 
 
 def plot_study_utilities(utilities, interval=None, *, ax=None, label: str | None = None):
@@ -42,9 +44,9 @@ def plot_study_utilities(utilities, interval=None, *, ax=None, label: str | None
     ax.errorbar(U, ypos, xerr=[U - interval[:, 0], interval[:, 1] - U], fmt="s",
                 color="#203a66", ecolor="#5b7fb9", capsize=3)
     ax.axvline(U.mean(), color="#b3261e", ls=":", lw=1)
-    ax.set_yticks(ypos, [str(s) for s in utilities.studies])
+    ax.set_yticks(ypos, [str(s) for s in utilities.studies], **_LITERAL)
     ax.invert_yaxis()
-    ax.set_xlabel(label or f"average utility U_k ({utilities.utility_name})")
+    ax.set_xlabel(label or f"average utility U_k ({utilities.utility_name})", **_LITERAL)
     ax.set_ylabel("study")
     ax.grid(axis="x", alpha=0.3)
     return ax
@@ -89,8 +91,8 @@ def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
     if [str(s) for s in frame.columns] != labels:
         raise ParameterError("`matrix` must have the same studies as rows and columns.")
     step = max(1, K // 20)
-    ax.set_xticks(np.arange(0, K, step), labels[::step], rotation=90)
-    ax.set_yticks(np.arange(0, K, step), labels[::step])
+    ax.set_xticks(np.arange(0, K, step), labels[::step], rotation=90, **_LITERAL)
+    ax.set_yticks(np.arange(0, K, step), labels[::step], **_LITERAL)
     if annotate is None:
         annotate = K <= 12
     if annotate:
@@ -99,9 +101,9 @@ def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
                 if np.isfinite(M[i, j]):
                     ax.text(j, i, f"{M[i, j]:.2f}", ha="center", va="center", fontsize=7,
                             color="black")
-    ax.set_title(title)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_title(title, **_LITERAL)
+    ax.set_xlabel(xlabel, **_LITERAL)
+    ax.set_ylabel(ylabel, **_LITERAL)
     return ax
 
 
@@ -143,14 +145,14 @@ def plot_dominance(reference, others=(), *, names=None, ax=None):
     ax.axvline(u1, color="#bbbbbb", lw=0.8, ls=":")
     ax.axhline(u2, color="#bbbbbb", lw=0.8, ls=":")
     ax.plot([u1], [u2], "o", color="#b3261e", ms=8)
-    ax.annotate(names[0], (u1, u2), textcoords="offset points", xytext=(6, -12))
+    ax.annotate(names[0], (u1, u2), textcoords="offset points", xytext=(6, -12), **_LITERAL)
     for r, nm in zip(rules[1:], names[1:], strict=True):
         ax.plot([r.utility[0]], [r.utility[1]], "s", color="#203a66")
-        ax.annotate(nm, tuple(r.utility), textcoords="offset points", xytext=(6, 4))
+        ax.annotate(nm, tuple(r.utility), textcoords="offset points", xytext=(6, 4), **_LITERAL)
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_aspect("equal")
-    ax.set_xlabel(f"U_1 ({reference.studies[0]})")
-    ax.set_ylabel(f"U_2 ({reference.studies[1]})")
+    ax.set_xlabel(f"U_1 ({reference.studies[0]})", **_LITERAL)
+    ax.set_ylabel(f"U_2 ({reference.studies[1]})", **_LITERAL)
     ax.set_title("Utility and replicability (seed 001, Fig. 1)")
     return ax
