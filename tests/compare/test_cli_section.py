@@ -119,7 +119,10 @@ def test_cli_fits_models_first(cli, data_csv, tmp_path):
     saved = pd.read_csv(tmp_path / "out" / "comparisons.csv")
     assert set(saved["metric"]) == {"accuracy", "balanced_accuracy"}
     svg = (tmp_path / "out" / "comparisons_accuracy.svg").read_text()
-    assert svg.startswith("<svg") and "paired_t_5x2cv" in svg
+    import xml.etree.ElementTree as ET
+
+    assert ET.fromstring(svg).tag == "{http://www.w3.org/2000/svg}svg"  # standalone SVG file
+    assert "paired_t_5x2cv" in svg
     # with a study column the scheme runs within each study, each compared on its own
     code, out, err = cli("--format", "json", "compare", "--data", data_csv, "--target", "y",
                          "--models", "lr,dummy", "--study", "site", "--scheme", "5x2")

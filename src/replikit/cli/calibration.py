@@ -22,6 +22,15 @@ def _floats(text: str, name: str) -> list[float]:
                              f"{text!r}.") from None
 
 
+CALIBRATION_FILES = ("calibration.csv", "population.csv", "rejection_rate.svg",
+                     "replicability.svg")
+CALIBRATION_FLAGS = {"n_datasets": "--datasets", "n_rows": "--rows",
+                     "differences": "--differences", "tests": "--tests",
+                     "n_replications": "--replications", "base_error": "--base-error",
+                     "correlation": "--correlation", "alpha": "--alpha", "rope": "--rope",
+                     "n_jobs": "--n-jobs"}
+
+
 def simulate_tests_cmd(
     datasets: Annotated[int, typer.Option("--datasets", min=2, help="Datasets per setting "
                                           "(Monte-Carlo sample size).")] = 1000,
@@ -54,6 +63,8 @@ def simulate_tests_cmd(
     n_jobs: NJobsOpt = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the tables (CSV) and "
                                              "figures (SVG).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace calibration.csv, "
+                                            "population.csv and the SVGs in --out.")] = False,
     format: Annotated[OutputFormat | None, typer.Option("--format", help="Output: human text "
                                                         "or JSON (overrides the global "
                                                         "option).")] = None,
@@ -64,8 +75,12 @@ def simulate_tests_cmd(
     (difference 0) or differ by a known amount; every test is run --replications times per
     dataset with new partitions.
     """
+    from .._outputs import check_output_dir
     from ..compare.calibration import simulate_tests
+    from .run import as_flags
 
+    if out is not None:  # before any work
+        check_output_dir(out, CALIBRATION_FILES, option="--out", overwrite=overwrite)
     if format is not None:
         state.format = format
     diffs = _floats(differences, "--differences")
@@ -76,24 +91,25 @@ def simulate_tests_cmd(
     kwargs = dict(n_datasets=datasets, n_rows=rows, differences=diffs, tests=names,
                   n_replications=replications, base_error=base_error, correlation=correlation,
                   alpha=alpha, rope=rope, random_state=random_state, n_jobs=n_jobs)
-    if state.progress:
-        from ..report.context import Progress
+    try:
+        if state.progress:
+            from ..report.context import Progress
 
-        with Progress(True).stage("datasets", total=datasets) as advance:
-            res = simulate_tests(progress=advance, **kwargs)
-    else:
-        res = simulate_tests(**kwargs)
+            with Progress(True).stage("datasets", total=datasets) as advance:
+                res = simulate_tests(progress=advance, **kwargs)
+        else:
+            res = simulate_tests(**kwargs)
+    except ParameterError as exc:
+        raise as_flags(exc, CALIBRATION_FLAGS) from None
     if out is not None:
+        from .._outputs import write_csv_atomic
+        from .._plotting import save_svg
         from ..compare.calibration import plot_calibration
-        from ..report.figures import svg_from_figure
 
-        out.mkdir(parents=True, exist_ok=True)
-        res.table.to_csv(out / "calibration.csv", index=False)
-        res.population.to_csv(out / "population.csv", index=False)
-        for measure, stem in (("rejection_rate", "rejection_rate"),
-                              ("replicability", "replicability")):
-            ax = plot_calibration(res, measure=measure)
-            (out / f"{stem}.svg").write_text(svg_from_figure(ax.figure))
+        write_csv_atomic(out / "calibration.csv", res.table)
+        write_csv_atomic(out / "population.csv", res.population)
+        for measure in ("rejection_rate", "replicability"):
+            save_svg(plot_calibration(res, measure=measure).figure, out / f"{measure}.svg")
         info(f"Wrote calibration.csv, population.csv, rejection_rate.svg and replicability.svg "
              f"to {out}/")
     emit(str(res), {"runtime_seconds": res.runtime_seconds, "settings": res.settings,

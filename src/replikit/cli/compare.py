@@ -96,6 +96,9 @@ def compare(
     out: Annotated[Path | None, typer.Option(
         "--out", help="Directory for comparisons.csv, a forest plot per metric "
         "(comparisons_<metric>.svg) and, when fitting, scores.csv.")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Replace comparisons.csv, comparisons_*.svg and scores.csv in "
+        "--out.")] = False,
     n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Worker processes "
                                         "(with --data).")] = 1,
     random_state: RandomStateOpt = 0,
@@ -106,12 +109,17 @@ def compare(
     the statistic, the raw and adjusted p-values and a conclusion; invalid tests (--all-tests)
     are marked ! and listed last.
     """
+    from .._outputs import check_output_dir
     from ..compare.api import compare_scores
-    from ..errors import ParameterError
+    from ..errors import ParameterError, ReplikitError
+    from .run import as_flags
 
     tests = "all" if all_tests else (_split_list(test) or "recommended")
     if all_tests and test:
         raise ParameterError("`--all-tests` and `--test` exclude each other; give one.")
+    if out is not None:  # every output before any input is read or model fitted
+        check_output_dir(out, _output_names(fitting=data is not None), option="--out",
+                         overwrite=overwrite)
     metrics = _split_list(metric)
     options = dict(tests=tests, alternative=alternative, correction=correction, alpha=alpha,
                    rope=rope, margin=margin)
@@ -126,7 +134,10 @@ def compare(
                 raise ParameterError("`--target`: required with --data (the outcome column).")
             fitted = _fit(data, target, study, table, models, model, param, scheme, stratify,
                           metrics, n_jobs, random_state)
-            res = compare_scores(fitted, a, b, **options)
+            try:
+                res = compare_scores(fitted, a, b, **options)
+            except ReplikitError as exc:
+                raise as_flags(exc, COMPARE_FLAGS) from None
         else:
             if scores is None:
                 raise ParameterError("give a SCORES table, or --data/--target/--models to fit "
@@ -136,10 +147,16 @@ def compare(
                 if given:
                     raise ParameterError(f"`{name}` needs --data (fitting models first); with "
                                          "a SCORES table leave it out.")
-            from ..data.io import read_frame
+            from ..data.io import check_duckdb_file, file_format, read_frame
+            from ..errors import InputFileError
 
+            if file_format(scores, name="SCORES") == "duckdb" and scores.exists():
+                check_duckdb_file(scores, name="SCORES", error=InputFileError)  # not SQLite
             frame = read_frame(scores, table=table, name="SCORES")
-            res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
+            try:
+                res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
+            except ReplikitError as exc:
+                raise as_flags(exc, COMPARE_FLAGS) from None
     for note in res.notes:
         info(f"warning: {note}")
     if out is not None:
@@ -147,40 +164,56 @@ def compare(
     emit(str(res), res.frame)
 
 
+COMPARE_FLAGS = {"a": "--a", "b": "--b", "metrics": "--metric", "tests": "--test",
+                 "alternative": "--alternative", "correction": "--correction",
+                 "alpha": "--alpha", "rope": "--rope", "margin": "--margin",
+                 "study": "--study", "scores": "SCORES", "confidence_level": "--alpha"}
+
+
+def _output_names(*, fitting: bool) -> list[str]:
+    return ["comparisons.csv", "comparisons_*.svg"] + (["scores.csv"] if fitting else [])
+
+
 def _fit(data, target, study, table, models, model, param, scheme, stratify, metrics, n_jobs,
          random_state):
     from ..data.userdata import load_dataset
+    from ..errors import ReplikitError
     from ..resampling.runner import run
     from ..resampling.schemes import parse_scheme
+    from .run import RUN_FLAGS, as_flags
 
+    sch = parse_scheme(scheme, stratify=stratify, option="--scheme")
     ds = load_dataset(data, target=target, study=study, table=table, data_option="--data",
                       target_option="--target", study_option="--study")
     chosen = _resolve_models(models, model, param, ds.task)
     if metrics is None:
         metrics = ["accuracy"] if ds.task == "classification" else ["r2"]
-    sch = parse_scheme(scheme, stratify=stratify)
     info(f"Fitting {', '.join(chosen)} under {scheme} (every split seeded from --seed "
          f"{random_state}) on {len(ds.y):,} rows"
          + (f" in {ds.n_studies} studies" if ds.study is not None else "") + ".")
-    return run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics, study=ds.study,
-               backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
-               random_state=random_state, return_predictions=False, progress=state.progress)
+    try:
+        return run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics, study=ds.study,
+                   backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
+                   random_state=random_state, return_predictions=False,
+                   progress=state.progress)
+    except ReplikitError as exc:
+        raise as_flags(exc, {**RUN_FLAGS, "metrics": "--metric"}) from None
 
 
 def _write(res, out: Path, fitted) -> None:
-    from ..report.figures import svg_from_figure
+    from .._outputs import write_csv_atomic
+    from .._plotting import save_svg
 
     out.mkdir(parents=True, exist_ok=True)
-    res.frame.to_csv(out / "comparisons.csv", index=False)
+    write_csv_atomic(out / "comparisons.csv", res.frame)
     written = ["comparisons.csv"]
     for metric in dict.fromkeys(res.frame["metric"]):
         name = "comparisons_" + "".join(c if c.isalnum() or c in "-_." else "_"
                                         for c in str(metric)) + ".svg"
-        ax = res.plot(metric=metric)
-        (out / name).write_text(svg_from_figure(ax.figure))
+        save_svg(res.plot(metric=metric).figure, out / name)
         written.append(name)
     if fitted is not None:
-        fitted.scores.frame.to_csv(out / "scores.csv", index=False)
+        write_csv_atomic(out / "scores.csv", fitted.scores.frame)
         written.append("scores.csv")
     info(f"Wrote {', '.join(written)} to {out}/")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from .._validation import check_alternative, check_choice, check_confidence_level, check_float
-from ..errors import DataError, ParameterError, ParameterTypeError
+from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitWarning
 
 __all__ = ["compare_scores", "compare_models", "ComparisonTable", "TESTS", "TEST_IDS",
            "recommended_tests"]
@@ -414,7 +415,9 @@ def _row(res, name: str, study, paired, confidence_level: float) -> dict:
                   else (est, est))
         probs = (float(res.p_left), float(res.p_rope), float(res.p_right))
         best = int(np.argmax(probs))
-        if probs[best] < 0.95:
+        if not np.all(np.isfinite(probs)):  # NaN >= 0.95 is False: never read a NaN as a win
+            conclusion = "none: posterior undefined (non-finite differences)"
+        elif probs[best] < 0.95:
             conclusion = "undecided"
         elif best == 1:
             conclusion = "practically equivalent"
@@ -448,6 +451,14 @@ def _row(res, name: str, study, paired, confidence_level: float) -> dict:
         "n": int(getattr(res, "n", 0) or r * k), "alternative": res.alternative,
     })
     return row
+
+
+def _finite_moments(d) -> bool:
+    """The differences, their mean and their variance are finite (scores near 1e308 are
+    finite, yet their differences or sums overflow)."""
+    d = np.asarray(d, float)
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.isfinite(d)) and np.isfinite(d.mean()) and np.isfinite(d.var()))
 
 
 def _conclude(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
@@ -627,6 +638,12 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                     else:  # a model, metric or study is absent: the full path names it
                         paired = _pair(frame, pa, pb, metric=metric, study=s)
                     where = f"study {s!r}, {pa!r} vs {pb!r}"
+                    finite = _finite_moments(paired.d)
+                    if not finite:
+                        warnings.warn(f"{pa!r} - {pb!r} ({metric!r}): the differences of the "
+                                      "scores or their mean and variance are not finite "
+                                      "(values too large); the tests of this pair conclude "
+                                      "nothing.", ReplikitWarning, stacklevel=2)
                     for name in _choose_tests(mode, wanted, paired, margin, where,
                                               alternative):
                         kwargs = {}
@@ -638,7 +655,9 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                             kwargs["margin"] = margin
                         if name == "sorted_runs_ttest":
                             kwargs["sort"] = sort
-                        res = getattr(resampled, name)(paired, **kwargs)
+                        quiet = np.errstate(all="ignore") if not finite else nullcontext()
+                        with quiet:
+                            res = getattr(resampled, name)(paired, **kwargs)
                         rows.append(_row(res, name, s, paired, confidence_level))
     notes = _emit_once(caught)
     out = pd.DataFrame(rows, columns=[c for c in _COLUMNS if c not in ("pvalue_adjusted",
