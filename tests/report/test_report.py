@@ -90,3 +90,21 @@ def test_format_value_and_jsonable():
     assert format_value(True) == "yes"
     assert format_value(0.000012345) == "1.234e-05"
     assert to_jsonable({"a": np.int64(3), "b": [np.inf]}) == {"a": 3, "b": [None]}
+
+
+def test_bidi_overrides_in_labels_are_shown_neutralized():
+    """A right-to-left override in a study or model name must not reorder the report's text
+    (issue 20); the JSON keeps the raw label."""
+    rlo = "\u202e"
+    label = f"site{rlo}evil"
+    fig = new_figure()
+    fig.add_subplot().bar([label], [1.0])
+    out = SectionOutput(key="k", title=label, summary=label, blocks=[
+        Paragraph(label), Table(pd.DataFrame({"study": [label]})),
+        Figure(svg_from_figure(fig), label)])
+    meta = {"dataset_name": label, "replikit_version": "0", "random_state": 0, "n_rows": 1,
+            "n_studies": 1, "task": "regression"}
+    html = render_html(meta, [out])
+    assert rlo not in html
+    assert html.count("site⟨U+202E⟩evil") >= 5
+    assert json.loads(render_json(meta, [out]))["sections"][0]["title"] == label

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .. import __version__
 from .._outputs import check_output_dir, write_text_atomic
+from .._threads import single_blas
 from ..data.examples import load_example
 from ..data.userdata import Dataset
 from ..errors import ReplikitError
@@ -60,6 +61,27 @@ def _skipped_output(section, exc: BaseException) -> SectionOutput:
                   "with the command you ran; rerun with --debug for the traceback.")
     return SectionOutput(section.key, section.title, skipped=" ".join(reason.split()),
                          advice=advice)
+
+
+def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None:
+    """Build one section in isolation: a failure becomes a skipped section."""
+    if wanted is not None and section.key not in wanted:
+        return
+    t_section = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            # fit-time noise (convergence, undefined metrics) belongs in the report, not
+            # interleaved with the progress bars
+            warnings.simplefilter("ignore")
+            output = section.build(ctx)
+    except Exception as exc:  # noqa: BLE001 — isolation is the point: keep the other sections
+        if debug:
+            raise
+        output = _skipped_output(section, exc)
+    timings[section.key] = round(time.perf_counter() - t_section, 2)
+    outputs.append(output)
+    if output.skipped and on_skip is not None:
+        on_skip(output)
 
 
 def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *,
@@ -112,29 +134,17 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
                        n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan)
     outputs: list[SectionOutput] = []
-    for section in discover_sections():
-        if sections is not None and section.key not in sections:
-            continue
-        try:
-            with warnings.catch_warnings():
-                # fit-time noise (convergence, undefined metrics) belongs in the report, not
-                # interleaved with the progress bars
-                warnings.simplefilter("ignore")
-                output = section.build(ctx)
-        except Exception as exc:  # noqa: BLE001 — isolation is the point: keep the other sections
-            if debug:
-                raise
-            output = _skipped_output(section, exc)
-        outputs.append(output)
-        if output.skipped and on_skip is not None:
-            on_skip(output)
+    timings: dict[str, float] = {}
+    with single_blas():  # the thread policy (replikit._threads): small matrices, many fits
+        for section in discover_sections():
+            _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
     seconds = time.perf_counter() - start
     meta = {
         "dataset_name": dataset.name, "replikit_version": __version__,
         "random_state": random_state, "n_rows": len(dataset.y), "n_studies": dataset.n_studies,
         "task": dataset.task, "quick": quick, "primary_metric": plan.primary_metric,
         "primary_metric_rule": plan.primary_metric_rule, "data_notes": list(plan.notes),
-        "command": command, "seconds": round(seconds, 1),
+        "command": command, "seconds": round(seconds, 1), "section_seconds": timings,
         "sections_skipped": [s.key for s in outputs if s.skipped],
     }
     html_path, json_path = out / REPORT_FILES[0], out / REPORT_FILES[1]

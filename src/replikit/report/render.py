@@ -10,7 +10,26 @@ from markupsafe import Markup
 
 from .blocks import SectionOutput, to_jsonable
 
-__all__ = ["render_html", "render_json", "environment"]
+__all__ = ["render_html", "render_json", "environment", "neutralize_bidi"]
+
+
+# Unicode bidirectional controls (and the invisible marks) in a label could reorder what the
+# reader sees ("Trojan Source"); the report shows them as visible code points instead.
+_BIDI = {c: f"⟨U+{c:04X}⟩" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                                      0x200E, 0x200F, 0x061C)}
+
+
+def neutralize_bidi(text: str) -> str:
+    """Replace bidirectional control characters by a visible ``⟨U+202E⟩`` marker."""
+    return text.translate(_BIDI)
+
+
+def _finalize(value):
+    if isinstance(value, Markup):
+        return Markup(neutralize_bidi(str(value)))
+    if isinstance(value, str):
+        return neutralize_bidi(value)
+    return value
 
 
 def environment():
@@ -22,8 +41,11 @@ def environment():
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_finalize,
     )
-    env.filters["svg"] = lambda s: Markup(s)  # only replikit-made SVG is passed here
+    # only replikit-made SVG is passed here; its text comes from user labels, so bidi controls
+    # are neutralized in it too
+    env.filters["svg"] = lambda s: Markup(neutralize_bidi(s))
     return env
 
 

@@ -55,7 +55,8 @@ def build(ctx: AuditContext) -> SectionOutput:
         return SectionOutput(key=key, title=title, skipped=(
             f"fewer than two studies have {_MIN_STUDY_ROWS} rows"
             + (" and 4 rows of every class" if d.task == "classification" else "")
-            + f" ({len(studies_left_out)} studies too small)."),
+            + f" ({len(studies_left_out)} stud"
+            + ("y" if len(studies_left_out) == 1 else "ies") + " too small)."),
             advice="pool small studies into larger units.")
     t0 = time.perf_counter()
     classification = d.task == "classification"

@@ -74,13 +74,19 @@ def build(ctx: AuditContext) -> SectionOutput:
         Figure(_outcome_figure(d.y, study, d.task), f"Distribution of {d.y.name} by study."),
         Table(table.reset_index(drop=True), f"{d.y.name} by study"),
     ]
+    if d.notes:
+        blocks.insert(len(blocks) - 2, Paragraph("What was done to the data: "
+                                                 + "; ".join(d.notes) + "."))
+    k = study.nunique()
     return SectionOutput(
         key="overview",
         title="Data overview",
-        summary=(f"{len(d.y):,} complete rows in {study.nunique()} studies; "
-                 f"{d.n_dropped:,} rows with missing values were dropped."),
+        summary=(f"{len(d.y):,} complete rows in {k} {'study' if k == 1 else 'studies'}; "
+                 f"{d.n_dropped:,} {'row' if d.n_dropped == 1 else 'rows'} with missing values "
+                 f"{'was' if d.n_dropped == 1 else 'were'} dropped."),
         blocks=blocks,
-        data={"n_rows": len(d.y), "n_dropped": d.n_dropped, "n_studies": int(study.nunique()),
+        data={"n_rows": len(d.y), "n_dropped": d.n_dropped, "n_studies": int(k),
+              "notes": list(d.notes),
               "n_features": int(d.X.shape[1]), "target": str(d.y.name), "task": d.task,
               "features": [str(c) for c in d.X.columns]},
     )

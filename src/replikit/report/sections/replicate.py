@@ -95,18 +95,23 @@ def build(ctx: AuditContext) -> SectionOutput:
     key, title = "replicate", "Replication of the reported R2"
     if d.study is None or d.study.nunique() < 2:
         return SectionOutput(key, title, skipped="needs at least two studies (an original and "
-                             "a replication); pass --study.")
+                             "a replication).",
+                             advice="name the column of studies, sites or years with --study.")
     if d.task != "regression":
         return SectionOutput(key, title, skipped="this section replicates the R2 of a linear "
                              "model, which needs a continuous outcome; the target is "
-                             f"{d.task}.")
+                             f"{d.task}.",
+                             advice="to check a reported AUC or accuracy against a replication, "
+                                    "use `replikit replicate` with the reported values and "
+                                    "their SEs.")
     p = d.X.shape[1]
     min_rows = max(30, 3 * (p + 2))  # a test third of at least 10 rows and > p + 1
     d, left_out_studies = ctx.study_subset(min_rows, all_classes=False)
     if d.study.nunique() < 2:
         return SectionOutput(key, title, skipped=(
             f"fewer than two studies have the {min_rows} rows a 2:1 train/test split with "
-            f"{p} predictors needs ({len(left_out_studies)} smaller studies)."),
+            f"{p} predictors needs ({len(left_out_studies)} smaller "
+            f"stud{'y' if len(left_out_studies) == 1 else 'ies'})."),
             advice="pool small studies into larger units, or use fewer predictors.")
     order = [str(s) for s in _order(pd.unique(d.study.astype(str)))]
     n_splits = 5 if ctx.quick else 10
