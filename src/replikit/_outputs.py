@@ -39,9 +39,19 @@ def _writable_parent(path: Path, option: str) -> None:
     if probe.exists() and not probe.is_dir():
         raise OutputError(f"`{option}`: cannot create {str(path)!r}: {str(probe)!r} is a file, "
                           "not a directory.")
-    if not os.access(probe, os.W_OK | os.X_OK):
+    if not _can_create_in(probe):
         raise OutputError(f"`{option}`: cannot write {str(path)!r}: directory {str(probe)!r} "
                           "is not writable.")
+
+
+def _can_create_in(directory: Path) -> bool:
+    """Whether a file can be created in ``directory`` — tried, not inferred from permission
+    bits (which say nothing for root, read-only mounts or /proc)."""
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            return True
+    except OSError:
+        return False
 
 
 def check_output_file(path: str | os.PathLike, *, option: str = "out", overwrite: bool = False,
@@ -99,7 +109,7 @@ def check_output_dir(path: str | os.PathLike, names: Iterable[str], *, option: s
     if d.exists() and not d.is_dir():
         raise OutputError(f"`{option}`: {str(d)!r} is a file; expected a directory.")
     if d.is_dir():
-        if not os.access(d, os.W_OK | os.X_OK):
+        if not _can_create_in(d):
             raise OutputError(f"`{option}`: directory {str(d)!r} is not writable.")
         clash = _existing(d, names)
         dirs = [n for n in clash if (d / n).is_dir()]

@@ -67,7 +67,7 @@ def audit(
                                min_studies=2 if study else 1, data_option="--data",
                                target_option="--target", study_option="--study", task=task,
                                task_option="--task")
-    chosen = make_models(models, dataset.task, option="--models") if models else None
+    chosen = make_models(models, dataset.task, option="--models") if models is not None else None
     n_studies = dataset.n_studies
     info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
          f"{'study' if n_studies == 1 else 'studies'}, {dataset.task}"

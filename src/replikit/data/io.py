@@ -98,6 +98,9 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
         raise InputFileError(f"`{name}`: {str(p)!r} is a directory, not a file.")
     if p.stat().st_size == 0:
         raise InputFileError(f"`{name}`: file {str(p)!r} is empty.")
+    if table is not None and fmt != "duckdb":
+        raise ParameterError(f"`table` names a table inside a DuckDB file; {str(p)!r} is a "
+                             f"{fmt} file (leave `table` out).")
     try:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" else ","
