@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from replikit._outputs import write_text_atomic
+from replikit._plotting import save_svg
 from replikit.generalize import Kernel, StudySpec, analyze, plots
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,8 +32,8 @@ DELTAS = [0.05, 0.1, 0.2]
 
 
 def _save(ax, path: Path) -> None:
-    ax.figure.savefig(path, format="svg")  # replikit figures use a constrained layout
-    print(f"  wrote {path.relative_to(ROOT)}")
+    save_svg(ax.figure, path)  # standalone, valid SVG; replikit figures use a constrained layout
+    print(f"  wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
 def _anchor(res, design: dict, kernel: str, paper: float, label: str) -> dict:
@@ -133,7 +135,7 @@ def main() -> None:
     conlang = res_bb.details[("conlang_translation, 0", "jaccard(k=1)")]
     _save(plots.plot_quantile_fit(conlang, alpha=0.95, delta=0.05),
           a.out / "bigbench_fit_conlang_0shots.svg")
-    (a.out / "tables.md").write_text("\n".join(md))
+    write_text_atomic(a.out / "tables.md", "\n".join(md))
     print("\n".join(md))
 
 

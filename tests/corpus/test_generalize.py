@@ -188,11 +188,15 @@ def test_all_scores_missing(cli, write_csv):
 
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf])
-def test_infinite_score(cli, write_csv, bad):
-    # before: an infinite score was ranked best (or worst) silently
+def test_infinite_score_is_ranked_and_flagged(cli, write_csv, bad):
+    # before: ranked silently (and -inf could share the tier of the missing results); real
+    # benchmarks hold -inf (BIG-bench log-likelihoods): ranked as the worst result, flagged
     df = _results()
     df.loc[5, "score"] = bad
-    assert_clear_error(cli("generalize", write_csv(df), *BASE), "--score", "score")
+    code, out, err = cli("--format", "json", "generalize", write_csv(df), *BASE)
+    assert_ok((code, out, err))
+    assert any("infinite" in w and "rows [5]" in w for w in _warnings(err)), err
+    assert_clear_error(cli("generalize", write_csv(df), *BASE, "--goal", "rbf"), "--score")
 
 
 def test_huge_score_ranks_fine_but_rbf_is_refused(cli, write_csv):
@@ -293,11 +297,25 @@ def test_out_is_a_file(cli, write_csv, tmp_path):
     assert_clear_error(cli("generalize", write_csv(_results()), *BASE, "--out", f), "--out")
 
 
-def test_out_unwritable(cli, write_csv, tmp_path, monkeypatch):
+def _unwritable_dir(tmp_path):
+    """A directory where no file can be created: chmod'ed, or /proc when running as root."""
     locked = tmp_path / "locked"
     locked.mkdir()
-    real = os.access
-    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k:
-                        False if os.fspath(p) == os.fspath(locked) else real(p, mode, *a, **k))
-    assert_clear_error(cli("generalize", write_csv(_results()), *BASE, "--out", locked / "g"),
-                       "--out")
+    locked.chmod(0o500)
+    try:
+        (locked / "probe").write_text("x")
+    except OSError:
+        return locked
+    (locked / "probe").unlink()
+    if os.path.isdir("/proc"):
+        try:
+            open("/proc/replikit-probe", "w").close()
+        except OSError:
+            return "/proc"
+    pytest.skip("no unwritable directory available")
+
+
+def test_out_unwritable(cli, write_csv, tmp_path):
+    locked = _unwritable_dir(tmp_path)
+    assert_clear_error(cli("generalize", write_csv(_results()), *BASE, "--out",
+                           os.path.join(locked, "g")), "--out")

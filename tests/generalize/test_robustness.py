@@ -55,8 +55,7 @@ def test_lookalike_labels_kept_apart_and_noted():
     assert any("'05'" in n and "'5.0'" in n for n in prep.notes)
 
 
-@pytest.mark.parametrize("value,match", [(np.inf, "infinite"), ("n/a?", "n/a"),
-                                         ("good", "n/a")])
+@pytest.mark.parametrize("value,match", [("n/a?", "n/a"), ("good", "n/a")])
 def test_bad_scores_refused_naming_the_option(value, match):
     df = _frame().astype({"s": object})
     df.loc[2, "s"] = value
@@ -66,6 +65,19 @@ def test_bad_scores_refused_naming_the_option(value, match):
     with pytest.raises(DataError, match=match) as err:
         prepare(df, StudySpec("alt", "s", "cond"), options={"score": "--score"})
     assert "--score" in str(err.value)
+
+
+def test_infinite_scores_rank_as_extremes_and_are_noted():
+    df = _frame(n_alt=4)
+    df.loc[0, "s"] = -np.inf          # a0 in c0: worst observed
+    df.loc[10, "s"] = np.nan          # a1 in c0: missing, below every observed score
+    df.loc[20, "s"] = -np.inf         # a2 in c0: ties with a0
+    prep = prepare(df, StudySpec("alt", "s", "cond"))
+    r = prep.samples[0].to_frame(wide=True).loc["c0"]
+    assert r["a0"] == r["a2"] and r["a1"] == r["a0"] + 1 and r["a3"] == 1
+    assert any("infinite" in n for n in prep.notes)
+    with pytest.raises(DataError, match="rbf"):
+        analyze(prep, kernels=["rbf"], n_rep=5)
 
 
 def test_missing_columns_name_their_role():

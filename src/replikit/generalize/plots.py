@@ -24,12 +24,16 @@ def _legend(ax, **kw):
 
 
 def _plain_log(axis) -> None:
-    """Log-axis tick labels as plain text ('10', '0.3'), not mathtext: they read the same
+    """Log-axis tick labels as plain numbers ('10', '0.3'), not mathtext: they read the same
     whether or not mathtext is enabled where the figure is rendered."""
     from matplotlib.ticker import LogFormatter
 
-    axis.set_major_formatter(LogFormatter(labelOnlyBase=False))
-    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
+    class _Plain(LogFormatter):
+        def __call__(self, x, pos=None):  # LogFormatter picks the ticks to label
+            return f"{x:g}" if super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(_Plain(labelOnlyBase=False))
+    axis.set_minor_formatter(_Plain(labelOnlyBase=False))
 
 
 def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):

@@ -1,8 +1,11 @@
 """Rankings with ties from scores (seed 004, Def. 4.2).
 
-A ranking of ``n_a`` alternatives is stored as an integer rank vector with dense tiers: 0 is the
-best tier, 1 the next, and alternatives with equal scores share a tier. A sample of rankings is an
-``(n_experiments, n_a)`` integer array.
+A ranking of ``n_a`` alternatives is stored as an integer vector of dense tier indices — Def.
+4.2's ``r(a)``, the number of better score levels: 0 is the best tier, 1 the next, and
+alternatives with equal scores share a tier. A sample of rankings is an ``(n_experiments, n_a)``
+integer array. These arrays are the kernels' input; every table replikit shows people
+(:meth:`~replikit.generalize.RankingSample.to_frame`, ``summary``, the command line) gives
+``rank = tier + 1``, so that 1 = best.
 """
 
 from __future__ import annotations
@@ -32,11 +35,14 @@ def rank_scores(scores, *, lower_is_better: bool = False, tol: float = 0.0,
     missing : {'worst'}, default 'worst'
         Missing evaluations form one extra tier below every observed score (the paper's
         "missing = worst rank" imputation); a row with no score at all gets rank 0 everywhere.
+        Infinite scores are observed scores (``-inf`` is the worst possible one when higher is
+        better, e.g. the log-likelihood of an impossible answer) and equal infinities tie.
 
     Returns
     -------
     numpy.ndarray of int64, same shape as ``scores``
-        ``r[i, a]`` is the tier of alternative ``a`` in experiment ``i`` (0 = best).
+        ``r[i, a]`` is the tier index of alternative ``a`` in experiment ``i`` (0 = best tier;
+        add 1 for a rank with 1 = best).
 
     Notes
     -----
@@ -62,13 +68,14 @@ def rank_scores(scores, *, lower_is_better: bool = False, tol: float = 0.0,
         raise ParameterError(f"`missing` must be 'worst'; got {missing!r}.")
     key = x if lower_is_better else -x
     nan = np.isnan(key)
-    key = np.where(nan, np.inf, key)
-    order = np.argsort(key, axis=1, kind="stable")
+    key = np.where(nan, 0.0, key)
+    # missing evaluations sort after every observed score, infinite ones included
+    order = np.lexsort((key, nan), axis=1)
     s = np.take_along_axis(key, order, axis=1)
     snan = np.take_along_axis(nan, order, axis=1)
     jump = np.zeros_like(s, dtype=bool)
     with np.errstate(invalid="ignore"):
-        d = np.diff(s, axis=1)
+        d = np.diff(s, axis=1)  # inf - inf is NaN: equal infinite scores tie
     jump[:, 1:] = (d > tol) & ~snan[:, 1:]
     # the first missing entry after an observed one opens the "missing" tier
     jump[:, 1:] |= snan[:, 1:] & ~snan[:, :-1]

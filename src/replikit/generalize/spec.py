@@ -278,7 +278,7 @@ def _level_mask(col: pd.Series, level) -> pd.Series:
 
 
 def _scores(raw: pd.Series, opt: str, col) -> pd.Series:
-    """The score column as floats: stray text, infinities and an all-missing column refused."""
+    """The score column as floats: stray text and an all-missing column refused."""
     if ptypes.is_bool_dtype(raw):
         score = raw.astype(float)
     elif ptypes.is_numeric_dtype(raw):
@@ -300,14 +300,17 @@ def _scores(raw: pd.Series, opt: str, col) -> pd.Series:
         score[present] = num.to_numpy(dtype=float)
     if score.isna().all():
         raise DataError(f"`{opt}`: column {col!r} has no scores (all missing).")
-    inf = np.isinf(score.to_numpy())
-    if inf.any():
-        rows = score.index[inf][:5].tolist()
-        raise DataError(f"`{opt}`: column {col!r} holds {int(inf.sum())} infinite "
-                        f"value{'s' if inf.sum() > 1 else ''} (rows {rows}); an infinite "
-                        "score would rank first or last whatever the others are — replace it "
-                        "by a number or leave the cell empty (a missing result).")
     return score
+
+
+def _infinite_note(score: pd.Series, opt: str, col) -> str | None:
+    inf = np.isinf(score.to_numpy())
+    if not inf.any():
+        return None
+    rows = score.index[inf][:5].tolist()
+    return (f"column {col!r} ({opt}) holds {int(inf.sum())} infinite score"
+            f"{'s' if inf.sum() > 1 else ''} (rows {rows}{' ...' if inf.sum() > 5 else ''}): "
+            "ranked as the best or worst possible result (equal infinities tie)")
 
 
 def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
@@ -331,9 +334,9 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
     Raises
     ------
     DataError
-        A named column is missing; the score column holds text that is not a number, an
-        infinite value or no score at all; a held-constant level matches nothing; fewer than 2
-        alternatives remain; no design combination has 2 conditions.
+        A named column is missing; the score column holds text that is not a number or no
+        score at all; a held-constant level matches nothing; fewer than 2 alternatives remain;
+        no design combination has 2 conditions.
 
     Notes
     -----
@@ -392,6 +395,9 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
     score = _scores(df[spec.score], opt["score"], spec.score)
     df = df.assign(**{spec.score: score})
     notes: list[str] = []
+    inf_note = _infinite_note(score, opt["score"], spec.score)
+    if inf_note:
+        notes.append(inf_note)
     for role, cols in (("alternative", [spec.alternative]), ("factors", factors),
                        ("design", design)):
         for c in cols:
@@ -599,7 +605,8 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
         raise DataError(f"`{opt['factors']}`: no design combination has at least 2 "
                         "experimental conditions.")
     if any(k.kind == "rbf" for k in ks):
-        big = max(float(np.nanmax(np.abs(s.scores), initial=0.0)) for s in runnable)
+        with np.errstate(invalid="ignore"):
+            big = max(float(np.nanmax(np.abs(s.scores), initial=0.0)) for s in runnable)
         if big > RBF_MAX_SCORE:
             raise DataError(f"`{opt['score']}`: the rbf goal squares score differences and "
                             f"scores reach {big:g} (beyond ±{RBF_MAX_SCORE:g}, where squares "
