@@ -56,7 +56,7 @@ def _per_study_scores(ctx: AuditContext, models: dict, max_rows: int) -> pd.Data
     from sklearn.base import clone
     from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 
-    from ..._random import root_seed_sequence, task_int_seed, task_rng
+    from ..._random import root_seed_sequence, seed_estimator, task_int_seed, task_rng
 
     d, _ = ctx.study_subset(9, all_classes=True, min_per_class=3)
     root = root_seed_sequence(ctx.random_state)
@@ -77,7 +77,9 @@ def _per_study_scores(ctx: AuditContext, models: dict, max_rows: int) -> pd.Data
                   KFold(3, shuffle=True, random_state=seed))
             for name, est in models.items():
                 try:
-                    v = float(np.mean(cross_val_score(clone(est), X, y, cv=cv, scoring=scoring,
+                    model = seed_estimator(clone(est), task_int_seed(
+                        root, ("per-study-model", str(s), name)))
+                    v = float(np.mean(cross_val_score(model, X, y, cv=cv, scoring=scoring,
                                                       error_score="raise")))
                 except ValueError:
                     v = np.nan

@@ -31,7 +31,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     from sklearn.base import clone
 
     from ..._models import default_models, make_model
-    from ..._random import root_seed_sequence, task_int_seed, task_rng
+    from ..._random import root_seed_sequence, seed_estimator, task_int_seed, task_rng
     from ...multistudy import (
         assess,
         cross_study_matrix,
@@ -78,9 +78,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     results, fit_time = {}, {}
     with ctx.stage("Cross-study replicability: fitting rules", total=len(models)) as advance:
         for name, est in models.items():
-            e = clone(est)
-            if "random_state" in e.get_params():
-                e.set_params(random_state=task_int_seed(root, ("multistudy-rule", name)))
+            e = seed_estimator(clone(est), task_int_seed(root, ("multistudy-rule", name)))
             t = time.perf_counter()
             e.fit(d.X[train], d.y[train])
             fit_time[name] = time.perf_counter() - t

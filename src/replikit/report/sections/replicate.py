@@ -53,7 +53,7 @@ def _sklearn_fits(ctx: AuditContext, d, models: dict, order, n_splits: int, max_
     from sklearn.base import clone
     from sklearn.metrics import r2_score
 
-    from ..._random import task_int_seed
+    from ..._random import seed_estimator, task_int_seed
 
     X = d.X.to_numpy(float)
     y = d.y.to_numpy(float)
@@ -71,9 +71,7 @@ def _sklearn_fits(ctx: AuditContext, d, models: dict, order, n_splits: int, max_
             tr_rows, te_rows = perm[:n_train], perm[n_train:]
             bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
             seed = task_int_seed(ctx.random_state, ("replicate-sk", name, str(s)))
-            base = clone(est)
-            if "random_state" in base.get_params():
-                base.set_params(random_state=seed)
+            base = seed_estimator(clone(est), seed)
             folds = np.empty(n_splits)
             for f in range(n_splits):
                 hold = tr_rows[bounds[f]:bounds[f + 1]]

@@ -1,0 +1,43 @@
+"""The audit is reproducible: the same seed gives the same numbers, serial or with workers."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replikit.data.userdata import dataset_from_frame
+from replikit.report import run_audit
+
+pytestmark = pytest.mark.slow
+
+
+def _numbers(path):
+    doc = json.loads(path.read_text())
+    meta = doc["meta"]
+    for k in ("seconds", "section_seconds", "command"):
+        meta.pop(k, None)
+    for s in doc["sections"]:
+        for k in list(s["data"]):
+            if "seconds" in k or k in ("plans", "estimates"):
+                s["data"].pop(k)
+    return json.dumps(doc, sort_keys=True)
+
+
+def test_same_seed_same_report_serial_and_two_workers(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 400
+    df = pd.DataFrame(rng.normal(size=(n, 4)), columns=list("abcd"))
+    df["y"] = df.a - df.b + 0.5 * rng.normal(size=n)
+    df["site"] = np.repeat(["s1", "s2", "s3", "s4"], n // 4)
+    ds = dataset_from_frame(df, target="y", study="site")
+    from replikit._models import make_models
+
+    runs = []
+    for i, n_jobs in enumerate([1, 2]):
+        rep = run_audit(ds, tmp_path / f"r{i}", models=make_models("lr,rf,dummy", "regression"),
+                        random_state=7, n_jobs=n_jobs, quick=True,
+                        sections=["compare", "replicate", "multistudy", "generalize"])
+        assert not rep.skipped, [s.skipped for s in rep.skipped]
+        runs.append(_numbers(rep.json_path))
+    assert runs[0] == runs[1]
