@@ -31,6 +31,16 @@ def _order(labels):
         return labels  # keep the order of appearance
 
 
+_MIN_FOLD_ROWS = 20  # an R2 on fewer held-out rows is mostly noise (and often negative)
+
+
+def _folds(n_rows: int, n_splits: int) -> int:
+    """Folds for a study of ``n_rows`` rows: ``n_splits``, fewer when the training part (2/3)
+    would give folds of fewer than 20 rows, at least 2."""
+    n_train = int(round(n_rows * 2 / 3))
+    return int(np.clip(n_train // _MIN_FOLD_ROWS, 2, n_splits))
+
+
 def _study_fits(ctx: AuditContext, d, order, n_splits: int, max_rows: int | None):
     from ...replicate._fits import ols_cv_test
 
@@ -44,7 +54,8 @@ def _study_fits(ctx: AuditContext, d, order, n_splits: int, max_rows: int | None
         if max_rows is not None and idx.size > max_rows:
             idx = np.sort(rng.choice(idx, max_rows, replace=False))
         perm = rng.permutation(idx.size)[None, :]
-        out[str(s)] = ols_cv_test(X[idx][None], y[idx][None], perm, n_splits=n_splits)
+        k = _folds(idx.size, n_splits)
+        out[str(s)] = ols_cv_test(X[idx][None], y[idx][None], perm, n_splits=k)
     return out
 
 
@@ -69,11 +80,12 @@ def _sklearn_fits(ctx: AuditContext, d, models: dict, order, n_splits: int, max_
             perm = idx[rng.permutation(idx.size)]
             n_train = int(round(idx.size * 2 / 3))
             tr_rows, te_rows = perm[:n_train], perm[n_train:]
-            bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
+            k = _folds(idx.size, n_splits)
+            bounds = np.linspace(0, n_train, k + 1).round().astype(int)
             seed = task_int_seed(ctx.random_state, ("replicate-sk", name, str(s)))
             base = seed_estimator(clone(est), seed)
-            folds = np.empty(n_splits)
-            for f in range(n_splits):
+            folds = np.empty(k)
+            for f in range(k):
                 hold = tr_rows[bounds[f]:bounds[f + 1]]
                 fit_rows = np.concatenate([tr_rows[:bounds[f]], tr_rows[bounds[f + 1]:]])
                 m = clone(base).fit(X[fit_rows], y[fit_rows])
@@ -201,7 +213,9 @@ def build(ctx: AuditContext) -> SectionOutput:
                      f"models, scikit-learn, at most {sk_rows} rows per study and {sk_splits}-fold CV "
                      "to keep the audit within its time budget; a constant baseline has no R2 "
                      "to replicate)" if len(all_fits) > 1 else ""),
-        "design per study": f"2:1 train/test split, {n_splits}-fold CV on the training part"
+        "design per study": f"2:1 train/test split, {n_splits}-fold CV on the training part "
+                            f"(fewer folds in studies where a fold would hold fewer than "
+                            f"{_MIN_FOLD_ROWS} rows, at least 2)"
                             + (f"; at most {max_rows} rows per study (quick mode)"
                                if max_rows else ""),
         "SE of R2": "Olkin-Finn, SE^2 = 4 R2 (1-R2)^2 / N (seed eq. 1)",
