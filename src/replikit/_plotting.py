@@ -40,19 +40,25 @@ def axes_or_new(ax=None, width: float = 6.4, height: float = 3.6):
 def svg_document(fig) -> str:
     """Render ``fig`` as a standalone SVG document (valid XML, opens in any viewer).
 
-    Mathtext is switched off for every text of the figure: labels come from user data, and a
-    ``$`` in a study or column name must print as a dollar sign.
+    Mathtext is switched off for every text of the figure but the tick formatters' own
+    ``$\\mathdefault{...}$`` labels: labels come from user data, and a ``$`` in a study or
+    column name must print as a dollar sign.
     """
     import matplotlib
     from matplotlib.text import Text
 
-    # labels come from user data (study, model and column names): a '$' must print as a dollar,
-    # not start mathtext (which raises on unbalanced or invalid TeX)
+    # Labels come from user data (study, model and column names): a '$' must print as a dollar,
+    # not start mathtext (which raises on unbalanced or invalid TeX). Draw once with mathtext
+    # off so that lazily made tick labels exist, then keep mathtext only for the formatters'
+    # own '$\mathdefault{...}$' strings (log-axis ticks such as 10^2).
+    with matplotlib.rc_context({"text.parse_math": False}):
+        fig.draw_without_rendering()
     for text in fig.findobj(Text):
-        text.set_parse_math(False)
+        label = text.get_text()
+        text.set_parse_math(label.startswith("$") and label.endswith("$")
+                            and "\\mathdefault" in label)
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "replikit",
-                                "text.parse_math": False}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "replikit"}):
         fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None,
                                                  "Format": None, "Type": None})
     return re.sub(r"<metadata>.*?</metadata>", "", buf.getvalue(), flags=re.S)

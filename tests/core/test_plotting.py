@@ -1,5 +1,6 @@
 """Figures: standalone SVG is valid XML, inline SVG fits HTML, user labels never parse as TeX."""
 
+import re
 import xml.etree.ElementTree as ET
 
 import matplotlib
@@ -40,3 +41,12 @@ def test_backend_untouched():
     before = matplotlib.get_backend()
     _figure()
     assert matplotlib.get_backend() == before
+
+
+def test_log_axis_ticks_keep_their_math():
+    fig = new_figure()
+    ax = fig.add_subplot()
+    ax.loglog([1, 10, 100, 1000], [1, 100, 1e4, 1e6])
+    ax.set_xlabel("cost in $")
+    svg = re.sub(r"<!--.*?-->", "", svg_document(fig), flags=re.S)  # comments hold the source
+    assert "mathdefault" not in svg and "cost in $" in svg
