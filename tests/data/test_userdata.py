@@ -146,3 +146,16 @@ def test_numbers_stored_as_text_in_the_target_are_numbers():
     df["y"] = df["y"].map(lambda v: f"{v:.6f}")
     d = dataset_from_frame(df, target="y")
     assert d.task == "regression" and d.y.dtype == float
+
+
+def test_study_labels_read_as_written(tmp_path):
+    """'5', '05' and '5.0' in a CSV study column are three studies (pandas would read all three
+    as the number 5 and merge them), and a note says they look alike."""
+    rng = np.random.default_rng(2)
+    rows = ["x,y,site"] + [f"{rng.normal():.4f},{rng.normal():.4f},{lab}"
+                           for lab in ["5", "05", "5.0"] for _ in range(10)]
+    path = tmp_path / "s.csv"
+    path.write_text("\n".join(rows) + "\n")
+    d = load_dataset(path, target="y", study="site")
+    assert sorted(d.study.unique()) == ["05", "5", "5.0"]
+    assert any("look alike" in n for n in d.notes)

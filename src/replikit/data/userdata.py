@@ -180,6 +180,20 @@ def _study_labels(col: pd.Series) -> pd.Series:
     return col.astype(str)
 
 
+def _lookalike_labels(labels) -> list[list[str]]:
+    """Groups of distinct labels that read as the same number or word ('5', '05', '5.0', ' 5')."""
+    groups: dict[str, list[str]] = {}
+    for v in labels:
+        text = str(v)
+        key = text.strip().lower()
+        try:
+            key = repr(float(key))
+        except ValueError:
+            pass
+        groups.setdefault(key, []).append(text)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = None,
                        features: list[str] | None = None, task: str | None = None,
                        min_studies: int = 1, name: str = "data",
@@ -287,6 +301,10 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     if study is not None:
         s = _study_labels(complete[study]).reset_index(drop=True).rename("study")
         n_studies = s.nunique()
+        alike = _lookalike_labels(pd.unique(s))
+        if alike:
+            notes.append("study labels that look alike are kept apart: "
+                         + "; ".join(" / ".join(repr(v) for v in group) for group in alike[:3]))
         if n_studies < min_studies:
             raise DataError(
                 f"`{study_option}`: column {study!r} holds {n_studies} distinct stud"
@@ -301,6 +319,8 @@ def load_dataset(path: str | os.PathLike, *, target: str, study: str | None = No
                  table: str | None = None, min_studies: int = 1, data_option: str = "data",
                  **kwargs) -> Dataset:
     """Read a CSV/Parquet/DuckDB file and validate it as in :func:`dataset_from_frame`."""
-    frame = read_frame(path, table=table, name=data_option)
+    # study labels as written: '05', '5' and '5.0' are three studies, not one number
+    dtype = {study: str} if study is not None else None
+    frame = read_frame(path, table=table, name=data_option, dtype=dtype)
     return dataset_from_frame(frame, target=target, study=study, min_studies=min_studies,
                               name=os.path.basename(str(path)), **kwargs)
