@@ -277,3 +277,12 @@ def test_simulate_tests_out_is_a_file(cli, tmp_path):
     f = tmp_path / "file"
     f.write_text("x")
     assert_clear_error(cli(*TINY, "--out", f), "--out")
+
+
+def test_docs_compare_figures_are_standalone_svg():
+    from pathlib import Path
+
+    figures = sorted((Path(__file__).parents[2] / "docs" / "figures" / "compare").glob("*.svg"))
+    assert len(figures) == 2
+    for path in figures:
+        assert ET.parse(path).getroot().tag == SVG, path

@@ -141,6 +141,16 @@ def test_store_read_only(cli, data, tmp_path, monkeypatch):
         store.chmod(0o600)
 
 
+def test_store_in_a_read_only_directory(cli, data, tmp_path):
+    from pathlib import Path
+
+    if not Path("/proc/self").exists():
+        pytest.skip("no /proc")
+    line = assert_clear_error(cli(*run_args(data, tmp_path, "--store", "/proc/runs.duckdb")),
+                              "--store")
+    assert "not writable" in line
+
+
 def test_store_parent_is_a_file(cli, data, tmp_path):
     (tmp_path / "afile").write_text("x")
     assert_clear_error(cli(*run_args(data, tmp_path, "--store", tmp_path / "afile" / "s.duckdb")),

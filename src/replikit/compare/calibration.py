@@ -80,6 +80,7 @@ import pandas as pd
 from scipy import stats
 
 from .._random import root_seed_sequence, task_rng
+from .._threads import single_blas, worker_limits
 from .._validation import check_float, check_int, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..results import get_pvalue
@@ -425,6 +426,12 @@ def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha, rop
     return out
 
 
+def _simulate_chunk_worker(*args):
+    """:func:`_simulate_chunk` in a joblib worker: one BLAS and one OpenMP thread."""
+    with worker_limits():
+        return _simulate_chunk(*args)
+
+
 # --------------------------------------------------------------------------- population errors
 
 def _expected_error(t, gap, ok, majority, mu):
@@ -660,6 +667,7 @@ def _simulate_tests_iv(n_datasets, n_rows, differences, tests, n_replications, b
             base_error, correlation, alpha, n_population, n_training_sets, n_jobs, chunk_size)
 
 
+@single_blas  # batched small products: BLAS threads only add contention
 def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
                    differences=(0.0, 0.025, 0.05, 0.075, 0.1, 0.15), tests="all",
                    n_replications: int = 10, base_error: float = 0.3,
@@ -759,7 +767,7 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
 
         parts = []
         gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_simulate_chunk)(root, idx, *args) for idx in chunks)
+            delayed(_simulate_chunk_worker)(root, idx, *args) for idx in chunks)
         for idx, part in zip(chunks, gen, strict=True):
             parts.append(part)
             if progress is not None:

@@ -12,6 +12,11 @@ axis ``E`` (independent datasets, used by the seed-003 experiment; ``E = 1`` for
 - ``X``: ``(E, n, p)`` features, ``y``: ``(E, n)`` outcome (class codes ``0..K-1`` for
   classifiers), ``W``: ``(E, R, n)`` training weights.
 
+Every public function here runs with one BLAS thread (:func:`replikit._threads.single_blas`):
+the matrices are small and many, so threads inside one product only add synchronisation (and,
+on a busy machine, contention that was seen to slow a ``replikit estimate`` from 15 s to over
+17 minutes); parallelism belongs to the tasks.
+
 Fitting with integer weights ``w`` is the same as fitting on the rows repeated ``w`` times, which
 is what the generic path does with ``X[train_index]``; so both paths give the same rule (up to
 the optimiser's tolerance for logistic regression, and up to ties in the predicted labels).
@@ -36,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._linalg import sym_solve
+from .._threads import single_blas
 
 __all__ = ["FastPredictor", "fast_predictor", "lda_decision", "least_squares_predict",
            "logistic_decision", "dummy_predict", "weighted_moments"]
@@ -47,6 +53,7 @@ _BLOCK = 4_000_000  # elements in a temporary block of per-row products
 # weighted moments and batched symmetric solves
 # --------------------------------------------------------------------------------------------
 
+@single_blas
 def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Weighted sums of 1, x and x x' for every resample.
 
@@ -91,6 +98,7 @@ def _scale_variances(sw, sx, sxx):
 # the models
 # --------------------------------------------------------------------------------------------
 
+@single_blas
 def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, alpha: float = 0.0,
                           fit_intercept: bool = True, scaled: bool = False) -> np.ndarray:
     """Predictions of weighted least squares / ridge fits for every resample and every row.
@@ -127,6 +135,7 @@ def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, alpha:
     return pred
 
 
+@single_blas
 def lda_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, n_classes: int, *,
                  priors: np.ndarray | None = None, divisor: str = "n-k") -> np.ndarray:
     """Linear discriminant scores of every row under every resample's LDA rule.
@@ -173,6 +182,7 @@ def lda_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, n_classes: int, *,
     return np.where(present[..., None, :], scores, -np.inf)
 
 
+@single_blas
 def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float = 1.0,
                       scaled: bool = False, max_iter: int = 100,
                       tol: float = 1e-10) -> np.ndarray:
@@ -212,6 +222,7 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
     return np.matmul(theta, X1t)
 
 
+@single_blas
 def dummy_predict(y: np.ndarray, W: np.ndarray, *, kind: str, n_classes: int = 0) -> np.ndarray:
     """Baselines: the weighted training mean (``kind='mean'``, shape (E, R, n)) or the training
     class shares (``kind='prior'``, shape (E, R, n, K)) for every row."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -110,9 +111,12 @@ def _check_path(path: Path, option: str) -> None:
     if not probe.is_dir():
         raise StoreError(f"`{option}`: cannot create {str(path)!r}: {str(probe)!r} is a file, "
                          "not a directory.")
-    if not os.access(probe, os.W_OK | os.X_OK):
+    try:  # tried, not inferred from permission bits (root, read-only mounts, /proc)
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError:
         raise StoreError(f"`{option}`: cannot create {str(path)!r}: directory {str(probe)!r} "
-                         "is not writable.")
+                         "is not writable.") from None
 
 
 def check_store(path, *, option: str = "store", clear: bool = False,

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._random import root_seed_sequence, task_int_seed, task_rng
+from .._threads import single_blas, worker_limits
 from .._validation import check_choice, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 
@@ -405,6 +406,12 @@ def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes):
     return preds
 
 
+def _fit_predict_worker(*args):
+    """:func:`_fit_predict` in a joblib worker: one BLAS and one OpenMP thread."""
+    with worker_limits():
+        return _fit_predict(*args)
+
+
 def _predict_generic(prob: _Problem, W, T, need_proba: bool, root, family: str, n_jobs: int):
     R, n = W.shape
     seeds = [task_int_seed(root, ("fit", family, r)) for r in range(R)]
@@ -415,8 +422,8 @@ def _predict_generic(prob: _Problem, W, T, need_proba: bool, root, family: str, 
 
         bounds = np.linspace(0, R, min(R, 4 * n_jobs) + 1).astype(int)
         chunks = Parallel(n_jobs=n_jobs)(
-            delayed(_fit_predict)(prob.model, prob.X, prob.y, W[a:b], T[a:b], seeds[a:b],
-                                  need_proba, prob.classes)
+            delayed(_fit_predict_worker)(prob.model, prob.X, prob.y, W[a:b], T[a:b],
+                                         seeds[a:b], need_proba, prob.classes)
             for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a)
     preds = [p for chunk in chunks for p in chunk]
     K = 0 if prob.classes is None else prob.classes.size
@@ -561,6 +568,7 @@ def _reduce(method, params, L, T, apparent, gamma):
 # public functions
 # --------------------------------------------------------------------------------------------
 
+@single_blas
 def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", "kfold",
                     "bootstrap", "loo_bootstrap", ".632+"), loss: str | Callable | None = None,
                     n_resamples: int = 200, n_splits: int = 10, n_repeats: int | None = None,

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._threads import single_blas
 from .._validation import check_int
 from ..errors import ParameterTypeError
 from ._fast import lda_decision
@@ -309,10 +310,8 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
     start = time.perf_counter()
     draw = _draw_exact if exact else _draw_modern
     X, y, W, T = draw(n_experiments, seed)
-    from threadpoolctl import threadpool_limits
-
     # many small products: BLAS threads only add contention (and vary with machine load)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_blas():
         errors = _errors(X, y, W, T)
     runtime = time.perf_counter() - start
     return ResamplingExperiment(errors, _summary(errors), n_experiments, seed, bool(exact),
