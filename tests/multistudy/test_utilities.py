@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import log_loss, mean_absolute_error, mean_squared_error
+from sklearn.metrics import brier_score_loss, log_loss, mean_absolute_error, mean_squared_error
 
 from replikit.errors import DataError, ParameterError, ParameterTypeError
 from replikit.multistudy import (
@@ -75,6 +75,22 @@ def test_squared_absolute_log_match_sklearn():
     for k, lab in enumerate("abc"):
         m = s == lab
         assert -ls[k] == pytest.approx(log_loss(yb[m], pr[m], labels=[0, 1]))
+    br = study_utilities(db, "brier").utility
+    for k, lab in enumerate("abc"):
+        m = s == lab
+        assert -br[k] == pytest.approx(brier_score_loss(yb[m], pr[m]))
+
+
+def test_brier_three_classes_is_half_the_summed_squared_error():
+    rng = np.random.default_rng(1)
+    proba = rng.dirichlet([1.0, 1.0, 1.0], size=30)
+    y = rng.integers(0, 3, 30)
+    d = from_arrays(y, proba.argmax(1), np.repeat(["a", "b"], 15), proba=proba)
+    u = study_utilities(d, "brier").utility
+    onehot = np.eye(3)[y]
+    per_unit = 0.5 * ((proba - onehot) ** 2).sum(axis=1)
+    assert -u[0] == pytest.approx(per_unit[:15].mean())
+    assert np.all((u >= -1) & (u <= 0))
 
 
 def test_bayes_threshold_is_optimal_for_calibrated_user():

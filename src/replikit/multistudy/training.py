@@ -48,10 +48,11 @@ def _builtin(name: str) -> _Metric:
 
 
 _METRICS = {name: _builtin(name) for name in
-            ("accuracy", "error_rate", "r2", "mse", "rmse", "mae", "roc_auc", "log_loss")}
+            ("accuracy", "balanced_accuracy", "error_rate", "r2", "mse", "rmse", "mae",
+             "roc_auc", "log_loss")}
 
 
-_LABEL_METRICS = ("accuracy", "error_rate", "roc_auc", "log_loss")
+_LABEL_METRICS = ("accuracy", "balanced_accuracy", "error_rate", "roc_auc", "log_loss")
 
 
 def get_metric(metric, *, task: str | None = None, n_classes: int | None = None,
@@ -86,7 +87,7 @@ def get_metric(metric, *, task: str | None = None, n_classes: int | None = None,
                                  f"or a utility ('cost:u01,u10', 'squared', ...); got "
                                  f"{metric!r}.") from None
         m = _utility_metric(u)
-        labels_only = u.kind in ("accuracy", "cost", "log")
+        labels_only = u.kind in ("accuracy", "cost", "log", "brier")
     if task == "regression" and labels_only:
         raise ParameterError(f"`{option}`: {m.name} scores class labels, but the outcome is "
                              "continuous (regression); use r2, mse, rmse, mae or the 'squared' "
@@ -105,7 +106,8 @@ def _utility_metric(u: Utility) -> _Metric:
         d = from_arrays(y, p, np.zeros(len(y), int), proba=pr, classes=cl)
         return float(_unit_values(d, u)[0].mean())
 
-    return _Metric(f"utility {u.name}", True, u.kind == "log" or u.threshold is not None, f)
+    return _Metric(f"utility {u.name}", True, u.kind in ("log", "brier")
+                   or u.threshold is not None, f)
 
 
 # -- fitting ---------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ Built-ins (all "higher is better"):
 ``squared``         ``−(y − φ)²``
 ``absolute``        ``−|y − φ|``
 ``log``             ``log p_φ(y)``, the log score of the predicted class probabilities
+``brier``           ``−½ Σ_c (p_φ(c) − I{y = c})²``, the (halved) Brier score: for two classes
+                    ``−(p − y)²``; bounded in [−1, 0], a proper score like ``log``
 callable            ``U(pred, X, y)`` returning one number per unit
 """
 
@@ -27,7 +29,7 @@ from .._validation import check_choice, check_float
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ._data import MultiStudyData, _is_discrete, as_study_data
 
-__all__ = ["Utility", "accuracy", "error_cost", "squared", "absolute", "log_score",
+__all__ = ["Utility", "accuracy", "error_cost", "squared", "absolute", "log_score", "brier",
            "custom_utility", "parse_utility", "optimal_threshold", "study_utilities",
            "StudyUtilities", "unit_utilities", "check_utility_data"]
 
@@ -141,6 +143,14 @@ def log_score() -> Utility:
     return Utility("log", "log")
 
 
+def brier() -> Utility:
+    """``U = −½ Σ_c (p_φ(c) − I{y = c})²``: minus the Brier score of the rule's class
+    probabilities, halved so that for two classes it is ``−(p − y)²`` with ``p`` the probability
+    of the positive class (Brier 1950). A proper scoring rule like :func:`log_score`, but
+    bounded in [−1, 0], so one overconfident unit cannot dominate ``U_k``."""
+    return Utility("brier", "brier")
+
+
 def custom_utility(func: Callable, name: str = "custom") -> Utility:
     """A user's utility ``U(pred, X, y)``, vectorised: it receives the arrays of a study set and
     returns one utility per unit (seed 001, eq. 1)."""
@@ -150,8 +160,8 @@ def custom_utility(func: Callable, name: str = "custom") -> Utility:
 
 
 def parse_utility(spec, *, threshold=None, positive=None, name: str = "utility") -> Utility:
-    """``'accuracy'``, ``'cost:u01,u10'``, ``'squared'``, ``'absolute'``, ``'log'``, a Utility or a
-    callable ``U(pred, X, y)``.
+    """``'accuracy'``, ``'cost:u01,u10'``, ``'squared'``, ``'absolute'``, ``'log'``, ``'brier'``, a
+    Utility or a callable ``U(pred, X, y)``.
 
     ``name`` is the parameter (or command-line flag, ``'--utility'``) named in error messages.
 
@@ -180,10 +190,11 @@ def parse_utility(spec, *, threshold=None, positive=None, name: str = "utility")
                                  "utilities of the two errors, both <= 0 and not both 0 (e.g. "
                                  f"'cost:-5,-1'); got {spec!r}.")
         return error_cost(a, b, threshold=threshold, positive=positive)
-    simple = {"accuracy": accuracy, "squared": squared, "absolute": absolute, "log": log_score}
+    simple = {"accuracy": accuracy, "squared": squared, "absolute": absolute, "log": log_score,
+              "brier": brier}
     if s not in simple:
         raise ParameterError(f"`{name}` must be one of 'accuracy', 'cost:u01,u10', 'squared', "
-                             f"'absolute', 'log' or a callable; got {spec!r}.")
+                             f"'absolute', 'log', 'brier' or a callable; got {spec!r}.")
     return simple[s]()
 
 
@@ -215,7 +226,7 @@ def check_utility_data(d: MultiStudyData, u: Utility, *, name: str = "utility") 
             raise DataError(f"`{name}`: {exc}") from None
 
 
-# -- unit-level utilities# -- unit-level utilities --------------------------------------------------------------------
+# -- unit-level utilities --------------------------------------------------------------------
 
 def _positive(d: MultiStudyData, positive):
     values = pd.unique(np.concatenate([np.asarray(d.y, object), np.asarray(d.pred, object)]))
@@ -364,15 +375,20 @@ def _unit_values(d: MultiStudyData, u: Utility) -> tuple[np.ndarray, float | Non
                             f"{np.abs(diff[bad[0]]):.3g} (rows {d.row[bad][:5].tolist()}); "
                             "rescale y_true and y_pred.")
         return values, None
-    if u.kind == "log":
+    if u.kind in ("log", "brier"):
         if d.proba is None:
-            raise DataError("the log score needs class probabilities (`proba_*` columns or an "
-                            "estimator with predict_proba); none were given.")
+            raise DataError(f"the {'log' if u.kind == 'log' else 'Brier'} score needs class "
+                            "probabilities (`proba_*` columns or an estimator with "
+                            "predict_proba); none were given.")
         classes = [str(c) for c in d.classes]
         idx = pd.Index(classes).get_indexer(pd.Series(d.y).astype(str).to_numpy())
         if (idx < 0).any():
             bad = d.y[idx < 0][0]
             raise DataError(f"outcome {bad!r} has no probability column; classes are {classes}.")
+        if u.kind == "brier":
+            onehot = np.zeros(d.proba.shape)
+            onehot[np.arange(d.n), idx] = 1.0
+            return -0.5 * np.sum((d.proba - onehot) ** 2, axis=1), None
         p = d.proba[np.arange(d.n), idx]
         return np.log(np.maximum(p, _LOG_FLOOR)), None
     values = np.asarray(u.func(d.pred, d.X, d.y), float)

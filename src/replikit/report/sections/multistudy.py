@@ -60,8 +60,15 @@ def build(ctx: AuditContext) -> SectionOutput:
             advice="pool small studies into larger units.")
     t0 = time.perf_counter()
     classification = d.task == "classification"
-    utility = "accuracy" if classification else "squared"
     models = ctx.models or default_models(d.task)
+    # the per-unit utility of seed 001: for classifiers with probabilities the (halved) Brier
+    # score, a proper score that accuracy is not (with 14% cases, always predicting "no case"
+    # is 86% accurate in every study — a replicable but useless rule)
+    if classification:
+        proba = all(hasattr(m, "predict_proba") for m in models.values())
+        utility = "brier" if proba else "accuracy"
+    else:
+        utility = "squared"
     n_boot = 200 if ctx.quick else 1000
     n_perm = 199 if ctx.quick else 999
     cv = 3 if ctx.quick else 5
@@ -117,6 +124,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     est_best = models[best]
     with ctx.stage("Cross-study replicability: cross-study validation", total=2) as advance:
         csv = cross_study_matrix(est_best, d.X, d.y, d.study, cv=cv, task=d.task,
+                                 metric=ctx.metric,
                                  random_state=task_int_seed(root, "multistudy-csv"),
                                  n_jobs=ctx.n_jobs)
         advance(1)
@@ -128,6 +136,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         if loso_estimate > _LOSO_BUDGET and best != "lr":
             loso_name, loso_est = "lr", make_model("lr", d.task)
         loso = leave_one_study_out(loso_est, d.X, d.y, d.study, task=d.task, model_name=loso_name,
+                                   metric=ctx.metric,
                                    random_state=task_int_seed(root, "multistudy-loso"),
                                    n_jobs=ctx.n_jobs)
         advance(1)
@@ -144,7 +153,11 @@ def build(ctx: AuditContext) -> SectionOutput:
                          f"dominates {best}": dres.b_dominates_a, "region (Fig. 1)": dres.region})
     model_tab = pd.DataFrame([{"rule": best, "mean U": means[best],
                                "spread (smallest eps)": eps_abs}] + dom_rows)
-    util_desc = ("accuracy I{φ = y}" if classification else
+    utility_label = {"brier": "minus the Brier score", "accuracy": "accuracy",
+                     "squared": "minus the squared error"}[utility]
+    util_desc = ("minus the Brier score, U = −½ Σ_c (p(c) − I{y = c})² (0 is perfect; a "
+                 "proper score)" if utility == "brier" else
+                 "accuracy I{φ = y}" if classification else
                  "U = −(y − φ)², so U_k = −MSE_k")
     summary_tab = res.to_frame().drop(columns="statistic")
     blocks: list = [
@@ -181,7 +194,8 @@ def build(ctx: AuditContext) -> SectionOutput:
             f"{', '.join(map(str, dropped[:20]))}{' ...' if len(dropped) > 20 else ''}."))
     p_u = res.permutation_utility.pvalue
     blocks.append(Callout(
-        (f"The studies' utilities differ by up to {eps_abs:.3g}; a permutation test of study "
+        (f"The studies' utilities ({utility_label}) differ by up to {eps_abs:.3g}; a "
+         "permutation test of study "
          f"labels {'rejects' if p_u < 0.05 else 'does not reject'} exact replicability "
          f"(p = {p_u:.3g}). A user who can tolerate a difference of ε is served replicably if "
          f"ε ≥ {eps_abs:.3g}."),
@@ -244,8 +258,8 @@ def build(ctx: AuditContext) -> SectionOutput:
     }
     return SectionOutput(
         key=key, title=title, blocks=blocks, data=data,
-        summary=(f"{best}: utilities differ across {data_best.K} studies by up to "
-                 f"{eps_abs:.3g} (permutation p = {p_u:.3g}); max TV distance "
+        summary=(f"{best}: utilities ({utility_label}) differ across {data_best.K} studies by "
+                 f"up to {eps_abs:.3g} (permutation p = {p_u:.3g}); max TV distance "
                  f"{res.distance.max:.3g}; cross-study {csv.metric} {o['cross_study_mean']:.3g} "
                  f"vs within {o['within_mean']:.3g}."),
     )
