@@ -247,9 +247,11 @@ def file_signature(path: str | os.PathLike) -> str:
 
 
 def check_duckdb_file(path: str | os.PathLike, *, name: str = "path",
-                      error: type[Exception] = InputFileError) -> Path:
+                      error: type[Exception] = InputFileError,
+                      hint: str = "name a new path, or one ending in .csv or .parquet") -> Path:
     """Refuse, with ``error`` naming ``name``, an existing path that is not a DuckDB database
-    (checked from its magic bytes, so DuckDB never tries to load an extension to read it)."""
+    (checked from its magic bytes, so DuckDB never tries to load an extension to read it);
+    ``hint`` says what to do instead."""
     p = Path(path)
     if p.is_dir():
         raise error(f"`{name}`: {str(p)!r} is a directory; expected a DuckDB file.")
@@ -262,7 +264,7 @@ def check_duckdb_file(path: str | os.PathLike, *, name: str = "path",
                     "or name a new path.")
     if kind != "duckdb":
         raise error(f"`{name}`: {str(p)!r} is {kind}, not a DuckDB database; replikit opens "
-                    "only DuckDB files (name a new path, or one ending in .csv or .parquet).")
+                    f"only DuckDB files ({hint}).")
     return p
 
 

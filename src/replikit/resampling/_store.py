@@ -99,7 +99,9 @@ def _check_path(path: Path, option: str) -> None:
         raise StoreError(f"`{option}`: {str(path)!r} is a directory; a store is a DuckDB file "
                          "(e.g. runs.duckdb).")
     if path.exists():
-        check_duckdb_file(path, name=option, error=StoreError)
+        check_duckdb_file(path, name=option, error=StoreError,
+                          hint="a store is a DuckDB file replikit creates: name a new path, "
+                               "e.g. runs.duckdb")
         if not os.access(path, os.R_OK | os.W_OK):
             raise StoreError(f"`{option}`: store {str(path)!r} is not writable (permission "
                              "denied).")
