@@ -253,7 +253,7 @@ def models_from_options(models: str | None, model: list[str] | None, param: list
 
     Returns an empty dict when neither is given (the caller picks its default).
     """
-    chosen = make_models(models, task) if models else {}
+    chosen = make_models(models, task, option="--models") if models is not None else {}
     if model:
         extra = parse_model_options(model, param or [])
         clash = set(extra) & set(chosen)

@@ -135,6 +135,19 @@ def test_directory_as_data(cli, tmp_path):
                        "--data", "directory")
 
 
+def test_sqlite_file_as_data_is_refused_without_touching_duckdb(cli, tmp_path):
+    import sqlite3
+
+    db = tmp_path / "results.db"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE t (a REAL, y REAL)")
+        con.execute("INSERT INTO t VALUES (1, 2)")
+    before = db.read_bytes()
+    assert_clear_error(cli("audit", "--data", db, "--target", "y", "--out", tmp_path / "o"),
+                       "--data", "SQLite", "not a DuckDB database")
+    assert db.read_bytes() == before
+
+
 def test_duckdb_with_two_tables_needs_table(cli, tmp_path):
     import duckdb
 
@@ -231,7 +244,7 @@ def test_numeric_study_labels_and_string_classes(cli, tmp_path, write_csv):
                          y=lambda d: np.where(d["y"] > 0, "yes", "no"))
     doc = _overview(cli, tmp_path, write_csv(df), "--study", "site")
     studies = {r["study"] for r in doc["sections"][0]["tables"]["table_0"]["rows"]}
-    assert studies == {"2001", "2002", "2003"}
+    assert studies == {"2001.0", "2002.0", "2003.0"}  # as written in the file
     assert doc["meta"]["task"] == "classification"
 
 

@@ -109,9 +109,9 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
         elif fmt == "parquet":
             frame = pd.read_parquet(p)
         else:
-            import duckdb
-
-            with duckdb.connect(str(p), read_only=True) as con:
+            check_duckdb_file(p, name=name, hint="save the table as .csv or .parquet, or give "
+                                                 "a DuckDB file")
+            with open_duckdb(p, name=name, read_only=True) as con:
                 tables = _duckdb_tables(con)
                 if table is None:
                     if len(tables) != 1:
