@@ -3,6 +3,7 @@ message names the parameter, what was expected and what was found."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -20,6 +21,7 @@ __all__ = [
     "check_probability",
     "check_1d_array",
     "check_same_length",
+    "lookalike_labels",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
@@ -111,3 +113,23 @@ def check_same_length(arrays: Iterable[tuple[str, Any]]) -> int:
         desc = ", ".join(f"`{k}` has {v}" for k, v in lengths.items())
         raise DataError(f"inputs must have the same length: {desc}.")
     return next(iter(lengths.values()), 0)
+
+
+def lookalike_labels(values) -> list[tuple]:
+    """Groups of distinct text labels that read as the same number or differ only in case or in
+    surrounding spaces (``'5'``, ``'05'``, ``'5.0'``; ``'a'``, ``'a '``) — kept apart as
+    written, and worth a warning. Non-text values are ignored."""
+    groups: dict = {}
+    for v in values:
+        if not isinstance(v, str):
+            continue
+        key: object = v.strip().casefold()
+        try:
+            f = float(key)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(f):
+                key = ("number", f)
+        groups.setdefault(key, []).append(v)
+    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]

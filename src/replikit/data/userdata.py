@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
+from .._validation import lookalike_labels
 from ..errors import DataError
 from .io import read_frame
 
@@ -180,20 +181,6 @@ def _study_labels(col: pd.Series) -> pd.Series:
     return col.astype(str)
 
 
-def _lookalike_labels(labels) -> list[list[str]]:
-    """Groups of distinct labels that read as the same number or word ('5', '05', '5.0', ' 5')."""
-    groups: dict[str, list[str]] = {}
-    for v in labels:
-        text = str(v)
-        key = text.strip().lower()
-        try:
-            key = repr(float(key))
-        except ValueError:
-            pass
-        groups.setdefault(key, []).append(text)
-    return [g for g in groups.values() if len(g) > 1]
-
-
 def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = None,
                        features: list[str] | None = None, task: str | None = None,
                        min_studies: int = 1, name: str = "data",
@@ -301,7 +288,7 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     if study is not None:
         s = _study_labels(complete[study]).reset_index(drop=True).rename("study")
         n_studies = s.nunique()
-        alike = _lookalike_labels(pd.unique(s))
+        alike = lookalike_labels(pd.unique(s))
         if alike:
             notes.append("study labels that look alike are kept apart: "
                          + "; ".join(" / ".join(repr(v) for v in group) for group in alike[:3]))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -11,7 +10,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from .._threads import single_blas
-from .._validation import check_choice, check_float, check_probability
+from .._validation import check_choice, check_float, check_probability, lookalike_labels
 from ..errors import DataError, ParameterError
 from .kernels import Kernel
 from .nstar import check_alpha, check_delta, estimate_nstar
@@ -238,25 +237,6 @@ def _names(options) -> dict:
     return names
 
 
-def _lookalikes(values) -> list[tuple]:
-    """Groups of distinct text labels that are the same number or differ only in case or
-    surrounding spaces ('5', '05', '5.0'; 'a', 'a ')."""
-    groups: dict = {}
-    for v in values:
-        if not isinstance(v, str):
-            continue
-        key: object = v.strip().casefold()
-        try:
-            f = float(key)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(f):
-                key = ("number", f)
-        groups.setdefault(key, []).append(v)
-    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
-
-
 def _natural_key(idx: pd.Index) -> pd.Index:
     """Sort key of labels read as text: numbers in numeric order when every label of the level
     is a number ('2' before '10', as if the column had been read as numbers)."""
@@ -401,7 +381,7 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
     for role, cols in (("alternative", [spec.alternative]), ("factors", factors),
                        ("design", design)):
         for c in cols:
-            for group in _lookalikes(pd.unique(df[c].dropna())):
+            for group in lookalike_labels(pd.unique(df[c].dropna())):
                 shown = ", ".join(repr(g) for g in group[:5])
                 notes.append(f"column {c!r} ({opt[role]}): labels {shown} differ only as "
                              "written (case, spaces or number format); they are kept apart")

@@ -16,7 +16,7 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "MultiStudyData": "_data", "from_arrays": "_data", "from_estimator": "_data",
     "from_predictions": "_data", "load_predictions": "_data",
-    "study_labels_as_text": "_data", "lookalike_labels": "_data",
+    "study_labels_as_text": "_data",
     "Utility": "utilities", "accuracy": "utilities", "error_cost": "utilities",
     "squared": "utilities", "absolute": "utilities", "log_score": "utilities",
     "custom_utility": "utilities", "parse_utility": "utilities",

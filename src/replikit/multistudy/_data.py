@@ -9,7 +9,6 @@ resamples is then a ``bincount`` or a ``reduceat``.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 
@@ -17,12 +16,12 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from .._validation import check_same_length
+from .._validation import check_same_length, lookalike_labels
 from ..data.tables import Predictions
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitWarning
 
 __all__ = ["MultiStudyData", "from_arrays", "from_estimator", "from_predictions", "as_study_data",
-           "load_predictions", "study_labels_as_text", "lookalike_labels"]
+           "load_predictions", "study_labels_as_text"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -392,25 +391,6 @@ def study_labels_as_text(col: pd.Series) -> pd.Series:
     if ptypes.is_integer_dtype(col):
         return col.astype(str)
     return col
-
-
-def lookalike_labels(values) -> list[tuple]:
-    """Groups of distinct text labels that are the same number or differ only in case or in
-    surrounding spaces ('5', '05', '5.0'; 'a', 'a ')."""
-    groups: dict = {}
-    for v in values:
-        if not isinstance(v, str):
-            continue
-        key: object = v.strip().casefold()
-        try:
-            f = float(key)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(f):
-                key = ("number", f)
-        groups.setdefault(key, []).append(v)
-    return [tuple(sorted(g)) for g in groups.values() if len(g) > 1]
 
 
 def load_predictions(path, *, study: str = "study", table: str | None = None,

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
+from .._random import root_seed_sequence, seed_estimator, task_int_seed, task_seed_sequence
 from .._threads import single_blas, worker_limits
 from .._validation import check_choice, check_int
 from ..data.tables import Predictions, Scores
@@ -268,22 +268,13 @@ def _check_nan(frame: pd.DataFrame) -> None:
                          "another metric.")
 
 
-def _seed_estimator(est, seed: int):
-    params = est.get_params(deep=True)
-    updates = {k: seed for k, v in params.items()
-               if (k == "random_state" or k.endswith("__random_state")) and v is None}
-    if updates:
-        est.set_params(**updates)
-    return est
-
-
 def _execute(task: _Task, estimator, X, ya, metrics, root_entropy, return_predictions):
     """Fit and evaluate one task; returns its metric values and (optionally) predictions."""
     from sklearn.base import clone
 
     t0 = time.perf_counter()
     root = np.random.SeedSequence(root_entropy)
-    est = _seed_estimator(clone(estimator), task_int_seed(root, (task.model, task.study,
+    est = seed_estimator(clone(estimator), task_int_seed(root, (task.model, task.study,
                                                                   task.repeat, task.fold)))
     take = (lambda idx: X.iloc[idx]) if isinstance(X, pd.DataFrame) else (lambda idx: X[idx])
     X_train, X_test = take(task.train), take(task.test)
