@@ -22,7 +22,7 @@ $(VENV)/.installed-test: $(BIN)/python pyproject.toml
 	@touch $@ $(VENV)/.installed-demo
 
 demo: $(VENV)/.installed-demo
-	$(BIN)/replikit audit --out replikit-audit
+	$(BIN)/replikit audit --out replikit-audit --overwrite
 	@echo "Open replikit-audit/report.html in a browser (JSON twin: replikit-audit/report.json)."
 
 test: $(VENV)/.installed-test
