@@ -41,7 +41,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from replikit.compare import compare_models
-from replikit.resampling import FiveByTwo
+from replikit.experiment import FiveByTwo
 
 
 def corrected_t_by_hand(acc_a: np.ndarray, acc_b: np.ndarray, n_train: float, n_test: float):

@@ -18,8 +18,8 @@ from sklearn.base import clone
 from sklearn.metrics import r2_score
 from sklearn.model_selection import KFold
 
-from replikit._models import default_models
 from replikit.data.examples import anes
+from replikit.experiment.models import default_models
 from replikit.multistudy import (
     cross_study_matrix,
     from_estimator,

@@ -22,7 +22,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from replikit._random import task_seed_sequence
-from replikit.resampling import RepeatedKFold, run
+from replikit.experiment import RepeatedKFold, run
 
 
 def main() -> None:

@@ -31,10 +31,10 @@ from sklearn.datasets import load_breast_cancer
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import replikit._threads as threads
-from replikit._models import make_model, make_models
-from replikit.resampling import run
+from replikit.experiment import run
+from replikit.experiment.models import make_model, make_models
 from replikit.resampling.error import estimate_errors
-from replikit.resampling.experiment import simulate_resampling
+from replikit.resampling.simulation import simulate_resampling
 
 METHODS = ["resubstitution", "kfold", "bootstrap", "loo_bootstrap", ".632+"]
 

@@ -26,7 +26,7 @@ from replikit.compare import (
     recommended_tests,
 )
 from replikit.errors import DataError, ParameterError, ValidityWarning
-from replikit.resampling import run
+from replikit.experiment import run
 
 
 def _scores(r=10, k=10, models=("lr", "rf", "gb"), studies=("s1",), shift=None, seed=0,

@@ -61,7 +61,7 @@ def test_with_the_runner():
     from sklearn.linear_model import LogisticRegression
     from sklearn.tree import DecisionTreeClassifier
 
-    from replikit.resampling import run
+    from replikit.experiment import run
 
     X, y = make_classification(n_samples=120, n_features=5, random_state=0)
     res = run({"lr": LogisticRegression(), "tree": DecisionTreeClassifier(random_state=0)},

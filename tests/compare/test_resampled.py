@@ -239,7 +239,7 @@ def test_5x2cv_through_the_runner():
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
 
-    from replikit.resampling import run
+    from replikit.experiment import run
 
     X, y = make_classification(n_samples=200, n_features=6, random_state=2)
     res = run({"lr": LogisticRegression(), "nb": GaussianNB()}, X, y, scheme="5x2",

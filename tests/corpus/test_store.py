@@ -21,7 +21,7 @@ import pytest
 
 from replikit.data import Scores
 from replikit.errors import StoreError
-from replikit.resampling import run
+from replikit.experiment import run
 
 from .conftest import assert_clear_error, assert_ok
 
@@ -130,7 +130,7 @@ def test_store_read_only(cli, data, tmp_path, monkeypatch):
     store.chmod(0o400)
     try:
         if os.access(store, os.W_OK):  # root may write anyway: deny it as a plain user sees it
-            import replikit.resampling._store as store_module
+            import replikit.experiment._store as store_module
 
             real = os.access
             monkeypatch.setattr(store_module.os, "access", lambda p, mode: (

@@ -163,7 +163,7 @@ def test_audit_section(tmp_path):
     assert "two studies" in sec1.get("skipped", "")
     # a model whose R2 is not positive in some study is left out with the reason, not the section
     noise = dataset_from_frame(df.assign(y=rng.normal(size=n)), target="y", study="year")
-    from replikit._models import make_models
+    from replikit.experiment.models import make_models
     rep2 = run_audit(noise, tmp_path / "noise", sections=["replicate"], quick=True,
                      models=make_models("tree", "regression"))
     sec2 = json.loads(rep2.json_path.read_text())["sections"][0]

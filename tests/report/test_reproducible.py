@@ -31,7 +31,7 @@ def test_same_seed_same_report_serial_and_two_workers(tmp_path):
     df["y"] = df.a - df.b + 0.5 * rng.normal(size=n)
     df["site"] = np.repeat(["s1", "s2", "s3", "s4"], n // 4)
     ds = dataset_from_frame(df, target="y", study="site")
-    from replikit._models import make_models
+    from replikit.experiment.models import make_models
 
     runs = []
     for i, n_jobs in enumerate([1, 2]):

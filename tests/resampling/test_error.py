@@ -62,7 +62,7 @@ def test_kfold_tests_every_row_once_per_repeat_and_holdout_sizes():
 
 
 def test_holdout_rounding_follows_schemes_module():
-    from replikit.resampling.schemes import HoldOut
+    from replikit.experiment.schemes import HoldOut
 
     for n, p in product((30, 31, 50, 97), (0.2, 0.368, 0.5)):
         for rounding in ("floor", "ceil"):

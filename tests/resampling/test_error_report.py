@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replikit._models import make_models
 from replikit.data.userdata import Dataset
+from replikit.experiment.models import make_models
 from replikit.report.context import AuditContext
 from replikit.report.sections.resampling import SECTION
 

@@ -35,10 +35,10 @@ def audit(
     cross-study replicability and ranking generalizability, in one HTML report + JSON twin."""
     import sys
 
-    from .._models import make_models
     from .._outputs import check_output_dir
     from ..data.userdata import load_dataset
     from ..errors import ParameterError
+    from ..experiment.models import make_models
     from ..report import REPORT_FILES, discover_sections, example_dataset, run_audit
 
     check_output_dir(out, REPORT_FILES, option="--out", overwrite=overwrite)

@@ -33,8 +33,8 @@ def _resolve_models(models: str | None, model: list[str] | None, param: list[str
                     task: str) -> dict:
     """Estimators from ``--models`` aliases and ``--model NAME=module:Class`` (as ``replikit
     run`` reads them)."""
-    from .._models import models_from_options
     from ..errors import ParameterError
+    from ..experiment.models import models_from_options
 
     chosen = models_from_options(models, model, param, task)
     if len(chosen) < 2:
@@ -178,8 +178,8 @@ def _fit(data, target, study, table, models, model, param, scheme, stratify, met
          random_state):
     from ..data.userdata import load_dataset
     from ..errors import ReplikitError
-    from ..resampling.runner import run
-    from ..resampling.schemes import parse_scheme
+    from ..experiment.runner import run
+    from ..experiment.schemes import parse_scheme
     from .run import RUN_FLAGS, as_flags
 
     sch = parse_scheme(scheme, stratify=stratify, option="--scheme")

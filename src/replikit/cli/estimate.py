@@ -57,10 +57,10 @@ def estimate(
                                             "estimates.svg in --out.")] = False,
 ) -> None:
     """Estimate a model's prediction error by resampling (seed 003, eqs. 3-7, .632, .632+)."""
-    from .._models import make_model
     from .._outputs import check_output_dir
     from ..data.userdata import load_dataset
     from ..errors import ReplikitError
+    from ..experiment.models import make_model
     from ..resampling.error import estimate_errors
     from .run import as_flags
 
@@ -108,7 +108,7 @@ def simulate_resampling_cmd(
 ) -> None:
     """Seed 003's experiment: 8 resampling estimators of LDA's error on 1000 null datasets."""
     from .._outputs import check_output_dir
-    from ..resampling.experiment import simulate_resampling
+    from ..resampling.simulation import simulate_resampling
 
     if out is not None:
         check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)

@@ -134,9 +134,9 @@ def crossstudy(
 ) -> None:
     """Cross-study validation matrix, leave-one-study-out and multi-study stacking (seed 001,
     secs. 7.4 and 7.6)."""
-    from .._models import make_models
     from ..data.userdata import load_dataset
     from ..errors import DataError, ParameterError
+    from ..experiment.models import make_models
     from ..multistudy import (
         cross_study_matrix,
         get_metric,

@@ -77,7 +77,7 @@ def default_metrics(task: str, y, models: dict, scheme=None) -> str:
     of one row, where r2 and roc_auc are undefined) those two are left out, and said so."""
     import pandas as pd
 
-    from ..resampling.schemes import LeaveOneOut
+    from ..experiment.schemes import LeaveOneOut
 
     if task == "regression":
         chosen = ["r2", "mse"]
@@ -134,13 +134,13 @@ def run_command(
     random_state: RandomStateOpt = 0,
 ) -> None:
     """Fit MODELS on every split of SCHEME and write one Scores row per split and metric."""
-    from .._models import make_models, models_from_options
     from .._outputs import check_distinct
     from ..data.userdata import load_dataset
     from ..errors import ParameterError, ReplikitError
-    from ..resampling._store import check_store
-    from ..resampling.runner import connect_scheduler, run
-    from ..resampling.schemes import parse_scheme
+    from ..experiment._store import check_store
+    from ..experiment.models import make_models, models_from_options
+    from ..experiment.runner import connect_scheduler, run
+    from ..experiment.schemes import parse_scheme
 
     # every output, the store and the flags first: a refusal costs the user nothing
     backend = choose_backend(backend, scheduler, n_jobs)

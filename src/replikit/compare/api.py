@@ -75,7 +75,7 @@ _COLUMNS = ["study", "a", "b", "metric", "test", "method", "estimate", "se", "ci
 
 
 def _lower_is_better(metric: str) -> bool:
-    from ..resampling.metrics import LOWER_IS_BETTER
+    from ..experiment.metrics import LOWER_IS_BETTER
 
     return str(metric) in LOWER_IS_BETTER
 
@@ -742,7 +742,7 @@ def compare_models(models: dict, X, y, *, scheme="10x10", metrics=None, tests="r
     >>> list(table.frame["test"])
     ['paired_t_5x2cv', 'combined_f_5x2cv', 'bayesian_correlated_t']
     """
-    from ..resampling.runner import run
+    from ..experiment.runner import run
 
     if not isinstance(models, dict) or len(models) < 2:
         raise ParameterError("`models` must be a dict of at least two name -> estimator; got "

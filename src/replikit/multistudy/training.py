@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._metrics import LOWER_IS_BETTER, METRICS, NEEDS_PROBA
 from .._random import root_seed_sequence, task_int_seed
 from .._threads import single_blas, worker_limits
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ..experiment.metrics import LOWER_IS_BETTER, METRICS, NEEDS_PROBA
 from .utilities import Utility, parse_utility
 
 __all__ = ["CrossStudyResult", "cross_study_matrix", "LeaveOneStudyOutResult",

@@ -1,7 +1,8 @@
-"""Resampling: schemes, the experiment runner, and prediction-error estimators.
+"""Prediction-error estimation by resampling (seed 003): resubstitution, hold-out, K-fold,
+leave-one-out, the bootstrap (eqs. 6, 7), .632 and .632+, with a batched fast path.
 
-Names are imported lazily from their modules (``schemes``, ``runner``, ``error``) so that
-``import replikit.resampling`` stays cheap.
+The schemes and the runner live in :mod:`replikit.experiment`. Names are imported lazily so
+that ``import replikit.resampling`` stays cheap.
 """
 
 from __future__ import annotations
@@ -9,14 +10,11 @@ from __future__ import annotations
 from .._lazy import lazy_exports
 
 _EXPORTS = {
-    # schemes.py
-    "Resubstitution": "schemes", "HoldOut": "schemes", "RepeatedKFold": "schemes",
-    "LeaveOneOut": "schemes", "FiveByTwo": "schemes", "Bootstrap": "schemes",
-    "LeaveOneStudyOut": "schemes", "parse_scheme": "schemes",
-    # runner.py
-    "run": "runner", "RunResult": "runner",
     # error.py
-    "estimate_error": "error", "ErrorEstimate": "error",
+    "estimate_error": "error", "estimate_errors": "error", "ErrorEstimate": "error",
+    "ErrorEstimates": "error",
+    # simulation.py
+    "simulate_resampling": "simulation", "ResamplingExperiment": "simulation",
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

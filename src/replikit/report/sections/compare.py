@@ -93,10 +93,10 @@ def _verdict(frame: pd.DataFrame, metric: str, label: str) -> tuple[str, str]:
 
 
 def build(ctx: AuditContext) -> SectionOutput:
-    from ..._models import default_models
     from ...compare.api import compare_scores
-    from ...resampling.runner import run
-    from ...resampling.schemes import parse_scheme
+    from ...experiment.models import default_models
+    from ...experiment.runner import run
+    from ...experiment.schemes import parse_scheme
 
     d = ctx.dataset
     models = ctx.models or default_models(d.task)

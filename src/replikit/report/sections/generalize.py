@@ -23,7 +23,7 @@ _ALPHA, _DELTA = 0.95, 0.05
 
 
 def build(ctx: AuditContext) -> SectionOutput:
-    from ..._models import default_models
+    from ...experiment.models import default_models
     from ...generalize import Kernel, StudySpec, analyze, prepare
     from ...generalize.plots import plot_quantile_fit
 

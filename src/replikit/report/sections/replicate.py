@@ -129,7 +129,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     # the audited models: scikit-learn fits on a subsample of each study, 5-fold CV so that
     # folds stay large enough for a positive R2 (Olkin-Finn needs R2 in [0, 1))
     sk_rows, sk_splits = (400, 5) if ctx.quick else (1000, 5)
-    from ..._models import default_models
+    from ...experiment.models import default_models
 
     user_models = ctx.models if ctx.models is not None else default_models(d.task)
     user_models = {k: v for k, v in user_models.items()

@@ -29,7 +29,7 @@ def _plan(fast: bool, n: int, quick: bool) -> dict:
 
 
 def build(ctx: AuditContext) -> SectionOutput:
-    from ..._models import default_models
+    from ...experiment.models import default_models
     from ...resampling._fast import fast_predictor
     from ...resampling.error import estimate_errors
     from ...resampling.plots import plot_error_estimates

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models"]
 

@@ -15,7 +15,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import r2_score
 
 from replikit.errors import DataError, ParameterError, ParameterTypeError, StoreError
-from replikit.resampling import RepeatedKFold, run
+from replikit.experiment import RepeatedKFold, run
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     from sklearn.base import BaseEstimator, RegressorMixin
     from sklearn.linear_model import LinearRegression
-    from replikit.resampling import run
+    from replikit.experiment import run
 
     class Slow(RegressorMixin, BaseEstimator):
         def fit(self, X, y):

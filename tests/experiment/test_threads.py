@@ -17,7 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import replikit._threads as threads
-from replikit.resampling import run
+from replikit.experiment import run
 from replikit.resampling.error import estimate_errors
 
 
@@ -104,7 +104,7 @@ def _no_policy(monkeypatch):
 
 def test_results_bit_identical_with_and_without_the_policy(monkeypatch, tmp_path):
     from replikit.compare.calibration import simulate_tests
-    from replikit.resampling.experiment import simulate_resampling
+    from replikit.resampling.simulation import simulate_resampling
 
     X, y = load_breast_cancer(return_X_y=True)
     X = X[:200]

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from sklearn.model_selection import KFold
 
 from replikit.errors import DataError, ParameterError
-from replikit.resampling.schemes import (
+from replikit.experiment.schemes import (
     Bootstrap,
     FiveByTwo,
     HoldOut,

@@ -4,6 +4,8 @@ Each metric is ``f(y_true, y_pred, proba, classes) -> float`` (``proba``: column
 ``classes``). Built-ins: ``r2`` (1 − SSE/SST), ``r2_corr`` (squared Pearson correlation of
 prediction and outcome — caret's default R²), ``mse``, ``rmse``, ``mae``, ``accuracy``,
 ``balanced_accuracy``, ``error_rate``, ``log_loss``, ``roc_auc`` (binary, Mann–Whitney form).
+Any other name given to :func:`compute_metric` is looked up as a scikit-learn scorer and called
+on the fitted estimator.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
-__all__ = ["METRICS", "LOWER_IS_BETTER", "NEEDS_PROBA", "CLASSIFICATION_METRICS"]
+__all__ = ["METRICS", "LOWER_IS_BETTER", "NEEDS_PROBA", "CLASSIFICATION_METRICS", "check_metrics",
+           "compute_metric", "needs_proba"]
 
 
 def _r2(y, p, proba, classes):
@@ -84,3 +87,43 @@ METRICS: dict[str, Callable] = {
 LOWER_IS_BETTER = {"mse", "rmse", "mae", "error_rate", "log_loss"}
 NEEDS_PROBA = {"log_loss", "roc_auc"}
 CLASSIFICATION_METRICS = {"accuracy", "error_rate", "balanced_accuracy", "log_loss", "roc_auc"}
+
+
+def needs_proba(name: str) -> bool:
+    return name in NEEDS_PROBA
+
+
+def check_metrics(metrics, task: str | None = None) -> list[str]:
+    """Normalise ``metrics`` (a name, a comma-separated text or a list) and check each name."""
+    from sklearn.metrics import get_scorer_names
+
+    if isinstance(metrics, str):
+        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+    metrics = list(metrics)
+    if not metrics:
+        raise ParameterError("`metrics`: give at least one metric.")
+    known = set(get_scorer_names())
+    for m in metrics:
+        if m not in METRICS and m not in known:
+            raise ParameterError(
+                f"`metrics`: unknown metric {m!r}; built-ins are {', '.join(METRICS)}, or any "
+                "scikit-learn scorer name."
+            )
+        if task == "regression" and m in CLASSIFICATION_METRICS:
+            raise ParameterError(f"`metrics`: {m!r} needs a categorical outcome; the target is "
+                                 "continuous.")
+    if len(set(metrics)) != len(metrics):
+        raise ParameterError(f"`metrics`: a metric is named twice in {metrics}.")
+    return metrics
+
+
+def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=None, X_test=None):
+    """Value of metric ``name`` on one test set."""
+    if name in METRICS:
+        if name in NEEDS_PROBA and proba is None:
+            raise ParameterError(f"`metrics`: {name!r} needs predicted probabilities; the model "
+                                 "has no predict_proba.")
+        return METRICS[name](np.asarray(y_true), np.asarray(y_pred), proba, classes)
+    from sklearn.metrics import get_scorer
+
+    return float(get_scorer(name)(estimator, X_test, y_true))

@@ -3,7 +3,7 @@ import pytest
 from sklearn import metrics as skm
 
 from replikit.errors import ParameterError
-from replikit.resampling.metrics import check_metrics, compute_metric
+from replikit.experiment.metrics import check_metrics, compute_metric
 
 
 def test_regression_metrics_match_sklearn():

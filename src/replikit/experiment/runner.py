@@ -456,7 +456,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     scheme : Scheme, str or scikit-learn splitter
         E.g. ``RepeatedKFold(10, 10)``, ``"10x10"``, ``"5x2"``, ``"bootstrap:200"``.
     metrics : str or list of str
-        Built-ins of :mod:`replikit.resampling.metrics` or scikit-learn scorer names.
+        Built-ins of :mod:`replikit.experiment.metrics` or scikit-learn scorer names.
     study : array-like of shape (n_samples,), optional
         With study labels, the scheme runs within each study.
     groups : array-like, optional
@@ -468,7 +468,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         An existing Dask client or a scheduler address (``backend='dask'`` only); an address
         that cannot be reached within 5 s is a :class:`~replikit.errors.ParameterError`.
     store : path-like, optional
-        A DuckDB file of replikit's own (see :mod:`replikit.resampling._store`): each finished
+        A DuckDB file of replikit's own (see :mod:`replikit.experiment._store`): each finished
         task is committed at once and a re-run resumes. A file holding other tables, a
         non-DuckDB file, or a store open in another process is refused.
     clear_store : bool

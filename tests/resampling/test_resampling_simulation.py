@@ -10,7 +10,7 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from replikit.errors import ParameterError, ParameterTypeError
-from replikit.resampling.experiment import simulate_resampling
+from replikit.resampling.simulation import simulate_resampling
 
 
 class ClassicLDA(ClassifierMixin, BaseEstimator):

@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replikit._models import MODEL_ALIASES, make_model, parse_model_options
 from replikit.cli import main
 from replikit.data import Scores
 from replikit.errors import DataError, ParameterError
-from replikit.resampling import run
+from replikit.experiment import run
+from replikit.experiment.models import MODEL_ALIASES, make_model, parse_model_options
 
 
 @pytest.fixture

@@ -1,0 +1,26 @@
+"""The experiment layer: resampling schemes, the runner, its DuckDB store, model aliases and
+test-set metrics — what every capability uses to fit scikit-learn estimators.
+
+Names are imported lazily from their modules so that ``import replikit.experiment`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    # schemes.py
+    "Scheme": "schemes", "Resubstitution": "schemes", "HoldOut": "schemes",
+    "RepeatedKFold": "schemes", "LeaveOneOut": "schemes", "FiveByTwo": "schemes",
+    "Bootstrap": "schemes", "LeaveOneStudyOut": "schemes", "parse_scheme": "schemes",
+    # runner.py
+    "run": "runner", "RunResult": "runner",
+    # metrics.py
+    "METRICS": "metrics", "LOWER_IS_BETTER": "metrics", "check_metrics": "metrics",
+    "compute_metric": "metrics",
+    # models.py
+    "MODEL_ALIASES": "models", "make_model": "models", "make_models": "models",
+    "default_models": "models",
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
