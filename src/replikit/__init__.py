@@ -16,8 +16,11 @@ try:
 except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.1.0"
 
-from .errors import DataError, ParameterError, ReplikitError  # noqa: E402
-from .results import ConfidenceInterval, TestResult  # noqa: E402
+from ._lazy import lazy_exports  # noqa: E402
 
-__all__ = ["__version__", "ReplikitError", "DataError", "ParameterError", "ConfidenceInterval",
-           "TestResult"]
+# numpy, scipy and pandas load with the first name that needs them, not with `import replikit`
+__getattr__, __dir__, _names = lazy_exports(__name__, {
+    "ReplikitError": "errors", "DataError": "errors", "ParameterError": "errors",
+    "ConfidenceInterval": "results", "TestResult": "results", "Verdict": "results",
+})
+__all__ = ["__version__", *_names]

@@ -1,4 +1,4 @@
-from replikit.cli import main
+from replikit._entry import main
 
 if __name__ == "__main__":
     main()

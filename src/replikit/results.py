@@ -1,8 +1,12 @@
-"""Shared result types: confidence intervals and a base for test results.
+"""Shared result types: confidence intervals, a base for test results, and verdicts.
 
 Results are frozen, slotted dataclasses. A test result carries what a reader needs next — the
 statistic, its degrees of freedom, the p-value, the estimate and its standard error — and computes
 its confidence interval at whatever level is asked (:meth:`TestResult.confidence_interval`).
+Every capability's analysis entry returns a result with a :class:`Verdict`: one plain sentence,
+the metric it is about, a traffic-light level and the caveats.
+
+scipy and pandas are imported when first needed, so ``import replikit`` stays cheap.
 """
 
 from __future__ import annotations
@@ -12,12 +16,59 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
-from ._validation import check_alternative, check_confidence_level
+from ._validation import check_alternative, check_choice, check_confidence_level
 
-__all__ = ["ConfidenceInterval", "TestResult", "get_pvalue", "two_sided_quantile"]
+__all__ = ["ConfidenceInterval", "TestResult", "Verdict", "get_pvalue", "two_sided_quantile",
+           "LEVELS"]
+
+LEVELS = ("good", "info", "warn", "bad")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The conclusion of an analysis, in words a coauthor can read.
+
+    Attributes
+    ----------
+    sentence : str
+        One plain sentence (the headline).
+    metric : str
+        The metric or quantity the sentence is about (``'R²'``, ``'ROC AUC'``, ``'test R²'``).
+    level : {'good', 'info', 'warn', 'bad'}
+        Traffic light: ``'good'`` the result holds up, ``'warn'`` it is uncertain or partly
+        fails, ``'bad'`` it does not hold up, ``'info'`` nothing to judge.
+    estimate, ci_low, ci_high : float or None
+        The key number and its interval, where there is one.
+    caveats : tuple of str
+        What limits the conclusion (subsamples, left-out studies, quick mode, ...).
+    """
+
+    sentence: str
+    metric: str
+    level: str = "info"
+    estimate: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    caveats: tuple = ()
+
+    def __post_init__(self) -> None:
+        check_choice(self.level, "level", LEVELS)
+        if isinstance(self.caveats, str) or not isinstance(self.caveats, tuple):
+            object.__setattr__(self, "caveats", tuple([self.caveats] if isinstance(
+                self.caveats, str) else self.caveats))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready fields (the report's JSON twin uses these keys)."""
+        return {"sentence": self.sentence, "metric": self.metric, "level": self.level,
+                "estimate": self.estimate, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "caveats": list(self.caveats)}
+
+    def __str__(self) -> str:
+        text = self.sentence
+        if self.caveats:
+            text += " Caveats: " + "; ".join(self.caveats) + "."
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +112,8 @@ def get_pvalue(statistic: float | np.ndarray, distribution: Any, alternative: st
 
 def two_sided_quantile(confidence_level: float, df: float | None = None) -> float:
     """The ``(1 + level) / 2`` quantile of Student's t (``df``) or the standard normal."""
+    from scipy import stats
+
     q = (1.0 + confidence_level) / 2.0
     if df is None or not np.isfinite(df):
         return float(stats.norm.ppf(q))
@@ -108,6 +161,8 @@ class TestResult:
         when ``df`` is ``None`` or infinite). One-sided alternatives give a one-sided interval,
         as scipy.stats does.
         """
+        from scipy import stats
+
         level = check_confidence_level(confidence_level)
         if self.df is None or not np.isfinite(self.df):
             dist = stats.norm
@@ -131,8 +186,10 @@ class TestResult:
                 out[f.name] = value
         return out
 
-    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+    def to_frame(self, confidence_level: float = 0.95):
         """One tidy row: ``method, estimate, se, ci_low, ci_high, statistic, df, pvalue, ...``."""
+        import pandas as pd
+
         ci = self.confidence_interval(confidence_level)
         row = self._frame_fields()
         ordered = {

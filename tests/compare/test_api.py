@@ -1,7 +1,6 @@
 """compare_scores / compare_models: design-driven test choice, pairing, Holm families, the
 table and its text, checked against mlxtend, baycomp, statsmodels and closed forms."""
 
-import doctest
 import warnings
 
 import numpy as np
@@ -340,9 +339,3 @@ def test_compare_models_runs_once_and_equals_compare_scores():
     assert default.frame["test"].iloc[0] == "corrected_resampled_t"
     with pytest.raises(ParameterError, match="at least two"):
         compare_models({"lr": models["lr"]}, X, y)
-
-
-def test_docstring_examples():
-    from replikit.compare import api
-
-    assert doctest.testmod(api).failed == 0

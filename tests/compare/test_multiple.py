@@ -348,15 +348,6 @@ def test_scores_to_table_by_factor_and_errors():
         scores_to_table([1, 2, 3], metric="auc")
 
 
-def test_docstring_examples():
-    import doctest
-    import importlib
-
-    module = importlib.import_module("replikit.compare.multiple")
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
 def test_wilcoxon_demsar_zero_rule():
     # an odd number of zero differences: Demšar ignores one, then splits the others' ranks
     d = np.array([0.0, 0.0, 0.0, 0.05, 0.02, -0.01, 0.04, 0.03, 0.06, -0.02])

@@ -1,12 +1,10 @@
 """Pairing two models' scores split by split: replikit.compare._pairing.paired_scores."""
 
-import doctest
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from replikit.compare import _pairing
 from replikit.compare._pairing import Paired, paired_scores
 from replikit.data import Scores
 from replikit.errors import DataError, ParameterError, ParameterTypeError
@@ -143,7 +141,3 @@ def test_paired_from_arrays_validates():
         Paired([[0.8]], [[0.7]], n_train=0, n_test=1)
     with pytest.raises(ValueError):  # read-only: the design cannot be changed behind a result
         p.a_scores[0, 0] = 1.0
-
-
-def test_docstring_examples():
-    assert doctest.testmod(_pairing).failed == 0

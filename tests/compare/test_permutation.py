@@ -148,12 +148,3 @@ def test_input_errors():
         permutation_test([1, 2], [3, 4], method="bootstrap")
     with pytest.raises(DataError, match="finite"):
         permutation_test([1, np.nan], [3, 4])
-
-
-def test_docstring_examples():
-    import doctest
-    import importlib
-
-    module = importlib.import_module("replikit.compare.permutation")
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

@@ -308,12 +308,3 @@ def test_from_predictions_errors():
     drop = single[~((single.model == "rf") & (single.row < 2))]
     with pytest.raises(DataError, match="same test rows"):
         mcnemar_test_from_predictions(drop, ["lr", "rf"])
-
-
-def test_docstring_examples():
-    import doctest
-    import importlib
-
-    module = importlib.import_module("replikit.compare.predictions")
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

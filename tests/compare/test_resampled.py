@@ -5,7 +5,6 @@ baycomp's CorrelatedTTest on real 10x10 cv accuracies; mlxtend's 5x2cv t and F o
 splits; scipy/statsmodels for the naive t and the pooled proportions z; R TOSTER for the TOST.
 """
 
-import doctest
 import json
 import warnings
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from scipy import stats
 
 from replikit.compare import _kernels as K
-from replikit.compare import _result, resampled
+from replikit.compare import resampled
 from replikit.compare._pairing import Paired
 from replikit.compare._result import FRAME_COLUMNS, BayesianResult, ComparisonResult
 from replikit.compare.resampled import (
@@ -609,8 +608,3 @@ def test_bayesian_result_type():
     assert res.rope == 0.01 and res.df == 99 and res.n == 100
     with pytest.raises(AttributeError):
         res.p_left = 0.5  # frozen
-
-
-def test_docstring_examples():
-    for module in (resampled, _result, K):
-        assert doctest.testmod(module).failed == 0, module.__name__

@@ -12,8 +12,8 @@ from .._random import check_random_state
 from .._threads import single_blas
 from .._validation import check_int, check_probability
 from ..errors import DataError, ParameterError
+from ._mmd import MMDDistribution, mmd_distribution
 from .kernels import Kernel
-from .mmd import MMDDistribution, mmd_distribution
 
 __all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar",
            "check_alpha", "check_delta"]

@@ -381,8 +381,8 @@ def from_summary(r2: float | None = None, *, value: float | None = None, se: flo
     Examples
     --------
     >>> e = from_summary(r2=.41, n=667, k=36)
-    >>> round(e.se, 4)
-    0.0292
+    >>> round(e.se, 4)  # sqrt(4 * .41 * .59**2 / 667)
+    0.0293
     """
     interval = check_choice(interval, "interval", ("wald", "lee", "lee_fixed", "wilson"))
     if (r2 is None) == (value is None):

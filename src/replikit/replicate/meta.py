@@ -466,7 +466,7 @@ def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: 
     --------
     >>> res = meta_analysis([0.41, 0.38, 0.45], se=[0.03, 0.04, 0.03], method="DL")
     >>> round(res.estimate, 3)
-    0.418
+    0.419
     """
     y, v, labels, method, ci, pi_dist = _meta_iv(y, v, se, labels, method, ci, pi_dist)
     k = y.size
