@@ -20,6 +20,7 @@ __all__ = [
     "InputFileError",
     "OutputError",
     "OutputExistsError",
+    "NotApplicableError",
     "ValidityWarning",
     "ReplikitWarning",
     "warn",
@@ -60,6 +61,18 @@ class OutputError(ReplikitError, OSError):
 
 class OutputExistsError(OutputError, FileExistsError):
     """An output file exists and replacing it was not asked for."""
+
+
+class NotApplicableError(ReplikitError, ValueError):
+    """An analysis does not apply to these data (one study where it needs several, a
+    classification target where it needs a continuous one, ...).
+
+    ``advice`` says what the user can do; the audit reports the section as skipped with both.
+    """
+
+    def __init__(self, message: str, advice: str = "") -> None:
+        super().__init__(message)
+        self.advice = advice
 
 
 class ReplikitWarning(UserWarning):

@@ -20,7 +20,7 @@ from .._outputs import check_output_dir, write_text_atomic
 from .._threads import single_blas
 from ..data.examples import load_example
 from ..data.userdata import Dataset
-from ..errors import ReplikitError
+from ..errors import NotApplicableError, ReplikitError
 from .blocks import SectionOutput
 from .context import AuditContext, Progress
 from .preflight import preflight
@@ -51,7 +51,9 @@ def example_dataset(name: str = "anes") -> Dataset:
 
 def _skipped_output(section, exc: BaseException) -> SectionOutput:
     """A section that raised: reported as skipped, with the reason and what to do."""
-    if isinstance(exc, ReplikitError):
+    if isinstance(exc, NotApplicableError):
+        reason, advice = str(exc), exc.advice or "leave this section out with --sections."
+    elif isinstance(exc, ReplikitError):
         reason = str(exc)
         advice = ("Check the data against the requirement named above, or leave this section "
                   "out with --sections.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..._random import task_rng
 from ..context import AuditContext
 
 __all__ = ["per_study_scores", "per_study_left_out", "subsample_rows"]
@@ -15,8 +16,6 @@ def subsample_rows(ctx: AuditContext, key: tuple, rows: int, *,
     """Sorted row indices of a random subsample of ``rows`` rows of the pooled data (all rows
     when there are no more); stratified by class (every class keeps at least 2 rows) when
     ``stratify``. ``key`` names the draw, so each section's subsample has its own stream."""
-    from ..._random import task_rng
-
     n = len(ctx.dataset.y)
     if rows >= n:
         return np.arange(n)
@@ -53,36 +52,31 @@ def per_study_left_out(ctx: AuditContext) -> list[tuple[str, str]]:
 
 
 def _per_study_scores(ctx: AuditContext, models: dict, max_rows: int) -> pd.DataFrame:
-    from sklearn.base import clone
-    from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
+    """One runner call: 3-fold CV (stratified for classification) within every usable study,
+    on at most ``max_rows`` rows of each, scored on the report's primary metric."""
+    import dataclasses
 
-    from ..._random import root_seed_sequence, seed_estimator, task_int_seed, task_rng
+    from ...experiment import RepeatedKFold, run
 
     d, _ = ctx.study_subset(9, all_classes=True, min_per_class=3)
-    root = root_seed_sequence(ctx.random_state)
-    classification = d.task == "classification"
-    scoring = ctx.metric
-    rows = []
-    studies = pd.unique(d.study)
-    with ctx.stage("per-study 3-fold CV of every model", len(studies) * len(models)) as advance:
-        for s in studies:
-            idx = np.flatnonzero((d.study == s).to_numpy())
-            rng = task_rng(root, ("generalize-rows", str(s)))
-            if len(idx) > max_rows:
-                idx = np.sort(rng.choice(idx, max_rows, replace=False))
-            X, y = d.X.iloc[idx], d.y.iloc[idx]
-            seed = task_int_seed(root, ("generalize-cv", str(s)))
-            ok = classification and y.value_counts().min() >= 3
-            cv = (StratifiedKFold(3, shuffle=True, random_state=seed) if ok else
-                  KFold(3, shuffle=True, random_state=seed))
-            for name, est in models.items():
-                try:
-                    model = seed_estimator(clone(est), task_int_seed(
-                        root, ("per-study-model", str(s), name)))
-                    v = float(np.mean(cross_val_score(model, X, y, cv=cv, scoring=scoring,
-                                                      error_score="raise")))
-                except ValueError:
-                    v = np.nan
-                rows.append({"study": s, "model": name, "score": v})
-                advance()
-    return pd.DataFrame(rows, columns=["study", "model", "score"])
+    keep = []
+    for s in pd.unique(d.study):
+        idx = np.flatnonzero((d.study == s).to_numpy())
+        if len(idx) > max_rows:
+            idx = np.sort(task_rng(ctx.random_state, ("per-study-rows", str(s))).choice(
+                idx, max_rows, replace=False))
+        keep.append(idx)
+    rows = np.sort(np.concatenate(keep))
+    d = dataclasses.replace(d, X=d.X.iloc[rows].reset_index(drop=True),
+                            y=d.y.iloc[rows].reset_index(drop=True),
+                            study=d.study.iloc[rows].reset_index(drop=True))
+    scheme = RepeatedKFold(3, 1, stratify=d.task == "classification")
+    with ctx.stage("per-study 3-fold CV of every model", total=1) as advance:
+        res = run(models, d.X, d.y, scheme=scheme, metrics=[ctx.metric], study=d.study,
+                  random_state=ctx.random_state, return_predictions=False,
+                  backend="joblib" if ctx.n_jobs > 1 else "serial", n_jobs=ctx.n_jobs)
+        advance(1)
+    f = res.scores.frame
+    out = (f.groupby(["study", "model"], sort=False)["value"].mean()
+           .rename("score").reset_index())
+    return out[["study", "model", "score"]]
