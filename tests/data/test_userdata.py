@@ -159,3 +159,16 @@ def test_study_labels_read_as_written(tmp_path):
     d = load_dataset(path, target="y", study="site")
     assert sorted(d.study.unique()) == ["05", "5", "5.0"]
     assert any("look alike" in n for n in d.notes)
+
+
+def test_outcome_by_study_matches_pandas_and_names_the_class():
+    df = frame().assign(y=np.where(np.arange(40) % 4 == 0, "malignant", "benign"))
+    d = dataset_from_frame(df, target="y", study="site")
+    t = d.outcome_by_study()
+    assert list(t.columns) == ["study", "n", "share malignant"]
+    for row in t.itertuples():
+        m = df["site"] == row.study
+        assert row.n == m.sum()
+        assert row[3] == pytest.approx((df.loc[m, "y"] == "malignant").mean())
+    r = dataset_from_frame(frame(), target="y", study="site").outcome_by_study()
+    assert r.loc[r.study == "s1", "sd"].iloc[0] == pytest.approx(frame()["y"][:20].std())

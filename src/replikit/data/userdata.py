@@ -48,6 +48,34 @@ class Dataset:
         """Distinct studies; data without a study column is one study."""
         return 1 if self.study is None else int(self.study.nunique())
 
+    def study_labels(self) -> pd.Series:
+        """The study of every row (``'all'`` when there is no study column)."""
+        if self.study is not None:
+            return self.study
+        return pd.Series(["all"] * len(self.y), name="study")
+
+    def outcome_by_study(self) -> pd.DataFrame:
+        """The outcome per study: ``study, n, mean, sd, min, max`` (regression) or ``study, n,
+        share <label>`` per class but the first (classification), studies in natural order
+        (numerically when every label is a number)."""
+        study = self.study_labels()
+        per = pd.DataFrame({"study": study.to_numpy(), "y": self.y.to_numpy()}).groupby(
+            "study", sort=False)["y"]
+        if self.task == "regression":
+            table = per.agg(n="size", mean="mean", sd="std", min="min", max="max").reset_index()
+        else:
+            table = per.agg(n="size").reset_index()
+            codes = sorted(pd.unique(self.y))
+            for code in codes[1:] if len(codes) == 2 else codes:
+                label = self.classes[int(code)] if self.classes else code
+                table[f"share {label}"] = per.apply(
+                    lambda v, c=code: float(np.mean(v == c))).to_numpy()
+        try:
+            order = np.argsort(table["study"].astype(float).to_numpy(), kind="stable")
+            return table.iloc[order].reset_index(drop=True)
+        except ValueError:
+            return table.sort_values("study", kind="stable").reset_index(drop=True)
+
 
 def infer_task(y: pd.Series) -> str:
     """``'classification'`` for booleans, text or categorical targets and for integer-valued

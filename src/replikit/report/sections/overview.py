@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..blocks import Figure, KeyValues, Paragraph, SectionOutput, Table
@@ -11,29 +10,27 @@ from ..figures import new_figure, svg_from_figure
 from ..registry import Section
 
 
-def _outcome_figure(y: pd.Series, study: pd.Series, task: str) -> str:
-    order = list(pd.unique(study))
-    try:
-        order = sorted(order, key=float)
-    except ValueError:
-        order = sorted(order)
+def _outcome_figure(d, table: pd.DataFrame) -> str:
+    """Box plots of the outcome per study (regression) or the share of the first class column
+    of ``table`` per study (classification), in the table's study order."""
+    order = [str(v) for v in table["study"]]
     height = min(10.0, 1.2 + 0.22 * len(order))
     fig = new_figure(6.4, max(2.4, height))
     ax = fig.add_subplot()
-    if task == "regression":
-        groups = [y[study == s].to_numpy() for s in order]
-        ax.boxplot(groups, orientation="horizontal", tick_labels=[str(s) for s in order],
+    study = d.study_labels().astype(str)
+    if d.task == "regression":
+        groups = [d.y[study == s].to_numpy() for s in order]
+        ax.boxplot(groups, orientation="horizontal", tick_labels=order,
                    showfliers=False, patch_artist=True,
                    boxprops={"facecolor": "#c9d6ea", "edgecolor": "#203a66"},
                    medianprops={"color": "#b3261e"})
-        ax.set_xlabel(f"{y.name} (boxes: quartiles; whiskers: 1.5 IQR)")
+        ax.set_xlabel(f"{d.y.name} (boxes: quartiles; whiskers: 1.5 IQR)")
     else:
-        classes = sorted(pd.unique(y), key=str)
-        positive = classes[-1]
-        rate = [float(np.mean(y[study == s] == positive)) for s in order]
-        ax.barh([str(s) for s in order], rate, color="#5b7fb9")
-        ax.set_xlabel(f"share of {y.name} = {positive}")
-        ax.set_xlim(0, max(rate) * 1.15 + 1e-9)
+        share = next(c for c in table.columns if str(c).startswith("share "))
+        rate = table[share].to_numpy(dtype=float)
+        ax.barh(order, rate, color="#5b7fb9")
+        ax.set_xlabel(f"{share} ({d.y.name})")
+        ax.set_xlim(0, float(rate.max()) * 1.15 + 1e-9)
     ax.set_ylabel("study")
     ax.invert_yaxis()
     ax.grid(axis="x", alpha=0.3)
@@ -42,21 +39,8 @@ def _outcome_figure(y: pd.Series, study: pd.Series, task: str) -> str:
 
 def build(ctx: AuditContext) -> SectionOutput:
     d = ctx.dataset
-    study = d.study if d.study is not None else pd.Series(["all"] * len(d.y), name="study")
-    per = (
-        pd.DataFrame({"study": study.to_numpy(), "y": d.y.to_numpy()})
-        .groupby("study", sort=False)["y"]
-    )
-    if d.task == "regression":
-        table = per.agg(n="size", mean="mean", sd="std", min="min", max="max").reset_index()
-    else:
-        positive = sorted(pd.unique(d.y), key=str)[-1]
-        table = per.agg(n="size").reset_index()
-        table[f"share {positive}"] = per.apply(lambda v: float(np.mean(v == positive))).to_numpy()
-    try:
-        table = table.iloc[np.argsort(table["study"].astype(float).to_numpy(), kind="stable")]
-    except ValueError:
-        table = table.sort_values("study", kind="stable")
+    study = d.study_labels()
+    table = d.outcome_by_study()
     facts = {
         "rows used (complete cases)": f"{len(d.y):,}",
         "rows dropped for missing values": f"{d.n_dropped:,}",
@@ -71,7 +55,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         blocks.append(Paragraph(f"Source: {d.citation}"))
     blocks += [
         KeyValues(facts),
-        Figure(_outcome_figure(d.y, study, d.task), f"Distribution of {d.y.name} by study."),
+        Figure(_outcome_figure(d, table), f"Distribution of {d.y.name} by study."),
         Table(table.reset_index(drop=True), f"{d.y.name} by study"),
     ]
     if d.notes:
