@@ -130,7 +130,7 @@ def test_store_read_only(cli, data, tmp_path, monkeypatch):
     store.chmod(0o400)
     try:
         if os.access(store, os.W_OK):  # root may write anyway: deny it as a plain user sees it
-            import replikit.experiment._store as store_module
+            import replikit.experiment.store as store_module
 
             real = os.access
             monkeypatch.setattr(store_module.os, "access", lambda p, mode: (

@@ -137,7 +137,7 @@ def run_command(
     from .._outputs import check_distinct
     from ..data.userdata import load_dataset
     from ..errors import ParameterError, ReplikitError
-    from ..experiment._store import check_store
+    from ..experiment.store import check_store
     from ..experiment.models import make_models, models_from_options
     from ..experiment.runner import connect_scheduler, run
     from ..experiment.schemes import parse_scheme

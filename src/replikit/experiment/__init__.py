@@ -15,6 +15,8 @@ _EXPORTS = {
     "Bootstrap": "schemes", "LeaveOneStudyOut": "schemes", "parse_scheme": "schemes",
     # runner.py
     "run": "runner", "RunResult": "runner",
+    # store.py
+    "TaskStore": "store", "check_store": "store",
     # metrics.py
     "METRICS": "metrics", "LOWER_IS_BETTER": "metrics", "check_metrics": "metrics",
     "compute_metric": "metrics",

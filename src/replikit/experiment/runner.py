@@ -468,7 +468,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         An existing Dask client or a scheduler address (``backend='dask'`` only); an address
         that cannot be reached within 5 s is a :class:`~replikit.errors.ParameterError`.
     store : path-like, optional
-        A DuckDB file of replikit's own (see :mod:`replikit.experiment._store`): each finished
+        A DuckDB file of replikit's own (see :mod:`replikit.experiment.store`): each finished
         task is committed at once and a re-run resumes. A file holding other tables, a
         non-DuckDB file, or a store open in another process is refused.
     clear_store : bool
@@ -533,7 +533,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     t0 = time.perf_counter()
     task_store = None
     if store is not None:
-        from ._store import TaskStore
+        from .store import TaskStore
 
         task_store = TaskStore(store, spec, spec_hash, clear=clear_store)
     try:
