@@ -5,6 +5,7 @@ fold 7) gets its own stream from the root entropy and a *stable task key*: the k
 with BLAKE2b into 32-bit words that become the ``spawn_key`` of a child sequence. Because the
 child depends only on (root entropy, key), it does not matter which worker runs the task or in
 which order tasks run: results are bit-identical across serial, joblib and Dask backends.
+How an estimator receives its task seed is :func:`replikit.experiment.fit.seed_estimator`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 from .errors import ParameterTypeError
 
 __all__ = ["check_random_state", "root_seed_sequence", "task_seed_sequence", "task_rng",
-           "stable_key_words", "task_int_seed", "seed_estimator"]
+           "stable_key_words", "task_int_seed"]
 
 RandomStateLike = None | int | np.integer | np.random.Generator | np.random.SeedSequence
 
@@ -102,15 +103,3 @@ def task_rng(root: np.random.SeedSequence | int, key: Hashable) -> np.random.Gen
 def task_int_seed(root: np.random.SeedSequence | int, key: Hashable) -> int:
     """A 31-bit integer seed for the task ``key`` (for estimators taking ``random_state=int``)."""
     return int(task_seed_sequence(root, key).generate_state(1, dtype=np.uint32)[0] >> 1)
-
-
-def seed_estimator(est, seed: int):
-    """Give every ``random_state`` parameter of ``est`` (nested ones included) that is ``None``
-    the integer ``seed``; parameters the user fixed are kept. Returns ``est`` (changed in place:
-    pass a clone)."""
-    params = est.get_params(deep=True)
-    updates = {k: seed for k, v in params.items()
-               if (k == "random_state" or k.endswith("__random_state")) and v is None}
-    if updates:
-        est.set_params(**updates)
-    return est

@@ -1,5 +1,6 @@
-"""The experiment layer: resampling schemes, the runner, its DuckDB store, model aliases and
-test-set metrics — what every capability uses to fit scikit-learn estimators.
+"""The experiment layer: resampling schemes (split indices and weight/mask matrices), the runner,
+its DuckDB store, the one fit path and seeding rule (``fit.py``), model aliases and test-set
+metrics — what every capability uses to fit scikit-learn estimators.
 
 Names are imported lazily from their modules so that ``import replikit.experiment`` stays cheap.
 """
@@ -15,6 +16,8 @@ _EXPORTS = {
     "Bootstrap": "schemes", "LeaveOneStudyOut": "schemes", "parse_scheme": "schemes",
     # runner.py
     "run": "runner", "RunResult": "runner",
+    # fit.py
+    "check_Xy": "fit", "seed_estimator": "fit", "fit_predict": "fit", "FitPrediction": "fit",
     # store.py
     "TaskStore": "store", "check_store": "store",
     # metrics.py

@@ -3,9 +3,10 @@
 Every (model, study, repeat, fold) is one task. A task's randomness comes from
 ``task_seed_sequence(root, key)`` (``replikit._random``), so results are bit-identical whatever
 the backend (serial, joblib processes, Dask distributed) and the number of workers. All models
-see the same splits (paired designs need it). Estimators are always cloned; an estimator whose
-``random_state`` parameters are ``None`` gets the task's integer seed, so a run is reproducible
-from its own ``random_state`` alone.
+see the same splits (paired designs need it). Each task is one :func:`replikit.experiment.fit.fit_predict`
+call, so the one seeding rule of :mod:`replikit.experiment.fit` applies: estimators are cloned,
+and ``random_state`` parameters that are ``None`` get the task's integer seed (a seed the user
+fixed is kept), so a run is reproducible from its own ``random_state`` alone.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from .._random import root_seed_sequence, seed_estimator, task_int_seed, task_seed_sequence
+from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
 from .._threads import single_blas, worker_limits
 from .._validation import check_choice, check_int
 from ..data.tables import Predictions, Scores
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitError
+from .fit import check_Xy, fit_predict
 from .metrics import check_metrics, compute_metric, needs_proba
 from .schemes import Scheme, as_scheme
 
@@ -84,7 +86,34 @@ class _Task:
         return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
-def _run_iv(models, X, y, study, groups, backend, metrics, scheme):
+@dataclass(frozen=True)
+class _RunInputs:
+    """The validated inputs of :func:`run`."""
+
+    models: dict
+    X: Any  # DataFrame (as given) or 2-D ndarray: what the estimators see
+    Xa: np.ndarray  # X as an array (fingerprint, row counts)
+    ya: np.ndarray
+    sa: np.ndarray | None  # study labels (str)
+    ga: np.ndarray | None  # scheme groups
+    backend: str
+    metrics: list
+    scheme: Scheme
+    is_clf: bool
+    classes: np.ndarray | None  # sorted class labels of a classification run
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What every task of a run shares (sent to each worker with the task)."""
+
+    metrics: tuple
+    entropy: int
+    return_predictions: bool
+    classes: np.ndarray | None
+
+
+def _run_iv(models, X, y, study, groups, backend, metrics, scheme) -> _RunInputs:
     if not isinstance(models, dict) or not models:
         raise ParameterTypeError("`models` must be a non-empty dict of name -> estimator; got "
                                  f"{type(models).__name__}.")
@@ -95,15 +124,8 @@ def _run_iv(models, X, y, study, groups, backend, metrics, scheme):
             raise ParameterTypeError(f"`models[{name!r}]` must be a scikit-learn estimator with "
                                      f"fit and predict; got {type(est).__name__}.")
     backend = check_choice(backend, "backend", BACKENDS)
-    Xa = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
-    if Xa.ndim != 2:
-        raise DataError(f"`X` must be two-dimensional; got shape {Xa.shape}.")
-    ya = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
-    if ya.ndim != 1 or len(ya) != len(Xa):
-        raise DataError(f"`y` must be 1-D with one value per row of `X` ({len(Xa)}); got shape "
-                        f"{ya.shape}.")
-    if pd.isna(ya).any():
-        raise DataError(f"`y` has {int(pd.isna(ya).sum())} missing value(s).")
+    X, ya = check_Xy(X, y)
+    Xa = X.to_numpy() if isinstance(X, pd.DataFrame) else X
     sa = None
     if study is not None:
         sa = np.asarray(study).astype(str)
@@ -117,7 +139,13 @@ def _run_iv(models, X, y, study, groups, backend, metrics, scheme):
                  or _is_classifier(est) for est in models.values())
     metrics = check_metrics(metrics, None if is_clf else "regression")
     _check_metrics_fit(metrics, models, ya, is_clf)
-    return models, X, Xa, ya, sa, ga, backend, metrics, scheme, is_clf
+    classes = None
+    if is_clf:
+        try:  # sorted as scikit-learn sorts ``classes_``
+            classes = np.unique(ya)
+        except TypeError:  # labels of mixed types: columns follow each fit's classes_
+            classes = None
+    return _RunInputs(models, X, Xa, ya, sa, ga, backend, metrics, scheme, is_clf, classes)
 
 
 def _is_classifier(est) -> bool:
@@ -268,30 +296,27 @@ def _check_nan(frame: pd.DataFrame) -> None:
                          "another metric.")
 
 
-def _execute(task: _Task, estimator, X, ya, metrics, root_entropy, return_predictions):
-    """Fit and evaluate one task; returns its metric values and (optionally) predictions."""
-    from sklearn.base import clone
-
+def _execute(task: _Task, estimator, X, ya, settings: _Settings):
+    """Fit and evaluate one task (one :func:`fit_predict` call under the task's seed); returns
+    its metric values and (optionally) predictions, probabilities aligned to the run's
+    classes."""
     t0 = time.perf_counter()
-    root = np.random.SeedSequence(root_entropy)
-    est = seed_estimator(clone(estimator), task_int_seed(root, (task.model, task.study,
-                                                                  task.repeat, task.fold)))
+    metrics, return_predictions = settings.metrics, settings.return_predictions
+    root = np.random.SeedSequence(settings.entropy)
+    seed = task_int_seed(root, (task.model, task.study, task.repeat, task.fold))
     take = (lambda idx: X.iloc[idx]) if isinstance(X, pd.DataFrame) else (lambda idx: X[idx])
     X_train, X_test = take(task.train), take(task.test)
     y_train, y_test = ya[task.train], ya[task.test]
+    want_proba = return_predictions or any(map(needs_proba, metrics))
     try:
-        est.fit(X_train, y_train)
-        y_pred = np.asarray(est.predict(X_test))
+        fitted = fit_predict(estimator, X_train, y_train, X_test, seed=seed, proba=want_proba,
+                             classes=settings.classes)
+    except ReplikitError:
+        raise
     except ValueError as exc:  # scikit-learn's message says what the data lack
         detail = " ".join(str(exc).split())[:300]
         raise DataError(f"model {task.model!r} failed on {_where(task)}: {detail}") from None
-    proba, classes = None, None
-    if hasattr(est, "predict_proba") and (return_predictions or any(map(needs_proba, metrics))):
-        try:
-            proba = np.asarray(est.predict_proba(X_test), float)
-            classes = np.asarray(est.classes_)
-        except (AttributeError, NotImplementedError):
-            proba = None
+    est, y_pred, proba, classes = fitted.estimator, fitted.y_pred, fitted.proba, fitted.classes
     values = np.asarray([_metric(m, task, y_test, y_pred, proba, classes, est, X_test)
                          for m in metrics], float)
     if not return_predictions:
@@ -387,16 +412,16 @@ def _execute_worker(*args) -> _TaskOutput:
         return _execute(*args)
 
 
-def _iter_serial(tasks, models, X, ya, metrics, entropy, rp) -> Iterator:
+def _iter_serial(tasks, models, X, ya, settings) -> Iterator:
     for t in tasks:
-        yield _execute_serial(t, models[t.model], X, ya, metrics, entropy, rp)
+        yield _execute_serial(t, models[t.model], X, ya, settings)
 
 
-def _iter_joblib(tasks, models, X, ya, metrics, entropy, rp, n_jobs) -> Iterator:
+def _iter_joblib(tasks, models, X, ya, settings, n_jobs) -> Iterator:
     from joblib import Parallel, delayed
 
     par = Parallel(n_jobs=n_jobs or -1, backend="loky", return_as="generator_unordered")
-    yield from par(delayed(_execute_worker)(t, models[t.model], X, ya, metrics, entropy, rp)
+    yield from par(delayed(_execute_worker)(t, models[t.model], X, ya, settings)
                    for t in tasks)
 
 
@@ -420,7 +445,7 @@ def connect_scheduler(address: str, *, option: str = "client",
                              f"{timeout:g} s ({type(exc).__name__}: {detail}).") from None
 
 
-def _iter_dask(tasks, models, X, ya, metrics, entropy, rp, n_jobs, client) -> Iterator:
+def _iter_dask(tasks, models, X, ya, settings, n_jobs, client) -> Iterator:
     from dask.distributed import Client, as_completed
 
     own = None
@@ -431,8 +456,8 @@ def _iter_dask(tasks, models, X, ya, metrics, entropy, rp, n_jobs, client) -> It
         own = client = connect_scheduler(client)
     try:
         X_f, y_f = client.scatter(X, broadcast=True), client.scatter(ya, broadcast=True)
-        futures = [client.submit(_execute_worker, t, models[t.model], X_f, y_f, metrics, entropy,
-                                 rp, key=f"replikit-{t.token}-{entropy}", pure=False)
+        futures = [client.submit(_execute_worker, t, models[t.model], X_f, y_f, settings,
+                                 key=f"replikit-{t.token}-{settings.entropy}", pure=False)
                    for t in tasks]
         for fut in as_completed(futures):
             yield fut.result()
@@ -443,8 +468,8 @@ def _iter_dask(tasks, models, X, ya, metrics, entropy, rp, n_jobs, client) -> It
 
 def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend: str = "serial",
         n_jobs: int | None = None, client=None, store=None, clear_store: bool = False,
-        random_state=None, return_predictions: bool = True, progress: bool = False,
-        overwrite: bool | None = None) -> RunResult:
+        random_state=None, return_predictions: bool = True,
+        progress: bool = False) -> RunResult:
     """Fit every model on every split of ``scheme`` and score it on the test rows.
 
     Parameters
@@ -479,8 +504,6 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     return_predictions : bool
     progress : bool
         A rich progress bar on stderr.
-    overwrite : bool, optional
-        Deprecated name of ``clear_store``.
 
     Returns
     -------
@@ -503,14 +526,9 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     >>> len(res.scores)
     10
     """
-    if overwrite is not None:
-        import warnings
-
-        warnings.warn("`overwrite` is deprecated in run(); it cleared the store — pass "
-                      "`clear_store` instead.", DeprecationWarning, stacklevel=2)
-        clear_store = clear_store or bool(overwrite)
-    models, X, Xa, ya, sa, ga, backend, metrics, scheme, is_clf = _run_iv(
-        models, X, y, study, groups, backend, metrics, scheme)
+    inputs = _run_iv(models, X, y, study, groups, backend, metrics, scheme)
+    X, Xa, ya, sa, ga = inputs.X, inputs.Xa, inputs.ya, inputs.sa, inputs.ga
+    backend, metrics, scheme = inputs.backend, inputs.metrics, inputs.scheme
     if client is not None and backend != "dask":
         raise ParameterError(f"`client` is a Dask scheduler; it needs backend='dask' (got "
                              f"backend={backend!r}).")
@@ -521,7 +539,8 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
                              f"can resume; got {random_state!r}.")
     root = root_seed_sequence(random_state)
     entropy = root.entropy
-    tasks = _make_tasks(models, scheme, Xa, ya, sa, ga, root, metrics, is_clf)
+    tasks = _make_tasks(models, scheme, Xa, ya, sa, ga, root, metrics, inputs.is_clf)
+    settings = _Settings(tuple(metrics), entropy, bool(return_predictions), inputs.classes)
     fingerprint = _fingerprint(Xa, ya, sa)
     spec = {
         "scheme": repr(scheme), "metrics": metrics, "data": fingerprint,
@@ -540,12 +559,11 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         done = task_store.done() if task_store else set()
         todo = [t for t in tasks if t.key not in done]
         if backend == "serial":
-            stream = _iter_serial(todo, models, X, ya, metrics, entropy, return_predictions)
+            stream = _iter_serial(todo, models, X, ya, settings)
         elif backend == "joblib":
-            stream = _iter_joblib(todo, models, X, ya, metrics, entropy, return_predictions, n_jobs)
+            stream = _iter_joblib(todo, models, X, ya, settings, n_jobs)
         else:
-            stream = _iter_dask(todo, models, X, ya, metrics, entropy, return_predictions, n_jobs,
-                                client)
+            stream = _iter_dask(todo, models, X, ya, settings, n_jobs, client)
         fit_seconds = 0.0
         with _progress(progress, len(todo)) as advance:
             for out in stream:

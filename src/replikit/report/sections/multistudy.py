@@ -30,7 +30,8 @@ def _svg(ax) -> str:
 def build(ctx: AuditContext) -> SectionOutput:
     from sklearn.base import clone
 
-    from ..._random import root_seed_sequence, seed_estimator, task_int_seed, task_rng
+    from ..._random import root_seed_sequence, task_int_seed, task_rng
+    from ...experiment.fit import seed_estimator
     from ...experiment.models import default_models, make_model
     from ...multistudy import (
         assess,

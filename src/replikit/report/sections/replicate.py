@@ -64,7 +64,8 @@ def _sklearn_fits(ctx: AuditContext, d, models: dict, order, n_splits: int, max_
     from sklearn.base import clone
     from sklearn.metrics import r2_score
 
-    from ..._random import seed_estimator, task_int_seed
+    from ..._random import task_int_seed
+    from ...experiment.fit import seed_estimator
 
     X = d.X.to_numpy(float)
     y = d.y.to_numpy(float)
