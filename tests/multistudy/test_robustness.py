@@ -10,6 +10,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import accuracy_score
 
 from replikit.errors import DataError, ParameterError, ReplikitWarning
+from replikit.experiment.cross_study import CrossStudy
 from replikit.multistudy import (
     assess,
     cross_study_matrix,
@@ -21,7 +22,6 @@ from replikit.multistudy import (
     parse_utility,
     study_utilities,
 )
-from replikit.multistudy.training import _folds
 
 
 def _cls(seed=0, n=60, K=3):
@@ -146,9 +146,14 @@ def test_metric_checked_against_the_task():
 
 
 def test_stratified_folds_keep_every_class_in_training():
-    y = np.array([1, 1, 1] + [0] * 27)           # 3 positives, 5 folds
-    for tr, _ in _folds(y, 5, True, 0):
-        assert set(y[tr]) == {0, 1}
+    y = np.array([1, 1, 1] + [0] * 27 + [1, 0] * 15)     # 3 positives in study a, 5 folds
+    s = np.repeat(["a", "b"], 30)
+    scheme = CrossStudy(5, stratify=True, random_state=0)
+    assert scheme.plan(y, s)[0].stratified
+    within = [sp for sp in scheme.iter_splits(np.zeros((60, 1)), y, s) if sp.fold > 0]
+    assert len(within) == 10
+    for sp in within:
+        assert set(y[sp.train]) == {0, 1}
 
 
 def test_study_with_one_class_leaves_its_row_empty():

@@ -9,8 +9,13 @@
   intercept), compared with the merged learner, equal weights and cross-study-performance
   weights, each evaluated by leaving one study out.
 
-Estimators are always ``clone``d; a task's seed depends only on ``random_state`` and the task
-(e.g. ``("train", study)``), so results do not depend on ``n_jobs``.
+Every fit is a :func:`replikit.experiment.run` call with the study labels as ``groups``: the
+:class:`~replikit.experiment.cross_study.CrossStudy` scheme for the matrix,
+:class:`~replikit.experiment.LeaveOneStudyOut` for the left-out studies and the merged learner,
+one split per study for the stacked learners. So the runner's rules apply: estimators are
+``clone``d, a fit's seed depends only on ``random_state`` and the task key (model, study, repeat,
+fold) and is given to ``random_state`` parameters left ``None`` (ones the user fixed are kept),
+and results do not depend on ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -22,11 +27,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._random import root_seed_sequence, task_int_seed
-from .._threads import single_blas, worker_limits
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ..experiment.cross_study import CrossStudy
 from ..experiment.metrics import LOWER_IS_BETTER, METRICS, NEEDS_PROBA
+from ..experiment.schemes import LeaveOneStudyOut, Scheme, Split
 from .utilities import Utility, parse_utility
 
 __all__ = ["CrossStudyResult", "cross_study_matrix", "LeaveOneStudyOutResult",
@@ -136,47 +141,88 @@ def _iv(estimator, X, y, study, task):
     return Xa, ya, sa, list(labels), task
 
 
-def _seeded(estimator, seed: int):
-    from sklearn.base import clone
+def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int):
+    """One :func:`replikit.experiment.run` call: its seeding rule (a task's seed from the root
+    and the key (model, study, repeat, fold); ``random_state`` parameters left ``None`` get
+    it), one BLAS thread per fit, joblib processes when ``n_jobs > 1``. The runner's own score
+    (accuracy or MSE over a split's test rows) is not used: cells are scored per test study
+    from the predictions."""
+    from ..experiment.runner import run
 
-    est = clone(estimator)
-    params = {k: seed for k in est.get_params(deep=True) if k == "random_state"
-              or k.endswith("__random_state")}
-    if params:
-        est.set_params(**params)
-    return est
-
-
-def _fit_predict(estimator, seed, X_train, y_train, X_test, want_proba,
-                 classification=False):
-    """Fit a clone and predict; ``None`` when a classifier would see a single class."""
-    if classification and np.unique(y_train).size < 2:
-        return None
-    est = _seeded(estimator, seed)
-    try:
-        est.fit(X_train, y_train)
-    except ValueError as exc:
-        raise DataError(f"fitting {type(estimator).__name__} failed: {exc}") from None
-    pred = est.predict(X_test)
-    proba = classes = None
-    if want_proba and hasattr(est, "predict_proba"):
-        proba = est.predict_proba(X_test)
-        classes = list(est.classes_)
-    return pred, proba, classes
+    clf = any(_is_classifier(e) for e in models.values())
+    return run(models, Xa, ya, scheme=scheme, metrics=["accuracy" if clf else "mse"],
+               groups=groups, random_state=random_state, return_predictions=True,
+               backend="joblib" if n_jobs > 1 else "serial",
+               n_jobs=n_jobs if n_jobs > 1 else None)
 
 
-def _in_worker(f, args):
-    with worker_limits():  # one BLAS and one OpenMP thread per joblib worker
-        return f(*args)
+def _is_classifier(est) -> bool:
+    from sklearn.base import is_classifier
+
+    return bool(is_classifier(est))
 
 
-def _parallel(tasks, n_jobs):
-    if n_jobs == 1 or len(tasks) <= 1:
-        with single_blas():
-            return [f(*a) for f, a in tasks]
-    from joblib import Parallel, delayed
+def _predicted(predictions, classes=None) -> dict:
+    """``{(repeat, fold): (rows, y_pred, proba)}`` from a runner's Predictions; ``proba`` has
+    one column per label of ``classes`` (zeros for a class the learner never saw, as the runner
+    pads them) or is None without probabilities."""
+    f = predictions.frame
+    cols = None
+    if classes is not None:
+        want = [f"proba_{c}" for c in classes]
+        if all(c in f.columns for c in want):
+            cols = want
+    out = {}
+    for key, g in f.groupby(["repeat", "fold"], sort=False):
+        out[(int(key[0]), int(key[1]))] = (
+            g["row"].to_numpy(), g["y_pred"].to_numpy(),
+            None if cols is None else g[cols].to_numpy(float))
+    return out
 
-    return Parallel(n_jobs=n_jobs)(delayed(_in_worker)(f, a) for f, a in tasks)
+
+class _Trainable(Scheme):
+    """The splits of ``scheme`` whose training rows hold at least two classes (a classifier
+    cannot be trained on one); ``repeat``/``fold`` numbers are kept."""
+
+    def __init__(self, scheme):
+        self.scheme = scheme
+
+    @property
+    def randomized(self) -> bool:  # type: ignore[override]
+        return self.scheme.randomized
+
+    def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        n = len(np.asarray(groups if groups is not None else y))
+        return sum(1 for _ in self.iter_splits(np.empty((n, 0)), y, groups))
+
+    def iter_splits(self, X, y=None, groups=None, random_state=None):
+        y_arr = None if y is None else np.asarray(y)
+        for sp in self.scheme.iter_splits(X, y, groups, random_state=random_state):
+            if y_arr is None or pd.unique(y_arr[sp.train]).size > 1:
+                yield sp
+
+    def _iter(self, n, y, groups, rng):
+        yield from self.iter_splits(np.empty((n, 0)), y, groups, random_state=rng)
+
+
+class _StudyLearners(Scheme):
+    """One split per study of ``learners`` (codes in ``groups``): train on that study, predict
+    every row — the single-study learners of multi-study stacking, whose predictions on their
+    own study are in-sample (Patil & Parmigiani 2018). Split ``(0, k)`` is study code k."""
+
+    randomized = False
+
+    def __init__(self, learners=()):
+        self.learners = tuple(int(k) for k in learners)
+
+    def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        return len(self.learners)
+
+    def _iter(self, n, y, groups, rng):
+        codes = np.asarray(groups)
+        every = np.arange(n)
+        for k in self.learners:
+            yield Split(0, k, np.flatnonzero(codes == k), every)
 
 
 def _plural(n: int, word: str) -> str:
@@ -218,34 +264,6 @@ def _undefined_note(M, expected_nan, metric, notes) -> None:
         notes.append(f"{_plural(extra, 'cell')} left empty (NaN): {metric} is undefined there "
                      "(e.g. a test study with a constant outcome, or with one class for "
                      "roc_auc)")
-
-
-def _align_proba(proba, classes, all_classes):
-    """Probabilities of a model trained on a study missing some classes, padded with zeros."""
-    if proba is None:
-        return None
-    out = np.zeros((proba.shape[0], len(all_classes)))
-    for j, c in enumerate(classes):
-        out[:, all_classes.index(c)] = proba[:, j]
-    return out
-
-
-def _folds(y, n_folds, classification, rng_seed):
-    """K-fold splits of one study, stratified for classification whenever every class has at
-    least 2 rows (then every training fold holds every class)."""
-    import warnings
-
-    from sklearn.model_selection import KFold, StratifiedKFold
-
-    n_folds = min(n_folds, len(y))
-    if classification:
-        _, counts = np.unique(y, return_counts=True)
-        if counts.min() >= 2 and counts.max() >= n_folds:
-            with warnings.catch_warnings():  # "the least populated class has only m members"
-                warnings.simplefilter("ignore", UserWarning)
-                return list(StratifiedKFold(n_folds, shuffle=True, random_state=rng_seed).split(
-                    np.zeros(len(y)), y))
-    return list(KFold(n_folds, shuffle=True, random_state=rng_seed).split(np.zeros(len(y))))
 
 
 # -- cross-study validation matrix -----------------------------------------------------------
@@ -320,7 +338,7 @@ class CrossStudyResult:
 
 
 def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task=None,
-                       random_state=0, n_jobs: int = 1) -> CrossStudyResult:
+                       random_state=None, n_jobs: int = 1) -> CrossStudyResult:
     """Train on each study and evaluate on every other (Bernau et al. 2014; seed 001 sec. 7.4).
 
     Parameters
@@ -336,8 +354,8 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
         Folds of the within-study cross-validation on the diagonal.
     task : {'classification', 'regression'}, optional
         Default: from the estimator.
-    random_state : int, Generator or None
-        Root seed (folds and estimator seeds per task).
+    random_state : None, int or Generator
+        Root seed of the run (within-study folds and estimator seeds per task).
     n_jobs : int
         Parallel fits (joblib processes); the result does not depend on it.
 
@@ -348,7 +366,10 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
     Notes
     -----
     Element ``(k, k')`` is ``m(φ_k; S_k')`` where ``φ_k`` is trained de novo on ``S_k``; unlike
-    the utility matrix of sec. 3.2 the rule differs in every row.
+    the utility matrix of sec. 3.2 the rule differs in every row. The fits are one
+    :func:`~replikit.experiment.run` with the
+    :class:`~replikit.experiment.cross_study.CrossStudy` scheme (study labels as ``groups``);
+    each cell is scored from the run's predictions on that test study.
 
     Examples
     --------
@@ -367,8 +388,6 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
     all_classes = sorted(pd.unique(pd.Series(ya)).tolist(), key=str) if classification else None
     m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
                    n_classes=len(all_classes) if classification else None)
-    root = root_seed_sequence(random_state)
-    want_proba = classification and m.needs_proba
     notes: list[str] = []
     labels, one_class = _usable_studies(ya, sa, labels, classification, notes)
     if one_class:
@@ -377,66 +396,55 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
                      f"class, so no classifier can be trained on {'it' if one else 'them'} "
                      "(row and diagonal left empty; still scored as a test study): "
                      f"{_listing(f'{k} (only class {c!s})' for k, c in one_class.items())}")
-    idx = {lab: np.flatnonzero(sa == lab) for lab in labels}
-    used = np.isin(sa, labels)
-    tasks, keys = [], []
-    few, no_cv = [], []
-    for k in labels:
-        if k in one_class:
-            continue
-        tr = idx[k]
-        te = np.flatnonzero(used & (sa != k))
-        tasks.append((_fit_predict, (estimator, task_int_seed(root, ("train", str(k))),
-                                     Xa[tr], ya[tr], Xa[te], want_proba, classification)))
-        keys.append(("train", k, te))
-        if tr.size < cv:
-            few.append(f"{k} ({tr.size})")
-        folds = _folds(ya[tr], cv, classification, task_int_seed(root, ("folds", str(k))))
-        if classification and any(np.unique(ya[tr[a]]).size < 2 for a, _ in folds):
-            no_cv.append(k)
-            continue
-        for f, (a, b) in enumerate(folds):
-            tasks.append((_fit_predict, (estimator, task_int_seed(root, ("cv", str(k), f)),
-                                         Xa[tr[a]], ya[tr[a]], Xa[tr[b]], want_proba,
-                                         classification)))
-            keys.append(("cv", k, tr[b]))
+    rows, codes = _coded(sa, labels)
+    y_used = ya[rows]
+    scheme = CrossStudy(cv, stratify=classification)
+    plan = scheme.plan(y_used, codes)
+    few = [f"{labels[p.repeat]} ({p.n_rows})" for p in plan if p.trained and p.n_rows < cv]
     if few:
         notes.append(f"{_plural(len(few), 'study')} with fewer rows than the {cv} folds: "
                      f"within-study CV with one fold per row (leave-one-out) for "
                      f"{_listing(few)}")
+    res = _run({"model": estimator}, Xa[rows], y_used, scheme, codes,
+               random_state=random_state, n_jobs=n_jobs)
+    K = len(labels)
+    M = np.full((K, K), np.nan)
+    oof: dict[int, list] = {}
+    for (k, fold), (test, pred, proba) in _predicted(res.predictions, all_classes).items():
+        if fold == 0:  # trained on all of study k, tested on every other study
+            for j in np.unique(codes[test]):
+                sel = codes[test] == j
+                M[k, j] = m.func(y_used[test][sel], pred[sel],
+                                 None if proba is None else proba[sel], all_classes)
+        else:
+            oof.setdefault(k, []).append((test, pred, proba))
+    for k, parts in oof.items():  # within-study CV: out-of-fold predictions pooled
+        test = np.concatenate([p[0] for p in parts])
+        pred = np.concatenate([p[1] for p in parts])
+        proba = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
+        M[k, k] = m.func(y_used[test], pred, proba, all_classes)
+    no_cv = [labels[p.repeat] for p in plan if p.trained and p.repeat not in oof]
     if no_cv:
         notes.append(f"within-study CV left empty for {_listing(no_cv)}: a class has a single "
                      "row there, so one fold would train on one class")
-    results = _parallel(tasks, n_jobs)
-    K = len(labels)
-    M = np.full((K, K), np.nan)
-    pos = {lab: i for i, lab in enumerate(labels)}
-    oof_pred: dict = {}
-    for (kind, k, rows), res in zip(keys, results, strict=True):
-        pred, proba, classes = res
-        proba = _align_proba(proba, classes, all_classes) if proba is not None else None
-        if kind == "train":
-            for j in labels:
-                if j == k:
-                    continue
-                sel = sa[rows] == j
-                M[pos[k], pos[j]] = m.func(ya[rows][sel], np.asarray(pred)[sel],
-                                           None if proba is None else proba[sel], all_classes)
-        else:
-            oof_pred.setdefault(k, []).append((rows, np.asarray(pred), proba))
-    for k, parts in oof_pred.items():
-        rows = np.concatenate([p[0] for p in parts])
-        pred = np.concatenate([p[1] for p in parts])
-        proba = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
-        M[pos[k], pos[k]] = m.func(ya[rows], pred, proba, all_classes)
     expected = np.zeros((K, K), bool)
-    for k in one_class:
-        expected[pos[k], :] = True
-    for k in no_cv:
-        expected[pos[k], pos[k]] = True
+    for p in plan:
+        if not p.trained:
+            expected[p.repeat, :] = True
+        elif p.repeat not in oof:
+            expected[p.repeat, p.repeat] = True
     _undefined_note(M, expected, m.name, notes)
     frame = pd.DataFrame(M, index=labels, columns=labels)
     return CrossStudyResult(frame, m.name, m.higher_is_better, cv, tuple(notes))
+
+
+def _coded(sa: np.ndarray, labels: list) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the studies in ``labels`` and their study codes (positions in ``labels``): the
+    ``groups`` of a run, so that the schemes' sorted-label order is the order of ``labels``."""
+    lookup = {lab: i for i, lab in enumerate(labels)}
+    codes_all = np.fromiter((lookup.get(v, -1) for v in sa), dtype=np.int64, count=len(sa))
+    rows = np.flatnonzero(codes_all >= 0)
+    return rows, codes_all[rows]
 
 
 # -- leave one study out ---------------------------------------------------------------------
@@ -473,7 +481,7 @@ class LeaveOneStudyOutResult:
 
 
 def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model_name="model",
-                        random_state=0, n_jobs: int = 1) -> LeaveOneStudyOutResult:
+                        random_state=None, n_jobs: int = 1) -> LeaveOneStudyOutResult:
     """Train on all studies but one, predict the one left out, for every study.
 
     Parameters
@@ -499,33 +507,36 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
 
     Xa, ya, sa, labels, task = _iv(estimator, X, y, study, task)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    if not isinstance(model_name, str) or not model_name:
+        raise ParameterTypeError(f"`model_name` must be a non-empty string; got {model_name!r}.")
     classification = task == "classification"
     all_classes = sorted(pd.unique(pd.Series(ya)).tolist(), key=str) if classification else None
     m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
                    n_classes=len(all_classes) if classification else None)
-    root = root_seed_sequence(random_state)
     notes: list[str] = []
     labels, _ = _usable_studies(ya, sa, labels, False, notes)
-    tasks = []
-    for k in labels:
-        te = np.flatnonzero(sa == k)
-        tr = np.flatnonzero(sa != k)
-        tasks.append((_fit_predict, (estimator, task_int_seed(root, ("loso", str(k))),
-                                     Xa[tr], ya[tr], Xa[te], classification, classification)))
-    results = _parallel(tasks, n_jobs)
-    rows, frames, untrainable = [], [], []
-    for i, (k, res) in enumerate(zip(labels, results, strict=True)):
-        te = np.flatnonzero(sa == k)
-        if res is None:  # the other studies hold one class between them
-            untrainable.append(k)
-            rows.append({"study": k, "n": te.size, "metric": m.name, "value": np.nan})
+    rows, codes = _coded(sa, labels)
+    y_used = ya[rows]
+    scheme = _Trainable(LeaveOneStudyOut()) if classification else LeaveOneStudyOut()
+    untrainable = [k for i, k in enumerate(labels)
+                   if classification and pd.unique(y_used[codes != i]).size < 2]
+    if len(untrainable) == len(labels):
+        raise DataError("leave-one-study-out: no study could be predicted (the training sets "
+                        "hold a single class).")
+    res = _run({model_name: estimator}, Xa[rows], y_used, scheme, codes,
+               random_state=random_state, n_jobs=n_jobs)
+    got = {fold: v for (_r, fold), v in _predicted(res.predictions, all_classes).items()}
+    out_rows, frames = [], []
+    for i, k in enumerate(labels):
+        n_k = int(np.sum(codes == i))
+        if i not in got:  # the other studies hold one class between them
+            out_rows.append({"study": k, "n": n_k, "metric": m.name, "value": np.nan})
             continue
-        pred, proba, classes = res
-        proba = _align_proba(proba, classes, all_classes) if proba is not None else None
-        rows.append({"study": k, "n": te.size, "metric": m.name,
-                     "value": m.func(ya[te], np.asarray(pred), proba, all_classes)})
+        test, pred, proba = got[i]
+        out_rows.append({"study": k, "n": n_k, "metric": m.name,
+                         "value": m.func(y_used[test], pred, proba, all_classes)})
         f = pd.DataFrame({"study": str(k), "model": model_name, "repeat": 0, "fold": i,
-                          "row": te, "y_true": ya[te], "y_pred": np.asarray(pred)})
+                          "row": rows[test], "y_true": y_used[test], "y_pred": pred})
         if proba is not None:
             for j, c in enumerate(all_classes):
                 f[f"proba_{c}"] = proba[:, j]
@@ -533,10 +544,7 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
     if untrainable:
         notes.append(f"no classifier for {_listing(untrainable)} left out: the other studies "
                      "hold a single class between them (score left empty)")
-    if not frames:
-        raise DataError("leave-one-study-out: no study could be predicted (the training sets "
-                        "hold a single class).")
-    scores = pd.DataFrame(rows)
+    scores = pd.DataFrame(out_rows)
     expected = np.isin(scores["study"].to_numpy(), np.asarray(untrainable, dtype=object))
     _undefined_note(scores["value"].to_numpy(float), expected, m.name, notes)
     return LeaveOneStudyOutResult(scores, Predictions(pd.concat(frames, ignore_index=True)),
@@ -609,39 +617,27 @@ def _nnls(P: np.ndarray, y: np.ndarray, intercept: bool) -> tuple[np.ndarray, fl
     return w, float(ym - Pm @ w)
 
 
-def _stack_fit(estimator, Xa, ya, sa, train_labels, root, key, classification, pos_class):
-    """Fit the per-study learners on ``train_labels`` and every weighting scheme."""
-    tasks = []
-    for k in train_labels:
-        tr = np.flatnonzero(sa == k)
-        tasks.append((_fit_predict_models, (estimator, task_int_seed(root, key + ("ssl", str(k))),
-                                            Xa[tr], ya[tr], classification)))
-    return tasks
+def _learner_outputs(predictions, n: int, learners: list, classification: bool,
+                     pos_class) -> np.ndarray:
+    """``P`` of shape (n, len(learners)): each single-study learner's continuous output on
+    every row — P(y = positive) for classifiers (0 when the learner never saw the positive
+    class; its predicted label when it has no probabilities), else the prediction."""
+    P = np.zeros((n, len(learners)))
+    got = _predicted(predictions, [pos_class] if classification else None)
+    for j, k in enumerate(learners):
+        test, pred, proba = got[(0, k)]
+        if proba is not None:
+            P[test, j] = proba[:, 0]
+        elif classification:
+            P[test, j] = (pred == pos_class).astype(float)
+        else:
+            P[test, j] = np.asarray(pred, float)
+    return P
 
 
-def _fit_predict_models(estimator, seed, X_train, y_train, classification):
-    est = _seeded(estimator, seed)
-    try:
-        est.fit(X_train, y_train)
-    except ValueError as exc:
-        raise DataError(f"fitting {type(estimator).__name__} failed: {exc}") from None
-    return est
-
-
-def _score(est, X, classification, pos_class):
-    """Continuous output of a learner: P(y = positive) for classifiers, else the prediction."""
-    if classification:
-        classes = list(est.classes_)
-        if pos_class not in classes:
-            return np.zeros(len(X))
-        if hasattr(est, "predict_proba"):
-            return est.predict_proba(X)[:, classes.index(pos_class)]
-        return (est.predict(X) == pos_class).astype(float)
-    return np.asarray(est.predict(X), float)
-
-
-def _weights(models, Xa, target, sa, labels, classification, pos_class):
-    P = np.column_stack([_score(m, Xa, classification, pos_class) for m in models])
+def _weights(P, target, sa, labels):
+    """Every weighting of the learners' outputs ``P`` (rows: the training rows, with study
+    labels ``sa``; columns: the learners of ``labels``)."""
     w_s, _ = _nnls(P, target, False)
     w_a, a = _nnls(P, target, True)
     # cross-study performance: mean squared error of learner k on the other studies
@@ -661,7 +657,7 @@ def _weights(models, Xa, target, sa, labels, classification, pos_class):
 
 
 def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool = True,
-                        task=None, random_state=0, n_jobs: int = 1) -> StackingResult:
+                        task=None, random_state=None, n_jobs: int = 1) -> StackingResult:
     """Ensemble of per-study learners with replicability-rewarding weights (seed 001, sec. 7.6).
 
     Parameters
@@ -709,7 +705,6 @@ def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool =
         target = ya.astype(float)
     m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
                    n_classes=len(classes) if classification else None)
-    root = root_seed_sequence(random_state)
     notes: list[str] = []
     labels, one_class = _usable_studies(ya, sa, labels, classification, notes)
     ssl_labels = [k for k in labels if k not in one_class]
@@ -720,52 +715,51 @@ def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool =
     if not ssl_labels:
         raise DataError("multi-study stacking: no study holds both classes, so no single-study "
                         "learner can be trained.")
-    used = np.isin(sa, labels)
-    # fits: all studies, then (for evaluation) each left-out configuration
-    configs = [("all", None)] + ([("loso", k) for k in labels] if evaluate else [])
-    tasks, slots, skipped = [], [], []
-    for name, held in configs:
-        train_labels = [k for k in ssl_labels if k != held]
-        if not train_labels:
+    rows, codes = _coded(sa, labels)
+    s_used, y_used, t_used = sa[rows], ya[rows], target[rows]
+    ssl = [labels.index(k) for k in ssl_labels]
+    # one learner per study, predicting every row (in-sample on its own study): one run; the
+    # learner of study k is the same in every leave-one-study-out configuration
+    res = _run({"learner": estimator}, Xa[rows], y_used, _StudyLearners(ssl), codes,
+               random_state=random_state, n_jobs=n_jobs)
+    P = _learner_outputs(res.predictions, len(rows), ssl, classification, pos_class)
+    merged: dict = {}
+    if evaluate:  # the merged learner, trained on the pooled other studies: one run
+        scheme = _Trainable(LeaveOneStudyOut()) if classification else LeaveOneStudyOut()
+        if not classification or any(pd.unique(y_used[codes != i]).size > 1
+                                     for i in range(len(labels))):
+            res_m = _run({"merged": estimator}, Xa[rows], y_used, scheme, codes,
+                         random_state=random_state, n_jobs=n_jobs)
+            merged = {fold: v for (_r, fold), v in _predicted(res_m.predictions,
+                                                              classes).items()}
+    w = _weights(P, t_used, s_used, ssl_labels)
+    weights = pd.DataFrame({k: v[0] for k, v in w.items()}, index=[str(k) for k in ssl_labels])
+    intercept = w["stack_intercept"][1]
+    rows_out, skipped = [], []
+    for i, held in enumerate(labels if evaluate else []):
+        keep = [j for j, k in enumerate(ssl_labels) if k != held]
+        if not keep:
             skipped.append(held)
             continue
-        key = (name, str(held))
-        t = _stack_fit(estimator, Xa, ya, sa, train_labels, root, key, classification, pos_class)
-        tr = np.flatnonzero(used & (sa != held))
-        merged = held is not None and (not classification or np.unique(ya[tr]).size > 1)
-        slots.append((name, held, train_labels, len(tasks), len(tasks) + len(t), merged))
-        tasks += t
-        if merged:
-            tasks.append((_fit_predict_models, (estimator, task_int_seed(root, key + ("merged",)),
-                                                Xa[tr], ya[tr], classification)))
+        tr, te = codes != i, codes == i
+        wh = _weights(P[np.ix_(tr, keep)], t_used[tr], s_used[tr],
+                      [ssl_labels[j] for j in keep])
+        Pte = P[np.ix_(te, keep)]
+        for meth, (wv, a0) in wh.items():
+            rows_out.append({"study": held, "method": meth,
+                             "value": _score_output(m, y_used[te], Pte @ wv + a0,
+                                                    classification, classes)})
+        if i in merged:
+            test, pred, proba = merged[i]
+            rows_out.append({"study": held, "method": "merged",
+                             "value": m.func(y_used[test], pred,
+                                             proba if (classification and m.needs_proba)
+                                             else None, classes)})
     if skipped:
         notes.append(f"not evaluated on {_listing(skipped)}: without it no study with both "
                      "classes is left to train on")
-    fitted = _parallel(tasks, n_jobs)
-    weights = intercept = None
-    rows = []
-    for _name, held, train_labels, a, b, merged in slots:
-        models = fitted[a:b]
-        tr = np.flatnonzero(used & (sa != held))
-        w = _weights(models, Xa[tr], target[tr], sa[tr], train_labels, classification, pos_class)
-        if held is None:
-            weights = pd.DataFrame({k: v[0] for k, v in w.items()},
-                                   index=[str(k) for k in train_labels])
-            intercept = w["stack_intercept"][1]
-            continue
-        te = np.flatnonzero(sa == held)
-        P = np.column_stack([_score(mm, Xa[te], classification, pos_class) for mm in models])
-        outputs = {meth: P @ wv + a0 for meth, (wv, a0) in w.items()}
-        for meth, out in outputs.items():
-            rows.append({"study": held, "method": meth,
-                         "value": _score_output(m, ya[te], out, classification, classes)})
-        if merged:
-            mm = fitted[b]
-            mp = mm.predict(Xa[te])
-            mpr = mm.predict_proba(Xa[te]) if (classification and m.needs_proba) else None
-            rows.append({"study": held, "method": "merged",
-                         "value": m.func(ya[te], np.asarray(mp), mpr, classes)})
-    evaluation = pd.DataFrame(rows, columns=["study", "method", "value"]) if evaluate else None
+    evaluation = (pd.DataFrame(rows_out, columns=["study", "method", "value"]) if evaluate
+                  else None)
     return StackingResult(weights, float(intercept), evaluation, m.name, m.higher_is_better,
                           tuple(notes))
 
