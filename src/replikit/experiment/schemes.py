@@ -1,10 +1,22 @@
-"""Resampling schemes: scikit-learn style splitters that also number their splits.
+"""Resampling schemes: scikit-learn style splitters that also number their splits and give them
+as weight/mask matrices — the one scheme engine of replikit.
 
 Each scheme has ``split(X, y=None, groups=None)`` yielding ``(train, test)`` index arrays like a
-scikit-learn splitter, ``get_n_splits()``, a ``__repr__`` showing every parameter, and
-``iter_splits(X, y=None, groups=None, random_state=None)`` yielding :class:`Split` records with
-the ``repeat`` and ``fold`` numbers the Scores table needs. ``random_state`` passed to
-``iter_splits`` overrides the scheme's own (the runner passes a per-study stream).
+scikit-learn splitter, ``get_n_splits()``, a ``__repr__`` showing every parameter, and two views
+of the same splits:
+
+- ``iter_splits(X, y=None, groups=None, random_state=None)`` yields :class:`Split` records with
+  the ``repeat`` and ``fold`` numbers the Scores table needs (what the runner fits);
+- ``masks(n, y=None, groups=None, random_state=None)`` returns the training weights ``W`` and
+  test mask ``T``, both of shape ``(R, n)``: ``W[r, i]`` is how many times row i is in the
+  training set of split r (bootstrap counts, else 0/1) and ``T[r, i]`` whether it is tested
+  (what the batched fast paths fit, all splits at once).
+
+For the same ``random_state`` both views hold the same splits, in the same order: row r of the
+matrices is the r-th split of ``iter_splits``, whose training index array lists row i
+``W[r, i]`` times. ``random_state`` passed to either overrides the scheme's own (the runner
+passes a per-study stream). Splits are drawn in blocks of at most about four million cells, so
+memory stays bounded however many splits there are.
 
 The schemes follow the resampling estimators of Etherington & Lieske's replication of Verbyla &
 Litvaitis (seed 003, eqs. 3–7): resubstitution, hold-out with H repeats and test share p,
@@ -29,7 +41,10 @@ from ..errors import DataError, ParameterError
 
 __all__ = ["Split", "Scheme", "Resubstitution", "HoldOut", "RepeatedKFold", "LeaveOneOut",
            "FiveByTwo", "Bootstrap", "LeaveOneStudyOut", "SklearnScheme", "parse_scheme",
-           "as_scheme"]
+           "as_scheme", "kfold_test_masks", "holdout_test_masks", "bootstrap_weights"]
+
+_BLOCK_CELLS = 1 << 22  # cells of one block of split matrices
+_MAX_REDRAWS = 10_000
 
 
 class Split(NamedTuple):
@@ -39,33 +54,203 @@ class Split(NamedTuple):
     test: np.ndarray
 
 
+class _Block(NamedTuple):
+    """Consecutive splits as matrices: ``weights`` (m, n) float, ``test`` (m, n) bool."""
+
+    repeat: np.ndarray
+    fold: np.ndarray
+    weights: np.ndarray
+    test: np.ndarray
+    counts: bool = False  # weights may exceed 1 (bootstrap)
+
+
 def _n_samples(X) -> int:
     if hasattr(X, "shape"):
         return int(X.shape[0])
     return len(X)
 
 
+def _rows_per_block(n: int) -> int:
+    return max(1, _BLOCK_CELLS // max(1, n))
+
+
+# --------------------------------------------------------------------------------------------
+# split matrices from drawn orders and indices (shared with the seed-003 simulation)
+# --------------------------------------------------------------------------------------------
+
+def _fold_ids(order: np.ndarray, n_splits: int) -> np.ndarray:
+    """Fold number of every row when the rows, taken in ``order``, fill contiguous folds."""
+    n = order.shape[-1]
+    sizes = np.full(n_splits, n // n_splits)
+    sizes[: n % n_splits] += 1
+    of_position = np.broadcast_to(np.repeat(np.arange(n_splits), sizes), order.shape)
+    fold = np.empty(order.shape, np.int64)
+    np.put_along_axis(fold, order, of_position, axis=-1)
+    return fold
+
+
+def kfold_test_masks(order, n_splits: int) -> np.ndarray:
+    """Test masks of K contiguous folds of the rows taken in ``order`` (scikit-learn's ``KFold``
+    rule: the first ``n % K`` folds are one row larger).
+
+    Parameters
+    ----------
+    order : array-like of shape (..., n)
+        Permutations of ``0..n-1`` (one per leading index).
+    n_splits : int
+        K.
+
+    Returns
+    -------
+    ndarray of bool, shape (..., K, n)
+        ``[..., k, i]`` is True when row i is in test fold k.
+
+    Examples
+    --------
+    >>> kfold_test_masks([2, 0, 1, 3], 2).astype(int).tolist()
+    [[1, 0, 1, 0], [0, 1, 0, 1]]
+    """
+    order = np.asarray(order)
+    fold = _fold_ids(order, n_splits)
+    return fold[..., None, :] == np.arange(n_splits)[:, None]
+
+
+def holdout_test_masks(order, n_test: int) -> np.ndarray:
+    """Test masks of hold-out splits: the first ``n_test`` rows of each ``order`` are tested.
+
+    Parameters
+    ----------
+    order : array-like of shape (..., n)
+        Permutations of ``0..n-1``.
+    n_test : int
+
+    Returns
+    -------
+    ndarray of bool, shape (..., n)
+
+    Examples
+    --------
+    >>> holdout_test_masks([[3, 1, 0, 2]], 2).astype(int).tolist()
+    [[0, 1, 0, 1]]
+    """
+    order = np.asarray(order)
+    T = np.zeros(order.shape, bool)
+    np.put_along_axis(T, order[..., :n_test], True, axis=-1)
+    return T
+
+
+def bootstrap_weights(draws, n: int) -> np.ndarray:
+    """Training weights of bootstrap resamples: how often each row was drawn.
+
+    Parameters
+    ----------
+    draws : array-like of int, shape (..., m)
+        Row indices drawn with replacement (one resample per leading index).
+    n : int
+        Number of rows.
+
+    Returns
+    -------
+    ndarray of int64, shape (..., n)
+        The out-of-bag (test) rows of a resample are those with weight 0.
+
+    Examples
+    --------
+    >>> bootstrap_weights([[0, 0, 2]], 4).tolist()
+    [[2, 0, 1, 0]]
+    """
+    draws = np.asarray(draws, np.int64)
+    lead = draws.shape[:-1]
+    flat = draws.reshape(-1, draws.shape[-1])
+    m = flat.shape[0]
+    counts = np.bincount((flat + n * np.arange(m)[:, None]).ravel(), minlength=m * n)
+    return counts.reshape(*lead, n)
+
+
+def _class_codes(y) -> np.ndarray:
+    return np.unique(np.asarray(y), return_inverse=True)[1].reshape(-1)
+
+
+# --------------------------------------------------------------------------------------------
+# the schemes
+# --------------------------------------------------------------------------------------------
+
 class Scheme(abc.ABC):
-    """Base class. Subclasses implement ``_iter(n, y, groups, rng)`` and ``get_n_splits``."""
+    """Base class. Subclasses implement ``_blocks(n, y, groups, rng)`` (the splits as blocks
+    of weight/mask matrices) and ``get_n_splits``."""
 
     randomized = True
 
+    def _rng(self, random_state):
+        seed = random_state if random_state is not None else getattr(self, "random_state", None)
+        return check_random_state(seed)
+
     def iter_splits(self, X, y=None, groups=None, random_state=None) -> Iterator[Split]:
+        """The splits of the rows of ``X`` as :class:`Split` records (repeat, fold, train,
+        test); a training array lists a row as often as its weight."""
         n = _n_samples(X)
         if n < 2:
             raise DataError(f"`X` must have at least 2 rows to resample; got {n}.")
-        seed = random_state if random_state is not None else getattr(self, "random_state", None)
-        rng = check_random_state(seed)
         y_arr = None if y is None else np.asarray(y)
         g_arr = None if groups is None else np.asarray(groups)
-        yield from self._iter(n, y_arr, g_arr, rng)
+        rows = np.arange(n)
+        for block in self._blocks(n, y_arr, g_arr, self._rng(random_state)):
+            for j in range(block.weights.shape[0]):
+                w = block.weights[j]
+                train = (np.repeat(rows, w.astype(np.int64)) if block.counts
+                         else np.flatnonzero(w))
+                yield Split(int(block.repeat[j]), int(block.fold[j]), train,
+                            np.flatnonzero(block.test[j]))
+
+    def masks(self, n, y=None, groups=None, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+        """Every split of ``n`` rows as a training-weight matrix and a test mask.
+
+        Parameters
+        ----------
+        n : int
+            Number of rows (at least 2).
+        y : array-like of shape (n,), optional
+            Outcome (stratification and redraw rules).
+        groups : array-like of shape (n,), optional
+            Group labels (leave-one-study-out).
+        random_state : None, int or Generator, optional
+            Overrides the scheme's own; the same value gives the same splits as
+            :meth:`iter_splits`.
+
+        Returns
+        -------
+        train_weights : ndarray of float, shape (R, n)
+            Times each row is in each split's training set (bootstrap counts, else 0 or 1).
+        test_mask : ndarray of bool, shape (R, n)
+            The rows each split tests.
+
+        Examples
+        --------
+        >>> W, T = RepeatedKFold(3, 2).masks(6, random_state=0)
+        >>> W.shape, T.sum(axis=0).tolist()  # every row tested once per repeat
+        ((6, 6), [2, 2, 2, 2, 2, 2])
+        >>> W, T = Bootstrap(4).masks(5, random_state=0)
+        >>> W.sum(axis=1).tolist(), bool(((W == 0) == T).all())
+        ([5.0, 5.0, 5.0, 5.0], True)
+        """
+        n = check_int(n, "n", min_value=2)
+        y_arr = None if y is None else np.asarray(y)
+        g_arr = None if groups is None else np.asarray(groups)
+        for name, arr in (("y", y_arr), ("groups", g_arr)):
+            if arr is not None and arr.shape != (n,):
+                raise DataError(f"`{name}` must have one value per row ({n}); got shape "
+                                f"{arr.shape}.")
+        blocks = list(self._blocks(n, y_arr, g_arr, self._rng(random_state)))
+        W = np.concatenate([b.weights for b in blocks]).astype(float, copy=False)
+        T = np.concatenate([b.test for b in blocks])
+        return W, T
 
     def split(self, X, y=None, groups=None):
         for s in self.iter_splits(X, y, groups):
             yield s.train, s.test
 
     @abc.abstractmethod
-    def _iter(self, n, y, groups, rng) -> Iterator[Split]:
+    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
         """Yield the splits of ``n`` rows (``y``/``groups`` may be None) drawing from ``rng``."""
 
     def __repr__(self) -> str:
@@ -83,6 +268,10 @@ class Scheme(abc.ABC):
         return hash(repr(self))
 
 
+def _from_test(test: np.ndarray, repeat, fold) -> _Block:
+    return _Block(np.asarray(repeat), np.asarray(fold), (~test).astype(float), test)
+
+
 class Resubstitution(Scheme):
     """Train and test on all rows: the apparent (resubstitution) error, seed 003 eq. 3."""
 
@@ -91,9 +280,8 @@ class Resubstitution(Scheme):
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         return 1
 
-    def _iter(self, n, y, groups, rng):
-        idx = np.arange(n)
-        yield Split(0, 0, idx, idx.copy())
+    def _blocks(self, n, y, groups, rng):
+        yield _Block(np.zeros(1, int), np.zeros(1, int), np.ones((1, n)), np.ones((1, n), bool))
 
 
 class HoldOut(Scheme):
@@ -107,22 +295,27 @@ class HoldOut(Scheme):
         Number H of independent hold-outs.
     stratify : bool
         Keep class proportions (needs ``y``).
-    size_rounding : {'ceil', 'floor'}
+    rounding : {'ceil', 'floor'}
         Test rows ``ceil(n p)`` (scikit-learn's rule, the default) or ``floor(n p)`` (the
         ``int(n*p)`` of the ReScience code of seed 003).
     redraw_all_zero : bool
         Redraw a split whose training labels are all 0 (what seed 003's code does for hold-out).
     random_state : None, int or Generator
+
+    Notes
+    -----
+    A split's test rows are the first ``n_test`` of a random permutation of the rows (a
+    stratified split takes each class's share from a permutation of that class).
     """
 
-    def __init__(self, test_size=0.33, n_repeats=1, stratify=False, size_rounding="ceil",
+    def __init__(self, test_size=0.33, n_repeats=1, stratify=False, rounding="ceil",
                  redraw_all_zero=False, random_state=None):
         self.test_size = check_float(test_size, "test_size", min_value=0.0, max_value=1.0)
         if not 0 < self.test_size < 1:
             raise ParameterError(f"`test_size` must be strictly between 0 and 1; got {test_size}.")
         self.n_repeats = check_int(n_repeats, "n_repeats", min_value=1)
         self.stratify = bool(stratify)
-        self.size_rounding = check_choice(size_rounding, "size_rounding", ("ceil", "floor"))
+        self.rounding = check_choice(rounding, "rounding", ("ceil", "floor"))
         self.redraw_all_zero = bool(redraw_all_zero)
         self.random_state = random_state
 
@@ -130,29 +323,42 @@ class HoldOut(Scheme):
         return self.n_repeats
 
     def n_test(self, n: int) -> int:
+        """Test rows of a split of ``n`` rows (``rounding`` of ``n * test_size``)."""
         raw = n * self.test_size
-        k = math.ceil(raw - 1e-12) if self.size_rounding == "ceil" else int(raw + 1e-12)
+        k = math.ceil(raw - 1e-12) if self.rounding == "ceil" else int(raw + 1e-12)
         if not 1 <= k <= n - 1:
             raise DataError(f"`test_size`={self.test_size} leaves {k} test rows of {n}; need "
                             "at least one row in each of train and test.")
         return k
 
-    def _iter(self, n, y, groups, rng):
+    def _draw(self, m, n, k, y, rng) -> np.ndarray:
+        if not self.stratify:
+            return holdout_test_masks(rng.permuted(np.tile(np.arange(n), (m, 1)), axis=1), k)
+        T = np.zeros((m, n), bool)
+        for j in range(m):
+            T[j, _stratified_sample(y, k, rng)] = True
+        return T
+
+    def _blocks(self, n, y, groups, rng):
         k = self.n_test(n)
         if self.stratify and y is None:
             raise ParameterError("`stratify=True` needs `y`.")
-        for r in range(self.n_repeats):
-            for _attempt in range(1000):
-                if self.stratify:
-                    test = _stratified_sample(y, k, rng)
+        check = self.redraw_all_zero and y is not None
+        zero = None if not check else (y == 0)
+        step = _rows_per_block(n)
+        for start in range(0, self.n_repeats, step):
+            m = min(step, self.n_repeats - start)
+            T = self._draw(m, n, k, y, rng)
+            if check:
+                for _attempt in range(_MAX_REDRAWS):
+                    bad = np.flatnonzero(np.all(T | zero, axis=1))  # every training label is 0
+                    if bad.size == 0:
+                        break
+                    T[bad] = self._draw(bad.size, n, k, y, rng)
                 else:
-                    test = np.sort(rng.permutation(n)[:k])
-                mask = np.ones(n, bool)
-                mask[test] = False
-                train = np.flatnonzero(mask)
-                if not (self.redraw_all_zero and y is not None and np.all(y[train] == 0)):
-                    break
-            yield Split(r, 0, train, test)
+                    raise DataError("could not draw a hold-out split whose training labels are "
+                                    f"not all 0 in {_MAX_REDRAWS:,} attempts.")
+            yield _from_test(T, np.arange(start, start + m), np.zeros(m, int))
 
 
 def _stratified_sample(y, k, rng):
@@ -181,6 +387,12 @@ class RepeatedKFold(Scheme):
     shuffle : bool
         Shuffle before splitting (each repeat reshuffles); without shuffling, repeats coincide.
     random_state : None, int or Generator
+
+    Notes
+    -----
+    Each repeat draws one integer seed from the stream; the folds are then those of
+    scikit-learn's ``KFold(shuffle=True, random_state=seed)`` (contiguous folds of a shuffled
+    order, the first ``n % K`` one row larger) or ``StratifiedKFold``.
     """
 
     def __init__(self, n_splits=10, n_repeats=1, stratify=False, shuffle=True, random_state=None):
@@ -190,23 +402,40 @@ class RepeatedKFold(Scheme):
         self.shuffle = bool(shuffle)
         self.random_state = random_state
 
+    @property
+    def randomized(self) -> bool:
+        return self.shuffle
+
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         return self.n_splits * self.n_repeats
 
-    def _iter(self, n, y, groups, rng):
-        from sklearn.model_selection import KFold, StratifiedKFold
+    def _fold_of_rows(self, n, y, seed) -> np.ndarray:
+        if not self.stratify:
+            order = (np.random.RandomState(seed).permutation(n) if self.shuffle
+                     else np.arange(n))
+            return _fold_ids(order, self.n_splits)
+        from sklearn.model_selection import StratifiedKFold
 
-        if self.n_splits > n:
-            raise DataError(f"`n_splits`={self.n_splits} exceeds the number of rows ({n}).")
+        fold = np.empty(n, np.int64)
+        splitter = StratifiedKFold(n_splits=self.n_splits, shuffle=self.shuffle,
+                                   random_state=seed)
+        for f, (_, test) in enumerate(splitter.split(np.zeros((n, 1)), y)):
+            fold[test] = f
+        return fold
+
+    def _blocks(self, n, y, groups, rng):
+        K = self.n_splits
+        if K > n:
+            raise DataError(f"`n_splits`={K} exceeds the number of rows ({n}).")
         if self.stratify and y is None:
             raise ParameterError("`stratify=True` needs `y`.")
-        dummy = np.zeros((n, 1))
+        step = _rows_per_block(n)
         for r in range(self.n_repeats):
             seed = int(rng.integers(0, 2**31 - 1)) if self.shuffle else None
-            cls = StratifiedKFold if self.stratify else KFold
-            splitter = cls(n_splits=self.n_splits, shuffle=self.shuffle, random_state=seed)
-            for f, (train, test) in enumerate(splitter.split(dummy, y)):
-                yield Split(r, f, train, np.sort(test))
+            fold = self._fold_of_rows(n, y, seed)
+            for a in range(0, K, step):
+                ks = np.arange(a, min(K, a + step))
+                yield _from_test(fold[None, :] == ks[:, None], np.full(ks.size, r), ks)
 
 
 class FiveByTwo(RepeatedKFold):
@@ -227,19 +456,22 @@ class LeaveOneOut(Scheme):
             raise ParameterError("`X` is needed: leave-one-out has one split per row.")
         return _n_samples(X)
 
-    def _iter(self, n, y, groups, rng):
-        idx = np.arange(n)
-        for i in range(n):
-            yield Split(0, i, np.delete(idx, i), np.array([i]))
+    def _blocks(self, n, y, groups, rng):
+        step = _rows_per_block(n)
+        for a in range(0, n, step):
+            idx = np.arange(a, min(n, a + step))
+            T = np.zeros((idx.size, n), bool)
+            T[np.arange(idx.size), idx] = True
+            yield _from_test(T, np.zeros(idx.size, int), idx)
 
 
 class Bootstrap(Scheme):
-    """B bootstrap resamples; the test set of each is its out-of-bag rows (seed 003 eqs. 6–7).
+    """Bootstrap resamples; the test set of each is its out-of-bag rows (seed 003 eqs. 6–7).
 
     Parameters
     ----------
     n_resamples : int
-        B.
+        Number of bootstrap resamples.
     redraw_single_class : bool
         Redraw a resample whose training labels are a single class (as seed 003's replication
         does, so that LDA can be fitted). Resamples with no out-of-bag row are always redrawn.
@@ -247,7 +479,9 @@ class Bootstrap(Scheme):
 
     Notes
     -----
-    The training index array contains repeated rows (the multiplicities of the resample).
+    A resample is n draws with replacement; its training weights are the counts
+    (:func:`bootstrap_weights`) and its training index array repeats a row as often as it was
+    drawn.
     """
 
     def __init__(self, n_resamples=200, redraw_single_class=False, random_state=None):
@@ -258,22 +492,35 @@ class Bootstrap(Scheme):
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         return self.n_resamples
 
-    def _iter(self, n, y, groups, rng):
-        for b in range(self.n_resamples):
-            for _attempt in range(10_000):
-                train = np.sort(rng.integers(0, n, size=n))
-                inbag = np.zeros(n, bool)
-                inbag[train] = True
-                test = np.flatnonzero(~inbag)
-                if test.size == 0:
-                    continue
-                if self.redraw_single_class and y is not None and np.unique(y[train]).size < 2:
-                    continue
-                break
+    def _blocks(self, n, y, groups, rng):
+        onehot = None
+        if self.redraw_single_class and y is not None:
+            codes = _class_codes(y)
+            onehot = (codes[:, None] == np.arange(codes.max() + 1)).astype(np.int64)
+
+        def draw(m):
+            return bootstrap_weights(rng.integers(0, n, size=(m, n)), n)
+
+        def bad(W):
+            flag = np.all(W > 0, axis=1)  # no out-of-bag row
+            if onehot is not None:
+                flag |= ((W @ onehot) > 0).sum(axis=1) < 2
+            return np.flatnonzero(flag)
+
+        step = _rows_per_block(n)
+        for start in range(0, self.n_resamples, step):
+            m = min(step, self.n_resamples - start)
+            W = draw(m)
+            for _attempt in range(_MAX_REDRAWS):
+                redo = bad(W)
+                if redo.size == 0:
+                    break
+                W[redo] = draw(redo.size)
             else:
                 raise DataError("could not draw a bootstrap resample with out-of-bag rows and "
-                                "two classes in 10,000 attempts.")
-            yield Split(b, 0, train, test)
+                                f"two classes in {_MAX_REDRAWS:,} attempts.")
+            yield _Block(np.arange(start, start + m), np.zeros(m, int), W.astype(float), W == 0,
+                         counts=True)
 
 
 class LeaveOneStudyOut(Scheme):
@@ -289,22 +536,25 @@ class LeaveOneStudyOut(Scheme):
             raise ParameterError("`groups` (study labels) are needed for leave-one-study-out.")
         return int(np.unique(np.asarray(groups)).size)
 
-    def _iter(self, n, y, groups, rng):
+    def _blocks(self, n, y, groups, rng):
         if groups is None:
             raise ParameterError("`groups` (study labels) are needed for leave-one-study-out.")
         labels = np.unique(groups)
         if labels.size < 2:
             raise DataError(f"leave-one-study-out needs at least 2 studies; got {labels.size}.")
-        for i, g in enumerate(labels):
-            test = np.flatnonzero(groups == g)
-            train = np.flatnonzero(groups != g)
-            yield Split(0, i, train, test)
+        step = _rows_per_block(n)
+        for a in range(0, labels.size, step):
+            idx = np.arange(a, min(labels.size, a + step))
+            yield _from_test(groups[None, :] == labels[idx][:, None], np.zeros(idx.size, int),
+                             idx)
 
 
 class SklearnScheme(Scheme):
     """Any scikit-learn splitter passed through as is; splits are numbered repeat 0, fold i.
 
-    The splitter's own ``random_state`` is used (the runner cannot reseed it).
+    The splitter's own ``random_state`` is used (the runner cannot reseed it). Its training
+    index arrays are passed on unchanged (order and repeats included); the weight matrix counts
+    how often each row appears in them.
     """
 
     def __init__(self, splitter):
@@ -321,9 +571,12 @@ class SklearnScheme(Scheme):
         for i, (train, test) in enumerate(self.splitter.split(X, y, groups)):
             yield Split(0, i, np.asarray(train), np.asarray(test))
 
-    def _iter(self, n, y, groups, rng):
+    def _blocks(self, n, y, groups, rng):
         """The splits of ``n`` rows when only the row count is known (X is a 0-column array)."""
-        yield from self.iter_splits(np.empty((n, 0)), y, groups)
+        for s in self.iter_splits(np.empty((n, 0)), y, groups):
+            W = np.bincount(s.train, minlength=n)[None, :].astype(float)
+            T = np.bincount(s.test, minlength=n)[None, :] > 0
+            yield _Block(np.zeros(1, int), np.array([s.fold]), W, T, counts=True)
 
 
 _SPEC_HELP = ("'10x10' (K-fold x repeats), '10' or 'kfold:10', '5x2', 'loo', 'bootstrap:200', "
