@@ -214,3 +214,21 @@ def test_masks_bad_inputs():
         HoldOut(0.5, 3, redraw_all_zero=True).masks(10, y=np.zeros(10), random_state=0)
     with pytest.raises(DataError, match="two classes"):
         Bootstrap(3, redraw_single_class=True).masks(10, y=np.zeros(10), random_state=0)
+
+
+def test_a_scheme_written_with_iter_gets_masks_too():
+    from replikit.experiment.schemes import Scheme, Split
+
+    class FirstHalf(Scheme):
+        randomized = False
+
+        def get_n_splits(self, X=None, y=None, groups=None):
+            return 1
+
+        def _iter(self, n, y, groups, rng):
+            yield Split(0, 0, np.array([2, 0, 0]), np.arange(n // 2, n))
+
+    W, T = FirstHalf().masks(6)
+    assert W.tolist() == [[2, 0, 1, 0, 0, 0]] and T.tolist() == [[False] * 3 + [True] * 3]
+    (s,) = FirstHalf().iter_splits(np.zeros((6, 1)))
+    assert s.train.tolist() == [2, 0, 0]  # the subclass's own index arrays, unchanged

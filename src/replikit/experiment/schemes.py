@@ -26,7 +26,6 @@ design (seed 002) and leave-one-study-out (seed 001, sec. 7.4).
 
 from __future__ import annotations
 
-import abc
 import inspect
 import math
 import re
@@ -175,9 +174,11 @@ def _class_codes(y) -> np.ndarray:
 # the schemes
 # --------------------------------------------------------------------------------------------
 
-class Scheme(abc.ABC):
-    """Base class. Subclasses implement ``_blocks(n, y, groups, rng)`` (the splits as blocks
-    of weight/mask matrices) and ``get_n_splits``."""
+class Scheme:
+    """Base class. Subclasses implement ``get_n_splits`` and either ``_iter(n, y, groups, rng)``
+    (yield :class:`Split` records; the matrices of :meth:`masks` are built from them) or
+    ``_blocks(n, y, groups, rng)`` (yield blocks of weight/mask matrices, for vectorised
+    draws; the index arrays of :meth:`iter_splits` are read off them)."""
 
     randomized = True
 
@@ -193,8 +194,12 @@ class Scheme(abc.ABC):
             raise DataError(f"`X` must have at least 2 rows to resample; got {n}.")
         y_arr = None if y is None else np.asarray(y)
         g_arr = None if groups is None else np.asarray(groups)
+        rng = self._rng(random_state)
+        if self._yields_splits():
+            yield from self._iter(n, y_arr, g_arr, rng)
+            return
         rows = np.arange(n)
-        for block in self._blocks(n, y_arr, g_arr, self._rng(random_state)):
+        for block in self._blocks(n, y_arr, g_arr, rng):
             for j in range(block.weights.shape[0]):
                 w = block.weights[j]
                 train = (np.repeat(rows, w.astype(np.int64)) if block.counts
@@ -249,9 +254,20 @@ class Scheme(abc.ABC):
         for s in self.iter_splits(X, y, groups):
             yield s.train, s.test
 
-    @abc.abstractmethod
-    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
+    def _yields_splits(self) -> bool:
+        return type(self)._iter is not Scheme._iter
+
+    def _iter(self, n, y, groups, rng) -> Iterator[Split]:
         """Yield the splits of ``n`` rows (``y``/``groups`` may be None) drawing from ``rng``."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither _iter nor _blocks.")
+
+    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
+        """Yield the splits of ``n`` rows as blocks of matrices, drawing from ``rng``; by default
+        one block per split of :meth:`_iter`."""
+        for s in self._iter(n, y, groups, rng):
+            W = np.bincount(np.asarray(s.train, np.int64), minlength=n)[None, :].astype(float)
+            T = np.bincount(np.asarray(s.test, np.int64), minlength=n)[None, :] > 0
+            yield _Block(np.array([s.repeat]), np.array([s.fold]), W, T, counts=True)
 
     def __repr__(self) -> str:
         params = [
@@ -571,12 +587,9 @@ class SklearnScheme(Scheme):
         for i, (train, test) in enumerate(self.splitter.split(X, y, groups)):
             yield Split(0, i, np.asarray(train), np.asarray(test))
 
-    def _blocks(self, n, y, groups, rng):
+    def _iter(self, n, y, groups, rng):
         """The splits of ``n`` rows when only the row count is known (X is a 0-column array)."""
-        for s in self.iter_splits(np.empty((n, 0)), y, groups):
-            W = np.bincount(s.train, minlength=n)[None, :].astype(float)
-            T = np.bincount(s.test, minlength=n)[None, :] > 0
-            yield _Block(np.zeros(1, int), np.array([s.fold]), W, T, counts=True)
+        yield from self.iter_splits(np.empty((n, 0)), y, groups)
 
 
 _SPEC_HELP = ("'10x10' (K-fold x repeats), '10' or 'kfold:10', '5x2', 'loo', 'bootstrap:200', "
