@@ -84,7 +84,8 @@ def replikit_run(configs: int, reps: int):
                          dropped_alternatives=prep.dropped_alternatives,
                          n_imputed=prep.n_imputed)
     res = analyze(prep, kernels=[Kernel("borda", alternative="OHE"), Kernel("jaccard"),
-                                 Kernel("mallows")], alpha=0.95, delta=0.05, n_rep=reps,
+                                 Kernel("mallows")], confidence_level=0.95, delta=0.05,
+                  n_resamples=reps,
                   n="even", random_state=0)
     return time.perf_counter() - t0, res.table
 
@@ -117,7 +118,7 @@ def main() -> None:
     gx[DESIGN] = pd.DataFrame(gx["config"].tolist(), index=gx.index)
     m = table.merge(gx.drop(columns="config"), on=[*DESIGN, "kernel"], suffixes=("", "_genexpy"))
     rel = np.abs(np.log(m["nstar"] / m["nstar_genexpy"]))
-    print(f"encoders case study: {a.configs} configurations x 3 kernels, n_rep = {a.reps}, "
+    print(f"encoders case study: {a.configs} configurations x 3 kernels, n_resamples = {a.reps}, "
           f"n = 2, 4, ... < N/2")
     print(f"  genexpy : {g['seconds']:9.2f} s")
     print(f"  replikit: {t_rk:9.2f} s")

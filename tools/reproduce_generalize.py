@@ -1,6 +1,6 @@
 """Reproduce seed 004's two case studies with replikit: tables and figures for docs/generalize.md.
 
-    .venv/bin/python tools/reproduce_generalize.py [--reps 1000] [--out docs/figures/generalize]
+    .venv/bin/python tools/reproduce_generalize.py [--resamples 1000] [--out docs/figures/generalize]
 
 Case study 1 (categorical encoders, sec. 5.1): 48 (model, tuning, scoring) combinations,
 missing evaluations ranked worst, goals Borda (one-hot encoder), Jaccard k=1 and Mallows,
@@ -27,7 +27,7 @@ from replikit.generalize import Kernel, StudySpec, analyze, plots
 
 ROOT = Path(__file__).resolve().parents[1]
 REF = ROOT / "tests" / "reference" / "generalize"
-ALPHAS = [0.9, 0.95, 0.99]
+LEVELS = [0.9, 0.95, 0.99]  # alpha*
 DELTAS = [0.05, 0.1, 0.2]
 
 
@@ -41,7 +41,7 @@ def _anchor(res, design: dict, kernel: str, paper: float, label: str) -> dict:
     m = np.ones(len(t), bool)
     for c, v in design.items():
         m &= t[c].astype(str).to_numpy() == str(v)
-    row = t[m & (t["kernel"] == kernel) & np.isclose(t["alpha"], 0.95)
+    row = t[m & (t["kernel"] == kernel) & np.isclose(t["confidence_level"], 0.95)
             & np.isclose(t["delta"], 0.05)].iloc[0]
     return {"configuration": label, "N": int(row["N"]), "paper n*": paper,
             "replikit n*": round(float(row["nstar"]), 1),
@@ -62,14 +62,16 @@ def _markdown(t: pd.DataFrame, index: bool = False) -> str:
 
 def _medians(table: pd.DataFrame) -> pd.DataFrame:
     t = table.copy()
-    t["alpha*/delta*"] = [f"{a:g} / {d:g}" for a, d in zip(t["alpha"], t["delta"], strict=True)]
+    t["alpha*/delta*"] = [f"{a:g} / {d:g}"
+                          for a, d in zip(t["confidence_level"], t["delta"], strict=True)]
     return t.pivot_table(index="kernel", columns="alpha*/delta*", values="nstar",
                          aggfunc="median").round(1)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=1000)
+    ap.add_argument("--resamples", type=int, default=1000,
+                    help="pairs of disjoint subsamples per subsample size")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "figures" / "generalize")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
@@ -80,10 +82,10 @@ def main() -> None:
     t0 = time.perf_counter()
     spec = StudySpec("encoder", "cv_score", "dataset", design=["model", "tuning", "scoring"])
     kernels = [Kernel("borda", alternative="OHE"), Kernel("jaccard", k=1), Kernel("mallows")]
-    res_enc = analyze(enc, spec, kernels=kernels, alpha=ALPHAS, delta=DELTAS, n_rep=a.reps,
-                      random_state=0)
-    res_enc_even = analyze(enc, spec, kernels=[Kernel("jaccard", k=1)], alpha=0.95, delta=0.05,
-                           n_rep=a.reps, n="even", random_state=0)
+    res_enc = analyze(enc, spec, kernels=kernels, confidence_level=LEVELS, delta=DELTAS,
+                      n_resamples=a.resamples, random_state=0)
+    res_enc_even = analyze(enc, spec, kernels=[Kernel("jaccard", k=1)], confidence_level=0.95,
+                           delta=0.05, n_resamples=a.resamples, n="even", random_state=0)
     print(f"encoders: {len(res_enc.table)} + {len(res_enc_even.table)} n* values in "
           f"{time.perf_counter() - t0:.1f} s")
     anchors = pd.DataFrame([
@@ -103,9 +105,10 @@ def main() -> None:
            "## Encoders: median n* over the 48 combinations", "",
            _markdown(_medians(res_enc.table), index=True), ""]
     dtc = res_enc.details[("DTC, full, ACC", "jaccard(k=1)")]
-    _save(plots.plot_quantile_fit(dtc, alpha=0.95, delta=0.05),
+    _save(plots.plot_quantile_fit(dtc, confidence_level=0.95, delta=0.05),
           a.out / "encoders_fit_dtc_full_acc.svg")
-    _save(plots.plot_nstar(res_enc.table, by="alpha", fixed=0.05), a.out / "encoders_nstar_alpha.svg")
+    _save(plots.plot_nstar(res_enc.table, by="confidence_level", fixed=0.05),
+          a.out / "encoders_nstar_alpha.svg")
     _save(plots.plot_nstar(res_enc.table, by="delta", fixed=0.95), a.out / "encoders_nstar_delta.svg")
     _save(plots.plot_generalizability(dtc, delta=[0.05, 0.1, 0.2]),
           a.out / "encoders_ngen_dtc_full_acc.svg")
@@ -116,7 +119,7 @@ def main() -> None:
     spec_bb = StudySpec("model_family_model_name", "score_value", "subtask_description",
                         design=["task_name", "number_of_shots"], missing="drop")
     res_bb = analyze(bb, spec_bb, kernels=[Kernel("jaccard", k=1), Kernel("mallows")],
-                     alpha=ALPHAS, delta=DELTAS, n_rep=a.reps, random_state=0)
+                     confidence_level=LEVELS, delta=DELTAS, n_resamples=a.resamples, random_state=0)
     print(f"BIG-bench: {len(res_bb.table)} n* values in {time.perf_counter() - t0:.1f} s")
     big = res_bb.table[res_bb.table["N"] >= 10]
     anchors_bb = pd.DataFrame([
@@ -130,10 +133,11 @@ def main() -> None:
            f"## BIG-bench: median n* over the {big.groupby(['task_name', 'number_of_shots']).ngroups}"
            " combinations with N >= 10 subtasks (smaller ones fit one or two points)", "",
            _markdown(_medians(big), index=True), ""]
-    _save(plots.plot_nstar(big, by="alpha", fixed=0.05), a.out / "bigbench_nstar_alpha.svg")
+    _save(plots.plot_nstar(big, by="confidence_level", fixed=0.05),
+          a.out / "bigbench_nstar_alpha.svg")
     _save(plots.plot_nstar(big, by="delta", fixed=0.95), a.out / "bigbench_nstar_delta.svg")
     conlang = res_bb.details[("conlang_translation, 0", "jaccard(k=1)")]
-    _save(plots.plot_quantile_fit(conlang, alpha=0.95, delta=0.05),
+    _save(plots.plot_quantile_fit(conlang, confidence_level=0.95, delta=0.05),
           a.out / "bigbench_fit_conlang_0shots.svg")
     write_text_atomic(a.out / "tables.md", "\n".join(md))
     print("\n".join(md))

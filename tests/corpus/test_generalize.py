@@ -17,7 +17,7 @@ import pytest
 from .conftest import assert_clear_error, assert_ok
 
 ALTS = ["m1", "m2", "m3", "m4", "m5"]
-BASE = ("--alternative", "model", "--score", "score", "--factor", "dataset", "--reps", "40")
+BASE = ("--alternative", "model", "--score", "score", "--factor", "dataset", "--resamples", "40")
 
 
 def _results(n_alt=5, n_cond=12, seed=0, alts=None, col="model"):
@@ -96,14 +96,17 @@ def test_borda_unknown_alternative(cli, write_csv):
                        "NOPE")
 
 
-# -- alpha*, delta*, other options -------------------------------------------------------
+# -- alpha* (--confidence-level), delta*, other options ----------------------------------
 
-@pytest.mark.parametrize("flag,value", [("--alpha", "1.5"), ("--alpha", "0"), ("--alpha", "1"),
-                                        ("--alpha", "x"), ("--alpha", "nan"),
+LEVEL = "--confidence-level"
+
+
+@pytest.mark.parametrize("flag,value", [(LEVEL, "1.5"), (LEVEL, "0"), (LEVEL, "1"),
+                                        (LEVEL, "x"), (LEVEL, "nan"),
                                         ("--delta", "0"), ("--delta", "1"),
                                         ("--delta", "-0.1"), ("--delta", "0.05,x"),
-                                        ("--alpha", "")])
-def test_alpha_delta_out_of_range(cli, tmp_path, flag, value):
+                                        (LEVEL, "")])
+def test_level_delta_out_of_range(cli, tmp_path, flag, value):
     # checked before the results are read (the file does not exist)
     assert_clear_error(cli("generalize", tmp_path / "none.csv", *BASE, flag, value), flag)
 
@@ -146,7 +149,7 @@ def test_dollar_in_column_and_names_with_figures(cli, write_csv, tmp_path):
     out = tmp_path / "figs"
     assert_ok(cli("generalize", path, "--alternative", "$model", "--score", "score",
                   "--factor", "dataset", "--design", "$design", "--goal", "borda:$m1$",
-                  "--goal", "mallows", "--reps", "30", "--out", out))
+                  "--goal", "mallows", "--resamples", "30", "--out", out))
     assert _parse_svgs(out) >= 3
 
 
@@ -229,6 +232,17 @@ def test_duplicated_results_are_averaged_and_said(cli, write_csv):
     assert "averaged" in err
 
 
+def test_lower_is_better_reverses_the_ranks(cli, write_csv):
+    # m5 has the highest scores: best by default, last with --lower-is-better
+    path = write_csv(_results())
+    best = {}
+    for flag in ("--higher-is-better", "--lower-is-better"):
+        data = json.loads(assert_ok(cli("--format", "json", "generalize", path, *BASE, flag)))
+        ranks = {r["alternative"]: r["mean_rank"] for r in data["alternatives"]}
+        best[flag] = min(ranks, key=ranks.get)
+    assert best == {"--higher-is-better": "m5", "--lower-is-better": "m1"}
+
+
 def test_numeric_looking_labels_are_kept_as_written(cli, write_csv):
     # before: '01', '1' and '1.0' were parsed as the number 1 and merged into one alternative
     df = _results(alts=["01", "1", "1.0", "2"])
@@ -262,7 +276,7 @@ def test_more_alternatives_than_conditions(cli, write_csv):
 def test_out_writes_valid_svgs_and_csvs(cli, write_csv, tmp_path):
     out = tmp_path / "gen"
     assert_ok(cli("generalize", write_csv(_results()), *BASE, "--goal", "jaccard:1",
-                  "--alpha", "0.9,0.95", "--out", out))
+                  LEVEL, "0.9,0.95", "--out", out))
     assert (out / "generalize_nstar.csv").exists()
     ranks = pd.read_csv(out / "generalize_ranks.csv")
     assert ranks["rank"].min() == 1
@@ -270,7 +284,7 @@ def test_out_writes_valid_svgs_and_csvs(cli, write_csv, tmp_path):
 
 
 @pytest.mark.parametrize("existing", ["generalize_nstar.csv", "fit_all_mallows.svg",
-                                      "generalize_nstar_by_alpha.svg"])
+                                      "generalize_nstar_by_confidence_level.svg"])
 def test_out_existing_outputs_refused_before_reading(cli, tmp_path, existing):
     out = tmp_path / "gen"
     out.mkdir()

@@ -45,13 +45,13 @@ def test_example_4_1():
 
 def test_rankings_dense_ties_and_direction():
     np.testing.assert_array_equal(rank_scores([[0.9, 0.7, 0.9, 0.1]]), [[0, 1, 0, 2]])
-    np.testing.assert_array_equal(rank_scores([[0.9, 0.7, 0.9, 0.1]], lower_is_better=True),
+    np.testing.assert_array_equal(rank_scores([[0.9, 0.7, 0.9, 0.1]], higher_is_better=False),
                                   [[2, 1, 2, 0]])
     np.testing.assert_array_equal(rank_scores([[1.0, 1.05, 2.0]], tol=0.1), [[1, 1, 0]])
     np.testing.assert_array_equal(rank_scores([[1.0, 1.05, 2.0]]), [[2, 1, 0]])
     # missing = a tier of its own below every observed score (never the best, unlike genexpy)
     np.testing.assert_array_equal(rank_scores([[np.nan, 0.5, 0.9]]), [[2, 1, 0]])
-    np.testing.assert_array_equal(rank_scores([[np.nan, 0.5, 0.9]], lower_is_better=True),
+    np.testing.assert_array_equal(rank_scores([[np.nan, 0.5, 0.9]], higher_is_better=False),
                                   [[2, 0, 1]])
     with pytest.raises(DataError, match="scores"):
         rank_scores(np.zeros((2, 2, 2)))
@@ -137,7 +137,7 @@ def test_mmd_unbiased_and_symmetry():
     kxx, kyy, kxy = K[np.ix_(x, x)], K[np.ix_(y, y)], K[np.ix_(x, y)]
     u2 = ((kxx.sum() - np.trace(kxx)) / 30 + (kyy.sum() - np.trace(kyy)) / 30
           - 2 * kxy.mean())
-    got = mmd_from_gram(K, x, y, estimator="unbiased")[0]
+    got = mmd_from_gram(K, x, y, method="unbiased")[0]
     assert np.sign(got) * got ** 2 == pytest.approx(u2, abs=1e-12)
     assert mmd(r[:6], r[:6], k) == pytest.approx(0.0, abs=1e-7)
 
@@ -148,7 +148,7 @@ def test_kernel_validation_and_goals():
     with pytest.raises(ParameterError, match="alternative"):
         Kernel("borda")
     k = Kernel("borda", alternative="OHE")
-    # resolved by name among the analysed alternatives (after filtering), not by position
+    # resolved by name among the analyzed alternatives (after filtering), not by position
     assert k.resolve_index(["A", "B", "OHE"]) == 2
     with pytest.raises(ParameterError, match="OHE"):
         k.resolve_index(["A", "B"])

@@ -38,20 +38,20 @@ def test_all_rankings_is_fubini():
 
 
 @pytest.mark.parametrize("kind", ["uniform", "degenerate"])
-def test_nstar_monotone_in_alpha_and_delta(kind):
+def test_nstar_monotone_in_level_and_delta(kind):
     """Appendix B.1 distributions: uniform and m-degenerate over rankings of 4 alternatives."""
     rng = np.random.default_rng(3)
     support = all_rankings(4)
     if kind == "degenerate":
         support = support[rng.choice(len(support), 5, replace=False)]
     sample = support[rng.integers(0, len(support), 60)]
-    alphas = [0.8, 0.9, 0.95, 0.99]
+    levels = [0.8, 0.9, 0.95, 0.99]
     deltas = [0.02, 0.05, 0.1, 0.2]
     for kern in (Kernel("borda", alternative=0), Kernel("jaccard"), Kernel("mallows")):
-        res = estimate_nstar(sample, kern, alpha=alphas, delta=deltas, n_rep=600,
-                             random_state=1)
-        t = res.table.pivot(index="alpha", columns="delta", values="nstar")
-        assert np.all(np.diff(t.to_numpy(), axis=0) >= -1e-9), (kern, t)   # up in alpha
+        res = estimate_nstar(sample, kern, confidence_level=levels, delta=deltas,
+                             n_resamples=600, random_state=1)
+        t = res.table.pivot(index="confidence_level", columns="delta", values="nstar")
+        assert np.all(np.diff(t.to_numpy(), axis=0) >= -1e-9), (kern, t)   # up in alpha*
         assert np.all(np.diff(t.to_numpy(), axis=1) <= 1e-9), (kern, t)    # down in delta
         # the distribution-free bound of Prop. A.4 is conservative
         assert np.all(res.table["nstar_bound"] >= res.table["nstar"])
@@ -67,12 +67,12 @@ def test_subsample_pairs_disjoint_without_replacement():
 
 def test_mmd_distribution_reproducible_and_zero_for_identical():
     K = np.ones((10, 10))
-    d = mmd_distribution(K, n_rep=30, random_state=0)
+    d = mmd_distribution(K, n_resamples=30, random_state=0)
     assert np.all(d.values == 0.0) and list(d.n) == [1, 2, 3, 4, 5]
     rng = np.random.default_rng(0)
     r = rank_scores(rng.normal(size=(24, 5)))
-    a = estimate_nstar(r, Kernel("mallows"), n_rep=200, random_state=42)
-    b = estimate_nstar(r, Kernel("mallows"), n_rep=200, random_state=42)
+    a = estimate_nstar(r, Kernel("mallows"), n_resamples=200, random_state=42)
+    b = estimate_nstar(r, Kernel("mallows"), n_resamples=200, random_state=42)
     np.testing.assert_array_equal(a.distribution.values, b.distribution.values)
     assert a.table.equals(b.table)
     # the empirical n-Gen is a share of repetitions
@@ -102,15 +102,23 @@ def test_bootstrap_ci_and_iteration():
     rng = np.random.default_rng(5)
     support = all_rankings(3)[:4]
     r = support[rng.integers(0, 4, 16)]
-    res = estimate_nstar(r, Kernel("jaccard"), n_rep=200, n_boot=20, random_state=0)
+    res = estimate_nstar(r, Kernel("jaccard"), n_resamples=200, ci_resamples=20, random_state=0)
     row = res.table.iloc[0]
     assert row.ci_low <= row.ci_high and np.isfinite(row.ci_low)
+    # the table's interval is the 95% percentile interval of the stored bootstrap n* values
+    assert res.bootstrap.shape == (20, 1)
+    ci = res.confidence_interval()
+    assert (ci.low, ci.high) == (row.ci_low, row.ci_high)
+    lo50, hi50 = res.confidence_interval(confidence_level=0.5)
+    assert ci.low <= lo50 <= hi50 <= ci.high
+    with pytest.raises(ParameterError, match="ci_resamples"):
+        estimate_nstar(r, Kernel("jaccard"), n_resamples=20, random_state=0).confidence_interval()
 
     def run(g):
         return support[g.integers(0, 4)]
 
     final, gathered = iterate_nstar(run, r[:6], Kernel("jaccard"), n_step=10,
-                                    max_experiments=400, n_rep=200, random_state=0)
+                                    max_experiments=400, n_resamples=200, random_state=0)
     assert len(gathered) >= final.nstar or len(gathered) >= 400
     assert len(gathered) > 6
 
@@ -150,7 +158,7 @@ def test_encoders_reproduce_paper(encoders):
     sub = encoders.query("tuning == 'full' and model in ['DTC', 'SVC']")
     res = analyze(sub, alternative="encoder", score="cv_score", factors="dataset",
                   design=["model", "tuning", "scoring"], kernels=[Kernel("jaccard")],
-                  n_rep=1000, random_state=0)
+                  n_resamples=1000, random_state=0)
     assert res.prepared.dropped_alternatives == ()
     spec = StudySpec("encoder", "cv_score", "dataset", design=["model", "tuning", "scoring"])
     prep = prepare(sub, spec)
@@ -158,7 +166,7 @@ def test_encoders_reproduce_paper(encoders):
     for s in prep.samples:
         key = (s.design["model"], s.design["scoring"])
         if key in [("DTC", "ACC"), ("SVC", "BACC")]:
-            got[key] = estimate_nstar(s.ranks, Kernel("jaccard"), n="even", n_rep=1000,
+            got[key] = estimate_nstar(s.ranks, Kernel("jaccard"), n="even", n_resamples=1000,
                                       random_state=0).nstar
     assert got[("DTC", "ACC")] == pytest.approx(28, rel=0.1)
     assert got[("SVC", "BACC")] == pytest.approx(34, rel=0.1)
@@ -169,7 +177,7 @@ def test_encoders_reproduce_paper(encoders):
 def test_analyze_is_order_independent_and_borda_by_name(encoders):
     sub = encoders.query("tuning == 'no' and model == 'LR' and scoring in ['ACC', 'AUC']")
     kw = dict(alternative="encoder", score="cv_score", factors="dataset",
-              design=["scoring"], n_rep=100, random_state=7)
+              design=["scoring"], n_resamples=100, random_state=7)
     a = analyze(sub, kernels=["borda:OHE", "mallows"], **kw)
     b = analyze(sub, kernels=["mallows", "borda:OHE"], **kw)
     key = ["scoring", "kernel"]

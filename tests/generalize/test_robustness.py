@@ -33,7 +33,7 @@ def test_ranks_for_people_are_tiers_plus_one():
     summ = s.summary()
     np.testing.assert_allclose(summ["mean_rank"], (rank_scores(s.scores) + 1).mean(axis=0))
     assert summ["n_best"].sum() >= len(s.conditions)     # ties may share first place
-    res = analyze(prep, kernels=["mallows"], n_rep=20, random_state=0)
+    res = analyze(prep, kernels=["mallows"], n_resamples=20, random_state=0)
     pd.testing.assert_frame_equal(res.summary(), prep.summary())
     assert res.ranks()["rank"].min() == 1
 
@@ -77,7 +77,7 @@ def test_infinite_scores_rank_as_extremes_and_are_noted():
     assert r["a0"] == r["a2"] and r["a1"] == r["a0"] + 1 and r["a3"] == 1
     assert any("infinite" in n for n in prep.notes)
     with pytest.raises(DataError, match="rbf"):
-        analyze(prep, kernels=["rbf"], n_rep=5)
+        analyze(prep, kernels=["rbf"], n_resamples=5)
 
 
 def test_missing_columns_name_their_role():
@@ -109,17 +109,17 @@ def test_notes_ties_unscored_alternative_and_small_design():
     assert "'a1'" in text and "no result" in text
     assert "'lone'" in text and "single condition" in text
     assert "'tied'" in text and "tie" in text
-    res = analyze(prep, kernels=["mallows"], n_rep=20, random_state=0)
+    res = analyze(prep, kernels=["mallows"], n_resamples=20, random_state=0)
     assert set(res.table["d"]) == {"big", "tied"}
     assert res.table.loc[res.table["d"] == "tied", "nstar"].iloc[0] == 1
 
 
 def test_single_subsample_size_is_flagged():
     res = analyze(_frame(n_cond=3), alternative="alt", score="s", factors="cond",
-                  kernels=["mallows"], n_rep=20, random_state=0)
+                  kernels=["mallows"], n_resamples=20, random_state=0)
     assert any("single subsample size" in n for n in res.notes)
     res = analyze(_frame(n_cond=8), alternative="alt", score="s", factors="cond",
-                  kernels=["mallows"], n_rep=20, random_state=0)
+                  kernels=["mallows"], n_resamples=20, random_state=0)
     assert not any("single subsample size" in n for n in res.notes)
 
 
@@ -127,29 +127,31 @@ def test_single_subsample_size_is_flagged():
 def test_jaccard_k_checked_against_alternatives(k):
     with pytest.raises(ParameterError, match="smaller than the number of alternatives"):
         analyze(_frame(), alternative="alt", score="s", factors="cond",
-                kernels=[Kernel("jaccard", k=k)], n_rep=20)
+                kernels=[Kernel("jaccard", k=k)], n_resamples=20)
     # k = 3 < 4 alternatives is a real goal
     analyze(_frame(), alternative="alt", score="s", factors="cond",
-            kernels=[Kernel("jaccard", k=3)], n_rep=20, random_state=0)
+            kernels=[Kernel("jaccard", k=3)], n_resamples=20, random_state=0)
 
 
-def test_goal_and_alpha_delta_messages_name_the_option():
+def test_goal_and_level_delta_messages_name_the_option():
     for bad in ["foo", "jaccard:0", "jaccard:x", "rbf:-1", "borda", ""]:
         with pytest.raises(ParameterError, match="--goal"):
             parse_goal(bad, option="--goal")
-    with pytest.raises(ParameterError, match="`alpha`"):
-        analyze(_frame(), alternative="alt", score="s", factors="cond", alpha=1.0, n_rep=5)
+    with pytest.raises(ParameterError, match="`confidence_level`"):
+        analyze(_frame(), alternative="alt", score="s", factors="cond", confidence_level=1.0,
+                n_resamples=5)
     with pytest.raises(ParameterError, match="`delta`"):
-        analyze(_frame(), alternative="alt", score="s", factors="cond", delta=[0.05, 0], n_rep=5)
+        analyze(_frame(), alternative="alt", score="s", factors="cond", delta=[0.05, 0],
+                n_resamples=5)
 
 
 def test_rbf_refuses_overflowing_scores():
     df = _frame()
     df.loc[0, "s"] = 1e300
     with pytest.raises(DataError, match="rescale"):
-        analyze(df, alternative="alt", score="s", factors="cond", kernels=["rbf"], n_rep=5)
+        analyze(df, alternative="alt", score="s", factors="cond", kernels=["rbf"], n_resamples=5)
     # rankings are unaffected by the size of a score
-    analyze(df, alternative="alt", score="s", factors="cond", kernels=["mallows"], n_rep=5,
+    analyze(df, alternative="alt", score="s", factors="cond", kernels=["mallows"], n_resamples=5,
             random_state=0)
 
 
@@ -165,5 +167,5 @@ def test_held_constant_level_without_results():
 
 def test_same_seed_same_table_after_the_checks():
     kw = dict(alternative="alt", score="s", factors="cond", kernels=["mallows", "jaccard"],
-              n_rep=50, random_state=3)
+              n_resamples=50, random_state=3)
     pd.testing.assert_frame_equal(analyze(_frame(), **kw).table, analyze(_frame(), **kw).table)

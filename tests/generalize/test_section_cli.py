@@ -42,7 +42,7 @@ def test_cli_json_and_errors(tmp_path, capsys):
     args = ["generalize", str(REF / "encoders_results.csv.gz"), "--alternative", "encoder",
             "--score", "cv_score", "--factor", "dataset", "--design", "scoring",
             "--hold", "model=DTC", "--hold", "tuning=full", "--goal", "jaccard:1",
-            "--goal", "borda:OHE", "--reps", "200", "--grid", "even", "--out", str(tmp_path)]
+            "--goal", "borda:OHE", "--resamples", "200", "--grid", "even", "--out", str(tmp_path)]
     res = runner.invoke(app, ["--format", "json", *args])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
@@ -72,7 +72,7 @@ def test_plots_draw_dollar_labels_literally():
 
     r = np.array([[0, 1, 2], [1, 0, 2], [0, 0, 1], [2, 1, 0]] * 4)
     res = estimate_nstar(r, Kernel("borda", alternative="$^$"), alternatives=["$^$", "b", "c"],
-                         n_rep=30, random_state=0)
+                         n_resamples=30, random_state=0)
     for ax in (plot_quantile_fit(res), plot_generalizability(res),
                plot_nstar(res.to_frame().assign(kernel="borda($m1$)"))):
         buf = io.StringIO()

@@ -42,17 +42,21 @@ def generalize(
                                                      "(repeatable).")] = None,
     held: Annotated[list[str] | None, typer.Option("--hold", help="Held-constant factor as "
                                                    "COL=LEVEL (repeatable).")] = None,
-    lower_is_better: Annotated[bool, typer.Option("--lower-is-better", help="Lower scores are "
-                                                  "better (errors, losses).")] = False,
+    higher_is_better: Annotated[bool, typer.Option("--higher-is-better/--lower-is-better",
+                                                   help="Direction of the score: "
+                                                   "--lower-is-better for errors and "
+                                                   "losses.")] = True,
     goal: Annotated[list[str] | None, typer.Option("--goal", help="borda:NAME, jaccard:K, "
                                                    "mallows[:NU] or rbf[:GAMMA] "
                                                    "(repeatable; default mallows).")] = None,
-    alpha: Annotated[str, typer.Option("--alpha", help="Desired generalizability alpha* "
-                                       "(comma-separated for a grid).")] = "0.95",
+    confidence_level: Annotated[str, typer.Option("--confidence-level", help="Desired "
+                                                  "generalizability alpha*, a probability "
+                                                  "level (comma-separated for a grid).")]
+    = "0.95",
     delta: Annotated[str, typer.Option("--delta", help="Similarity threshold delta* "
                                        "(comma-separated for a grid).")] = "0.05",
-    reps: Annotated[int, typer.Option("--reps", min=1, help="Repetitions per subsample "
-                                      "size.")] = 1000,
+    resamples: Annotated[int, typer.Option("--resamples", min=1, help="Pairs of disjoint "
+                                           "subsamples per subsample size.")] = 1000,
     missing: Annotated[str, typer.Option("--missing", help="worst (rank missing results last) "
                                          "or drop (80% coverage filters, then worst).")]
     = "worst",
@@ -61,8 +65,9 @@ def generalize(
                                             "alternatives.")] = 0.8,
     grid: Annotated[str, typer.Option("--grid", help="all (n = 1..N/2, Algorithm 1) or even "
                                       "(n = 2, 4, ... < N/2, the authors' code).")] = "all",
-    boot: Annotated[int, typer.Option("--boot", min=0, help="Bootstrap resamples for a CI of "
-                                      "n* (0 = none).")] = 0,
+    ci_resamples: Annotated[int, typer.Option("--ci-resamples", min=0, help="Bootstrap "
+                                              "resamples for a 95% interval of n* "
+                                              "(0 = none).")] = 0,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the tables (CSV) and "
                                              "the figures (SVG).")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace replikit's output "
@@ -80,7 +85,7 @@ def generalize(
     from ..data.io import read_frame
     from ..errors import ParameterError
     from ..generalize import StudySpec, analyze, parse_goal, prepare
-    from ..generalize.nstar import check_alpha, check_delta
+    from ..generalize.nstar import check_delta, check_levels
 
     # every option and every output is checked before the results are read
     hold = {}
@@ -93,7 +98,8 @@ def generalize(
         raise ParameterError(f"`--grid` must be all or even; got {grid!r}.")
     if missing not in ("worst", "drop"):
         raise ParameterError(f"`--missing` must be worst or drop; got {missing!r}.")
-    alphas = check_alpha(_floats(alpha, "--alpha"), "--alpha")
+    levels = check_levels(_floats(confidence_level, "--confidence-level"),
+                          "--confidence-level")
     deltas = check_delta(_floats(delta, "--delta"), "--delta")
     kernels = [parse_goal(g, option="--goal") for g in (goal or ["mallows"])]
     if out is not None:
@@ -104,16 +110,17 @@ def generalize(
     frame = read_frame(results, table=table, name="RESULTS", dtype=labels)
     spec = StudySpec(alternative=alternative, score=score, factors=list(factor),
                      design=list(design or []), held_constant=hold,
-                     lower_is_better=lower_is_better, missing=missing,
+                     higher_is_better=higher_is_better, missing=missing,
                      min_condition_coverage=coverage, min_alternative_coverage=coverage)
     prepared = prepare(frame, spec, options=_OPTIONS)
-    for k in kernels:  # goals against the alternatives actually analysed
+    for k in kernels:  # goals against the alternatives actually analyzed
         k.check(prepared.samples[0].alternatives, option="--goal")
     info(str(prepared))
     if prepared.dropped_alternatives:
         info("dropped alternatives: " + ", ".join(map(str, prepared.dropped_alternatives)))
-    res = analyze(prepared, kernels=kernels, alpha=alphas, delta=deltas, n_rep=reps,
-                  n_boot=boot, n="even" if grid == "even" else None, random_state=random_state)
+    res = analyze(prepared, kernels=kernels, confidence_level=levels, delta=deltas,
+                  n_resamples=resamples, ci_resamples=ci_resamples,
+                  n="even" if grid == "even" else None, random_state=random_state)
     for note in res.notes:
         info(f"warning: {note}")
     if out is not None:
@@ -151,8 +158,8 @@ def _write(res, out: Path) -> None:
     write_csv_atomic(out / "generalize_nstar.csv", res.table)
     write_csv_atomic(out / "generalize_ranks.csv", res.ranks())
     t = res.table
-    for by in ("alpha", "delta"):
-        if t[by].nunique() > 1 or by == "alpha":
+    for by in ("confidence_level", "delta"):
+        if t[by].nunique() > 1 or by == "confidence_level":
             save_svg(plot_nstar(t, by=by).figure, out / f"generalize_nstar_by_{by}.svg")
     stems: set[str] = set()
     for i, ((design, kernel), r) in enumerate(res.details.items()):

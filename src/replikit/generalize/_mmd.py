@@ -19,14 +19,14 @@ from ..errors import DataError, ParameterError
 
 __all__ = ["mmd", "mmd_from_gram", "subsample_pairs", "MMDDistribution", "mmd_distribution"]
 
-_ESTIMATORS = ("biased", "unbiased")
+_METHODS = ("biased", "unbiased")
 # MMD^2 below this is rounding error of sums of O(1) kernel values: identical samples (in the
 # kernel's eyes) must give MMD = 0 exactly, or a zero alpha-quantile would look positive.
 _ZERO = 1e-12
 
 
 @single_blas
-def mmd_from_gram(K, x_idx, y_idx, *, estimator: str = "biased") -> np.ndarray:
+def mmd_from_gram(K, x_idx, y_idx, *, method: str = "biased") -> np.ndarray:
     """MMD between index subsets of one set of results, from its Gram matrix.
 
     Parameters
@@ -35,10 +35,10 @@ def mmd_from_gram(K, x_idx, y_idx, *, estimator: str = "biased") -> np.ndarray:
         Gram matrix of the N results.
     x_idx, y_idx : array_like of int, shapes (R, n) and (R, m)
         Indices of the two samples in each of R repetitions (a 1-d array is one repetition).
-    estimator : {'biased', 'unbiased'}, default 'biased'
-        ``'biased'``: the V-statistic of Def. 4.3 (the paper's and genexpy's); ``'unbiased'``:
-        the U-statistic (Gretton et al. 2012, eq. 3) dropping the diagonal terms of the two
-        within-sample sums; it can be negative, and the returned value is then
+    method : {'biased', 'unbiased'}, default 'biased'
+        The MMD estimator. ``'biased'``: the V-statistic of Def. 4.3 (the paper's and
+        genexpy's); ``'unbiased'``: the U-statistic (Gretton et al. 2012, eq. 3) dropping the
+        diagonal terms of the two within-sample sums; it can be negative, and the returned value is then
         ``sign(MMD_u^2) sqrt(|MMD_u^2|)``. ``|MMD^2| < 1e-12`` (rounding error) is set to 0.
 
     Returns
@@ -61,7 +61,7 @@ def mmd_from_gram(K, x_idx, y_idx, *, estimator: str = "biased") -> np.ndarray:
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise DataError(f"`K` must be a square Gram matrix; got shape {K.shape}.")
-    check_choice(estimator, "estimator", _ESTIMATORS)
+    check_choice(method, "method", _METHODS)
     xi = np.atleast_2d(np.asarray(x_idx, dtype=np.int64))
     yi = np.atleast_2d(np.asarray(y_idx, dtype=np.int64))
     if xi.shape[0] != yi.shape[0]:
@@ -79,11 +79,11 @@ def mmd_from_gram(K, x_idx, y_idx, *, estimator: str = "biased") -> np.ndarray:
     cy = np.zeros((R, N))
     np.add.at(cx, (np.broadcast_to(rows, xi.shape), xi), 1.0)
     np.add.at(cy, (np.broadcast_to(rows, yi.shape), yi), 1.0)
-    return _mmd_counts(K, cx, cy, n, m, estimator)
+    return _mmd_counts(K, cx, cy, n, m, method)
 
 
-def _mmd_counts(K, cx, cy, n, m, estimator):
-    if estimator == "biased":
+def _mmd_counts(K, cx, cy, n, m, method):
+    if method == "biased":
         w = cx / n - cy / m
         sq = np.einsum("rj,rj->r", w @ K, w)
         return np.sqrt(np.where(sq < _ZERO, 0.0, sq))
@@ -99,7 +99,7 @@ def _mmd_counts(K, cx, cy, n, m, estimator):
 
 
 @single_blas
-def mmd(x, y, kernel, *, estimator: str = "biased", alternatives=None) -> float:
+def mmd(x, y, kernel, *, method: str = "biased", alternatives=None) -> float:
     """MMD between two samples of results under a kernel (seed 004, Def. 4.3).
 
     Parameters
@@ -107,7 +107,8 @@ def mmd(x, y, kernel, *, estimator: str = "biased", alternatives=None) -> float:
     x, y : array_like, shapes (n, n_a), (m, n_a)
         Rank vectors (or score vectors for the RBF kernel).
     kernel : Kernel
-    estimator : {'biased', 'unbiased'}
+    method : {'biased', 'unbiased'}, default 'biased'
+        The MMD estimator (see :func:`mmd_from_gram`).
     alternatives : sequence, optional
         Alternative names (columns), to resolve a Borda alternative given by name.
 
@@ -129,34 +130,46 @@ def mmd(x, y, kernel, *, estimator: str = "biased", alternatives=None) -> float:
     K = kernel.gram(both, alternatives=alternatives)
     n = len(x)
     return float(mmd_from_gram(K, np.arange(n), np.arange(n, n + len(y)),
-                               estimator=estimator)[0])
+                               method=method)[0])
 
 
-def subsample_pairs(N: int, n: int, n_rep: int, rng, *, disjoint: bool = True,
-                    replace: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs of subsamples of size n from N results, for ``n_rep`` repetitions.
+def subsample_pairs(N: int, n: int, n_resamples: int, random_state=None, *,
+                    disjoint: bool = True, replace: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs of subsamples of size n from N results, for ``n_resamples`` repetitions.
 
     Default (Algorithm 1 of seed 004): draw ``2n`` of the N results without replacement and
     split them into two disjoint halves. ``disjoint=False`` draws the two samples independently
     (each without replacement unless ``replace``); ``replace=True`` with ``disjoint=True`` draws
     each sample with replacement from its own half of a random split (genexpy's variant).
+
+    Returns
+    -------
+    (x_idx, y_idx) : two int arrays of shape (n_resamples, n)
+
+    Examples
+    --------
+    >>> x, y = subsample_pairs(10, 3, 4, random_state=0)
+    >>> x.shape, bool(np.intersect1d(x[0], y[0]).size == 0)
+    ((4, 3), True)
     """
-    rng = check_random_state(rng)
+    rng = check_random_state(random_state)
+    R = check_int(n_resamples, "n_resamples", min_value=1)
     if disjoint and not replace:
         if 2 * n > N:
             raise ParameterError(f"`n` must be <= N/2 = {N // 2} for disjoint samples; got {n}.")
-        perm = np.argsort(rng.random((n_rep, N)), axis=1)
+        perm = np.argsort(rng.random((R, N)), axis=1)
         return perm[:, :n], perm[:, n:2 * n]
     if disjoint and replace:
-        perm = np.argsort(rng.random((n_rep, N)), axis=1)
+        perm = np.argsort(rng.random((R, N)), axis=1)
         h = N // 2
-        a = perm[:, :h][np.arange(n_rep)[:, None], rng.integers(0, h, (n_rep, n))]
-        b = perm[:, h:][np.arange(n_rep)[:, None], rng.integers(0, N - h, (n_rep, n))]
+        a = perm[:, :h][np.arange(R)[:, None], rng.integers(0, h, (R, n))]
+        b = perm[:, h:][np.arange(R)[:, None], rng.integers(0, N - h, (R, n))]
         return a, b
     if replace:
-        return rng.integers(0, N, (n_rep, n)), rng.integers(0, N, (n_rep, n))
-    a = np.argsort(rng.random((n_rep, N)), axis=1)[:, :n]
-    b = np.argsort(rng.random((n_rep, N)), axis=1)[:, :n]
+        return rng.integers(0, N, (R, n)), rng.integers(0, N, (R, n))
+    a = np.argsort(rng.random((R, N)), axis=1)[:, :n]
+    b = np.argsort(rng.random((R, N)), axis=1)[:, :n]
     return a, b
 
 
@@ -168,41 +181,46 @@ class MMDDistribution:
     ----------
     n : numpy.ndarray, shape (L,)
         Subsample sizes.
-    values : numpy.ndarray, shape (L, n_rep)
+    values : numpy.ndarray, shape (L, n_resamples)
         ``values[i, r]`` is the MMD of repetition r at size ``n[i]``.
     N : int
         Number of results the subsamples were drawn from.
-    estimator : str
+    method : str
+        The MMD estimator (``'biased'`` or ``'unbiased'``).
     """
 
     n: np.ndarray
     values: np.ndarray
     N: int
-    estimator: str = "biased"
+    method: str = "biased"
 
-    def quantile(self, alpha, *, method: str = "higher") -> np.ndarray:
-        """``alpha``-quantile of the MMD at each n (shape (L,) or (len(alpha), L))."""
-        return np.quantile(self.values, alpha, axis=1, method=method)
+    def quantile(self, level, *, quantile_method: str = "higher") -> np.ndarray:
+        """``level``-quantile of the MMD at each n (shape (L,), or (len(level), L) for a
+        sequence of levels): ``epsilon_n^{alpha*}`` of Algorithm 1 for ``level = alpha*``.
+
+        ``quantile_method`` is numpy's quantile method; ``'higher'`` (an observed MMD value)
+        is the authors' choice."""
+        return np.quantile(self.values, level, axis=1, method=quantile_method)
 
     def generalizability(self, eps) -> np.ndarray:
         """n-Gen(eps): share of repetitions with MMD <= eps at each n (seed 004, Def. 4.1)."""
         return np.mean(self.values <= eps, axis=1)
 
     def to_frame(self) -> pd.DataFrame:
-        """Long table: columns ``n``, ``rep``, ``mmd``."""
+        """Long table: columns ``n``, ``resample``, ``mmd``."""
         L, R = self.values.shape
-        return pd.DataFrame({"n": np.repeat(self.n, R), "rep": np.tile(np.arange(R), L),
+        return pd.DataFrame({"n": np.repeat(self.n, R), "resample": np.tile(np.arange(R), L),
                              "mmd": self.values.ravel()})
 
     def __str__(self) -> str:
         q = self.quantile(0.95)
         body = ", ".join(f"n={a}: {b:.3g}" for a, b in zip(self.n[:6], q[:6], strict=False))
         return (f"MMD distribution from N={self.N} results, {self.values.shape[1]} repetitions "
-                f"per n ({self.estimator}); 95% quantiles {body}{' ...' if len(q) > 6 else ''}")
+                f"per n ({self.method}); 95% quantiles {body}{' ...' if len(q) > 6 else ''}")
 
 
 @single_blas
-def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
+def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biased",
                      disjoint: bool = True, replace: bool = False,
                      random_state=None) -> MMDDistribution:
     """Distribution of the MMD between two subsamples of size n, for every n.
@@ -216,9 +234,10 @@ def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
         of the authors' code (genexpy): ``2, 4, ...`` strictly below ``N/2``; it is the grid that
         reproduces the paper's published n* values. For N < 6 that grid is empty and the full one
         is used.
-    n_rep : int, default 1000
-        Repetitions per n.
-    estimator : {'biased', 'unbiased'}
+    n_resamples : int, default 1000
+        Repetitions (subsample pairs) per n.
+    method : {'biased', 'unbiased'}, default 'biased'
+        The MMD estimator (see :func:`mmd_from_gram`).
     disjoint, replace : bool
         Sampling scheme, see :func:`subsample_pairs` (default: Algorithm 1's disjoint samples
         without replacement).
@@ -236,7 +255,7 @@ def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
 
     Examples
     --------
-    >>> d = mmd_distribution(np.eye(6), n_rep=10, random_state=0)
+    >>> d = mmd_distribution(np.eye(6), n_resamples=10, random_state=0)
     >>> d.values.shape
     (3, 10)
     """
@@ -244,8 +263,8 @@ def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise DataError(f"`K` must be a square Gram matrix; got shape {K.shape}.")
     N = K.shape[0]
-    n_rep = check_int(n_rep, "n_rep", min_value=1)
-    check_choice(estimator, "estimator", _ESTIMATORS)
+    R = check_int(n_resamples, "n_resamples", min_value=1)
+    check_choice(method, "method", _METHODS)
     if isinstance(n, str):
         if n != "even":
             raise ParameterError(f"`n` must be a sequence of sizes, None or 'even'; got {n!r}.")
@@ -262,18 +281,18 @@ def mmd_distribution(K, *, n=None, n_rep: int = 1000, estimator: str = "biased",
         ns = np.unique(np.asarray(n, dtype=np.int64))
         if ns.size == 0 or ns.min() < 1:
             raise ParameterError(f"`n` must hold positive sizes; got {n!r}.")
-    if estimator == "unbiased":
+    if method == "unbiased":
         ns = ns[ns >= 2]
         if ns.size == 0:
             raise DataError(f"The unbiased MMD needs n >= 2, i.e. N >= 4; got N={N}.")
     rng = check_random_state(random_state)
-    out = np.empty((len(ns), n_rep))
-    rows = np.arange(n_rep)[:, None]
+    out = np.empty((len(ns), R))
+    rows = np.arange(R)[:, None]
     for i, size in enumerate(ns):
-        xi, yi = subsample_pairs(N, int(size), n_rep, rng, disjoint=disjoint, replace=replace)
-        cx = np.zeros((n_rep, N))
-        cy = np.zeros((n_rep, N))
+        xi, yi = subsample_pairs(N, int(size), R, rng, disjoint=disjoint, replace=replace)
+        cx = np.zeros((R, N))
+        cy = np.zeros((R, N))
         np.add.at(cx, (np.broadcast_to(rows, xi.shape), xi), 1.0)
         np.add.at(cy, (np.broadcast_to(rows, yi.shape), yi), 1.0)
-        out[i] = _mmd_counts(K, cx, cy, int(size), int(size), estimator)
-    return MMDDistribution(n=ns, values=out, N=N, estimator=estimator)
+        out[i] = _mmd_counts(K, cx, cy, int(size), int(size), method)
+    return MMDDistribution(n=ns, values=out, N=N, method=method)

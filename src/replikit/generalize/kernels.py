@@ -1,4 +1,4 @@
-"""Kernels over rankings (seed 004, sec. 4.2) as vectorised Gram-matrix functions.
+"""Kernels over rankings (seed 004, sec. 4.2) as vectorized Gram-matrix functions.
 
 Each ``*_gram`` function takes two samples of rank vectors, shapes ``(n1, n_a)`` and
 ``(n2, n_a)``, and returns the ``(n1, n2)`` Gram matrix with array expressions only (no Python
@@ -226,7 +226,7 @@ class Kernel:
     kind : {'borda', 'jaccard', 'mallows', 'rbf'}
     alternative : str or int, optional
         Borda only: the alternative ``a*``, by name (resolved against the alternatives actually
-        analysed, after any filtering) or by column index.
+        analyzed, after any filtering) or by column index.
     k : int, default 1
         Jaccard only: number of top tiers.
     nu : float, optional
@@ -273,7 +273,7 @@ class Kernel:
             if isinstance(alt, (int, np.integer)) and not isinstance(alt, bool):
                 return check_int(int(alt), option, min_value=0, max_value=len(names) - 1)
             raise ParameterError(f"`{option}`: Borda alternative {alt!r} is not among the "
-                                 f"analysed alternatives ({', '.join(names[:10])}"
+                                 f"analyzed alternatives ({', '.join(names[:10])}"
                                  f"{', ...' if len(names) > 10 else ''}).")
         if isinstance(alt, (int, np.integer)):
             return check_int(int(alt), option, min_value=0,
@@ -282,7 +282,7 @@ class Kernel:
                              "`alternatives`.")
 
     def check(self, alternatives, *, option: str = "kernels") -> Kernel:
-        """Check that this goal makes sense for ``alternatives`` (the analysed ones).
+        """Check that this goal makes sense for ``alternatives`` (the analyzed ones).
 
         Every goal needs at least 2 alternatives (one alternative has a single, trivial
         ranking); the Jaccard goal needs ``k`` below the number of alternatives (with

@@ -36,14 +36,14 @@ def _plain_log(axis) -> None:
     axis.set_minor_formatter(_Plain(labelOnlyBase=False))
 
 
-def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
+def plot_quantile_fit(result, *, confidence_level=None, delta=None, ax=None):
     """Log-log fit of the MMD quantiles with the extrapolated n* (seed 004, Fig. 2).
 
     Parameters
     ----------
     result : NStarResult
-    alpha, delta : float, optional
-        Which row of ``result.table`` (default: the first).
+    confidence_level, delta : float, optional
+        Which (alpha*, delta*) row of ``result.table`` (default: the first).
     ax : matplotlib Axes, optional
 
     Returns
@@ -57,17 +57,21 @@ def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
     >>> import numpy as np
     >>> from replikit.generalize import Kernel, estimate_nstar
     >>> r = np.array([[0, 1, 2], [1, 0, 2], [0, 0, 1], [2, 1, 0]] * 4)
-    >>> ax = plot_quantile_fit(estimate_nstar(r, Kernel("mallows"), n_rep=50, random_state=0))
+    >>> res = estimate_nstar(r, Kernel("mallows"), n_resamples=50, random_state=0)
+    >>> ax = plot_quantile_fit(res)
     """
     ax = _axes(ax)
     t = result.table
     row = t.iloc[0]
-    if alpha is not None:
-        row = t[np.isclose(t["alpha"], alpha)].iloc[0] if delta is None else \
-            t[np.isclose(t["alpha"], alpha) & np.isclose(t["delta"], delta)].iloc[0]
-    q = result.quantiles[np.isclose(result.quantiles["alpha"], row["alpha"])]
+    lv = "confidence_level"
+    if confidence_level is not None:
+        at = np.isclose(t[lv], confidence_level)
+        row = t[at].iloc[0] if delta is None else t[at & np.isclose(t["delta"], delta)].iloc[0]
+    elif delta is not None:
+        row = t[np.isclose(t["delta"], delta)].iloc[0]
+    q = result.quantiles[np.isclose(result.quantiles[lv], row[lv])]
     pos = q["q"] > 0
-    ax.loglog(q["q"][pos], q["n"][pos], "o", color="#5b7fb9", label=f"{row['alpha']:g}-quantile")
+    ax.loglog(q["q"][pos], q["n"][pos], "o", color="#5b7fb9", label=f"{row[lv]:g}-quantile")
     if np.isfinite(row["beta1"]):
         lo = min(q["q"][pos].min(), row["eps"]) if pos.any() else row["eps"]
         hi = q["q"][pos].max() if pos.any() else row["eps"]
@@ -87,23 +91,35 @@ def plot_quantile_fit(result, *, alpha=None, delta=None, ax=None):
     return ax
 
 
-def plot_nstar(table, *, by: str = "alpha", fixed: float | None = None, ax=None):
+def plot_nstar(table, *, by: str = "confidence_level", fixed: float | None = None, ax=None):
     """Box plots of n* over design combinations, per ``alpha*`` or ``delta*`` and kernel (Figs. 3-4).
 
     Parameters
     ----------
     table : pandas.DataFrame
         ``GeneralizabilityResult.table``.
-    by : {'alpha', 'delta'}
-        The x axis; the other parameter is held at ``fixed`` (default: its median level).
+    by : {'confidence_level', 'delta'}
+        The x axis (``confidence_level`` is alpha*); the other parameter is held at ``fixed``
+        (default: its median level).
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"kernel": "mallows", "confidence_level": [0.9, 0.95, 0.9, 0.95],
+    ...                   "delta": 0.05, "nstar": [3.0, 4.0, 5.0, 7.0]})
+    >>> ax = plot_nstar(t)
     """
+    from ..errors import ParameterError
+
+    if by not in ("confidence_level", "delta"):
+        raise ParameterError(f"`by` must be 'confidence_level' or 'delta'; got {by!r}.")
     ax = _axes(ax)
-    other = "delta" if by == "alpha" else "alpha"
+    other = "delta" if by == "confidence_level" else "confidence_level"
     levels = np.sort(table[other].unique())
     fixed = levels[len(levels) // 2] if fixed is None else fixed
     t = table[np.isclose(table[other], fixed)]
@@ -120,7 +136,7 @@ def plot_nstar(table, *, by: str = "alpha", fixed: float | None = None, ax=None)
             b.set_facecolor(colors[j % len(colors)])
         ax.plot([], [], "s", color=colors[j % len(colors)], label=k)
     ax.set_xticks(np.arange(len(xs)), [f"{x:g}" for x in xs])
-    ax.set_xlabel("α*" if by == "alpha" else "δ*")
+    ax.set_xlabel("α*" if by == "confidence_level" else "δ*")
     ax.set_ylabel("n*")
     ax.set_yscale("log")
     _plain_log(ax.yaxis)
@@ -144,7 +160,7 @@ def plot_generalizability(result, *, delta=None, ax=None):
         eps = float(t[np.isclose(t["delta"], d)]["eps"].iloc[0])
         g = result.generalizability(eps)
         ax.plot(g["n"], g["ngen"], "o-", ms=3, label=f"δ* = {d:g} (ε* = {eps:.3f})")
-    for a in t["alpha"].unique():
+    for a in t["confidence_level"].unique():
         ax.axhline(a, ls="--", color="grey", lw=1)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("n (experiments per study)")

@@ -18,7 +18,7 @@ from ..errors import DataError, ParameterError
 __all__ = ["rank_scores"]
 
 
-def rank_scores(scores, *, lower_is_better: bool = False, tol: float = 0.0,
+def rank_scores(scores, *, higher_is_better: bool = True, tol: float = 0.0,
                 missing: str = "worst") -> np.ndarray:
     """Dense rankings with ties of every row of a score matrix.
 
@@ -27,8 +27,8 @@ def rank_scores(scores, *, lower_is_better: bool = False, tol: float = 0.0,
     scores : array_like, shape (n_experiments, n_a) or (n_a,)
         Score of every alternative (columns) in every experiment (rows). NaN marks a missing
         evaluation.
-    lower_is_better : bool, default False
-        ``True`` for errors/losses, ``False`` for accuracies and other scores.
+    higher_is_better : bool, default True
+        ``False`` for errors/losses, ``True`` for accuracies and other scores.
     tol : float, default 0.0
         Scores whose sorted neighbours differ by at most ``tol`` share a tier (ties are chained
         along the sorted scores, so a tier may span more than ``tol``). ``0`` means exact ties.
@@ -48,7 +48,7 @@ def rank_scores(scores, *, lower_is_better: bool = False, tol: float = 0.0,
     -----
     Implements the rankings with ties of Definition 4.2 of seed 004 (Matteucci et al.,
     "Generalizability of experimental studies"): ``r(a) = #{distinct better score levels}``.
-    Vectorised over rows: sort once, mark the positions where the sorted score jumps by more than
+    Vectorized over rows: sort once, mark the positions where the sorted score jumps by more than
     ``tol``, take the cumulative sum and scatter back.
 
     Examples
@@ -66,7 +66,7 @@ def rank_scores(scores, *, lower_is_better: bool = False, tol: float = 0.0,
     tol = check_float(tol, "tol", min_value=0.0)
     if missing != "worst":
         raise ParameterError(f"`missing` must be 'worst'; got {missing!r}.")
-    key = x if lower_is_better else -x
+    key = -x if higher_is_better else x
     nan = np.isnan(key)
     key = np.where(nan, 0.0, key)
     # missing evaluations sort after every observed score, infinite ones included

@@ -13,7 +13,7 @@ from .._threads import single_blas
 from .._validation import check_choice, check_float, check_probability, lookalike_labels
 from ..errors import DataError, ParameterError
 from .kernels import Kernel
-from .nstar import check_alpha, check_delta, estimate_nstar
+from .nstar import check_delta, check_levels, estimate_nstar
 from .rankings import rank_scores
 
 __all__ = ["StudySpec", "RankingSample", "PreparedStudy", "prepare", "GeneralizabilityResult",
@@ -44,7 +44,8 @@ class StudySpec:
         Design factors: one analysis per level combination (e.g. ``model``, ``tuning``).
     held_constant : dict, optional
         ``{column: level}`` filters applied first.
-    lower_is_better : bool, default False
+    higher_is_better : bool, default True
+        ``False`` for errors and losses.
     missing : {'worst', 'drop'}, default 'worst'
         ``'worst'`` (the paper, encoders study): a missing evaluation is ranked in a tier below
         every observed score. ``'drop'`` (the paper, BIG-bench): first keep the experimental
@@ -61,7 +62,7 @@ class StudySpec:
     factors: tuple | list | str
     design: tuple | list = ()
     held_constant: dict = field(default_factory=dict)
-    lower_is_better: bool = False
+    higher_is_better: bool = True
     missing: str = "worst"
     min_condition_coverage: float = 0.8
     min_alternative_coverage: float = 0.8
@@ -188,7 +189,7 @@ class PreparedStudy:
         Duplicated (alternative, condition) rows averaged.
     notes : tuple of str
         What the user should know: labels that look alike, alternatives without any result,
-        rankings tied everywhere, design combinations too small to analyse.
+        rankings tied everywhere, design combinations too small to analyze.
     options : dict
         How each spec field is named in messages (e.g. ``{'score': '--score'}``).
     """
@@ -430,7 +431,7 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
     for key, block in groups:
         key = key if isinstance(key, tuple) else (key,)
         S = block.to_numpy(dtype=float)
-        ranks = rank_scores(S, lower_is_better=spec.lower_is_better, tol=spec.tol)
+        ranks = rank_scores(S, higher_is_better=spec.higher_is_better, tol=spec.tol)
         n_imp = int(np.isnan(S).sum())
         total_imp += n_imp
         cidx = block.index.droplevel(list(range(len(design)))) if design else block.index
@@ -461,7 +462,7 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
         labels = ", ".join(repr(s.label) for s in small[:5]) + (" ..." if len(small) > 5 else "")
         notes.append(f"{len(small)} design combination{'s' if len(small) > 1 else ''} "
                      f"({labels}) ha{'ve' if len(small) > 1 else 's'} a single condition and "
-                     "cannot be analysed")
+                     "cannot be analyzed")
     tied = [s for s in samples if len(s.conditions) >= 2 and np.all(s.ranks == 0)]
     if tied:
         labels = ", ".join(repr(s.label) for s in tied[:5]) + (" ..." if len(tied) > 5 else "")
@@ -480,8 +481,9 @@ class GeneralizabilityResult:
     Attributes
     ----------
     table : pandas.DataFrame
-        Design columns, ``kernel``, ``N``, ``alpha``, ``delta``, ``eps``, ``nstar``, ``beta0``,
-        ``beta1``, ``nstar_observed``, ``nstar_bound``, ``sufficient``, ``ci_low``, ``ci_high``.
+        Design columns, ``kernel``, ``N``, ``confidence_level`` (alpha*), ``delta``, ``eps``,
+        ``nstar``, ``beta0``, ``beta1``, ``nstar_observed``, ``nstar_bound``, ``sufficient``,
+        ``ci_low``, ``ci_high``.
     details : dict
         ``{(design label, kernel label): NStarResult}`` (quantile tables, MMD distributions).
     prepared : PreparedStudy
@@ -496,11 +498,12 @@ class GeneralizabilityResult:
     notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
-        """The n* table: one row per design combination, kernel, alpha* and delta*."""
+        """The n* table: one row per design combination, kernel, alpha* (``confidence_level``)
+        and delta*."""
         return self.table.copy()
 
     def ranks(self) -> pd.DataFrame:
-        """Every analysed result with its rank (1 = best); see
+        """Every analyzed result with its rank (1 = best); see
         :meth:`PreparedStudy.ranks_frame`."""
         return self.prepared.ranks_frame()
 
@@ -518,9 +521,10 @@ class GeneralizabilityResult:
         return f"Generalizability (n* = experiments needed); {self.prepared}\n{body}"
 
 
-def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=0.95,
-            delta=0.05, n_rep: int = 1000, n=None, estimator: str = "biased", n_boot: int = 0,
-            random_state=None, **spec_kwargs) -> GeneralizabilityResult:
+def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
+            confidence_level=0.95, delta=0.05, n_resamples: int = 1000, n=None,
+            method: str = "biased", ci_resamples: int = 0, random_state=None,
+            **spec_kwargs) -> GeneralizabilityResult:
     """Generalizability analysis of a study: n* per design combination and goal.
 
     Parameters
@@ -531,13 +535,18 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
         Built from ``spec_kwargs`` when omitted.
     kernels : sequence of Kernel or goal strings
         E.g. ``[Kernel("jaccard", k=1), "mallows", "borda:OHE"]``.
-    alpha, delta : float or sequence
-    n_rep : int, default 1000
+    confidence_level : float or sequence, default 0.95
+        The desired generalizability ``alpha*`` (a probability level; a grid is allowed).
+    delta : float or sequence, default 0.05
+        The similarity threshold ``delta*``.
+    n_resamples : int, default 1000
+        Pairs of disjoint subsamples per subsample size.
     n : None or 'even', optional
         Subsample sizes (see :func:`mmd_distribution`); default all of ``1..floor(N/2)``.
-    estimator : {'biased', 'unbiased'}
-    n_boot : int, default 0
-        Bootstrap resamples for a CI of n*.
+    method : {'biased', 'unbiased'}, default 'biased'
+        The MMD estimator.
+    ci_resamples : int, default 0
+        Bootstrap resamples for a 95% interval of n* (0 = none).
     random_state : None, int or numpy.random.Generator
         Each (design, kernel) analysis gets its own stream derived from it, so results do not
         depend on the order of analyses.
@@ -550,13 +559,14 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
     -----
     Seed 004, secs. 4-5: one Gram matrix per (design combination, kernel), the MMD distribution
     for every n <= N/2 from it, and n* by Algorithm 1 for every (alpha*, delta*).
+    ``alternative`` and ``score`` of a Scores table are ``'model'`` and ``'value'``.
 
     Examples
     --------
     >>> df = pd.DataFrame({"m": list("ab") * 6, "d": np.repeat(range(6), 2),
     ...                    "s": [0.9, 0.8] * 5 + [0.1, 0.2]})
     >>> res = analyze(df, alternative="m", score="s", factors="d", kernels=["jaccard"],
-    ...               n_rep=50, random_state=0)
+    ...               n_resamples=50, random_state=0)
     >>> int(res.table["N"].iloc[0])
     6
     """
@@ -570,7 +580,7 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
             spec = StudySpec(**spec_kwargs)
         prepared = prepare(data, spec)
     opt = _names(prepared.options)
-    alphas = check_alpha(alpha)
+    levels = check_levels(confidence_level)
     deltas = check_delta(delta)
     if isinstance(kernels, (str, Kernel)):
         kernels = [kernels]
@@ -600,9 +610,10 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *, alpha=
             for k in ks:
                 X = s.filled_scores() if k.kind == "rbf" else s.ranks
                 rng = task_rng(root, (s.label, k.label))
-                res = estimate_nstar(X, k, alpha=alphas, delta=deltas, n_rep=n_rep, n=n,
-                                     estimator=estimator, alternatives=s.alternatives,
-                                     n_boot=n_boot, random_state=rng)
+                res = estimate_nstar(X, k, confidence_level=levels, delta=deltas,
+                                     n_resamples=n_resamples, n=n, method=method,
+                                     alternatives=s.alternatives, ci_resamples=ci_resamples,
+                                     random_state=rng)
                 details[(s.label, k.label)] = res
                 t = res.to_frame()
                 for i, (c, v) in enumerate(s.design.items()):

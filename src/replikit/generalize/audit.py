@@ -1,0 +1,382 @@
+"""The audit entry of seed 004: do the audited models' rankings generalize across studies?
+
+:func:`audit` treats each study as one experimental condition of a benchmark of the audited
+models: from the per-study score of every model it ranks the models within each study and
+estimates n* — the number of studies after which two independent sets of studies give similar
+ranking distributions with high probability — for three goals: the whole ranking (Mallows),
+the best model (Jaccard, k = 1) and each model's position (Borda). The verdict compares the
+hardest goal's n* with the studies at hand.
+
+The package binds :func:`audit` eagerly (``replikit.generalize.audit`` is the function, not this
+module), so this module imports nothing heavy at import time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..results import Verdict
+    from .spec import GeneralizabilityResult
+
+__all__ = ["GeneralizabilityAudit", "audit", "check_applicable", "MIN_STUDIES"]
+
+#: n* needs two disjoint sets of at least 2 studies (seed 004, Algorithm 1).
+MIN_STUDIES = 4
+_NEED = "n* needs two disjoint sets of at least 2 studies (seed 004, Algorithm 1)"
+_GOALS = {"mallows": "whole ranking (Mallows)", "jaccard(k=1)": "best model (Jaccard, k=1)"}
+
+
+def check_applicable(n_studies: int, n_models: int) -> None:
+    """Raise :class:`~replikit.errors.NotApplicableError` unless ``n_studies`` studies and
+    ``n_models`` models can give n* (at least 4 studies and 2 models).
+
+    Callers that still have to compute the per-study scores use it to refuse early.
+
+    Examples
+    --------
+    >>> check_applicable(10, 3)
+    >>> check_applicable(3, 3)
+    Traceback (most recent call last):
+    ...
+    replikit.errors.NotApplicableError: 3 studies; n* needs two disjoint sets of at least 2 studies (seed 004, Algorithm 1), so at least 4.
+    """
+    from ..errors import NotApplicableError
+
+    if n_models < 2:
+        raise NotApplicableError(
+            f"{'no model' if n_models < 1 else 'one model only'}: nothing to rank.",
+            "score two or more models (replikit audit --models).")
+    if n_studies < MIN_STUDIES:
+        raise NotApplicableError(
+            f"{n_studies} stud{'y' if n_studies == 1 else 'ies'}; {_NEED}, so at least "
+            f"{MIN_STUDIES}.", "audit data with four or more studies.")
+
+
+@dataclass(frozen=True, slots=True)
+class GeneralizabilityAudit:
+    """Result of :func:`audit`: n* per goal, the rankings behind it and the verdict.
+
+    Attributes
+    ----------
+    nstar : pandas.DataFrame
+        One row per goal: ``goal`` (in words), ``kernel``, ``N`` (studies), ``nstar``,
+        ``sufficient`` (N >= n*), ``nstar_observed`` (smallest n <= N/2 whose empirical n-Gen
+        reaches alpha*, NaN if none), ``nstar_bound`` (Prop. A.4), ``eps``, ``beta0``,
+        ``beta1`` (the log-log fit), ``confidence_level`` (alpha*) and ``delta``.
+    ranks : pandas.DataFrame
+        Rank of each model (columns) in each study (index ``study``): 1 = best, ties share a
+        rank.
+    scores : pandas.DataFrame
+        The per-study scores the ranks come from (same shape).
+    per_model : pandas.DataFrame
+        ``model``, ``mean_score``, ``mean_rank`` (1 = best), ``n_best`` (studies where the
+        model ranks first, ties included).
+    N : int
+        Studies analyzed (every model scored).
+    models : tuple
+    metric : str
+        What the scores are (as given to :func:`audit`).
+    higher_is_better : bool
+    confidence_level, delta : float
+        alpha* and delta* of seed 004.
+    n_resamples : int
+        Pairs of disjoint subsamples per subsample size.
+    quick : bool
+    studies_left_out, models_left_out : tuple of (label, reason)
+    verdict : replikit.results.Verdict
+    notes : tuple of str
+        What was done: studies and models left out, n* resting on few subsample sizes.
+    result : GeneralizabilityResult
+        The full analysis (quantile tables, MMD distributions per goal).
+    """
+
+    nstar: pd.DataFrame
+    ranks: pd.DataFrame
+    scores: pd.DataFrame
+    per_model: pd.DataFrame
+    N: int
+    models: tuple
+    metric: str
+    higher_is_better: bool
+    confidence_level: float
+    delta: float
+    n_resamples: int
+    quick: bool
+    studies_left_out: tuple
+    models_left_out: tuple
+    verdict: Verdict
+    notes: tuple = ()
+    result: GeneralizabilityResult | None = field(default=None, repr=False)
+
+    @property
+    def hardest(self) -> pd.Series:
+        """The n* row of the goal that needs the most studies."""
+        return self.nstar.loc[self.nstar["nstar"].idxmax()]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The n* table (one row per goal); see :attr:`nstar`."""
+        return self.nstar.copy()
+
+    def ranks_frame(self) -> pd.DataFrame:
+        """Long table of the rankings: ``study``, ``model``, ``score``, ``rank`` (1 = best)."""
+        import pandas as pd
+
+        return pd.DataFrame({
+            "study": self.ranks.index.repeat(self.ranks.shape[1]),
+            "model": list(self.ranks.columns) * len(self.ranks),
+            "score": self.scores.to_numpy().ravel(),
+            "rank": self.ranks.to_numpy().ravel(),
+        })
+
+    def plot(self, ax=None, *, goal: str = "mallows"):
+        """Log-log fit of the MMD quantiles of one goal with its extrapolated n* (seed 004,
+        Fig. 2); ``goal`` is a kernel label of :attr:`nstar` (``'mallows'``,
+        ``'jaccard(k=1)'``, ``'borda(NAME)'``). Returns the axes."""
+        from ..errors import ParameterError
+        from .plots import plot_quantile_fit
+
+        key = ("all", goal)
+        if self.result is None or key not in self.result.details:
+            raise ParameterError(f"`goal` must be one of {list(self.nstar['kernel'])}; got "
+                                 f"{goal!r}.")
+        return plot_quantile_fit(self.result.details[key], ax=ax)
+
+    def __str__(self) -> str:
+        body = self.nstar[["goal", "nstar", "N", "sufficient"]].to_string(
+            index=False, float_format=lambda v: f"{v:.1f}")
+        return f"{self.verdict}\n{body}"
+
+
+def _study_frame(study_scores, metric):
+    """``(long frame study/model/score, metric)`` from a per-study score frame or a Scores
+    table (its rows of ``metric`` averaged over repeats and folds within each study)."""
+    import pandas as pd
+
+    from ..data.tables import Scores
+    from ..errors import DataError, ParameterError
+
+    if isinstance(study_scores, Scores):
+        study_scores = study_scores.frame
+    if not isinstance(study_scores, pd.DataFrame):
+        raise DataError("`study_scores` must be a DataFrame with columns study, model, score "
+                        f"or a Scores table; got {type(study_scores).__name__}.")
+    f = study_scores
+    if "score" not in f.columns and {"metric", "value"} <= set(f.columns):
+        metrics = list(pd.unique(f["metric"]))
+        if metric is None:
+            if len(metrics) != 1:
+                raise ParameterError(f"`metric`: the scores hold {len(metrics)} metrics "
+                                     f"({', '.join(map(str, metrics[:8]))}); name the one to "
+                                     "rank by.")
+            metric = metrics[0]
+        elif metric not in metrics:
+            raise ParameterError(f"`metric`: no {metric!r} rows in the scores (metrics: "
+                                 f"{', '.join(map(str, metrics[:8]))}).")
+        f = f.loc[f["metric"] == metric].rename(columns={"value": "score"})
+    missing = [c for c in ("study", "model", "score") if c not in f.columns]
+    if missing:
+        raise DataError(f"`study_scores` needs columns study, model and score (or a Scores "
+                        f"table); missing {', '.join(missing)}; columns: "
+                        f"{', '.join(map(str, list(f.columns)[:20]))}.")
+    score = pd.to_numeric(f["score"], errors="coerce")
+    if score.isna().all():
+        raise DataError("`study_scores`: column 'score' holds no numbers.")
+    f = pd.DataFrame({"study": f["study"].to_numpy(), "model": f["model"].to_numpy(),
+                      "score": score.to_numpy(dtype=float)})
+    f = f.groupby(["study", "model"], sort=False, dropna=False)["score"].mean().reset_index()
+    return f, metric
+
+
+def _higher_is_better(metric) -> bool:
+    from ..experiment.metrics import LOWER_IS_BETTER
+
+    name = str(metric).strip().lower().replace(" ", "_")
+    return name not in LOWER_IS_BETTER
+
+
+def _caveats(n_left, m_left, quick, n_resamples, N) -> list[str]:
+    out = []
+    if n_left:
+        out.append(f"{n_left} stud{'y' if n_left == 1 else 'ies'} left out (a model without a "
+                   "score)")
+    if m_left:
+        out.append(f"{m_left} model{'s' if m_left > 1 else ''} left out (no score in any study)")
+    if N < 10:
+        out.append(f"n* extrapolates a log-log fit on n <= {N // 2} from {N} studies: rough")
+    if quick:
+        out.append(f"quick mode: {n_resamples} subsample pairs per size")
+    return out
+
+
+def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | None = None,
+          confidence_level: float = 0.95, delta: float = 0.05, n_resamples: int | None = None,
+          quick: bool = False, random_state=None, left_out=()) -> GeneralizabilityAudit:
+    """Do the models' rankings generalize across studies? n* for three goals (seed 004).
+
+    Each study is one experimental condition; the models are ranked within each study by
+    their score (ties share a rank) and n* is estimated by Algorithm 1 for the whole ranking
+    (Mallows kernel), the identity of the best model (Jaccard kernel, k = 1) and each model's
+    position (Borda kernel, one goal per model). The verdict reports the hardest goal's n*
+    against the N studies at hand: ``good`` when N >= n*, ``warn`` when n* <= 3 N, else
+    ``bad``.
+
+    Parameters
+    ----------
+    study_scores : pandas.DataFrame or Scores
+        One score per (study, model): columns ``study``, ``model``, ``score`` (rows repeated
+        per study and model are averaged), or a :class:`~replikit.data.tables.Scores` table
+        (its ``metric`` rows, averaged over repeats and folds within each study).
+    metric : str, optional
+        The metric of a Scores table to rank by (needed when it holds several); with a score
+        frame, a label for the verdict. Also sets the direction when ``higher_is_better`` is
+        None (losses such as ``'mae'`` or ``'log_loss'`` rank lower first).
+    higher_is_better : bool, optional
+        Direction of the score; default from ``metric`` (higher is better unless it names a
+        loss).
+    confidence_level : float, default 0.95
+        alpha*: the probability with which two sets of n* studies must give rankings within
+        epsilon* (seed 004, Def. 4.1).
+    delta : float, default 0.05
+        delta*, the similarity threshold (eq. 2).
+    n_resamples : int, optional
+        Pairs of disjoint subsamples per subsample size; default 1000 (300 with ``quick``).
+    quick : bool, default False
+    random_state : None, int or numpy.random.Generator
+        Each goal draws from its own stream derived from it.
+    left_out : sequence of (study, reason), optional
+        Studies the caller could not score (e.g. too small); carried into :attr:`notes`,
+        ``studies_left_out`` and the verdict's caveats.
+
+    Returns
+    -------
+    GeneralizabilityAudit
+
+    Raises
+    ------
+    replikit.errors.NotApplicableError
+        Fewer than 4 studies with a score for every model, or fewer than 2 models; the message
+        says why and ``advice`` what to do.
+
+    Notes
+    -----
+    Seed 004 (Matteucci et al., "Generalizability of experimental studies"): rankings with
+    ties (Def. 4.2), kernels of sec. 4.2, MMD (Def. 4.3) over disjoint subsample pairs for
+    every n <= N/2 and ``n* = exp(beta1 log epsilon* + beta0)`` from the log-log fit
+    ``log n = beta1 log q_n + beta0`` of the alpha*-quantiles q_n (Algorithm 1, eqs. 2-4);
+    computed by :func:`~replikit.generalize.analyze`. A study without the score of some model
+    is left out (a ranking needs every model); a model without any score is left out first.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"study": np.repeat([f"s{i}" for i in range(8)], 3),
+    ...                    "model": ["a", "b", "c"] * 8,
+    ...                    "score": np.tile([0.8, 0.7, 0.6], 8) + rng.normal(0, 0.05, 24)})
+    >>> res = audit(df, metric="AUC", random_state=0)
+    >>> res.N, list(res.nstar["kernel"][:2])
+    (8, ['mallows', 'jaccard(k=1)'])
+    >>> res.verdict.level in {"good", "warn", "bad"}
+    True
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .._validation import check_int
+    from ..errors import NotApplicableError, ParameterTypeError
+    from ..results import Verdict
+    from .kernels import Kernel
+    from .nstar import check_delta, check_levels
+    from .spec import StudySpec, analyze, prepare
+
+    if np.ndim(confidence_level) != 0:
+        raise ParameterTypeError("`confidence_level` must be one number strictly between 0 and 1 "
+                                 f"(use analyze for a grid); got {confidence_level!r}.")
+    if np.ndim(delta) != 0:
+        raise ParameterTypeError("`delta` must be one number strictly between 0 and 1 (use "
+                                 f"analyze for a grid); got {delta!r}.")
+    conf = float(check_levels(confidence_level)[0])
+    delta = float(check_delta(delta)[0])
+    n_resamples = (300 if quick else 1000) if n_resamples is None else check_int(
+        n_resamples, "n_resamples", min_value=1)
+    frame, metric = _study_frame(study_scores, metric)
+    label = "score" if metric is None else str(metric)
+    hib = _higher_is_better(label) if higher_is_better is None else bool(higher_is_better)
+
+    wide = frame.pivot(index="study", columns="model", values="score")
+    never = [m for m in wide.columns if wide[m].isna().all()]
+    what = "score" if metric is None else f"{label} score"
+    models_left_out = tuple((m, f"no {what} in any study") for m in never)
+    wide = wide.drop(columns=never)
+    if wide.shape[1] < 2:
+        why = "; ".join(f"{m}: {r}" for m, r in models_left_out)
+        raise NotApplicableError(
+            ("one model only" if wide.shape[1] == 1 else "no model") + " with scores"
+            + (f" ({why})" if why else "") + ": nothing to rank.",
+            "score two or more models (replikit audit --models).")
+    pre = tuple((s, str(r)) for s, r in left_out)
+    gaps = wide.isna()
+    studies_left_out = pre + tuple(
+        (s, "no score for " + ", ".join(map(str, wide.columns[gaps.loc[s]])))
+        for s in wide.index[gaps.any(axis=1)])
+    complete = wide.index[~gaps.any(axis=1)]
+    if len(complete) < MIN_STUDIES:
+        shown = "; ".join(f"{s} ({r})" for s, r in studies_left_out[:5])
+        more = " ..." if len(studies_left_out) > 5 else ""
+        raise NotApplicableError(
+            f"only {len(complete)} stud{'y has' if len(complete) == 1 else 'ies have'} a "
+            f"score for every model; {_NEED}. Left out: {shown}{more}.",
+            "every model needs a score in at least 4 studies; in replikit audit a study needs "
+            "at least 9 rows (3 of each class) for its 3-fold CV.")
+    long = frame[frame["study"].isin(complete) & ~frame["model"].isin(never)]
+
+    prepared = prepare(long, StudySpec(alternative="model", score="score", factors="study",
+                                       higher_is_better=hib))
+    sample = prepared.samples[0]
+    names = list(sample.alternatives)
+    kernels = [Kernel("mallows"), Kernel("jaccard", k=1)] + [
+        Kernel("borda", alternative=m) for m in names]
+    res = analyze(prepared, kernels=kernels, confidence_level=conf, delta=delta,
+                  n_resamples=n_resamples, random_state=random_state)
+    N = len(sample.conditions)
+    t = res.table
+    goal = [_GOALS.get(k, f"position of {k[6:-1]} (Borda)") for k in t["kernel"]]
+    nstar = pd.DataFrame({"goal": goal, "kernel": t["kernel"], "N": N, "nstar": t["nstar"],
+                          "sufficient": t["sufficient"], "nstar_observed": t["nstar_observed"],
+                          "nstar_bound": t["nstar_bound"], "eps": t["eps"],
+                          "beta0": t["beta0"], "beta1": t["beta1"],
+                          "confidence_level": t["confidence_level"], "delta": t["delta"]})
+    ranks = sample.to_frame(wide=True).rename_axis("study").rename_axis(None, axis=1)
+    scores = pd.DataFrame(sample.scores, index=ranks.index, columns=names)
+    per_model = pd.DataFrame({"model": names, "mean_score": scores.mean().to_numpy(),
+                              "mean_rank": ranks.mean().to_numpy(),
+                              "n_best": (ranks == 1).sum().to_numpy()})
+
+    m = t[t["kernel"] == "mallows"].iloc[0]
+    j = t[t["kernel"] == "jaccard(k=1)"].iloc[0]
+    worst_i = int(np.argmax(t["nstar"].to_numpy()))
+    worst = float(t["nstar"].iloc[worst_i])
+    light = "good" if worst <= N else ("warn" if worst <= 3 * N else "bad")
+    sentence = (f"With {N} studies, the whole ranking needs n* ≈ {m['nstar']:.1f} studies and "
+                f"the identity of the best model n* ≈ {j['nstar']:.1f} to be "
+                f"({conf:g}, {delta:g})-generalizable; "
+                + ("every goal is met by the studies at hand." if worst <= N else
+                   f"the hardest goal ({goal[worst_i]}) needs about {worst:.0f} studies."))
+    notes = list(res.notes)
+    if studies_left_out:
+        notes.append(f"{len(studies_left_out)} stud{'y' if len(studies_left_out) == 1 else 'ies'}"
+                     " left out: " + "; ".join(f"{s} ({r})" for s, r in studies_left_out))
+    if models_left_out:
+        notes.append("models left out: " + "; ".join(f"{s} ({r})" for s, r in models_left_out))
+    verdict = Verdict(sentence=sentence, metric=label, level=light, estimate=worst,
+                      caveats=tuple(_caveats(len(studies_left_out), len(models_left_out),
+                                             quick, n_resamples, N)))
+    return GeneralizabilityAudit(
+        nstar=nstar, ranks=ranks, scores=scores, per_model=per_model, N=N, models=tuple(names),
+        metric=label, higher_is_better=hib, confidence_level=conf, delta=delta,
+        n_resamples=n_resamples, quick=bool(quick), studies_left_out=studies_left_out,
+        models_left_out=models_left_out, verdict=verdict, notes=tuple(notes), result=res)
