@@ -21,7 +21,7 @@ __all__ = ["mmd", "mmd_from_gram", "subsample_pairs", "MMDDistribution", "mmd_di
 
 _METHODS = ("biased", "unbiased")
 # MMD^2 below this is rounding error of sums of O(1) kernel values: identical samples (in the
-# kernel's eyes) must give MMD = 0 exactly, or a zero alpha-quantile would look positive.
+# kernel's eyes) must give MMD = 0 exactly, or a zero alpha*-quantile would look positive.
 _ZERO = 1e-12
 
 

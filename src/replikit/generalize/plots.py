@@ -49,7 +49,7 @@ def plot_quantile_fit(result, *, confidence_level=None, delta=None, ax=None):
     Returns
     -------
     matplotlib Axes
-        Points: ``(epsilon_n^alpha, n)``; line: ``log n = beta1 log eps + beta0``; triangle:
+        Points: ``(epsilon_n^{alpha*}, n)``; line: ``log n = beta1 log eps + beta0``; triangle:
         ``(epsilon*, n*)``; dashed: ``epsilon*``.
 
     Examples
