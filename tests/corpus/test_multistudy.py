@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import assert_clear_error, assert_ok
 
-FAST = ("--permutations", "19", "--resamples", "20")
+FAST = ("--permutation-resamples", "19", "--resamples", "20")
 
 
 def _warnings(err: str) -> list[str]:
@@ -223,7 +223,7 @@ def test_duplicated_prediction_keys(cli, write_csv):
     (("--bootstrap", "xx"), "--bootstrap"),
     (("--bag-size", "3"), "--bag-size"),
     (("--epsilon", "-1"), "--epsilon"),
-    (("--permutations", "0"), "--permutations"),
+    (("--permutation-resamples", "0"), "--permutation-resamples"),
 ])
 def test_multistudy_bad_options(cli, write_csv, args, flag):
     assert_clear_error(ms(cli, write_csv(_preds()), *args), flag)

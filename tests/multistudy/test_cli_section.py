@@ -42,7 +42,7 @@ def test_multistudy_command_json(cli, preds_csv):
     path, df = preds_csv
     code, out, err = cli("--format", "json", "multistudy", str(path), "--study",
                              "site", "--utility", "cost:-5,-1", "--epsilon", "0.05",
-                             "--permutations", "99", "--resamples", "50")
+                             "--permutation-resamples", "99", "--resamples", "50")
     assert code == 0, err
     res = json.loads(out)
     got = {r["study"]: r["utility"] for r in res["studies"]}
@@ -58,8 +58,8 @@ def test_multistudy_command_json(cli, preds_csv):
 def test_multistudy_command_threshold_and_errors(cli, preds_csv):
     path, _ = preds_csv
     code, out, _ = cli("multistudy", str(path), "--study", "site", "--utility",
-                           "cost:-5,-1", "--threshold", "bayes", "--permutations", "19",
-                           "--resamples", "20")
+                           "cost:-5,-1", "--threshold", "bayes", "--permutation-resamples",
+                           "19", "--resamples", "20")
     assert code == 0 and "threshold 0.1667" in out
     code, _, err = cli("multistudy", str(path), "--study", "nope")
     assert code == 2 and "--study" in err and len(err.strip().splitlines()) == 1

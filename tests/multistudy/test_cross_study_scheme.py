@@ -82,7 +82,28 @@ def test_cross_study_input_errors():
         CrossStudy(1)
     with pytest.raises(ParameterError, match="y"):
         CrossStudy(stratify=True).plan(None, np.repeat([0, 1], 5))
-    assert repr(CrossStudy(3)) == "CrossStudy(n_splits=3, stratify=False, random_state=None)"
+    assert repr(CrossStudy(3)) == ("CrossStudy(n_splits=3, in_sample=False, stratify=False, "
+                                   "random_state=None)")
+
+
+def test_cross_study_in_sample_learners_and_masks():
+    s = np.repeat(["a", "b", "c"], 5)
+    y = np.tile([0, 1, 1], 5)
+    y[s == "b"] = 1
+    scheme = CrossStudy(None, in_sample=True, stratify=True)
+    splits = _splits(scheme, 15, y, s)
+    assert [(sp.repeat, sp.fold) for sp in splits] == [(0, 0), (2, 0)]   # b: one class
+    for sp in splits:
+        assert sp.test.tolist() == list(range(15))
+        np.testing.assert_array_equal(sp.train, np.flatnonzero(s == "abc"[sp.repeat]))
+    # the weight/mask form gives the same splits for the same random_state
+    for sch in (CrossStudy(2), CrossStudy(3, stratify=True), StudyHoldOut(0.5, n_repeats=2)):
+        W, T = sch.masks(15, y, s, random_state=3)
+        its = _splits(sch, 15, y, s, seed=3)
+        assert len(its) == W.shape[0]
+        for sp, w, t in zip(its, W, T, strict=True):
+            assert np.flatnonzero(w).tolist() == sp.train.tolist()
+            assert np.flatnonzero(t).tolist() == sp.test.tolist()
 
 
 def test_cross_study_through_the_runner():

@@ -32,21 +32,21 @@ def test_within_bootstrap_se_matches_plugin_se():
 
 def test_same_seed_bit_identical_and_different_seed_differs():
     d = _data()
-    for method in ("within", "cluster", "studystrap"):
-        a = resample_replicability(d, "squared", method=method, n_resamples=50, random_state=7)
-        b = resample_replicability(d, "squared", method=method, n_resamples=50, random_state=7)
-        c = resample_replicability(d, "squared", method=method, n_resamples=50, random_state=8)
+    for scheme in ("within", "cluster", "studystrap"):
+        a = resample_replicability(d, "squared", bootstrap=scheme, n_resamples=50, random_state=7)
+        b = resample_replicability(d, "squared", bootstrap=scheme, n_resamples=50, random_state=7)
+        c = resample_replicability(d, "squared", bootstrap=scheme, n_resamples=50, random_state=8)
         for k in a.draws:
             assert np.array_equal(a.draws[k], b.draws[k])
         assert not np.array_equal(a.draws["absolute"], c.draws["absolute"])
-    p1 = permutation_test(d, "squared", n_permutations=99, random_state=3)
-    p2 = permutation_test(d, "squared", n_permutations=99, random_state=3)
+    p1 = permutation_test(d, "squared", n_resamples=99, random_state=3)
+    p2 = permutation_test(d, "squared", n_resamples=99, random_state=3)
     assert np.array_equal(p1.null_distribution, p2.null_distribution)
 
 
 def test_cluster_bootstrap_without_within_draws_whole_studies():
     d = _data()
-    r = resample_replicability(d, "squared", method="cluster", within=False, n_resamples=300,
+    r = resample_replicability(d, "squared", bootstrap="cluster", within=False, n_resamples=300,
                                random_state=0)
     U = r.utility
     spreads = {0.0} | {abs(U[i] - U[j]) for i in range(3) for j in range(3)} | {np.ptp(U)}
@@ -56,11 +56,11 @@ def test_cluster_bootstrap_without_within_draws_whole_studies():
 
 def test_study_strap_bag_size_dials_heterogeneity():
     d = _data(shifts=(0.0, 1.0, 2.0))
-    one = resample_replicability(d, "squared", method="studystrap", bag_size=1, n_resamples=200,
+    one = resample_replicability(d, "squared", bootstrap="studystrap", bag_size=1, n_resamples=200,
                                  random_state=0)
     # bag of one label: each pseudo-study is one whole observed study
     assert one.draws["absolute"].max() <= one.observed["absolute"] + 1e-12
-    big = resample_replicability(d, "squared", method="studystrap", bag_size=200,
+    big = resample_replicability(d, "squared", bootstrap="studystrap", bag_size=200,
                                  n_resamples=200, random_state=0)
     assert big.draws["absolute"].mean() < 0.5 * one.draws["absolute"].mean()
     assert big.draws["tv"].mean() < one.draws["tv"].mean()
@@ -73,7 +73,7 @@ def test_proportion_replicable_is_monotone_in_epsilon():
     assert props == sorted(props) and props[-1] == 1.0
     assert r.to_frame().set_index("statistic").loc["absolute", "proportion_replicable"] == props[2]
     with pytest.raises(ParameterError, match="within"):
-        resample_replicability(d, method="cluster", n_resamples=10, random_state=0,
+        resample_replicability(d, bootstrap="cluster", n_resamples=10, random_state=0,
                                utility="squared").utility_se()
 
 
@@ -85,7 +85,7 @@ def test_permutation_pvalue_uniform_under_null():
         y = rng.normal(size=90)
         p = rng.normal(size=90)
         d = from_arrays(y, p, np.repeat(["a", "b", "c"], [20, 30, 40]))
-        pvals.append(permutation_test(d, "squared", n_permutations=199,
+        pvals.append(permutation_test(d, "squared", n_resamples=199,
                                       random_state=rng).pvalue)
     pvals = np.array(pvals)
     assert stats.kstest(pvals, "uniform").pvalue > 0.01
@@ -99,7 +99,7 @@ def test_permutation_tv_pvalue_uniform_under_null():
         y = rng.normal(size=80)
         p = y + rng.normal(size=80)
         d = from_arrays(y, p, np.repeat(["a", "b"], 40))
-        pvals.append(permutation_test(d, "squared", statistic="tv", bins=3, n_permutations=199,
+        pvals.append(permutation_test(d, "squared", statistic="tv", bins=3, n_resamples=199,
                                       random_state=rng).pvalue)
     # discrete statistic: ties make the test conservative, never anti-conservative
     pvals = np.array(pvals)
@@ -109,7 +109,7 @@ def test_permutation_tv_pvalue_uniform_under_null():
 
 def test_permutation_detects_a_real_difference():
     d = _data(shifts=(0.0, 0.0, 1.5), seed=3)
-    r = permutation_test(d, "squared", n_permutations=199, random_state=0)
+    r = permutation_test(d, "squared", n_resamples=199, random_state=0)
     assert r.pvalue == pytest.approx(1 / 200)
     assert r.statistic == pytest.approx(np.ptp([-np.mean((d.y - d.pred)[d.codes == k] ** 2)
                                                 for k in range(3)]))

@@ -90,7 +90,7 @@ def test_distance_matrix_symmetric_zero_diagonal_bounded(discrete):
     m = distance_matrix(from_arrays(y, p, s)).matrix
     assert np.allclose(m, m.T) and np.all(np.diag(m) == 0)
     assert np.all((m >= 0) & (m <= 1))
-    e = distance_matrix(from_arrays(y.astype(float), p.astype(float), s), method="energy").matrix
+    e = distance_matrix(from_arrays(y.astype(float), p.astype(float), s), distance="energy").matrix
     assert np.allclose(e, e.T) and np.all(np.diag(e) == 0) and np.all(e >= 0)
 
 

@@ -12,6 +12,7 @@ from sklearn.metrics import accuracy_score
 from replikit.errors import DataError, ParameterError, ReplikitWarning
 from replikit.experiment.cross_study import CrossStudy
 from replikit.multistudy import (
+    PermutationMethod,
     assess,
     cross_study_matrix,
     from_arrays,
@@ -50,13 +51,13 @@ def test_assess_picks_squared_for_continuous_outcomes_and_says_so():
     rng = np.random.default_rng(1)
     y = rng.normal(size=90)
     d = from_arrays(y, y + rng.normal(size=90), np.repeat(["a", "b", "c"], 30))
-    a = assess(d, n_resamples=20, n_permutations=19, random_state=0)
+    a = assess(d, n_resamples=20, permutation=PermutationMethod(19), random_state=0)
     assert a.utilities.utility_name == "squared" and "squared" in a.notes[0]
     ref = study_utilities(d, "squared")
     np.testing.assert_allclose(a.utilities.utility, ref.utility)
     lab = (y > 0).astype(int)
     a = assess(from_arrays(lab, lab, np.repeat(["a", "b", "c"], 30)), n_resamples=20,
-               n_permutations=19, random_state=0)
+               permutation=PermutationMethod(19), random_state=0)
     assert a.utilities.utility_name == "accuracy" and not a.notes
     with pytest.raises(DataError, match="`--utility`"):
         assess(d, "accuracy", options={"utility": "--utility"}, n_resamples=20)
@@ -74,7 +75,7 @@ def test_cost_utility_names_the_option_and_the_positive_class():
         parse_utility("cost:5,1", name="--utility")
     y = np.array(["benign", "malignant"] * 20)
     a = assess(from_arrays(y, y, np.repeat(["a", "b"], 20)), "cost:-5,-1", n_resamples=20,
-               n_permutations=19, random_state=0)
+               permutation=PermutationMethod(19), random_state=0)
     assert any("'malignant'" in n and "positive" in n for n in a.notes)
     three = np.array([0, 1, 2] * 10)
     with pytest.raises(DataError, match="`utility`.*binary"):
@@ -86,9 +87,10 @@ def test_small_studies_flagged_and_min_units():
     y = rng.integers(0, 2, 61)
     s = np.array(["a"] * 30 + ["b"] * 30 + ["z"])
     d = from_arrays(y, y, s)
-    a = assess(d, n_resamples=20, n_permutations=19, random_state=0)
+    a = assess(d, n_resamples=20, permutation=PermutationMethod(19), random_state=0)
     assert any("z (1)" in n for n in a.notes)
-    b = assess(d, n_resamples=20, n_permutations=19, random_state=0, min_units=5)
+    b = assess(d, n_resamples=20, permutation=PermutationMethod(19), random_state=0,
+               min_units=5)
     assert b.utilities.studies == ("a", "b")
     assert any("left out 1 study" in n and "z (1)" in n for n in b.notes)
     with pytest.raises(DataError, match="min_units"):

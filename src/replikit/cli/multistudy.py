@@ -47,9 +47,10 @@ def multistudy(
                                                   "[0, 1] (default: use y_pred).")] = None,
     epsilon: Annotated[float | None, typer.Option("--epsilon", min=0.0, help="Tolerance of "
                                                   "epsilon-replicability.")] = None,
-    n_permutations: Annotated[int, typer.Option("--permutations", min=1, help="Permutations of "
-                                                "study labels.")] = 999,
-    n_resamples: Annotated[int, typer.Option("--resamples", "-B", min=2, help="Bootstrap "
+    permutation_resamples: Annotated[int, typer.Option(
+        "--permutation-resamples", min=1, help="Random permutations of the study labels in "
+                                               "the permutation tests.")] = 999,
+    n_resamples: Annotated[int, typer.Option("--resamples", min=2, help="Bootstrap "
                                              "resamples.")] = 1000,
     bootstrap: Annotated[str, typer.Option("--bootstrap", help="within, cluster or "
                                            "studystrap.")] = "within",
@@ -66,7 +67,7 @@ def multistudy(
 ) -> None:
     """Is a fixed prediction rule replicable across studies for a user? (seed 001)"""
     from ..errors import ParameterError
-    from ..multistudy import assess, load_predictions, parse_utility
+    from ..multistudy import PermutationMethod, assess, load_predictions, parse_utility
 
     # options first: nothing is read before they are all valid
     thr: object = threshold
@@ -92,7 +93,8 @@ def multistudy(
         table_ = load_predictions(predictions, study=study, table=table, study_option="--study",
                                   min_studies=2)
         res = assess(table_, u, epsilon=epsilon, n_resamples=n_resamples,
-                     n_permutations=n_permutations, bootstrap=bootstrap, bag_size=bag_size,
+                     permutation=PermutationMethod(permutation_resamples),
+                     bootstrap=bootstrap, bag_size=bag_size,
                      bins=bins, random_state=random_state, model=model, min_units=min_units,
                      options=_OPTIONS)
     su = res.utilities

@@ -26,7 +26,7 @@ import numpy as np
 
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
-from .schemes import Scheme, Split
+from .schemes import Scheme, _Block
 
 __all__ = ["CrossStudy", "StudyHoldOut", "StudyPlan"]
 
@@ -82,9 +82,13 @@ class CrossStudy(Scheme):
 
     Parameters
     ----------
-    n_splits : int >= 2
+    n_splits : int >= 2 or None
         Folds of the within-study cross-validation. A study with fewer rows gets one fold per
-        row (leave-one-out).
+        row (leave-one-out). ``None``: no within-study cross-validation (fold 0 only).
+    in_sample : bool
+        Fold 0 also tests the training study's own rows — the in-sample predictions of the
+        single-study learners that multi-study stacking combines (Patil & Parmigiani 2018;
+        seed 001 sec. 7.6).
     stratify : bool
         ``y`` holds class labels: a study with a single class is not trained on (its splits are
         left out, it is still tested); within-study folds are stratified when every class of the
@@ -96,8 +100,9 @@ class CrossStudy(Scheme):
     Notes
     -----
     Splits are numbered by training study: ``repeat`` r is the r-th label of
-    ``numpy.unique(groups)``; ``fold`` 0 trains on all of it and tests on every other study;
-    folds ``1..n`` are its within-study cross-validation. :meth:`plan` says, per study, what is
+    ``numpy.unique(groups)``; ``fold`` 0 trains on all of it and tests on every other study
+    (every study, its own included, with ``in_sample``); folds ``1..n`` are its within-study
+    cross-validation. :meth:`plan` says, per study, what is
     done and why. Each study's folds are shuffled from its own seed (one draw per study, in
     label order), so leaving a study out of training does not change the others' folds.
 
@@ -110,10 +115,16 @@ class CrossStudy(Scheme):
     [(0, 0, 4, 8), (0, 1, 2, 2), (0, 2, 2, 2)]
     """
 
-    def __init__(self, n_splits=5, stratify=False, random_state=None):
-        self.n_splits = check_int(n_splits, "n_splits", min_value=2)
+    def __init__(self, n_splits=5, in_sample=False, stratify=False, random_state=None):
+        self.n_splits = None if n_splits is None else check_int(n_splits, "n_splits",
+                                                                 min_value=2)
+        self.in_sample = bool(in_sample)
         self.stratify = bool(stratify)
         self.random_state = random_state
+
+    @property
+    def randomized(self) -> bool:  # type: ignore[override]
+        return self.n_splits is not None
 
     def plan(self, y=None, groups=None) -> list[StudyPlan]:
         """One :class:`StudyPlan` per study (sorted labels), before any split is drawn."""
@@ -127,13 +138,13 @@ class CrossStudy(Scheme):
             n = idx.size
             trained = n >= 2
             stratified = False
-            n_folds = min(self.n_splits, n) if trained else 0
+            n_folds = min(self.n_splits, n) if trained and self.n_splits else 0
             if self.stratify and trained:
                 _, counts = np.unique(y_arr[idx], return_counts=True)
                 if counts.size < 2:
                     trained, n_folds = False, 0
                 else:
-                    stratified = bool(counts.min() >= 2 and counts.max() >= n_folds)
+                    stratified = bool(n_folds and counts.min() >= 2 and counts.max() >= n_folds)
             out.append(StudyPlan(lab.item() if hasattr(lab, "item") else lab, r, n, trained,
                                  n_folds, stratified))
         return out
@@ -146,7 +157,7 @@ class CrossStudy(Scheme):
         n = len(np.asarray(groups))
         return sum(1 for _ in self.iter_splits(np.empty((n, 0)), y, groups))
 
-    def _iter(self, n, y, groups, rng) -> Iterator[Split]:
+    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
         from sklearn.model_selection import KFold, StratifiedKFold
 
         labels, codes = _labels(groups, "cross-study validation")
@@ -158,23 +169,30 @@ class CrossStudy(Scheme):
         for p in plans:
             if not p.trained:
                 continue
-            own = np.flatnonzero(codes == p.repeat)
-            yield Split(p.repeat, 0, own, np.flatnonzero(codes != p.repeat))
-            if not p.n_folds:
-                continue
-            seed = int(seeds[p.repeat])
-            if p.stratified:
-                splitter = StratifiedKFold(p.n_folds, shuffle=True, random_state=seed)
-                with warnings.catch_warnings():  # "the least populated class has only m members"
-                    warnings.simplefilter("ignore", UserWarning)
-                    folds = list(splitter.split(np.zeros(own.size), y[own]))
-            else:
-                folds = list(KFold(p.n_folds, shuffle=True, random_state=seed).split(
-                    np.zeros(own.size)))
-            if self.stratify and any(np.unique(y[own[a]]).size < 2 for a, _ in folds):
-                continue  # a fold would train a classifier on one class (a class of one row)
+            own = codes == p.repeat
+            folds = []
+            if p.n_folds:
+                idx = np.flatnonzero(own)
+                seed = int(seeds[p.repeat])
+                if p.stratified:
+                    splitter = StratifiedKFold(p.n_folds, shuffle=True, random_state=seed)
+                    with warnings.catch_warnings():  # "the least populated class has only m"
+                        warnings.simplefilter("ignore", UserWarning)
+                        folds = [(idx[a], idx[b]) for a, b in splitter.split(idx, y[idx])]
+                else:
+                    splitter = KFold(p.n_folds, shuffle=True, random_state=seed)
+                    folds = [(idx[a], idx[b]) for a, b in splitter.split(idx)]
+                if self.stratify and any(np.unique(y[a]).size < 2 for a, _ in folds):
+                    folds = []  # a fold would train a classifier on one class
+            m = 1 + len(folds)
+            W = np.zeros((m, n))
+            T = np.zeros((m, n), bool)
+            W[0, own] = 1.0
+            T[0] = True if self.in_sample else ~own
             for f, (a, b) in enumerate(folds, start=1):
-                yield Split(p.repeat, f, own[a], np.sort(own[b]))
+                W[f, a] = 1.0
+                T[f, b] = True
+            yield _Block(np.full(m, p.repeat), np.arange(m), W, T)
 
 
 class StudyHoldOut(Scheme):
@@ -213,7 +231,7 @@ class StudyHoldOut(Scheme):
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         return self.n_repeats
 
-    def _iter(self, n, y, groups, rng) -> Iterator[Split]:
+    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
         labels, codes = _labels(groups, "a hold-out within every study")
         members = [np.flatnonzero(codes == r) for r in range(labels.size)]
         n_test = [math.ceil(idx.size * self.test_size - 1e-12) for idx in members]
@@ -221,8 +239,7 @@ class StudyHoldOut(Scheme):
             raise DataError(f"`test_size`={self.test_size} leaves no training row: every "
                             "study is too small to split.")
         for r in range(self.n_repeats):
-            test = np.sort(np.concatenate([rng.choice(idx, k, replace=False)
-                                           for idx, k in zip(members, n_test, strict=True)]))
-            mask = np.ones(n, bool)
-            mask[test] = False
-            yield Split(r, 0, np.flatnonzero(mask), test)
+            T = np.zeros((1, n), bool)
+            for idx, k in zip(members, n_test, strict=True):
+                T[0, rng.choice(idx, k, replace=False)] = True
+            yield _Block(np.array([r]), np.zeros(1, int), (~T).astype(float), T)

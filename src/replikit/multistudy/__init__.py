@@ -6,12 +6,16 @@ absolute/relative ε-replicability (Defs. 3.1, 3.2) follow; :func:`dominance` co
 (Def. 3.3); :func:`distance_matrix` measures distance replicability (Def. 5.1);
 :func:`resample_replicability` and :func:`permutation_test` add uncertainty and tests (sec. 6);
 :func:`cross_study_matrix`, :func:`leave_one_study_out` and :func:`multistudy_stacking` assess
-training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole analysis.
+training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole analysis of a fixed rule's
+predictions; :func:`audit` is the entry from data and models (the audit report's section): it
+trains each model once on half of every study, assesses the best rule, and runs cross-study
+validation and leave-one-study-out of its training technique.
 """
 
 from __future__ import annotations
 
 from .._lazy import lazy_exports
+from .audit import audit as audit
 
 _EXPORTS = {
     "MultiStudyData": "_data", "from_arrays": "_data", "from_estimator": "_data",
@@ -29,11 +33,20 @@ _EXPORTS = {
     "local_replicability": "measures",
     "ResampleResult": "inference", "resample_replicability": "inference",
     "PermutationResult": "inference", "permutation_test": "inference",
+    "PermutationMethod": "inference",
     "CrossStudyResult": "training", "cross_study_matrix": "training",
     "LeaveOneStudyOutResult": "training", "leave_one_study_out": "training",
     "StackingResult": "training", "multistudy_stacking": "training",
     "get_metric": "training",
     "Assessment": "analysis", "assess": "analysis",
+    # audit.py (audit itself is bound above: importing the submodule binds the package
+    # attribute of the same name to the module, which a lazy __getattr__ cannot undo)
+    "MultiStudyAudit": "audit",
 }
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted([*_names, "audit"])
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -9,10 +9,12 @@ import pandas as pd
 
 from .._random import root_seed_sequence, task_rng
 from .._threads import single_blas
-from .._validation import check_choice, check_float, check_int
-from ..errors import DataError, ParameterError
+from .._validation import check_choice, check_confidence_level, check_float, check_int
+from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import ConfidenceInterval
 from ._data import as_study_data
 from .inference import (
+    PermutationMethod,
     PermutationResult,
     ResampleResult,
     _distance_use,
@@ -49,6 +51,10 @@ class Assessment:
     notes : tuple of str
         What the reader should know: the utility chosen for them, the positive class of a cost
         utility, studies too small to say much, studies left out by ``min_units``.
+
+    As a test result: :attr:`statistic` is ``max|U_k − U_k'|`` (the smallest ε of Def. 3.1),
+    :attr:`pvalue` its permutation p-value (exact replicability as the null, sec. 6.2) and
+    :meth:`confidence_interval` its bootstrap percentile interval (sec. 6.1).
     """
 
     utilities: StudyUtilities
@@ -59,25 +65,43 @@ class Assessment:
     epsilon: float | None = None
     notes: tuple = ()
 
+    @property
+    def statistic(self) -> float:
+        """``max|U_k − U_k'|``: the smallest ε of absolute ε-replicability (Def. 3.1)."""
+        return self.utilities.smallest_epsilon("absolute")
+
+    @property
+    def pvalue(self) -> float:
+        """Permutation p-value of :attr:`statistic` (sec. 6.2)."""
+        return self.permutation_utility.pvalue
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Bootstrap percentile interval of :attr:`statistic` (sec. 6.1), at any level."""
+        level = check_confidence_level(confidence_level)
+        a = (1 - level) / 2
+        lo, hi = np.quantile(self.bootstrap.draws["absolute"], [a, 1 - a])
+        return ConfidenceInterval(float(lo), float(hi))
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per measure: ``measure, definition, value, pvalue`` and, with ε,
-        ``replicable`` and ``proportion_replicable`` (share of resamples meeting ε)."""
+        """One row per measure: ``measure, definition, estimate, pvalue, statistic`` and, with
+        ε, ``replicable`` and ``proportion_replicable`` (share of resamples meeting ε)."""
         u, dist, b = self.utilities, self.distance, self.bootstrap
         rows = [
             {"measure": "max |U_k - U_k'|", "definition": "Def. 3.1 (absolute)",
-             "value": u.smallest_epsilon("absolute"), "pvalue": self.permutation_utility.pvalue,
-             "statistic": "absolute"},
+             "estimate": u.smallest_epsilon("absolute"),
+             "pvalue": self.permutation_utility.pvalue, "statistic": "absolute"},
             {"measure": "max 2|U_k - U_k'|/|U_k + U_k'|", "definition": "Def. 3.2 (relative)",
-             "value": u.smallest_epsilon("relative"), "pvalue": float("nan"),
+             "estimate": u.smallest_epsilon("relative"), "pvalue": float("nan"),
              "statistic": "relative"},
-            {"measure": f"max D(F_k, F_k') [{dist.method}]", "definition": "Def. 5.1 (distance)",
-             "value": dist.max,
-             "pvalue": self.permutation_distance.pvalue if dist.method == "tv" else float("nan"),
+            {"measure": f"max D(F_k, F_k') [{dist.distance}]",
+             "definition": "Def. 5.1 (distance)", "estimate": dist.max,
+             "pvalue": (self.permutation_distance.pvalue if dist.distance == "tv"
+                        else float("nan")),
              "statistic": "tv"},
         ]
         out = pd.DataFrame(rows)
         if self.epsilon is not None:
-            out["replicable"] = out["value"] <= self.epsilon
+            out["replicable"] = out["estimate"] <= self.epsilon
             out["proportion_replicable"] = [
                 b.proportion_replicable(self.epsilon, s) if s in b.draws else float("nan")
                 for s in out["statistic"]]
@@ -162,7 +186,8 @@ def _assess_iv(data, utility, bootstrap, bag_size, min_units, epsilon, model, re
 
 
 def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int = 1000,
-           n_permutations: int = 999, bootstrap: str = "within", distance: str = "tv",
+           permutation: PermutationMethod | None = None, bootstrap: str = "within",
+           distance: str = "tv",
            bins: int = 10, bag_size: int | None = None, confidence_level: float = 0.95,
            random_state=None, model=None, repeat: int | None = 0, subgroup=None,
            min_units: int = 1, options: dict | None = None) -> Assessment:
@@ -178,7 +203,11 @@ def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int
         in ``notes``). Accuracy on continuous values is refused: it would be 0 everywhere.
     epsilon : float, optional
         Tolerance of Defs. 3.1/3.2/5.1.
-    n_resamples, n_permutations : int
+    n_resamples : int
+        Bootstrap resamples (sec. 6.1).
+    permutation : PermutationMethod, optional
+        The permutation tests of study labels (sec. 6.2); default
+        ``PermutationMethod(n_resamples=999)``.
     bootstrap : {'within', 'cluster', 'studystrap'}
     distance : {'tv', 'energy'}
         The distance matrix (the permutation test and resampling use total variation).
@@ -210,24 +239,32 @@ def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int
     >>> rng = np.random.default_rng(0)
     >>> y = rng.normal(size=300)
     >>> a = assess(from_arrays(y, y + rng.normal(size=300), np.repeat(["a", "b", "c"], 100)),
-    ...            n_resamples=50, n_permutations=49, random_state=0)
+    ...            n_resamples=50, permutation=PermutationMethod(49), random_state=0)
     >>> a.utilities.utility_name, a.notes[0][:16]
     ('squared', 'utility: squared')
+    >>> round(a.statistic, 3), 0 < a.pvalue <= 1
+    (0.35, True)
     """
     d, u, eps, notes = _assess_iv(data, utility, bootstrap, bag_size, min_units, epsilon,
                                   model, repeat, subgroup, options)
     check_int(n_resamples, "n_resamples", min_value=2)
+    if permutation is None:
+        permutation = PermutationMethod()
+    elif not isinstance(permutation, PermutationMethod):
+        raise ParameterTypeError(f"`permutation` must be a PermutationMethod (e.g. "
+                                 f"PermutationMethod(n_resamples=999)); got {permutation!r}.")
     root = root_seed_sequence(random_state)
     with single_blas():
         su = study_utilities(d, u)
-        dm = distance_matrix(d, method=distance, bins=bins, use=_distance_use(u), utility=u,
+        dm = distance_matrix(d, distance=distance, bins=bins, use=_distance_use(u), utility=u,
                              random_state=task_rng(root, "energy"))
-        boot = resample_replicability(d, u, method=bootstrap, n_resamples=n_resamples,
+        boot = resample_replicability(d, u, bootstrap=bootstrap, n_resamples=n_resamples,
                                       epsilon=eps, bins=bins, bag_size=bag_size,
                                       confidence_level=confidence_level,
                                       random_state=task_rng(root, "bootstrap"))
-        pu = permutation_test(d, u, statistic="absolute", n_permutations=n_permutations,
+        pu = permutation_test(d, u, statistic="absolute", n_resamples=permutation.n_resamples,
                               random_state=task_rng(root, "perm-utility"))
-        pd_ = permutation_test(d, u, statistic="tv", n_permutations=n_permutations, bins=bins,
+        pd_ = permutation_test(d, u, statistic="tv", n_resamples=permutation.n_resamples,
+                               bins=bins,
                                random_state=task_rng(root, "perm-distance"))
     return Assessment(su, dm, boot, pu, pd_, eps, tuple(notes))

@@ -34,8 +34,8 @@ from ._data import MultiStudyData, as_study_data
 from .measures import joint_cells
 from .utilities import _group_mean, _unit_values, parse_utility
 
-__all__ = ["ResampleResult", "resample_replicability", "PermutationResult", "permutation_test",
-           "STATISTICS"]
+__all__ = ["ResampleResult", "resample_replicability", "PermutationMethod", "PermutationResult",
+           "permutation_test", "STATISTICS"]
 
 STATISTICS = ("absolute", "relative", "tv")
 _BLOCK = 4_000_000
@@ -173,8 +173,8 @@ class ResampleResult:
 
     Attributes
     ----------
-    method : str
-        ``'within'``, ``'cluster'`` or ``'studystrap'``.
+    bootstrap : str
+        The resampling scheme: ``'within'``, ``'cluster'`` or ``'studystrap'``.
     n_resamples : int
     studies : tuple
     utility_name : str
@@ -191,7 +191,7 @@ class ResampleResult:
         ``bag_size``, ``within``, ``bins``, ``cells``.
     """
 
-    method: str
+    bootstrap: str
     n_resamples: int
     studies: tuple
     utility_name: str
@@ -232,8 +232,8 @@ class ResampleResult:
 
     def _need_within(self) -> None:
         if self.utility_draws is None:
-            raise ParameterError(f"per-study utilities are resampled by method='within' only; "
-                                 f"this result used {self.method!r}.")
+            raise ParameterError(f"per-study utilities are resampled by bootstrap='within' "
+                                 f"only; this result used {self.bootstrap!r}.")
 
     def study_frame(self) -> pd.DataFrame:
         """``study, utility, se, ci_low, ci_high`` (within-study bootstrap)."""
@@ -242,13 +242,14 @@ class ResampleResult:
                              "se": self.utility_se(), "ci_low": ci[:, 0], "ci_high": ci[:, 1]})
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per statistic: ``statistic, observed, mean, se, ci_low, ci_high`` and, with
-        ``epsilon``, ``proportion_replicable``."""
+        """One row per statistic: ``bootstrap, statistic, estimate`` (observed), ``mean``,
+        ``se``, ``ci_low``, ``ci_high`` (percentile interval at ``confidence_level``),
+        ``n_resamples`` and, with ``epsilon``, ``proportion_replicable``."""
         a = (1 - self.confidence_level) / 2
         rows = []
         for name, v in self.draws.items():
             lo, hi = np.quantile(v, [a, 1 - a])
-            row = {"method": self.method, "statistic": name, "observed": self.observed[name],
+            row = {"bootstrap": self.bootstrap, "statistic": name, "estimate": self.observed[name],
                    "mean": float(v.mean()), "se": float(v.std(ddof=1)), "ci_low": float(lo),
                    "ci_high": float(hi), "n_resamples": self.n_resamples}
             if self.epsilon is not None:
@@ -258,15 +259,40 @@ class ResampleResult:
         return pd.DataFrame(rows)
 
     def __str__(self) -> str:
-        lines = [f"Resampled replicability ({self.method}, {self.n_resamples} resamples; "
+        lines = [f"Resampled replicability ({self.bootstrap}, {self.n_resamples} resamples; "
                  f"{self.utility_name}; seed 001, sec. 6.1)"]
         for r in self.to_frame().itertuples(index=False):
-            line = (f"  {r.statistic:>8}: observed {r.observed:.4g}, resampled mean {r.mean:.4g}"
+            line = (f"  {r.statistic:>8}: observed {r.estimate:.4g}, resampled mean {r.mean:.4g}"
                     f" (SE {r.se:.4g})")
             if self.epsilon is not None:
                 line += f", P(<= {self.epsilon:g}) = {r.proportion_replicable:.3f}"
             lines.append(line)
         return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class PermutationMethod:
+    """How to run a permutation test of study labels, for functions that also bootstrap (the
+    shape of :class:`scipy.stats.PermutationMethod`): their own ``n_resamples`` counts the
+    bootstrap resamples, this one the permutations.
+
+    Parameters
+    ----------
+    n_resamples : int >= 1
+        Random permutations of the study labels; the p-value is
+        ``(1 + #{T_b >= T_obs}) / (n_resamples + 1)``, so 999 gives p-values on a grid of
+        1/1000.
+
+    Examples
+    --------
+    >>> PermutationMethod(199)
+    PermutationMethod(n_resamples=199)
+    """
+
+    n_resamples: int = 999
+
+    def __post_init__(self) -> None:
+        check_int(self.n_resamples, "n_resamples", min_value=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,14 +307,14 @@ class PermutationResult:
     statistic: float
     pvalue: float
     statistic_name: str
-    n_permutations: int
+    n_resamples: int
     utility_name: str
     null_distribution: np.ndarray = field(repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([{"method": "permutation of study labels",
                               "statistic_name": self.statistic_name, "statistic": self.statistic,
-                              "pvalue": self.pvalue, "n_permutations": self.n_permutations,
+                              "pvalue": self.pvalue, "n_resamples": self.n_resamples,
                               "null_mean": float(self.null_distribution.mean()),
                               "utility": self.utility_name}])
 
@@ -297,7 +323,7 @@ class PermutationResult:
                 "tv": "max TV(F_k, F_k')"}[self.statistic_name]
         return (f"Permutation test of study labels (seed 001, sec. 6.2)\n"
                 f"  {what} = {self.statistic:.4g}, p = {self.pvalue:.4g} "
-                f"({self.n_permutations} permutations)")
+                f"({self.n_resamples} permutations)")
 
 
 # -- public functions ------------------------------------------------------------------------
@@ -322,7 +348,7 @@ def _prepare(data, utility, bins, model, repeat, subgroup, need_cells):
 
 
 @single_blas
-def resample_replicability(data, utility="accuracy", *, method: str = "within",
+def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within",
                            n_resamples: int = 1000, epsilon: float | None = None,
                            distance: bool = True, bins: int = 10, bag_size: int | None = None,
                            within: bool = True, confidence_level: float = 0.95,
@@ -336,8 +362,8 @@ def resample_replicability(data, utility="accuracy", *, method: str = "within",
     utility : str, Utility or callable
         See :func:`~replikit.multistudy.parse_utility`. A data-driven threshold
         (``'empirical'``) is computed once on the observed data and held fixed.
-    method : {'within', 'cluster', 'studystrap'}
-        ``'within'``: units resampled with replacement inside each study (conditional on the
+    bootstrap : {'within', 'cluster', 'studystrap'}
+        The resampling scheme. ``'within'``: units resampled with replacement inside each study (conditional on the
         studies; gives SEs of ``U_k`` and of the difference matrix). ``'cluster'``: randomized
         cluster bootstrap (Davison & Hinkley 1997, sec. 3.8): K studies drawn with replacement,
         then units within each (``within=False`` keeps drawn studies intact).
@@ -380,7 +406,7 @@ def resample_replicability(data, utility="accuracy", *, method: str = "within",
     >>> r.utility_se().round(2).tolist()
     [0.03, 0.03]
     """
-    check_choice(method, "method", ("within", "cluster", "studystrap"))
+    check_choice(bootstrap, "bootstrap", ("within", "cluster", "studystrap"))
     B = check_int(n_resamples, "n_resamples", min_value=2)
     eps = None if epsilon is None else check_float(epsilon, "epsilon", min_value=0.0)
     level = check_confidence_level(confidence_level)
@@ -389,9 +415,9 @@ def resample_replicability(data, utility="accuracy", *, method: str = "within",
         bag_size = d.K
     bag_size = check_int(bag_size, "bag_size", min_value=1)
     rng = check_random_state(random_state)
-    if method == "within":
+    if bootstrap == "within":
         blocks = _within_blocks(d, u, cells, C, B, rng)
-    elif method == "cluster":
+    elif bootstrap == "cluster":
         blocks = _cluster_blocks(d, u, cells, C, B, rng, bool(within))
     else:
         blocks = _strap_blocks(d, u, cells, C, B, rng, bag_size)
@@ -400,24 +426,24 @@ def resample_replicability(data, utility="accuracy", *, method: str = "within",
     for U, F in blocks:
         for k, v in _stats(U, F).items():
             parts.setdefault(k, []).append(v)
-        if method == "within":
+        if bootstrap == "within":
             Us.append(U)
     draws = {k: np.concatenate(v) for k, v in parts.items()}
     U_obs, F_obs = _observed(d, u, cells, C)
     observed = {k: float(v[0]) for k, v in _stats(U_obs[None], None if F_obs is None
                                                     else F_obs[None]).items()}
     settings = {"bins": bins, "cells": desc}
-    if method == "studystrap":
+    if bootstrap == "studystrap":
         settings["bag_size"] = bag_size
-    if method == "cluster":
+    if bootstrap == "cluster":
         settings["within"] = bool(within)
-    return ResampleResult(method, B, tuple(d.studies), u_spec.name, observed, draws, eps, level,
+    return ResampleResult(bootstrap, B, tuple(d.studies), u_spec.name, observed, draws, eps, level,
                           np.concatenate(Us) if Us else None, U_obs, settings)
 
 
 @single_blas
 def permutation_test(data, utility="accuracy", *, statistic: str = "absolute",
-                     n_permutations: int = 999, bins: int = 10, random_state=None, model=None,
+                     n_resamples: int = 999, bins: int = 10, random_state=None, model=None,
                      repeat: int | None = 0, subgroup=None) -> PermutationResult:
     """Test exact replicability by permuting study labels (seed 001, sec. 6.2).
 
@@ -428,7 +454,8 @@ def permutation_test(data, utility="accuracy", *, statistic: str = "absolute",
     statistic : {'absolute', 'relative', 'tv'}
         ``max|U_k − U_k'|`` (Def. 3.1), its relative form (Def. 3.2), or
         ``max_{k,k'} TV(F_k, F_k')`` (Def. 5.1, the example of sec. 6.2).
-    n_permutations : int
+    n_resamples : int
+        Random permutations of the study labels.
     bins : int
         Quantile bins for continuous predictions/outcomes (``'tv'``).
     random_state : None, int or Generator
@@ -450,11 +477,11 @@ def permutation_test(data, utility="accuracy", *, statistic: str = "absolute",
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
     >>> d = from_arrays(rng.normal(size=300), rng.normal(size=300), np.repeat([1, 2, 3], 100))
-    >>> 0 < permutation_test(d, "squared", n_permutations=199, random_state=0).pvalue <= 1
+    >>> 0 < permutation_test(d, "squared", n_resamples=199, random_state=0).pvalue <= 1
     True
     """
     check_choice(statistic, "statistic", STATISTICS)
-    B = check_int(n_permutations, "n_permutations", min_value=1)
+    B = check_int(n_resamples, "n_resamples", min_value=1)
     d, u_spec, u, cells, C, _ = _prepare(data, utility, bins, model, repeat, subgroup,
                                          statistic == "tv")
     rng = check_random_state(random_state)

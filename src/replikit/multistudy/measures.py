@@ -142,7 +142,7 @@ class DistanceMatrix:
     studies : tuple
     matrix : ndarray of shape (K, K)
         Symmetric, zero diagonal.
-    method : str
+    distance : str
         ``'tv'`` (total variation on the cells) or ``'energy'``.
     cells : str
         How the cells were formed (exact or binned), or the energy-distance settings.
@@ -152,7 +152,7 @@ class DistanceMatrix:
 
     studies: tuple
     matrix: np.ndarray
-    method: str
+    distance: str
     cells: str
     frequencies: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -173,24 +173,24 @@ class DistanceMatrix:
         return pd.DataFrame(self.matrix, index=list(self.studies), columns=list(self.studies))
 
     def __str__(self) -> str:
-        name = "total variation" if self.method == "tv" else "energy distance"
+        name = "total variation" if self.distance == "tv" else "energy distance"
         i, j = np.unravel_index(np.argmax(self.matrix), self.matrix.shape)
         return (f"Distance replicability ({name}; {self.cells}; seed 001, Def. 5.1)\n"
                 f"  max D = {self.max:.4g} between {self.studies[i]!s} and {self.studies[j]!s}")
 
 
-def distance_matrix(data, *, method: str = "tv", bins: int = 10, use: str = "pred",
-                    utility=None, max_units: int = 2000, random_state=0, model=None,
+def distance_matrix(data, *, distance: str = "tv", bins: int = 10, use: str = "pred",
+                    utility=None, max_units: int = 2000, random_state=None, model=None,
                     repeat: int | None = 0, subgroup=None) -> DistanceMatrix:
     """Distances between the studies' empirical joint distributions ``F_k`` of ``(φ(x), y)``.
 
     Parameters
     ----------
     data : Predictions, DataFrame or MultiStudyData
-    method : {'tv', 'energy'}
+    distance : {'tv', 'energy'}
         ``'tv'``: total variation ``½ Σ_c |F_k(c) − F_k'(c)|`` on the cells of
         :func:`joint_cells` — exact when predictions and labels are discrete, on pooled-quantile
-        bins otherwise. ``'energy'``: the energy distance of the standardised points
+        bins otherwise. ``'energy'``: the energy distance of the standardized points
         ``(φ(x), y)``, no binning (each study subsampled to ``max_units`` units).
     bins : int
         Quantile bins per continuous coordinate (TV).
@@ -199,6 +199,9 @@ def distance_matrix(data, *, method: str = "tv", bins: int = 10, use: str = "pre
         user's action under ``utility``.
     max_units : int
         Energy distance: units per study at most (subsampled with ``random_state``).
+    random_state : None, int or Generator
+        The energy distance's subsample (only drawn when a study has more than ``max_units``
+        units; total variation uses no randomness).
 
     Returns
     -------
@@ -217,10 +220,10 @@ def distance_matrix(data, *, method: str = "tv", bins: int = 10, use: str = "pre
     >>> distance_matrix(d).max
     0.5
     """
-    check_choice(method, "method", ("tv", "energy"))
+    check_choice(distance, "distance", ("tv", "energy"))
     d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
     K = d.K
-    if method == "tv":
+    if distance == "tv":
         cells, C, desc = joint_cells(d, bins=bins, use=use, utility=utility)
         freq = np.bincount(d.codes * C + cells, minlength=K * C).reshape(K, C) / d.sizes[:, None]
         frame = pd.DataFrame(freq, index=list(d.studies))
@@ -250,7 +253,7 @@ def distance_matrix(data, *, method: str = "tv", bins: int = 10, use: str = "pre
     for i in range(K):
         for j in range(i + 1, K):
             M[i, j] = M[j, i] = energy_distance(samples[i], samples[j])
-    desc = f"standardised (prediction, outcome); at most {max_units} units per study"
+    desc = f"standardized (prediction, outcome); at most {max_units} units per study"
     return DistanceMatrix(tuple(d.studies), M, "energy", desc, None)
 
 

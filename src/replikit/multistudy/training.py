@@ -31,7 +31,7 @@ from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..experiment.cross_study import CrossStudy
 from ..experiment.metrics import LOWER_IS_BETTER, METRICS, NEEDS_PROBA
-from ..experiment.schemes import LeaveOneStudyOut, Scheme, Split
+from ..experiment.schemes import LeaveOneStudyOut
 from .utilities import Utility, parse_utility
 
 __all__ = ["CrossStudyResult", "cross_study_matrix", "LeaveOneStudyOutResult",
@@ -180,49 +180,27 @@ def _predicted(predictions, classes=None) -> dict:
     return out
 
 
-class _Trainable(Scheme):
-    """The splits of ``scheme`` whose training rows hold at least two classes (a classifier
-    cannot be trained on one); ``repeat``/``fold`` numbers are kept."""
+class _TrainableLeaveOneStudyOut:
+    """Leave-one-study-out (the splits of :class:`~replikit.experiment.LeaveOneStudyOut`)
+    without the studies whose complement holds a single class: a classifier cannot be trained
+    there. A plain scikit-learn splitter (the runner numbers its splits 0, 1, ...; the left-out
+    study is read from the test rows)."""
 
-    def __init__(self, scheme):
-        self.scheme = scheme
-
-    @property
-    def randomized(self) -> bool:  # type: ignore[override]
-        return self.scheme.randomized
-
-    def get_n_splits(self, X=None, y=None, groups=None) -> int:
-        n = len(np.asarray(groups if groups is not None else y))
-        return sum(1 for _ in self.iter_splits(np.empty((n, 0)), y, groups))
-
-    def iter_splits(self, X, y=None, groups=None, random_state=None):
-        y_arr = None if y is None else np.asarray(y)
-        for sp in self.scheme.iter_splits(X, y, groups, random_state=random_state):
-            if y_arr is None or pd.unique(y_arr[sp.train]).size > 1:
-                yield sp
-
-    def _iter(self, n, y, groups, rng):
-        yield from self.iter_splits(np.empty((n, 0)), y, groups, random_state=rng)
-
-
-class _StudyLearners(Scheme):
-    """One split per study of ``learners`` (codes in ``groups``): train on that study, predict
-    every row — the single-study learners of multi-study stacking, whose predictions on their
-    own study are in-sample (Patil & Parmigiani 2018). Split ``(0, k)`` is study code k."""
-
-    randomized = False
-
-    def __init__(self, learners=()):
-        self.learners = tuple(int(k) for k in learners)
-
-    def get_n_splits(self, X=None, y=None, groups=None) -> int:
-        return len(self.learners)
-
-    def _iter(self, n, y, groups, rng):
+    def split(self, X, y=None, groups=None):
         codes = np.asarray(groups)
-        every = np.arange(n)
-        for k in self.learners:
-            yield Split(0, k, np.flatnonzero(codes == k), every)
+        y_arr = np.asarray(y)
+        for sp in LeaveOneStudyOut().iter_splits(np.empty((codes.size, 0)), y_arr, codes):
+            if pd.unique(y_arr[sp.train]).size > 1:
+                yield sp.train, sp.test
+
+    def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        return sum(1 for _ in self.split(X, y, groups))
+
+
+def _by_left_out_study(predictions, codes, classes) -> dict:
+    """Leave-one-study-out predictions keyed by the code of the study left out."""
+    return {int(codes[test[0]]): (test, pred, proba)
+            for (test, pred, proba) in _predicted(predictions, classes).values()}
 
 
 def _plural(n: int, word: str) -> str:
@@ -517,7 +495,7 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
     labels, _ = _usable_studies(ya, sa, labels, False, notes)
     rows, codes = _coded(sa, labels)
     y_used = ya[rows]
-    scheme = _Trainable(LeaveOneStudyOut()) if classification else LeaveOneStudyOut()
+    scheme = _TrainableLeaveOneStudyOut() if classification else LeaveOneStudyOut()
     untrainable = [k for i, k in enumerate(labels)
                    if classification and pd.unique(y_used[codes != i]).size < 2]
     if len(untrainable) == len(labels):
@@ -525,7 +503,7 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
                         "hold a single class).")
     res = _run({model_name: estimator}, Xa[rows], y_used, scheme, codes,
                random_state=random_state, n_jobs=n_jobs)
-    got = {fold: v for (_r, fold), v in _predicted(res.predictions, all_classes).items()}
+    got = _by_left_out_study(res.predictions, codes, all_classes)
     out_rows, frames = [], []
     for i, k in enumerate(labels):
         n_k = int(np.sum(codes == i))
@@ -625,7 +603,7 @@ def _learner_outputs(predictions, n: int, learners: list, classification: bool,
     P = np.zeros((n, len(learners)))
     got = _predicted(predictions, [pos_class] if classification else None)
     for j, k in enumerate(learners):
-        test, pred, proba = got[(0, k)]
+        test, pred, proba = got[(k, 0)]
         if proba is not None:
             P[test, j] = proba[:, 0]
         elif classification:
@@ -720,18 +698,18 @@ def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool =
     ssl = [labels.index(k) for k in ssl_labels]
     # one learner per study, predicting every row (in-sample on its own study): one run; the
     # learner of study k is the same in every leave-one-study-out configuration
-    res = _run({"learner": estimator}, Xa[rows], y_used, _StudyLearners(ssl), codes,
+    res = _run({"learner": estimator}, Xa[rows], y_used,
+               CrossStudy(None, in_sample=True, stratify=classification), codes,
                random_state=random_state, n_jobs=n_jobs)
     P = _learner_outputs(res.predictions, len(rows), ssl, classification, pos_class)
     merged: dict = {}
     if evaluate:  # the merged learner, trained on the pooled other studies: one run
-        scheme = _Trainable(LeaveOneStudyOut()) if classification else LeaveOneStudyOut()
+        scheme = _TrainableLeaveOneStudyOut() if classification else LeaveOneStudyOut()
         if not classification or any(pd.unique(y_used[codes != i]).size > 1
                                      for i in range(len(labels))):
             res_m = _run({"merged": estimator}, Xa[rows], y_used, scheme, codes,
                          random_state=random_state, n_jobs=n_jobs)
-            merged = {fold: v for (_r, fold), v in _predicted(res_m.predictions,
-                                                              classes).items()}
+            merged = _by_left_out_study(res_m.predictions, codes, classes)
     w = _weights(P, t_used, s_used, ssl_labels)
     weights = pd.DataFrame({k: v[0] for k, v in w.items()}, index=[str(k) for k in ssl_labels])
     intercept = w["stack_intercept"][1]

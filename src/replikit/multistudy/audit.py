@@ -1,0 +1,518 @@
+"""The cross-study replicability audit of a multi-study dataset (seed 001, Parmigiani).
+
+:func:`audit` is the entry of the audit report's section. From data and models it builds the
+fixed rules of seed 001 (each model trained once on a random half of every study), assesses the
+rule with the highest average utility for its users (``U_k`` per study with bootstrap intervals,
+the smallest ε, distances, permutation tests, dominance of the other rules), then the training
+technique behind it: the cross-study validation matrix and leave-one-study-out on the report's
+primary metric. Every fit is a :func:`replikit.experiment.run` call.
+
+The package binds :func:`audit` eagerly (``replikit.multistudy.audit`` is the function, not
+this module), so this module imports nothing heavy at import time.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._random import root_seed_sequence, task_int_seed, task_rng
+from .._validation import check_int
+from ..errors import NotApplicableError, ParameterTypeError
+from ..results import ConfidenceInterval, Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..data.tables import Predictions
+    from .analysis import Assessment
+    from .inference import PermutationMethod
+    from .training import CrossStudyResult, LeaveOneStudyOutResult
+    from .utilities import StudyUtilities
+
+__all__ = ["MultiStudyAudit", "audit", "MIN_STUDY_ROWS", "MIN_PER_CLASS", "MIN_UNITS",
+           "LOSO_BUDGET", "ALPHA"]
+
+MIN_STUDY_ROWS = 20  # rows a study needs to be halved and cross-validated within itself
+MIN_PER_CLASS = 4  # rows of every class a study needs (classification)
+MIN_UNITS = 10  # held-out units a study needs to enter the rule's assessment
+LOSO_BUDGET = 8.0  # seconds: above this estimate, leave-one-study-out uses the linear model
+ALPHA = 0.05  # significance level of the verdict's permutation test
+
+UTILITY_LABELS = {"brier": "minus the Brier score", "accuracy": "accuracy",
+                  "squared": "minus the squared error"}
+UTILITY_DESCRIPTIONS = {
+    "brier": ("minus the Brier score, U = −½ Σ_c (p(c) − I{y = c})² (0 is perfect; a proper "
+              "score)"),
+    "accuracy": "accuracy I{φ = y}",
+    "squared": "U = −(y − φ)², so U_k = −MSE_k",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MultiStudyAudit:
+    """Everything :func:`audit` computes.
+
+    Attributes
+    ----------
+    rule : str
+        The model assessed: the fixed rule with the highest average utility.
+    utility : {'brier', 'accuracy', 'squared'}
+        The users' utility (see :func:`audit`).
+    mean_utility : dict
+        Model -> average utility over every held-out unit (the rule choice).
+    utilities : StudyUtilities
+        ``U_k`` of the rule in every study assessed (eq. 1), the K×K matrix ``U_k − U_k'``
+        (sec. 3.2) and the smallest ε (Defs. 3.1, 3.2).
+    assessment : Assessment
+        :func:`~replikit.multistudy.assess` of the rule: distances (Def. 5.1), the within-study
+        bootstrap (sec. 6.1) and the permutation tests (sec. 6.2).
+    rules : DataFrame
+        Every rule: ``rule, mean_utility, smallest_epsilon`` and, against the assessed rule,
+        ``dominated`` (the assessed rule dominates it, Def. 3.3), ``dominates`` (it dominates
+        the assessed rule) and ``region`` (Fig. 1). The assessed rule's row comes first.
+    rule_utilities : dict
+        Model -> its :class:`StudyUtilities` on the studies assessed.
+    predictions : Predictions
+        Every model's predictions of the held-out halves (the run's output with each unit's
+        study), ready for the other functions of :mod:`replikit.multistudy`.
+    cross_study : CrossStudyResult
+        Cross-study validation of the rule's training technique on ``metric`` (Bernau et al.
+        2014; seed 001 sec. 7.4).
+    loso : LeaveOneStudyOutResult
+        Leave-one-study-out on ``metric`` of ``loso_model``.
+    loso_model : str
+        The rule's model, or ``'lr'`` when its leave-one-study-out would take longer than
+        ``LOSO_BUDGET`` seconds (``loso_seconds`` is the estimate).
+    loso_seconds : float
+    metric : str
+        The metric of the cross-study matrix and of leave-one-study-out.
+    n_train : int
+        Rows the rules were trained on (half of every study).
+    n_resamples : int
+        Bootstrap resamples.
+    permutation : PermutationMethod
+        The permutation tests' settings.
+    cv : int
+        Folds of the within-study cross-validation (the matrix's diagonal).
+    tv_bins : int
+        Quantile bins of continuous (φ(x), y) in the total variation distance.
+    quick : bool
+    studies_left_out : tuple of (study, reason)
+        Studies too small for the audit (fewer than ``MIN_STUDY_ROWS`` rows, or for
+        classification fewer than ``MIN_PER_CLASS`` rows of a class).
+    studies_dropped : tuple
+        Studies with fewer than ``MIN_UNITS`` held-out units, left out of the rule's assessment.
+    seconds : float
+    notes : tuple of str
+        What was done: studies left out and why, the model of leave-one-study-out, the notes of
+        the assessment, the matrix and leave-one-study-out.
+    verdict : Verdict
+    """
+
+    rule: str
+    utility: str
+    mean_utility: dict
+    utilities: StudyUtilities
+    assessment: Assessment
+    rules: pd.DataFrame
+    rule_utilities: dict = field(repr=False)
+    predictions: Predictions = field(repr=False)
+    cross_study: CrossStudyResult = field(repr=False)
+    loso: LeaveOneStudyOutResult = field(repr=False)
+    loso_model: str = ""
+    loso_seconds: float = 0.0
+    metric: str = ""
+    n_train: int = 0
+    n_resamples: int = 0
+    permutation: PermutationMethod | None = None
+    cv: int = 5
+    tv_bins: int = 10
+    quick: bool = False
+    studies_left_out: tuple = ()
+    studies_dropped: tuple = ()
+    seconds: float = 0.0
+    notes: tuple = ()
+    verdict: Verdict | None = None
+
+    @property
+    def utility_label(self) -> str:
+        """The utility in words (``'minus the Brier score'``, ...)."""
+        return UTILITY_LABELS[self.utility]
+
+    @property
+    def utility_description(self) -> str:
+        """The utility's formula in words."""
+        return UTILITY_DESCRIPTIONS[self.utility]
+
+    @property
+    def statistic(self) -> float:
+        """``max|U_k − U_k'|``: the smallest ε of absolute ε-replicability (Def. 3.1)."""
+        return self.assessment.statistic
+
+    @property
+    def pvalue(self) -> float:
+        """Permutation p-value of :attr:`statistic` (exact replicability as the null)."""
+        return self.assessment.pvalue
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Bootstrap percentile interval of :attr:`statistic` (the ε interval)."""
+        return self.assessment.confidence_interval(confidence_level)
+
+    def utility_intervals(self, confidence_level: float = 0.95) -> np.ndarray:
+        """Bootstrap percentile intervals of every ``U_k``, shape (K, 2)."""
+        return self.assessment.bootstrap.utility_interval(confidence_level)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per study assessed: ``study, n, utility, se, ci_low, ci_high`` (within-study
+        bootstrap, 95% percentile interval) and, for classification, ``sensitivity``,
+        ``specificity`` and ``prevalence``."""
+        su, boot = self.utilities, self.assessment.bootstrap
+        ci = self.utility_intervals()
+        out = su.to_frame()[["study", "n", "utility"]].copy()
+        out["se"] = boot.utility_se()
+        out["ci_low"], out["ci_high"] = ci[:, 0], ci[:, 1]
+        for c in ("sensitivity", "specificity", "prevalence"):
+            if c in su.table:
+                out[c] = su.table[c].to_numpy()
+        return out.reset_index(drop=True)
+
+    def plot(self, ax=None):
+        """``U_k`` per study with 95% bootstrap intervals; returns the axes."""
+        from .plots import plot_study_utilities
+
+        return plot_study_utilities(self.utilities, self.utility_intervals(), ax=ax)
+
+    def __str__(self) -> str:
+        ci = self.confidence_interval()
+        return (f"Cross-study replicability of {self.rule} (seed 001; utility: "
+                f"{self.utility_label})\n  {self.utilities.K} studies; max |U_k - U_k'| = "
+                f"{self.statistic:.4g} (95% bootstrap interval {ci}); permutation p = "
+                f"{self.pvalue:.4g}\n  {self.verdict}")
+
+
+def _study_subset(d, min_rows: int, min_per_class: int):
+    """The dataset restricted to studies with ``min_rows`` rows and (classification)
+    ``min_per_class`` rows of every class; and ``[(study, reason)]`` for those left out, in the
+    order the studies first appear."""
+    import dataclasses
+
+    import pandas as pd
+
+    study = d.study.astype(str)
+    left_out = []
+    classes = sorted(pd.unique(d.y)) if d.task == "classification" else []
+    names = dict(enumerate(d.classes)) if d.classes else {}
+    for s in pd.unique(study):
+        rows = (study == s).to_numpy()
+        n = int(rows.sum())
+        if n < min_rows:
+            left_out.append((s, f"{n} row{'s' if n != 1 else ''} (fewer than {min_rows})"))
+            continue
+        if classes:
+            counts = pd.Series(d.y[rows]).value_counts()
+            short = [c for c in classes if counts.get(c, 0) < min_per_class]
+            if short:
+                shown = ", ".join(str(names.get(c, c)) for c in short)
+                left_out.append((s, f"class{'es' if len(short) > 1 else ''} {shown} "
+                                    f"{'absent' if min_per_class == 1 else 'too rare'}"))
+    if not left_out:
+        return d, []
+    out = {s for s, _ in left_out}
+    mask = ~study.isin(out).to_numpy()
+    sub = dataclasses.replace(d, X=d.X[mask].reset_index(drop=True),
+                              y=d.y[mask].reset_index(drop=True),
+                              study=d.study[mask].reset_index(drop=True))
+    return sub, left_out
+
+
+def _audit_iv(dataset, models, metric, quick, n_jobs):
+    from ..data.userdata import Dataset
+    from .training import get_metric
+
+    if not isinstance(dataset, Dataset):
+        raise ParameterTypeError(f"`dataset` must be a replikit Dataset (load_dataset, "
+                                 f"dataset_from_frame); got {type(dataset).__name__}.")
+    if models is not None and (not isinstance(models, dict) or not models):
+        raise ParameterTypeError(f"`models` must be a non-empty dict of name -> estimator or "
+                                 f"None; got {models!r}.")
+    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    classification = dataset.task == "classification"
+    if metric is None:
+        metric = "balanced_accuracy" if classification else "r2"
+    n_classes = int(dataset.y.nunique()) if classification else None
+    get_metric(metric, task=dataset.task, n_classes=n_classes)
+    return metric, bool(quick), n_jobs
+
+
+def audit(dataset, *, models=None, metric=None, quick: bool = False, random_state=None,
+          n_jobs: int = 1) -> MultiStudyAudit:
+    """Is a prediction rule replicable across studies, for its users? (seed 001, Parmigiani)
+
+    The recipe:
+
+    1. **Studies.** Studies with fewer than ``MIN_STUDY_ROWS`` = 20 rows, or for
+       classification fewer than ``MIN_PER_CLASS`` = 4 rows of some class, are left out with
+       the reason (every study is halved and cross-validated within itself);
+       :class:`~replikit.errors.NotApplicableError` when fewer than two remain, or when the data
+       have a single study.
+    2. **Fixed rules.** Every model is trained once on a random half of every study's rows and
+       applied, unchanged, to the other half of every study — the fixed rule φ of sec. 3, which
+       must not be trained on the units that assess it. One :func:`replikit.experiment.run` per
+       model with the :class:`~replikit.experiment.cross_study.StudyHoldOut` scheme (the same
+       half split for every model); its Predictions feed
+       :func:`~replikit.multistudy.from_predictions` directly.
+    3. **Utility** (eqs. 1–4): for regression ``U = −(y − φ)²`` (so ``U_k = −MSE_k``); for
+       classifiers with probabilities minus the Brier score ``−½ Σ_c (p(c) − I{y = c})²`` (a
+       proper score: with 14% cases, always predicting "no case" is 86% accurate in every
+       study, a replicable but useless rule); else accuracy.
+    4. **The rule assessed** is the one with the highest mean utility over all held-out units.
+       Studies with fewer than ``MIN_UNITS`` = 10 held-out units leave its assessment (a study
+       of one or two units has a point-mass ``F_k`` at total variation near 1 from every
+       other), when at least two studies remain.
+    5. :func:`~replikit.multistudy.assess`: ``U_k`` with within-study bootstrap intervals,
+       ``max|U_k − U_k'|`` (Def. 3.1) with its bootstrap interval (the ε interval), its relative
+       form (Def. 3.2), total variation distances (Def. 5.1; fewer quantile bins when studies
+       are small: ``clip(sqrt(min n_k / 5), 2, 10)``) and permutation tests of study labels
+       (sec. 6.2): 1000 resamples and 999 permutations, 200 and 199 with ``quick``.
+    6. **Dominance** (Def. 3.3) of every other rule by the assessed one, on the same studies.
+    7. **Training technique**: the cross-study validation matrix of the rule's model (5-fold
+       within-study CV on the diagonal, 3 with ``quick``) and leave-one-study-out, on the
+       primary ``metric``; leave-one-study-out uses the linear model ``lr`` instead when its
+       estimated time (the rule's fit time scaled to K fits on the left-in rows) exceeds
+       ``LOSO_BUDGET`` = 8 s.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        With study labels (:class:`replikit.data.userdata.Dataset`).
+    models : dict of str -> estimator, optional
+        Default: :func:`replikit.experiment.default_models` for the task.
+    metric : str, optional
+        The primary metric of the cross-study matrix and leave-one-study-out (the report passes
+        its own); default ``'r2'`` for regression, ``'balanced_accuracy'`` for classification.
+    quick : bool
+        Fewer resamples, permutations and folds (a preview).
+    random_state : None, int or Generator
+        Root seed; the half split, every fit, the bootstrap and the permutations draw from
+        streams derived from it, so results are bit-identical whatever ``n_jobs``.
+    n_jobs : int
+        Worker processes of the runner (cross-study matrix, leave-one-study-out).
+
+    Returns
+    -------
+    MultiStudyAudit
+
+    Raises
+    ------
+    NotApplicableError
+        One study, or fewer than two studies large enough.
+
+    Notes
+    -----
+    Seed 001 (Parmigiani): eqs. 1–4, Defs. 3.1–3.3, 5.1, secs. 6.1–6.2 and 7.4. The verdict
+    states the utility, the spread ``max|U_k − U_k'|`` with its interval, the permutation
+    p-value (``'warn'`` when it rejects exact replicability at ``ALPHA`` = 0.05, else
+    ``'good'``) and the caveats.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.normal(size=120), "site": np.repeat(["a", "b", "c"], 40)})
+    >>> df["y"] = df.x + rng.normal(size=120)
+    >>> a = audit(dataset_from_frame(df, target="y", study="site"),
+    ...           models={"lr": LinearRegression()}, quick=True, random_state=0)
+    >>> a.rule, a.utility, a.utilities.K, a.verdict.level in ("good", "warn")
+    ('lr', 'squared', 3, True)
+    """
+    t0 = time.perf_counter()
+    metric, quick, n_jobs = _audit_iv(dataset, models, metric, quick, n_jobs)
+    d = dataset
+    if d.study is None or d.n_studies < 2:
+        raise NotApplicableError(
+            "one study only: replicability across studies needs at least two (seed 001).",
+            advice="name the column of studies, sites or years with --study.")
+    d, left_out = _study_subset(d, MIN_STUDY_ROWS, MIN_PER_CLASS)
+    if d.study.nunique() < 2:
+        classification = d.task == "classification"
+        raise NotApplicableError(
+            f"fewer than two studies have {MIN_STUDY_ROWS} rows"
+            + (f" and {MIN_PER_CLASS} rows of every class" if classification else "")
+            + f" ({len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} too small).",
+            advice="pool small studies into larger units.")
+    from ..experiment.models import default_models
+
+    models = models or default_models(d.task)
+    root = root_seed_sequence(random_state)
+    utility = _utility(d.task, models)
+    n_boot, n_perm, cv = (200, 199, 3) if quick else (1000, 999, 5)
+    rules, predictions, fit_seconds, n_train = _fixed_rules(
+        d, models, utility, task_int_seed(root, "multistudy-rules"), n_jobs)
+    means = {n: float(np.average(su.utility, weights=su.n)) for n, (_, su) in rules.items()}
+    best = max(means, key=means.get)
+    data_best, su = rules[best]
+    small = data_best.sizes < MIN_UNITS
+    dropped: list = []
+    if small.any() and (~small).sum() >= 2:
+        dropped = [data_best.studies[k] for k in np.flatnonzero(small)]
+        data_best = data_best.subset(~small[data_best.codes])
+    return _assess_rule(
+        d, models, utility, rules, means, best, data_best, dropped, predictions, fit_seconds,
+        n_train, metric, n_boot, n_perm, cv, quick, left_out, root, n_jobs, t0)
+
+
+def _utility(task: str, models: dict) -> str:
+    if task != "classification":
+        return "squared"
+    return "brier" if all(hasattr(m, "predict_proba") for m in models.values()) else "accuracy"
+
+
+def _fixed_rules(d, models, utility, seed, n_jobs):
+    """Every model trained once on half of every study (one run per model: the same split,
+    and each model's fit time), applied to the other halves: ``{name: (MultiStudyData,
+    StudyUtilities)}``, the Predictions of every model, fit seconds and training rows."""
+    import pandas as pd
+
+    from ..data.tables import Predictions
+    from ..experiment.cross_study import StudyHoldOut
+    from ..experiment.runner import run
+    from ._data import from_predictions
+    from .utilities import study_utilities
+
+    labels = d.study.to_numpy()
+    groups = d.study.astype(str).to_numpy()
+    metric = "accuracy" if d.task == "classification" else "mse"
+    frames, rules, seconds = [], {}, {}
+    n_train = 0
+    for name, est in models.items():
+        res = run({name: est}, d.X, d.y, scheme=StudyHoldOut(0.5), metrics=[metric],
+                  groups=groups, random_state=seed, return_predictions=True)
+        seconds[name] = float(res.provenance["fit_seconds"])
+        n_train = int(res.scores.frame["n_train"].iloc[0])
+        f = res.predictions.frame
+        f = f.assign(study=labels[f["row"].to_numpy()])  # the runner's 'all': each unit's study
+        frames.append(f)
+        data = from_predictions(Predictions(f), model=name)
+        rules[name] = (data, study_utilities(data, utility))
+    predictions = Predictions(pd.concat(frames, ignore_index=True))
+    return rules, predictions, seconds, n_train
+
+
+def _assess_rule(d, models, utility, rules, means, best, data_best, dropped, predictions,
+                 fit_seconds, n_train, metric, n_boot, n_perm, cv, quick, left_out, root,
+                 n_jobs, t0) -> MultiStudyAudit:
+    import pandas as pd
+
+    from ..experiment.models import make_model
+    from .analysis import assess
+    from .inference import PermutationMethod
+    from .measures import dominance
+    from .training import cross_study_matrix, leave_one_study_out
+    from .utilities import study_utilities
+
+    su = study_utilities(data_best, utility)
+    # continuous (φ, y): fewer quantile bins when studies are small, so that the cells of the
+    # TV distance hold a few units each (about 5 per cell pair in the smallest study)
+    bins = int(np.clip(math.sqrt(data_best.sizes.min() / 5.0), 2, 10))
+    permutation = PermutationMethod(n_perm)
+    res = assess(data_best, utility, n_resamples=n_boot, permutation=permutation, bins=bins,
+                 random_state=task_rng(root, "multistudy-assess"))
+    # other rules against the assessed one, on the same studies (Def. 3.3)
+    kept = set(data_best.studies)
+    rule_utilities, rows = {best: su}, []
+    for name, (dat, s) in rules.items():
+        if name == best:
+            continue
+        if dropped:
+            s = study_utilities(dat.subset(np.isin(np.asarray(dat.studies, dtype=object)[
+                dat.codes], list(kept))), utility)
+        rule_utilities[name] = s
+        dres = dominance(su, s, names=(best, name))
+        rows.append({"rule": name, "mean_utility": means[name],
+                     "smallest_epsilon": s.smallest_epsilon(),
+                     "dominated": dres.a_dominates_b, "dominates": dres.b_dominates_a,
+                     "region": dres.region})
+    rules_tab = pd.DataFrame([{"rule": best, "mean_utility": means[best],
+                               "smallest_epsilon": su.smallest_epsilon("absolute"),
+                               "dominated": False, "dominates": False, "region": ""}] + rows)
+    # the training technique: cross-study validation and leave-one-study-out
+    csv = cross_study_matrix(models[best], d.X, d.y, d.study, cv=cv, task=d.task,
+                             metric=metric, random_state=task_int_seed(root, "multistudy-csv"),
+                             n_jobs=n_jobs)
+    K, n = d.n_studies, len(d.y)
+    loso_seconds = fit_seconds[best] * K * (n * (1 - 1 / K)) / max(n_train, 1)
+    loso_name, loso_est = best, models[best]
+    if loso_seconds > LOSO_BUDGET and best != "lr":
+        loso_name, loso_est = "lr", make_model("lr", d.task)
+    loso = leave_one_study_out(loso_est, d.X, d.y, d.study, task=d.task, model_name=loso_name,
+                               metric=metric, random_state=task_int_seed(root, "multistudy-loso"),
+                               n_jobs=n_jobs)
+    notes = _notes(left_out, dropped, loso_name, best, loso_seconds, res, csv, loso)
+    verdict = _verdict(best, utility, su, res, left_out, dropped, quick, loso_name,
+                       n_boot, n_perm)
+    return MultiStudyAudit(
+        rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
+        rules=rules_tab, rule_utilities=rule_utilities, predictions=predictions,
+        cross_study=csv, loso=loso, loso_model=loso_name, loso_seconds=float(loso_seconds),
+        metric=csv.metric, n_train=n_train, n_resamples=n_boot, permutation=permutation,
+        cv=cv, tv_bins=bins, quick=quick, studies_left_out=tuple(left_out),
+        studies_dropped=tuple(dropped), seconds=time.perf_counter() - t0, notes=notes,
+        verdict=verdict)
+
+
+def _listing(items, limit: int = 15) -> str:
+    items = [str(i) for i in items]
+    return "; ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+
+
+def _notes(left_out, dropped, loso_name, best, loso_seconds, res, csv, loso) -> tuple:
+    notes: list[str] = []
+    if left_out:
+        notes.append(f"{len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} left out (too "
+                     f"small to halve and cross-validate): "
+                     + _listing(f"{s} ({why})" for s, why in left_out))
+    if dropped:
+        notes.append(f"{len(dropped)} stud{'y' if len(dropped) == 1 else 'ies'} with fewer than "
+                     f"{MIN_UNITS} held-out units left out of the rule's assessment: "
+                     + _listing(dropped))
+    if loso_name != best:
+        notes.append(f"leave-one-study-out uses {loso_name}: {best} would take about "
+                     f"{loso_seconds:.0f} s, over the {LOSO_BUDGET:g} s budget")
+    notes += [*res.notes, *csv.notes, *loso.notes]
+    return tuple(dict.fromkeys(notes))
+
+
+def _verdict(best, utility, su, res, left_out, dropped, quick, loso_name, n_boot,
+             n_perm) -> Verdict:
+    eps = res.statistic
+    ci = res.confidence_interval(0.95)
+    p = res.pvalue
+    label = UTILITY_LABELS[utility]
+    rejects = p < ALPHA
+    sentence = (f"{best}'s average utility ({label}) differs across {su.K} studies by up to "
+                f"{eps:.3g} (95% bootstrap interval {ci.low:.3g} to {ci.high:.3g}); a "
+                f"permutation test of study labels {'rejects' if rejects else 'does not reject'} "
+                f"exact replicability (p = {p:.3g}), so a user who tolerates a difference of "
+                f"ε is served replicably if ε ≥ {eps:.3g}.")
+    caveats: list[Any] = ["each rule is trained on half of every study and assessed on the "
+                          "other half"]
+    if left_out:
+        caveats.append(f"{len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} too small "
+                       "left out")
+    if dropped:
+        caveats.append(f"{len(dropped)} stud{'y' if len(dropped) == 1 else 'ies'} with fewer "
+                       f"than {MIN_UNITS} held-out units left out of the assessment")
+    if loso_name != best:
+        caveats.append(f"leave-one-study-out of {loso_name} instead of {best} (time budget)")
+    if quick:
+        caveats.append(f"quick mode: {n_boot} bootstrap resamples, {n_perm} permutations")
+    return Verdict(sentence, metric=f"utility: {label}", level="warn" if rejects else "good",
+                   estimate=float(eps), ci_low=float(ci.low), ci_high=float(ci.high),
+                   caveats=tuple(caveats))
