@@ -83,7 +83,7 @@ def workloads(quick: bool):
                    random_state=0, return_predictions=False).scores.frame
 
     def experiment():
-        return simulate_resampling(n_experiments=n_exp, seed=1).errors
+        return simulate_resampling(n_experiments=n_exp, random_state=1).errors
 
     return {f"estimate (5 methods, B={B})": estimate, f"run lr+rf {scheme} serial": serial_run,
             f"experiment ({n_exp} datasets)": experiment}

@@ -69,7 +69,7 @@ def test_holdout_rounding_follows_schemes_module():
             res = estimate_error(LinearRegression(), np.arange(n)[:, None] * 1.0,
                                  np.arange(n) * 1.0, method="holdout", n_repeats=1,
                                  test_size=p, rounding=rounding, random_state=0)
-            assert res.parameters["n_test"] == HoldOut(p, size_rounding=rounding).n_test(n)
+            assert res.parameters["n_test"] == HoldOut(p, rounding=rounding).n_test(n)
 
 
 def test_eq6_and_eq7_agree_as_b_grows():
@@ -217,7 +217,8 @@ def test_string_labels_and_dataframe_input():
 
 def test_result_frame_and_str():
     X, y = _null(11)
-    res = estimate_error(LDA(), X, y, method="holdout", n_repeats=20, random_state=0)
+    res = estimate_error(LDA(), X, y, method="holdout", n_repeats=20, rounding="floor",
+                         random_state=0)
     assert isinstance(res, ErrorEstimate)
     frame = res.to_frame()
     assert list(frame.columns[:7]) == ["method", "estimate", "se", "loss", "n", "n_resamples",
@@ -234,7 +235,8 @@ def test_result_frame_and_str():
     ({"method": "kfold", "n_splits": 1}, ParameterError, "`n_splits`"),
     ({"method": "kfold", "n_splits": 31}, ParameterError, "`n_splits`"),
     ({"method": "holdout", "test_size": 1.5}, ParameterError, "`test_size`"),
-    ({"method": "holdout", "test_size": 0.01}, ParameterError, "`test_size`"),
+    ({"method": "holdout", "test_size": 0.01, "rounding": "floor"}, ParameterError,
+     "`test_size`"),
     ({"method": "holdout", "rounding": "round"}, ParameterError, "`rounding`"),
     ({"method": "bootstrap", "n_resamples": 0}, ParameterError, "`n_resamples`"),
     ({"method": "bootstrap", "n_resamples": 2.5}, ParameterTypeError, "`n_resamples`"),

@@ -76,7 +76,7 @@ def _original_script(n_experiments, seed=1):
 
 
 def test_exact_mode_equals_loop_by_loop_original_script():
-    res = simulate_resampling(n_experiments=3, exact=True, seed=1)
+    res = simulate_resampling(n_experiments=3, exact=True, random_state=1)
     ref = _original_script(3, seed=1)
     for e, row in enumerate(ref):
         for label, value in row.items():
@@ -86,7 +86,7 @@ def test_exact_mode_equals_loop_by_loop_original_script():
 @pytest.mark.slow
 def test_exact_mode_reproduces_published_bootstrap_figures():
     # Etherington & Lieske (2019), sec. 5: Err_B=200 has mean 0.497 and SD 0.069
-    res = simulate_resampling(n_experiments=1000, exact=True, seed=1)
+    res = simulate_resampling(n_experiments=1000, exact=True, random_state=1)
     row = res.table.set_index("method").loc["bootstrap B=200 (eq. 6)"]
     assert (row["mean"], row["sd"]) == (0.497, 0.069)
     assert (row["paper_mean"], row["paper_sd"]) == (0.497, 0.069)
@@ -94,7 +94,7 @@ def test_exact_mode_reproduces_published_bootstrap_figures():
 
 
 def test_modern_mode_properties():
-    res = simulate_resampling(n_experiments=200, seed=5)
+    res = simulate_resampling(n_experiments=200, random_state=5)
     t = res.table.set_index("method")
     assert len(t) == 10 and t["in_paper"].sum() == 8
     assert t.loc["resubstitution", "mean"] < 0.3  # optimistic
@@ -114,9 +114,9 @@ def test_modern_mode_properties():
 
 
 def test_modern_mode_bit_identical_and_prefix_free_seeds():
-    a = simulate_resampling(n_experiments=30, seed=9)
-    b = simulate_resampling(n_experiments=30, seed=9)
-    c = simulate_resampling(n_experiments=30, seed=10)
+    a = simulate_resampling(n_experiments=30, random_state=9)
+    b = simulate_resampling(n_experiments=30, random_state=9)
+    c = simulate_resampling(n_experiments=30, random_state=10)
     assert a.errors.equals(b.errors)
     assert not a.errors.equals(c.errors)
     assert "numpy Generator" in str(a) and a.to_frame().shape[0] == 10
@@ -125,7 +125,7 @@ def test_modern_mode_bit_identical_and_prefix_free_seeds():
 def test_densities_figure():
     from replikit.resampling.plots import plot_experiment_densities
 
-    res = simulate_resampling(n_experiments=20, seed=2)
+    res = simulate_resampling(n_experiments=20, random_state=2)
     ax = plot_experiment_densities(res)
     assert len(ax.get_lines()) == 8 + 1  # eight estimators and the true error line
     ax = plot_experiment_densities(res, include_extra=True)
@@ -134,7 +134,7 @@ def test_densities_figure():
 
 @pytest.mark.parametrize("kwargs, err", [
     ({"n_experiments": 0}, ParameterError), ({"n_experiments": 2.0}, ParameterTypeError),
-    ({"seed": -1}, ParameterError), ({"exact": "yes"}, ParameterTypeError),
+    ({"random_state": -1}, ParameterError), ({"exact": "yes"}, ParameterTypeError),
 ])
 def test_bad_parameters(kwargs, err):
     with pytest.raises(err):

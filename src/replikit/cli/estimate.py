@@ -38,13 +38,15 @@ def estimate(
                                         "bootstrap,loo_bootstrap,.632+",
     loss: Annotated[str | None, typer.Option("--loss", help="zero_one, absolute, squared or log "
                                              "(default: zero_one / squared).")] = None,
-    n_resamples: Annotated[int, typer.Option("--resamples", "-B", min=1,
-                                             help="Bootstrap resamples B.")] = 200,
+    n_resamples: Annotated[int, typer.Option("--resamples", min=1,
+                                             help="Number of bootstrap resamples.")] = 200,
     n_splits: Annotated[int, typer.Option("--folds", "-K", min=2, help="Folds K.")] = 10,
     n_repeats: Annotated[int | None, typer.Option("--repeats", min=1, help="Hold-out splits H "
                                                   "(default 200) or K-fold repeats (1).")] = None,
     test_size: Annotated[float, typer.Option("--test-size", help="Hold-out test share p.")] = 0.368,
-    rounding: Annotated[str, typer.Option("--rounding", help="floor or ceil of n*p.")] = "floor",
+    rounding: Annotated[str, typer.Option("--rounding", help="Hold-out test rows: ceil (default, "
+                                          "scikit-learn's rule) or floor (seed 003's int(n*p)) "
+                                          "of n*p.")] = "ceil",
     slow: Annotated[bool, typer.Option("--generic", help="Force the generic path (one cloned "
                                        "estimator per resample).")] = False,
     table: TableOpt = None,
@@ -112,7 +114,7 @@ def simulate_resampling_cmd(
 
     if out is not None:
         check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)
-    res = simulate_resampling(n_experiments=n_experiments, exact=exact, seed=seed)
+    res = simulate_resampling(n_experiments=n_experiments, exact=exact, random_state=seed)
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
@@ -122,7 +124,8 @@ def simulate_resampling_cmd(
         write_csv_atomic(out / "resampling_errors.csv", res.errors)
         save_svg(plot_experiment_densities(res).figure, out / "resampling_densities.svg")
         info(f"Wrote {out}/resampling_table.csv, resampling_errors.csv, resampling_densities.svg")
-    emit(str(res), {"n_experiments": res.n_experiments, "seed": res.seed, "exact": res.exact,
+    emit(str(res), {"n_experiments": res.n_experiments, "random_state": res.random_state,
+                    "exact": res.exact,
                     "runtime_seconds": res.runtime_seconds, "table": res.table})
 
 

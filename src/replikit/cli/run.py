@@ -137,10 +137,10 @@ def run_command(
     from .._outputs import check_distinct
     from ..data.userdata import load_dataset
     from ..errors import ParameterError, ReplikitError
-    from ..experiment.store import check_store
     from ..experiment.models import make_models, models_from_options
     from ..experiment.runner import connect_scheduler, run
     from ..experiment.schemes import parse_scheme
+    from ..experiment.store import check_store
 
     # every output, the store and the flags first: a refusal costs the user nothing
     backend = choose_backend(backend, scheduler, n_jobs)

@@ -338,13 +338,23 @@ class HoldOut(Scheme):
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         return self.n_repeats
 
-    def n_test(self, n: int) -> int:
-        """Test rows of a split of ``n`` rows (``rounding`` of ``n * test_size``)."""
+    def n_test(self, n: int, *, min_train: int = 1) -> int:
+        """Test rows of a split of ``n`` rows: ``n * test_size`` rounded by ``rounding``.
+
+        Raises :class:`~replikit.errors.DataError` unless there is at least one test row and
+        ``min_train`` training rows.
+
+        Examples
+        --------
+        >>> HoldOut(0.368).n_test(30), HoldOut(0.368, rounding="floor").n_test(30)
+        (12, 11)
+        """
         raw = n * self.test_size
         k = math.ceil(raw - 1e-12) if self.rounding == "ceil" else int(raw + 1e-12)
-        if not 1 <= k <= n - 1:
-            raise DataError(f"`test_size`={self.test_size} leaves {k} test rows of {n}; need "
-                            "at least one row in each of train and test.")
+        if not 1 <= k <= n - min_train:
+            raise DataError(f"`test_size`={self.test_size} (rounding {self.rounding!r}) leaves "
+                            f"{k} test rows of {n}; need at least 1 test row and {min_train} "
+                            f"training row{'s' if min_train > 1 else ''}.")
         return k
 
     def _draw(self, m, n, k, y, rng) -> np.ndarray:

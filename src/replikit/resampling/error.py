@@ -1,13 +1,17 @@
 """Prediction-error estimates by resampling (seed 003: Etherington & Lieske's replication of
 Verbyla & Litvaitis 1989, eqs. 3–7, plus Efron & Tibshirani's .632 and .632+ bootstrap).
 
-Every method is computed the same way: the scheme gives R resamples, each a vector of training
-weights over the n rows (bootstrap counts or 0/1 masks) and a test mask; one model is fitted per
-resample and predicts its test rows; the per-row losses ``L[r, i]`` are then reduced as each
+Every method is computed the same way: the method's scheme of :mod:`replikit.experiment.schemes`
+(:class:`~replikit.experiment.Resubstitution`, :class:`~replikit.experiment.HoldOut`,
+:class:`~replikit.experiment.RepeatedKFold`, :class:`~replikit.experiment.LeaveOneOut`,
+:class:`~replikit.experiment.Bootstrap`) gives R resamples as its ``masks``: a vector of training
+weights over the n rows (bootstrap counts or 0/1 masks) and a test mask each; one model is fitted
+per resample and predicts its test rows; the per-row losses ``L[r, i]`` are then reduced as each
 equation says. The fits go through the batched fast path (:mod:`replikit.resampling._fast`) when
 the model is LDA, linear/ridge/logistic regression or a mean/prior baseline, and otherwise through
-the generic path, which ``clone``\\ s any scikit-learn estimator and fits it on ``X[train]``.
-Both paths see the same resamples, so they give the same predictions (ties aside).
+the generic path, one :func:`replikit.experiment.fit.fit_predict` per resample (clone, the one
+seeding rule, fit on the training rows repeated by their weights). Both paths see the same
+resamples, so they give the same predictions (ties aside).
 """
 
 from __future__ import annotations
@@ -24,10 +28,10 @@ import pandas as pd
 from .._random import root_seed_sequence, task_int_seed, task_rng
 from .._threads import single_blas, worker_limits
 from .._validation import check_choice, check_int
-from ..errors import DataError, ParameterError, ParameterTypeError
+from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitError
 
 __all__ = ["ErrorEstimate", "ErrorEstimates", "estimate_error", "estimate_errors", "METHODS",
-           "LOSSES", "resample_matrices"]
+           "LOSSES"]
 
 METHODS = ("resubstitution", "holdout", "kfold", "loo", "bootstrap", "loo_bootstrap", ".632",
            ".632+")
@@ -206,6 +210,9 @@ def _estimate_error_iv(model, X, y, loss, task) -> _Problem:
         classes = None
     if loss is None:
         loss = "zero_one" if task == "classification" else "squared"
+    if loss == "log" and not hasattr(model, "predict_proba"):
+        raise ParameterError(f"`loss`='log' needs predicted probabilities; "
+                             f"{type(model).__name__} has no predict_proba (use 'zero_one').")
     if callable(loss):
         name = getattr(loss, "__name__", "custom")
     else:
@@ -228,17 +235,15 @@ def _scheme_iv(method, n_resamples, n_splits, n_repeats, test_size, rounding, n)
     method = check_choice(method, "method", METHODS)
     params: dict[str, Any] = {}
     if method == "holdout":
+        from ..experiment.schemes import HoldOut
+
         if isinstance(test_size, bool) or not isinstance(test_size, numbers.Real):
             raise ParameterTypeError(f"`test_size` must be a number in (0, 1); got {test_size!r}.")
-        if not 0 < test_size < 1:
-            raise ParameterError(f"`test_size` must be strictly between 0 and 1; got {test_size}.")
-        rounding = check_choice(rounding, "rounding", ("floor", "ceil"))
         reps = 200 if n_repeats is None else check_int(n_repeats, "n_repeats", min_value=1)
-        raw = n * float(test_size)
-        k = math.ceil(raw - 1e-12) if rounding == "ceil" else int(raw + 1e-12)
-        if not 1 <= k <= n - 2:
-            raise ParameterError(f"`test_size`={test_size} with rounding {rounding!r} gives {k} "
-                                 f"test rows of {n}; need at least 1 test and 2 training rows.")
+        try:
+            k = HoldOut(float(test_size), reps, rounding=rounding).n_test(n, min_train=2)
+        except DataError as exc:  # a setting that cannot work for these data
+            raise ParameterError(str(exc)) from None
         params = {"n_repeats": reps, "test_size": float(test_size), "rounding": rounding,
                   "n_test": k}
     elif method == "kfold":
@@ -253,85 +258,34 @@ def _scheme_iv(method, n_resamples, n_splits, n_repeats, test_size, rounding, n)
 
 
 # --------------------------------------------------------------------------------------------
-# resamples as weight matrices
+# resamples: the schemes of the experiment layer, as weight matrices
 # --------------------------------------------------------------------------------------------
 
-def _redraw(bad_fn, draw, count):
-    """Draw ``count`` resamples with ``draw(m)`` and redraw those ``bad_fn`` flags (vectorised
-    over the flagged rows)."""
-    out = draw(count)
-    for _attempt in range(10_000):
-        bad = np.flatnonzero(bad_fn(out))
-        if bad.size == 0:
-            return out
-        out[bad] = draw(bad.size)
-    raise DataError("could not draw valid resamples in 10,000 attempts (each needs at least one "
-                    "test row and, for a classifier, two classes in its training rows).")
+def _scheme(family: str, params: dict, prob: _Problem):
+    """The :mod:`replikit.experiment.schemes` scheme of ``family``, with seed 003's redraw
+    rules for a classifier: a hold-out split whose training labels are all class 0 and a
+    bootstrap resample whose training labels are a single class are redrawn."""
+    from ..experiment.schemes import Bootstrap, HoldOut, LeaveOneOut, RepeatedKFold, Resubstitution
 
-
-def resample_matrices(family: str, params: dict, n: int, y_codes: np.ndarray | None,
-                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Training-weight matrix ``W`` (R, n) and test mask ``T`` (R, n) of a scheme, vectorised.
-
-    Follows seed 003's conventions: hold-out test sets are the first ``n_test`` rows of a random
-    permutation (``n_test`` from ``params``), redrawn while the training labels are all 0 (class
-    code 0) for a classifier; K-fold assigns the rows of a random permutation to contiguous
-    folds (the first ``n % K`` folds one row larger, as scikit-learn's ``KFold``); bootstrap
-    resamples are n draws with replacement, redrawn when no row is out of bag or, for a
-    classifier, when the training labels are a single class.
-    """
+    clf = prob.task == "classification"
     if family == "resubstitution":
-        return np.ones((1, n)), np.ones((1, n), bool)
+        return Resubstitution()
     if family == "loo":
-        T = np.eye(n, dtype=bool)
-        return (~T).astype(float), T
+        return LeaveOneOut()
     if family == "holdout":
-        k = params["n_test"]
-
-        def bad(perm):
-            if y_codes is None:
-                return np.zeros(perm.shape[0], bool)
-            return np.all(y_codes[perm[:, k:]] == 0, axis=1)
-
-        perm = _redraw(bad, lambda m: np.argsort(rng.random((m, n)), axis=1),
-                       params["n_repeats"])
-        T = np.zeros((perm.shape[0], n), bool)
-        np.put_along_axis(T, perm[:, :k], True, axis=1)
-        return (~T).astype(float), T
+        return HoldOut(params["test_size"], params["n_repeats"], rounding=params["rounding"],
+                       redraw_all_zero=clf)
     if family == "kfold":
-        K, reps = params["n_splits"], params["n_repeats"]
-        sizes = np.full(K, n // K)
-        sizes[: n % K] += 1
-        fold_of_position = np.repeat(np.arange(K), sizes)
-        perm = np.argsort(rng.random((reps, n)), axis=1)
-        fold = np.empty((reps, n), np.int64)
-        np.put_along_axis(fold, perm, np.broadcast_to(fold_of_position, (reps, n)), axis=1)
-        T = (fold[:, None, :] == np.arange(K)[None, :, None]).reshape(reps * K, n)
-        return (~T).astype(float), T
-    B = params["n_resamples"]
-
-    def counts(m):
-        idx = rng.integers(0, n, size=(m, n))
-        return np.bincount((idx + n * np.arange(m)[:, None]).ravel(),
-                           minlength=m * n).reshape(m, n)
-
-    def bad_boot(c):
-        flag = np.all(c > 0, axis=1)
-        if y_codes is not None:
-            per_class = np.stack([c[:, y_codes == k].sum(axis=1)
-                                  for k in range(int(y_codes.max()) + 1)], axis=1)
-            flag |= (per_class > 0).sum(axis=1) < 2
-        return flag
-
-    W = _redraw(bad_boot, counts, B).astype(float)
-    return W, W == 0
+        return RepeatedKFold(params["n_splits"], params["n_repeats"])
+    return Bootstrap(params["n_resamples"], redraw_single_class=clf)
 
 
 def _resamples(family: str, params: dict, prob: _Problem, root) -> tuple[np.ndarray, np.ndarray]:
-    """The resamples of ``family`` under the stream of ``(root, family)``."""
+    """Training weights ``W`` (R, n) and test mask ``T`` (R, n) of ``family``'s scheme, drawn
+    from the stream of ``(root, family)``."""
     y_codes = prob.yf if prob.task == "classification" else None
-    return resample_matrices(family, params, prob.n, y_codes,
-                             task_rng(root, ("resamples", family)))
+    return _scheme(family, params, prob).masks(prob.n, y_codes,
+                                               random_state=task_rng(root, ("resamples", family)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,33 +330,23 @@ def _take(X, idx):
 
 
 def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes):
-    from sklearn.base import clone
+    """One :func:`~replikit.experiment.fit.fit_predict` per resample: the training rows are
+    the rows repeated by their weights (what the fast path's weighted fit solves)."""
+    from ..experiment.fit import fit_predict
 
     n = W_rows.shape[1]
     preds = []
     for w, t, seed in zip(W_rows, T_rows, seeds, strict=True):
-        est = clone(model)
-        if seed is not None:
-            params = est.get_params()
-            update = {k: seed for k, v in params.items()
-                      if (k == "random_state" or k.endswith("__random_state")) and v is None}
-            if update:
-                est.set_params(**update)
         train = np.repeat(np.arange(n), w.astype(np.int64))
-        test = np.flatnonzero(t)
+        Xt = _take(X, np.flatnonzero(t))
         try:
-            est.fit(_take(X, train), y[train])
+            out = fit_predict(model, _take(X, train), y[train], Xt, seed=seed, proba=proba,
+                              classes=classes)
+        except ReplikitError:
+            raise
         except ValueError as exc:
             raise DataError(f"fitting {type(model).__name__} on a resample failed: {exc}") from exc
-        Xt = _take(X, test)
-        if proba:
-            p = est.predict_proba(Xt)
-            full = np.zeros((test.size, classes.size))
-            cols = np.searchsorted(classes, est.classes_)
-            full[:, cols] = p
-            preds.append(full)
-        else:
-            preds.append(np.asarray(est.predict(Xt)))
+        preds.append(out.proba if proba else out.y_pred)
     return preds
 
 
@@ -572,7 +516,7 @@ def _reduce(method, params, L, T, apparent, gamma):
 def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", "kfold",
                     "bootstrap", "loo_bootstrap", ".632+"), loss: str | Callable | None = None,
                     n_resamples: int = 200, n_splits: int = 10, n_repeats: int | None = None,
-                    test_size: float = 0.368, rounding: str = "floor", task: str | None = None,
+                    test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
                     fast: bool | None = None, random_state=None,
                     n_jobs: int = 1) -> ErrorEstimates:
     """Prediction-error estimates of ``model`` by several resampling methods at once.
@@ -648,7 +592,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
 
 def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable | None = None,
                    n_resamples: int = 200, n_splits: int = 10, n_repeats: int | None = None,
-                   test_size: float = 0.368, rounding: str = "floor", task: str | None = None,
+                   test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
                    fast: bool | None = None, random_state=None, n_jobs: int = 1) -> ErrorEstimate:
     r"""Estimate the prediction error of ``model`` on ``(X, y)`` by a resampling method.
 
@@ -659,9 +603,9 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
     - ``'resubstitution'`` (eq. 3): ``Err_R = (1/n) sum_i L(y_i, f(d)(x_i))``, the apparent
       error of the rule fitted to all rows (optimistic);
     - ``'holdout'`` (eq. 4): ``Err_Hp = (1/H) sum_t (1/#t) sum_{i in t} L(y_i, f(d - t)(x_i))``
-      over H random splits with ``#t = floor(n p)`` (``rounding='floor'``, the original code's
-      ``int(n * p)``) or ``ceil(n p)`` test rows; for classifiers a split whose training labels
-      are all 0 is redrawn, as the original code did;
+      over H random splits with ``#t = ceil(n p)`` test rows (``rounding='ceil'``, scikit-learn's
+      rule) or ``floor(n p)`` (``rounding='floor'``, the original code's ``int(n * p)``); for
+      classifiers a split whose training labels are all 0 is redrawn, as the original code did;
     - ``'kfold'`` (eq. 5): ``Err_K = (1/n) sum_i L(y_i, f(d - k_i)(x_i))``, averaged over
       ``n_repeats`` random partitions into ``n_splits`` folds; ``'loo'`` is K = n (jackknife);
     - ``'bootstrap'`` (eq. 6): ``Err_B = sum_b sum_{i notin b} L_bi / sum_b #(d - b)``, the
@@ -694,15 +638,16 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
         ``'log'`` uses ``predict_proba``. A callable takes ``(y_true, y_pred)`` arrays and
         returns one loss per row.
     n_resamples : int, default 200
-        B for the bootstrap methods.
+        Number of bootstrap resamples (B in the seed's equations) for the bootstrap methods.
     n_splits : int, default 10
         K for ``'kfold'``.
     n_repeats : int, optional
         H for ``'holdout'`` (default 200, as the seed) or repeats of ``'kfold'`` (default 1).
     test_size : float, default 0.368
         Hold-out test share p (the seed's 0.368 matches the bootstrap's out-of-bag share).
-    rounding : {'floor', 'ceil'}, default 'floor'
-        How ``n p`` becomes a number of test rows.
+    rounding : {'ceil', 'floor'}, default 'ceil'
+        How ``n p`` becomes a number of test rows (the rule of
+        :class:`~replikit.experiment.HoldOut`); ``'floor'`` is seed 003's ``int(n * p)``.
     task : {'classification', 'regression'}, optional
         Default from ``sklearn.base.is_classifier(model)``.
     fast : bool or None, default None

@@ -12,7 +12,8 @@ the training labels, as scikit-learn's LDA did when the original code ran).
 Two random streams:
 
 - ``exact=True`` replays the original script's draws on numpy's legacy global ``RandomState``
-  seeded with ``seed`` (the paper used 1), in its order, so the published figures come out
+  seeded with the int ``random_state`` (the paper used 1), in its order, so the published
+  figures come out
   exactly (the bootstrap row: mean .497, SD .069);
 - ``exact=False`` (default) draws the same design from a ``numpy.random.Generator``, fully
   vectorised over datasets and resamples.
@@ -20,20 +21,23 @@ Two random streams:
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from .._random import check_random_state, root_seed_sequence
 from .._threads import single_blas
 from .._validation import check_int
 from ..errors import ParameterTypeError
+from ..experiment.schemes import bootstrap_weights, holdout_test_masks, kfold_test_masks
 from ._fast import lda_decision
 
 __all__ = ["ResamplingExperiment", "simulate_resampling", "EXPERIMENT_METHODS", "PAPER_TABLE"]
 
-N_ROWS, N_PREDICTORS, N_BOOT = 30, 10, 200
+N_ROWS, N_PREDICTORS, N_RESAMPLES = 30, 10, 200
 # (label, family, parameter) in the order of the paper's Figure 1 legend / the issue
 EXPERIMENT_METHODS = (
     ("resubstitution", "resub", None),
@@ -43,7 +47,7 @@ EXPERIMENT_METHODS = (
     ("K-fold K=3", "kfold", 3),
     ("K-fold K=10", "kfold", 10),
     ("K-fold K=n", "kfold", 30),
-    ("bootstrap B=200 (eq. 6)", "bootstrap", N_BOOT),
+    ("bootstrap B=200 (eq. 6)", "bootstrap", N_RESAMPLES),
 )
 # extra estimators computed from the same bootstrap fits (not in the paper)
 EXTRA_METHODS = ("leave-one-out bootstrap (eq. 7)", ".632+ bootstrap")
@@ -62,13 +66,15 @@ class ResamplingExperiment:
     table : DataFrame
         ``method, mean, sd`` (population SD, ddof = 0, as ``numpy.std``) over datasets, plus
         ``paper_mean, paper_sd`` where the seed prints them.
-    n_experiments, seed, exact, runtime_seconds
+    n_experiments, exact, runtime_seconds
+    random_state : int
+        The int that reproduces the run (the one given, or the entropy drawn for ``None``).
     """
 
     errors: pd.DataFrame = field(repr=False)
     table: pd.DataFrame = field(repr=False)
     n_experiments: int
-    seed: int
+    random_state: int
     exact: bool
     runtime_seconds: float
 
@@ -81,7 +87,7 @@ class ResamplingExperiment:
         body = self.table.to_string(index=False, float_format=lambda v: f"{v:.3f}",
                                     na_rep="")
         return (f"Seed-003 experiment: {self.n_experiments} datasets (n = 30, 10 N(0,1) "
-                f"predictors, Binomial(1, .5) response), LDA; {mode}, seed {self.seed}; "
+                f"predictors, Binomial(1, .5) response), LDA; {mode}, random_state {self.random_state}; "
                 f"{self.runtime_seconds:.2f} s\n{body}")
 
 
@@ -93,7 +99,7 @@ def _layout():
     """Row ranges of each estimator in the stacked resample axis, in drawing order."""
     spans, start = {}, 0
     for label, family, param in EXPERIMENT_METHODS:
-        size = {"resub": 1, "kfold": param, "bootstrap": N_BOOT}.get(family)
+        size = {"resub": 1, "kfold": param, "bootstrap": N_RESAMPLES}.get(family)
         if family == "holdout":
             size = param[0]
         spans[label] = (start, start + size)
@@ -101,25 +107,33 @@ def _layout():
     return spans, start
 
 
-def _fold_masks(perm: np.ndarray, K: int) -> np.ndarray:
-    """Test masks (..., K, n) of contiguous folds of the permuted order (n divisible by K)."""
-    n = perm.shape[-1]
-    fold = np.empty_like(perm)
-    np.put_along_axis(fold, perm, np.broadcast_to(np.repeat(np.arange(K), n // K), perm.shape),
-                      axis=-1)
-    return fold[..., None, :] == np.arange(K)[:, None]
+def _schemes() -> dict:
+    """The scheme of every estimator, with seed 003's redraw rules: hold-out splits whose
+    training labels are all 0 and bootstrap resamples whose training labels are one class are
+    redrawn; ``int(30 p)`` hold-out test rows (``rounding='floor'``)."""
+    from ..experiment.schemes import Bootstrap, HoldOut, RepeatedKFold, Resubstitution
 
-
-def _holdout_masks(perm: np.ndarray, p: float) -> np.ndarray:
-    k = int(N_ROWS * p)
-    T = np.zeros(perm.shape, bool)
-    np.put_along_axis(T, perm[..., :k], True, axis=-1)
-    return T
+    out = {}
+    for label, family, param in EXPERIMENT_METHODS:
+        if family == "resub":
+            out[label] = Resubstitution()
+        elif family == "holdout":
+            H, p = param
+            out[label] = HoldOut(p, H, rounding="floor", redraw_all_zero=True)
+        elif family == "kfold":
+            out[label] = RepeatedKFold(param, 1)
+        else:
+            out[label] = Bootstrap(param, redraw_single_class=True)
+    return out
 
 
 def _draw_exact(E: int, seed: int):
-    """The original script's draws on the legacy RandomState, in its order."""
+    """The original script's draws on the legacy RandomState, in its order; the splits they
+    make are the schemes' matrices (:func:`~replikit.experiment.schemes.bootstrap_weights`,
+    :func:`~replikit.experiment.schemes.kfold_test_masks`,
+    :func:`~replikit.experiment.schemes.holdout_test_masks`)."""
     rs = np.random.RandomState(seed)
+    k_of = {label: _schemes()[label].n_test(N_ROWS) for label, *_ in EXPERIMENT_METHODS[1:4]}
     n = N_ROWS
     spans, R = _layout()
     y = np.empty((E, n), np.int64)
@@ -135,84 +149,51 @@ def _draw_exact(E: int, seed: int):
         W[e, 0] = 1
         T[e, 0] = True
         a, _ = spans["bootstrap B=200 (eq. 6)"]
-        for b in range(N_BOOT):
+        for b in range(N_RESAMPLES):
             while True:
                 idx = rs.choice(rows, size=n)
                 s = ye[idx].sum()
                 if 0 < s < n:
                     break
-            counts = np.bincount(idx, minlength=n)
+            counts = bootstrap_weights(idx, n)
             W[e, a + b] = counts
             T[e, a + b] = counts == 0
         for K in (10, 3, 30):
             a, b = spans[{10: "K-fold K=10", 3: "K-fold K=3", 30: "K-fold K=n"}[K]]
-            masks = _fold_masks(rs.permutation(n), K)
+            masks = kfold_test_masks(rs.permutation(n), K)
             T[e, a:b] = masks
             W[e, a:b] = ~masks
-        for label, _, (H, p) in EXPERIMENT_METHODS[1:4]:
+        for label, _, (H, _p) in EXPERIMENT_METHODS[1:4]:
             a, _ = spans[label]
-            k = int(n * p)
+            k = k_of[label]
             for h in range(H):
                 while True:
                     perm = rs.permutation(n)
                     s = ye[perm[k:]].sum()
                     if s != 0 and s != n:  # the original's test; a sum of n never occurs
                         break
-                mask = _holdout_masks(perm, p)
+                mask = holdout_test_masks(perm, k)
                 T[e, a + h] = mask
                 W[e, a + h] = ~mask
     return X, y, W, T
 
 
-def _permutations(rng: np.random.Generator, shape: tuple) -> np.ndarray:
-    """Independent random permutations of 0..n-1 (last axis), by ``Generator.permuted``."""
-    base = np.broadcast_to(np.arange(N_ROWS, dtype=np.int8), (*shape, N_ROWS)).copy()
-    return rng.permuted(base, axis=-1).astype(np.intp)
-
-
-def _draw_modern(E: int, seed: int):
-    """The same design from a numpy Generator, vectorised over datasets and resamples."""
-    rng = np.random.default_rng(seed)
+def _draw_modern(E: int, rng):
+    """The same design from a numpy Generator: the data vectorised over datasets, then every
+    estimator's splits from its scheme's :meth:`~replikit.experiment.Scheme.masks` (the same
+    engine as :func:`~replikit.resampling.estimate_error` and the runner)."""
+    rng = check_random_state(rng)
     n = N_ROWS
     spans, R = _layout()
     y = rng.binomial(1, 0.5, size=(E, n)).astype(np.int64)
     X = rng.normal(size=(E, n, N_PREDICTORS))
     W = np.zeros((E, R, n), np.uint8)
     T = np.zeros((E, R, n), bool)
-    W[:, 0] = 1
-    T[:, 0] = True
-    # bootstrap: n draws with replacement; redraw resamples whose training labels are one class
-    a, b = spans["bootstrap B=200 (eq. 6)"]
-    idx = rng.integers(0, n, size=(E, N_BOOT, n))
-    for _attempt in range(1000):
-        s = np.take_along_axis(np.broadcast_to(y[:, None, :], idx.shape), idx, axis=2).sum(2)
-        bad = np.nonzero((s == 0) | (s == n))
-        if bad[0].size == 0:
-            break
-        idx[bad] = rng.integers(0, n, size=(bad[0].size, n))
-    offset = n * np.arange(E * N_BOOT).reshape(E, N_BOOT, 1)
-    counts = np.bincount((idx + offset).ravel(), minlength=E * N_BOOT * n)
-    counts = counts.reshape(E, N_BOOT, n).astype(np.uint8)
-    W[:, a:b] = counts
-    T[:, a:b] = counts == 0
-    for label, family, param in EXPERIMENT_METHODS[1:7]:
-        a, b = spans[label]
-        if family == "kfold":
-            masks = _fold_masks(_permutations(rng, (E,)), param)
-        else:
-            H, p = param
-            k = int(n * p)
-            perm = _permutations(rng, (E, H))
-            for _attempt in range(1000):  # redraw while the training labels are all 0
-                s = np.take_along_axis(np.broadcast_to(y[:, None, :], perm.shape),
-                                       perm[..., k:], axis=2).sum(2)
-                bad = np.nonzero(s == 0)
-                if bad[0].size == 0:
-                    break
-                perm[bad] = _permutations(rng, (bad[0].size,))
-            masks = _holdout_masks(perm, p)
-        T[:, a:b] = masks
-        W[:, a:b] = ~masks
+    schemes = _schemes()
+    for e in range(E):
+        for label, scheme in schemes.items():
+            a, b = spans[label]
+            W[e, a:b], T[e, a:b] = scheme.masks(n, y[e], random_state=rng)
     return X, y, W, T
 
 
@@ -272,14 +253,14 @@ def _summary(errors: pd.DataFrame) -> pd.DataFrame:
 
 
 def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
-                        seed: int = 1) -> ResamplingExperiment:
+                        random_state=None) -> ResamplingExperiment:
     """Run seed 003's computational experiment (Etherington & Lieske 2019, sec. 4, Figure 1).
 
     For each of ``n_experiments`` datasets (n = 30, ``y ~ Binomial(1, .5)``, 10 predictors
     ``N(0, 1)``) estimate the error of LDA by resubstitution (eq. 3), hold-out (eq. 4; H = 1
     and 200 with p = .368, H = 200 with p = .2; ``int(30 p)`` test rows; splits redrawn while the
     training labels are all 0), K-fold (eq. 5; K = 3, 10, n; contiguous folds of a shuffled
-    order) and the bootstrap (eq. 6; B = 200; resamples redrawn while their training labels are
+    order) and the bootstrap (eq. 6; 200 resamples, redrawn while their training labels are
     a single class), then summarise each estimator by the mean and population SD (``numpy.std``,
     ddof = 0) over datasets, rounded to 3 decimals. The leave-one-out bootstrap (eq. 7) and the
     .632+ bootstrap are added from the same bootstrap fits (marked ``in_paper = False``).
@@ -288,10 +269,12 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
     ----------
     n_experiments : int, default 1000
     exact : bool, default False
-        Replay the original script's stream (legacy ``RandomState(seed)``, draws in the
-        original order) — reproduces the published numbers with ``seed=1``. Otherwise a
-        vectorised ``numpy.random.Generator`` stream: the same experiment statistically.
-    seed : int, default 1
+        Replay the original script's stream (legacy ``RandomState(random_state)``, draws in the
+        original order; needs an int) — reproduces the published numbers with
+        ``random_state=1``. Otherwise a ``numpy.random.Generator`` stream, the splits drawn by
+        the schemes of :mod:`replikit.experiment.schemes`: the same experiment statistically.
+    random_state : None, int or numpy.random.Generator
+        Seed of the run (an int with ``exact=True``; the paper used 1).
 
     Returns
     -------
@@ -299,17 +282,26 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
 
     Examples
     --------
-    >>> res = simulate_resampling(n_experiments=20, seed=3)
+    >>> res = simulate_resampling(n_experiments=20, random_state=3)
     >>> bool(res.table.set_index("method").loc["resubstitution", "mean"] < 0.4)
     True
     """
     n_experiments = check_int(n_experiments, "n_experiments", min_value=1)
-    seed = check_int(seed, "seed", min_value=0)
     if not isinstance(exact, (bool, np.bool_)):
         raise ParameterTypeError(f"`exact` must be a bool; got {type(exact).__name__}.")
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        random_state = check_int(random_state, "random_state", min_value=0)
+    elif exact:
+        raise ParameterTypeError("`random_state` must be an int to replay the original stream "
+                                 f"(`exact=True`; the paper used 1); got {random_state!r}.")
     start = time.perf_counter()
-    draw = _draw_exact if exact else _draw_modern
-    X, y, W, T = draw(n_experiments, seed)
+    if exact:
+        seed = random_state
+        X, y, W, T = _draw_exact(n_experiments, seed)
+    else:
+        root = root_seed_sequence(random_state)
+        seed = random_state if random_state is not None else int(root.entropy)
+        X, y, W, T = _draw_modern(n_experiments, np.random.default_rng(root))
     # many small products: BLAS threads only add contention (and vary with machine load)
     with single_blas():
         errors = _errors(X, y, W, T)
