@@ -249,7 +249,7 @@ def test_replicate_missing_study_column(cli, write_csv):
     assert_clear_error(cli("replicate", write_csv(STUDIES.drop(columns="study"))), "--study")
 
 
-@pytest.mark.parametrize("flag", ["--value", "--study"])
+@pytest.mark.parametrize("flag", ["--estimate", "--study"])
 def test_replicate_named_column_missing(cli, write_csv, flag):
     assert_clear_error(cli("replicate", write_csv(STUDIES), flag, "nope"), flag, "'nope'")
 
@@ -270,7 +270,7 @@ def test_replicate_empty_inputs(cli, write_csv, text):
 
 
 @pytest.mark.parametrize("flag, value", [
-    ("--method", "wald"), ("--tau2", "XX"), ("--ci", "t"), ("--se-method", "exact"),
+    ("--interval", "wald"), ("--tau2", "XX"), ("--ci", "t"), ("--se-method", "exact"),
     ("--pooling", "mixed"), ("--margin", "0"), ("--margin", "-0.1"),
 ])
 def test_replicate_bad_options(cli, write_csv, flag, value):
@@ -298,7 +298,7 @@ def test_replicate_out_refuses_then_overwrites(cli, write_csv, tmp_path):
     assert len(_parse_svgs(out)) == 3
     before = (out / "pooled.csv").read_text()
     assert_clear_error(cli("replicate", path, "--out", out), "--out", "--overwrite")
-    assert_clear_error(cli("replicate", path, "--out", out, "--method", "mover"), "--out")
+    assert_clear_error(cli("replicate", path, "--out", out, "--interval", "mover"), "--out")
     assert_ok(cli("replicate", path, "--out", out, "--overwrite", "--ci", "knha"))
     assert (out / "pooled.csv").read_text() != before
     assert len(_parse_svgs(out)) == 3
@@ -315,7 +315,7 @@ def test_replicate_mover_on_lee_failure_inputs(cli, write_csv):
     # issue 13 item 10 through the command line: small n, fixed... Lee's limits
     frame = pd.DataFrame({"study": ["o", "r1", "r2"], "r2": [0.4682924644806017, 0.41, 0.1],
                           "n": [2000, 1800, 50], "k": [10, 10, 3]})
-    out = assert_ok(cli("replicate", write_csv(frame), "--method", "mover"))
+    out = assert_ok(cli("replicate", write_csv(frame), "--interval", "mover"))
     assert "nan" not in out.lower()
 
 
@@ -416,10 +416,10 @@ def test_replicate_huge_sample_size(cli, write_csv):
     assert_clear_error(cli("replicate", write_csv(frame)), "'n'", "2004")
 
 
-def test_replicate_bootstrap_method_refused_for_tables(cli, write_csv):
+def test_replicate_bootstrap_interval_refused_for_tables(cli, write_csv):
     # a study table carries no bootstrap replicates
-    assert_clear_error(cli("replicate", write_csv(STUDIES), "--method", "bootstrap"),
-                       "--method")
+    assert_clear_error(cli("replicate", write_csv(STUDIES), "--interval", "bootstrap"),
+                       "--interval")
 
 
 def test_replicate_models_with_odd_names_get_safe_distinct_files(cli, write_csv, tmp_path):
@@ -450,6 +450,36 @@ def test_replicate_scores_table_two_models(cli, write_csv):
                        .assign(model="rf")])
     out = assert_ok(cli("replicate", write_csv(frame), "--pooling", "fixed"))
     assert "rf" in out and "lr" in out
+
+
+def test_replicate_old_flags_are_gone(cli, write_csv):
+    # one name per concept (issue 14): the difference interval is --interval (--method names
+    # an estimator), the column of estimates --estimate
+    code, _, err = cli("replicate", write_csv(STUDIES), "--method", "mover")
+    assert code == 2 and "--method" in err
+    code, _, err = cli("replicate", write_csv(STUDIES), "--value", "r2")
+    assert code == 2 and "--value" in err
+
+
+def test_replicate_json_names(cli, write_csv):
+    import json
+
+    doc = json.loads(assert_ok(cli("--format", "json", "replicate", write_csv(STUDIES),
+                                   "--interval", "mover")))
+    assert doc["interval"] == "mover"
+    row = doc["replications"][0]
+    assert {"estimate", "difference", "statistic", "pvalue", "pvalue_tost"} <= set(row)
+    assert not {"value", "p_tost"} & set(row)
+
+
+def test_simulate_random_state_flag(cli):
+    a = assert_ok(cli("--format", "json", "simulate", "replication", "-R", "1", "--n", "200",
+                      "--models", "lr", "--random-state", "3"))
+    b = assert_ok(cli("--format", "json", "simulate", "replication", "-R", "1", "--n", "200",
+                      "--models", "lr", "--seed", "3"))
+    import json
+
+    assert json.loads(a)["table"] == json.loads(b)["table"]
 
 
 def test_replicate_numeric_study_labels(cli, write_csv):

@@ -31,10 +31,10 @@ def test_toster_tostmeta():
     orig = Estimate(0.0, 0.0, metric="d")
     rep = Estimate(ref["input"]["estimate"], ref["input"]["se"], metric="d")
     res = consistency(orig, rep, bounds=tuple(ref["input"]["bounds"]), confidence_level=0.90)
-    assert res.z_lower == pytest.approx(ref["z_lower"], abs=1e-4)
-    assert res.z_upper == pytest.approx(ref["z_upper"], abs=1e-4)
-    assert res.p_lower == pytest.approx(ref["p_lower"], abs=1e-6)
-    assert res.p_upper == pytest.approx(ref["p_upper"], abs=1e-6)
+    assert res.statistic_lower == pytest.approx(ref["z_lower"], abs=1e-4)
+    assert res.statistic_upper == pytest.approx(ref["z_upper"], abs=1e-4)
+    assert res.pvalue_lower == pytest.approx(ref["p_lower"], abs=1e-6)
+    assert res.pvalue_upper == pytest.approx(ref["p_upper"], abs=1e-6)
     assert res.ci.low == pytest.approx(ref["ci90"][0], abs=1e-6)
     assert res.ci.high == pytest.approx(ref["ci90"][1], abs=1e-6)
     assert res.verdict == "not shown consistent"
@@ -54,26 +54,26 @@ def test_simple_asymptotic_is_seed_eq2():
 def test_mover_uses_lee_limits_and_reduces_to_sa_for_wald_limits():
     o = from_summary(r2=0.45, n=200, k=10)
     r = from_summary(r2=0.30, n=150, k=10)
-    ci = difference(o, r, method="mover").confidence_interval(0.95)
+    ci = difference(o, r, interval="mover").confidence_interval(0.95)
     lo_o, hi_o = r2_confidence_interval(0.45, 200, 10, method="lee")
     lo_r, hi_r = r2_confidence_interval(0.30, 150, 10, method="lee")
     assert ci.low == pytest.approx(-0.15 - np.hypot(0.30 - lo_r, hi_o - 0.45))
     assert ci.high == pytest.approx(-0.15 + np.hypot(hi_r - 0.30, 0.45 - lo_o))
     # with symmetric Wald limits MOVER is exactly the simple asymptotic interval
     a, b = Estimate(1.0, 0.2, metric="mse"), Estimate(1.3, 0.1, metric="mse")
-    m = difference(a, b, method="mover").confidence_interval(0.9)
-    s = difference(a, b, method="sa").confidence_interval(0.9)
+    m = difference(a, b, interval="mover").confidence_interval(0.9)
+    s = difference(a, b, interval="sa").confidence_interval(0.9)
     assert (m.low, m.high) == pytest.approx((s.low, s.high))
 
 
 def test_bootstrap_difference():
     rng = np.random.default_rng(0)
     x1, x2 = rng.normal(size=300), rng.normal(size=300)
-    o = from_predictions(x1 + rng.normal(size=300), x1, method="bootstrap", n_resamples=400,
+    o = from_predictions(x1 + rng.normal(size=300), x1, se_method="bootstrap", n_resamples=400,
                          random_state=1)
-    r = from_predictions(x2 + 1.5 * rng.normal(size=300), x2, method="bootstrap",
+    r = from_predictions(x2 + 1.5 * rng.normal(size=300), x2, se_method="bootstrap",
                          n_resamples=400, random_state=2)
-    d = difference(o, r, method="bootstrap")
+    d = difference(o, r, interval="bootstrap")
     reps = np.asarray(r.replicates) - np.asarray(o.replicates)
     assert d.se == pytest.approx(np.std(reps, ddof=1))
     ci = d.confidence_interval(0.95)
@@ -81,7 +81,7 @@ def test_bootstrap_difference():
     assert (ci.low, ci.high) == pytest.approx((2 * d.estimate - q[1], 2 * d.estimate - q[0]))
     assert d.se == pytest.approx(np.hypot(o.se, r.se), rel=0.15)
     with pytest.raises(ParameterError, match="bootstrap replicates"):
-        difference(from_summary(r2=.4, n=100), r, method="bootstrap")
+        difference(from_summary(r2=.4, n=100), r, interval="bootstrap")
 
 
 def test_verdicts_and_levels():
@@ -109,7 +109,7 @@ def test_combine_and_errors():
     ests = [from_summary(r2=v, n=n, label=f"s{i}") for i, (v, n) in
             enumerate([(0.45, 600), (0.41, 700), (0.47, 650)])]
     res = combine(ests, method="FE")
-    direct = meta_analysis([e.value for e in ests], se=[e.se for e in ests], method="FE")
+    direct = meta_analysis([e.estimate for e in ests], se=[e.se for e in ests], method="FE")
     assert res.estimate == pytest.approx(direct.estimate)
     assert res.labels == ("s0", "s1", "s2")
     with pytest.raises(ParameterTypeError, match="Estimate"):
@@ -129,13 +129,13 @@ def test_combine_and_errors():
 def test_mover_on_the_lee_failure_inputs(orig, rep):
     # issue 13 item 10: Lee's limits raised "function value is NaN" inside MOVER
     o, r = from_summary(**orig), from_summary(**rep)
-    for ef in (lambda: inconsistency(o, r, method="mover"),
-               lambda: consistency(o, r, method="mover", margin=0.05),
-               lambda: inconsistency(r, o, method="mover")):
+    for ef in (lambda: inconsistency(o, r, interval="mover"),
+               lambda: consistency(o, r, interval="mover", margin=0.05),
+               lambda: inconsistency(r, o, interval="mover")):
         res = ef()
         assert np.isfinite(res.ci.low) and np.isfinite(res.ci.high)
         assert res.ci.low <= res.estimate <= res.ci.high
-    table = replication_table(o, [r], method="mover")
+    table = replication_table(o, [r], interval="mover")
     assert table[["ci_low", "ci_high", "tost_ci_low", "tost_ci_high"]].notna().all().all()
 
 

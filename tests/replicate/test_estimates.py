@@ -91,8 +91,8 @@ def test_negative_r2_rules():
         from_predictions(y, yhat)
     with pytest.raises(DataError, match=r"\[0, 1\)"):
         r2_confidence_interval(-0.1, 100, 3, method="lee")
-    est = from_predictions(y, yhat, method="bootstrap", n_resamples=300, random_state=0)
-    assert est.value == pytest.approx(r2_score(y, yhat))
+    est = from_predictions(y, yhat, se_method="bootstrap", n_resamples=300, random_state=0)
+    assert est.estimate == pytest.approx(r2_score(y, yhat))
     assert est.se > 0
 
 
@@ -104,21 +104,21 @@ def _data(n=400, seed=0):
 
 def test_bootstrap_intervals_and_reproducibility():
     y, yhat = _data()
-    a = from_predictions(y, yhat, method="bootstrap", n_resamples=500, random_state=7)
-    b = from_predictions(y, yhat, method="bootstrap", n_resamples=500, random_state=7)
+    a = from_predictions(y, yhat, se_method="bootstrap", n_resamples=500, random_state=7)
+    b = from_predictions(y, yhat, se_method="bootstrap", n_resamples=500, random_state=7)
     assert a.replicates == b.replicates and a.se == b.se
     reps = np.asarray(a.replicates)
-    pct = bootstrap_interval(reps, a.value, 0.95, "percentile")
-    basic = bootstrap_interval(reps, a.value, 0.95, "basic")
-    assert basic.low == pytest.approx(2 * a.value - pct.high)
-    assert basic.high == pytest.approx(2 * a.value - pct.low)
-    bca = from_predictions(y, yhat, method="bootstrap", n_resamples=500, random_state=7,
+    pct = bootstrap_interval(reps, a.estimate, 0.95, "percentile")
+    basic = bootstrap_interval(reps, a.estimate, 0.95, "basic")
+    assert basic.low == pytest.approx(2 * a.estimate - pct.high)
+    assert basic.high == pytest.approx(2 * a.estimate - pct.low)
+    bca = from_predictions(y, yhat, se_method="bootstrap", n_resamples=500, random_state=7,
                            interval="bca").confidence_interval()
-    assert bca.low < a.value < bca.high
+    assert bca.low < a.estimate < bca.high
     # the bootstrap SE of R2 agrees with the Olkin-Finn SE for a correctly specified model
     of = from_predictions(y, yhat)
     assert a.se == pytest.approx(of.se, rel=0.15)
-    assert of.value == pytest.approx(r2_score(y, yhat))
+    assert of.estimate == pytest.approx(r2_score(y, yhat))
 
 
 def test_jackknife_closed_form_matches_direct():
@@ -135,10 +135,10 @@ def test_other_metrics():
     y, score = _data(500, 1)
     labels = (y > 0).astype(int)
     auc = from_predictions(labels, score, metric="auc")
-    assert auc.value == pytest.approx(roc_auc_score(labels, score))
-    boot = from_predictions(labels, score, metric="auc", method="bootstrap", n_resamples=800,
+    assert auc.estimate == pytest.approx(roc_auc_score(labels, score))
+    boot = from_predictions(labels, score, metric="auc", se_method="bootstrap", n_resamples=800,
                             random_state=0)
-    assert boot.value == pytest.approx(auc.value)
+    assert boot.estimate == pytest.approx(auc.estimate)
     assert auc.se == pytest.approx(boot.se, rel=0.15)  # DeLong vs bootstrap
     pred = (score > 0).astype(int)
     acc = from_predictions(labels, pred, metric="accuracy")
@@ -146,22 +146,22 @@ def test_other_metrics():
     ci = acc.confidence_interval()
     assert (ci.low, ci.high) == pytest.approx((lo, hi), abs=1e-12)
     mse = from_predictions(y, score, metric="mse")
-    assert mse.value == pytest.approx(mean_squared_error(y, score))
+    assert mse.estimate == pytest.approx(mean_squared_error(y, score))
     assert mse.se == pytest.approx(np.std((y - score) ** 2, ddof=1) / np.sqrt(500))
 
 
 def test_from_summary_and_folds():
     e = from_summary(r2=0.41, n=667, k=36, label="orig")
     assert e.se == pytest.approx(r2_se(0.41, 667)) and e.source == "olkin_finn"
-    assert from_summary(value=0.8, metric="accuracy", n=100).se == pytest.approx(0.04)
+    assert from_summary(estimate=0.8, metric="accuracy", n=100).se == pytest.approx(0.04)
     with pytest.raises(ParameterError, match="`se`"):
-        from_summary(value=1.2, metric="mse")
+        from_summary(estimate=1.2, metric="mse")
     with pytest.raises(ParameterError, match="exactly one"):
         from_summary()
     folds = np.array([0.50, 0.47, 0.52, 0.49, 0.51])
     fe, meta = from_folds(folds, 134, pooling="fixed", return_meta=True)
     direct = meta_analysis(folds, se=r2_se(folds, 134), method="FE")
-    assert fe.value == pytest.approx(direct.estimate) and fe.se == pytest.approx(direct.se)
+    assert fe.estimate == pytest.approx(direct.estimate) and fe.se == pytest.approx(direct.se)
     assert fe.n == 670 and fe.source == "folds:FE" and meta.k == 5
     re = from_folds(folds, 134, pooling="random", tau2_method="DL")
     assert re.se >= fe.se - 1e-15
@@ -173,17 +173,17 @@ def test_callable_metric_bootstrap_matches_builtin():
 
     y, yhat = _data(200, 4)
     a = from_predictions(y, yhat, metric=mean_absolute_error, n_resamples=300, random_state=5)
-    b = from_predictions(y, yhat, metric="mae", method="bootstrap", n_resamples=300,
+    b = from_predictions(y, yhat, metric="mae", se_method="bootstrap", n_resamples=300,
                          random_state=5)
-    assert a.metric == "mean_absolute_error" and a.value == pytest.approx(b.value)
+    assert a.metric == "mean_absolute_error" and a.estimate == pytest.approx(b.estimate)
     np.testing.assert_allclose(a.replicates, b.replicates, rtol=1e-12)
     bca_a = from_predictions(y, yhat, metric=mean_absolute_error, n_resamples=300,
                              random_state=5, interval="bca").confidence_interval()
-    bca_b = from_predictions(y, yhat, metric="mae", method="bootstrap", n_resamples=300,
+    bca_b = from_predictions(y, yhat, metric="mae", se_method="bootstrap", n_resamples=300,
                              random_state=5, interval="bca").confidence_interval()
     assert (bca_a.low, bca_a.high) == pytest.approx((bca_b.low, bca_b.high), rel=1e-10)
     with pytest.raises(ParameterError, match="bootstrap"):
-        from_predictions(y, yhat, metric=mean_absolute_error, method="delta")
+        from_predictions(y, yhat, metric=mean_absolute_error, se_method="delta")
 
 
 def test_fold_input_errors():

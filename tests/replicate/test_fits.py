@@ -5,7 +5,8 @@ columns), tiny studies and ``simulate replication --n 200`` crashed with ``LinAl
 Singular matrix``. Every fit must return what scikit-learn's ``LinearRegression`` returns: the
 minimum-norm least-squares solution of the *centred* problem, intercept ``ybar - xbar'beta``.
 The checks below compare predictions on training rows and on test rows off the training span
-(where different least-squares solutions disagree).
+(where different least-squares solutions disagree). Rows are assigned by fold labels (``f``
+for CV fold f, ``-1`` for the test part), as :class:`~replikit.replicate.HoldOutCV` gives them.
 """
 
 import numpy as np
@@ -17,37 +18,56 @@ from sklearn.preprocessing import StandardScaler
 from replikit.replicate._fits import ols_cv_test
 
 
-def _sk_reference(X, y, perm, n_splits, train_share=2 / 3, alpha=0.0):
-    """Fold R2s, test predictions and test R2 of one study by scikit-learn."""
-    n = y.size
+def _labels(perm, n_splits, train_share=2 / 3):
+    """Fold labels of rows taken in ``perm`` order: contiguous folds of the first
+    ``round(n * train_share)`` positions (empty folds in tiny studies allowed), then the test
+    part (-1). Works on (n,) and (S, n)."""
+    perm = np.asarray(perm)
+    if perm.ndim == 2:
+        return np.stack([_labels(p, n_splits, train_share) for p in perm])
+    n = perm.size
     n_train = int(round(n * train_share))
-    Xp, yp = X[perm], y[perm]
-    Xtr, ytr, Xte, yte = Xp[:n_train], yp[:n_train], Xp[n_train:], yp[n_train:]
+    bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
+    position = np.full(n, -1)
+    for f in range(n_splits):
+        position[bounds[f]:bounds[f + 1]] = f
+    labels = np.empty(n, int)
+    labels[perm] = position
+    return labels
+
+
+def _sk_reference(X, y, labels, n_splits, alpha=0.0):
+    """Fold R2s, test predictions (test rows in ascending order) and test R2 of one study by
+    scikit-learn, on the rows the labels assign."""
+    train, test = np.flatnonzero(labels >= 0), np.flatnonzero(labels < 0)
+    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
     if alpha > 0:
         sc = StandardScaler().fit(Xtr)
-        Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
+        Xtr_s, Xte_s = sc.transform(Xtr), sc.transform(Xte)
+    else:
+        Xtr_s, Xte_s = Xtr, Xte
     model = (lambda: LinearRegression()) if alpha == 0 else (lambda: Ridge(alpha=alpha))
-    test_pred = model().fit(Xtr, ytr).predict(Xte)
-    bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
+    test_pred = model().fit(Xtr_s, ytr).predict(Xte_s)
     folds = []
     for f in range(n_splits):
-        te = np.arange(bounds[f], bounds[f + 1])
-        tr = np.setdiff1d(np.arange(n_train), te)
-        if te.size < 2:
+        te = labels[train] == f
+        if te.sum() < 2:
             folds.append(np.nan)  # R2 undefined (sklearn warns and returns nan for one row)
             continue
-        pred = model().fit(Xtr[tr], ytr[tr]).predict(Xtr[te])
+        pred = model().fit(Xtr_s[~te], ytr[~te]).predict(Xtr_s[te])
         folds.append(r2_score(ytr[te], pred))
     return np.array(folds), test_pred, r2_score(yte, test_pred)
 
 
 def _check(X, y, perm, n_splits=5, alpha=0.0):
-    out = ols_cv_test(X, y, perm, n_splits=n_splits, alpha=alpha)
+    labels = _labels(perm, n_splits)
+    out = ols_cv_test(X, y, labels, n_splits=n_splits, alpha=alpha)
     for s in range(X.shape[0]):
-        folds, pred, r2 = _sk_reference(X[s], y[s], perm[s], n_splits, alpha=alpha)
+        folds, pred, r2 = _sk_reference(X[s], y[s], labels[s], n_splits, alpha=alpha)
         np.testing.assert_allclose(out["test_pred"][s], pred, rtol=1e-7, atol=1e-8)
         assert out["test_r2"][s] == pytest.approx(r2, rel=1e-7, abs=1e-9)
         np.testing.assert_allclose(out["fold_r2"][s], folds, rtol=1e-6, atol=1e-8)
+        assert out["test_rows"][s].tolist() == np.flatnonzero(labels[s] < 0).tolist()
     return out
 
 
@@ -72,7 +92,7 @@ def test_constant_in_training_rows_only_off_the_span():
     rng = np.random.default_rng(1)
     n = 45
     X = rng.normal(size=(1, n, 3))
-    perm = np.arange(n)[None]
+    perm = np.arange(n)[None]  # rows 0-29 train, 30-44 test
     X[0, :30, 2] = 0.7
     X[0, 30:, 2] = rng.normal(size=15) * 5
     y = X[..., 0] + rng.normal(size=(1, n))
@@ -122,10 +142,10 @@ def test_many_outcomes_share_the_design():
     X = rng.normal(size=(S, n, 3))
     X[..., 2] = X[..., 1]
     Y = np.stack([X[..., 0] + rng.normal(size=(S, n)) * s for s in (0.5, 1, 2)], axis=-1)
-    perm = _perm(rng, S, n)
-    out = ols_cv_test(X, Y, perm, n_splits=5)
+    labels = _labels(_perm(rng, S, n), 5)
+    out = ols_cv_test(X, Y, labels)
     for j in range(3):
-        single = ols_cv_test(X, Y[..., j], perm, n_splits=5)
+        single = ols_cv_test(X, Y[..., j], labels)
         np.testing.assert_allclose(out["test_pred"][..., j], single["test_pred"], rtol=1e-10,
                                    atol=1e-12)
         np.testing.assert_allclose(out["fold_r2"][..., j], single["fold_r2"], rtol=1e-10)
@@ -154,10 +174,10 @@ def test_tiny_studies_like_diabetes_clinics():
     for size in (5, 6, 9, 12, 19):
         Xs, ys = X[start:start + size][None], y[start:start + size][None]
         start += size
-        perm = rng.permutation(size)[None]
+        labels = _labels(rng.permutation(size)[None], 10)
         with np.errstate(all="raise"):  # no stray warnings either
-            out = ols_cv_test(Xs, ys, perm, n_splits=10)
-        folds, pred, r2 = _sk_reference(Xs[0], ys[0], perm[0], 10)
+            out = ols_cv_test(Xs, ys, labels, n_splits=10)
+        folds, pred, r2 = _sk_reference(Xs[0], ys[0], labels[0], 10)
         np.testing.assert_allclose(out["test_pred"][0], pred, rtol=1e-7, atol=1e-7)
         np.testing.assert_allclose(out["fold_r2"][0], folds, rtol=1e-6, atol=1e-8)
         assert out["fold_n"].sum() == int(round(size * 2 / 3))
@@ -174,9 +194,9 @@ def test_exam_example_runs():
     rng = np.random.default_rng(7)
     for lab in labels:
         idx = np.flatnonzero(study == lab)
-        perm = rng.permutation(idx.size)[None]
-        out = ols_cv_test(X[idx][None], y[idx][None], perm, n_splits=10)
-        folds, pred, r2 = _sk_reference(X[idx], y[idx], perm[0], 10)
+        labels = _labels(rng.permutation(idx.size)[None], 10)
+        out = ols_cv_test(X[idx][None], y[idx][None], labels)
+        folds, pred, r2 = _sk_reference(X[idx], y[idx], labels[0], 10)
         np.testing.assert_allclose(out["test_pred"][0], pred, rtol=1e-7, atol=1e-7)
         assert out["test_r2"][0] == pytest.approx(r2, rel=1e-7)
 
@@ -185,7 +205,35 @@ def test_return_keys_unchanged():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(2, 30, 2))
     y = X[..., 0] + rng.normal(size=(2, 30))
-    out = ols_cv_test(X, y, _perm(rng, 2, 30), n_splits=5)
-    assert set(out) == {"fold_r2", "fold_n", "test_r2", "test_n", "test_y", "test_pred", "p"}
+    out = ols_cv_test(X, y, _labels(_perm(rng, 2, 30), 5))
+    assert set(out) == {"fold_r2", "fold_n", "test_r2", "test_n", "test_rows", "test_y",
+                        "test_pred", "p"}
     assert out["fold_r2"].shape == (2, 5) and out["test_pred"].shape == (2, 10)
     assert out["test_n"] == 10 and out["p"] == 2
+
+
+def test_studies_must_share_the_layout():
+    rng = np.random.default_rng(9)
+    labels = np.array([[0, 0, 1, 1, -1, -1], [0, 1, 1, 1, -1, -1]])
+    with pytest.raises(ValueError, match="same number of rows"):
+        ols_cv_test(rng.normal(size=(2, 6, 1)), rng.normal(size=(2, 6)), labels)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 2.0])
+def test_any_assignment_of_rows(alpha):
+    # labels from HoldOutCV's masks in any row order: the fits follow the labels, not positions
+    from replikit.replicate import HoldOutCV
+    from replikit.replicate.design import fold_labels_from_masks
+
+    rng = np.random.default_rng(10)
+    S, n = 3, 90
+    X = rng.normal(size=(S, n, 3))
+    y = X @ np.array([1.0, -0.5, 0.2]) + rng.normal(size=(S, n))
+    labels = np.stack([fold_labels_from_masks(HoldOutCV(4).masks(n, random_state=s)[1])
+                       for s in range(S)])
+    out = ols_cv_test(X, y, labels, alpha=alpha)
+    for s in range(S):
+        folds, pred, r2 = _sk_reference(X[s], y[s], labels[s], 4, alpha=alpha)
+        np.testing.assert_allclose(out["test_pred"][s], pred, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(out["fold_r2"][s], folds, rtol=1e-9)
+    assert out["fold_n"].tolist() == [15, 15, 15, 15] and out["test_n"] == 30

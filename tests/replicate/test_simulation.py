@@ -5,8 +5,9 @@ import pytest
 
 from replikit.cli import main
 from replikit.errors import ParameterError
+from replikit.replicate.design import HoldOutCV
 from replikit.replicate.plots import plot_simulation
-from replikit.replicate.simulation import _fit_one, simulate_replication
+from replikit.replicate.simulation import _sklearn_fits, simulate_replication
 
 
 @pytest.fixture(scope="module")
@@ -58,16 +59,25 @@ def test_sklearn_path_matches_design(population):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
+    # the scikit-learn models run through replikit.experiment.run on the design's fold labels
+    # (the same splits as the batched linear models), every outcome of a study on one split
     X, y = population
-    Xs, ys = X[:300], y[:300]
-    perm = np.random.default_rng(0).permutation(300)
-    folds, test = _fit_one("lasso", Xs, ys, perm, 5, 2 / 3, 0)
-    Xp, yp = Xs[perm], ys[perm]
-    m = make_pipeline(StandardScaler(), Lasso(alpha=0.01)).fit(Xp[:200], yp[:200])
-    assert test == pytest.approx(r2_score(yp[200:], m.predict(Xp[200:])))
-    tr = np.arange(40, 200)
-    m = make_pipeline(StandardScaler(), Lasso(alpha=0.01)).fit(Xp[tr], yp[tr])
-    assert folds[0] == pytest.approx(r2_score(yp[:40], m.predict(Xp[:40])))
+    Xs = np.stack([X[:300], X[300:600]])
+    Ys = np.stack([y[:300], y[300:600]])[..., None] * np.array([1.0, 0.5])  # two outcomes
+    scheme = HoldOutCV(5)
+    rng = np.random.default_rng(0)
+    labels = np.stack([scheme.assign(rng.permutation(300)) for _ in range(2)])
+    jobs = [(0, 0), (1, 0), (1, 1)]
+    folds, test = _sklearn_fits("lasso", Xs, Ys, labels, jobs, 0, 1)
+    assert folds.shape == (3, 5) and test.shape == (3,)
+    for i, (s, j) in enumerate(jobs):
+        train, hold = labels[s] >= 0, labels[s] < 0
+        m = make_pipeline(StandardScaler(), Lasso(alpha=0.01)).fit(Xs[s][train], Ys[s, train, j])
+        assert test[i] == pytest.approx(r2_score(Ys[s, hold, j], m.predict(Xs[s][hold])))
+        f0 = labels[s] == 0
+        m = make_pipeline(StandardScaler(), Lasso(alpha=0.01)).fit(Xs[s][train & ~f0],
+                                                                   Ys[s, train & ~f0, j])
+        assert folds[i, 0] == pytest.approx(r2_score(Ys[s, f0, j], m.predict(Xs[s][f0])))
     res = simulate_replication(X, y, models=("lasso",), n_per_study=150, n_studies=4,
                                n_changed=(2,), deltas=(0.2,), n_splits=3, random_state=0)
     assert set(res.table["model"]) == {"lasso"} and res.table["proportion"].notna().all()

@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ParameterError, ReplikitError, ReplikitWarning
-from ._common import TableOpt, emit, info, simulate_app
+from ._common import RandomStateOpt, TableOpt, emit, info, simulate_app
 
 InputArg = Annotated[Path, typer.Argument(help="CSV/Parquet/DuckDB table.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Directory for the figures (SVG) "
@@ -112,13 +112,14 @@ def replicate(
     original: Annotated[str | None, typer.Option("--original", help="Label of the original "
                                                  "study (default: the first).")] = None,
     study: Annotated[str, typer.Option("--study", help="Column of study labels.")] = "study",
-    value: Annotated[str | None, typer.Option("--value", help="Column of estimates (default: "
-                                              "value, r2 or estimate).")] = None,
+    estimate: Annotated[str | None, typer.Option("--estimate", help="Column of estimates "
+                                                 "(default: value, r2, estimate or yi; in a "
+                                                 "Scores table: value).")] = None,
     metric: Annotated[str, typer.Option("--metric", help="Metric of the estimates.")] = "r2",
     margin: Annotated[float, typer.Option("--margin", help="Region of equivalence +-margin "
                                           "(> 0) for the consistency test.")] = 0.05,
-    method: Annotated[str, typer.Option("--method", help="Difference interval: sa (seed eq. 2)"
-                                        " or mover (Zou 2007).")] = "sa",
+    interval: Annotated[str, typer.Option("--interval", help="Difference interval: sa (seed "
+                                          "eq. 2) or mover (Zou 2007).")] = "sa",
     pooling: Annotated[str, typer.Option("--pooling", help="Pooling of CV folds in a Scores "
                                          "table: fixed or random.")] = "random",
     tau2: Tau2Opt = "REML",
@@ -131,13 +132,13 @@ def replicate(
 ) -> None:
     """Does a replication contradict, confirm, or combine with the original? (seed 000)
 
-    Input: one row per study (study, value/r2, n, \\[k], \\[se], \\[model]);
+    Input: one row per study (study, value/r2/estimate, n, \\[k], \\[se], \\[model]);
     or a Scores table of CV folds (study, model, fold, metric, value, n_test), pooled per study.
     """
     from ..replicate import SE_METHODS, TAU2_METHODS
 
     _check_out(out, _REPLICATE_OUTPUTS, overwrite)
-    method = _choice(method, "--method", ("sa", "mover"))
+    interval = _choice(interval, "--interval", ("sa", "mover"))
     tau2 = _choice(tau2, "--tau2", TAU2_METHODS, upper=True)
     ci = _choice(ci, "--ci", ("z", "knha"))
     se_method = _choice(se_method, "--se-method", SE_METHODS)
@@ -146,22 +147,22 @@ def replicate(
         raise ParameterError(f"`--margin` must be > 0 (the region is +-margin); got {margin}.")
 
     from ..data.io import read_frame
-    from ..replicate.analysis import analyse_replications, estimates_from_table
+    from ..replicate import analyze_replications, estimates_from_table
 
     frame = read_frame(path, table=table, name="PATH")
-    with _warning_lines(), _flags({"study": "--study", "value": "--value", "metric": "--metric",
-                                   "original": "--original"}):
-        groups = estimates_from_table(frame, study=study, value=value, metric=metric,
+    with _warning_lines(), _flags({"study": "--study", "estimate": "--estimate",
+                                   "metric": "--metric", "original": "--original"}):
+        groups = estimates_from_table(frame, study=study, estimate=estimate, metric=metric,
                                       pooling=pooling, tau2_method=tau2, se_method=se_method)
         if original is None:
             original = next(iter(groups.values()))[0].label
             info(f"Original study: {original!r} (the first; choose with --original).")
-        res = analyse_replications(groups, original, margin=margin, method=method,
+        res = analyze_replications(groups, original, margin=margin, interval=interval,
                                    tau2_method=tau2, ci=ci)
     if out is not None:
         _write_replication(res, out, metric)
     emit(str(res), {"original": res.original, "bounds": list(res.bounds),
-                    "difference_method": res.method, "tau2_method": res.tau2_method,
+                    "interval": res.interval, "tau2_method": res.tau2_method,
                     "replications": res.table, "pooled": res.pooled,
                     "estimates": res.estimates})
 
@@ -169,7 +170,7 @@ def replicate(
 def _write_replication(res, out: Path, metric: str) -> None:
     from .._outputs import write_csv_atomic
     from .._plotting import save_svg
-    from ..replicate.plots import forest_plot, plot_differences
+    from ..replicate import forest_plot, plot_differences
 
     write_csv_atomic(out / "replications.csv", res.table)
     write_csv_atomic(out / "pooled.csv", res.pooled)
@@ -228,8 +229,7 @@ def meta(
         pi_dist = _choice("".join(pi_dist.split()), "--pi-dist", PI_DISTS + ("t",))
 
     from ..data.io import read_frame
-    from ..replicate.analysis import meta_from_table
-    from ..replicate.meta import leave_one_out
+    from ..replicate import leave_one_out, meta_from_table
 
     frame = read_frame(path, table=table, name="PATH")
     with _warning_lines(), _flags({"effect": "--effect", "variance": "--variance",
@@ -248,7 +248,7 @@ def meta(
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
-        from ..replicate.plots import forest_plot
+        from ..replicate import forest_plot
 
         effect_name = effect or next(c for c in ("yi", "effect", "estimate", "value")
                                      if c in frame.columns)
@@ -276,14 +276,14 @@ def simulate_replication_cmd(
                                              "13,440 rows of the population).")] = 2000,
     tau2: Annotated[str, typer.Option("--tau2", help="tau2 estimator (the seed's R meta "
                                       "package: DL).")] = "DL",
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Root seed.")] = 0,
+    random_state: RandomStateOpt = 0,
     n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Workers for the "
                                         "scikit-learn models.")] = 1,
     out: OutOpt = None,
     overwrite: OverwriteOpt = False,
 ) -> None:
     """Seed 000's Study 2: do the procedures tell replications from non-replications?"""
-    from ..replicate.simulation import simulate_replication
+    from ..replicate import simulate_replication
     from ._common import state
 
     _check_out(out, list(_SIM_TABLES) + [f"{name}.svg" for name in _SIM_FIGURES], overwrite)
@@ -293,7 +293,8 @@ def simulate_replication_cmd(
     info(f"Simulating {repetitions} repetition(s) of {n_studies} studies x {n_per_study} rows, "
          f"models {', '.join(names)} (anes as the population).")
     kwargs = dict(models=names, n_repetitions=repetitions, n_studies=n_studies,
-                  n_per_study=n_per_study, tau2_method=tau2, random_state=seed, n_jobs=n_jobs)
+                  n_per_study=n_per_study, tau2_method=tau2, random_state=random_state,
+                  n_jobs=n_jobs)
     flags = {"models": "--models", "n_repetitions": "--repetitions", "n_studies": "--studies",
              "n_per_study": "--n", "tau2_method": "--tau2", "random_state": "--seed",
              "n_jobs": "--n-jobs"}
@@ -308,7 +309,7 @@ def simulate_replication_cmd(
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
-        from ..replicate.plots import plot_simulation
+        from ..replicate import plot_simulation
 
         write_csv_atomic(out / "study2_table.csv", res.table)
         write_csv_atomic(out / "study2_diagnostic.csv", res.diagnostic())

@@ -1,14 +1,22 @@
 """Replication of a reported performance (seed 000, Vijayakumar & Cheung 2021).
 
-Estimates with uncertainty (R2 by Olkin-Finn, Cohen et al., Lee's approximation, bootstrap;
+The audit entry :func:`audit` runs the whole replication analysis on a multi-study dataset and
+returns a :class:`ReplicationAudit` (numbers, verdict, tables, figures). Its parts: estimates with
+uncertainty (R2 by Olkin-Finn, Cohen et al., Lee's approximation, bootstrap;
 other metrics), differences of two independent estimates, the three aims (inconsistency,
 consistency, combination), meta-analysis with metafor's tau2 estimators, and the two-stage
 fold -> study -> population procedure.
+
+Names are imported lazily from their modules so that ``import replikit.replicate`` stays cheap,
+except :func:`audit`, bound here (its module imports nothing heavy), so that
+``replikit.replicate.audit`` is the function whichever way the module ``audit`` was first
+imported.
 """
 
 from __future__ import annotations
 
 from .._lazy import lazy_exports
+from .audit import audit as audit  # eager: see the note on audit.py below
 
 _EXPORTS = {
     "meta_analysis": "meta", "MetaResult": "meta", "tau2_estimate": "meta",
@@ -22,9 +30,19 @@ _EXPORTS = {
     "replication_table": "aims",
     "TwoStage": "twostage", "two_stage": "twostage", "population": "twostage",
     "forest_plot": "plots", "plot_differences": "plots", "plot_simulation": "plots",
-    "ReplicationAnalysis": "analysis", "analyse_replications": "analysis",
+    "ReplicationAnalysis": "analysis", "analyze_replications": "analysis",
     "estimates_from_table": "analysis", "meta_from_table": "analysis",
     "simulate_replication": "simulation", "ReplicationSimulation": "simulation",
+    # audit.py (audit itself is bound above: importing the submodule binds the package
+    # attribute of the same name to the module, which a lazy __getattr__ cannot undo)
+    "ReplicationAudit": "audit", "LINEAR_MODEL": "audit",
+    "HoldOutCV": "design", "LabelledFolds": "design",
+    "DIFF_INTERVALS": "aims",
 }
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted([*_names, "audit"])
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

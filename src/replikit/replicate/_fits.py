@@ -1,5 +1,9 @@
-"""Batched least-squares fits for the seed-000 design: per study, a 2:1 train/test split and
-K-fold CV on the training part, for many studies (and repetitions) in one array expression.
+"""Batched least-squares fits for the seed-000 design: per study, a train/test split and K-fold
+CV on the training part, for many studies (and repetitions) in one array expression.
+
+The rows of each study are assigned by the fold labels of
+:class:`~replikit.replicate.design.HoldOutCV` (``f`` for CV fold f, ``-1`` for the test part),
+so these fits use exactly the splits :func:`replikit.experiment.run` fits on that scheme.
 
 Each fit is what scikit-learn's ``LinearRegression`` (or ``Ridge`` on standardised inputs)
 returns: centre X and y on the fitting rows, solve the centred normal equations for the slopes
@@ -16,6 +20,7 @@ import numpy as np
 
 from .._linalg import sym_solve
 from .._threads import single_blas
+from .design import TEST_LABEL
 
 __all__ = ["ols_cv_test"]
 
@@ -62,9 +67,29 @@ def _slopes(cnt, sz, szz, sw, szw, scale, pen):
     return beta, zbar, wbar
 
 
+def _layout(folds: np.ndarray):
+    """Row order (S, n) grouping each study's rows by fold then the test part (rows in
+    ascending order within each), and the K + 1 bounds of the folds in that order; every
+    study must have the same number of rows in each fold and in the test part."""
+    folds = np.asarray(folds)
+    if folds.ndim != 2:
+        raise ValueError(f"`folds` must have shape (S, n); got {folds.shape}.")
+    k = int(folds.max()) + 1
+    key = np.where(folds == TEST_LABEL, k, folds)
+    if key.min() < 0:
+        raise ValueError("fold labels must be 0..K-1 or -1 (test).")
+    counts = np.stack([np.bincount(row, minlength=k + 1) for row in key])
+    if not (counts == counts[0]).all():
+        raise ValueError("every study needs the same number of rows in each fold and in the "
+                         "test part.")
+    order = np.argsort(key, axis=1, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(counts[0][:k])])
+    return order, bounds
+
+
 @single_blas
-def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int = 10,
-                train_share: float = 2 / 3, alpha: float = 0.0) -> dict:
+def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: int | None = None,
+                alpha: float = 0.0) -> dict:
     """Least-squares (or ridge, ``alpha > 0`` on standardised inputs) CV and test R2.
 
     Parameters
@@ -73,11 +98,13 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
         Features of S studies with n rows each.
     y : ndarray of shape (S, n) or (S, n, m)
         Outcome(s); m outcome columns share the design (one solve with m right-hand sides).
-    perm : ndarray of shape (S, n)
-        A random permutation of rows per study: the first ``round(n * train_share)`` rows train,
-        the rest test; the training rows are cut into ``n_splits`` contiguous folds.
-    n_splits : int
-    train_share : float
+    folds : ndarray of int of shape (S, n)
+        Fold label of every row (:meth:`HoldOutCV.fold_labels
+        <replikit.replicate.design.HoldOutCV.fold_labels>`): ``f`` for a row of CV fold f of
+        the training part, ``-1`` for a test row. Every study must have the same number of rows
+        in each fold and in the test part.
+    n_splits : int, optional
+        Folds K, when some folds may be empty (default: the largest label + 1).
     alpha : float
         Ridge penalty (0 = ordinary least squares) on the slopes of the inputs standardised by
         the training rows' mean and SD (a constant column keeps SD 1, as ``StandardScaler``).
@@ -85,14 +112,15 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
     Returns
     -------
     dict with ``fold_r2`` (S, K[, m]), ``fold_n`` (K,), ``test_r2`` (S[, m]), ``test_n``
-    (int), ``test_y`` and ``test_pred`` (S, n_test[, m]), ``p`` (predictors). An R2 over fewer
-    than 2 rows (an empty or one-row fold of a tiny study) or of a constant outcome is NaN.
+    (int), ``test_rows`` (S, n_test: the test rows, ascending), ``test_y`` and ``test_pred``
+    (S, n_test[, m]), ``p`` (predictors). An R2 over fewer than 2 rows (an empty or one-row fold
+    of a tiny study) or of a constant outcome is NaN.
 
     Notes
     -----
-    Every fit equals scikit-learn's ``LinearRegression`` (``Ridge`` for ``alpha > 0``): slopes
-    solve the centred normal equations ``(Xc'Xc + alpha I) b = Xc'yc``, by the minimum-norm
-    (pseudo-inverse) solution when ``Xc'Xc`` is singular, and the intercept is
+    Every fit equals scikit-learn's ``LinearRegression`` (``Ridge`` for ``alpha > 0``) on the
+    same rows: slopes solve the centred normal equations ``(Xc'Xc + alpha I) b = Xc'yc``, by the
+    minimum-norm (pseudo-inverse) solution when ``Xc'Xc`` is singular, and the intercept is
     ``ybar - xbar'b``. Data are first shifted by the training mean, so the downdated sums lose
     no precision to large column means.
     """
@@ -102,9 +130,13 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
         y = y[..., None]
     X = np.asarray(X, float)
     y = np.asarray(y, float)
-    Xp = np.take_along_axis(X, perm[..., None], axis=1)
-    yp = np.take_along_axis(y, perm[..., None], axis=1)
-    n_train = int(round(n * train_share))
+    order, bounds = _layout(folds)
+    if n_splits is not None and n_splits > bounds.size - 1:  # empty last folds
+        bounds = np.concatenate([bounds, np.full(n_splits - bounds.size + 1, bounds[-1])])
+    n_splits = bounds.size - 1
+    Xp = np.take_along_axis(X, order[..., None], axis=1)
+    yp = np.take_along_axis(y, order[..., None], axis=1)
+    n_train = int(bounds[-1])
     m = y.shape[-1]
     Xtr, ytr = Xp[:, :n_train], yp[:, :n_train]
     Xte, yte = Xp[:, n_train:], yp[:, n_train:]
@@ -133,7 +165,6 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
                      + np.einsum("snp,spm->snm", Zte - zbar[:, None, :], beta))
     else:
         test_pred = np.full(yte.shape, np.nan)
-    bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
     fold_r2 = np.full((S, n_splits, m), np.nan)
     for f in range(n_splits):
         a, b = bounds[f], bounds[f + 1]
@@ -151,4 +182,4 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, perm: np.ndarray, *, n_splits: int
         fold_r2, test_r2 = fold_r2[..., 0], test_r2[..., 0]
         yte, test_pred = yte[..., 0], test_pred[..., 0]
     return {"fold_r2": fold_r2, "fold_n": np.diff(bounds), "test_r2": test_r2,
-            "test_n": n - n_train, "test_y": yte, "test_pred": test_pred, "p": p}
+            "test_n": n - n_train, "test_rows": order[:, n_train:], "test_y": yte, "test_pred": test_pred, "p": p}

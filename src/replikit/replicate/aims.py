@@ -28,9 +28,9 @@ from .estimates import Estimate, bootstrap_interval
 from .meta import MetaResult, meta_analysis
 
 __all__ = ["Difference", "difference", "Inconsistency", "inconsistency", "Consistency",
-           "consistency", "combine", "replication_table", "DIFF_METHODS"]
+           "consistency", "combine", "replication_table", "DIFF_INTERVALS"]
 
-DIFF_METHODS = ("sa", "mover", "bootstrap")
+DIFF_INTERVALS = ("sa", "mover", "bootstrap")
 _DIFF_NAMES = {"sa": "simple asymptotic (Wald)", "mover": "modified asymptotic (Zou 2007)",
                "bootstrap": "bootstrap"}
 
@@ -48,12 +48,12 @@ def _single_limits(e: Estimate, level: float) -> ConfidenceInterval:
     (bootstrap, Wilson, Wald)."""
     use_lee = (e.metric == "r2" and e.n is not None and e.k is not None
                and e.interval in ("wald", "lee", "lee_fixed") and not e.source.startswith("folds")
-               and 0 <= e.value < 1)
+               and 0 <= e.estimate < 1)
     if use_lee:
         from .estimates import r2_confidence_interval
 
         pred = "fixed" if e.interval == "lee_fixed" else "random"
-        return r2_confidence_interval(e.value, e.n, e.k, level, method="lee", predictors=pred)
+        return r2_confidence_interval(e.estimate, e.n, e.k, level, method="lee", predictors=pred)
     return e.confidence_interval(level)
 
 
@@ -64,11 +64,11 @@ class Difference:
     Attributes
     ----------
     estimate : float
-        ``d = replication.value - original.value``.
+        ``d = replication.estimate - original.estimate``.
     se : float
         ``sqrt(se_orig^2 + se_rep^2)`` (SD of the bootstrap differences for 'bootstrap').
-    method : str
-        ``'sa'``, ``'mover'`` or ``'bootstrap'``.
+    interval : str
+        The interval of the difference: ``'sa'``, ``'mover'`` or ``'bootstrap'``.
     original, replication : Estimate
     boot_interval : str
         ``'basic'`` or ``'percentile'`` (bootstrap only).
@@ -76,7 +76,7 @@ class Difference:
 
     estimate: float
     se: float
-    method: str
+    interval: str
     original: Estimate
     replication: Estimate
     boot_interval: str = "basic"
@@ -91,7 +91,7 @@ class Difference:
         return float(min(1.0, 2 * stats.norm.sf(abs(self.statistic))))
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Two-sided interval of the difference by the result's method.
+        """Two-sided interval of the difference by the result's ``interval``.
 
         ``'sa'``: ``d +- z SE_d`` (seed eq. 2). ``'mover'``: ``L = d - sqrt((r - l_r)^2 +
         (u_o - o)^2)``, ``U = d + sqrt((u_r - r)^2 + (o - l_o)^2)`` with r/o the replication and
@@ -100,15 +100,15 @@ class Difference:
         """
         level = check_confidence_level(confidence_level)
         d = self.estimate
-        if self.method == "sa":
+        if self.interval == "sa":
             z = stats.norm.ppf((1 + level) / 2)
             return ConfidenceInterval(d - z * self.se, d + z * self.se)
-        if self.method == "mover":
+        if self.interval == "mover":
             o, r = self.original, self.replication
             lo_o, hi_o = _single_limits(o, level)
             lo_r, hi_r = _single_limits(r, level)
-            low = d - math.sqrt((r.value - lo_r) ** 2 + (hi_o - o.value) ** 2)
-            high = d + math.sqrt((hi_r - r.value) ** 2 + (o.value - lo_o) ** 2)
+            low = d - math.sqrt((r.estimate - lo_r) ** 2 + (hi_o - o.estimate) ** 2)
+            high = d + math.sqrt((hi_r - r.estimate) ** 2 + (o.estimate - lo_o) ** 2)
             return ConfidenceInterval(low, high)
         reps = self._boot_diffs()
         return bootstrap_interval(reps, d, level, self.boot_interval)
@@ -123,31 +123,31 @@ class Difference:
         """One row: ``original, replication, estimate, se, ci_low, ci_high, statistic, pvalue``."""
         ci = self.confidence_interval(confidence_level)
         return pd.DataFrame([{"original": self.original.label,
-                              "replication": self.replication.label, "method": self.method,
+                              "replication": self.replication.label, "interval": self.interval,
                               "estimate": self.estimate, "se": self.se, "ci_low": ci.low,
                               "ci_high": ci.high, "confidence_level": confidence_level,
                               "statistic": self.statistic, "pvalue": self.pvalue}])
 
     def __str__(self) -> str:
         ci = self.confidence_interval()
-        return (f"Difference replication - original ({_DIFF_NAMES[self.method]}): "
+        return (f"Difference replication - original ({_DIFF_NAMES[self.interval]}): "
                 f"{self.estimate:.4g} (SE {self.se:.4g}), 95% CI {ci}, z = {self.statistic:.3g},"
                 f" p = {self.pvalue:.3g}")
 
 
-def difference(original: Estimate, replication: Estimate, *, method: str = "sa",
+def difference(original: Estimate, replication: Estimate, *, interval: str = "sa",
                boot_interval: str = "basic") -> Difference:
     """Difference of two independent estimates, ``replication - original``.
 
     Parameters
     ----------
     original, replication : Estimate
-    method : {'sa', 'mover', 'bootstrap'}
-        'sa': simple asymptotic, ``SE_d = sqrt(se_1^2 + se_2^2)`` (seed 000 eq. 2, Chan 2008).
+    interval : {'sa', 'mover', 'bootstrap'}
+        Interval of the difference. 'sa': simple asymptotic, ``SE_d = sqrt(se_1^2 + se_2^2)`` (seed 000 eq. 2, Chan 2008).
         'mover': Zou's (2007) modified asymptotic interval with single-study limits from Lee's
         approximation (R2 with n, k) or the estimates' own intervals (seed's "MA method").
         'bootstrap': both estimates must carry bootstrap replicates (:func:`from_predictions`
-        with ``method='bootstrap'``); replicate b of one minus replicate b of the other.
+        with ``se_method='bootstrap'``); replicate b of one minus replicate b of the other.
     boot_interval : {'basic', 'percentile'}
         'basic' is the seed's "empirical bootstrap".
 
@@ -163,22 +163,22 @@ def difference(original: Estimate, replication: Estimate, *, method: str = "sa",
     """
     _check_estimate(original, "original")
     _check_estimate(replication, "replication")
-    method = check_choice(method, "method", DIFF_METHODS)
+    interval = check_choice(interval, "interval", DIFF_INTERVALS)
     boot_interval = check_choice(boot_interval, "boot_interval", ("basic", "percentile"))
     if original.metric != replication.metric:
         raise DataError(f"`original` and `replication` must share a metric; got "
                         f"{original.metric!r} and {replication.metric!r}.")
-    d = replication.value - original.value
+    d = replication.estimate - original.estimate
     se = math.hypot(original.se, replication.se)
-    if method == "bootstrap":
+    if interval == "bootstrap":
         for name, e in (("original", original), ("replication", replication)):
             if len(e.replicates) < 10:
-                raise ParameterError(f"method='bootstrap' needs bootstrap replicates in `{name}`"
-                                     " (from_predictions(..., method='bootstrap')); it has "
-                                     f"{len(e.replicates)}.")
-        res = Difference(d, se, method, original, replication, boot_interval)
+                raise ParameterError(f"interval='bootstrap' needs bootstrap replicates in "
+                                     f"`{name}` (from_predictions(..., se_method='bootstrap')); "
+                                     f"it has {len(e.replicates)}.")
+        res = Difference(d, se, interval, original, replication, boot_interval)
         se = float(np.nanstd(res._boot_diffs(), ddof=1))
-    return Difference(d, se, method, original, replication, boot_interval)
+    return Difference(d, se, interval, original, replication, boot_interval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +208,16 @@ class Inconsistency:
         return self.difference.se
 
     @property
+    def ci_low(self) -> float:
+        """Lower limit of :attr:`ci` (at :attr:`confidence_level`)."""
+        return self.ci.low
+
+    @property
+    def ci_high(self) -> float:
+        """Upper limit of :attr:`ci` (at :attr:`confidence_level`)."""
+        return self.ci.high
+
+    @property
     def statistic(self) -> float:
         return self.difference.statistic
 
@@ -232,12 +242,12 @@ class Inconsistency:
 
     def __str__(self) -> str:
         lvl = round(100 * self.confidence_level)
-        return (f"Test of inconsistency ({_DIFF_NAMES[self.difference.method]}): difference "
+        return (f"Test of inconsistency ({_DIFF_NAMES[self.difference.interval]}): difference "
                 f"{self.estimate:.4g}, {lvl}% CI {self.ci} -> {self.verdict}")
 
 
 def inconsistency(original: Estimate, replication: Estimate, *, confidence_level: float = 0.95,
-                  method: str = "sa", boot_interval: str = "basic") -> Inconsistency:
+                  interval: str = "sa", boot_interval: str = "basic") -> Inconsistency:
     """Test whether a replication is inconsistent with the original (seed 000, first aim).
 
     Parameters
@@ -245,7 +255,7 @@ def inconsistency(original: Estimate, replication: Estimate, *, confidence_level
     original, replication : Estimate
     confidence_level : float
         Default 0.95 (the seed's choice).
-    method, boot_interval : str
+    interval, boot_interval : str
         Difference interval (see :func:`difference`).
 
     Returns
@@ -260,7 +270,7 @@ def inconsistency(original: Estimate, replication: Estimate, *, confidence_level
     ``inconsistency(from_summary(r2=.41, n=667), from_summary(r2=.30, n=700)).verdict``.
     """
     level = check_confidence_level(confidence_level)
-    diff = difference(original, replication, method=method, boot_interval=boot_interval)
+    diff = difference(original, replication, interval=interval, boot_interval=boot_interval)
     ci = diff.confidence_interval(level)
     verdict = "inconsistent" if (ci.low > 0 or ci.high < 0) else "not shown inconsistent"
     return Inconsistency(diff, level, ci, verdict)
@@ -278,9 +288,9 @@ class Consistency:
     confidence_level : float
         Level of the CI compared with the region (0.90 = two one-sided tests at 5%).
     ci : ConfidenceInterval
-    z_lower, p_lower : float
+    statistic_lower, pvalue_lower : float
         ``z = (d - low)/SE_d``, ``p = P(Z >= z)`` (H0: d <= low).
-    z_upper, p_upper : float
+    statistic_upper, pvalue_upper : float
         ``z = (d - high)/SE_d``, ``p = P(Z <= z)`` (H0: d >= high).
     verdict : str
         ``'consistent'`` iff the CI lies inside ``bounds``, else ``'not shown consistent'``.
@@ -290,10 +300,10 @@ class Consistency:
     bounds: tuple
     confidence_level: float
     ci: ConfidenceInterval
-    z_lower: float
-    p_lower: float
-    z_upper: float
-    p_upper: float
+    statistic_lower: float
+    pvalue_lower: float
+    statistic_upper: float
+    pvalue_upper: float
     verdict: str
 
     @property
@@ -305,14 +315,25 @@ class Consistency:
         return self.difference.se
 
     @property
+    def ci_low(self) -> float:
+        """Lower limit of :attr:`ci` (at :attr:`confidence_level`)."""
+        return self.ci.low
+
+    @property
+    def ci_high(self) -> float:
+        """Upper limit of :attr:`ci` (at :attr:`confidence_level`)."""
+        return self.ci.high
+
+    @property
     def pvalue(self) -> float:
         """TOST p-value: the larger of the two one-sided p-values."""
-        return max(self.p_lower, self.p_upper)
+        return max(self.pvalue_lower, self.pvalue_upper)
 
     @property
     def statistic(self) -> float:
         """z of the binding one-sided test (the one whose p-value is :attr:`pvalue`)."""
-        return self.z_lower if self.p_lower >= self.p_upper else self.z_upper
+        return (self.statistic_lower if self.pvalue_lower >= self.pvalue_upper
+                else self.statistic_upper)
 
     @property
     def consistent(self) -> bool:
@@ -331,11 +352,11 @@ class Consistency:
         return pd.DataFrame([{
             "original": self.difference.original.label,
             "replication": self.difference.replication.label,
-            "method": self.difference.method, "estimate": self.estimate, "se": self.se,
+            "interval": self.difference.interval, "estimate": self.estimate, "se": self.se,
             "ci_low": c.low, "ci_high": c.high, "confidence_level": self.confidence_level,
             "bound_low": self.bounds[0], "bound_high": self.bounds[1],
-            "statistic_lower": self.z_lower, "pvalue_lower": self.p_lower,
-            "statistic_upper": self.z_upper, "pvalue_upper": self.p_upper,
+            "statistic_lower": self.statistic_lower, "pvalue_lower": self.pvalue_lower,
+            "statistic_upper": self.statistic_upper, "pvalue_upper": self.pvalue_upper,
             "test": "TOST", "statistic": self.statistic, "pvalue": self.pvalue,
             "verdict": self.verdict}])
 
@@ -343,13 +364,14 @@ class Consistency:
         lvl = round(100 * self.confidence_level)
         return (f"Test of consistency (TOST, region [{self.bounds[0]:.4g}, {self.bounds[1]:.4g}]):"
                 f" difference {self.estimate:.4g}, {lvl}% CI {self.ci}; "
-                f"z_lower = {self.z_lower:.4g} (p {self.p_lower:.3g}), "
-                f"z_upper = {self.z_upper:.4g} (p {self.p_upper:.3g}) -> {self.verdict}")
+                f"z_lower = {self.statistic_lower:.4g} (p {self.pvalue_lower:.3g}), "
+                f"z_upper = {self.statistic_upper:.4g} (p {self.pvalue_upper:.3g}) -> "
+                f"{self.verdict}")
 
 
 def consistency(original: Estimate, replication: Estimate, *, margin: float | None = 0.05,
                 bounds: tuple[float, float] | None = None, confidence_level: float = 0.90,
-                method: str = "sa", boot_interval: str = "basic") -> Consistency:
+                interval: str = "sa", boot_interval: str = "basic") -> Consistency:
     """Test whether a replication is consistent with the original (seed 000, second aim).
 
     Parameters
@@ -362,9 +384,9 @@ def consistency(original: Estimate, replication: Estimate, *, margin: float | No
         An asymmetric region ``(low, high)``; overrides ``margin``.
     confidence_level : float
         Default 0.90: the CI inside the region is equivalent to two one-sided tests at 5%.
-    method, boot_interval : str
+    interval, boot_interval : str
         Difference interval (see :func:`difference`). The TOST z and p-values always use
-        ``SE_d``; the verdict uses the interval of ``method``.
+        ``SE_d``; the verdict uses the interval named by ``interval``.
 
     Returns
     -------
@@ -392,7 +414,7 @@ def consistency(original: Estimate, replication: Estimate, *, margin: float | No
         if not lo < hi:
             raise ParameterError(f"`bounds` must satisfy low < high; got ({lo}, {hi}).")
         bounds = (lo, hi)
-    diff = difference(original, replication, method=method, boot_interval=boot_interval)
+    diff = difference(original, replication, interval=interval, boot_interval=boot_interval)
     ci = diff.confidence_interval(level)
     d, se = diff.estimate, diff.se
     with np.errstate(divide="ignore"):
@@ -434,13 +456,13 @@ def combine(estimates, *, method: str = "REML", ci: str = "z", knha_floor: bool 
         _check_estimate(e, f"estimates[{i}]")
     if len({e.metric for e in ests}) > 1:
         raise DataError(f"`estimates` must share one metric; got {sorted({e.metric for e in ests})}.")
-    return meta_analysis([e.value for e in ests], se=[e.se for e in ests],
+    return meta_analysis([e.estimate for e in ests], se=[e.se for e in ests],
                          labels=[e.label or f"Study {i + 1}" for i, e in enumerate(ests)],
                          method=method, ci=ci, knha_floor=knha_floor, pi_dist=pi_dist)
 
 
 def replication_table(original: Estimate, replications, *, margin: float = 0.05,
-                      bounds: tuple[float, float] | None = None, method: str = "sa",
+                      bounds: tuple[float, float] | None = None, interval: str = "sa",
                       inconsistency_level: float = 0.95,
                       consistency_level: float = 0.90) -> pd.DataFrame:
     """The first two aims for each replication, one row per replication.
@@ -450,13 +472,17 @@ def replication_table(original: Estimate, replications, *, margin: float = 0.05,
     original : Estimate
     replications : sequence of Estimate
     margin, bounds : region of equivalence (see :func:`consistency`)
-    method : {'sa', 'mover', 'bootstrap'}
+    interval : {'sa', 'mover', 'bootstrap'}
+        Difference interval (see :func:`difference`).
     inconsistency_level, consistency_level : float
 
     Returns
     -------
-    DataFrame with columns ``replication, original, estimate (difference), se, ci_low, ci_high
-    (inconsistency CI), inconsistency, ci90_low, ci90_high, p_tost, consistency``.
+    DataFrame with columns ``replication, original, estimate`` (the replication's estimate),
+    ``difference, se, ci_low, ci_high, statistic, pvalue`` (replication − original, its SE,
+    its inconsistency CI and the z test of difference = 0), ``inconsistency``,
+    ``tost_ci_low, tost_ci_high`` (the consistency CI), ``statistic_tost, pvalue_tost`` (the
+    binding one-sided test) and ``consistency``.
 
     Notes
     -----
@@ -465,13 +491,20 @@ def replication_table(original: Estimate, replications, *, margin: float = 0.05,
     """
     rows = []
     for r in replications:
-        inc = inconsistency(original, r, confidence_level=inconsistency_level, method=method)
+        inc = inconsistency(original, r, confidence_level=inconsistency_level,
+                            interval=interval)
         con = consistency(original, r, margin=margin, bounds=bounds,
-                          confidence_level=consistency_level, method=method)
+                          confidence_level=consistency_level, interval=interval)
         rows.append({"replication": r.label, "original": original.label,
-                     "value": r.value, "difference": inc.estimate, "se": inc.se,
-                     "ci_low": inc.ci.low, "ci_high": inc.ci.high, "pvalue": inc.pvalue,
-                     "inconsistency": inc.verdict, "tost_ci_low": con.ci.low,
-                     "tost_ci_high": con.ci.high, "p_tost": con.pvalue,
-                     "consistency": con.verdict})
+                     **replication_row(r, inc, con)})
     return pd.DataFrame(rows)
+
+
+def replication_row(replication: Estimate, inc: Inconsistency, con: Consistency) -> dict:
+    """The columns of one replication in :func:`replication_table` (and
+    :func:`~replikit.replicate.analyze_replications`)."""
+    return {"estimate": replication.estimate, "difference": inc.estimate, "se": inc.se,
+            "ci_low": inc.ci.low, "ci_high": inc.ci.high, "statistic": inc.statistic,
+            "pvalue": inc.pvalue, "inconsistency": inc.verdict, "tost_ci_low": con.ci.low,
+            "tost_ci_high": con.ci.high, "statistic_tost": con.statistic,
+            "pvalue_tost": con.pvalue, "consistency": con.verdict}

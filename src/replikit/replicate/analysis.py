@@ -2,7 +2,7 @@
 
 :func:`estimates_from_table` turns a table of study estimates (entry level 1) or a Scores table
 of CV folds (entry level 2) into :class:`~replikit.replicate.Estimate` objects;
-:func:`analyse_replications` runs inconsistency, consistency and the FE/RE combination for each
+:func:`analyze_replications` runs inconsistency, consistency and the FE/RE combination for each
 group (model x CV/test); :func:`meta_from_table` is the meta-analysis of a table of effects. The
 command line and the audit report are thin layers over these.
 
@@ -20,11 +20,11 @@ import pandas as pd
 
 from .._validation import check_choice
 from ..errors import DataError, ParameterError, warn
-from .aims import consistency, inconsistency
+from .aims import consistency, inconsistency, replication_row
 from .estimates import SE_METHODS, Estimate, from_folds, from_summary
 from .meta import MetaResult, meta_analysis
 
-__all__ = ["ReplicationAnalysis", "analyse_replications", "estimates_from_table",
+__all__ = ["ReplicationAnalysis", "analyze_replications", "estimates_from_table",
            "meta_from_table"]
 
 _VALUE_COLS = ("value", "r2", "estimate", "yi")
@@ -106,7 +106,8 @@ def _unique_labels(labels, col: str, group: str = "") -> None:
         seen[lab] = i
 
 
-def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: str | None = None,
+def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
+                         estimate: str | None = None,
                          n: str | None = None, k: str | int | None = "k", se: str | None = "se",
                          metric: str = "r2", pooling: str = "random",
                          tau2_method: str = "REML", se_method: str = "olkin_finn",
@@ -116,11 +117,13 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: st
     Parameters
     ----------
     frame : DataFrame
-        Either one row per study (``study``, a value column ``value``/``r2``/``estimate``, ``n``
-        and optionally ``k``, ``se``, ``model``), or a Scores table (``study``, ``model``,
-        ``fold``, ``metric``, ``value``, ``n_test``) whose folds are pooled per study.
-    study, value, n : str
-        Column names (value and n are detected when None).
+        Either one row per study (``study``, a column of estimates ``value``/``r2``/
+        ``estimate``/``yi``, ``n`` and optionally ``k``, ``se``, ``model``), or a Scores table
+        (``study``, ``model``, ``fold``, ``metric``, ``value``, ``n_test``) whose folds are
+        pooled per study.
+    study, estimate, n : str
+        Column names: study labels, estimates (in a Scores table, the fold values; default
+        ``value``) and sample sizes (estimates and sizes are detected when None).
     k : str or int, optional
         Column of predictor counts, or one count for all rows.
     se : str, optional
@@ -160,11 +163,11 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: st
     se_method = check_choice(se_method, "se_method", SE_METHODS)
     is_scores = {"fold", "metric"} <= set(frame.columns)
     if is_scores:
-        return _estimates_from_scores(frame, study, value, n, k, metric, pooling, tau2_method,
-                                      se_method)
+        return _estimates_from_scores(frame, study, estimate, n, k, metric, pooling,
+                                      tau2_method, se_method)
     frame = frame.reset_index(drop=True)
     labels = [_label(s) for s in frame[study]]
-    vcol = _pick(frame, value, _VALUE_COLS, "estimate", "value")
+    vcol = _pick(frame, estimate, _VALUE_COLS, "estimate", "estimate")
     ncol = _pick(frame, n, _N_COLS, "sample size", "n", required=False)
     secol = se if (se is not None and se in frame.columns) else None
     kcol = k if (isinstance(k, str) and k in frame.columns) else None
@@ -225,20 +228,21 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study", value: st
                 e = from_summary(r2=float(vals[i]), se=s, n=nn, k=kk, se_method=se_method,
                                  label=labels[i])
             else:
-                e = from_summary(value=float(vals[i]), se=s, n=nn, k=kk, metric=metric,
+                e = from_summary(estimate=float(vals[i]), se=s, n=nn, k=kk, metric=metric,
                                  label=labels[i])
             ests.append(e)
         out[(_label(m), "reported")] = ests
     return out
 
 
-def _estimates_from_scores(frame, study, value, n, k, metric, pooling, tau2_method, se_method):
+def _estimates_from_scores(frame, study, estimate, n, k, metric, pooling, tau2_method,
+                           se_method):
     f = frame[frame["metric"] == metric].reset_index(drop=True)
     if f.empty:
         raise DataError(f"`metric`: the Scores table has no rows with metric {metric!r}; "
                         f"metrics are {sorted(frame['metric'].astype(str).unique())}.")
     labels = [_label(s) for s in f[study]]
-    vcol = _pick(f, value, ("value",), "fold value", "value")
+    vcol = _pick(f, estimate, ("value",), "fold value", "estimate")
     ncol = _pick(f, n, ("n_test", "n"), "fold size", "n")
     vals = _numbers(f, vcol, "fold values", labels)
     sizes = _numbers(f, ncol, "fold sizes", labels)
@@ -367,8 +371,12 @@ class ReplicationAnalysis:
     Attributes
     ----------
     table : DataFrame
-        One row per (model, source, replication): value, difference, its SE, the
-        inconsistency CI and verdict, the consistency CI, TOST p and verdict.
+        One row per (model, source, replication): the replication's ``estimate``; the
+        ``difference`` replication − original, its ``se``, its 95% CI (``ci_low``,
+        ``ci_high``), the z test of difference = 0 (``statistic``, ``pvalue``) and the
+        ``inconsistency`` verdict; the 90% CI (``tost_ci_low``, ``tost_ci_high``), the binding
+        one-sided test of the TOST (``statistic_tost``, ``pvalue_tost``) and the ``consistency``
+        verdict.
     pooled : DataFrame
         One row per (model, source, pooling): estimate, SE, CI, tau2, Q, I2, estimator, CI
         method.
@@ -378,7 +386,11 @@ class ReplicationAnalysis:
         ``(model, source, 'fixed'|'random') -> MetaResult``.
     original : str
     bounds : tuple
-    method, tau2_method : str
+        The region of equivalence.
+    interval : str
+        The difference interval (``'sa'``, ``'mover'``, ``'bootstrap'``).
+    tau2_method : str
+        τ² estimator of the random-effects pooling.
     """
 
     table: pd.DataFrame
@@ -387,7 +399,7 @@ class ReplicationAnalysis:
     meta: dict = field(repr=False)
     original: str = ""
     bounds: tuple = (-0.05, 0.05)
-    method: str = "sa"
+    interval: str = "sa"
     tau2_method: str = "REML"
 
     def to_frame(self) -> pd.DataFrame:
@@ -397,9 +409,9 @@ class ReplicationAnalysis:
     def __str__(self) -> str:
         lines = [f"Replication of {self.original!r}: difference = replication - original; "
                  f"inconsistency: 95% CI excludes 0; consistency: 90% CI inside "
-                 f"[{self.bounds[0]:.3g}, {self.bounds[1]:.3g}] (difference CI: {self.method})"]
-        show = ["model", "source", "replication", "value", "difference", "ci_low", "ci_high",
-                "inconsistency", "p_tost", "consistency"]
+                 f"[{self.bounds[0]:.3g}, {self.bounds[1]:.3g}] (difference CI: {self.interval})"]
+        show = ["model", "source", "replication", "estimate", "difference", "ci_low", "ci_high",
+                "inconsistency", "pvalue_tost", "consistency"]
         lines.append(self.table[show].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         lines.append("Pooled (original + replications):")
         cols = ["model", "source", "pooling", "method", "ci_method", "estimate", "ci_low",
@@ -408,8 +420,8 @@ class ReplicationAnalysis:
         return "\n".join(lines)
 
 
-def analyse_replications(groups: dict, original: str, *, margin: float = 0.05,
-                         bounds: tuple[float, float] | None = None, method: str = "sa",
+def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
+                         bounds: tuple[float, float] | None = None, interval: str = "sa",
                          tau2_method: str = "REML", ci: str = "z") -> ReplicationAnalysis:
     """Inconsistency, consistency and combination for each group of study estimates.
 
@@ -420,8 +432,8 @@ def analyse_replications(groups: dict, original: str, *, margin: float = 0.05,
     original : str
         Label of the original study; every other study is a replication.
     margin, bounds : region of equivalence (see :func:`~replikit.replicate.consistency`).
-    method : {'sa', 'mover', 'bootstrap'}
-        Difference interval.
+    interval : {'sa', 'mover', 'bootstrap'}
+        Difference interval (see :func:`~replikit.replicate.difference`).
     tau2_method : str
         Estimator of the random-effects combination.
     ci : {'z', 'knha'}
@@ -433,10 +445,10 @@ def analyse_replications(groups: dict, original: str, *, margin: float = 0.05,
     Notes
     -----
     Seed 000, Study 1: the three aims applied to each method's CV and test R2 (Figures 3-8).
-    Example: ``analyse_replications(estimates_from_table(df), original='2002')``.
+    Example: ``analyze_replications(estimates_from_table(df), original='2002')``.
     """
     if not groups:
-        raise DataError("no estimates to analyse.")
+        raise DataError("no estimates to analyze.")
     rows, pooled, est_rows, meta = [], [], [], {}
     reg_bounds = None
     for (model, source), ests in groups.items():
@@ -453,22 +465,18 @@ def analyse_replications(groups: dict, original: str, *, margin: float = 0.05,
         for e in ests:
             c = e.confidence_interval()
             est_rows.append({"model": model, "source": source, "study": e.label,
-                             "estimate": e.value, "se": e.se, "ci_low": c.low, "ci_high": c.high,
+                             "estimate": e.estimate, "se": e.se, "ci_low": c.low, "ci_high": c.high,
                              "se_source": e.source, "original": e.label == str(original)})
         for e in ests:
             if e is orig:
                 continue
-            inc = inconsistency(orig, e, method=method)
-            con = consistency(orig, e, margin=margin, bounds=bounds, method=method)
+            inc = inconsistency(orig, e, interval=interval)
+            con = consistency(orig, e, margin=margin, bounds=bounds, interval=interval)
             reg_bounds = con.bounds
             rows.append({"model": model, "source": source, "replication": e.label,
-                         "value": e.value, "difference": inc.estimate, "se": inc.se,
-                         "ci_low": inc.ci.low, "ci_high": inc.ci.high, "pvalue": inc.pvalue,
-                         "inconsistency": inc.verdict, "tost_ci_low": con.ci.low,
-                         "tost_ci_high": con.ci.high, "p_tost": con.pvalue,
-                         "consistency": con.verdict})
+                         **replication_row(e, inc, con)})
         for pooling, mth in (("fixed", "FE"), ("random", tau2_method)):
-            res: MetaResult = meta_analysis([e.value for e in ests], se=[e.se for e in ests],
+            res: MetaResult = meta_analysis([e.estimate for e in ests], se=[e.se for e in ests],
                                             labels=labels, method=mth, ci=ci)
             meta[(model, source, pooling)] = res
             c = res.confidence_interval()
@@ -479,4 +487,4 @@ def analyse_replications(groups: dict, original: str, *, margin: float = 0.05,
                            "q_pvalue": res.q_pvalue, "i2_q": res.i2_q})
     return ReplicationAnalysis(pd.DataFrame(rows), pd.DataFrame(pooled), pd.DataFrame(est_rows),
                                meta, str(original), tuple(reg_bounds or (-margin, margin)),
-                               method, tau2_method)
+                               interval, tau2_method)

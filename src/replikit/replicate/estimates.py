@@ -1,6 +1,6 @@
 """Performance estimates with uncertainty (seed 000, "Methods to quantify uncertainty in R2").
 
-An :class:`Estimate` is a value, its standard error, the sample size it rests on and where it came
+An :class:`Estimate` is a point estimate, its standard error, the sample size it rests on and where it came
 from. Build one from a reported number (:func:`from_summary`), from cross-validation folds
 (:func:`from_folds`, the seed's first meta-analytic stage) or from predictions
 (:func:`from_predictions`: Olkin-Finn, bootstrap, Wilson, DeLong, delta method).
@@ -47,8 +47,8 @@ class Estimate:
 
     Attributes
     ----------
-    value : float
-        The estimate (e.g. a test-set R2).
+    estimate : float
+        The point estimate (e.g. a test-set R2).
     se : float
         Its standard error.
     n : int or None
@@ -62,13 +62,13 @@ class Estimate:
     label : str
         Study name.
     interval : str
-        Default interval: ``'wald'`` (value +- z se), ``'lee'``, ``'wilson'``, or a bootstrap
+        Default interval: ``'wald'`` (estimate +- z se), ``'lee'``, ``'wilson'``, or a bootstrap
         interval (``'percentile'``, ``'basic'``, ``'bca'``).
     replicates : tuple
         Bootstrap replicates (empty otherwise), used for bootstrap intervals and differences.
     """
 
-    value: float
+    estimate: float
     se: float
     n: int | None = None
     k: int | None = None
@@ -83,28 +83,28 @@ class Estimate:
         """Interval by the estimate's ``interval`` method at ``confidence_level``."""
         level = check_confidence_level(confidence_level)
         if self.interval in BOOT_INTERVALS:
-            return bootstrap_interval(self.replicates, self.value, level, self.interval,
+            return bootstrap_interval(self.replicates, self.estimate, level, self.interval,
                                       jackknife=self.jackknife or None)
         if self.interval == "lee":
-            return r2_confidence_interval(self.value, self.n, self.k, level, method="lee")
+            return r2_confidence_interval(self.estimate, self.n, self.k, level, method="lee")
         if self.interval == "lee_fixed":
-            return r2_confidence_interval(self.value, self.n, self.k, level, method="lee",
+            return r2_confidence_interval(self.estimate, self.n, self.k, level, method="lee",
                                           predictors="fixed")
         if self.interval == "wilson":
-            return _wilson(self.value, self.n, level)
+            return _wilson(self.estimate, self.n, level)
         z = stats.norm.ppf((1 + level) / 2)
-        return ConfidenceInterval(self.value - z * self.se, self.value + z * self.se)
+        return ConfidenceInterval(self.estimate - z * self.se, self.estimate + z * self.se)
 
     def with_label(self, label: str) -> Estimate:
         """A copy with another ``label``."""
-        return Estimate(self.value, self.se, self.n, self.k, self.metric, self.source, str(label),
+        return Estimate(self.estimate, self.se, self.n, self.k, self.metric, self.source, str(label),
                         self.interval, self.replicates, self.jackknife)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """One row: ``label, metric, estimate, se, ci_low, ci_high, n, k, source, interval``."""
         ci = self.confidence_interval(confidence_level)
         return pd.DataFrame([{"label": self.label, "metric": self.metric,
-                              "estimate": self.value, "se": self.se, "ci_low": ci.low,
+                              "estimate": self.estimate, "se": self.se, "ci_low": ci.low,
                               "ci_high": ci.high, "confidence_level": confidence_level,
                               "n": self.n, "k": self.k, "source": self.source,
                               "interval": self.interval}])
@@ -114,7 +114,7 @@ class Estimate:
         lab = f"{self.label}: " if self.label else ""
         nk = f", n = {self.n}" if self.n is not None else ""
         nk += f", k = {self.k}" if self.k is not None else ""
-        return (f"{lab}{self.metric} = {self.value:.4g} (SE {self.se:.4g}, {self.source}), "
+        return (f"{lab}{self.metric} = {self.estimate:.4g} (SE {self.se:.4g}, {self.source}), "
                 f"95% CI {ci} ({self.interval}){nk}")
 
 
@@ -131,7 +131,7 @@ def _r2_iv(r2, n, k, method, allow_negative=False):
         raise DataError(
             f"`r2` must lie in [0, 1) for the {method} method (it assumes R2 is a squared "
             f"correlation); got {bad.tolist()}. Negative R2 (a test set predicted worse than its "
-            "mean) is valid only for the bootstrap: use from_predictions(..., method='bootstrap')."
+            "mean) is valid only for the bootstrap: use from_predictions(..., se_method='bootstrap')."
         )
     n = np.asarray(n, float)
     if np.any(n < 2) or not np.all(np.isfinite(n)):
@@ -347,7 +347,8 @@ def _rho2_of(u: float) -> float:
     return 1.0 if math.isinf(u) else u / (1.0 + u)
 
 
-def from_summary(r2: float | None = None, *, value: float | None = None, se: float | None = None,
+def from_summary(r2: float | None = None, *, estimate: float | None = None,
+                 se: float | None = None,
                  n: int | None = None, k: int | None = None, metric: str = "r2",
                  se_method: str = "olkin_finn", interval: str = "wald",
                  label: str = "") -> Estimate:
@@ -357,7 +358,7 @@ def from_summary(r2: float | None = None, *, value: float | None = None, se: flo
     ----------
     r2 : float, optional
         A reported R2; its SE comes from ``se_method`` unless ``se`` is given.
-    value : float, optional
+    estimate : float, optional
         Any other reported metric (then ``se`` is required, or ``n`` for accuracy/error rate).
     se : float, optional
         A reported standard error.
@@ -385,27 +386,27 @@ def from_summary(r2: float | None = None, *, value: float | None = None, se: flo
     0.0293
     """
     interval = check_choice(interval, "interval", ("wald", "lee", "lee_fixed", "wilson"))
-    if (r2 is None) == (value is None):
-        raise ParameterError("give exactly one of `r2` or `value`; got "
-                             f"r2={r2!r}, value={value!r}.")
+    if (r2 is None) == (estimate is None):
+        raise ParameterError("give exactly one of `r2` or `estimate`; got "
+                             f"r2={r2!r}, estimate={estimate!r}.")
     if r2 is not None:
         metric = "r2"
-        value = float(r2)
+        estimate = float(r2)
         if se is None:
             if n is None:
                 raise ParameterError("`n` is required to compute the SE of `r2`; got None.")
-            se = r2_se(value, n, k, method=se_method)
+            se = r2_se(estimate, n, k, method=se_method)
             source = se_method
         else:
             source = "reported"
     else:
-        value = float(value)
+        estimate = float(estimate)
         if se is None:
             if metric in ("accuracy", "error_rate") and n is not None:
-                if not 0 <= value <= 1:
-                    raise DataError(f"`value` must be a proportion in [0, 1] for metric "
-                                    f"{metric!r}; got {value}.")
-                se = math.sqrt(value * (1 - value) / n)
+                if not 0 <= estimate <= 1:
+                    raise DataError(f"`estimate` must be a proportion in [0, 1] for metric "
+                                    f"{metric!r}; got {estimate}.")
+                se = math.sqrt(estimate * (1 - estimate) / n)
                 source = "binomial"
             else:
                 raise ParameterError(f"`se` is required for metric {metric!r} (no closed form "
@@ -415,7 +416,7 @@ def from_summary(r2: float | None = None, *, value: float | None = None, se: flo
     se = float(se)
     if not (np.isfinite(se) and se >= 0):
         raise DataError(f"`se` must be finite and >= 0; got {se}.")
-    return Estimate(value, se, None if n is None else int(n), None if k is None else int(k),
+    return Estimate(estimate, se, None if n is None else int(n), None if k is None else int(k),
                     metric, source, str(label), interval)
 
 
@@ -564,19 +565,19 @@ def _jackknife(metric, y, yhat):
     return out
 
 
-def bootstrap_interval(replicates, value, confidence_level=0.95, interval="percentile", *,
+def bootstrap_interval(replicates, estimate, confidence_level=0.95, interval="percentile", *,
                        jackknife=None) -> ConfidenceInterval:
     """Percentile, basic ("empirical") or BCa interval from bootstrap replicates.
 
     Parameters
     ----------
-    replicates : array-like of shape (B,)
-    value : float
+    replicates : array-like of shape (n_resamples,)
+    estimate : float
         The full-sample estimate.
     confidence_level : float
     interval : {'percentile', 'basic', 'bca'}
         ``percentile``: quantiles a/2, 1-a/2 of the replicates. ``basic`` (the seed's "empirical
-        bootstrap"): ``[2 value - q(1-a/2), 2 value - q(a/2)]``. ``bca``: Efron's
+        bootstrap"): ``[2 estimate - q(1-a/2), 2 estimate - q(a/2)]``. ``bca``: Efron's
         bias-corrected and accelerated interval with the jackknife acceleration.
     jackknife : array-like, optional
         Leave-one-out values (required for 'bca').
@@ -602,11 +603,11 @@ def bootstrap_interval(replicates, value, confidence_level=0.95, interval="perce
         return ConfidenceInterval(float(lo), float(hi))
     if interval == "basic":
         lo, hi = np.quantile(reps, [a / 2, 1 - a / 2])
-        return ConfidenceInterval(float(2 * value - hi), float(2 * value - lo))
+        return ConfidenceInterval(float(2 * estimate - hi), float(2 * estimate - lo))
     if jackknife is None:
         raise ParameterError("`jackknife` values are required for interval='bca'; got None.")
     jk = np.asarray(jackknife, float)
-    prop = (np.sum(reps < value) + 0.5 * np.sum(reps == value)) / reps.size
+    prop = (np.sum(reps < estimate) + 0.5 * np.sum(reps == estimate)) / reps.size
     prop = min(max(prop, 1.0 / (reps.size + 1)), reps.size / (reps.size + 1))
     z0 = stats.norm.ppf(prop)
     d = jk.mean() - jk
@@ -618,7 +619,7 @@ def bootstrap_interval(replicates, value, confidence_level=0.95, interval="perce
     return ConfidenceInterval(float(lo), float(hi))
 
 
-def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | None = None,
+def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str | None = None,
                      k: int | None = None, interval: str | None = None, n_resamples: int = 2000,
                      random_state=None, label: str = "") -> Estimate:
     """An :class:`Estimate` from test-set predictions (entry levels 2-3).
@@ -633,8 +634,8 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | N
     metric : {'r2', 'mse', 'mae', 'accuracy', 'error_rate', 'auc'} or callable
         A callable ``metric(y_true, y_pred) -> float`` is estimated by the bootstrap (one call
         per replicate; BCa uses one call per left-out row).
-    method : str, optional
-        ``'olkin_finn'`` / ``'cohen'`` (R2; seed eq. 1), ``'delta'`` (MSE/MAE: SE of the mean
+    se_method : str, optional
+        How the SE is estimated: ``'olkin_finn'`` / ``'cohen'`` (R2; seed eq. 1), ``'delta'`` (MSE/MAE: SE of the mean
         per-observation loss), ``'wilson'`` (accuracy/error rate), ``'delong'`` (AUC) or
         ``'bootstrap'`` (any metric; SE = SD of replicates). Default: the closed form.
     k : int, optional
@@ -653,13 +654,13 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | N
     -----
     Seed 000: "we can derive SEs for the study sample using bootstrap or Olkin and Finn's
     methods". The bootstrap resamples test rows (the fitted model is kept), one index matrix
-    for all B replicates. A negative test R2 is valid for the bootstrap but rejected by
-    Olkin-Finn/Lee. Example: ``from_predictions(y, yhat, method='bootstrap', random_state=0)``.
+    for all ``n_resamples`` replicates. A negative test R2 is valid for the bootstrap but rejected by
+    Olkin-Finn/Lee. Example: ``from_predictions(y, yhat, se_method='bootstrap', random_state=0)``.
     """
     if callable(metric):
         return _bootstrap_callable(metric, y_true, y_pred, k=k, interval=interval,
                                    n_resamples=n_resamples, random_state=random_state,
-                                   label=label, method=method)
+                                   label=label, se_method=se_method)
     metric = check_choice(metric, "metric", METRICS)
     if isinstance(y_true, pd.DataFrame):
         frame = y_true
@@ -689,10 +690,10 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | N
         raise DataError(f"need at least 3 predictions; got {n}.")
     default = {"r2": "olkin_finn", "mse": "delta", "mae": "delta", "accuracy": "wilson",
                "error_rate": "wilson", "auc": "delong"}[metric]
-    method = default if method is None else method
+    method = default if se_method is None else se_method
     allowed = {"r2": ("olkin_finn", "cohen"), "mse": ("delta",), "mae": ("delta",),
                "accuracy": ("wilson",), "error_rate": ("wilson",), "auc": ("delong",)}[metric]
-    method = check_choice(method, "method", allowed + ("bootstrap",))
+    method = check_choice(method, "se_method", allowed + ("bootstrap",))
     if metric in ("r2", "mse", "mae"):
         y = y.astype(float)
         yhat = yhat.astype(float)
@@ -734,11 +735,11 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", method: str | N
 
 
 def _bootstrap_callable(fn, y_true, y_pred, *, k, interval, n_resamples, random_state, label,
-                        method):
+                        se_method):
     """Bootstrap of a user metric ``fn(y_true, y_pred)`` (generic, one call per replicate)."""
-    if method not in (None, "bootstrap"):
-        raise ParameterError(f"a callable `metric` is estimated by method='bootstrap' only; got "
-                             f"{method!r}.")
+    if se_method not in (None, "bootstrap"):
+        raise ParameterError(f"a callable `metric` is estimated by se_method='bootstrap' only; "
+                             f"got {se_method!r}.")
     if y_pred is None:
         raise ParameterError("`y_pred` is required with a callable `metric`; got None.")
     y = np.asarray(y_true)

@@ -19,7 +19,8 @@ consistent, or captured, averaged over repetitions with Monte-Carlo SEs.
 The linear models ('lr', 'ridge') are fitted in closed form for all studies, scenarios and
 repetitions in batched array expressions (:mod:`._fits`); every noise level is one extra
 right-hand side of the same solve. Other scikit-learn models ('lasso', 'enet', 'rf', 'svm',
-'mlp') are fitted one (study, outcome) pair at a time, on the same splits.
+'mlp') are fitted by :func:`replikit.experiment.run`, one (study, outcome) pair per task, on the
+same splits (the fold labels of :class:`~replikit.replicate.design.HoldOutCV`).
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._random import root_seed_sequence, task_rng
-from .._threads import single_blas, worker_limits
+from .._random import root_seed_sequence, task_int_seed, task_rng
+from .._threads import single_blas
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, ParameterError, warn
 from ._fits import ols_cv_test
+from .design import HoldOutCV, LabelledFolds
 from .meta import TAU2_METHODS, tau2_estimate
 
 __all__ = ["ReplicationSimulation", "simulate_replication", "SIM_MODELS"]
@@ -108,7 +110,45 @@ class ReplicationSimulation:
         return "\n".join(lines)
 
 
-def _sklearn_model(name: str, seed: int):
+class _Quiet:
+    """A scikit-learn estimator whose ``fit`` silences convergence warnings (the MLP's early
+    stopping at ``max_iter``), in the calling process and in runner workers alike."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def get_params(self, deep=True):
+        out = {"estimator": self.estimator}
+        if deep:
+            out.update({f"estimator__{k}": v
+                        for k, v in self.estimator.get_params(deep=True).items()})
+        return out
+
+    def set_params(self, **params):
+        inner = {k.split("__", 1)[1]: v for k, v in params.items() if k.startswith("estimator__")}
+        if "estimator" in params:
+            self.estimator = params["estimator"]
+        if inner:
+            self.estimator.set_params(**inner)
+        return self
+
+    def fit(self, X, y):
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self.estimator.fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.estimator.predict(X)
+
+
+def _sklearn_model(name: str):
+    """The Study-2 model ``name`` with its fixed hyper-parameters; ``random_state`` is left
+    ``None`` so that :func:`replikit.experiment.run` seeds it per task."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -121,56 +161,39 @@ def _sklearn_model(name: str, seed: int):
     if name == "rf":
         from sklearn.ensemble import RandomForestRegressor
         return RandomForestRegressor(n_estimators=50, min_samples_leaf=5, max_features=0.5,
-                                     random_state=seed, n_jobs=1)
+                                     n_jobs=1)
     if name == "svm":
         from sklearn.svm import SVR
         return make_pipeline(StandardScaler(), SVR(C=1.0, epsilon=0.1))
     from sklearn.neural_network import MLPRegressor
-    return make_pipeline(StandardScaler(), MLPRegressor(hidden_layer_sizes=(16,), alpha=1e-3,
-                                                        max_iter=300, early_stopping=True,
-                                                        random_state=seed))
+    return _Quiet(make_pipeline(StandardScaler(), MLPRegressor(
+        hidden_layer_sizes=(16,), alpha=1e-3, max_iter=300, early_stopping=True)))
 
 
-def _r2_rows(y, pred):
-    sse = ((y - pred) ** 2).sum(axis=-1)
-    sst = ((y - y.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
-    return 1.0 - sse / sst
+def _sklearn_fits(name, X, Y, folds, jobs, random_state, n_jobs):
+    """Fold R2 (len(jobs), K) and test R2 (len(jobs),) of scikit-learn model ``name``: one
+    :func:`replikit.experiment.run` over the (study, outcome) pairs ``jobs``, each a "study" of
+    the runner whose splits are the study's fold labels (:class:`LabelledFolds`), so every
+    outcome of a study is fitted on the same splits as the batched linear models.
 
+    ``X`` (S, n, p), ``Y`` (S, n, M), ``folds`` (S, n).
+    """
+    from ..experiment import run
 
-def _fit_one(name, X, y, perm, n_splits, train_share, seed):
-    """(fold R2 (K,), test R2) of one sklearn model on one study outcome; the MLP's
-    convergence warnings (early stopping at max_iter) are silenced."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return _fit_one_inner(name, X, y, perm, n_splits, train_share, seed)
-
-
-def _fit_one_in_worker(*args):
-    """:func:`_fit_one` in a joblib worker: one BLAS and one OpenMP thread per worker."""
-    with worker_limits():
-        return _fit_one(*args)
-
-
-def _fit_one_inner(name, X, y, perm, n_splits, train_share, seed):
-    from sklearn.base import clone
-
-    n = y.size
-    n_train = int(round(n * train_share))
-    Xp, yp = X[perm], y[perm]
-    bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
-    base = _sklearn_model(name, seed)
-    folds = np.empty(n_splits)
-    for f in range(n_splits):
-        te = np.arange(bounds[f], bounds[f + 1])
-        tr = np.setdiff1d(np.arange(n_train), te)
-        m = clone(base).fit(Xp[tr], yp[tr])
-        folds[f] = _r2_rows(yp[te], m.predict(Xp[te]))
-    m = clone(base).fit(Xp[:n_train], yp[:n_train])
-    return folds, float(_r2_rows(yp[n_train:], m.predict(Xp[n_train:])))
+    n = X.shape[1]
+    rows = np.concatenate([X[s] for s, _ in jobs])
+    y = np.concatenate([Y[s, :, j] for s, j in jobs])
+    labels = np.concatenate([folds[s] for s, _ in jobs])
+    study = np.repeat([f"{s}:{j}" for s, j in jobs], n)
+    res = run({name: _sklearn_model(name)}, rows, y, scheme=LabelledFolds(), metrics=["r2"],
+              study=study, groups=labels, random_state=random_state,
+              backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
+              return_predictions=False)
+    f = res.scores.frame
+    k = int(folds.max()) + 1
+    value = (f.assign(key=pd.Categorical(f["study"], categories=[f"{s}:{j}" for s, j in jobs]))
+             .sort_values(["key", "fold"])["value"].to_numpy(float).reshape(len(jobs), k + 1))
+    return value[:, :k], value[:, k]
 
 
 def _of_var(r2, n):
@@ -216,7 +239,7 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
                          deltas=(0.05, 0.1, 0.15, 0.2, 0.3, 0.4),
                          margins=(0.05, 0.075, 0.1, 0.15), n_splits: int = 10,
                          train_share: float = 2 / 3, n_repetitions: int = 1,
-                         tau2_method: str = "DL", random_state=0, n_jobs: int = 1,
+                         tau2_method: str = "DL", random_state=None, n_jobs: int = 1,
                          progress=None) -> ReplicationSimulation:
     """Seed 000's Study 2: diagnostic performance of the replication procedures.
 
@@ -249,9 +272,11 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
     tau2_method : str
         tau2 estimator of every random-effects step (default DL, the R *meta* package's default
         the seed used).
-    random_state : int
+    random_state : None, int or Generator
+        Root of every draw (studies, noise, splits, model seeds).
     n_jobs : int
-        Workers for the scikit-learn models.
+        Workers for the scikit-learn models (the joblib backend of
+        :func:`replikit.experiment.run`; the numbers do not depend on it).
     progress : callable, optional
         Called with the number of finished repetitions (progress bars).
 
@@ -265,8 +290,9 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
     fold or test R2 below 1e-3 (possible at Delta = .4, and common with small studies whose
     folds hold a few rows) are given the SE of R2 = 1e-3; the result's ``notes`` (and a
     :class:`~replikit.errors.ReplikitWarning`) say how many. All parameters are checked before
-    any fitting. Batched numpy runs on one BLAS thread; scikit-learn fits in joblib workers get
-    one BLAS and one OpenMP thread each (:mod:`replikit._threads`). Example:
+    any fitting. Batched numpy runs on one BLAS thread; the scikit-learn models are fitted by
+    :func:`replikit.experiment.run` (one BLAS thread per fit, and one OpenMP thread in joblib
+    workers: :mod:`replikit._threads`), seeded per task. Example:
     ``simulate_replication(n_repetitions=200, random_state=0)``.
     """
     t0 = time.perf_counter()
@@ -322,42 +348,32 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
     changed = np.array([[s >= S - c for s in range(S)] for c, _ in scen])  # (n_sc, S)
     col = np.where(changed, np.array([j + 1 for _, j in scen])[:, None], 0)  # (n_sc, S)
     root = root_seed_sequence(random_state)
+    scheme = HoldOutCV(n_splits, train_share=train_share)
+    fold_n = np.diff(scheme.fold_bounds(n_per_study))
+    test_n = n_per_study - scheme.n_train(n_per_study)
     fold_store = {m: [] for m in models}
     test_store = {m: [] for m in models}
-    fold_n = test_n = None
     for r in range(n_repetitions):
         rng = task_rng(root, ("study2", r))
         idx = np.stack([rng.choice(Xa.shape[0], n_per_study, replace=False) for _ in range(S)])
         noise = rng.standard_normal((S, n_per_study))
         perm = np.argsort(rng.random((S, n_per_study)), axis=1)
+        folds = np.stack([scheme.assign(p) for p in perm])  # the design's fold labels
         Xs = Xa[idx]
         ys = ya[idx][..., None] + noise[..., None] * np.concatenate([[0.0], scale])
         for m in models:
             if m in LINEAR:
-                out = ols_cv_test(Xs, ys, perm, n_splits=n_splits, train_share=train_share,
-                                  alpha=LINEAR[m])
+                out = ols_cv_test(Xs, ys, folds, alpha=LINEAR[m])
                 fr, tr = out["fold_r2"], out["test_r2"]  # (S, K, M), (S, M)
-                fold_n, test_n = out["fold_n"], out["test_n"]
             else:
                 fr = np.full((S, n_splits, M), np.nan)
                 tr = np.full((S, M), np.nan)
                 jobs = [(s, j) for s in range(S) for j in range(M)
                         if j == 0 or s >= S - max(n_changed)]
-                seed = int(rng.integers(2 ** 31 - 1))
-                if n_jobs > 1:
-                    from joblib import Parallel, delayed
-
-                    res = Parallel(n_jobs=n_jobs)(
-                        delayed(_fit_one_in_worker)(m, Xs[s], ys[s, :, j], perm[s], n_splits,
-                                          train_share, seed) for s, j in jobs)
-                else:
-                    res = [_fit_one(m, Xs[s], ys[s, :, j], perm[s], n_splits, train_share,
-                                    seed) for s, j in jobs]
-                for (s, j), (f, t) in zip(jobs, res, strict=True):
-                    fr[s, :, j], tr[s, j] = f, t
-                n_train = int(round(n_per_study * train_share))
-                fold_n = np.diff(np.linspace(0, n_train, n_splits + 1).round().astype(int))
-                test_n = n_per_study - n_train
+                f, t = _sklearn_fits(m, Xs, ys, folds, jobs,
+                                     task_int_seed(root, ("study2-fit", r, m)), n_jobs)
+                for i, (s, j) in enumerate(jobs):
+                    fr[s, :, j], tr[s, j] = f[i], t[i]
             sidx = np.arange(S)
             fold_store[m].append(fr[sidx[None, :], :, col])     # (n_sc, S, K)
             test_store[m].append(tr[sidx[None, :], col])        # (n_sc, S)
@@ -410,7 +426,9 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
         runtime_seconds=time.perf_counter() - t0,
         settings={"models": list(models), "n_studies": S, "n_per_study": n_per_study,
                   "n_splits": n_splits, "train_share": train_share, "tau2_method": tau2_method,
-                  "random_state": random_state, "ridge_alpha": LINEAR["ridge"]},
+                  "random_state": random_state if isinstance(random_state, (int, np.integer))
+                  else None, "root_entropy": str(root.entropy),
+                  "ridge_alpha": LINEAR["ridge"]},
         notes=notes)
 
 

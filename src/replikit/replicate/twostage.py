@@ -71,7 +71,7 @@ def population(estimates, *, tau2_method: str = "REML", ci: str = "z") -> dict[s
     Seed 000, "Test population estimate" (Figure 8). Example: ``population([e1, e2, e3])``.
     """
     ests = list(estimates)
-    y = [e.value for e in ests]
+    y = [e.estimate for e in ests]
     se = [e.se for e in ests]
     labels = [e.label or f"Study {i + 1}" for i, e in enumerate(ests)]
     return {"fixed": meta_analysis(y, se=se, labels=labels, method="FE", ci=ci),
@@ -126,7 +126,7 @@ def two_stage(folds: pd.DataFrame, *, study: str = "study", value: str = "value"
                            tau2_method=tau2_method, k=k, se_method=se_method, label=str(g))
             ests.append(e)
             c = e.confidence_interval()
-            rows.append({"stage1": s1, "study": str(g), "estimate": e.value, "se": e.se,
+            rows.append({"stage1": s1, "study": str(g), "estimate": e.estimate, "se": e.se,
                          "ci_low": c.low, "ci_high": c.high})
         pops = population(ests, tau2_method=tau2_method, ci=ci)
         for s2, res in pops.items():

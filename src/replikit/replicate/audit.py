@@ -1,0 +1,570 @@
+"""The replication audit of a multi-study dataset (seed 000, Study 1 on the user's data).
+
+:func:`audit` treats the first study (in natural order: numerically when every label is a
+number, else as they appear) as the original and every other study as a replication of the R²
+of a least-squares linear model and of each audited model. Per study, seed 000's design
+(:class:`~replikit.replicate.design.HoldOutCV`): a 2:1 train/test split and K-fold CV on the
+training part. The fold R² are pooled within each study by random and by fixed effects (the
+seed's first stage), the test R² gets the Olkin–Finn SE (seed eq. 1); then the three aims:
+inconsistency (95% CI of replication − original excludes 0), consistency (90% CI inside
+±margin, TOST) and the fixed/random-effects combination of all studies.
+
+Every model is fitted on the same kind of splits: the audited scikit-learn models by
+:func:`replikit.experiment.run` on :class:`HoldOutCV` within each study, the linear model by the
+batched closed-form least squares of :mod:`._fits`, whose fold labels come from the same scheme
+and the same per-study random stream, so it predicts what ``run`` with ``LinearRegression``
+predicts.
+
+The package binds :func:`audit` eagerly (``replikit.replicate.audit`` is the function, not this
+module), so this module imports nothing heavy at import time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._random import root_seed_sequence, task_rng
+from .._validation import check_choice, check_float, check_int
+from ..errors import DataError, NotApplicableError, ParameterError, ParameterTypeError
+from ..results import Verdict
+from .design import HoldOutCV, fold_labels_from_masks
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .analysis import ReplicationAnalysis
+    from .meta import MetaResult
+
+__all__ = ["ReplicationAudit", "audit", "LINEAR_MODEL"]
+
+LINEAR_MODEL = "linear model"
+MIN_FOLD_ROWS = 20  # an R2 on fewer held-out rows is mostly noise (and often negative)
+_CV_RANDOM = "CV, folds RE"
+_CV_FIXED = "CV, folds FE"
+
+
+def _order(labels) -> list[str]:
+    """Study labels in natural order: numerically when every label is a number, else as they
+    appear."""
+    labels = [str(s) for s in labels]
+    try:
+        return sorted(labels, key=float)
+    except (TypeError, ValueError):
+        return labels
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def _shown(items, limit: int = 15) -> str:
+    items = [str(s) for s in items]
+    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicationAudit:
+    """Result of :func:`audit`: the replication of a linear model's (and the audited models')
+    R² across studies.
+
+    Attributes
+    ----------
+    original : str
+        The original study.
+    studies : tuple of str
+        The studies analysed (original first, then the replications in natural order).
+    analysis : ReplicationAnalysis
+        The three aims for every (model, kind of estimate): ``table`` (one row per
+        replication), ``pooled`` (FE and RE pooling), ``estimates`` (one row per study) and
+        ``meta`` (the :class:`~replikit.replicate.MetaResult` of each pooling).
+    summary : DataFrame
+        Per (model, kind of estimate): replications, how many are inconsistent (95% CI of the
+        difference excludes 0) and how many consistent (90% CI inside ±margin).
+    verdict : Verdict
+        About the linear model's test R²: the sentence, its level, the random-effects pooled
+        test R² with its 95% CI, and the caveats.
+    models : tuple of str
+        Models in the analysis (the linear model first).
+    models_left_out : dict
+        Model -> reason (its R² is outside [0, 1) in the original or in all but one study).
+    studies_left_out : tuple of (str, str)
+        Studies left out of every model, with the reason (too few rows for the design, an
+        outcome constant in a fold or in the test part).
+    studies_outside : dict
+        Model -> tuple of (study, reason): studies whose fold or test R² is outside [0, 1)
+        (the Olkin–Finn SE does not apply), left out of that model only.
+    design : dict
+        The design: ``n_splits``, ``min_fold_rows``, ``train_share``, ``max_rows`` (linear
+        model), ``audited_n_splits``, ``audited_max_rows``, ``min_rows``, ``n_features``,
+        ``margin``, ``tau2_method``, ``quick``.
+    notes : tuple of str
+        What was done, in words (subsamples, fold counts, what was left out and why).
+    """
+
+    original: str
+    studies: tuple
+    analysis: ReplicationAnalysis = field(repr=False)
+    summary: pd.DataFrame = field(repr=False)
+    verdict: Verdict
+    models: tuple
+    models_left_out: dict
+    studies_left_out: tuple
+    studies_outside: dict
+    design: dict
+    notes: tuple = ()
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per (model, kind of estimate, replication) — see
+        :meth:`ReplicationAnalysis.to_frame`."""
+        return self.analysis.table
+
+    @property
+    def pooled(self) -> pd.DataFrame:
+        """One row per (model, kind of estimate, pooling): the combination of all studies."""
+        return self.analysis.pooled
+
+    @property
+    def estimates(self) -> pd.DataFrame:
+        """One row per (model, kind of estimate, study): estimate, SE and 95% CI."""
+        return self.analysis.estimates
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-replication table (a copy of :attr:`table`)."""
+        return self.analysis.table.copy()
+
+    def meta(self, model: str = LINEAR_MODEL, source: str = "test",
+             pooling: str = "random") -> MetaResult:
+        """The meta-analysis of ``model``'s ``source`` estimates (``'test'``,
+        ``'CV, folds RE (<tau2>)'`` or ``'CV, folds FE'``) by ``pooling`` (``'fixed'`` or
+        ``'random'``)."""
+        key = (model, _source_name(source, self.design["tau2_method"]), pooling)
+        if key not in self.analysis.meta:
+            raise ParameterError(f"no pooled result for model {model!r}, source {source!r}, "
+                                 f"pooling {pooling!r}; models are {list(self.models)}, "
+                                 "sources 'test', 'cv' (folds RE) and 'cv_fixed' (folds FE).")
+        return self.analysis.meta[key]
+
+    def plot(self, ax=None, *, kind: str = "forest", model: str = LINEAR_MODEL,
+             source: str = "test", title: str | None = None):
+        """A figure of one model's estimates.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        kind : {'forest', 'differences'}
+            ``'forest'``: metafor-style forest plot of the studies and their random-effects
+            pooling; ``'differences'``: replication − original with 95% CIs (a CI missing 0 is
+            an inconsistent replication).
+        model : str
+        source : {'test', 'cv', 'cv_fixed'}
+            Test R², CV R² with folds pooled by random effects, or by fixed effect.
+        title : str, optional
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        from .plots import forest_plot, plot_differences
+
+        kind = check_choice(kind, "kind", ("forest", "differences"))
+        name = _source_name(source, self.design["tau2_method"])
+        if kind == "forest":
+            what = "test R2" if name == "test" else f"CV R2 ({name[4:]})"
+            return forest_plot(self.meta(model, source, "random"), ax=ax, refline=None,
+                               xlabel=f"{what}, {model}", title=title)
+        rows = self.table[(self.table["model"] == model) & (self.table["source"] == name)]
+        if rows.empty:
+            raise ParameterError(f"no replications for model {model!r}, source {source!r}; "
+                                 f"models are {list(self.models)}.")
+        return plot_differences(rows, ax=ax, title=title)
+
+    def __str__(self) -> str:
+        lines = [str(self.verdict), self.summary.to_string(index=False)]
+        lines.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+
+def _source_name(source: str, tau2_method: str) -> str:
+    names = {"test": "test", "cv": f"{_CV_RANDOM} ({tau2_method})", "cv_fixed": _CV_FIXED}
+    if source in names.values():
+        return source
+    return names[check_choice(source, "source", tuple(names))]
+
+
+@dataclass(frozen=True, slots=True)
+class _Fit:
+    """Per-study CV and test results of one model: fold R2 (K,), fold sizes (K,), test
+    outcomes and predictions."""
+
+    fold_r2: np.ndarray
+    fold_n: np.ndarray
+    test_y: np.ndarray
+    test_pred: np.ndarray
+
+
+def _audit_iv(dataset, models, margin, tau2_method, quick, n_jobs):
+    for attr in ("X", "y", "study", "task"):
+        if not hasattr(dataset, attr):
+            raise ParameterTypeError("`dataset` must be a replikit Dataset (X, y, study, task); "
+                                     f"got {type(dataset).__name__}.")
+    if models is not None and not isinstance(models, dict):
+        raise ParameterTypeError(f"`models` must be a dict of name -> estimator or None; got "
+                                 f"{type(models).__name__}.")
+    from .meta import TAU2_METHODS
+
+    margin = check_float(margin, "margin")
+    if not margin > 0:
+        raise ParameterError(f"`margin` must be > 0 (the region is +-margin); got {margin}.")
+    tau2_method = check_choice(str(tau2_method).upper(), "tau2_method", TAU2_METHODS)
+    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    return margin, tau2_method, bool(quick), n_jobs
+
+
+def _subsample(study: np.ndarray, order, max_rows: int | None, root) -> np.ndarray:
+    """Sorted rows: every row of each study, or a random ``max_rows`` of a larger one."""
+    keep = []
+    for s in order:
+        idx = np.flatnonzero(study == s)
+        if max_rows is not None and idx.size > max_rows:
+            idx = np.sort(task_rng(root, ("replicate-rows", s)).choice(idx, max_rows,
+                                                                        replace=False))
+        keep.append(idx)
+    return np.sort(np.concatenate(keep))
+
+
+def _fold_labels(scheme: HoldOutCV, study: np.ndarray, order, root) -> dict:
+    """Fold labels of every study's rows from the scheme's masks, drawn as
+    :func:`replikit.experiment.run` draws the splits of ``scheme`` within study ``s`` (from the
+    stream ``task_rng(root, ('split', s))``), so the batched fits use the runner's splits."""
+    out = {}
+    for s in order:
+        _, test = scheme.masks(int((study == s).sum()), random_state=task_rng(root, ("split", s)))
+        out[s] = fold_labels_from_masks(test)
+    return out
+
+
+def _constant_part(y: np.ndarray, labels: np.ndarray) -> bool:
+    """True when the outcome is constant in a CV fold or in the test part (R2 undefined)."""
+    for f in np.unique(labels):
+        part = y[labels == f]
+        if np.all(part == part[0]):
+            return True
+    return False
+
+
+def _linear_fits(X, y, study, order, labels) -> dict[str, _Fit]:
+    from ._fits import ols_cv_test
+
+    out = {}
+    for s in order:
+        idx = np.flatnonzero(study == s)
+        r = ols_cv_test(X[idx][None], y[idx][None], labels[s][None])
+        out[s] = _Fit(r["fold_r2"][0], r["fold_n"], r["test_y"][0], r["test_pred"][0])
+    return out
+
+
+def _runner_fits(models, X, y, study, order, scheme, root, n_jobs) -> dict[str, dict]:
+    from ..experiment import run
+
+    res = run(models, X, y, scheme=scheme, metrics=["r2"], study=study, random_state=root,
+              backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
+              return_predictions=True)
+    scores = res.scores.frame
+    preds = res.predictions.frame
+    out: dict[str, dict] = {name: {} for name in models}
+    for s in order:
+        k = scheme.n_folds(int((study == s).sum()))
+        sc = scores[scores["study"] == s]
+        pr = preds[(preds["study"] == s) & (preds["fold"] == k)]
+        for name in models:
+            folds = sc[(sc["model"] == name) & (sc["fold"] < k)].sort_values("fold")
+            test = pr[pr["model"] == name].sort_values("row")
+            out[name][s] = _Fit(folds["value"].to_numpy(float), folds["n_test"].to_numpy(int),
+                                test["y_true"].to_numpy(float), test["y_pred"].to_numpy(float))
+    return out
+
+
+def _study_estimates(fits: dict[str, _Fit], k: int, tau2_method: str):
+    """Estimates per kind of source, and the studies whose R2 is outside [0, 1)."""
+    from .estimates import from_folds, from_predictions
+
+    per_source: dict[str, list] = {}
+    outside = []
+    for s, f in fits.items():
+        try:
+            items = {f"{_CV_RANDOM} ({tau2_method})": from_folds(
+                         f.fold_r2, f.fold_n, pooling="random", tau2_method=tau2_method, k=k,
+                         label=s),
+                     _CV_FIXED: from_folds(f.fold_r2, f.fold_n, pooling="fixed", k=k, label=s),
+                     "test": from_predictions(f.test_y, f.test_pred, k=k, label=s)}
+        except DataError as exc:  # e.g. R2 <= 0 in a study: Olkin-Finn does not apply
+            outside.append((s, " ".join(str(exc).split())))
+            continue
+        for name, est in items.items():
+            per_source.setdefault(name, []).append(est)
+    return per_source, outside
+
+
+def audit(dataset, *, models: dict | None = None, original: str | None = None,
+          margin: float = 0.05, tau2_method: str = "REML", quick: bool = False,
+          random_state=None, n_jobs: int = 1) -> ReplicationAudit:
+    """Does each later study reproduce the R² of the first? Seed 000's three aims on a dataset.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A regression dataset with study labels (:class:`replikit.data.userdata.Dataset`).
+    models : dict of str -> estimator, optional
+        The audited models, besides the linear model (default: the audit's line-up for
+        regression, ``lr`` and ``rf``). Constant baselines (``DummyRegressor``) are dropped: they
+        have no R² to replicate.
+    original : str, optional
+        The original study (default: the first usable study in natural order).
+    margin : float
+        Region of equivalence ±margin of the consistency test (TOST).
+    tau2_method : str
+        τ² estimator of every random-effects pooling (``'REML'``, ``'DL'``, ...).
+    quick : bool
+        Fewer folds (5) and at most 400 rows per study for every model.
+    random_state : None, int or Generator
+        Root of every random choice (subsamples, splits, model seeds).
+    n_jobs : int
+        Worker processes for the audited models (the joblib backend of
+        :func:`replikit.experiment.run` when above 1; the numbers do not depend on it).
+
+    Returns
+    -------
+    ReplicationAudit
+
+    Raises
+    ------
+    NotApplicableError
+        Fewer than two studies, a classification target, fewer than two studies large enough
+        for the design (``max(30, 3 (p + 2))`` rows with p predictors), or a linear-model R²
+        outside [0, 1) in all but one study (with advice on what to do).
+    ParameterError
+        ``original`` is not a study of ``dataset``, or a bad ``margin``/``tau2_method``.
+
+    Notes
+    -----
+    Seed 000 (Vijayakumar & Cheung 2021), Study 1: per study a 2:1 train/test split and K-fold
+    CV on the training part (K = 10, or 5 with ``quick``; fewer where a fold would hold fewer
+    than 20 rows, at least 2); fold R² pooled by FE and RE meta-analysis (Figures 1-2), test R²
+    with the Olkin–Finn SE ``SE² = 4 R² (1 − R²)² / N`` (eq. 1); the difference
+    replication − original with the simple asymptotic interval (eq. 2); inconsistency (95% CI
+    excludes 0, Figures 3 and 6A), consistency (90% CI inside ±margin, Figures 4 and 6B) and the
+    FE/RE combination (Figures 7-8). The audited models are fitted by
+    :func:`replikit.experiment.run` on at most 1,000 rows per study (400 with ``quick``) with
+    5-fold CV, to keep within the audit's time budget. A study whose fold or test R² of a model
+    is outside [0, 1) is left out of that model's analysis (Olkin–Finn needs a squared
+    correlation), and a model whose R² is outside [0, 1) in the original study is left out.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> from replikit.experiment import make_models
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.normal(size=(900, 2)), columns=["x1", "x2"])
+    >>> df["y"] = df.x1 + 0.5 * df.x2 + rng.normal(size=900)
+    >>> df["year"] = np.repeat([1990, 1992, 1994], 300)
+    >>> res = audit(dataset_from_frame(df, target="y", study="year"),
+    ...             models=make_models("lr", "regression"), quick=True, random_state=0)
+    >>> res.original, res.models
+    ('1990', ('linear model', 'lr'))
+    >>> res.summary["replications"].tolist()  # (2 models) x (CV RE, CV FE, test)
+    [2, 2, 2, 2, 2, 2]
+    >>> print(res.verdict.sentence)
+    Test R2 of the linear model: 0 of 2 replications are inconsistent with the original
+    (1990); 0 are shown consistent within +-0.05.
+    """
+    margin, tau2_method, quick, n_jobs = _audit_iv(dataset, models, margin, tau2_method, quick,
+                                                   n_jobs)
+    d = dataset
+    if d.study is None or d.study.nunique() < 2:
+        raise NotApplicableError(
+            "needs at least two studies (an original and a replication).",
+            advice="give the study labels (the column of studies, sites or years: --study on "
+                   "the command line, `study` of the Dataset).")
+    if d.task != "regression":
+        raise NotApplicableError(
+            "this analysis replicates the R2 of a linear model, which needs a continuous "
+            f"outcome; the target is {d.task}.",
+            advice="to check a reported AUC or accuracy against a replication, use "
+                   "`replikit replicate` with the reported values and their SEs.")
+    import pandas as pd
+
+    from .analysis import analyze_replications
+
+    X = d.X.to_numpy(float)
+    y = d.y.to_numpy(float)
+    study = d.study.astype(str).to_numpy()
+    p = X.shape[1]
+    min_rows = max(30, 3 * (p + 2))  # a test third of at least 10 rows and > p + 1
+    all_studies = _order(pd.unique(study))
+    if original is not None and str(original) not in all_studies:
+        raise ParameterError(f"`original`: study {str(original)!r} not found; the studies are "
+                             f"{_shown([repr(s) for s in all_studies], 12)}.")
+    sizes = {s: int((study == s).sum()) for s in all_studies}
+    left_out = [(s, f"{n} row{_plural(n, '', 's')} (fewer than {min_rows})")
+                for s, n in sizes.items() if n < min_rows]
+    kept = [s for s in all_studies if sizes[s] >= min_rows]
+    if len(kept) < 2:
+        raise NotApplicableError(
+            f"fewer than two studies have the {min_rows} rows a 2:1 train/test split with {p} "
+            f"predictors needs ({len(left_out)} smaller "
+            f"{_plural(len(left_out), 'study', 'studies')}).",
+            advice="pool small studies into larger units, or use fewer predictors.")
+
+    from ..experiment.models import default_models
+
+    audited = dict(models) if models is not None else default_models(d.task)
+    audited = {str(k): v for k, v in audited.items()
+               if type(v).__name__ not in ("DummyRegressor", "DummyClassifier")}
+    if LINEAR_MODEL in audited:
+        raise ParameterError(f"`models`: the name {LINEAR_MODEL!r} is the audit's own batched "
+                             "least squares; give the model another name.")
+    n_splits = 5 if quick else 10
+    max_rows = 400 if quick else None
+    aud_splits, aud_rows = 5, (400 if quick else 1000)
+    scheme = HoldOutCV(n_splits, min_fold_rows=MIN_FOLD_ROWS)
+    aud_scheme = HoldOutCV(aud_splits, min_fold_rows=MIN_FOLD_ROWS)
+    root = root_seed_sequence(random_state)
+
+    # the linear model's rows and splits; then the audited models' (a subsample of each study)
+    rows = _subsample(study, kept, max_rows, root)
+    lin_labels = _fold_labels(scheme, study[rows], kept, root)
+    aud_rows_idx = _subsample(study, kept, aud_rows, root)
+    aud_labels = _fold_labels(aud_scheme, study[aud_rows_idx], kept, root) if audited else {}
+    constant = [s for s in kept
+                if _constant_part(y[rows][study[rows] == s], lin_labels[s])
+                or (audited and _constant_part(y[aud_rows_idx][study[aud_rows_idx] == s],
+                                               aud_labels[s]))]
+    left_out += [(s, "the outcome is constant in a CV fold or in the test part (R2 undefined)")
+                 for s in constant]
+    kept = [s for s in kept if s not in constant]
+    if len(kept) < 2:
+        raise NotApplicableError(
+            "fewer than two studies have an outcome that varies in every CV fold and test part.",
+            advice="check the outcome column; pool small studies into larger units.")
+    fits = {LINEAR_MODEL: _linear_fits(X[rows], y[rows], study[rows], kept, lin_labels)}
+    if audited:
+        sel = aud_rows_idx[np.isin(study[aud_rows_idx], kept)]
+        fits.update(_runner_fits(audited, X[sel], y[sel], study[sel], kept, aud_scheme, root,
+                                 n_jobs))
+
+    per_model, outside = {}, {}
+    for model, model_fits in fits.items():
+        per_model[model], bad = _study_estimates(model_fits, p, tau2_method)
+        if bad:
+            outside[model] = tuple(bad)
+    bad_linear = {s for s, _ in outside.get(LINEAR_MODEL, ())}
+    usable = [s for s in kept if s not in bad_linear]
+    if len(usable) < 2:
+        raise NotApplicableError(
+            f"the linear model's R2 is outside [0, 1) in all but {len(usable)} of {len(kept)} "
+            "studies, where the Olkin-Finn SE does not apply.",
+            advice="this happens when the predictors explain almost nothing within studies; the "
+                   "replication of a near-zero R2 is not informative.")
+    if original is None:
+        original = usable[0]
+    original = str(original)
+    if original not in usable:
+        why = dict(left_out).get(original) or dict(outside.get(LINEAR_MODEL, ())).get(original)
+        raise NotApplicableError(
+            f"the original study {original!r} cannot be analyzed: {why}.",
+            advice="choose another original study, or leave `original` unset to use the first "
+                   "usable one.")
+    models_left_out, groups = {}, {}
+    for model, sources in per_model.items():
+        labels = [e.label for e in next(iter(sources.values()), [])]
+        if original not in labels or len(labels) < 2:
+            models_left_out[model] = ("R2 outside [0, 1) in the original study or in all but "
+                                      "one study, so the Olkin-Finn SE does not apply")
+            continue
+        for name, ests in sources.items():
+            groups[(model, name)] = ests
+    res = analyze_replications(groups, original, margin=margin, interval="sa",
+                               tau2_method=tau2_method)
+    summary = _summary(res.table, margin)
+    analysed = tuple(m for m in fits if m not in models_left_out)
+    studies = (original,) + tuple(s for s in usable if s != original)
+    design = {"n_splits": n_splits, "min_fold_rows": MIN_FOLD_ROWS, "train_share": 2 / 3,
+              "max_rows": max_rows, "audited_n_splits": aud_splits,
+              "audited_max_rows": aud_rows if audited else None, "min_rows": min_rows,
+              "n_features": p, "margin": margin, "tau2_method": tau2_method, "quick": quick}
+    verdict = _verdict(res, original, margin, left_out, outside, models_left_out, design,
+                       bool(audited))
+    notes = _notes(design, left_out, outside, models_left_out, tuple(audited))
+    return ReplicationAudit(original, studies, res, summary, verdict, analysed, models_left_out,
+                            tuple(left_out), outside, design, notes)
+
+
+def _summary(table: pd.DataFrame, margin: float) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for (model, source), sub in table.groupby(["model", "source"], sort=False):
+        rows.append({"model": model, "estimate": source, "replications": len(sub),
+                     "inconsistent (95% CI excludes 0)":
+                         int((sub["inconsistency"] == "inconsistent").sum()),
+                     f"consistent (90% CI inside +-{margin:g})":
+                         int((sub["consistency"] == "consistent").sum())})
+    return pd.DataFrame(rows)
+
+
+def _verdict(res, original, margin, left_out, outside, models_left_out, design,
+             has_audited) -> Verdict:
+    test = res.table[(res.table["source"] == "test") & (res.table["model"] == LINEAR_MODEL)]
+    n_inc = int((test["inconsistency"] == "inconsistent").sum())
+    n_con = int((test["consistency"] == "consistent").sum())
+    level = "bad" if n_inc > len(test) / 2 else ("good" if n_con > 0 else "warn")
+    sentence = (f"Test R2 of the linear model: {n_inc} of {len(test)} replications are "
+                f"inconsistent with the original ({original}); {n_con} are shown consistent "
+                f"within +-{margin:g}.")
+    pooled = res.meta[(LINEAR_MODEL, "test", "random")]
+    ci = pooled.confidence_interval()
+    caveats = []
+    if left_out:
+        caveats.append(f"{len(left_out)} {_plural(len(left_out), 'study', 'studies')} left out "
+                       f"({_shown(s for s, _ in left_out)})")
+    bad = outside.get(LINEAR_MODEL, ())
+    if bad:
+        caveats.append(f"{len(bad)} {_plural(len(bad), 'study', 'studies')} without a "
+                       f"linear-model R2 in [0, 1) left out ({_shown(s for s, _ in bad)})")
+    if models_left_out:
+        caveats.append(f"left out: {', '.join(models_left_out)} (R2 outside [0, 1))")
+    if design["quick"]:
+        caveats.append(f"quick mode: at most {design['max_rows']} rows per study and "
+                       f"{design['n_splits']}-fold CV")
+    if has_audited:
+        caveats.append(f"audited models fitted on at most {design['audited_max_rows']} rows "
+                       "per study")
+    return Verdict(sentence, "test R2", level, float(pooled.estimate), float(ci.low),
+                   float(ci.high), tuple(caveats))
+
+
+def _notes(design, left_out, outside, models_left_out, audited) -> tuple:
+    notes = [f"design per study: 2:1 train/test split, {design['n_splits']}-fold CV on the "
+             f"training part (fewer folds where a fold would hold fewer than "
+             f"{design['min_fold_rows']} rows, at least 2)"
+             + (f"; at most {design['max_rows']} rows per study (quick mode)"
+                if design["max_rows"] else "")]
+    if audited:
+        notes.append(f"audited models ({', '.join(audited)}): scikit-learn fits by "
+                     f"replikit.experiment.run on at most {design['audited_max_rows']} rows per "
+                     f"study and {design['audited_n_splits']}-fold CV; constant baselines have "
+                     "no R2 to replicate")
+    for s, why in left_out:
+        notes.append(f"study {s} left out: {why}")
+    for model, bad in outside.items():
+        if model not in models_left_out:
+            notes.append(f"{model}: {len(bad)} {_plural(len(bad), 'study', 'studies')} without "
+                         f"an R2 in [0, 1) left out ({_shown(s for s, _ in bad)})")
+    for model, why in models_left_out.items():
+        notes.append(f"{model} left out: {why}")
+    return tuple(notes)

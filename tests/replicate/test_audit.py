@@ -1,0 +1,224 @@
+"""The audit entry ``replikit.replicate.audit``: seed 000's replication analysis of a dataset.
+
+Checked against independent references (scikit-learn's ``LinearRegression`` fitted by the runner
+on the same scheme, the Olkin-Finn formula, the single-study functions) and by properties (natural
+order of studies, what is left out and why, reproducibility whatever the backend).
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression
+from sklearn.tree import DecisionTreeRegressor
+
+from replikit._random import root_seed_sequence
+from replikit.data.userdata import dataset_from_frame
+from replikit.errors import NotApplicableError, ParameterError
+from replikit.experiment import run
+from replikit.replicate import (
+    LINEAR_MODEL,
+    HoldOutCV,
+    ReplicationAudit,
+    audit,
+    consistency,
+    from_summary,
+    inconsistency,
+    meta_analysis,
+)
+from replikit.replicate import audit as audit_entry
+
+AUDIT_MODULE = __import__("sys").modules["replikit.replicate.audit"]
+
+
+def _frame(sizes, seed=0, noise=1.0, labels=None):
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    labels = labels or [str(1990 + 2 * i) for i in range(len(sizes))]
+    df = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n)})
+    df["site_level"] = np.repeat(rng.normal(size=len(sizes)), sizes)  # constant within study
+    df["y"] = df.x1 + 0.5 * df.x2 + noise * rng.normal(size=n)
+    df["year"] = np.repeat(labels, sizes)
+    return df
+
+
+def _dataset(sizes, **kw):
+    return dataset_from_frame(_frame(sizes, **kw), target="y", study="year")
+
+
+def test_the_package_binds_the_function():
+    import replikit.replicate as pkg
+    import replikit.replicate.audit  # noqa: F401  (importing the module must not rebind it)
+
+    assert callable(pkg.audit) and pkg.audit is audit_entry is AUDIT_MODULE.audit
+
+
+def test_batched_least_squares_equals_the_runner_on_the_same_scheme():
+    """The fast path fits exactly the splits experiment.run fits on HoldOutCV, study by study
+    (fewer folds in small studies), and predicts what LinearRegression predicts there."""
+    ds = _dataset([90, 150, 400], seed=1)
+    X, y = ds.X.to_numpy(float), ds.y.to_numpy(float)
+    study = ds.study.astype(str).to_numpy()
+    order = ["1990", "1992", "1994"]
+    scheme = HoldOutCV(10, min_fold_rows=20)
+    root = root_seed_sequence(11)
+    labels = AUDIT_MODULE._fold_labels(scheme, study, order, root)
+    fast = AUDIT_MODULE._linear_fits(X, y, study, order, labels)
+    res = run({"ols": LinearRegression()}, X, y, scheme=scheme, metrics=["r2"], study=study,
+              random_state=root)
+    scores, preds = res.scores.frame, res.predictions.frame
+    for s, k in zip(order, (3, 5, 10), strict=True):  # 60, 100, 267 training rows
+        assert scheme.n_folds(int((study == s).sum())) == k
+        sc = scores[scores.study == s].sort_values("fold")
+        assert sc["fold"].tolist() == list(range(k + 1))
+        np.testing.assert_allclose(fast[s].fold_r2, sc["value"].to_numpy()[:k], rtol=1e-9)
+        assert fast[s].fold_n.tolist() == sc["n_test"].tolist()[:k]
+        test = preds[(preds.study == s) & (preds.fold == k)].sort_values("row")
+        np.testing.assert_allclose(fast[s].test_pred, test["y_pred"], rtol=1e-9, atol=1e-10)
+        np.testing.assert_array_equal(fast[s].test_y, test["y_true"])
+
+
+def test_linear_model_and_runner_lr_agree_through_the_entry():
+    # in quick mode the linear model and the audited models share rows and design: the
+    # runner's LinearRegression must give the fast path's numbers
+    res = audit(_dataset([300, 300, 300]), models={"ols": LinearRegression()}, quick=True,
+                random_state=3)
+    est = res.estimates.set_index(["model", "source", "study"])["estimate"]
+    lin, ols = est.loc[LINEAR_MODEL], est.loc["ols"]
+    np.testing.assert_allclose(lin.sort_index().to_numpy(), ols.sort_index().to_numpy(),
+                               rtol=1e-9)
+
+
+def test_numbers_follow_the_seed_formulas():
+    res = audit(_dataset([400, 350, 500, 450], seed=2), models={}, random_state=4)
+    assert isinstance(res, ReplicationAudit) and res.models == (LINEAR_MODEL,)
+    est = res.estimates[res.estimates.source == "test"].set_index("study")
+    # Olkin-Finn SE (seed eq. 1) on the test part: N = the test rows (a third of the study)
+    n_test = {"1990": 133, "1992": 117, "1994": 167, "1996": 150}
+    for s, row in est.iterrows():
+        r2 = row["estimate"]
+        assert row["se"] == pytest.approx(np.sqrt(4 * r2 * (1 - r2) ** 2 / n_test[s]))
+    # the aims agree with the single-study functions
+    orig = from_summary(r2=est.loc["1990", "estimate"], se=est.loc["1990", "se"])
+    tab = res.table[res.table.source == "test"].set_index("replication")
+    for s in ("1992", "1994", "1996"):
+        rep = from_summary(r2=est.loc[s, "estimate"], se=est.loc[s, "se"])
+        inc, con = inconsistency(orig, rep), consistency(orig, rep, margin=0.05)
+        assert tab.loc[s, "difference"] == pytest.approx(inc.estimate)
+        assert tab.loc[s, "ci_low"] == pytest.approx(inc.ci_low)
+        assert tab.loc[s, "pvalue_tost"] == pytest.approx(con.pvalue)
+        assert tab.loc[s, "inconsistency"] == inc.verdict
+    fe = res.meta(pooling="fixed")
+    direct = meta_analysis(est["estimate"], se=est["se"], method="FE")
+    assert fe.estimate == pytest.approx(direct.estimate)
+    re_ = res.meta()
+    assert res.verdict.estimate == pytest.approx(re_.estimate)
+    assert (res.verdict.ci_low, res.verdict.ci_high) == pytest.approx(
+        tuple(re_.confidence_interval()))
+    # the full design: 10 folds (267 training rows would allow 13 of 20 rows)
+    cv = res.meta(source="cv")
+    assert cv.method == "REML" and res.design["n_splits"] == 10 and not res.design["quick"]
+
+
+def test_original_is_the_first_study_in_natural_order():
+    labels = ["10", "9", "100"]
+    res = audit(_dataset([200, 200, 200], labels=labels), models={}, quick=True,
+                random_state=0)
+    assert res.original == "9" and res.studies == ("9", "10", "100")
+    res = audit(_dataset([200, 200, 200], labels=["b", "a", "c"]), models={}, quick=True,
+                random_state=0)
+    assert res.original == "b"  # not numbers: order of appearance
+    chosen = audit(_dataset([200, 200, 200], labels=["b", "a", "c"]), models={},
+                   original="c", quick=True, random_state=0)
+    assert chosen.original == "c" and set(chosen.table["replication"]) == {"a", "b"}
+    with pytest.raises(ParameterError, match="`original`.*'z'"):
+        audit(_dataset([200, 200, 200]), models={}, original="z")
+
+
+def test_small_studies_left_out_with_reasons():
+    ds = _dataset([300, 20, 300, 280], seed=3)
+    res = audit(ds, models={}, quick=True, random_state=1)
+    assert res.studies_left_out == (("1992", "20 rows (fewer than 30)"),)
+    assert "1992" not in res.studies and res.original == "1990"
+    assert any("1992" in c for c in res.verdict.caveats)
+    assert any("study 1992 left out" in n for n in res.notes)
+    with pytest.raises(NotApplicableError, match="cannot be analyzed: 20 rows") as exc:
+        audit(ds, models={}, original="1992", quick=True, random_state=1)
+    assert exc.value.advice
+
+
+@pytest.mark.parametrize("case, match, advice", [
+    ("one study", "two studies", "--study"),
+    ("classification", "continuous", "replikit replicate"),
+    ("all small", "fewer than two studies", "pool"),
+    ("noise", "outside", "near-zero"),
+])
+def test_not_applicable_says_why_and_what_to_do(case, match, advice):
+    df = _frame([150, 150, 150], seed=4)
+    if case == "one study":
+        df["year"] = "1990"
+    elif case == "classification":
+        df["y"] = (df.y > 0).astype(int)
+    elif case == "all small":
+        df = df.groupby("year").head(20)
+    else:
+        df["y"] = np.random.default_rng(5).normal(size=len(df))
+    ds = dataset_from_frame(df, target="y", study="year")
+    with pytest.raises(NotApplicableError, match=match) as exc:
+        audit(ds, models={}, quick=True, random_state=0)
+    assert advice in exc.value.advice
+
+
+def test_a_model_without_a_positive_r2_is_left_out_not_the_analysis():
+    # a fully grown tree on noisy data predicts worse than the mean: its R2 is negative, so the
+    # Olkin-Finn SE does not apply; the model is left out with the reason, the rest stays
+    ds = _dataset([300, 300, 300], seed=6, noise=2.0)
+    res = audit(ds, models={"tree": DecisionTreeRegressor()}, quick=True, random_state=2)
+    assert "tree" in res.models_left_out or "tree" in res.studies_outside
+    if "tree" in res.models_left_out:
+        assert "tree" not in res.models and "tree" not in set(res.table["model"])
+        assert any("tree" in c for c in res.verdict.caveats)
+
+
+def test_dummy_baselines_are_dropped_and_the_linear_name_reserved():
+    from sklearn.dummy import DummyRegressor
+
+    res = audit(_dataset([200, 200, 200]), models={"dummy": DummyRegressor()}, quick=True,
+                random_state=0)
+    assert res.models == (LINEAR_MODEL,)
+    with pytest.raises(ParameterError, match="linear model"):
+        audit(_dataset([200, 200, 200]), models={LINEAR_MODEL: LinearRegression()})
+
+
+def test_same_seed_same_numbers_whatever_the_backend():
+    ds = _dataset([250, 250, 250], seed=7)
+    models = {"tree": DecisionTreeRegressor(max_depth=3)}  # seeded by the runner per task
+    a = audit(ds, models=models, quick=True, random_state=8)
+    b = audit(ds, models=models, quick=True, random_state=8, n_jobs=2)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    pd.testing.assert_frame_equal(a.pooled, b.pooled)
+    c = audit(ds, models=models, quick=True, random_state=np.random.default_rng(8))
+    assert c.original == a.original
+    d = audit(ds, models=models, quick=True)  # random_state=None: fresh entropy, still runs
+    assert set(d.table["model"]) <= {LINEAR_MODEL, "tree"}
+
+
+def test_result_tables_figures_and_text():
+    res = audit(_dataset([300, 300, 300], seed=8), models={"ols": LinearRegression()},
+                quick=True, random_state=5)
+    frame = res.to_frame()
+    assert {"estimate", "difference", "se", "ci_low", "ci_high", "statistic", "pvalue",
+            "pvalue_tost", "inconsistency", "consistency"} <= set(frame.columns)
+    assert "value" not in frame.columns and "p_tost" not in frame.columns
+    assert set(res.summary["model"]) == set(res.models)
+    assert res.verdict.metric == "test R2" and res.verdict.level in {"good", "warn", "bad"}
+    assert any("quick mode" in c for c in res.verdict.caveats)
+    ax = res.plot()
+    assert "RE Model (REML)" in [t.get_text() for t in ax.texts]
+    ax = res.plot(kind="differences", model="ols", source="cv_fixed")
+    assert len(ax.get_yticklabels()) == 2
+    assert res.plot(source="cv").get_xlabel().startswith("CV R2")
+    with pytest.raises(ParameterError, match="kind"):
+        res.plot(kind="bars")
+    with pytest.raises(ParameterError, match="source"):
+        res.meta(source="train")
+    assert "Test R2 of the linear model" in str(res)
