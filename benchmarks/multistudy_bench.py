@@ -100,7 +100,7 @@ def main() -> None:
     p_hand = hand_permutation(frame, B, 1)
     t_hand = time.perf_counter() - t
     t = time.perf_counter()
-    p_rk = permutation_test(data, "squared", n_permutations=B, random_state=1).pvalue
+    p_rk = permutation_test(data, "squared", n_resamples=B, random_state=1).pvalue
     t_rk = time.perf_counter() - t
     rows.append(("permutation test", t_hand, t_rk))
     print(f"  permutation p-value: hand {p_hand:.3f}, replikit {p_rk:.3f}")

@@ -66,12 +66,12 @@ def test_multistudy_baseline(cli, write_csv):
 
 
 @pytest.mark.parametrize("label", [5, "5", 5.0])
-def test_all_studies_labelled_the_same(cli, write_csv, label):
+def test_all_studies_labeled_the_same(cli, write_csv, label):
     df = _preds().assign(site=label)
     assert_clear_error(ms(cli, write_csv(df)), "--study", "site")
 
 
-def test_five_studies_labelled_5_are_not_merged(cli, write_csv):
+def test_five_studies_labeled_5_are_not_merged(cli, write_csv):
     # before: '5', '05', '5.0', '5.00', '005' were read as the number 5 and merged into one
     # study ("`data` holds 1 study")
     df = _preds()

@@ -94,7 +94,7 @@ def test_distance_matrix_symmetric_zero_diagonal_bounded(discrete):
     assert np.allclose(e, e.T) and np.all(np.diag(e) == 0) and np.all(e >= 0)
 
 
-def test_invariance_to_relabelling_studies_and_permuting_rows():
+def test_invariance_to_relabeling_studies_and_permuting_rows():
     y, p, s = _random_data(seed=2)
     base = from_arrays(y, p, s)
     su, dm = study_utilities(base, "cost:-4,-1"), distance_matrix(base)
@@ -105,7 +105,7 @@ def test_invariance_to_relabelling_studies_and_permuting_rows():
     assert su2.smallest_epsilon() == pytest.approx(su.smallest_epsilon())
     assert su2.smallest_epsilon("relative") == pytest.approx(su.smallest_epsilon("relative"))
     assert dm2.max == pytest.approx(dm.max)
-    # the matrices are the same up to the relabelling
+    # the matrices are the same up to the relabeling
     m1 = su.matrix().rename(index=rename, columns=rename)
     m2 = su2.matrix().loc[m1.index, m1.columns]
     assert np.allclose(m1.to_numpy(), m2.to_numpy())

@@ -104,7 +104,7 @@ def test_bayes_threshold_is_optimal_for_calibrated_user():
     assert eu(t) >= eu(best) - 1e-12
 
 
-def test_empirical_threshold_maximises_empirical_utility():
+def test_empirical_threshold_maximizes_empirical_utility():
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 200)
     score = np.clip(0.3 * y + rng.uniform(0, 0.7, 200), 0, 1)

@@ -342,7 +342,7 @@ def from_estimator(estimator, X, y, study, *, study_order=None) -> MultiStudyDat
 
 def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
                   name: str = "data", model_option: str = "model") -> MultiStudyData:
-    """Normalise the accepted inputs into :class:`MultiStudyData` and apply ``subgroup``.
+    """Normalize the accepted inputs into :class:`MultiStudyData` and apply ``subgroup``.
 
     ``subgroup`` is a boolean mask over the input rows (indexed like the caller's arrays, or by
     the ``row`` column of a Predictions table), the name of an extra column of a Predictions

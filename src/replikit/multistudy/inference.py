@@ -1,4 +1,4 @@
-"""Uncertainty and tests for replicability (seed 001, sec. 6), vectorised over resamples.
+"""Uncertainty and tests for replicability (seed 001, sec. 6), vectorized over resamples.
 
 Resampling schemes (sec. 6.1):
 
@@ -44,12 +44,12 @@ _BLOCK = 4_000_000
 # -- statistics of a block of resamples ------------------------------------------------------
 
 def _stats(U: np.ndarray, F: np.ndarray | None) -> dict[str, np.ndarray]:
-    """``U``: (B, K) study utilities; ``F``: (B, K, C) cell frequencies or None."""
+    """``U``: (n_resamples, K) study utilities; ``F``: (n_resamples, K, C) cell frequencies or None."""
     out = {"absolute": U.max(axis=1) - U.min(axis=1)}
     K = U.shape[1]
     rel = np.zeros(U.shape[0])
     tv = np.zeros(U.shape[0]) if F is not None else None
-    for k in range(K - 1):  # loop over studies, vectorised over resamples and partners
+    for k in range(K - 1):  # loop over studies, vectorized over resamples and partners
         a, b = U[:, k:k + 1], U[:, k + 1:]
         num = 2.0 * np.abs(a - b)
         den = np.abs(a + b)
@@ -74,13 +74,13 @@ def _observed(d: MultiStudyData, u: np.ndarray, cells, C) -> tuple[np.ndarray, n
 
 # -- schemes: each yields blocks of (U (b, K), F (b, K, C) or None) ---------------------------
 
-def _within_blocks(d, u, cells, C, B, rng):
+def _within_blocks(d, u, cells, C, n_res, rng):
     n, K, sizes, starts = d.n, d.K, d.sizes, d.starts
     codes = d.codes
     base, size = starts[codes], sizes[codes]
     step = max(1, _BLOCK // n)
-    for b0 in range(0, B, step):
-        bb = min(step, B - b0)
+    for b0 in range(0, n_res, step):
+        bb = min(step, n_res - b0)
         idx = base + (rng.random((bb, n)) * size).astype(np.int64)
         U = np.add.reduceat(u[idx], starts[:-1], axis=1) / sizes
         F = None
@@ -90,12 +90,12 @@ def _within_blocks(d, u, cells, C, B, rng):
         yield U, F
 
 
-def _cluster_blocks(d, u, cells, C, B, rng, within):
+def _cluster_blocks(d, u, cells, C, n_res, rng, within):
     K, sizes, starts = d.K, d.sizes, d.starts
     U_obs, F_obs = _observed(d, u, cells, C)
     step = max(1, _BLOCK // d.n)
-    for b0 in range(0, B, step):
-        bb = min(step, B - b0)
+    for b0 in range(0, n_res, step):
+        bb = min(step, n_res - b0)
         s = rng.integers(0, K, size=(bb, K))
         if not within:
             yield U_obs[s], (None if F_obs is None else F_obs[s])
@@ -112,11 +112,11 @@ def _cluster_blocks(d, u, cells, C, B, rng, within):
         yield U, F
 
 
-def _strap_blocks(d, u, cells, C, B, rng, bag_size):
+def _strap_blocks(d, u, cells, C, n_res, rng, bag_size):
     K, sizes, starts = d.K, d.sizes, d.starts
     step = max(1, _BLOCK // (d.n * K))
-    for b0 in range(0, B, step):
-        bb = min(step, B - b0)
+    for b0 in range(0, n_res, step):
+        bb = min(step, n_res - b0)
         P = bb * K  # pseudo-studies in this block
         bags = rng.multinomial(bag_size, np.full(K, 1.0 / K), size=P)  # (P, K) copies c_k
         m = np.rint(bags / bag_size * sizes).astype(np.int64)
@@ -149,11 +149,11 @@ def _strap_blocks(d, u, cells, C, B, rng, bag_size):
         yield U, F
 
 
-def _permutation_blocks(d, u, cells, C, B, rng):
+def _permutation_blocks(d, u, cells, C, n_res, rng):
     n, K, sizes = d.n, d.K, d.sizes
     step = max(1, _BLOCK // n)
-    for b0 in range(0, B, step):
-        bb = min(step, B - b0)
+    for b0 in range(0, n_res, step):
+        bb = min(step, n_res - b0)
         pc = rng.permuted(np.tile(d.codes, (bb, 1)), axis=1)
         g = (np.arange(bb)[:, None] * K + pc).ravel()
         U = (np.bincount(g, weights=np.tile(u, bb), minlength=bb * K) / np.tile(sizes, bb)
@@ -299,7 +299,7 @@ class PermutationMethod:
 class PermutationResult:
     """Permutation test of study labels (seed 001, sec. 6.2).
 
-    ``pvalue = (1 + #{T_b >= T_obs}) / (B + 1)`` — the +1 counts the observed labelling among
+    ``pvalue = (1 + #{T_b >= T_obs}) / (n_resamples + 1)`` — the +1 counts the observed labeling among
     the permutations, so the test is exact (valid at every level) under exchangeability of units
     across studies.
     """
@@ -407,7 +407,7 @@ def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within
     [0.03, 0.03]
     """
     check_choice(bootstrap, "bootstrap", ("within", "cluster", "studystrap"))
-    B = check_int(n_resamples, "n_resamples", min_value=2)
+    n_res = check_int(n_resamples, "n_resamples", min_value=2)
     eps = None if epsilon is None else check_float(epsilon, "epsilon", min_value=0.0)
     level = check_confidence_level(confidence_level)
     d, u_spec, u, cells, C, desc = _prepare(data, utility, bins, model, repeat, subgroup, distance)
@@ -416,11 +416,11 @@ def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within
     bag_size = check_int(bag_size, "bag_size", min_value=1)
     rng = check_random_state(random_state)
     if bootstrap == "within":
-        blocks = _within_blocks(d, u, cells, C, B, rng)
+        blocks = _within_blocks(d, u, cells, C, n_res, rng)
     elif bootstrap == "cluster":
-        blocks = _cluster_blocks(d, u, cells, C, B, rng, bool(within))
+        blocks = _cluster_blocks(d, u, cells, C, n_res, rng, bool(within))
     else:
-        blocks = _strap_blocks(d, u, cells, C, B, rng, bag_size)
+        blocks = _strap_blocks(d, u, cells, C, n_res, rng, bag_size)
     parts: dict[str, list] = {}
     Us = []
     for U, F in blocks:
@@ -437,7 +437,7 @@ def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within
         settings["bag_size"] = bag_size
     if bootstrap == "cluster":
         settings["within"] = bool(within)
-    return ResampleResult(bootstrap, B, tuple(d.studies), u_spec.name, observed, draws, eps, level,
+    return ResampleResult(bootstrap, n_res, tuple(d.studies), u_spec.name, observed, draws, eps, level,
                           np.concatenate(Us) if Us else None, U_obs, settings)
 
 
@@ -463,7 +463,7 @@ def permutation_test(data, utility="accuracy", *, statistic: str = "absolute",
     Returns
     -------
     PermutationResult
-        ``pvalue = (1 + #{T_b >= T_obs}) / (B + 1)``.
+        ``pvalue = (1 + #{T_b >= T_obs}) / (n_resamples + 1)``.
 
     Notes
     -----
@@ -481,14 +481,14 @@ def permutation_test(data, utility="accuracy", *, statistic: str = "absolute",
     True
     """
     check_choice(statistic, "statistic", STATISTICS)
-    B = check_int(n_resamples, "n_resamples", min_value=1)
+    n_res = check_int(n_resamples, "n_resamples", min_value=1)
     d, u_spec, u, cells, C, _ = _prepare(data, utility, bins, model, repeat, subgroup,
                                          statistic == "tv")
     rng = check_random_state(random_state)
     U_obs, F_obs = _observed(d, u, cells, C)
     t_obs = float(_stats(U_obs[None], None if F_obs is None else F_obs[None])[statistic][0])
     null = np.concatenate([_stats(U, F)[statistic]
-                           for U, F in _permutation_blocks(d, u, cells, C, B, rng)])
+                           for U, F in _permutation_blocks(d, u, cells, C, n_res, rng)])
     tol = 1e-12 * max(1.0, abs(t_obs))
-    p = (1.0 + np.sum(null >= t_obs - tol)) / (B + 1.0)
-    return PermutationResult(t_obs, float(p), statistic, B, u_spec.name, null)
+    p = (1.0 + np.sum(null >= t_obs - tol)) / (n_res + 1.0)
+    return PermutationResult(t_obs, float(p), statistic, n_res, u_spec.name, null)

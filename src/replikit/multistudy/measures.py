@@ -15,7 +15,7 @@ from .._random import check_random_state
 from .._validation import check_choice, check_confidence_level, check_float, check_int
 from ..errors import DataError, ParameterError
 from ._data import MultiStudyData, as_study_data
-from .utilities import StudyUtilities, _binary_decisions, _summarise, _unit_values, parse_utility
+from .utilities import StudyUtilities, _binary_decisions, _summarize, _unit_values, parse_utility
 
 __all__ = ["total_variation", "energy_distance", "DistanceMatrix", "distance_matrix",
            "DominanceResult", "dominance", "BenchmarkComparison", "benchmark_comparison",
@@ -411,7 +411,7 @@ def benchmark_comparison(data, benchmark: float, utility="accuracy", *, epsilon=
     d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
     u = parse_utility(utility)
     values, thr = _unit_values(d, u)
-    s = _summarise(d, u, values, thr)
+    s = _summarize(d, u, values, thr)
     n = s.n.astype(float)
     df = np.maximum(n - 1, 1)
     est = s.utility - U0
@@ -491,4 +491,4 @@ def local_replicability(data, by, utility="accuracy", *, bins: int = 10, min_uni
 def _study_utilities_from(d: MultiStudyData, utility) -> StudyUtilities:
     u = parse_utility(utility)
     values, thr = _unit_values(d, u)
-    return _summarise(d, u, values, thr)
+    return _summarize(d, u, values, thr)

@@ -61,7 +61,7 @@ def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
     ----------
     matrix : DataFrame or DistanceMatrix or CrossStudyResult
     symmetric : bool, optional
-        Colour scale centred on 0 (default: when the matrix has negative values).
+        Color scale centered on 0 (default: when the matrix has negative values).
     annotate : bool, optional
         Print values in the cells (default: K <= 12).
 

@@ -584,7 +584,7 @@ class StackingResult:
 
 def _nnls(P: np.ndarray, y: np.ndarray, intercept: bool) -> tuple[np.ndarray, float]:
     """``min ||y − a − P w||²`` s.t. ``w >= 0`` (``a = 0`` without intercept). With a free
-    intercept, the problem is NNLS on centred data: ``a = ȳ − P̄ w``."""
+    intercept, the problem is NNLS on centered data: ``a = ȳ − P̄ w``."""
     from scipy.optimize import nnls
 
     if not intercept:

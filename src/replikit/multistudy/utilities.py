@@ -54,7 +54,7 @@ class Utility:
         For ``cost`` with risk scores: ``None`` uses the rule's labels ``y_pred``; a number is a
         fixed threshold on the positive-class probability; ``'bayes'`` is the user-optimal
         ``δ*`` when the user adopts the rule's probabilities (predict 1 iff
-        ``p ≥ u10/(u01+u10)``); ``'empirical'`` maximises the pooled empirical utility (the
+        ``p ≥ u10/(u01+u10)``); ``'empirical'`` maximizes the pooled empirical utility (the
         user's "empirical" probability model); a callable ``π(p)`` maps the rule's score to the
         user's own probability before the Bayes threshold.
     positive : label or None
@@ -95,7 +95,7 @@ def error_cost(u01: float, u10: float, *, threshold=None, positive=None) -> Util
         Utility (``<= 0``) of predicting 1 when ``y = 0`` (a false alarm).
     threshold : None, float, {'bayes', 'empirical'} or callable
         How the user turns risk scores into actions (see :class:`Utility`). The Bayes threshold
-        ``u10/(u01+u10)`` follows from maximising ``E_π U`` (seed 001, sec. 3.2) with
+        ``u10/(u01+u10)`` follows from maximizing ``E_π U`` (seed 001, sec. 3.2) with
         ``π(y=1|x) = p``: predicting 1 gives ``(1−p)·u10``, predicting 0 gives ``p·u01``.
     positive : label, optional
         Class coded 1 (default: the largest label).
@@ -152,7 +152,7 @@ def brier() -> Utility:
 
 
 def custom_utility(func: Callable, name: str = "custom") -> Utility:
-    """A user's utility ``U(pred, X, y)``, vectorised: it receives the arrays of a study set and
+    """A user's utility ``U(pred, X, y)``, vectorized: it receives the arrays of a study set and
     returns one utility per unit (seed 001, eq. 1)."""
     if not callable(func):
         raise ParameterTypeError(f"`func` must be callable; got {type(func).__name__}.")
@@ -274,7 +274,7 @@ def optimal_threshold(score, y, u01: float, u10: float, *, method: str = "bayes"
     method : {'bayes', 'empirical'}
         ``'bayes'``: the user takes the score as their probability ``π(y=1|x)`` and predicts 1
         iff ``(1−p)·u10 ≥ p·u01``, i.e. ``p ≥ u10/(u01+u10)``. ``'empirical'``: the threshold
-        maximising the empirical mean utility ``(1/n) Σ U(I{s_i ≥ t}, y_i)`` over the observed
+        maximizing the empirical mean utility ``(1/n) Σ U(I{s_i ≥ t}, y_i)`` over the observed
         scores (the user's empirical probability model).
     user_probability : callable, optional
         The user's own model ``π(p)`` mapping the score to a probability (increasing); the
@@ -524,10 +524,10 @@ def study_utilities(data, utility="accuracy", *, model=None, repeat: int | None 
     d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
     u = parse_utility(utility)
     values, thr = _unit_values(d, u)
-    return _summarise(d, u, values, thr)
+    return _summarize(d, u, values, thr)
 
 
-def _summarise(d: MultiStudyData, u: Utility, values: np.ndarray, thr) -> StudyUtilities:
+def _summarize(d: MultiStudyData, u: Utility, values: np.ndarray, thr) -> StudyUtilities:
     K = d.K
     n = d.sizes
     U = _group_mean(values, d.codes, K)
