@@ -1,9 +1,10 @@
 """Schemes across studies: cross-study validation and a hold-out within every study.
 
-Both are :class:`~replikit.experiment.schemes.Scheme` subclasses, so :func:`~replikit.experiment.run`
-fits every split with its seeding rule, backends and store. The study labels are the
-``groups`` of the run (not its ``study``: with ``study=`` the runner runs a scheme *within* each
-study, while these schemes train on one study, or on parts of all of them, and test elsewhere).
+Both are :class:`~replikit.experiment.schemes.Scheme` subclasses, so
+:func:`~replikit.experiment.run` fits every split with its seeding rule, backends and store.
+The study labels are the ``groups`` of the run (not its ``study``: with ``study=`` the runner
+runs a scheme *within* each study, while these schemes train on one study, or on parts of all
+of them, and test elsewhere).
 
 * :class:`CrossStudy` — Bernau et al. (2014), seed 001 sec. 7.4: train on all of study k, test on
   every other study k' (the off-diagonal cells of the cross-study validation matrix); the

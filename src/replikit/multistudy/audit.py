@@ -348,24 +348,48 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
             + f" ({len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} too small).",
             advice="pool small studies into larger units.")
     from ..experiment.models import default_models
+    from .analysis import assess
+    from .inference import PermutationMethod
+    from .utilities import study_utilities
 
     models = models or default_models(d.task)
     root = root_seed_sequence(random_state)
     utility = _utility(d.task, models)
-    n_boot, n_perm, cv = (200, 199, 3) if quick else (1000, 999, 5)
-    rules, predictions, fit_seconds, n_train = _fixed_rules(
-        d, models, utility, task_int_seed(root, "multistudy-rules"), n_jobs)
-    means = {n: float(np.average(su.utility, weights=su.n)) for n, (_, su) in rules.items()}
+    n_resamples, cv = (200, 3) if quick else (1000, 5)
+    permutation = PermutationMethod(199 if quick else 999)
+    # 2-3: the fixed rules and their utilities; 4: the best rule, small studies out
+    fits = _fixed_rules(d, models, utility, task_int_seed(root, "multistudy-rules"))
+    means = {n: float(np.average(su.utility, weights=su.n)) for n, (_, su) in
+             fits.rules.items()}
     best = max(means, key=means.get)
-    data_best, su = rules[best]
+    data_best = fits.rules[best][0]
     small = data_best.sizes < MIN_UNITS
     dropped: list = []
     if small.any() and (~small).sum() >= 2:
         dropped = [data_best.studies[k] for k in np.flatnonzero(small)]
         data_best = data_best.subset(~small[data_best.codes])
-    return _assess_rule(
-        d, models, utility, rules, means, best, data_best, dropped, predictions, fit_seconds,
-        n_train, metric, n_boot, n_perm, cv, quick, left_out, root, n_jobs, t0)
+    su = study_utilities(data_best, utility)
+    # 5: continuous (φ, y) get fewer quantile bins when studies are small, so that the cells of
+    # the TV distance hold a few units each (about 5 per cell pair in the smallest study)
+    bins = int(np.clip(math.sqrt(data_best.sizes.min() / 5.0), 2, 10))
+    res = assess(data_best, utility, n_resamples=n_resamples, permutation=permutation,
+                 bins=bins, random_state=task_rng(root, "multistudy-assess"))
+    # 6: the other rules against the assessed one, on the same studies
+    rules_tab, rule_utilities = _dominance(fits.rules, means, best, su, data_best.studies,
+                                           utility)
+    # 7: the training technique
+    tech = _technique(d, models, best, fits, metric, cv, root, n_jobs)
+    notes = _notes(left_out, dropped, tech, best, res)
+    verdict = _verdict(best, utility, su, res, left_out, dropped, quick, tech.loso_model,
+                       n_resamples, permutation)
+    return MultiStudyAudit(
+        rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
+        rules=rules_tab, rule_utilities=rule_utilities, predictions=fits.predictions,
+        cross_study=tech.cross_study, loso=tech.loso, loso_model=tech.loso_model,
+        loso_seconds=tech.loso_seconds, metric=tech.cross_study.metric, n_train=fits.n_train,
+        n_resamples=n_resamples, permutation=permutation, cv=cv, tv_bins=bins, quick=quick,
+        studies_left_out=tuple(left_out), studies_dropped=tuple(dropped),
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
 
 
 def _utility(task: str, models: dict) -> str:
@@ -374,10 +398,21 @@ def _utility(task: str, models: dict) -> str:
     return "brier" if all(hasattr(m, "predict_proba") for m in models.values()) else "accuracy"
 
 
-def _fixed_rules(d, models, utility, seed, n_jobs):
-    """Every model trained once on half of every study (one run per model: the same split,
-    and each model's fit time), applied to the other halves: ``{name: (MultiStudyData,
-    StudyUtilities)}``, the Predictions of every model, fit seconds and training rows."""
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """The fixed rules: ``{name: (MultiStudyData, StudyUtilities)}``, every model's
+    Predictions of the held-out halves, each model's fit seconds, the training rows."""
+
+    rules: dict
+    predictions: Any
+    fit_seconds: dict
+    n_train: int
+
+
+def _fixed_rules(d, models, utility, seed) -> _Rules:
+    """Every model trained once on half of every study, applied to the other halves: one run
+    per model (the same split for each: the split stream depends on the seed only) to time
+    each model's fit for the leave-one-study-out budget."""
     import pandas as pd
 
     from ..data.tables import Predictions
@@ -388,7 +423,7 @@ def _fixed_rules(d, models, utility, seed, n_jobs):
 
     labels = d.study.to_numpy()
     groups = d.study.astype(str).to_numpy()
-    metric = "accuracy" if d.task == "classification" else "mse"
+    metric = "accuracy" if d.task == "classification" else "mse"  # the runner's own score
     frames, rules, seconds = [], {}, {}
     n_train = 0
     for name, est in models.items():
@@ -401,70 +436,62 @@ def _fixed_rules(d, models, utility, seed, n_jobs):
         frames.append(f)
         data = from_predictions(Predictions(f), model=name)
         rules[name] = (data, study_utilities(data, utility))
-    predictions = Predictions(pd.concat(frames, ignore_index=True))
-    return rules, predictions, seconds, n_train
+    return _Rules(rules, Predictions(pd.concat(frames, ignore_index=True)), seconds, n_train)
 
 
-def _assess_rule(d, models, utility, rules, means, best, data_best, dropped, predictions,
-                 fit_seconds, n_train, metric, n_boot, n_perm, cv, quick, left_out, root,
-                 n_jobs, t0) -> MultiStudyAudit:
+def _dominance(rules, means, best, su, studies, utility):
+    """The rules table (assessed rule first) and every rule's utilities on ``studies``."""
     import pandas as pd
 
-    from ..experiment.models import make_model
-    from .analysis import assess
-    from .inference import PermutationMethod
     from .measures import dominance
-    from .training import cross_study_matrix, leave_one_study_out
     from .utilities import study_utilities
 
-    su = study_utilities(data_best, utility)
-    # continuous (φ, y): fewer quantile bins when studies are small, so that the cells of the
-    # TV distance hold a few units each (about 5 per cell pair in the smallest study)
-    bins = int(np.clip(math.sqrt(data_best.sizes.min() / 5.0), 2, 10))
-    permutation = PermutationMethod(n_perm)
-    res = assess(data_best, utility, n_resamples=n_boot, permutation=permutation, bins=bins,
-                 random_state=task_rng(root, "multistudy-assess"))
-    # other rules against the assessed one, on the same studies (Def. 3.3)
-    kept = set(data_best.studies)
+    kept = list(studies)
     rule_utilities, rows = {best: su}, []
     for name, (dat, s) in rules.items():
         if name == best:
             continue
-        if dropped:
-            s = study_utilities(dat.subset(np.isin(np.asarray(dat.studies, dtype=object)[
-                dat.codes], list(kept))), utility)
+        if len(kept) < dat.K:
+            mask = np.isin(np.asarray(dat.studies, dtype=object)[dat.codes], kept)
+            s = study_utilities(dat.subset(mask), utility)
         rule_utilities[name] = s
         dres = dominance(su, s, names=(best, name))
         rows.append({"rule": name, "mean_utility": means[name],
                      "smallest_epsilon": s.smallest_epsilon(),
                      "dominated": dres.a_dominates_b, "dominates": dres.b_dominates_a,
                      "region": dres.region})
-    rules_tab = pd.DataFrame([{"rule": best, "mean_utility": means[best],
-                               "smallest_epsilon": su.smallest_epsilon("absolute"),
-                               "dominated": False, "dominates": False, "region": ""}] + rows)
-    # the training technique: cross-study validation and leave-one-study-out
+    first = {"rule": best, "mean_utility": means[best],
+             "smallest_epsilon": su.smallest_epsilon("absolute"), "dominated": False,
+             "dominates": False, "region": ""}
+    return pd.DataFrame([first, *rows]), rule_utilities
+
+
+@dataclass(frozen=True, slots=True)
+class _Technique:
+    cross_study: Any
+    loso: Any
+    loso_model: str
+    loso_seconds: float
+
+
+def _technique(d, models, best, fits, metric, cv, root, n_jobs) -> _Technique:
+    """Cross-study validation and leave-one-study-out of the rule's model on ``metric``;
+    leave-one-study-out of ``lr`` when the rule's would exceed ``LOSO_BUDGET``."""
+    from ..experiment.models import make_model
+    from .training import cross_study_matrix, leave_one_study_out
+
     csv = cross_study_matrix(models[best], d.X, d.y, d.study, cv=cv, task=d.task,
                              metric=metric, random_state=task_int_seed(root, "multistudy-csv"),
                              n_jobs=n_jobs)
     K, n = d.n_studies, len(d.y)
-    loso_seconds = fit_seconds[best] * K * (n * (1 - 1 / K)) / max(n_train, 1)
-    loso_name, loso_est = best, models[best]
-    if loso_seconds > LOSO_BUDGET and best != "lr":
-        loso_name, loso_est = "lr", make_model("lr", d.task)
-    loso = leave_one_study_out(loso_est, d.X, d.y, d.study, task=d.task, model_name=loso_name,
+    seconds = fits.fit_seconds[best] * K * (n * (1 - 1 / K)) / max(fits.n_train, 1)
+    name, est = best, models[best]
+    if seconds > LOSO_BUDGET and best != "lr":
+        name, est = "lr", make_model("lr", d.task)
+    loso = leave_one_study_out(est, d.X, d.y, d.study, task=d.task, model_name=name,
                                metric=metric, random_state=task_int_seed(root, "multistudy-loso"),
                                n_jobs=n_jobs)
-    notes = _notes(left_out, dropped, loso_name, best, loso_seconds, res, csv, loso)
-    verdict = _verdict(best, utility, su, res, left_out, dropped, quick, loso_name,
-                       n_boot, n_perm)
-    return MultiStudyAudit(
-        rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
-        rules=rules_tab, rule_utilities=rule_utilities, predictions=predictions,
-        cross_study=csv, loso=loso, loso_model=loso_name, loso_seconds=float(loso_seconds),
-        metric=csv.metric, n_train=n_train, n_resamples=n_boot, permutation=permutation,
-        cv=cv, tv_bins=bins, quick=quick, studies_left_out=tuple(left_out),
-        studies_dropped=tuple(dropped), seconds=time.perf_counter() - t0, notes=notes,
-        verdict=verdict)
+    return _Technique(csv, loso, name, float(seconds))
 
 
 def _listing(items, limit: int = 15) -> str:
@@ -472,7 +499,7 @@ def _listing(items, limit: int = 15) -> str:
     return "; ".join(items[:limit]) + (" ..." if len(items) > limit else "")
 
 
-def _notes(left_out, dropped, loso_name, best, loso_seconds, res, csv, loso) -> tuple:
+def _notes(left_out, dropped, tech, best, res) -> tuple:
     notes: list[str] = []
     if left_out:
         notes.append(f"{len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} left out (too "
@@ -482,15 +509,15 @@ def _notes(left_out, dropped, loso_name, best, loso_seconds, res, csv, loso) -> 
         notes.append(f"{len(dropped)} stud{'y' if len(dropped) == 1 else 'ies'} with fewer than "
                      f"{MIN_UNITS} held-out units left out of the rule's assessment: "
                      + _listing(dropped))
-    if loso_name != best:
-        notes.append(f"leave-one-study-out uses {loso_name}: {best} would take about "
-                     f"{loso_seconds:.0f} s, over the {LOSO_BUDGET:g} s budget")
-    notes += [*res.notes, *csv.notes, *loso.notes]
+    if tech.loso_model != best:
+        notes.append(f"leave-one-study-out uses {tech.loso_model}: {best} would take about "
+                     f"{tech.loso_seconds:.0f} s, over the {LOSO_BUDGET:g} s budget")
+    notes += [*res.notes, *tech.cross_study.notes, *tech.loso.notes]
     return tuple(dict.fromkeys(notes))
 
 
-def _verdict(best, utility, su, res, left_out, dropped, quick, loso_name, n_boot,
-             n_perm) -> Verdict:
+def _verdict(best, utility, su, res, left_out, dropped, quick, loso_name, n_resamples,
+             permutation) -> Verdict:
     eps = res.statistic
     ci = res.confidence_interval(0.95)
     p = res.pvalue
@@ -512,7 +539,8 @@ def _verdict(best, utility, su, res, left_out, dropped, quick, loso_name, n_boot
     if loso_name != best:
         caveats.append(f"leave-one-study-out of {loso_name} instead of {best} (time budget)")
     if quick:
-        caveats.append(f"quick mode: {n_boot} bootstrap resamples, {n_perm} permutations")
+        caveats.append(f"quick mode: {n_resamples} bootstrap resamples, "
+                       f"{permutation.n_resamples} permutations")
     return Verdict(sentence, metric=f"utility: {label}", level="warn" if rejects else "good",
                    estimate=float(eps), ci_low=float(ci.low), ci_high=float(ci.high),
                    caveats=tuple(caveats))

@@ -44,7 +44,8 @@ _BLOCK = 4_000_000
 # -- statistics of a block of resamples ------------------------------------------------------
 
 def _stats(U: np.ndarray, F: np.ndarray | None) -> dict[str, np.ndarray]:
-    """``U``: (n_resamples, K) study utilities; ``F``: (n_resamples, K, C) cell frequencies or None."""
+    """``U``: (n_resamples, K) study utilities; ``F``: (n_resamples, K, C) cell frequencies or
+    None."""
     out = {"absolute": U.max(axis=1) - U.min(axis=1)}
     K = U.shape[1]
     rel = np.zeros(U.shape[0])
@@ -299,9 +300,9 @@ class PermutationMethod:
 class PermutationResult:
     """Permutation test of study labels (seed 001, sec. 6.2).
 
-    ``pvalue = (1 + #{T_b >= T_obs}) / (n_resamples + 1)`` — the +1 counts the observed labeling among
-    the permutations, so the test is exact (valid at every level) under exchangeability of units
-    across studies.
+    ``pvalue = (1 + #{T_b >= T_obs}) / (n_resamples + 1)`` — the +1 counts the observed
+    labeling among the permutations, so the test is exact (valid at every level) under
+    exchangeability of units across studies.
     """
 
     statistic: float
@@ -437,8 +438,8 @@ def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within
         settings["bag_size"] = bag_size
     if bootstrap == "cluster":
         settings["within"] = bool(within)
-    return ResampleResult(bootstrap, n_res, tuple(d.studies), u_spec.name, observed, draws, eps, level,
-                          np.concatenate(Us) if Us else None, U_obs, settings)
+    return ResampleResult(bootstrap, n_res, tuple(d.studies), u_spec.name, observed, draws, eps,
+                          level, np.concatenate(Us) if Us else None, U_obs, settings)
 
 
 @single_blas
