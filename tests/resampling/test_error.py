@@ -15,6 +15,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from replikit.errors import DataError, ParameterError, ParameterTypeError, ReplikitError
+from replikit.experiment import Bootstrap, HoldOut, RepeatedKFold
 from replikit.resampling import ErrorEstimate, estimate_error
 from replikit.resampling.error import _no_information, _Problem, estimate_errors
 
@@ -62,8 +63,6 @@ def test_kfold_tests_every_row_once_per_repeat_and_holdout_sizes():
 
 
 def test_holdout_rounding_follows_schemes_module():
-    from replikit.experiment.schemes import HoldOut
-
     for n, p in product((30, 31, 50, 97), (0.2, 0.368, 0.5)):
         for rounding in ("floor", "ceil"):
             res = estimate_error(LinearRegression(), np.arange(n)[:, None] * 1.0,
@@ -268,3 +267,23 @@ def test_bad_data_and_fast_request():
         estimate_error(LDA(), bad, y)
     with pytest.raises(ReplikitError, match="`methods`"):
         estimate_errors(LDA(), X, y, methods=["kfold", "kfold"])
+
+
+@pytest.mark.parametrize("method, scheme", [
+    ("kfold", RepeatedKFold(5, 2)), ("holdout", HoldOut(0.368, 6)), ("bootstrap", Bootstrap(15)),
+])
+def test_resamples_are_the_experiment_schemes_splits(method, scheme):
+    # one scheme engine: the batched fit's per-resample errors equal scikit-learn refits on the
+    # splits the scheme's iter_splits gives for the same stream
+    from replikit._random import task_rng
+
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(40, 3))
+    y = X @ [1.0, 0.5, -1.0] + rng.normal(size=40)
+    res = estimate_error(LinearRegression(), X, y, method=method, n_splits=5, n_repeats=2 if
+                         method == "kfold" else 6, n_resamples=15, random_state=4)
+    assert res.path == "fast"
+    splits = scheme.iter_splits(X, y, random_state=task_rng(4, ("resamples", method)))
+    ref = [np.mean((y[s.test] - LinearRegression().fit(X[s.train], y[s.train]).predict(
+        X[s.test])) ** 2) for s in splits]
+    np.testing.assert_allclose(res.per_resample, ref, rtol=1e-9)

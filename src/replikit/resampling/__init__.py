@@ -1,13 +1,17 @@
 """Prediction-error estimation by resampling (seed 003): resubstitution, hold-out, K-fold,
-leave-one-out, the bootstrap (eqs. 6, 7), .632 and .632+, with a batched fast path.
+leave-one-out, the bootstrap (eqs. 6, 7), .632 and .632+, with a batched fast path; and the
+audit entry :func:`audit` (every model's estimates and a verdict).
 
 The schemes and the runner live in :mod:`replikit.experiment`. Names are imported lazily so
-that ``import replikit.resampling`` stays cheap.
+that ``import replikit.resampling`` stays cheap, except :func:`audit`: it is bound here (its
+module imports nothing heavy), so that ``replikit.resampling.audit`` is the function whichever
+way the module ``audit`` was first imported.
 """
 
 from __future__ import annotations
 
 from .._lazy import lazy_exports
+from .audit import audit as audit  # re-export, bound eagerly (see above)
 
 _EXPORTS = {
     # error.py
@@ -15,6 +19,14 @@ _EXPORTS = {
     "ErrorEstimates": "error",
     # simulation.py
     "simulate_resampling": "simulation", "ResamplingExperiment": "simulation",
+    # audit.py (audit itself is bound above)
+    "ErrorAudit": "audit", "AUDIT_METHODS": "audit", "METHOD_LABELS": "audit",
+    "LOSS_LABELS": "audit",
 }
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted([*_names, "audit"])
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

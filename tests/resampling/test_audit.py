@@ -1,0 +1,132 @@
+"""The audit entry of the resampling capability (replikit.resampling.audit): the plan, the loss
+choice, failures kept as notes, the verdict, reproducibility across worker counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.linear_model import LinearRegression, RidgeClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from replikit.data.userdata import Dataset
+from replikit.errors import DataError, ParameterError, ParameterTypeError
+from replikit.experiment.models import make_models
+from replikit.resampling import AUDIT_METHODS, ErrorAudit, audit, estimate_errors
+
+
+def _dataset(task, n=300, seed=0, study=None):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 4)), columns=list("abcd"))
+    if task == "regression":
+        y = pd.Series(2 * X["a"] + rng.normal(size=n), name="y")
+    else:
+        y = pd.Series((X["a"] + rng.normal(size=n) > 0).astype(int), name="y")
+    return Dataset("toy", X, y, study, task, 0)
+
+
+class Broken(RegressorMixin, BaseEstimator):
+    def fit(self, X, y):
+        raise ValueError("this model cannot be fitted")
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_regression_plan_loss_and_verdict():
+    ds = _dataset("regression", n=600)
+    res = audit(ds, models=make_models("lr,rf,dummy", "regression"), quick=True, random_state=1)
+    assert isinstance(res, ErrorAudit) and res.loss == "squared" and res.n_rows == 600
+    # batched models on every row, the forest on a quick subsample of 400 rows
+    assert res.plans["lr"] == {"rows": 600, "n_resamples": 50, "n_splits": 10, "path": "fast"}
+    assert res.plans["dummy"]["path"] == "fast"
+    assert res.plans["rf"] == {"rows": 400, "n_resamples": 8, "n_splits": 5, "path": "generic"}
+    frame = res.to_frame()
+    assert len(frame) == 3 * len(AUDIT_METHODS)
+    assert set(frame.loc[frame.model == "rf", "n"]) == {400}
+    table = res.table().set_index("model")
+    # the verdict's numbers are the table's: lowest .632+ and largest optimism
+    assert res.best_model == table[".632+"].idxmin() != "dummy"
+    assert res.best_estimate == table.loc[res.best_model, ".632+"] == res.verdict.estimate
+    assert res.optimism_model == table["optimism"].idxmax() == "rf"  # a forest fits its rows
+    assert res.optimism == pytest.approx(table.loc["rf", "kfold"] - table.loc["rf",
+                                                                              "resubstitution"])
+    v = res.verdict
+    assert v.level == "info" and v.metric == "mean squared error"
+    assert v.sentence.startswith(f"{res.best_model} has the lowest") and "rf would" in v.sentence
+    assert any("subsample" in c for c in v.caveats) and any("quick" in c for c in v.caveats)
+    assert any("rf: a random subsample of 400 of 600 rows" in n for n in res.notes)
+    assert "Prediction error by resampling" in str(res)
+
+
+def test_estimates_are_estimate_errors_under_the_plan():
+    # the batched model on all rows is exactly estimate_errors with the documented plan
+    ds = _dataset("regression", seed=3)
+    res = audit(ds, models={"ols": LinearRegression()}, random_state=7)
+    ref = estimate_errors(LinearRegression(), ds.X, ds.y, methods=AUDIT_METHODS, loss="squared",
+                          n_resamples=200, n_splits=10, random_state=7).to_frame()
+    got = res.to_frame().drop(columns=["model", "rows_used"])
+    pd.testing.assert_frame_equal(got, ref)
+
+
+def test_loss_choice_for_classifiers():
+    ds = _dataset("classification")
+    with_proba = audit(ds, models=make_models("lr,dummy", "classification"), quick=True,
+                       random_state=0)
+    assert with_proba.loss == "log" and with_proba.loss_label == "log loss"
+    # a model without predict_proba: misclassification rate for every model
+    without = audit(ds, models={"lr": make_models("lr", "classification")["lr"],
+                                "ridge": RidgeClassifier()}, quick=True, random_state=0)
+    assert without.loss == "zero_one"
+    est = without.to_frame()["estimate"]
+    assert np.all((est >= 0) & (est <= 1))
+
+
+def test_failures_are_notes_and_all_failing_is_an_error():
+    ds = _dataset("regression")
+    res = audit(ds, models={"lr": LinearRegression(), "broken": Broken()}, quick=True,
+                random_state=0)
+    assert list(res.plans) == ["lr"] and "cannot be fitted" in res.failed["broken"]
+    assert any(n.startswith("broken left out") for n in res.notes)
+    assert any("not estimated: broken" in c for c in res.verdict.caveats)
+    with pytest.raises(DataError, match="no model's error could be estimated: broken"):
+        audit(ds, models={"broken": Broken()}, quick=True, random_state=0)
+
+
+def test_same_seed_same_numbers_whatever_the_workers():
+    ds = _dataset("classification", n=200, seed=4)
+    models = {"tree": DecisionTreeClassifier(max_depth=3), "lda": make_models(
+        "lda", "classification")["lda"]}
+    a = audit(ds, models=models, quick=True, random_state=5)
+    b = audit(ds, models=models, quick=True, random_state=5, n_jobs=2)
+    c = audit(ds, models=models, quick=True, random_state=6)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    assert a.verdict == b.verdict and a.plans == b.plans
+    assert not a.to_frame()["estimate"].equals(c.to_frame()["estimate"])
+
+
+def test_studies_pooled_caveat_progress_and_plot():
+    ds = _dataset("regression", study=pd.Series(np.repeat(["s1", "s2", "s3"], 100)))
+    ticks = []
+    res = audit(ds, models={"lr": LinearRegression()}, quick=True, random_state=0,
+                progress=ticks.append)
+    assert ticks == [1]
+    assert any("3 studies are pooled" in n for n in res.notes)
+    assert any("studies pooled" in c for c in res.verdict.caveats)
+    ax = res.plot()
+    assert ax.get_ylabel() == "estimated mean squared error"
+
+
+def test_default_models_and_bad_inputs():
+    ds = _dataset("regression", n=120)
+    res = audit(ds, quick=True, random_state=0)
+    assert list(res.plans) == ["lr", "rf", "dummy"]
+    with pytest.raises(ParameterTypeError, match="`dataset`"):
+        audit((ds.X, ds.y))
+    with pytest.raises(ParameterTypeError, match="`models`"):
+        audit(ds, models={})
+    with pytest.raises(ParameterError, match="`n_jobs`"):
+        audit(ds, n_jobs=0)
+    with pytest.raises(ParameterTypeError, match="`quick`"):
+        audit(ds, quick="yes")
