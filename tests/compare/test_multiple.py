@@ -57,36 +57,36 @@ _SM = {"holm": "holm", "bonferroni": "bonferroni", "hochberg": "simes-hochberg"}
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30),
        st.sampled_from(sorted(_SM)))
-def test_adjust_matches_statsmodels(pvals, method):
+def test_adjust_matches_statsmodels(pvals, correction):
     p = np.array(pvals)
-    expected = multipletests(p, method=_SM[method])[1]
-    np.testing.assert_allclose(adjust_pvalues(p, method=method), expected, rtol=0, atol=1e-12)
+    expected = multipletests(p, method=_SM[correction])[1]
+    np.testing.assert_allclose(adjust_pvalues(p, correction=correction), expected, rtol=0, atol=1e-12)
 
 
 def test_adjust_demsar_holm_example():
     # Demšar (2006) section 3.2.2: Holm rejects the first two of p = 0.016, 0.019, 0.607
     ref = DEMSAR["holm_vs_control"]
-    adj = adjust_pvalues(ref["pvalues"], method="holm")
+    adj = adjust_pvalues(ref["pvalues"], correction="holm")
     np.testing.assert_allclose(adj, [0.048, 0.048, 0.607])
     assert (adj <= 0.05).tolist() == ref["rejected_at_005"]
 
 
 def test_adjust_keeps_shape_and_skips_nan():
     p = np.array([[0.01, np.nan], [0.04, 0.03]])
-    adj = adjust_pvalues(p, method="holm")
+    adj = adjust_pvalues(p, correction="holm")
     assert adj.shape == (2, 2)
     assert np.isnan(adj[0, 1])
     # the family is the three finite values
     np.testing.assert_allclose(adj[~np.isnan(p)], [0.03, 0.06, 0.06])
-    np.testing.assert_allclose(adjust_pvalues([0.2, np.nan], method="bonferroni")[0], 0.2)
+    np.testing.assert_allclose(adjust_pvalues([0.2, np.nan], correction="bonferroni")[0], 0.2)
 
 
 def test_adjust_orders_hold():
     rng = np.random.default_rng(1)
     p = rng.uniform(size=50) ** 3
-    bonf = adjust_pvalues(p, method="bonferroni")
-    holm = adjust_pvalues(p, method="holm")
-    hoch = adjust_pvalues(p, method="hochberg")
+    bonf = adjust_pvalues(p, correction="bonferroni")
+    holm = adjust_pvalues(p, correction="holm")
+    hoch = adjust_pvalues(p, correction="hochberg")
     assert np.all(p <= hoch + 1e-15) and np.all(hoch <= holm + 1e-15)
     assert np.all(holm <= bonf + 1e-15)
 
@@ -94,15 +94,15 @@ def test_adjust_orders_hold():
 def test_adjust_rejects_bad_input():
     with pytest.raises(DataError, match="pvalues"):
         adjust_pvalues([0.5, 1.2])
-    with pytest.raises(ParameterError, match="method"):
-        adjust_pvalues([0.5], method="fdr")
+    with pytest.raises(ParameterError, match="correction"):
+        adjust_pvalues([0.5], correction="fdr")
 
 
 # ---------------------------------------------------------------------------------------------
 # Friedman
 # ---------------------------------------------------------------------------------------------
 def test_friedman_demsar_table6(printed_ranks):
-    res = friedman_test(printed_ranks, lower_is_better=True, tie_correction=False)
+    res = friedman_test(printed_ranks, higher_is_better=False, tie_correction=False)
     assert isinstance(res, FriedmanResult)
     np.testing.assert_allclose(res.mean_ranks.to_numpy(), DEMSAR["mean_ranks"], atol=5e-4)
     assert res.statistic == pytest.approx(DEMSAR["chi2_F"], abs=5e-3)
@@ -138,9 +138,9 @@ def test_friedman_matches_scipy(n, k, seed, coarse):
     assert res.pvalue == pytest.approx(expected.pvalue, rel=1e-10, abs=1e-14)
 
 
-def test_friedman_lower_is_better_flips_ranks(auc):
+def test_friedman_higher_is_better_false_flips_ranks(auc):
     up = friedman_test(auc)
-    down = friedman_test(-auc, lower_is_better=True)
+    down = friedman_test(-auc, higher_is_better=False)
     pd.testing.assert_series_equal(up.mean_ranks, down.mean_ranks)
     assert up.statistic == down.statistic
     k = auc.shape[1]
@@ -208,11 +208,11 @@ def test_critical_difference_errors():
 
 
 def test_nemenyi_demsar_decisions(printed_ranks):
-    at05 = nemenyi_test(printed_ranks, lower_is_better=True, tie_correction=False)
+    at05 = nemenyi_test(printed_ranks, higher_is_better=False, tie_correction=False)
     assert isinstance(at05, NemenyiResult)
     assert not at05.significant.to_numpy().any()  # "not powerful enough"
     assert at05.cliques() == [tuple(DEMSAR["models"][i] for i in (3, 1, 2, 0))]
-    at10 = nemenyi_test(printed_ranks, alpha=0.10, lower_is_better=True, tie_correction=False)
+    at10 = nemenyi_test(printed_ranks, alpha=0.10, higher_is_better=False, tie_correction=False)
     sig = {tuple(sorted(p)) for p in DEMSAR["significant_010"]}
     found = {tuple(sorted((a, b))) for a, b in combinations(DEMSAR["models"], 2)
              if at10.significant.loc[a, b]}

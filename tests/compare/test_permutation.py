@@ -27,7 +27,7 @@ def test_independent_exact_reference():
     assert isinstance(two, ComparisonResult)
     assert two.pvalue == pytest.approx(REF["independent"]["p_two_sided"], abs=5e-6)
     assert greater.pvalue == pytest.approx(REF["independent"]["p_greater"], abs=5e-6)
-    assert two.extra["n_permutations"] == 12870 and two.extra["exact"]
+    assert two.extra["n_resamples"] == 12870 and two.extra["exact"]
     assert two.estimate == pytest.approx(np.mean(x) - np.mean(y))
 
 
@@ -35,7 +35,7 @@ def test_paired_exact_reference():
     x, y = REF["paired"]["x"], REF["paired"]["y"]
     res = permutation_test(x, y, paired=True, method="exact")
     assert res.pvalue == pytest.approx(REF["paired"]["p_two_sided"], abs=1e-12)
-    assert res.extra["n_permutations"] == 128 and res.n == 7
+    assert res.extra["n_resamples"] == 128 and res.n == 7
     assert res.test == "permutation_paired"
 
 
@@ -126,7 +126,7 @@ def test_auto_and_large_exact():
     assert permutation_test(np.arange(10.0), np.arange(10.0), paired=True).extra["exact"]  # 2^10
     assert permutation_test(np.arange(11.0), np.arange(11.0) + 1).extra["exact"]  # C(22, 11)
     big = permutation_test(np.arange(20.0), np.arange(20.0) + 0.5, random_state=0)
-    assert not big.extra["exact"] and big.extra["n_permutations"] == 10_000
+    assert not big.extra["exact"] and big.extra["n_resamples"] == 10_000
     with pytest.raises(ParameterError, match="approximate"):
         permutation_test(np.arange(20.0), np.arange(20.0), method="exact")
     assert MAX_EXACT >= 2**20

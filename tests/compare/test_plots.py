@@ -30,7 +30,7 @@ def printed_ranks():
 
 @pytest.mark.parametrize("alpha,n_cliques", [(0.05, 1), (0.10, 2)])
 def test_cd_diagram_demsar_figure1(printed_ranks, alpha, n_cliques):
-    res = nemenyi_test(printed_ranks, alpha=alpha, lower_is_better=True, tie_correction=False)
+    res = nemenyi_test(printed_ranks, alpha=alpha, higher_is_better=False, tie_correction=False)
     ax = plot_cd_diagram(res)
     bars = _lines(ax, "clique")
     assert len(bars) == n_cliques
@@ -62,7 +62,7 @@ def test_cd_diagram_no_clique_when_all_differ():
 def test_cd_diagram_on_given_axes_renders_svg(printed_ranks):
     fig = new_figure(6, 3)
     ax = fig.add_subplot()
-    out = plot_cd_diagram(nemenyi_test(printed_ranks, lower_is_better=True), ax=ax,
+    out = plot_cd_diagram(nemenyi_test(printed_ranks, higher_is_better=False), ax=ax,
                           title="AUC")
     assert out is ax and ax.get_title(loc="left") == "AUC"
     svg = svg_from_figure(fig)

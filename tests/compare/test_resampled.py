@@ -168,7 +168,7 @@ def test_bayesian_rope_in_metric_units_and_point_mass():
         np.sqrt((1 / 100 + 100 / 900) * p.d.var(ddof=1)), rel=1e-12)
     wider = bayesian_correlated_ttest(p, rope=0.02)
     assert wider.p_rope > res.p_rope
-    ci = res.credible_interval(0.9)
+    ci = res.confidence_interval(0.9)
     assert res.posterior().cdf(ci.high) == pytest.approx(0.95, abs=1e-10)
     frame = res.to_frame()
     assert list(frame.columns[:3]) == ["test", "method", "a"]

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ParameterError
-from ._common import NJobsOpt, OutputFormat, RandomStateOpt, emit, info, simulate_app, state
+from ._common import NJobsOpt, RandomStateOpt, emit, info, simulate_app, state
 
 __all__ = ["simulate_tests_cmd", "register"]
 
@@ -65,15 +65,13 @@ def simulate_tests_cmd(
                                              "figures (SVG).")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace calibration.csv, "
                                             "population.csv and the SVGs in --out.")] = False,
-    format: Annotated[OutputFormat | None, typer.Option("--format", help="Output: human text "
-                                                        "or JSON (overrides the global "
-                                                        "option).")] = None,
 ) -> None:
     """Calibrate the comparison tests: type I error, power and replicability (seed 002).
 
     Two nearest-centroid learners on two Gaussian features whose population errors are equal
     (difference 0) or differ by a known amount; every test is run --replications times per
-    dataset with new partitions.
+    dataset with new partitions. The global --format json (before or after the command)
+    prints the tables as JSON.
     """
     from .._outputs import check_output_dir
     from ..compare.calibration import simulate_tests
@@ -81,8 +79,6 @@ def simulate_tests_cmd(
 
     if out is not None:  # before any work
         check_output_dir(out, CALIBRATION_FILES, option="--out", overwrite=overwrite)
-    if format is not None:
-        state.format = format
     diffs = _floats(differences, "--differences")
     names = "all" if tests.strip() == "all" else [t.strip() for t in tests.split(",")
                                                   if t.strip()]

@@ -1,7 +1,7 @@
 """The paired design of two models: their scores on the same resampling splits.
 
 Every test of :mod:`replikit.compare.resampled` starts here. :func:`paired_scores` takes a
-Scores table (or a DataFrame in its layout, or a :class:`~replikit.resampling.RunResult`),
+Scores table (or a DataFrame in its layout, or a :class:`~replikit.experiment.RunResult`),
 picks one study and one metric, and lines up the two models' scores split by split into
 ``repeat x fold`` matrices. The models must have been evaluated on the same splits: otherwise
 the differences would not be paired, and :func:`paired_scores` raises a

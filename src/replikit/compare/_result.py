@@ -173,18 +173,20 @@ class BayesianResult:
         """
         return stats.t(self.df, loc=self.estimate, scale=self.scale)
 
-    def credible_interval(self, credibility: float = 0.95) -> ConfidenceInterval:
-        """Equal-tailed (and, the posterior being symmetric, highest-density) credible interval."""
-        level = check_confidence_level(credibility, "credibility")
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """The equal-tailed credible interval of the mean difference at ``confidence_level``
+        (the posterior being symmetric, also its highest-density interval): the posterior
+        probability that ``a - b`` lies inside it is ``confidence_level``."""
+        level = check_confidence_level(confidence_level)
         if self.scale == 0:
             return ConfidenceInterval(self.estimate, self.estimate)
         half = float(stats.t.ppf((1 + level) / 2, self.df)) * self.scale
         return ConfidenceInterval(self.estimate - half, self.estimate + half)
 
-    def to_frame(self, credibility: float = 0.95) -> pd.DataFrame:
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """One row: ``test, method, a, b, metric, estimate, scale, df, n, rope, p_left, p_rope,
-        p_right, ci_low, ci_high`` (the credible interval)."""
-        ci = self.credible_interval(credibility)
+        p_right, ci_low, ci_high`` (the credible interval at ``confidence_level``)."""
+        ci = self.confidence_interval(confidence_level)
         return pd.DataFrame([{
             "test": self.test, "method": self.method, "a": self.a, "b": self.b,
             "metric": self.metric, "estimate": self.estimate, "scale": self.scale,
@@ -200,7 +202,7 @@ class BayesianResult:
             f"{self.method}\n"
             f"  {pair}{metric}: posterior mean = {_fmt(self.estimate)}, scale = "
             f"{_fmt(self.scale)}, df = {_fmt(self.df)}, 95% credible interval "
-            f"{self.credible_interval()}\n"
+            f"{self.confidence_interval()}\n"
             f"  rope = ±{_fmt(self.rope)}: P(a worse) = {self.p_left:.4f}, "
             f"P(equivalent) = {self.p_rope:.4f}, P(a better) = {self.p_right:.4f}"
         )

@@ -208,20 +208,20 @@ def replicability(counts) -> np.ndarray:
 
 # --------------------------------------------------------------------------- learners
 
-def _draw_dataset(rng: np.random.Generator, n: int, n_rep: int, rho: float):
+def _draw_dataset(rng: np.random.Generator, n: int, n_replications: int, rho: float):
     """One dataset's labels, feature noise and all partitions of all schemes.
 
     Returns ``y`` (n,) bool, ``e`` (n, 2) noise (within-class correlation ``rho``) and ``perm``
-    (P, n) permutations: for each scheme in ``_SCHEME_ORDER``, ``n_rep * r`` rows. All schemes
-    are always drawn, so a test's results do not depend on which other tests are simulated.
+    (P, n) permutations: for each scheme in ``_SCHEME_ORDER``, ``n_replications * r`` rows. All
+    schemes are always drawn, so a test's results do not depend on which other tests are simulated.
     """
     y = rng.random(n) < 0.5
     z = rng.standard_normal((n, 2))
     e = np.empty_like(z)
     e[:, 0] = z[:, 0]
     e[:, 1] = rho * z[:, 0] + np.sqrt(1.0 - rho * rho) * z[:, 1]
-    n_perm = n_rep * sum(_SCHEMES[s].r for s in _SCHEME_ORDER)
-    base = np.broadcast_to(np.arange(n, dtype=np.int32), (n_perm, n))
+    n_partitions = n_replications * sum(_SCHEMES[s].r for s in _SCHEME_ORDER)
+    base = np.broadcast_to(np.arange(n, dtype=np.int32), (n_partitions, n))
     perm = rng.permuted(base, axis=1)
     return y, e, perm
 
@@ -388,18 +388,20 @@ def _scheme_design(y, e, perm, scheme, n):
     return yp, ep, _centroid_fits(yp.astype(np.float64), ep, bounds), bounds
 
 
-def _learner_rates(design, scheme, n_rep, mu, j):
-    """Error rates (B, n_rep, r, n_eval) and row errors (B, n_rep, r, rows) of learner ``j``."""
+def _learner_rates(design, scheme, n_replications, mu, j):
+    """Error rates (B, n_replications, r, n_eval) and row errors (B, n_replications, r, rows)
+    of learner ``j``."""
     yp, ep, fits, bounds = design
     err = _block_errors(yp, ep, fits, bounds, scheme.n_eval, mu, j)
-    shape = (yp.shape[0], n_rep, scheme.r)
+    shape = (yp.shape[0], n_replications, scheme.r)
     rate = _fold_rates(err, bounds, scheme.n_eval).reshape(shape + (scheme.n_eval,))
     return rate, err.reshape(shape + (-1,))
 
 
-def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha, rope):
+def _simulate_chunk(root, indices, n, n_replications, rho, mus_a, mu_b, tests, alpha, rope):
     """Outcome counts (n_settings, n_tests, len(indices), 3) for the datasets ``indices``."""
-    draws = [_draw_dataset(task_rng(root, ("dataset", int(i))), n, n_rep, rho) for i in indices]
+    draws = [_draw_dataset(task_rng(root, ("dataset", int(i))), n, n_replications, rho)
+             for i in indices]
     y = np.stack([dr[0] for dr in draws])                       # (B, n)
     e = np.stack([dr[1] for dr in draws])                       # (B, n, 2)
     perm = np.stack([dr[2] for dr in draws])                    # (B, P, n)
@@ -407,16 +409,16 @@ def _simulate_chunk(root, indices, n, n_rep, rho, mus_a, mu_b, tests, alpha, rop
     offset = 0
     for sname in _SCHEME_ORDER:
         scheme = _SCHEMES[sname]
-        n_p = n_rep * scheme.r
+        n_p = n_replications * scheme.r
         names = [t for t in tests if _SPEC[t].scheme == sname]
         p = perm[:, offset:offset + n_p]
         offset += n_p
         if not names:
             continue
         design = _scheme_design(y, e, p, scheme, n)
-        rate_b, err_b = _learner_rates(design, scheme, n_rep, mu_b, 1)
+        rate_b, err_b = _learner_rates(design, scheme, n_replications, mu_b, 1)
         for s, mu_a in enumerate(mus_a):
-            rate_a, err_a = _learner_rates(design, scheme, n_rep, mu_a, 0)
+            rate_a, err_a = _learner_rates(design, scheme, n_replications, mu_a, 0)
             for name in names:
                 cls = _outcome(*_test_pvalues(name, rate_a, rate_b, err_a, err_b, n, rope),
                                alpha)
@@ -673,7 +675,7 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
                    n_replications: int = 10, base_error: float = 0.3,
                    correlation: float = 0.5, alpha: float = 0.05, rope: float = 0.01,
                    n_population: int = 1_000_000, n_training_sets: int = 2000,
-                   random_state=0, n_jobs: int | None = 1, chunk_size: int | None = None,
+                   random_state=None, n_jobs: int | None = 1, chunk_size: int | None = None,
                    progress=None) -> CalibrationResult:
     """Type I error, power and replicability of the comparison tests on simulated data.
 
@@ -711,7 +713,9 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
         Rows of the independent sample on which population errors are estimated (>= 100,000).
     n_training_sets : int, default 2000
         Training sets per size averaged for the population errors.
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int or numpy.random.Generator, default None
+        Root of every dataset's stream; ``None`` draws fresh entropy (kept in
+        ``settings["random_state_entropy"]`` to reproduce the run).
     n_jobs : int, default 1
         Worker processes (joblib) over chunks of datasets; results do not depend on it.
     chunk_size : int, optional

@@ -32,7 +32,7 @@ from .._validation import check_alternative, check_choice, check_int, check_prob
 from ..errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = [
-    "ADJUST_METHODS",
+    "CORRECTIONS",
     "adjust_pvalues",
     "FriedmanResult",
     "friedman_test",
@@ -43,14 +43,15 @@ __all__ = [
     "scores_to_table",
 ]
 
-ADJUST_METHODS = ("holm", "bonferroni", "hochberg")
+#: The family-wise corrections :func:`adjust_pvalues` applies.
+CORRECTIONS = ("holm", "bonferroni", "hochberg")
 
 
 # ---------------------------------------------------------------------------------------------
 # p-value adjustment
 # ---------------------------------------------------------------------------------------------
-def _adjust_iv(pvalues, method):
-    method = check_choice(method, "method", ADJUST_METHODS)
+def _adjust_iv(pvalues, correction):
+    correction = check_choice(correction, "correction", CORRECTIONS)
     try:
         p = np.asarray(pvalues, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -61,10 +62,10 @@ def _adjust_iv(pvalues, method):
         raise DataError(f"`pvalues` must lie in [0, 1]; found {p[bad][:5].tolist()}.")
     if np.isinf(p).any():
         raise DataError("`pvalues` must lie in [0, 1]; found inf.")
-    return p, method
+    return p, correction
 
 
-def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
+def adjust_pvalues(pvalues, *, correction: str = "holm") -> np.ndarray:
     """Family-wise adjusted p-values (Holm, Bonferroni or Hochberg).
 
     All entries of ``pvalues`` form one family (for example every metric x pair of models of a
@@ -74,7 +75,7 @@ def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
     ----------
     pvalues : array-like of any shape
         Unadjusted p-values in [0, 1].
-    method : {'holm', 'bonferroni', 'hochberg'}
+    correction : {'holm', 'bonferroni', 'hochberg'}
         ``'bonferroni'``: ``min(1, m p_i)``. ``'holm'`` (step-down, Holm 1979): with the
         p-values sorted ``p_(1) <= ... <= p_(m)``, ``p~_(i) = max_{j <= i} min(1, (m - j + 1)
         p_(j))``. ``'hochberg'`` (step-up, Hochberg 1988): ``p~_(i) = min_{j >= i} min(1,
@@ -94,10 +95,10 @@ def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
 
     Examples
     --------
-    >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm")
+    >>> adjust_pvalues([0.01, 0.04, 0.03], correction="holm")
     array([0.03, 0.06, 0.06])
     """
-    p, method = _adjust_iv(pvalues, method)
+    p, correction = _adjust_iv(pvalues, correction)
     out = np.full(p.shape, np.nan)
     flat = p.ravel()
     keep = np.flatnonzero(np.isfinite(flat))
@@ -105,13 +106,13 @@ def adjust_pvalues(pvalues, *, method: str = "holm") -> np.ndarray:
     if m == 0:
         return out
     vals = flat[keep]
-    if method == "bonferroni":
+    if correction == "bonferroni":
         adj = np.minimum(1.0, m * vals)
     else:
         order = np.argsort(vals, kind="stable")
         factors = m - np.arange(m)
         scaled = factors * vals[order]
-        if method == "holm":
+        if correction == "holm":
             sorted_adj = np.minimum(1.0, np.maximum.accumulate(scaled))
         else:  # hochberg: running minimum from the largest p-value down
             sorted_adj = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
@@ -163,9 +164,9 @@ def _table_iv(table, name: str = "table", *, min_rows: int = 2, min_cols: int = 
     return frame.astype(float)
 
 
-def _row_ranks(values: np.ndarray, lower_is_better: bool) -> np.ndarray:
+def _row_ranks(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
     """Ranks within each row, 1 = best, average ranks for ties (Demšar 2006, section 3.2.2)."""
-    return stats.rankdata(values if lower_is_better else -values, method="average", axis=1)
+    return stats.rankdata(-values if higher_is_better else values, method="average", axis=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ class FriedmanResult:
     ranks : pandas.DataFrame
         Rank of each model on each dataset.
     n_datasets, n_models : int
-    lower_is_better, tie_correction : bool
+    higher_is_better, tie_correction : bool
     """
 
     statistic: float
@@ -206,7 +207,7 @@ class FriedmanResult:
     ranks: pd.DataFrame = field(repr=False)
     n_datasets: int = 0
     n_models: int = 0
-    lower_is_better: bool = False
+    higher_is_better: bool = True
     tie_correction: bool = True
     method: str = "Friedman test (Iman-Davenport F)"
 
@@ -230,10 +231,11 @@ class FriedmanResult:
         )
 
 
-def _friedman(frame: pd.DataFrame, lower_is_better: bool, tie_correction: bool) -> FriedmanResult:
+def _friedman(frame: pd.DataFrame, higher_is_better: bool,
+              tie_correction: bool) -> FriedmanResult:
     values = frame.to_numpy(dtype=float)
     n, k = values.shape
-    ranks = _row_ranks(values, lower_is_better)
+    ranks = _row_ranks(values, higher_is_better)
     mean_ranks = ranks.mean(axis=0)
     chi2 = 12.0 * n / (k * (k + 1)) * np.sum((mean_ranks - (k + 1) / 2.0) ** 2)
     if tie_correction:
@@ -261,12 +263,12 @@ def _friedman(frame: pd.DataFrame, lower_is_better: bool, tie_correction: bool) 
         ranks=pd.DataFrame(ranks, index=frame.index, columns=frame.columns),
         n_datasets=n,
         n_models=k,
-        lower_is_better=bool(lower_is_better),
+        higher_is_better=bool(higher_is_better),
         tie_correction=bool(tie_correction),
     )
 
 
-def friedman_test(table, *, lower_is_better: bool = False,
+def friedman_test(table, *, higher_is_better: bool = True,
                   tie_correction: bool = True) -> FriedmanResult:
     """Friedman rank test of k models on N datasets, with the Iman–Davenport F.
 
@@ -281,8 +283,8 @@ def friedman_test(table, *, lower_is_better: bool = False,
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
         One score per dataset and model, e.g. from :func:`scores_to_table`. Must be complete.
-    lower_is_better : bool
-        True for errors/losses (the smallest score gets rank 1).
+    higher_is_better : bool
+        False for errors/losses (the smallest score then gets rank 1).
     tie_correction : bool
         Divide chi2_F by the tie correction, as ``scipy.stats.friedmanchisquare`` and R's
         ``friedman.test`` do. Demšar (2006) prints the uncorrected statistic; with no ties the
@@ -312,7 +314,7 @@ def friedman_test(table, *, lower_is_better: bool = False,
     [1.333, 2.333, 2.333]
     """
     frame = _table_iv(table)
-    return _friedman(frame, bool(lower_is_better), bool(tie_correction))
+    return _friedman(frame, bool(higher_is_better), bool(tie_correction))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,7 +440,7 @@ class NemenyiResult:
         )
 
 
-def nemenyi_test(table, *, alpha: float = 0.05, lower_is_better: bool = False,
+def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
                  tie_correction: bool = True) -> NemenyiResult:
     """Nemenyi post-hoc test: which pairs of models differ in mean rank across datasets.
 
@@ -453,8 +455,8 @@ def nemenyi_test(table, *, alpha: float = 0.05, lower_is_better: bool = False,
         One score per dataset and model (complete).
     alpha : float
         Family-wise significance level of the pairwise decisions.
-    lower_is_better : bool
-        True for errors/losses.
+    higher_is_better : bool
+        False for errors/losses.
     tie_correction : bool
         Passed to the attached :func:`friedman_test`.
 
@@ -478,7 +480,7 @@ def nemenyi_test(table, *, alpha: float = 0.05, lower_is_better: bool = False,
     """
     alpha = check_probability(alpha, "alpha")
     frame = _table_iv(table)
-    fried = _friedman(frame, bool(lower_is_better), bool(tie_correction))
+    fried = _friedman(frame, bool(higher_is_better), bool(tie_correction))
     n, k = fried.n_datasets, fried.n_models
     cd = critical_difference(k, n, alpha=alpha)
     r = fried.mean_ranks.to_numpy()
@@ -508,7 +510,7 @@ def nemenyi_test(table, *, alpha: float = 0.05, lower_is_better: bool = False,
 # Wilcoxon-Holm
 # ---------------------------------------------------------------------------------------------
 def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
-                  zero_method: str = "demsar", method: str = "holm") -> pd.DataFrame:
+                  zero_method: str = "demsar", correction: str = "holm") -> pd.DataFrame:
     """Pairwise Wilcoxon signed-rank tests across datasets, Holm-corrected over the pairs.
 
     For every pair of models ``(a, b)`` the differences ``d_i = score_a - score_b`` over the N
@@ -531,7 +533,7 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
         rank them and split their ranks evenly between R+ and R-, ignoring one of them if their
         number is odd; ``'zsplit'``: the same without ignoring one; ``'wilcox'``: drop them;
         ``'pratt'``: rank them, then drop their ranks.
-    method : {'holm', 'bonferroni', 'hochberg'}
+    correction : {'holm', 'bonferroni', 'hochberg'}
         The family-wise adjustment over pairs.
 
     Returns
@@ -557,7 +559,7 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
     alpha = check_probability(alpha, "alpha")
     alternative = check_alternative(alternative)
     zero_method = check_choice(zero_method, "zero_method", ("demsar", "zsplit", "wilcox", "pratt"))
-    method = check_choice(method, "method", ADJUST_METHODS)
+    correction = check_choice(correction, "correction", CORRECTIONS)
     frame = _table_iv(table)
     values = frame.to_numpy(dtype=float)
     names = list(frame.columns)
@@ -584,7 +586,7 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
             "statistic": stat, "pvalue": p,
         })
     out = pd.DataFrame(rows)
-    out["pvalue_adjusted"] = adjust_pvalues(out["pvalue"].to_numpy(), method=method)
+    out["pvalue_adjusted"] = adjust_pvalues(out["pvalue"].to_numpy(), correction=correction)
     out["significant"] = out["pvalue_adjusted"] <= alpha
     return out
 

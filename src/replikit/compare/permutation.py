@@ -7,7 +7,8 @@ share of those rearrangements whose mean difference is at least as extreme as th
 
 ``method='exact'`` enumerates all ``C(n_a + n_b, n_a)`` splits or all ``2^n`` sign patterns: the
 subset sums (or signed sums) of each half of the data are built by doubling and added pairwise in
-array chunks (meet in the middle), so no Python loop runs per rearrangement; ``method='approximate'`` draws ``n_resamples`` of them at random and reports
+array chunks (meet in the middle), so no Python loop runs per rearrangement;
+``method='approximate'`` draws ``n_resamples`` of them at random and reports
 ``(count + 1) / (n_resamples + 1)`` (Phipson & Smyth 2010), which never returns 0 and keeps the
 test valid. ``method='auto'`` enumerates when there are at most ``max(n_resamples, 2^20)``
 rearrangements: enumerating a million takes milliseconds, ten million about a tenth of a second.
@@ -153,9 +154,9 @@ def permutation_test(x, y, *, paired: bool = False, method: str = "auto",
     -------
     ComparisonResult
         ``statistic`` = ``estimate`` = the observed mean difference; ``se`` and the interval are
-        NaN (a permutation test has no variance model); ``extra`` holds ``n_permutations`` and
-        ``exact``. The exact p-value is ``#{T >= T_obs} / #rearrangements`` (the observed one
-        included); the approximate one ``(#{T >= T_obs} + 1) / (n_resamples + 1)``. Ties with
+        NaN (a permutation test has no variance model); ``extra`` holds ``n_resamples`` (the
+        rearrangements counted: all of them when exact) and ``exact``. The exact p-value is
+        ``#{T >= T_obs} / #rearrangements`` (the observed one included); the approximate one ``(#{T >= T_obs} + 1) / (n_resamples + 1)``. Ties with
         the observed value are counted with a relative tolerance of 1e-10.
 
     Raises
@@ -211,8 +212,8 @@ def permutation_test(x, y, *, paired: bool = False, method: str = "auto",
             count = _paired_exact(d, observed, alternative, gamma)
         else:
             count = _independent_exact(pooled, xa.size, ya.size, observed, alternative, gamma)
-        n_perm = int(n_total)
-        pvalue = count / n_perm
+        n_counted = int(n_total)
+        pvalue = count / n_counted
     else:
         rng = check_random_state(random_state)
         if paired:
@@ -220,7 +221,7 @@ def permutation_test(x, y, *, paired: bool = False, method: str = "auto",
         else:
             count = _independent_random(pooled, xa.size, ya.size, observed, alternative, gamma,
                                         n_resamples, rng)
-        n_perm = n_resamples
+        n_counted = n_resamples
         pvalue = (count + 1) / (n_resamples + 1)
     exact = method == "exact"
     design = "paired" if paired else "independent"
@@ -228,7 +229,7 @@ def permutation_test(x, y, *, paired: bool = False, method: str = "auto",
         statistic=observed, pvalue=float(min(1.0, pvalue)), df=None, estimate=observed,
         se=math.nan, alternative=alternative,
         method=f"permutation test ({design}, {'exact' if exact else 'Monte Carlo'})",
-        extra={"n_permutations": n_perm, "exact": exact, "count": count},
+        extra={"n_resamples": n_counted, "exact": exact, "count": count},
         test=f"permutation_{design}", valid=True,
         requires="independent units (datasets or test rows)", n=n_units,
     )

@@ -1,7 +1,7 @@
 """Tests comparing two models from their resampled scores (seed 002, Gardner & Brooks 2017).
 
 Every test takes the scores of two models on the same resampling splits — a Scores table, a
-DataFrame in its layout, a :class:`~replikit.resampling.RunResult` or a
+DataFrame in its layout, a :class:`~replikit.experiment.RunResult` or a
 :class:`~replikit.compare.Paired` design — and returns a
 :class:`~replikit.compare.ComparisonResult` with the statistic, its df, the p-value under
 ``alternative``, the mean difference ``a - b``, its standard error under the test's own variance
