@@ -22,6 +22,7 @@ from replikit.compare import (
     ComparisonTable,
     compare_models,
     compare_scores,
+    primary_test,
     recommended_tests,
 )
 from replikit.errors import DataError, ParameterError, ValidityWarning
@@ -284,6 +285,8 @@ def test_input_errors_name_what_is_wrong():
         compare_scores(frame, "lr", "lr")
     with pytest.raises(ParameterError, match="correction"):
         compare_scores(frame, correction="fdr")
+    with pytest.raises(ParameterError, match="`interval`.*'marginal', 'simultaneous'"):
+        compare_scores(frame, interval="bonferroni")
     with pytest.raises(DataError, match="one model"):
         compare_scores(frame[frame.model == "lr"])
     broken = frame.drop(frame.index[(frame.model == "rf") & (frame.repeat == 3)
@@ -339,3 +342,44 @@ def test_compare_models_runs_once_and_equals_compare_scores():
     assert default.frame["test"].iloc[0] == "corrected_resampled_t"
     with pytest.raises(ParameterError, match="at least two"):
         compare_models({"lr": models["lr"]}, X, y)
+
+
+# ---- intervals beside adjusted p-values ------------------------------------------------------
+
+def test_primary_test_per_design():
+    assert primary_test(10, 10) == "corrected_repeated_kfold_ttest"
+    assert primary_test(3, 7) == "corrected_repeated_kfold_ttest"
+    assert primary_test(100, 1) == "corrected_resampled_ttest"
+    assert primary_test(5, 2) == "combined_ftest_5x2cv"  # all ten differences, not d_11
+    for r, k in ((10, 10), (100, 1), (5, 2)):
+        assert primary_test(r, k) in recommended_tests(r, k)
+
+
+def test_marginal_and_simultaneous_intervals():
+    frame = pd.concat([_scores(), _scores(metric="roc_auc", seed=1)])
+    marg = compare_scores(frame)
+    sim = compare_scores(frame, interval="simultaneous")
+    assert marg.interval == "marginal" and sim.interval == "simultaneous"
+    # the tests themselves do not change, only the frequentist intervals
+    same = ["estimate", "se", "statistic", "pvalue", "pvalue_adjusted", "p_left", "p_rope"]
+    pd.testing.assert_frame_equal(marg.frame[same], sim.frame[same])
+    t = sim.frame["test"] == "corrected_repeated_kfold_t"
+    m = int(t.sum())
+    assert m == 6  # 3 pairs x 2 metrics: the Holm family
+    f = sim.frame[t]
+    q = stats.t.ppf(1 - 0.05 / (2 * m), f["df"])
+    np.testing.assert_allclose(f["ci_high"] - f["estimate"], q * f["se"], rtol=1e-10)
+    np.testing.assert_allclose(f["ci_level"], 1 - 0.05 / m)
+    np.testing.assert_allclose(marg.frame.loc[t, "ci_level"], 0.95)
+    assert (f["ci_high"] - f["ci_low"] > (marg.frame.loc[t, "ci_high"]
+                                          - marg.frame.loc[t, "ci_low"])).all()
+    bayes = sim.frame["test"] == "bayesian_correlated_t"
+    pd.testing.assert_frame_equal(sim.frame.loc[bayes, ["ci_low", "ci_high", "ci_level"]],
+                                  marg.frame.loc[bayes, ["ci_low", "ci_high", "ci_level"]])
+    assert "95% simult. CI" in str(sim) and "each interval at 99.17%" in str(sim)
+    assert "95% CI" in str(marg) and "simult." not in str(marg)
+    # F rows have no interval, hence no level; a family of one keeps the marginal level
+    five = compare_scores(_scores(r=5, k=2, models=("lr", "rf")), interval="simultaneous")
+    f5 = five.frame.set_index("test")
+    assert np.isnan(f5.loc["combined_f_5x2cv", "ci_level"])
+    assert f5.loc["paired_t_5x2cv", "ci_level"] == 0.95

@@ -56,6 +56,8 @@ def test_cli_scores_human_and_json(cli, scores_csv):
     assert lines[0].startswith("Model comparisons")
     assert sum("corrected_repeated_kfold_t" in ln for ln in lines) == 3  # every pair
     assert "rf better" in out and "!" not in out
+    code, out, err = cli("compare", path, "--interval", "simultaneous")
+    assert code == 0 and "95% simult. CI" in out and "each interval at 98.33%" in out
     code, out, err = cli("--format", "json", "compare", path, "--a", "rf", "--b", "lr",
                          "--study", "2001")
     assert code == 0, err
@@ -90,6 +92,7 @@ def test_cli_tests_option_and_errors(cli, scores_csv, tmp_path, monkeypatch):
         (("--study", "1999"), "studies present"),
         (("--all-tests", "--test", "naive_paired_ttest"), "exclude"),
         (("--models", "lr,rf"), "needs --data"),
+        (("--interval", "bonferroni"), "`--interval` must be one of"),
     ]:
         code, out, err = cli("compare", path, *args)
         assert code == 2, args
@@ -166,6 +169,13 @@ def test_audit_section(tmp_path):
     lr_dummy = comps[(comps.a == "lr") & (comps.b == "dummy") & (comps.metric == "r2")]
     assert (lr_dummy["estimate"] > 0.2).all()
     assert lr_dummy["reject"].iloc[0] is True and "lr better (lr vs dummy" in sec["summary"]
+    # the headline reads one test per pair (quick mode: the combined F), each pair named once
+    head = comps[comps["headline"] & (comps.metric == "r2")]
+    assert set(head["test"]) == {"combined_f_5x2cv"} and len(head) == 3
+    for a, b in pairs:
+        assert sec["summary"].count(f"{a} vs {b}") == 1
+    assert data["verdict"]["sentence"] == sec["summary"] and data["verdict"]["metric"] == "R²"
+    assert data["headline_test"] == "combined_f_5x2cv" and data["interval"] == "simultaneous"
     across = data["across_studies"]
     assert across["n_studies"] == 4 and across["critical_distance"] > 0
     assert set(across["mean_ranks"]) == {"lr", "rf", "dummy"}

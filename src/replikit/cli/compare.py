@@ -70,6 +70,9 @@ def compare(
     = "holm",
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level after "
                                          "adjustment.")] = 0.05,
+    interval: Annotated[str, typer.Option(
+        "--interval", help="marginal (each 95% CI on its own, unadjusted) or simultaneous "
+        "(Bonferroni over each test's comparisons, jointly 95%).")] = "marginal",
     rope: Annotated[float, typer.Option("--rope", min=0.0, help="Half-width of the region of "
                                         "practical equivalence (Bayesian test, metric units).")]
     = 0.01,
@@ -110,10 +113,12 @@ def compare(
     are marked ! and listed last.
     """
     from .._outputs import check_output_dir
-    from ..compare.api import compare_scores
+    from .._validation import check_choice
+    from ..compare.api import INTERVALS, compare_scores
     from ..errors import ParameterError, ReplikitError
     from .run import as_flags
 
+    check_choice(interval, "--interval", INTERVALS)  # before any input is read or model fitted
     tests = "all" if all_tests else (_split_list(test) or "recommended")
     if all_tests and test:
         raise ParameterError("`--all-tests` and `--test` exclude each other; give one.")
@@ -122,7 +127,7 @@ def compare(
                          overwrite=overwrite)
     metrics = _split_list(metric)
     options = dict(tests=tests, alternative=alternative, correction=correction, alpha=alpha,
-                   rope=rope, margin=margin)
+                   rope=rope, margin=margin, interval=interval)
     fitted = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated in table.notes, printed once below
@@ -167,7 +172,7 @@ def compare(
 COMPARE_FLAGS = {"a": "--a", "b": "--b", "metrics": "--metric", "tests": "--test",
                  "alternative": "--alternative", "correction": "--correction",
                  "alpha": "--alpha", "rope": "--rope", "margin": "--margin",
-                 "study": "--study", "scores": "SCORES", "confidence_level": "--alpha"}
+                 "study": "--study", "scores": "SCORES", "interval": "--interval"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:

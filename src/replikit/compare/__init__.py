@@ -8,14 +8,24 @@ Wilcoxon-Holm), a calibration simulation of the tests, and the convenience layer
 :func:`compare_scores` / :func:`compare_models` that runs the recommended tests for every pair of
 models and returns one tidy :class:`ComparisonTable`.
 
-Names are imported lazily from their modules so that ``import replikit.compare`` stays cheap.
+The audit entry :func:`audit` runs the comparison recipe of the audit report on a dataset and
+returns a :class:`ComparisonAudit` with the numbers, a verdict, ``to_frame()`` and ``plot()``.
+
+Names are imported lazily from their modules so that ``import replikit.compare`` stays cheap,
+except :func:`audit`: it is bound here (its module imports nothing heavy), so that
+``replikit.compare.audit`` is the function whichever way the module ``audit`` was first
+imported (importing a submodule binds the package attribute of the same name to the module,
+which a lazy ``__getattr__`` cannot undo).
 """
 
 from __future__ import annotations
 
 from .._lazy import lazy_exports
+from .audit import audit as audit  # re-export, bound eagerly (see above)
 
 _EXPORTS = {
+    # audit.py (audit itself is bound above)
+    "ComparisonAudit": "audit",
     # _result.py
     "ComparisonResult": "_result", "BayesianResult": "_result",
     # _pairing.py
@@ -47,7 +57,12 @@ _EXPORTS = {
     "plot_calibration": "calibration", "replicability": "calibration",
     # api.py
     "compare_scores": "api", "compare_models": "api", "ComparisonTable": "api",
-    "TESTS": "api", "TEST_IDS": "api", "recommended_tests": "api",
+    "TESTS": "api", "TEST_IDS": "api", "recommended_tests": "api", "primary_test": "api",
 }
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted([*_names, "audit"])
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._plotting import axes_or_new as _axes
-from ..errors import DataError, ParameterTypeError
+from ..errors import DataError, ParameterError, ParameterTypeError
 from .multiple import NemenyiResult
 
 __all__ = ["plot_cd_diagram", "plot_comparisons"]
@@ -162,7 +162,7 @@ def _row_labels(frame: pd.DataFrame) -> list[str]:
 
 def plot_comparisons(table, *, ax=None, refline: float | None = 0.0,
                      xlabel: str = "mean difference a - b", digits: int = 3,
-                     title: str | None = None):
+                     title: str | None = None, p_column: str | None = "pvalue"):
     """Forest-style plot of the mean differences and intervals of several tests.
 
     One row per test: a point at ``estimate`` and a line from ``ci_low`` to ``ci_high``, with
@@ -185,6 +185,9 @@ def plot_comparisons(table, *, ax=None, refline: float | None = 0.0,
     digits : int
         Decimals of the printed estimates.
     title : str, optional
+    p_column : {'pvalue', 'pvalue_adjusted'} or None
+        The p-value printed beside each row (``'pvalue_adjusted'`` prints "p adj ="); None
+        prints none.
 
     Returns
     -------
@@ -231,15 +234,19 @@ def plot_comparisons(table, *, ax=None, refline: float | None = 0.0,
         tick.set_color("black" if ok else _GREY)
     trans = ax.get_yaxis_transform()
     fmt = f"{{:.{digits}f}}"
-    has_p = "pvalue" in frame.columns
+    if p_column not in (None, "pvalue", "pvalue_adjusted"):
+        raise ParameterError("`p_column` must be 'pvalue', 'pvalue_adjusted' or None; got "
+                             f"{p_column!r}.")
+    has_p = p_column is not None and p_column in frame.columns
+    p_label = "p adj" if p_column == "pvalue_adjusted" else "p"
     for i in range(n):
         parts = []
         if np.isfinite(est[i]):
             parts.append(fmt.format(est[i]))
             if np.isfinite(lo[i]) or np.isfinite(hi[i]):
                 parts.append(f"[{fmt.format(lo[i])}, {fmt.format(hi[i])}]")
-        if has_p and pd.notna(frame.loc[i, "pvalue"]):
-            parts.append(f"p = {float(frame.loc[i, 'pvalue']):.3g}")
+        if has_p and pd.notna(frame.loc[i, p_column]):
+            parts.append(f"{p_label} = {float(frame.loc[i, p_column]):.3g}")
         ax.text(1.02, y[i], "  ".join(parts), transform=trans, ha="left", va="center",
                 fontsize=8, family="monospace", color="black" if valid[i] else _GREY)
     for side in ("right", "top"):

@@ -1,0 +1,654 @@
+"""The comparison audit: are the differences between the models real? (seed 002)
+
+:func:`audit` is the comparison capability's one entry for a dataset and a set of models — the
+recipe of the audit report's section 2, usable on its own. Every pair of models is fitted on the
+same splits of one resampling design (through :func:`replikit.experiment.run`: one seeding rule,
+the backends) on a row subsample of the pooled data, and compared on the report's primary metric
+and one secondary metric with the tests Gardner & Brooks (2017, Table 1) recommend for the
+design, Holm-adjusted across pairs and metrics; the naive paired t is run beside them as the
+contrast the paper warns about (sec. 3.4). Across studies, the models' mean scores per study
+give a Friedman test and a Nemenyi critical-difference diagram (Demšar 2006).
+
+The verdict is about the primary metric and names each pair once, by the *headline* test of the
+design (:func:`replikit.compare.primary_test`): the corrected repeated k-fold t for r x k CV,
+Alpaydin's combined 5x2cv F for 5x2 CV (quick mode). The intervals beside the Holm-adjusted
+p-values are Bonferroni-simultaneous (``interval='simultaneous'`` of
+:func:`~replikit.compare.compare_scores`): all of one test's intervals cover their differences
+together with probability at least 95%.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._random import root_seed_sequence, task_rng
+from ..errors import DataError, NotApplicableError, ParameterError, ParameterTypeError
+from ..results import Verdict
+
+if TYPE_CHECKING:  # pandas is imported on use: the package binds `audit` eagerly
+    import pandas as pd
+
+__all__ = ["audit", "ComparisonAudit", "ALPHA", "CONFIDENCE_LEVEL"]
+
+#: Significance level of every decision of the audit (after the Holm adjustment).
+ALPHA = 0.05
+#: Joint level of the simultaneous intervals of each test.
+CONFIDENCE_LEVEL = 0.95
+
+# how metrics are named in sentences (the audit report's labels)
+_LABELS = {"r2": "R²", "roc_auc": "ROC AUC", "balanced_accuracy": "balanced accuracy",
+           "accuracy": "accuracy", "mae": "MAE", "mse": "MSE", "rmse": "RMSE",
+           "log_loss": "log loss", "error_rate": "error rate"}
+# the headline test of each design, as a sentence names it
+_HEADLINE_NAMES = {"corrected_repeated_kfold_t": "corrected repeated k-fold t-test",
+                   "corrected_resampled_t": "corrected resampled t-test",
+                   "combined_f_5x2cv": "5x2cv combined F test"}
+_BAYES = "bayesian_correlated_t"
+_MIN_STUDIES = 3  # a Friedman test over fewer studies says next to nothing
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """Rows and resampling design of the comparison."""
+
+    rows: int
+    n_folds: int
+    n_repeats: int
+    stratify: bool
+    min_class: int | None = None
+
+    @property
+    def scheme(self) -> str:
+        """The scheme as :func:`replikit.experiment.parse_scheme` reads it (folds x repeats)."""
+        return "5x2" if (self.n_repeats, self.n_folds) == (5, 2) else \
+            f"{self.n_folds}x{self.n_repeats}"
+
+
+def _plan(n: int, min_class: int | None, quick: bool) -> _Plan:
+    """10 repeats of 10-fold CV on at most 400 rows (5x2 CV on 300 with ``quick``).
+
+    The budget keeps the comparison within about 20 s with a random forest among the models
+    (100 fits per model). For classification the subsample and the folds are stratified; when
+    the rarest class would have fewer than 10 rows in the subsample, small data (at most 2,000
+    rows) keep every row, and the number of folds drops to the rarest class's expected count
+    (at least 2).
+    """
+    rows = min(n, 300 if quick else 400)
+    if min_class is None:
+        return _Plan(rows, 2 if quick else 10, 5 if quick else 10, False)
+    expected = int(min_class * rows / n)  # the rarest class in a stratified subsample
+    if expected < 10:
+        rows = n if n <= 2000 else rows  # small data: keep every row of a rare class
+        expected = int(min_class * rows / n)
+    if quick and expected >= 2:
+        return _Plan(rows, 2, 5, True, min_class)
+    folds = int(min(10, expected))
+    if folds < 2:
+        raise NotApplicableError(
+            f"the rarest class has {min_class} rows: too few for two stratified folds.",
+            "collect more rows of the rare class or merge classes.")
+    return _Plan(rows, folds, 10, True, min_class)
+
+
+def _subsample_rows(y: pd.Series, rows: int, *, stratify: bool, root, key) -> np.ndarray:
+    """Sorted indices of ``rows`` random rows (all rows when there are no more); stratified by
+    class (every class keeps at least 2 rows) when ``stratify``. The draw is the task ``key``
+    of ``root`` — the same rows the audit report drew before this entry existed."""
+    import pandas as pd
+
+    n = len(y)
+    if rows >= n:
+        return np.arange(n)
+    rng = task_rng(root, key)
+    if not stratify:
+        return np.sort(rng.choice(n, rows, replace=False))
+    values = y.to_numpy()
+    keep = []
+    for c in pd.unique(values):
+        idx = np.flatnonzero(values == c)
+        k = max(2, int(round(rows * idx.size / n)))
+        keep.append(rng.choice(idx, min(k, idx.size), replace=False))
+    return np.sort(np.concatenate(keep))
+
+
+def _default_metric(task: str, n_classes: int, models: dict) -> str:
+    """The audit's primary-metric rule (docs/audit.md): R² for regression; ROC AUC for two
+    classes when every model gives probabilities, else balanced accuracy."""
+    if task == "regression":
+        return "r2"
+    if n_classes == 2 and all(hasattr(m, "predict_proba") for m in models.values()):
+        return "roc_auc"
+    return "balanced_accuracy"
+
+
+def _metrics(task: str, primary: str) -> list[str]:
+    """The primary metric first (the one the verdict is about), then one secondary: MAE (R² when
+    MAE is the primary) for regression, accuracy for classification (none when accuracy is the
+    primary)."""
+    if task == "regression":
+        return [primary, "mae" if primary != "mae" else "r2"]
+    return [primary] + (["accuracy"] if primary != "accuracy" else [])
+
+
+def _ropes(metrics: list[str], y: pd.Series) -> dict[str, float]:
+    """Half-width of the region of practical equivalence per metric: 0.01 for scores on a unit
+    scale; 1% of the outcome's SD for MAE and RMSE (outcome units), 1% of its variance for MSE."""
+    sd = float(y.std()) if len(y) > 1 else 0.0
+    out = {}
+    for m in metrics:
+        out[m] = 0.01 * sd if m in ("mae", "rmse") else (0.01 * sd * sd if m == "mse" else 0.01)
+    return out
+
+
+def _label(metric: str) -> str:
+    return _LABELS.get(metric, metric)
+
+
+def _higher_is_better(metric: str) -> bool:
+    from ..experiment.metrics import higher_is_better
+
+    return higher_is_better(metric)
+
+
+def _study_table(study_scores, models: list[str], metric: str):
+    """The studies x models table of mean scores from ``study_scores``, complete rows only:
+    ``(table or None, [(study, reason)] left out, note or None)``."""
+    import pandas as pd
+
+    from .multiple import scores_to_table
+
+    if study_scores is None:
+        return None, [], ("no per-study scores given (`study_scores`): no comparison across "
+                          "studies.")
+    if hasattr(study_scores, "scores") and not isinstance(study_scores, pd.DataFrame):
+        study_scores = study_scores.scores  # RunResult
+    if not isinstance(study_scores, pd.DataFrame):
+        from ..data.tables import Scores
+
+        if not isinstance(study_scores, Scores):
+            raise ParameterTypeError(
+                "`study_scores` must be a studies x models DataFrame, a DataFrame with columns "
+                "study, model, score, a Scores table or a RunResult; got "
+                f"{type(study_scores).__name__}.")
+        table = scores_to_table(study_scores, metric=metric, by="study")
+    elif {"study", "model", "score"} <= set(study_scores.columns):
+        table = study_scores.pivot_table(index="study", columns="model", values="score",
+                                         aggfunc="mean", sort=False)
+    elif {"study", "model", "metric", "value"} <= set(study_scores.columns):
+        table = scores_to_table(study_scores, metric=metric, by="study")
+    else:
+        table = study_scores
+    table = table.reindex(columns=[m for m in models if m in table.columns])
+    if table.shape[1] < 2:
+        raise DataError(f"`study_scores`: needs the scores of at least two of the models "
+                        f"{models}; found columns {list(study_scores.columns)}.")
+    try:
+        table = table.astype(float)
+    except (TypeError, ValueError):
+        raise DataError("`study_scores` must hold numeric scores.") from None
+    incomplete = table.index[~np.isfinite(table.to_numpy()).all(axis=1)]
+    left_out = [(str(s), "a model has no score") for s in incomplete]
+    table = table.drop(index=incomplete)
+    if len(table) < _MIN_STUDIES:
+        return None, left_out, (f"{len(table)} stud{'y' if len(table) == 1 else 'ies'} with a "
+                                f"score for every model: fewer than {_MIN_STUDIES}, so no "
+                                "Friedman test or critical-difference diagram (Demšar 2006 "
+                                "compares models over many datasets).")
+    table.index.name, table.columns.name = "study", "model"
+    return table, left_out, None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ComparisonAudit:
+    """The comparison audit of a dataset's models (seed 002): see :func:`audit`.
+
+    Attributes
+    ----------
+    verdict : Verdict
+        About the primary metric: which pairs differ (Holm-adjusted, by the headline test),
+        which do not; ``estimate``/``ci_low``/``ci_high`` is the difference best − runner-up
+        (models ranked by mean primary score) with its simultaneous interval.
+    primary_metric : str
+        The metric the verdict is about (e.g. ``'roc_auc'``); ``metric_label`` how sentences
+        name it (``'ROC AUC'``).
+    metric_label : str
+    metrics : tuple of str
+        The metrics compared, primary first.
+    models : tuple of str
+    scheme : str
+        The resampling design, folds x repeats as :func:`replikit.experiment.parse_scheme`
+        reads it (``'10x10'``, ``'7x10'``, ``'5x2'``).
+    n_folds, n_repeats : int
+    stratified : bool
+        Subsample and folds stratified by class.
+    rows_used, n_rows : int
+        Rows of the subsample the models were compared on, of the dataset's rows.
+    quick : bool
+    alpha : float
+        Significance level of every decision, after the Holm adjustment.
+    confidence_level : float
+        Joint level of each test's simultaneous intervals.
+    interval : str
+        ``'simultaneous'``: Bonferroni-simultaneous intervals (see
+        :func:`~replikit.compare.compare_scores`).
+    rope : dict of str -> float
+        Half-width of the region of practical equivalence of the Bayesian test per metric.
+    headline_test : str
+        The test id whose decisions the verdict reports (``'corrected_repeated_kfold_t'``,
+        ``'paired_t_5x2cv'``, ...); ``headline_method`` its full name.
+    headline_method : str
+    comparisons : pandas.DataFrame
+        Every recommended test for every pair and metric (the frame of
+        :class:`~replikit.compare.ComparisonTable`, with ``ci_level``), plus a boolean column
+        ``headline`` marking the rows of :attr:`headline_test`.
+    table : ComparisonTable
+        The same comparisons as a table with a readable ``str`` and ``plot``.
+    naive : ComparisonTable
+        The naive paired t on the primary metric (invalid on resampled scores; the contrast).
+    naive_rejections, valid_rejections : int
+        Pairs the naive t and the headline test call different on the primary metric.
+    mean_scores : pandas.DataFrame
+        Mean score of each model (rows) on each metric (columns) over the splits.
+    best, runner_up : str
+        The models with the best and second-best mean primary score.
+    scores : Scores
+        The fold scores of every model on every split.
+    study_table : pandas.DataFrame or None
+        Studies x models mean scores across studies (complete rows); None when there is no
+        comparison across studies.
+    nemenyi : NemenyiResult or None
+        The Nemenyi test on :attr:`study_table` (its ``friedman`` attribute is the Friedman
+        test).
+    studies_left_out : tuple of (study, reason)
+        Studies of ``study_scores`` left out of the comparison across studies.
+    notes : tuple of str
+        What was done: the subsample, the design, the intervals, what was left out and why.
+    seconds_fits : float
+        Time spent fitting the models on the splits.
+    random_state_entropy : int
+        Entropy of the root seed (pass it as ``random_state`` to reproduce a ``None`` run).
+    """
+
+    verdict: Verdict
+    primary_metric: str
+    metric_label: str
+    metrics: tuple
+    models: tuple
+    scheme: str
+    n_folds: int
+    n_repeats: int
+    stratified: bool
+    rows_used: int
+    n_rows: int
+    quick: bool
+    alpha: float
+    confidence_level: float
+    interval: str
+    rope: dict
+    headline_test: str
+    headline_method: str
+    comparisons: pd.DataFrame = field(repr=False)
+    table: object = field(repr=False)
+    naive: object = field(repr=False)
+    naive_rejections: int = 0
+    valid_rejections: int = 0
+    mean_scores: pd.DataFrame = field(default=None, repr=False)
+    best: str = ""
+    runner_up: str = ""
+    scores: object = field(default=None, repr=False)
+    study_table: pd.DataFrame | None = field(default=None, repr=False)
+    nemenyi: object | None = field(default=None, repr=False)
+    studies_left_out: tuple = ()
+    notes: tuple = ()
+    seconds_fits: float = 0.0
+    random_state_entropy: int | None = None
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The compared pairs ``(a, b)``, in the table's order."""
+        f = self.comparisons
+        return list(dict.fromkeys(zip(f["a"], f["b"], strict=True)))
+
+    @property
+    def headline(self) -> pd.DataFrame:
+        """The rows the verdict reads: the headline test on the primary metric, one per pair."""
+        f = self.comparisons
+        return f[f["headline"] & (f["metric"] == self.primary_metric)].reset_index(drop=True)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every test, pair and metric: a copy of :attr:`comparisons`."""
+        return self.comparisons.copy()
+
+    def ranks_frame(self) -> pd.DataFrame | None:
+        """Across studies: ``model, mean_rank`` (1 = best) and ``mean_score``, best first; None
+        without a comparison across studies."""
+        if self.nemenyi is None:
+            return None
+        import pandas as pd
+
+        ranks = self.nemenyi.mean_ranks.sort_values(kind="stable")
+        return pd.DataFrame({"model": ranks.index.astype(str),
+                             "mean_rank": ranks.to_numpy(),
+                             "mean_score": self.study_table.mean().reindex(ranks.index)
+                             .to_numpy()})
+
+    def plot(self, ax=None, *, metric: str | None = None, **kwargs):
+        """Forest plot of every pair's mean difference with its simultaneous interval on one
+        metric (default: the primary), the Holm-adjusted p-value printed beside it. Returns
+        the axes."""
+        kwargs.setdefault("p_column", "pvalue_adjusted")
+        return self.table.plot(ax=ax, metric=metric or self.primary_metric, **kwargs)
+
+    def plot_cd(self, ax=None, **kwargs):
+        """Critical-difference diagram of the mean ranks across studies
+        (:func:`~replikit.compare.plot_cd_diagram`). Returns the axes."""
+        if self.nemenyi is None:
+            raise NotApplicableError("no comparison across studies: " + (
+                self.notes_about("studies") or "no per-study scores."),
+                "pass `study_scores` with at least three complete studies.")
+        from .plots import plot_cd_diagram
+
+        return plot_cd_diagram(self.nemenyi, ax=ax, **kwargs)
+
+    def notes_about(self, word: str) -> str:
+        """The notes that mention ``word``, joined."""
+        return " ".join(n for n in self.notes if word in n)
+
+    def __str__(self) -> str:
+        lines = [f"Comparison audit ({self.scheme} CV on {self.rows_used:,} of "
+                 f"{self.n_rows:,} rows; headline test: {self.headline_method})",
+                 str(self.verdict)]
+        if self.nemenyi is not None:
+            fr = self.nemenyi.friedman
+            lines.append(f"Across {len(self.study_table)} studies: Friedman p = "
+                         f"{fr.pvalue:.3g}, Iman-Davenport p = {fr.f_pvalue:.3g}, Nemenyi CD "
+                         f"= {self.nemenyi.critical_distance:.3g} mean ranks.")
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _audit_iv(dataset, models, metric, quick, n_jobs):
+    from ..data.userdata import Dataset
+    from ..experiment.metrics import check_metrics
+    from ..experiment.models import default_models, make_models
+
+    if not isinstance(dataset, Dataset):
+        raise ParameterTypeError("`dataset` must be a replikit Dataset (see "
+                                 "replikit.data.userdata.dataset_from_frame); got "
+                                 f"{type(dataset).__name__}.")
+    if models is None:
+        models = default_models(dataset.task)
+    elif isinstance(models, str | list | tuple):
+        models = make_models(models, dataset.task)
+    if not isinstance(models, dict):
+        raise ParameterTypeError("`models` must be a dict of name -> estimator or model "
+                                 f"aliases ('lr,rf,dummy'); got {type(models).__name__}.")
+    if len(models) < 2:
+        raise NotApplicableError("one model only: nothing to compare.",
+                                 "give two or more models with --models.")
+    n_classes = int(dataset.y.nunique()) if dataset.task == "classification" else 0
+    if metric is None:
+        metric = _default_metric(dataset.task, n_classes, models)
+    metric = check_metrics([metric], dataset.task)[0]
+    if not isinstance(n_jobs, int | np.integer) or isinstance(n_jobs, bool) or n_jobs < 1:
+        raise ParameterError(f"`n_jobs` must be a positive int; got {n_jobs!r}.")
+    return models, metric, bool(quick), int(n_jobs)
+
+
+def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
+          quick: bool = False, random_state=None, n_jobs: int = 1) -> ComparisonAudit:
+    """Are the differences between the models real? Every pair compared with valid tests.
+
+    The recipe (Gardner & Brooks 2017, seed 002, sec. 4-5):
+
+    1. **Design.** 10 repeats of 10-fold CV (Table 1 row 3; the paper's choice, sec. 4) on a
+       random subsample of at most 400 rows of the pooled data, all models on the same splits;
+       5x2 CV (row 1) on 300 rows with ``quick``. For classification the subsample and the
+       folds are stratified, and when the rarest class is small the folds drop to its expected
+       count (at least 2; fewer: :class:`~replikit.errors.NotApplicableError`). Every fit goes
+       through :func:`replikit.experiment.run`.
+    2. **Metrics.** The primary ``metric`` first — the one the verdict is about — and one
+       secondary (MAE for regression, accuracy for classification).
+    3. **Tests.** :func:`~replikit.compare.compare_scores` with the recommended tests of the
+       design — the corrected repeated k-fold t, ``t = d̄ / sqrt((1/n + n_test/n_train) s²)``
+       on n − 1 df (Nadeau & Bengio 2003; Bouckaert & Frank 2004), or for 5x2 CV Dietterich's
+       t and Alpaydin's combined F — plus the Bayesian correlated t (Corani & Benavoli 2015)
+       with a region of practical equivalence of ±0.01 (1% of the outcome's SD for MAE).
+       P-values are Holm-adjusted within each test across pairs and metrics; the intervals are
+       Bonferroni-simultaneous at 95% over the same family (each at ``1 - 0.05/m``).
+    4. **Contrast.** The naive paired t on the primary metric (invalid, seed eq. 2), to show
+       how many differences it would have claimed.
+    5. **Across studies.** With ``study_scores`` (each model's mean score per study), the
+       Friedman test with the Iman–Davenport F and the Nemenyi critical difference of mean
+       ranks (Demšar 2006, sec. 3.2); studies are the units there, not folds.
+
+    The verdict names each pair once, by the design's headline test
+    (:func:`~replikit.compare.primary_test`: the corrected repeated k-fold t, or in quick mode
+    the combined 5x2cv F, which uses all ten differences where Dietterich's t reads one; the
+    better model is the one the mean difference favours); a disagreement of the other
+    recommended test is a caveat. Its key number is the mean difference of the best model (by
+    mean primary score) and the next, with its simultaneous interval (none for the F test).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data (:func:`replikit.data.userdata.dataset_from_frame` or ``load_dataset``).
+    models : dict of str -> estimator, str or list of str, optional
+        At least two models (estimators or aliases such as ``'lr,rf,dummy'``); default: a
+        linear model, a random forest and a baseline for the task.
+    metric : str, optional
+        The primary metric. Default: R² for regression; ROC AUC for two classes when every
+        model gives probabilities, else balanced accuracy (the audit's rule).
+    study_scores : DataFrame, Scores or RunResult, optional
+        Each model's mean score on the primary metric per study for the comparison across
+        studies: a studies x models table, a long frame with columns ``study, model, score``,
+        or Scores (averaged per study and model). Studies without a score for every model are
+        left out and named; fewer than three complete studies: no comparison across studies.
+    quick : bool
+        5x2 CV on 300 rows instead of 10x10 on 400 (a preview; lower power).
+    random_state : None, int or numpy.random.Generator
+        Root of the subsample, the splits and the models' own randomness; the same value gives
+        the same numbers whatever ``n_jobs``.
+    n_jobs : int
+        Worker processes for the fits (joblib backend when above 1).
+
+    Returns
+    -------
+    ComparisonAudit
+
+    Raises
+    ------
+    NotApplicableError
+        One model only, or the rarest class is too small for two stratified folds.
+
+    References
+    ----------
+    Gardner, J. & Brooks, C. (2017). Statistical approaches to the model comparison task in
+    learning analytics. MLA@LAK 2017, CEUR-WS 1915 (seed 002), Table 1 and sec. 4-5.
+    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. JMLR 7.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> ds = dataset_from_frame(load_diabetes(as_frame=True).frame, target="target")
+    >>> res = audit(ds, models="lr,dummy", quick=True, random_state=0)
+    >>> res.scheme, res.headline_test, res.metrics
+    ('5x2', 'combined_f_5x2cv', ('r2', 'mae'))
+    >>> print(res.verdict.sentence.split(" (lr vs")[0])
+    On R² (5x2cv combined F test): lr better
+    """
+    from ..experiment.runner import run
+    from ..experiment.schemes import parse_scheme
+    from .api import TEST_IDS, TESTS, compare_scores, primary_test
+
+    models, metric, quick, n_jobs = _audit_iv(dataset, models, metric, quick, n_jobs)
+    names = [str(m) for m in models]
+    root = root_seed_sequence(random_state)
+    y_all = dataset.y
+    n = len(y_all)
+    classification = dataset.task == "classification"
+    min_class = int(y_all.value_counts().min()) if classification else None
+    plan = _plan(n, min_class, quick)
+    rows = _subsample_rows(y_all, plan.rows, stratify=plan.stratify, root=root,
+                           key=("compare-rows",))
+    X = dataset.X.iloc[rows].reset_index(drop=True)
+    y = y_all.iloc[rows].reset_index(drop=True)
+    metrics = _metrics(dataset.task, metric)
+    t0 = time.perf_counter()
+    res = run(models, X, y, scheme=parse_scheme(plan.scheme, stratify=plan.stratify),
+              metrics=metrics, random_state=root, return_predictions=False,
+              backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs)
+    seconds_fits = time.perf_counter() - t0
+    rope = _ropes(metrics, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the naive t's ValidityWarning: it is shown as such
+        table = compare_scores(res, tests="recommended", rope=rope, alpha=ALPHA,
+                               confidence_level=CONFIDENCE_LEVEL, interval="simultaneous")
+        naive = compare_scores(res, metrics=[metric], tests=["naive_paired_ttest"],
+                               alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL)
+    head_name = primary_test(plan.n_repeats, plan.n_folds)
+    head_id = TEST_IDS[head_name]
+    frame = table.frame.copy()
+    frame["headline"] = (frame["test"] == head_id).to_numpy()
+    methods = frame.loc[frame["headline"], "method"]
+    head_method = str(methods.iloc[0]) if len(methods) else TESTS[head_name]
+
+    f = res.scores.frame
+    mean_scores = (f.groupby(["model", "metric"], sort=False)["value"].mean().unstack("metric")
+                   .reindex(index=[m for m in names if m in set(f["model"])], columns=metrics))
+    higher = _higher_is_better(metric)
+    order = mean_scores[metric].sort_values(ascending=not higher, kind="stable")
+    best, runner_up = str(order.index[0]), str(order.index[1])
+
+    primary_rows = frame[frame["headline"] & (frame["metric"] == metric)]
+    valid_rejections = int(primary_rows["reject"].fillna(False).astype(bool).sum())
+    naive_rejections = int(naive.frame["reject"].fillna(False).astype(bool).sum())
+
+    study_table, left_out, study_note = _study_table(study_scores, names, metric)
+    nemenyi = None
+    if study_table is not None:
+        from .multiple import nemenyi_test
+
+        nemenyi = nemenyi_test(study_table, alpha=ALPHA, higher_is_better=higher)
+
+    label = _label(metric)
+    notes = _notes(plan, n, len(y), quick, table, head_method, study_note, left_out)
+    verdict = _verdict(frame, metric, label, head_id, best, runner_up, plan, n, len(y),
+                       quick, left_out)
+    return ComparisonAudit(
+        verdict=verdict, primary_metric=metric, metric_label=label, metrics=tuple(metrics),
+        models=tuple(names), scheme=plan.scheme, n_folds=plan.n_folds,
+        n_repeats=plan.n_repeats, stratified=plan.stratify, rows_used=int(len(y)),
+        n_rows=int(n), quick=quick, alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL,
+        interval=table.interval, rope=rope, headline_test=head_id,
+        headline_method=head_method, comparisons=frame, table=table, naive=naive,
+        naive_rejections=naive_rejections, valid_rejections=valid_rejections,
+        mean_scores=mean_scores, best=best, runner_up=runner_up, scores=res.scores,
+        study_table=study_table, nemenyi=nemenyi, studies_left_out=tuple(left_out),
+        notes=tuple(notes), seconds_fits=seconds_fits, random_state_entropy=root.entropy)
+
+
+def _subsample_caveat(plan: _Plan, n: int, used: int) -> str | None:
+    if used >= n:
+        return None
+    return (f"{used:,} of {n:,} rows, drawn at random"
+            + (" within each class" if plan.stratify else ""))
+
+
+def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> list[str]:
+    notes = []
+    sub = _subsample_caveat(plan, n, used)
+    notes.append((sub + ": the comparison's row subsample" if sub else
+                  f"all {n:,} rows") + ".")
+    design = ("5x2 CV (quick mode)" if plan.scheme == "5x2" else
+              f"{plan.n_repeats} repeats of {plan.n_folds}-fold CV")
+    if plan.stratify:
+        design += ", stratified by class"
+    if plan.min_class is not None and plan.n_folds < 10 and plan.scheme != "5x2":
+        design += (f"; {plan.n_folds} folds because the rarest class has {plan.min_class} "
+                   "rows")
+    notes.append(design + ".")
+    fam = table.frame.dropna(subset=["pvalue"]).groupby("test").size()
+    m = int(fam.max()) if len(fam) else 0
+    notes.append(f"Headline test: {head_method}; p-values Holm-adjusted within each test over "
+                 f"{m} comparison(s) (pairs x metrics); intervals Bonferroni-simultaneous, "
+                 f"jointly at {CONFIDENCE_LEVEL:.0%} over the same comparisons"
+                 + (f" (each at {1 - (1 - CONFIDENCE_LEVEL) / m:.2%})" if m > 1 else "")
+                 + "; Bayesian rows: 95% credible intervals.")
+    if study_note:
+        notes.append(study_note)
+    if left_out:
+        notes.append("Left out of the comparison across studies: "
+                     + "; ".join(f"{s} ({r})" for s, r in left_out) + ".")
+    return notes
+
+
+def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quick,
+             left_out) -> Verdict:
+    """One sentence about the primary metric: each pair once, by the headline test."""
+    import pandas as pd
+
+    main = frame[frame["headline"] & (frame["metric"] == metric)]
+    caveats = []
+    sub = _subsample_caveat(plan, n, used)
+    if sub:
+        caveats.append(sub)
+    if quick:
+        caveats.append("quick mode: 5x2 CV, lower power than 10x10 CV (seed 002, sec. 4)")
+    elif plan.min_class is not None and plan.n_folds < 10:
+        caveats.append(f"{plan.n_folds}-fold CV: the rarest class has {plan.min_class} rows")
+    if main.empty or main["pvalue_adjusted"].isna().all():
+        return Verdict(f"No test could be computed on {label} (every score was missing or "
+                       "constant).", label, "warn", caveats=tuple(caveats))
+    test_name = _HEADLINE_NAMES.get(head_id, head_id)
+    rejected = main["reject"].fillna(False).astype(bool).to_numpy()
+    found = [f"{r.conclusion} ({r.a} vs {r.b}, Holm p = {r.pvalue_adjusted:.2g})"
+             for r, rej in zip(main.itertuples(), rejected, strict=True) if rej]
+    none = [f"{r.a} vs {r.b}" for r, rej in zip(main.itertuples(), rejected, strict=True)
+            if not rej]
+    parts = []
+    if found:
+        parts.append(f"On {label} ({test_name}): " + "; ".join(found) + ".")
+    if none:
+        how = f"Holm-adjusted, alpha = {ALPHA:g}"
+        parts.append(f"No difference shown on {label} ("
+                     + (how if found else f"{test_name}, {how}") + "): "
+                     + ", ".join(none) + ".")
+    level = "good" if found and not none else ("info" if found else "warn")
+    # the other valid frequentist tests of the design (the combined F beside the 5x2cv t)
+    others = frame[~frame["headline"] & frame["valid"] & (frame["test"] != _BAYES)
+                   & (frame["metric"] == metric)]
+    head_reject = dict(zip(zip(main["a"], main["b"], strict=True), rejected, strict=True))
+    for _, g in others.groupby("test", sort=False):
+        differ = [f"{r.a} vs {r.b}" for r in g.itertuples()
+                  if pd.notna(r.reject) and bool(r.reject) != head_reject.get((r.a, r.b))]
+        if differ:
+            caveats.append(f"{g['method'].iloc[0]} decides otherwise on " + ", ".join(differ))
+    if left_out:
+        caveats.append(f"{len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} left out "
+                       "of the comparison across studies")
+    # the key number: best minus runner-up on the primary metric, from the headline row
+    estimate = ci_low = ci_high = None
+    row = main[((main["a"] == best) & (main["b"] == runner_up))
+               | ((main["a"] == runner_up) & (main["b"] == best))]
+    if len(row):
+        r = row.iloc[0]
+        sign = 1.0 if r["a"] == best else -1.0
+        lo, hi = sign * float(r["ci_low"]), sign * float(r["ci_high"])
+        estimate = sign * float(r["estimate"])
+        text = f"Best minus next on {label}: {best} − {runner_up} = {estimate:.3g}"
+        if np.isfinite(lo) and np.isfinite(hi):
+            ci_low, ci_high = min(lo, hi), max(lo, hi)
+            text += (f" (simultaneous {CONFIDENCE_LEVEL:.0%} CI {ci_low:.3g} to "
+                     f"{ci_high:.3g})")
+        else:
+            caveats.append(f"the {test_name} gives no interval for the difference")
+        parts.append(text + ".")
+    return Verdict(" ".join(parts), label, level, estimate=estimate, ci_low=ci_low,
+                   ci_high=ci_high, caveats=tuple(caveats))

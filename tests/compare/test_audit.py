@@ -1,0 +1,294 @@
+"""replikit.compare.audit: the comparison recipe of the audit report as a capability entry.
+
+Checked against independent references (the pre-entry report's row draw, statsmodels' Holm,
+scipy's t quantiles and Friedman test, per-model means computed from the fold scores) and
+properties (each pair once in the verdict, simultaneous coverage, reproducibility across
+backends, the primary-metric direction).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.datasets import load_breast_cancer
+from statsmodels.stats.multitest import multipletests
+
+from replikit.compare import ComparisonAudit, audit, compare_scores, primary_test
+from replikit.compare.audit import _plan, _subsample_rows, _verdict
+from replikit.data.userdata import dataset_from_frame
+from replikit.errors import DataError, NotApplicableError, ParameterTypeError
+
+
+def _regression(n_per=150, studies=(1990, 1992, 1994, 1996), seed=2):
+    rng = np.random.default_rng(seed)
+    n = n_per * len(studies)
+    df = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n),
+                       "year": np.repeat(studies, n_per)})
+    df["y"] = df.x1 + 0.5 * df.x2 + rng.normal(size=n)
+    return dataset_from_frame(df, target="y", study="year")
+
+
+def _classification(n=300, seed=0):
+    b = load_breast_cancer(as_frame=True).frame.sample(n, random_state=seed)
+    return dataset_from_frame(b.reset_index(drop=True), target="target")
+
+
+@pytest.fixture(scope="module")
+def quick_reg():
+    return audit(_regression(), models="lr,rf,dummy", quick=True, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def full_reg():
+    return audit(_regression(), models="lr,ridge,dummy", random_state=1)
+
+
+# ---- the plan and the rows ------------------------------------------------------------------
+
+def test_plan_budget_and_rare_classes():
+    assert _plan(5000, None, False).scheme == "10x10" and _plan(5000, None, False).rows == 400
+    assert _plan(5000, None, True).scheme == "5x2" and _plan(5000, None, True).rows == 300
+    assert _plan(150, None, False).rows == 150
+    # a rare class: small data keep every row, folds drop to the rarest class's count
+    p = _plan(600, 12, False)
+    assert p.rows == 600 and (p.n_folds, p.n_repeats) == (10, 10) and p.stratify
+    p = _plan(600, 7, False)
+    assert p.rows == 600 and p.scheme == "7x10"
+    assert _plan(600, 7, True).scheme == "5x2"
+    with pytest.raises(NotApplicableError, match="rarest class has 1 rows") as exc:
+        _plan(600, 1, False)
+    assert "merge classes" in exc.value.advice
+
+
+def test_subsample_is_the_reports_draw():
+    """The entry draws the same rows the report's section drew before it (numbers kept)."""
+    from replikit.report.context import AuditContext
+    from replikit.report.sections._shared import subsample_rows
+
+    for ds, stratify in ((_regression(), False), (_classification(500), True)):
+        ctx = AuditContext(ds, random_state=11)
+        ref = subsample_rows(ctx, ("compare-rows",), 120, stratify=stratify)
+        got = _subsample_rows(ds.y, 120, stratify=stratify, root=11, key=("compare-rows",))
+        np.testing.assert_array_equal(got, ref)
+    y = _classification(500).y
+    rows = _subsample_rows(y, 120, stratify=True, root=3, key=("k",))
+    assert np.all(np.diff(rows) > 0) and y.iloc[rows].value_counts().min() >= 2
+
+
+# ---- the comparisons ------------------------------------------------------------------------
+
+def test_quick_mode_headline_is_the_f_test_and_each_pair_once(quick_reg):
+    res = quick_reg
+    assert isinstance(res, ComparisonAudit)
+    assert res.scheme == "5x2" and res.metrics == ("r2", "mae") and res.primary_metric == "r2"
+    assert res.headline_test == "combined_f_5x2cv"
+    assert primary_test(5, 2) == "combined_ftest_5x2cv"
+    pairs = {("lr", "rf"), ("lr", "dummy"), ("rf", "dummy")}
+    assert set(res.pairs) == pairs
+    head = res.headline
+    assert len(head) == 3 and set(zip(head.a, head.b, strict=True)) == pairs
+    sentence = res.verdict.sentence
+    for a, b in pairs:  # every pair named exactly once
+        assert sentence.count(f"{a} vs {b}") == 1, (a, b, sentence)
+    assert "5x2cv combined F test" in sentence and res.verdict.metric == "R²"
+    assert any("quick mode" in c for c in res.verdict.caveats)
+    assert any("300 of 600 rows" in c for c in res.verdict.caveats)
+
+
+def test_holm_family_is_pairs_times_metrics(quick_reg):
+    f = quick_reg.comparisons
+    for test in ("paired_t_5x2cv", "combined_f_5x2cv"):
+        t = f[f["test"] == test]
+        assert len(t) == 6
+        np.testing.assert_allclose(t["pvalue_adjusted"],
+                                   multipletests(t["pvalue"], method="holm")[1], rtol=1e-12)
+
+
+def test_simultaneous_intervals_are_bonferroni(full_reg):
+    """Each corrected-t interval is estimate ± t_{df}(1 - 0.05/(2m)) · se with m = 6."""
+    f = full_reg.comparisons
+    assert full_reg.interval == "simultaneous" and full_reg.scheme == "10x10"
+    t = f[f["test"] == "corrected_repeated_kfold_t"]
+    m = len(t)
+    assert m == 6
+    q = stats.t.ppf(1 - 0.05 / (2 * m), t["df"])
+    np.testing.assert_allclose(t["ci_low"], t["estimate"] - q * t["se"], rtol=1e-10)
+    np.testing.assert_allclose(t["ci_high"], t["estimate"] + q * t["se"], rtol=1e-10)
+    np.testing.assert_allclose(t["ci_level"], 1 - 0.05 / m)
+    # an interval that misses 0 implies a Holm rejection (the interval inverts the test)
+    misses = (t["ci_low"] > 0) | (t["ci_high"] < 0)
+    assert t.loc[misses, "reject"].astype(bool).all()
+    # Bayesian rows keep their 95% credible interval
+    bayes = f[f["test"] == "bayesian_correlated_t"]
+    np.testing.assert_allclose(bayes["ci_level"], 0.95)
+    assert "simultaneous 95% CI" in full_reg.verdict.sentence
+
+
+@pytest.mark.slow
+def test_simultaneous_coverage_holds_jointly():
+    """On scores where every true difference is 0, all simultaneous intervals of a test cover
+    0 together in >= 95% of datasets; the marginal ones do not (3 of 6 pairs can miss)."""
+    rng = np.random.default_rng(5)
+    r, k, models = 4, 5, ("a", "b", "c", "d")
+    miss_sim = miss_marg = 0
+    n_sets = 200
+    for _ in range(n_sets):
+        v = 0.8 + 0.01 * rng.normal(size=(len(models), r, k))  # independent splits: no overlap
+        frame = pd.DataFrame([
+            {"study": "s", "model": m, "repeat": i, "fold": j, "metric": "acc",
+             "value": v[mi, i, j], "n_train": 10**9, "n_test": 1}  # correction term ~ 0
+            for mi, m in enumerate(models) for i in range(r) for j in range(k)])
+        for interval in ("simultaneous", "marginal"):
+            f = compare_scores(frame, tests=["corrected_repeated_kfold_ttest"],
+                               interval=interval).frame
+            missed = bool(((f["ci_low"] > 0) | (f["ci_high"] < 0)).any())
+            if interval == "simultaneous":
+                miss_sim += missed
+            else:
+                miss_marg += missed
+    se = np.sqrt(0.05 * 0.95 / n_sets)
+    assert miss_sim / n_sets <= 0.05 + 2.5 * se
+    assert miss_marg / n_sets > 0.10  # about 1 - 0.95^6 with correlated pairs
+
+
+def test_key_number_is_best_minus_next_from_the_scores(full_reg):
+    res = full_reg
+    means = (res.scores.frame.query("metric == 'r2'").groupby("model")["value"].mean()
+             .sort_values(ascending=False))
+    assert (res.best, res.runner_up) == tuple(means.index[:2])
+    assert res.verdict.estimate == pytest.approx(means.iloc[0] - means.iloc[1], rel=1e-9)
+    assert res.verdict.ci_low <= res.verdict.estimate <= res.verdict.ci_high
+    pd.testing.assert_series_equal(res.mean_scores["r2"].sort_values(ascending=False),
+                                   means, check_names=False)
+
+
+def test_naive_contrast_counts(full_reg):
+    res = full_reg
+    naive = res.naive.frame
+    assert set(naive["test"]) == {"naive_paired_t"} and not naive["valid"].any()
+    assert set(naive["metric"]) == {"r2"}
+    assert res.naive_rejections == int(naive["reject"].astype(bool).sum())
+    assert res.valid_rejections == int(res.headline["reject"].astype(bool).sum())
+
+
+def test_lower_is_better_primary_metric_picks_the_lowest():
+    ds = _regression(studies=(1, 2, 3))
+    res = audit(ds, models="lr,dummy", metric="mae", quick=True, random_state=0)
+    assert res.metrics == ("mae", "r2") and res.verdict.metric == "MAE"
+    assert res.best == "lr" and res.verdict.estimate < 0  # lr's MAE is lower
+    assert "lr better (lr vs dummy" in res.verdict.sentence
+    # the ROPE of MAE is 1% of the outcome's SD on the compared rows
+    rows = _subsample_rows(ds.y, res.rows_used, stratify=False, root=0, key=("compare-rows",))
+    assert res.rope == {"mae": pytest.approx(0.01 * ds.y.iloc[rows].std()), "r2": 0.01}
+
+
+def test_default_metric_follows_the_audit_rule():
+    res = audit(_classification(200), models="lr,dummy", quick=True, random_state=0)
+    assert res.primary_metric == "roc_auc" and res.metrics == ("roc_auc", "accuracy")
+    assert res.stratified and res.verdict.sentence.startswith("On ROC AUC")
+
+
+# ---- across studies -------------------------------------------------------------------------
+
+def test_study_scores_in_every_form_give_the_same_friedman():
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(rng.normal(size=(6, 3)) + [0.5, 0.3, 0.0],
+                        index=[f"s{i}" for i in range(6)], columns=["lr", "ridge", "dummy"])
+    long = wide.rename_axis("study").reset_index().melt("study", var_name="model",
+                                                        value_name="score")
+    scores = long.rename(columns={"score": "value"}).assign(repeat=0, fold=0, metric="r2")
+    ds = _regression(n_per=60)
+    results = [audit(ds, models="lr,ridge,dummy", quick=True, random_state=0, study_scores=s)
+               for s in (wide, long, scores)]
+    ref = stats.friedmanchisquare(*(wide[m] for m in ["lr", "ridge", "dummy"]))
+    for res in results:
+        assert res.nemenyi.friedman.statistic == pytest.approx(ref.statistic, rel=1e-12)
+        assert res.nemenyi.friedman.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+        ranks = stats.rankdata(-wide.to_numpy(), axis=1).mean(axis=0)
+        got = res.ranks_frame().set_index("model")["mean_rank"]
+        np.testing.assert_allclose(got[["lr", "ridge", "dummy"]], ranks)
+    ax = results[0].plot_cd()
+    assert ax.figure is not None
+
+
+def test_incomplete_studies_are_named_and_too_few_give_no_friedman():
+    wide = pd.DataFrame({"lr": [0.5, 0.4, np.nan, 0.6], "ridge": [0.3, 0.2, 0.4, 0.5]},
+                        index=["a", "b", "c", "d"])
+    ds = _regression(n_per=60)
+    res = audit(ds, models="lr,ridge", quick=True, random_state=0, study_scores=wide)
+    assert res.studies_left_out == (("c", "a model has no score"),)
+    assert res.nemenyi is not None and len(res.study_table) == 3
+    res2 = audit(ds, models="lr,ridge", quick=True, random_state=0,
+                 study_scores=wide.iloc[:2])
+    assert res2.nemenyi is None and any("fewer than 3" in n for n in res2.notes)
+    with pytest.raises(NotApplicableError):
+        res2.plot_cd()
+    with pytest.raises(ParameterTypeError, match="study_scores"):
+        audit(ds, models="lr,ridge", quick=True, study_scores=[1, 2, 3])
+    with pytest.raises(DataError, match="study_scores"):
+        audit(ds, models="lr,ridge", quick=True, study_scores=wide[["lr"]])
+
+
+# ---- not applicable, reproducibility --------------------------------------------------------
+
+def test_not_applicable_cases():
+    ds = _regression(n_per=40)
+    with pytest.raises(NotApplicableError, match="one model only"):
+        audit(ds, models="lr")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=120), "y": [0] * 119 + [1]})
+    one = dataset_from_frame(df, target="y")
+    with pytest.raises(NotApplicableError, match="rarest class"):
+        audit(one, models="lr,dummy", metric="accuracy")
+    with pytest.raises(ParameterTypeError, match="dataset"):
+        audit(df, models="lr,dummy")
+
+
+def test_same_seed_same_numbers_serial_or_two_workers():
+    ds = _regression(n_per=60)
+    a = audit(ds, models="lr,tree,dummy", quick=True, random_state=4)
+    b = audit(ds, models="lr,tree,dummy", quick=True, random_state=4, n_jobs=2)
+    cols = ["estimate", "ci_low", "ci_high", "statistic", "pvalue", "pvalue_adjusted"]
+    pd.testing.assert_frame_equal(a.comparisons[cols], b.comparisons[cols])
+    assert a.verdict == b.verdict
+    # None: fresh entropy, recorded so the run can be repeated
+    c = audit(ds, models="lr,tree,dummy", quick=True)
+    d = audit(ds, models="lr,tree,dummy", quick=True,
+              random_state=np.random.SeedSequence(c.random_state_entropy))
+    pd.testing.assert_frame_equal(c.comparisons[cols], d.comparisons[cols])
+
+
+# ---- the verdict logic on a hand-made table -------------------------------------------------
+
+def _frame(rows):
+    cols = ["a", "b", "metric", "test", "method", "estimate", "ci_low", "ci_high",
+            "pvalue_adjusted", "reject", "conclusion", "valid", "headline"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_verdict_names_a_pair_once_and_flags_a_disagreeing_test():
+    """The bug this entry fixes: in quick mode a pair appeared once per valid test."""
+    F, T = "combined_f_5x2cv", "paired_t_5x2cv"
+    frame = _frame([
+        ["rf", "dummy", "r2", F, "5x2cv combined F test", 0.2, np.nan, np.nan, 0.029, True,
+         "rf better", True, True],
+        ["rf", "dummy", "r2", T, "5x2cv paired t-test", 0.2, -0.1, 0.5, 0.042, True,
+         "rf better", True, False],
+        ["lr", "rf", "r2", F, "5x2cv combined F test", 0.01, np.nan, np.nan, 0.03, True,
+         "lr better", True, True],
+        ["lr", "rf", "r2", T, "5x2cv paired t-test", 0.01, -0.1, 0.1, 0.3, False,
+         "no difference shown", True, False],
+    ])
+    plan = _plan(300, None, True)
+    v = _verdict(frame, "r2", "R²", F, "rf", "lr", plan, 300, 300, True, [])
+    assert v.sentence.count("rf vs dummy") == 1 and v.sentence.count("lr vs rf") == 1
+    assert "Holm p = 0.029" in v.sentence and "0.042" not in v.sentence
+    assert any("5x2cv paired t-test decides otherwise on lr vs rf" in c for c in v.caveats)
+    assert v.estimate == pytest.approx(-0.01) and v.ci_low is None  # the F has no interval
+    assert v.level == "good"
+    none = frame.assign(reject=False)
+    v2 = _verdict(none, "r2", "R²", F, "rf", "lr", plan, 300, 300, True, [])
+    assert v2.sentence.startswith("No difference shown on R² (5x2cv combined F test")
+    assert v2.level == "warn"
