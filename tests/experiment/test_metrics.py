@@ -42,3 +42,13 @@ def test_check_metrics():
         check_metrics("accuracy", "regression")
     with pytest.raises(ParameterError, match="named twice"):
         check_metrics("r2,r2")
+
+
+def test_direction_of_every_metric():
+    from replikit.experiment.metrics import HIGHER_IS_BETTER, METRICS, higher_is_better
+
+    assert HIGHER_IS_BETTER <= set(METRICS)
+    errors = {"mse", "rmse", "mae", "error_rate", "log_loss"}
+    for m in METRICS:
+        assert higher_is_better(m) == (m not in errors), m
+    assert higher_is_better("neg_log_loss") and higher_is_better("f1")  # scikit-learn scorers

@@ -21,7 +21,8 @@ _EXPORTS = {
     # store.py
     "TaskStore": "store", "check_store": "store",
     # metrics.py
-    "METRICS": "metrics", "LOWER_IS_BETTER": "metrics", "check_metrics": "metrics",
+    "METRICS": "metrics", "HIGHER_IS_BETTER": "metrics", "higher_is_better": "metrics",
+    "check_metrics": "metrics",
     "compute_metric": "metrics",
     # models.py
     "MODEL_ALIASES": "models", "make_model": "models", "make_models": "models",

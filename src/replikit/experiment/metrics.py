@@ -16,8 +16,8 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["METRICS", "LOWER_IS_BETTER", "NEEDS_PROBA", "CLASSIFICATION_METRICS", "check_metrics",
-           "compute_metric", "needs_proba"]
+__all__ = ["METRICS", "HIGHER_IS_BETTER", "NEEDS_PROBA", "CLASSIFICATION_METRICS",
+           "check_metrics", "compute_metric", "needs_proba", "higher_is_better"]
 
 
 def _r2(y, p, proba, classes):
@@ -84,13 +84,32 @@ METRICS: dict[str, Callable] = {
     "accuracy": _accuracy, "error_rate": _error_rate, "balanced_accuracy": _balanced_accuracy,
     "log_loss": _log_loss, "roc_auc": _roc_auc,
 }
-LOWER_IS_BETTER = {"mse", "rmse", "mae", "error_rate", "log_loss"}
+#: Built-in metrics where a larger value is better (the others are errors and losses).
+HIGHER_IS_BETTER = frozenset({"r2", "r2_corr", "accuracy", "balanced_accuracy", "roc_auc"})
 NEEDS_PROBA = {"log_loss", "roc_auc"}
 CLASSIFICATION_METRICS = {"accuracy", "error_rate", "balanced_accuracy", "log_loss", "roc_auc"}
 
 
 def needs_proba(name: str) -> bool:
     return name in NEEDS_PROBA
+
+
+def higher_is_better(metric: str) -> bool:
+    """Whether a larger value of ``metric`` is better.
+
+    Built-ins: ``r2``, ``r2_corr``, ``accuracy``, ``balanced_accuracy`` and ``roc_auc`` are
+    higher-is-better; ``mse``, ``rmse``, ``mae``, ``error_rate`` and ``log_loss`` are errors.
+    Any other name is a scikit-learn scorer, which is always higher-is-better (scikit-learn
+    negates its losses: ``'neg_mean_squared_error'``).
+
+    Examples
+    --------
+    >>> higher_is_better("roc_auc"), higher_is_better("log_loss")
+    (True, False)
+    >>> higher_is_better("neg_mean_absolute_error")
+    True
+    """
+    return metric in HIGHER_IS_BETTER if metric in METRICS else True
 
 
 def check_metrics(metrics, task: str | None = None) -> list[str]:

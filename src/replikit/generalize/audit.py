@@ -192,10 +192,10 @@ def _study_frame(study_scores, metric):
 
 
 def _higher_is_better(metric) -> bool:
-    from ..experiment.metrics import LOWER_IS_BETTER
+    from ..experiment.metrics import higher_is_better
 
     name = str(metric).strip().lower().replace(" ", "_")
-    return name not in LOWER_IS_BETTER
+    return higher_is_better(name)
 
 
 def _caveats(n_left, m_left, quick, n_resamples, N) -> list[str]:
