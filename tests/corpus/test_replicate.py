@@ -240,7 +240,7 @@ def test_replicate_duplicate_study_labels(cli, write_csv):
     assert_clear_error(cli("replicate", write_csv(frame)), "'2004'", "study")
 
 
-def test_replicate_five_studies_all_labelled_the_same(cli, write_csv):
+def test_replicate_five_studies_all_labeled_the_same(cli, write_csv):
     frame = pd.concat([STUDIES, STUDIES.iloc[:1]]).assign(study=5)
     assert_clear_error(cli("replicate", write_csv(frame)), "'5'", "study")
 

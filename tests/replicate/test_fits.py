@@ -3,7 +3,7 @@
 Issue 13 item 1: a column constant within a study (the ``exam`` example's school-level
 columns), tiny studies and ``simulate replication --n 200`` crashed with ``LinAlgError:
 Singular matrix``. Every fit must return what scikit-learn's ``LinearRegression`` returns: the
-minimum-norm least-squares solution of the *centred* problem, intercept ``ybar - xbar'beta``.
+minimum-norm least-squares solution of the *centered* problem, intercept ``ybar - xbar'beta``.
 The checks below compare predictions on training rows and on test rows off the training span
 (where different least-squares solutions disagree). Rows are assigned by fold labels (``f``
 for CV fold f, ``-1`` for the test part), as :class:`~replikit.replicate.HoldOutCV` gives them.
@@ -61,7 +61,7 @@ def _sk_reference(X, y, labels, n_splits, alpha=0.0):
 
 def _check(X, y, perm, n_splits=5, alpha=0.0):
     labels = _labels(perm, n_splits)
-    out = ols_cv_test(X, y, labels, n_splits=n_splits, alpha=alpha)
+    out = ols_cv_test(X, y, labels, n_splits=n_splits, penalty=alpha)
     for s in range(X.shape[0]):
         folds, pred, r2 = _sk_reference(X[s], y[s], labels[s], n_splits, alpha=alpha)
         np.testing.assert_allclose(out["test_pred"][s], pred, rtol=1e-7, atol=1e-8)
@@ -113,7 +113,7 @@ def test_dummy_present_in_one_fold_only():
 
 def test_duplicated_columns_min_norm_split():
     # x1 == x0 (and x2 == 3 x0) on the training rows, different on the test rows: only the
-    # minimum-norm solution of the centred problem reproduces scikit-learn's predictions
+    # minimum-norm solution of the centered problem reproduces scikit-learn's predictions
     rng = np.random.default_rng(2)
     n = 60
     x0 = rng.normal(size=n)
@@ -131,7 +131,7 @@ def test_duplicated_columns_min_norm_split():
 def test_more_predictors_than_rows():
     rng = np.random.default_rng(3)
     S, n, p = 2, 24, 30   # 16 training rows, 30 predictors
-    X = rng.normal(size=(S, n, p)) + 5.0   # offset: centring matters
+    X = rng.normal(size=(S, n, p)) + 5.0   # offset: centering matters
     y = X[..., :3].sum(-1) + rng.normal(size=(S, n))
     _check(X, y, _perm(rng, S, n), n_splits=4)
 
@@ -152,7 +152,7 @@ def test_many_outcomes_share_the_design():
 
 
 @pytest.mark.parametrize("alpha", [0.5, 10.0])
-def test_ridge_on_standardised_rank_deficient_inputs(alpha):
+def test_ridge_on_standardized_rank_deficient_inputs(alpha):
     rng = np.random.default_rng(5)
     S, n = 2, 48
     X = rng.normal(size=(S, n, 5))
@@ -231,7 +231,7 @@ def test_any_assignment_of_rows(alpha):
     y = X @ np.array([1.0, -0.5, 0.2]) + rng.normal(size=(S, n))
     labels = np.stack([fold_labels_from_masks(HoldOutCV(4).masks(n, random_state=s)[1])
                        for s in range(S)])
-    out = ols_cv_test(X, y, labels, alpha=alpha)
+    out = ols_cv_test(X, y, labels, penalty=alpha)
     for s in range(S):
         folds, pred, r2 = _sk_reference(X[s], y[s], labels[s], 4, alpha=alpha)
         np.testing.assert_allclose(out["test_pred"][s], pred, rtol=1e-9, atol=1e-10)

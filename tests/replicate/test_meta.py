@@ -121,7 +121,7 @@ def test_knha_floor():
     assert plain.se < floored.se == pytest.approx(floored.se_z)
 
 
-def test_vectorised_tau2_matches_loop():
+def test_vectorized_tau2_matches_loop():
     rng = np.random.default_rng(1)
     y = rng.normal(size=(50, 8))
     v = rng.uniform(0.1, 1.0, size=(50, 8))

@@ -36,7 +36,7 @@ _EXPORTS = {
     # audit.py (audit itself is bound above: importing the submodule binds the package
     # attribute of the same name to the module, which a lazy __getattr__ cannot undo)
     "ReplicationAudit": "audit", "LINEAR_MODEL": "audit",
-    "HoldOutCV": "design", "LabelledFolds": "design",
+    "HoldOutCV": "design", "LabeledFolds": "design",
     "DIFF_INTERVALS": "aims",
 }
 

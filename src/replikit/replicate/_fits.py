@@ -5,10 +5,10 @@ The rows of each study are assigned by the fold labels of
 :class:`~replikit.replicate.design.HoldOutCV` (``f`` for CV fold f, ``-1`` for the test part),
 so these fits use exactly the splits :func:`replikit.experiment.run` fits on that scheme.
 
-Each fit is what scikit-learn's ``LinearRegression`` (or ``Ridge`` on standardised inputs)
-returns: centre X and y on the fitting rows, solve the centred normal equations for the slopes
+Each fit is what scikit-learn's ``LinearRegression`` (or ``Ridge`` on standardized inputs)
+returns: center X and y on the fitting rows, solve the centered normal equations for the slopes
 (the minimum-norm solution when they are singular — a column constant within a study, duplicated
-columns, more predictors than rows), intercept ``ybar - xbar' beta``. The centred Gram of every
+columns, more predictors than rows), intercept ``ybar - xbar' beta``. The centered Gram of every
 fit comes from the same sufficient statistics: a fold fit uses
 ``sums(train) - sums(fold)``, so each study's K+1 fits cost one pass over its rows, and all
 systems are solved in one batched call of :func:`replikit._linalg.sym_solve`.
@@ -24,9 +24,9 @@ from .design import TEST_LABEL
 
 __all__ = ["ols_cv_test"]
 
-# A column whose centred sum of squares on the fitting rows is below this share of its sum of
-# squares about the training mean (plus the rounding of centring) is constant there: its slope
-# is 0, as in scikit-learn, whose centred column is 0 up to rounding and dropped by lstsq.
+# A column whose centered sum of squares on the fitting rows is below this share of its sum of
+# squares about the training mean (plus the rounding of centering) is constant there: its slope
+# is 0, as in scikit-learn, whose centered column is 0 up to rounding and dropped by lstsq.
 _CONST_RTOL = 1e-11
 
 
@@ -43,10 +43,10 @@ def _r2(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
 
 
 def _slopes(cnt, sz, szz, sw, szw, scale, pen):
-    """Centred least-squares (ridge) slopes from sufficient statistics.
+    """Centered least-squares (ridge) slopes from sufficient statistics.
 
     ``cnt`` rows with column sums ``sz`` (S, p), cross-products ``szz`` (S, p, p), outcome sums
-    ``sw`` (S, m) and ``szw`` (S, p, m); ``scale`` (S, p) is the rounding floor of a centred
+    ``sw`` (S, m) and ``szw`` (S, p, m); ``scale`` (S, p) is the rounding floor of a centered
     sum of squares: a column at or below it is constant on these rows.
     Returns ``(beta (S, p, m), zbar (S, p), wbar (S, m))``.
     """
@@ -89,8 +89,8 @@ def _layout(folds: np.ndarray):
 
 @single_blas
 def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: int | None = None,
-                alpha: float = 0.0) -> dict:
-    """Least-squares (or ridge, ``alpha > 0`` on standardised inputs) CV and test R2.
+                penalty: float = 0.0) -> dict:
+    """Least-squares (or ridge, ``penalty > 0`` on standardized inputs) CV and test R2.
 
     Parameters
     ----------
@@ -105,9 +105,9 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: in
         in each fold and in the test part.
     n_splits : int, optional
         Folds K, when some folds may be empty (default: the largest label + 1).
-    alpha : float
-        Ridge penalty (0 = ordinary least squares) on the slopes of the inputs standardised by
-        the training rows' mean and SD (a constant column keeps SD 1, as ``StandardScaler``).
+    penalty : float
+        Ridge penalty (scikit-learn's ``Ridge`` alpha; 0 = ordinary least squares) on the slopes
+        of the inputs standardized by the training rows' mean and SD (a constant column keeps SD 1, as ``StandardScaler``).
 
     Returns
     -------
@@ -118,8 +118,8 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: in
 
     Notes
     -----
-    Every fit equals scikit-learn's ``LinearRegression`` (``Ridge`` for ``alpha > 0``) on the
-    same rows: slopes solve the centred normal equations ``(Xc'Xc + alpha I) b = Xc'yc``, by the
+    Every fit equals scikit-learn's ``LinearRegression`` (``Ridge`` for ``penalty > 0``) on the
+    same rows: slopes solve the centered normal equations ``(Xc'Xc + penalty I) b = Xc'yc``, by the
     minimum-norm (pseudo-inverse) solution when ``Xc'Xc`` is singular, and the intercept is
     ``ybar - xbar'b``. Data are first shifted by the training mean, so the downdated sums lose
     no precision to large column means.
@@ -145,18 +145,18 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: in
     my = ytr.mean(axis=1, keepdims=True) if n_train else np.zeros((S, 1, m))
     Ztr, Zte = Xtr - mu, Xte - mu
     Wtr = ytr - my
-    if alpha > 0:
+    if penalty > 0:
         sd = Ztr.std(axis=1, keepdims=True) if n_train else np.ones((S, 1, p))
         sd = np.where(sd > 0, sd, 1.0)
         Ztr, Zte = Ztr / sd, Zte / sd
-    pen = np.eye(p) * float(alpha)
+    pen = np.eye(p) * float(penalty)
     szz = np.einsum("sni,snj->sij", Ztr, Ztr)
     szw = np.einsum("sni,snm->sim", Ztr, Wtr)
     sz, sw = Ztr.sum(axis=1), Wtr.sum(axis=1)
-    # rounding floor of a centred sum of squares: downdating (relative to the column's sum of
-    # squares about the training mean) and centring itself (relative to its raw magnitude)
+    # rounding floor of a centered sum of squares: downdating (relative to the column's sum of
+    # squares about the training mean) and centering itself (relative to its raw magnitude)
     eps = np.finfo(float).eps
-    big = np.abs(Xtr).max(axis=1) / (sd[:, 0] if alpha > 0 else 1.0) if n_train else 0.0
+    big = np.abs(Xtr).max(axis=1) / (sd[:, 0] if penalty > 0 else 1.0) if n_train else 0.0
     scale = (_CONST_RTOL * np.diagonal(szz, axis1=1, axis2=2)
              + max(n_train, 1) * (16 * eps * big) ** 2)
     if n_train >= 1:

@@ -75,7 +75,7 @@ class ReplicationAudit:
     original : str
         The original study.
     studies : tuple of str
-        The studies analysed (original first, then the replications in natural order).
+        The studies analyzed (original first, then the replications in natural order).
     analysis : ReplicationAnalysis
         The three aims for every (model, kind of estimate): ``table`` (one row per
         replication), ``pooled`` (FE and RE pooling), ``estimates`` (one row per study) and
@@ -417,7 +417,8 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         raise NotApplicableError(
             f"fewer than two studies have the {min_rows} rows a 2:1 train/test split with {p} "
             f"predictors needs ({len(left_out)} smaller "
-            f"{_plural(len(left_out), 'study', 'studies')}).",
+            f"{_plural(len(left_out), 'study', 'studies')}: "
+            f"{_shown(f'{s} ({sizes[s]} rows)' for s, _ in left_out)}).",
             advice="pool small studies into larger units, or use fewer predictors.")
 
     from ..experiment.models import default_models
@@ -491,7 +492,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     res = analyze_replications(groups, original, margin=margin, interval="sa",
                                tau2_method=tau2_method)
     summary = _summary(res.table, margin)
-    analysed = tuple(m for m in fits if m not in models_left_out)
+    analyzed = tuple(m for m in fits if m not in models_left_out)
     studies = (original,) + tuple(s for s in usable if s != original)
     design = {"n_splits": n_splits, "min_fold_rows": MIN_FOLD_ROWS, "train_share": 2 / 3,
               "max_rows": max_rows, "audited_n_splits": aud_splits,
@@ -500,7 +501,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     verdict = _verdict(res, original, margin, left_out, outside, models_left_out, design,
                        bool(audited))
     notes = _notes(design, left_out, outside, models_left_out, tuple(audited))
-    return ReplicationAudit(original, studies, res, summary, verdict, analysed, models_left_out,
+    return ReplicationAudit(original, studies, res, summary, verdict, analyzed, models_left_out,
                             tuple(left_out), outside, design, notes)
 
 

@@ -24,7 +24,7 @@ from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
 from ..experiment.schemes import Scheme, _Block
 
-__all__ = ["HoldOutCV", "LabelledFolds", "fold_labels_from_masks", "TEST_LABEL"]
+__all__ = ["HoldOutCV", "LabeledFolds", "fold_labels_from_masks", "TEST_LABEL"]
 
 TEST_LABEL = -1  # fold label of a row of the test part
 
@@ -157,7 +157,7 @@ class HoldOutCV(Scheme):
 
 
 def _label_block(labels) -> _Block:
-    """The splits of fold labels as one block of matrices: split f < K tests the rows labelled
+    """The splits of fold labels as one block of matrices: split f < K tests the rows labeled
     f and trains on the other training rows; split K trains on every training row and tests
     the test part."""
     labels = np.asarray(labels)
@@ -169,7 +169,7 @@ def _label_block(labels) -> _Block:
 
 
 def fold_labels_from_masks(test) -> np.ndarray:
-    """Fold labels from the test masks of :class:`HoldOutCV` or :class:`LabelledFolds`.
+    """Fold labels from the test masks of :class:`HoldOutCV` or :class:`LabeledFolds`.
 
     Parameters
     ----------
@@ -197,7 +197,7 @@ def fold_labels_from_masks(test) -> np.ndarray:
     return labels
 
 
-class LabelledFolds(Scheme):
+class LabeledFolds(Scheme):
     """The splits of fold labels passed as ``groups`` (those of :meth:`HoldOutCV.fold_labels`).
 
     For designs whose rows are assigned once and shared by several fits: the Study-2
@@ -209,7 +209,7 @@ class LabelledFolds(Scheme):
     --------
     >>> import numpy as np
     >>> labels = np.array([0, 1, -1, 0, 1, -1])
-    >>> [(tr.tolist(), te.tolist()) for tr, te in LabelledFolds().split(np.zeros((6, 1)),
+    >>> [(tr.tolist(), te.tolist()) for tr, te in LabeledFolds().split(np.zeros((6, 1)),
     ...                                                                 groups=labels)]
     [([1, 4], [0, 3]), ([0, 3], [1, 4]), ([0, 1, 3, 4], [2, 5])]
     """
@@ -226,7 +226,7 @@ class LabelledFolds(Scheme):
 
     def _blocks(self, n, y, groups, rng):
         if groups is None:
-            raise ParameterError("`groups`: LabelledFolds reads the fold labels (f for CV fold f, "
+            raise ParameterError("`groups`: LabeledFolds reads the fold labels (f for CV fold f, "
                                  "-1 for a test row) from the groups; got none.")
         labels = np.asarray(groups)
         if labels.shape != (n,) or labels.min() < TEST_LABEL:

@@ -492,9 +492,9 @@ def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str 
 def _wilson(p, n, level):
     z = stats.norm.ppf((1 + level) / 2)
     denom = 1 + z ** 2 / n
-    centre = (p + z ** 2 / (2 * n)) / denom
+    center = (p + z ** 2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2)) / denom
-    return ConfidenceInterval(centre - half, centre + half)
+    return ConfidenceInterval(center - half, center + half)
 
 
 def _auc_delong(y, score):
@@ -515,7 +515,7 @@ def _auc_delong(y, score):
 
 
 def _metric_rows(metric, y, yhat, idx):
-    """Metric on each row of the index matrix ``idx`` (shape (B, n)), vectorised."""
+    """Metric on each row of the index matrix ``idx`` (shape (n_resamples, n)), vectorized."""
     yb = y[idx]
     pb = yhat[idx]
     if metric == "r2":

@@ -60,7 +60,7 @@ def _fe(y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def q_statistic(y, v, tau2=0.0) -> np.ndarray:
-    """Generalised Cochran Q, ``sum w_i (y_i - mu_w)^2`` with ``w_i = 1/(v_i + tau2)``.
+    """Generalized Cochran Q, ``sum w_i (y_i - mu_w)^2`` with ``w_i = 1/(v_i + tau2)``.
 
     Parameters
     ----------
@@ -87,7 +87,7 @@ def q_statistic(y, v, tau2=0.0) -> np.ndarray:
 
 def _bisect_decreasing(fun, target, lo, hi, n_iter=200):
     """Root of a decreasing ``fun(x) = target`` on ``[lo, hi]``: Brent's method for a single
-    problem, vectorised bisection over a batch."""
+    problem, vectorized bisection over a batch."""
     if np.ndim(lo) == 0 and np.ndim(hi) == 0:
         f_lo = float(fun(np.asarray(lo, float))) - target
         f_hi = float(fun(np.asarray(hi, float))) - target
@@ -110,7 +110,7 @@ def _bisect_decreasing(fun, target, lo, hi, n_iter=200):
 
 
 def _upper_bracket(y, v):
-    """A tau2 large enough that the generalised Q is below any useful target."""
+    """A tau2 large enough that the generalized Q is below any useful target."""
     spread = np.var(y, axis=-1) * y.shape[-1]
     return 100.0 * (spread + v.max(axis=-1)) + 1.0
 
@@ -252,7 +252,7 @@ class MetaResult:
         (so ``h2_tau = Q/df`` may be below 1 when ``Q < df``, as metafor prints it).
     k : int
     labels, y, v, weights : tuple
-        Inputs and the normalised weights (percent).
+        Inputs and the normalized weights (percent).
     pi_dist : {'z', 't(k-1)', 't(k-2)'}
         Reference distribution of :meth:`prediction_interval`.
     """

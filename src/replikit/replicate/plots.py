@@ -25,7 +25,7 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     """Forest plot in the layout of metafor's ``forest.rma``.
 
     Study labels on the left, ``estimate [low, high]`` on the right, squares with area
-    proportional to the weight, a diamond for the pooled estimate labelled by model
+    proportional to the weight, a diamond for the pooled estimate labeled by model
     (``'FE Model'`` / ``'RE Model (REML)'``), an optional dotted prediction interval through the
     diamond, and a dotted reference line.
 
@@ -170,7 +170,7 @@ def plot_simulation(result, *, measure: str = "cv", procedure: str = "inconsiste
     """The seed's Figures 9-12 from a :class:`~replikit.replicate.ReplicationSimulation`.
 
     One panel per model; x = reduction of R2 in the non-replications; solid lines =
-    replications, dashed = non-replications; one colour per stage-1 pooling (CV) or one line
+    replications, dashed = non-replications; one color per stage-1 pooling (CV) or one line
     (test); error bars = Monte-Carlo SEs.
 
     Parameters
@@ -213,12 +213,12 @@ def plot_simulation(result, *, measure: str = "cv", procedure: str = "inconsiste
 
         fig = new_figure(2.3 * len(models) + 0.8, 2.8)
     axes = fig.subplots(1, len(models), sharey=True, squeeze=False)[0]
-    colours = {"fixed": "#203a66", "random": "#b3261e", "-": "#203a66"}
+    colors = {"fixed": "#203a66", "random": "#b3261e", "-": "#203a66"}
     for ax, m in zip(axes, models, strict=True):
         for (stage1, group), g in sub[sub["model"] == m].groupby(["stage1", "group"]):
             g = g.sort_values("delta")
             ax.errorbar(g["delta"], g["proportion"], yerr=g["mc_se"].fillna(0.0),
-                        color=colours.get(stage1, "black"),
+                        color=colors.get(stage1, "black"),
                         ls="-" if group == "replication" else "--", marker="o", ms=3,
                         capsize=2, label=f"{'' if stage1 == '-' else stage1 + ' folds, '}"
                                          f"{group}")

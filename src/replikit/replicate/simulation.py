@@ -36,7 +36,7 @@ from .._threads import single_blas
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, ParameterError, warn
 from ._fits import ols_cv_test
-from .design import HoldOutCV, LabelledFolds
+from .design import HoldOutCV, LabeledFolds
 from .meta import TAU2_METHODS, tau2_estimate
 
 __all__ = ["ReplicationSimulation", "simulate_replication", "SIM_MODELS"]
@@ -173,7 +173,7 @@ def _sklearn_model(name: str):
 def _sklearn_fits(name, X, Y, folds, jobs, random_state, n_jobs):
     """Fold R2 (len(jobs), K) and test R2 (len(jobs),) of scikit-learn model ``name``: one
     :func:`replikit.experiment.run` over the (study, outcome) pairs ``jobs``, each a "study" of
-    the runner whose splits are the study's fold labels (:class:`LabelledFolds`), so every
+    the runner whose splits are the study's fold labels (:class:`LabeledFolds`), so every
     outcome of a study is fitted on the same splits as the batched linear models.
 
     ``X`` (S, n, p), ``Y`` (S, n, M), ``folds`` (S, n).
@@ -185,7 +185,7 @@ def _sklearn_fits(name, X, Y, folds, jobs, random_state, n_jobs):
     y = np.concatenate([Y[s, :, j] for s, j in jobs])
     labels = np.concatenate([folds[s] for s, _ in jobs])
     study = np.repeat([f"{s}:{j}" for s, j in jobs], n)
-    res = run({name: _sklearn_model(name)}, rows, y, scheme=LabelledFolds(), metrics=["r2"],
+    res = run({name: _sklearn_model(name)}, rows, y, scheme=LabeledFolds(), metrics=["r2"],
               study=study, groups=labels, random_state=random_state,
               backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
               return_predictions=False)
@@ -363,7 +363,7 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
         ys = ya[idx][..., None] + noise[..., None] * np.concatenate([[0.0], scale])
         for m in models:
             if m in LINEAR:
-                out = ols_cv_test(Xs, ys, folds, alpha=LINEAR[m])
+                out = ols_cv_test(Xs, ys, folds, penalty=LINEAR[m])
                 fr, tr = out["fold_r2"], out["test_r2"]  # (S, K, M), (S, M)
             else:
                 fr = np.full((S, n_splits, M), np.nan)
@@ -428,7 +428,7 @@ def simulate_replication(X=None, y=None, *, models=("lr", "ridge"), n_studies: i
                   "n_splits": n_splits, "train_share": train_share, "tau2_method": tau2_method,
                   "random_state": random_state if isinstance(random_state, (int, np.integer))
                   else None, "root_entropy": str(root.entropy),
-                  "ridge_alpha": LINEAR["ridge"]},
+                  "ridge_penalty": LINEAR["ridge"]},
         notes=notes)
 
 
