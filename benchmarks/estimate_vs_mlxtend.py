@@ -1,4 +1,4 @@
-"""Benchmark: the .632+ bootstrap (B = 200) of LDA on a 30 x 10 dataset, replikit vs mlxtend.
+"""Benchmark: the .632+ bootstrap (200 resamples) of LDA on a 30 x 10 dataset, replikit vs mlxtend.
 
 Both tools fit 200 bootstrap resamples of scikit-learn's LinearDiscriminantAnalysis on the same
 data in one process run; replikit uses its batched fast path (all resamples fitted as one set of
@@ -36,7 +36,7 @@ def main() -> None:
         warnings.simplefilter("ignore")
         t_mx, scores = best_time(lambda: bootstrap_point632_score(
             model, X, y, n_splits=200, method=".632+", random_seed=0), repeats=3)
-    print("Task: .632+ bootstrap error of LDA, B = 200, n = 30, p = 10")
+    print("Task: .632+ bootstrap error of LDA, 200 resamples, n = 30, p = 10")
     print(f"replikit (fast path)     {t_rk * 1e3:9.2f} ms   error = {ours.estimate:.4f}")
     print(f"replikit (generic path)  {t_rk_generic * 1e3:9.2f} ms   error = {generic.estimate:.4f}")
     print(f"mlxtend                  {t_mx * 1e3:9.2f} ms   error = {1 - np.mean(scores):.4f} "

@@ -1,13 +1,13 @@
 """Benchmark: many random-effects meta-analyses (the Study-2 workload: every repetition pools
 folds into studies and studies into a population) — replikit vs statsmodels and PyMARE.
 
-Same work for every tool: B meta-analyses of k studies; DerSimonian-Laird and REML tau2, pooled
-estimate and SE. replikit estimates all B in one array expression (``tau2_estimate`` works on
-the last axis); statsmodels' ``combine_effects`` and PyMARE's estimators are called once per
+Same work for every tool: n_meta meta-analyses of k studies; DerSimonian-Laird and REML tau2,
+pooled estimate and SE. replikit estimates all n_meta in one array expression
+(``tau2_estimate`` works on the last axis); statsmodels' ``combine_effects`` and PyMARE's estimators are called once per
 meta-analysis. Also times one ``meta_analysis`` call (full result with Q-profile CI) against
 one ``combine_effects`` call. Prints times and ratios; checks the answers agree.
 
-Run: .venv/bin/python benchmarks/meta_tau2.py [B] [k]
+Run: .venv/bin/python benchmarks/meta_tau2.py [n_meta] [k]
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ def _pooled(y, v, tau2):
     return (w * y).sum(-1) / w.sum(-1), 1.0 / np.sqrt(w.sum(-1))
 
 
-def main(B: int = 2000, k: int = 10) -> None:
+def main(n_meta: int = 2000, k: int = 10) -> None:
     import pymare
     from statsmodels.stats.meta_analysis import combine_effects
 
     from replikit.replicate import meta_analysis, tau2_estimate
 
     rng = np.random.default_rng(0)
-    v = rng.uniform(0.001, 0.004, size=(B, k))
-    y = 0.45 + rng.normal(0, 0.03, size=(B, 1)) * rng.random((B, 1)) + \
+    v = rng.uniform(0.001, 0.004, size=(n_meta, k))
+    y = 0.45 + rng.normal(0, 0.03, size=(n_meta, 1)) * rng.random((n_meta, 1)) + \
         rng.normal(0, np.sqrt(v))
-    print(f"{B} meta-analyses of k = {k} studies")
+    print(f"{n_meta} meta-analyses of k = {k} studies")
 
     for method in ("DL", "REML"):
         t0 = time.perf_counter()
@@ -46,16 +46,16 @@ def main(B: int = 2000, k: int = 10) -> None:
         if method == "DL":
             with warnings.catch_warnings():  # negative tau2 -> NaN SEs in statsmodels
                 warnings.simplefilter("ignore")
-                sm = [combine_effects(y[i], v[i], method_re="dl") for i in range(B)]
+                sm = [combine_effects(y[i], v[i], method_re="dl") for i in range(n_meta)]
             n_neg = sum(r.tau2 < 0 for r in sm)
             sm_tau2 = np.maximum(0.0, np.array([r.tau2 for r in sm]))  # statsmodels: untruncated
             sm_mu = np.array([r.mean_effect_re for r in sm])
             t_other, other = time.perf_counter() - t0, "statsmodels combine_effects"
             t0 = time.perf_counter()
-        pm_tau2 = np.empty(B)
+        pm_tau2 = np.empty(n_meta)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            for i in range(B):
+            for i in range(n_meta):
                 if method == "DL":
                     est = pymare.estimators.DerSimonianLaird()
                 else:
@@ -66,7 +66,7 @@ def main(B: int = 2000, k: int = 10) -> None:
         print(f"\n{method}: replikit (vectorised)           {t_rk:8.4f} s")
         if method == "DL":
             print(f"{method}: {other:32s} {t_other:8.4f} s   ratio {t_other / t_rk:8.1f}x")
-            print(f"    statsmodels gave a negative tau2 in {n_neg} of {B} (replikit: 0)")
+            print(f"    statsmodels gave a negative tau2 in {n_neg} of {n_meta} (replikit: 0)")
             print(f"    max |tau2 diff| vs statsmodels (truncated) = "
                   f"{np.max(np.abs(sm_tau2 - tau2)):.2e}; max |mu diff| where tau2 > 0 = "
                   f"{np.max(np.abs((sm_mu - mu)[tau2 > 0])):.2e}")

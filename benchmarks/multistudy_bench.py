@@ -28,11 +28,12 @@ from replikit.multistudy import (
 )
 
 
-def hand_bootstrap(frame: pd.DataFrame, B: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def hand_bootstrap(frame: pd.DataFrame, n_resamples: int,
+                   seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The usual loop: resample rows within each study with groupby().sample, then groupby."""
     rng = np.random.default_rng(seed)
     U, spread = [], []
-    for _ in range(B):
+    for _ in range(n_resamples):
         boot = frame.groupby("study", group_keys=False).sample(frac=1.0, replace=True,
                                                                random_state=rng)
         u = boot.groupby("study")["u"].mean()
@@ -41,16 +42,16 @@ def hand_bootstrap(frame: pd.DataFrame, B: int, seed: int) -> tuple[np.ndarray, 
     return np.array(U), np.array(spread)
 
 
-def hand_permutation(frame: pd.DataFrame, B: int, seed: int) -> float:
+def hand_permutation(frame: pd.DataFrame, n_resamples: int, seed: int) -> float:
     rng = np.random.default_rng(seed)
     u_obs = frame.groupby("study")["u"].mean()
     t_obs = u_obs.max() - u_obs.min()
     count = 0
-    for _ in range(B):
+    for _ in range(n_resamples):
         perm = frame.assign(study=rng.permutation(frame["study"].to_numpy()))
         m = perm.groupby("study")["u"].mean()
         count += (m.max() - m.min()) >= t_obs
-    return (1 + count) / (B + 1)
+    return (1 + count) / (n_resamples + 1)
 
 
 def hand_cross_study(est, X, y, s, cv=5, seed=0) -> pd.DataFrame:
@@ -73,7 +74,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--resamples", type=int, default=1000)
     args = ap.parse_args()
-    B = args.resamples
+    n_resamples = args.resamples
     ex = anes()
     rng = np.random.default_rng(0)
     train = rng.random(len(ex.y)) < 0.5
@@ -81,14 +82,16 @@ def main() -> None:
     data = from_estimator(rule, ex.X[~train], ex.y[~train], ex.study[~train])
     frame = pd.DataFrame({"study": ex.study[~train].to_numpy(),
                           "u": -(ex.y[~train].to_numpy() - rule.predict(ex.X[~train])) ** 2})
-    print(f"ANES: {data.n:,} units in {data.K} studies; utility -(y - phi)^2; B = {B}")
+    print(f"ANES: {data.n:,} units in {data.K} studies; utility -(y - phi)^2; "
+          f"{n_resamples} resamples")
     rows = []
 
     t = time.perf_counter()
-    U_hand, spread_hand = hand_bootstrap(frame, B, 0)
+    U_hand, spread_hand = hand_bootstrap(frame, n_resamples, 0)
     t_hand = time.perf_counter() - t
     t = time.perf_counter()
-    r = resample_replicability(data, "squared", n_resamples=B, distance=False, random_state=0)
+    r = resample_replicability(data, "squared", n_resamples=n_resamples, distance=False,
+                               random_state=0)
     t_rk = time.perf_counter() - t
     rows.append(("within-study bootstrap", t_hand, t_rk))
     print(f"  bootstrap SE of U_k, hand vs replikit (first 3 studies): "
@@ -97,10 +100,10 @@ def main() -> None:
           f"replikit {r.draws['absolute'].mean():.2f}")
 
     t = time.perf_counter()
-    p_hand = hand_permutation(frame, B, 1)
+    p_hand = hand_permutation(frame, n_resamples, 1)
     t_hand = time.perf_counter() - t
     t = time.perf_counter()
-    p_rk = permutation_test(data, "squared", n_resamples=B, random_state=1).pvalue
+    p_rk = permutation_test(data, "squared", n_resamples=n_resamples, random_state=1).pvalue
     t_rk = time.perf_counter() - t
     rows.append(("permutation test", t_hand, t_rk))
     print(f"  permutation p-value: hand {p_hand:.3f}, replikit {p_rk:.3f}")

@@ -1,4 +1,4 @@
-"""Runner overhead: replikit.resampling.run vs sklearn.model_selection.cross_validate.
+"""Runner overhead: replikit.experiment.run vs sklearn.model_selection.cross_validate.
 
 10x10 cross-validation of a scaled LogisticRegression and a DecisionTree on scikit-learn's
 breast_cancer data, on the same splits and with the same n_jobs, in one process; prints both

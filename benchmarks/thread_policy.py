@@ -4,7 +4,7 @@ BLAS threads unlimited, in one process, on a quiet machine and under a competing
 Work (scikit-learn's breast_cancer data, 569 x 30):
 
 1. ``estimate``: what ``replikit estimate --data bc.csv --target target --model lr`` runs
-   (resubstitution, 10-fold, bootstrap, LOO bootstrap and .632+ with B = 200; the batched fast
+   (resubstitution, 10-fold, bootstrap, LOO bootstrap and .632+ with 200 resamples; the batched fast
    path of a scaled logistic regression);
 2. ``run``: a serial ``replikit run`` of lr and rf under 10x10 cross-validation;
 3. ``experiment``: the batched seed-003 experiment (``simulate_resampling``).
@@ -68,13 +68,13 @@ def cpu_load(n: int):
 
 def workloads(quick: bool):
     X, y = load_breast_cancer(return_X_y=True)
-    B = 50 if quick else 200
+    n_resamples = 50 if quick else 200
     scheme = "5x2" if quick else "10x10"
     n_exp = 100 if quick else 1000
 
     def estimate():
         lr = make_model("lr", "classification")
-        return estimate_errors(lr, X, y, methods=METHODS, n_resamples=B,
+        return estimate_errors(lr, X, y, methods=METHODS, n_resamples=n_resamples,
                                random_state=0).to_frame()
 
     def serial_run():
@@ -85,7 +85,7 @@ def workloads(quick: bool):
     def experiment():
         return simulate_resampling(n_experiments=n_exp, random_state=1).errors
 
-    return {f"estimate (5 methods, B={B})": estimate, f"run lr+rf {scheme} serial": serial_run,
+    return {f"estimate (5 methods, {n_resamples} resamples)": estimate, f"run lr+rf {scheme} serial": serial_run,
             f"experiment ({n_exp} datasets)": experiment}
 
 
