@@ -13,7 +13,10 @@ _EXPORTS = {
     # schemes.py
     "Scheme": "schemes", "Resubstitution": "schemes", "HoldOut": "schemes",
     "RepeatedKFold": "schemes", "LeaveOneOut": "schemes", "FiveByTwo": "schemes",
-    "Bootstrap": "schemes", "LeaveOneStudyOut": "schemes", "parse_scheme": "schemes",
+    "Bootstrap": "schemes", "LeaveOneStudyOut": "schemes", "SklearnScheme": "schemes",
+    "Split": "schemes", "parse_scheme": "schemes",
+    # cross_study.py (schemes across studies)
+    "CrossStudy": "cross_study", "StudyHoldOut": "cross_study",
     # runner.py
     "run": "runner", "RunResult": "runner",
     # fit.py
@@ -22,8 +25,7 @@ _EXPORTS = {
     "TaskStore": "store", "check_store": "store",
     # metrics.py
     "METRICS": "metrics", "HIGHER_IS_BETTER": "metrics", "higher_is_better": "metrics",
-    "check_metrics": "metrics",
-    "compute_metric": "metrics",
+    "check_metrics": "metrics", "compute_metric": "metrics",
     # models.py
     "MODEL_ALIASES": "models", "make_model": "models", "make_models": "models",
     "default_models": "models",
