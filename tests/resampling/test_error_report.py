@@ -32,7 +32,13 @@ def test_section_regression_default_models():
     assert rf["optimism (CV − resub.)"] > 0
     assert any(b.kind == "figure" and b.svg.startswith("<svg") for b in out.blocks)
     assert len(out.data["estimates"]) == 15
-    assert out.json()["data"]["loss"] == "squared"
+    data = out.json()["data"]
+    assert data["loss"] == "squared"
+    # the section shows the audit entry's verdict and notes, and keeps timings apart
+    assert data["verdict"]["metric"] == "mean squared error"
+    assert data["verdict"]["sentence"] in [b.text for b in out.blocks if b.kind == "callout"]
+    assert data["notes"] and set(data["model_seconds"]) == {"lr", "rf", "dummy"}
+    assert not any("seconds" in row for row in data["estimates"])
 
 
 def test_section_classification_with_lda():

@@ -141,6 +141,14 @@ def test_bad_parameters(kwargs, err):
         simulate_resampling(**kwargs)
 
 
+def test_exact_replay_needs_an_int_and_modern_mode_records_its_seed():
+    with pytest.raises(ParameterTypeError, match="`random_state` must be an int"):
+        simulate_resampling(n_experiments=2, exact=True)
+    res = simulate_resampling(n_experiments=4)  # fresh entropy, recorded
+    again = simulate_resampling(n_experiments=4, random_state=res.random_state)
+    assert res.errors.equals(again.errors)
+
+
 def test_cli_simulate_and_estimate(tmp_path, capsys):
     import pandas as pd
 

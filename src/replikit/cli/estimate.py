@@ -102,7 +102,8 @@ def simulate_resampling_cmd(
     exact: Annotated[bool, typer.Option("--exact", help="Replay the original script's random "
                                         "stream (legacy RandomState) to reproduce the published "
                                         "figures.")] = False,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed (the paper used 1).")] = 1,
+    random_state: Annotated[int, typer.Option("--random-state", "--seed", min=0,
+                                              help="Root random seed (the paper used 1).")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the table (CSV), the "
                                              "per-dataset errors and the figure (SVG).")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the files in "
@@ -114,7 +115,8 @@ def simulate_resampling_cmd(
 
     if out is not None:
         check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)
-    res = simulate_resampling(n_experiments=n_experiments, exact=exact, random_state=seed)
+    res = simulate_resampling(n_experiments=n_experiments, exact=exact,
+                              random_state=random_state)
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
