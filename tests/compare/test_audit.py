@@ -173,7 +173,7 @@ def test_naive_contrast_counts(full_reg):
     assert res.valid_rejections == int(res.headline["reject"].astype(bool).sum())
 
 
-def test_lower_is_better_primary_metric_picks_the_lowest():
+def test_error_metric_as_primary_picks_the_lowest():
     ds = _regression(studies=(1, 2, 3))
     res = audit(ds, models="lr,dummy", metric="mae", quick=True, random_state=0)
     assert res.metrics == ("mae", "r2") and res.verdict.metric == "MAE"

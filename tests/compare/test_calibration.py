@@ -81,17 +81,17 @@ def test_vectorised_learners_match_sklearn_nearest_centroid(n):
     from sklearn.neighbors import NearestCentroid
 
     rng = np.random.default_rng(3)
-    n_rep = 2
-    y, e, perm = _draw_dataset(rng, n, n_rep, 0.4)
+    n_replications = 2
+    y, e, perm = _draw_dataset(rng, n, n_replications, 0.4)
     mus = (0.45, 0.7)
     X = np.where(y[:, None], mus, -np.asarray(mus)) + e
-    assert perm.shape == (n_rep * sum(s.r for s in _SCHEMES.values()), n)
+    assert perm.shape == (n_replications * sum(s.r for s in _SCHEMES.values()), n)
     assert np.all(np.sort(perm, axis=1) == np.arange(n))  # permutations
     offset = 0
     for sname in _SCHEME_ORDER:
         scheme = _SCHEMES[sname]
-        p = perm[offset:offset + n_rep * scheme.r]
-        offset += n_rep * scheme.r
+        p = perm[offset:offset + n_replications * scheme.r]
+        offset += n_replications * scheme.r
         p = p[:2]  # two partitions per scheme keep the scikit-learn loop short
         yp, ep = y[p], e[p]
         bounds = scheme.bounds(n)
@@ -137,8 +137,8 @@ def test_vectorised_pvalues_match_the_public_tests():
     from replikit.compare import resampled as R
     from replikit.compare._pairing import Paired
 
-    n, n_rep = 113, 2
-    y, e, perm = _draw_dataset(np.random.default_rng(21), n, n_rep, 0.5)
+    n, n_replications = 113, 2
+    y, e, perm = _draw_dataset(np.random.default_rng(21), n, n_replications, 0.5)
     mu_a, mu_b = 0.7, 0.55
     public = {
         "corrected_resampled_t": lambda p: R.corrected_resampled_ttest(p),
@@ -155,18 +155,18 @@ def test_vectorised_pvalues_match_the_public_tests():
     offset, checked = 0, set()
     for sname in _SCHEME_ORDER:
         scheme = _SCHEMES[sname]
-        p = perm[None, offset:offset + n_rep * scheme.r]
-        offset += n_rep * scheme.r
+        p = perm[None, offset:offset + n_replications * scheme.r]
+        offset += n_replications * scheme.r
         design = _scheme_design(y[None], e[None], p, scheme, n)
-        ra, ea = _learner_rates(design, scheme, n_rep, mu_a, 0)
-        rb, eb = _learner_rates(design, scheme, n_rep, mu_b, 1)
+        ra, ea = _learner_rates(design, scheme, n_replications, mu_a, 0)
+        rb, eb = _learner_rates(design, scheme, n_replications, mu_b, 1)
         size = np.diff(scheme.bounds(n))[: scheme.n_eval]
         for name in CALIBRATED_TESTS:
             if _SPEC[name].scheme != sname:
                 continue
             pv, direction = _test_pvalues(name, ra, rb, ea, eb, n)
-            assert pv.shape == direction.shape == (1, n_rep)
-            for rep in range(n_rep):
+            assert pv.shape == direction.shape == (1, n_replications)
+            for rep in range(n_replications):
                 if name.startswith("mcnemar_"):
                     ok_a, ok_b = ~ea[0, rep, 0], ~eb[0, rep, 0]
                     table = [[np.sum(ok_a & ok_b), np.sum(ok_a & ~ok_b)],

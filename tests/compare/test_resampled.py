@@ -489,12 +489,12 @@ def test_equivalence_with_corrected_variance():
 
 
 def test_kernels_agree_exactly_with_per_pair_functions():
-    B = 40
-    pairs = [_design(10, 10, seed=s, shift=0.003 * (s % 5)) for s in range(B)]
+    n_pairs = 40
+    pairs = [_design(10, 10, seed=s, shift=0.003 * (s % 5)) for s in range(n_pairs)]
     da = np.stack([p.a_scores for p in pairs])
     db = np.stack([p.b_scores for p in pairs])
-    d = (da - db).reshape(B, 100)
-    ratios = np.full(B, 100 / 900)
+    d = (da - db).reshape(n_pairs, 100)
+    ratios = np.full(n_pairs, 100 / 900)
     t, se, df = K.t_corrected(d, ratios)
     tn, sen, _ = K.t_naive(d)
     ts, ses, dfs = K.t_sorted_runs(da, db, "learner")
@@ -507,7 +507,7 @@ def test_kernels_agree_exactly_with_per_pair_functions():
         sr = _quiet(sorted_runs_ttest, p, sort="learner")
         assert (sr.statistic, sr.se, sr.df) == (ts[i], ses[i], dfs[i])
         assert sorted_runs_ttest(p).statistic == tsd[i]  # default: sort='difference'
-    five = [_design(5, 2, seed=s, n_train=50, n_test=50) for s in range(B)]
+    five = [_design(5, 2, seed=s, n_train=50, n_test=50) for s in range(n_pairs)]
     d52 = np.stack([p.d for p in five])
     t5, se5, _ = K.t_5x2(d52)
     f5, df1, df2 = K.f_5x2(d52)
