@@ -62,19 +62,37 @@ def test_plan_budget_and_rare_classes():
     assert "merge classes" in exc.value.advice
 
 
+def _report_draw(y, root, key, rows, stratify):
+    """The row draw of the audit report's compare section before this entry existed
+    (report/sections/_shared.subsample_rows at d6edbc8), kept as the reference."""
+    from replikit._random import task_rng
+
+    n = len(y)
+    if rows >= n:
+        return np.arange(n)
+    rng = task_rng(root, key)
+    if not stratify:
+        return np.sort(rng.choice(n, rows, replace=False))
+    values = y.to_numpy()
+    keep = []
+    for c in pd.unique(values):
+        idx = np.flatnonzero(values == c)
+        k = max(2, int(round(rows * idx.size / n)))
+        keep.append(rng.choice(idx, min(k, idx.size), replace=False))
+    return np.sort(np.concatenate(keep))
+
+
 def test_subsample_is_the_reports_draw():
     """The entry draws the same rows the report's section drew before it (numbers kept)."""
-    from replikit.report.context import AuditContext
-    from replikit.report.sections._shared import subsample_rows
-
     for ds, stratify in ((_regression(), False), (_classification(500), True)):
-        ctx = AuditContext(ds, random_state=11)
-        ref = subsample_rows(ctx, ("compare-rows",), 120, stratify=stratify)
+        ref = _report_draw(ds.y, 11, ("compare-rows",), 120, stratify)
         got = _subsample_rows(ds.y, 120, stratify=stratify, root=11, key=("compare-rows",))
         np.testing.assert_array_equal(got, ref)
     y = _classification(500).y
     rows = _subsample_rows(y, 120, stratify=True, root=3, key=("k",))
     assert np.all(np.diff(rows) > 0) and y.iloc[rows].value_counts().min() >= 2
+    np.testing.assert_array_equal(_subsample_rows(y, 600, stratify=True, root=3, key=("k",)),
+                                  np.arange(500))
 
 
 # ---- the comparisons ------------------------------------------------------------------------

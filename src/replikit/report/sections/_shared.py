@@ -8,27 +8,7 @@ import pandas as pd
 from ..._random import task_rng
 from ..context import AuditContext
 
-__all__ = ["per_study_scores", "per_study_left_out", "subsample_rows"]
-
-
-def subsample_rows(ctx: AuditContext, key: tuple, rows: int, *,
-                   stratify: bool = False) -> np.ndarray:
-    """Sorted row indices of a random subsample of ``rows`` rows of the pooled data (all rows
-    when there are no more); stratified by class (every class keeps at least 2 rows) when
-    ``stratify``. ``key`` names the draw, so each section's subsample has its own stream."""
-    n = len(ctx.dataset.y)
-    if rows >= n:
-        return np.arange(n)
-    rng = task_rng(ctx.random_state, key)
-    if not stratify:
-        return np.sort(rng.choice(n, rows, replace=False))
-    y = ctx.dataset.y.to_numpy()
-    keep = []
-    for c in pd.unique(y):
-        idx = np.flatnonzero(y == c)
-        k = max(2, int(round(rows * idx.size / n)))
-        keep.append(rng.choice(idx, min(k, idx.size), replace=False))
-    return np.sort(np.concatenate(keep))
+__all__ = ["per_study_scores", "per_study_left_out"]
 
 
 def per_study_scores(ctx: AuditContext, models: dict) -> pd.DataFrame:
