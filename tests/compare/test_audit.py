@@ -227,6 +227,11 @@ def test_study_scores_in_every_form_give_the_same_friedman():
         ranks = stats.rankdata(-wide.to_numpy(), axis=1).mean(axis=0)
         got = res.ranks_frame().set_index("model")["mean_rank"]
         np.testing.assert_allclose(got[["lr", "ridge", "dummy"]], ranks)
+    n, k = wide.shape  # Iman-Davenport F from scipy's chi2 (Demšar 2006, sec. 3.2.2)
+    f_f = (n - 1) * ref.statistic / (n * (k - 1) - ref.statistic)
+    f_p = stats.f.sf(f_f, k - 1, (k - 1) * (n - 1))
+    assert results[0].nemenyi.friedman.f_pvalue == pytest.approx(f_p, rel=1e-10)
+    assert results[0].friedman_rejects == (f_p <= 0.05)
     ax = results[0].plot_cd()
     assert ax.figure is not None
 

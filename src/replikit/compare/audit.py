@@ -320,6 +320,14 @@ class ComparisonAudit:
         f = self.comparisons
         return f[f["headline"] & (f["metric"] == self.primary_metric)].reset_index(drop=True)
 
+    @property
+    def friedman_rejects(self) -> bool | None:
+        """Whether the Iman–Davenport F rejects equal mean ranks across studies at ``alpha``;
+        None without a comparison across studies."""
+        if self.nemenyi is None:
+            return None
+        return bool(self.nemenyi.friedman.f_pvalue <= self.alpha)
+
     def to_frame(self) -> pd.DataFrame:
         """Every test, pair and metric: a copy of :attr:`comparisons`."""
         return self.comparisons.copy()

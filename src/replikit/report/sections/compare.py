@@ -154,7 +154,7 @@ def _cd_blocks(res) -> list:
     n_studies = len(res.study_table)
     ranks = res.ranks_frame().rename(columns={"mean_rank": "mean rank (1 = best)",
                                               "mean_score": f"mean {label}"})
-    sig = "rejects" if fried.f_pvalue <= res.alpha else "does not reject"
+    sig = "rejects" if res.friedman_rejects else "does not reject"
     f_text = (f"F = {fried.f_statistic:.3g}, p = {fried.f_pvalue:.3g}"
               if np.isfinite(fried.f_statistic) else
               f"F infinite: every study ranks the models in the same order; chi2 = "
