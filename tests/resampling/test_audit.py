@@ -130,3 +130,18 @@ def test_default_models_and_bad_inputs():
         audit(ds, n_jobs=0)
     with pytest.raises(ParameterTypeError, match="`quick`"):
         audit(ds, quick="yes")
+
+
+def test_plan_follows_the_path_the_loss_allows():
+    # LDA has a batched fit for labels, not for the log loss (its posterior depends on the
+    # covariance divisor): with log loss it is refitted per resample, so it gets the subsample
+    ds = _dataset("classification", n=600, seed=2)
+    lda = make_models("lda", "classification")
+    log = audit(ds, models={**lda, **make_models("lr", "classification")}, quick=True,
+                random_state=0)
+    assert log.loss == "log"
+    assert log.plans["lda"] == {"rows": 400, "n_resamples": 8, "n_splits": 5, "path": "generic"}
+    assert log.plans["lr"]["path"] == "fast" and log.plans["lr"]["rows"] == 600
+    zero_one = audit(ds, models={**lda, "ridge": RidgeClassifier()}, quick=True, random_state=0)
+    assert zero_one.plans["lda"] == {"rows": 600, "n_resamples": 50, "n_splits": 10,
+                                     "path": "fast"}

@@ -205,8 +205,9 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     error for a continuous outcome. The optimism of the apparent error is
     ``Err_K − Err_R`` (eq. 5 minus eq. 3).
 
-    Plan (the time budget): a model with a batched fit (linear/ridge/logistic regression, LDA,
-    baselines: :mod:`replikit.resampling._fast`) uses all rows, 200 resamples and 10 folds; any
+    Plan (the time budget): a model with a batched fit for the chosen loss (linear/ridge/binary
+    logistic regression, LDA for the misclassification rate, baselines:
+    :mod:`replikit.resampling._fast`) uses all rows, 200 resamples and 10 folds; any
     other model is refitted once per resample on a stratified random subsample of at most 1,500
     rows with 25 resamples (quick mode: 50 batched resamples; 400 rows, 8 resamples and 5 folds
     otherwise). A model whose estimates fail is left out with the reason; the others are kept.
@@ -255,8 +256,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
 
     from .._random import root_seed_sequence, task_rng
     from ..errors import DataError, ReplikitError
-    from ._fast import fast_predictor
-    from .error import estimate_errors
+    from .error import batched_fit, estimate_errors
 
     models, n_jobs = _audit_iv(dataset, models, quick, n_jobs)
     root = root_seed_sequence(random_state)
@@ -265,9 +265,10 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     X = dataset.X.reset_index(drop=True)
     y = dataset.y.reset_index(drop=True)
     n = len(y)
+    n_classes = int(y.nunique()) if task == "classification" else 0
     frames, plans, failed, seconds, notes = [], {}, {}, {}, []
     for name, model in models.items():
-        fast = fast_predictor(model, task) is not None
+        fast = batched_fit(model, task, loss, n_classes) is not None
         plan = _plan(fast, n, quick)
         Xs, ys = X, y
         if plan["rows"] < n:

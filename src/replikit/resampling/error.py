@@ -292,20 +292,28 @@ def _resamples(family: str, params: dict, prob: _Problem, root) -> tuple[np.ndar
 # predictions: fast and generic paths
 # --------------------------------------------------------------------------------------------
 
-def _choose_fast(prob: _Problem, fast: bool | None, need_proba: bool):
+def batched_fit(model, task: str, loss, n_classes: int = 0):
+    """The batched fit :func:`estimate_errors` uses for ``model`` with ``loss``, or ``None``
+    when it refits the model per resample (the generic path)."""
     from ._fast import fast_predictor
 
-    if fast is False or prob.Xf is None:
-        return None
-    fp = fast_predictor(prob.model, prob.task)
-    if fp is not None and fp.kind == "logistic" and prob.classes.size != 2:
+    fp = fast_predictor(model, task)
+    if fp is not None and fp.kind == "logistic" and n_classes != 2:
         fp = None
-    if fp is not None and need_proba and (not fp.has_proba or fp.kind == "lda"):
+    if fp is not None and loss == "log" and (not fp.has_proba or fp.kind == "lda"):
         # LDA's posterior depends on the covariance divisor (n - K here, n in scikit-learn
         # >= 1.9) even with equal priors, so probability losses use the generic path
         fp = None
-    if fp is not None and callable(prob.loss):
-        fp = fp if fp.is_classifier == (prob.task == "classification") else None
+    if fp is not None and callable(loss):
+        fp = fp if fp.is_classifier == (task == "classification") else None
+    return fp
+
+
+def _choose_fast(prob: _Problem, fast: bool | None):
+    if fast is False or prob.Xf is None:
+        return None
+    fp = batched_fit(prob.model, prob.task, prob.loss,
+                     0 if prob.classes is None else prob.classes.size)
     if fast is True and fp is None:
         raise ParameterError(f"`fast`=True: no batched fit for {type(prob.model).__name__} with "
                              "these settings; use fast=None (automatic) or fast=False.")
@@ -554,7 +562,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
              for m in methods}
     root = root_seed_sequence(random_state)
     need_proba = prob.loss == "log"
-    fp = _choose_fast(prob, fast, need_proba)
+    fp = _choose_fast(prob, fast)
     path = "fast" if fp is not None else "generic"
 
     def predictions(family, params):
