@@ -30,7 +30,7 @@ import pandas as pd
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..experiment.cross_study import CrossStudy
-from ..experiment.metrics import LOWER_IS_BETTER, METRICS, NEEDS_PROBA
+from ..experiment.metrics import METRICS, NEEDS_PROBA, higher_is_better
 from ..experiment.schemes import LeaveOneStudyOut
 from .utilities import Utility, parse_utility
 
@@ -49,7 +49,7 @@ class _Metric:
 
 
 def _builtin(name: str) -> _Metric:
-    return _Metric(name, name not in LOWER_IS_BETTER, name in NEEDS_PROBA, METRICS[name])
+    return _Metric(name, higher_is_better(name), name in NEEDS_PROBA, METRICS[name])
 
 
 _METRICS = {name: _builtin(name) for name in
