@@ -26,6 +26,7 @@ demo: $(VENV)/.installed-demo
 	@echo "Open replikit-audit/report.html in a browser (JSON twin: replikit-audit/report.json)."
 
 test: $(VENV)/.installed-test
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
