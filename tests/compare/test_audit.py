@@ -15,10 +15,17 @@ from scipy import stats
 from sklearn.datasets import load_breast_cancer
 from statsmodels.stats.multitest import multipletests
 
+from replikit._random import task_rng
 from replikit.compare import ComparisonAudit, audit, compare_scores, primary_test
-from replikit.compare.audit import _plan, _subsample_rows, _verdict
+from replikit.compare.audit import _plan, _verdict
 from replikit.data.userdata import dataset_from_frame
 from replikit.errors import DataError, NotApplicableError, ParameterTypeError
+from replikit.experiment import subsample
+
+
+def _subsample_rows(y, rows, *, stratify, root, key):
+    """The entry's row draw: experiment.subsample on the task stream ``key`` of ``root``."""
+    return subsample(y, rows, stratify=stratify, random_state=task_rng(root, key))
 
 
 def _regression(n_per=150, studies=(1990, 1992, 1994, 1996), seed=2):

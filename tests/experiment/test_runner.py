@@ -176,3 +176,22 @@ def test_sigkill_loses_only_tasks_in_flight(tmp_path):
     subprocess.run([sys.executable, str(script), str(clean_store), str(out), str(log)], check=True,
                    capture_output=True)
     assert interrupted == Scores.read(out)
+
+
+def test_spawned_seed_sequences_seed_the_estimators_too():
+    """A child SeedSequence as random_state: its spawn key reaches the estimators' seeds, not
+    only the splits (the tasks used to rebuild the root from its entropy alone)."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] + rng.normal(size=60)
+    a, b = np.random.SeedSequence(5).spawn(2)
+
+    def preds(ss):
+        res = run({"rf": RandomForestRegressor(n_estimators=5)}, X, y, scheme="resub",
+                  metrics="r2", random_state=ss)
+        return res.predictions.frame["y_pred"].to_numpy()
+
+    assert np.array_equal(preds(a), preds(np.random.SeedSequence(5).spawn(2)[0]))
+    assert not np.array_equal(preds(a), preds(b))  # resubstitution: only the seed differs

@@ -41,9 +41,6 @@ ALPHA = 0.05
 CONFIDENCE_LEVEL = 0.95
 
 # how metrics are named in sentences (the audit report's labels)
-_LABELS = {"r2": "R²", "roc_auc": "ROC AUC", "balanced_accuracy": "balanced accuracy",
-           "accuracy": "accuracy", "mae": "MAE", "mse": "MSE", "rmse": "RMSE",
-           "log_loss": "log loss", "error_rate": "error rate"}
 # the headline test of each design, as a sentence names it
 _HEADLINE_NAMES = {"corrected_repeated_kfold_t": "corrected repeated k-fold t-test",
                    "corrected_resampled_t": "corrected resampled t-test",
@@ -95,37 +92,6 @@ def _plan(n: int, min_class: int | None, quick: bool) -> _Plan:
     return _Plan(rows, folds, 10, True, min_class)
 
 
-def _subsample_rows(y: pd.Series, rows: int, *, stratify: bool, root, key) -> np.ndarray:
-    """Sorted indices of ``rows`` random rows (all rows when there are no more); stratified by
-    class (every class keeps at least 2 rows) when ``stratify``. The draw is the task ``key``
-    of ``root`` — the same rows the audit report drew before this entry existed."""
-    import pandas as pd
-
-    n = len(y)
-    if rows >= n:
-        return np.arange(n)
-    rng = task_rng(root, key)
-    if not stratify:
-        return np.sort(rng.choice(n, rows, replace=False))
-    values = y.to_numpy()
-    keep = []
-    for c in pd.unique(values):
-        idx = np.flatnonzero(values == c)
-        k = max(2, int(round(rows * idx.size / n)))
-        keep.append(rng.choice(idx, min(k, idx.size), replace=False))
-    return np.sort(np.concatenate(keep))
-
-
-def _default_metric(task: str, n_classes: int, models: dict) -> str:
-    """The audit's primary-metric rule (docs/audit.md): R² for regression; ROC AUC for two
-    classes when every model gives probabilities, else balanced accuracy."""
-    if task == "regression":
-        return "r2"
-    if n_classes == 2 and all(hasattr(m, "predict_proba") for m in models.values()):
-        return "roc_auc"
-    return "balanced_accuracy"
-
-
 def _metrics(task: str, primary: str) -> list[str]:
     """The primary metric first (the one the verdict is about), then one secondary: MAE (R² when
     MAE is the primary) for regression, accuracy for classification (none when accuracy is the
@@ -146,7 +112,9 @@ def _ropes(metrics: list[str], y: pd.Series) -> dict[str, float]:
 
 
 def _label(metric: str) -> str:
-    return _LABELS.get(metric, metric)
+    from ..experiment.metrics import metric_label
+
+    return metric_label(metric)
 
 
 def _higher_is_better(metric: str) -> bool:
@@ -401,7 +369,9 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
                                  "give two or more models with --models.")
     n_classes = int(dataset.y.nunique()) if dataset.task == "classification" else 0
     if metric is None:
-        metric = _default_metric(dataset.task, n_classes, models)
+        from ..experiment.metrics import primary_metric
+
+        metric = primary_metric(dataset.task, n_classes, models)[0]
     metric = check_metrics([metric], dataset.task)[0]
     if not isinstance(n_jobs, int | np.integer) or isinstance(n_jobs, bool) or n_jobs < 1:
         raise ParameterError(f"`n_jobs` must be a positive int; got {n_jobs!r}.")
@@ -503,8 +473,10 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     classification = dataset.task == "classification"
     min_class = int(y_all.value_counts().min()) if classification else None
     plan = _plan(n, min_class, quick)
-    rows = _subsample_rows(y_all, plan.rows, stratify=plan.stratify, root=root,
-                           key=("compare-rows",))
+    from ..experiment.schemes import subsample
+
+    rows = subsample(y_all, plan.rows, stratify=plan.stratify,
+                     random_state=task_rng(root, ("compare-rows",)))
     X = dataset.X.iloc[rows].reset_index(drop=True)
     y = y_all.iloc[rows].reset_index(drop=True)
     metrics = _metrics(dataset.task, metric)

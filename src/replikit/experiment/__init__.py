@@ -11,21 +11,22 @@ from .._lazy import lazy_exports
 
 _EXPORTS = {
     # schemes.py
-    "Scheme": "schemes", "Resubstitution": "schemes", "HoldOut": "schemes",
+    "Scheme": "schemes", "SplitBlock": "schemes", "Resubstitution": "schemes", "HoldOut": "schemes",
     "RepeatedKFold": "schemes", "LeaveOneOut": "schemes", "FiveByTwo": "schemes",
     "Bootstrap": "schemes", "LeaveOneStudyOut": "schemes", "SklearnScheme": "schemes",
-    "Split": "schemes", "parse_scheme": "schemes",
+    "Split": "schemes", "parse_scheme": "schemes", "subsample": "schemes",
     # cross_study.py (schemes across studies)
-    "CrossStudy": "cross_study", "StudyHoldOut": "cross_study",
+    "CrossStudy": "cross_study", "StudyHoldOut": "cross_study", "StudyPlan": "cross_study",
     # runner.py
-    "run": "runner", "RunResult": "runner",
+    "run": "runner", "RunResult": "runner", "study_split_rng": "runner",
     # fit.py
     "check_Xy": "fit", "seed_estimator": "fit", "fit_predict": "fit", "FitPrediction": "fit",
     # store.py
     "TaskStore": "store", "check_store": "store",
     # metrics.py
     "METRICS": "metrics", "HIGHER_IS_BETTER": "metrics", "higher_is_better": "metrics",
-    "check_metrics": "metrics", "compute_metric": "metrics",
+    "check_metrics": "metrics", "compute_metric": "metrics", "primary_metric": "metrics",
+    "metric_label": "metrics", "METRIC_LABELS": "metrics",
     # models.py
     "MODEL_ALIASES": "models", "make_model": "models", "make_models": "models",
     "default_models": "models",

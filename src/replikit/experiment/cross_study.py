@@ -27,7 +27,7 @@ import numpy as np
 
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
-from .schemes import Scheme, _Block
+from .schemes import Scheme, SplitBlock
 
 __all__ = ["CrossStudy", "StudyHoldOut", "StudyPlan"]
 
@@ -158,7 +158,7 @@ class CrossStudy(Scheme):
         n = len(np.asarray(groups))
         return sum(1 for _ in self.iter_splits(np.empty((n, 0)), y, groups))
 
-    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
+    def _blocks(self, n, y, groups, rng) -> Iterator[SplitBlock]:
         from sklearn.model_selection import KFold, StratifiedKFold
 
         labels, codes = _labels(groups, "cross-study validation")
@@ -193,7 +193,7 @@ class CrossStudy(Scheme):
             for f, (a, b) in enumerate(folds, start=1):
                 W[f, a] = 1.0
                 T[f, b] = True
-            yield _Block(np.full(m, p.repeat), np.arange(m), W, T)
+            yield SplitBlock(np.full(m, p.repeat), np.arange(m), W, T)
 
 
 class StudyHoldOut(Scheme):
@@ -232,7 +232,7 @@ class StudyHoldOut(Scheme):
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         return self.n_repeats
 
-    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
+    def _blocks(self, n, y, groups, rng) -> Iterator[SplitBlock]:
         labels, codes = _labels(groups, "a hold-out within every study")
         members = [np.flatnonzero(codes == r) for r in range(labels.size)]
         n_test = [math.ceil(idx.size * self.test_size - 1e-12) for idx in members]
@@ -243,4 +243,4 @@ class StudyHoldOut(Scheme):
             T = np.zeros((1, n), bool)
             for idx, k in zip(members, n_test, strict=True):
                 T[0, rng.choice(idx, k, replace=False)] = True
-            yield _Block(np.array([r]), np.zeros(1, int), (~T).astype(float), T)
+            yield SplitBlock(np.array([r]), np.zeros(1, int), (~T).astype(float), T)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["METRICS", "HIGHER_IS_BETTER", "NEEDS_PROBA", "CLASSIFICATION_METRICS",
+__all__ = ["METRIC_LABELS", "metric_label", "primary_metric", "METRICS", "HIGHER_IS_BETTER", "NEEDS_PROBA", "CLASSIFICATION_METRICS",
            "check_metrics", "compute_metric", "needs_proba", "higher_is_better"]
 
 
@@ -146,3 +146,44 @@ def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=Non
     from sklearn.metrics import get_scorer
 
     return float(get_scorer(name)(estimator, X_test, y_true))
+
+
+# -- the primary metric of a task ------------------------------------------------------------
+
+METRIC_LABELS = {"r2": "R²", "r2_corr": "R² (squared correlation)", "roc_auc": "ROC AUC",
+                 "balanced_accuracy": "balanced accuracy", "accuracy": "accuracy",
+                 "mae": "MAE", "mse": "MSE", "rmse": "RMSE", "log_loss": "log loss",
+                 "error_rate": "error rate"}
+
+
+def metric_label(metric: str) -> str:
+    """How a metric is named in sentences and tables (``'roc_auc'`` → ``'ROC AUC'``)."""
+    return METRIC_LABELS.get(metric, metric)
+
+
+def primary_metric(task: str, n_classes: int = 0, models: dict | None = None) -> tuple[str, str]:
+    """The metric a report's headlines are about, and the rule that chose it.
+
+    - regression: R² (out of sample);
+    - two classes: ROC AUC when every model gives probabilities (``models=None`` assumes they
+      do) — it depends on no threshold and not on the class balance, and a constant baseline
+      scores 0.5 — else balanced accuracy;
+    - more classes: balanced accuracy (the mean recall over classes; chance is 1/K).
+
+    Plain accuracy is never chosen: with 14% cases, always predicting "no case" is 86% accurate.
+
+    Examples
+    --------
+    >>> primary_metric("classification", 2)[0]
+    'roc_auc'
+    """
+    if task == "regression":
+        return "r2", "regression: out-of-sample R²"
+    if n_classes == 2:
+        if models is None or all(hasattr(m, "predict_proba") for m in models.values()):
+            return "roc_auc", ("binary outcome: ROC AUC (threshold-free, unaffected by the "
+                               "class balance; a constant baseline scores 0.5)")
+        return "balanced_accuracy", ("binary outcome, some model without probabilities: "
+                                     "balanced accuracy (mean recall of the two classes)")
+    return "balanced_accuracy", (f"{n_classes} classes: balanced accuracy (mean recall over "
+                                 f"classes; chance is 1/{n_classes})")

@@ -32,7 +32,7 @@ from .fit import check_Xy, fit_predict
 from .metrics import check_metrics, compute_metric, needs_proba
 from .schemes import Scheme, as_scheme
 
-__all__ = ["run", "RunResult"]
+__all__ = ["run", "RunResult", "study_split_rng"]
 
 BACKENDS = ("serial", "joblib", "dask")
 
@@ -111,6 +111,7 @@ class _Settings:
     entropy: int
     return_predictions: bool
     classes: np.ndarray | None
+    spawn_key: tuple = ()
 
 
 def _run_iv(models, X, y, study, groups, backend, metrics, scheme) -> _RunInputs:
@@ -192,7 +193,7 @@ def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root, metrics=(),
             raise ParameterError("`scheme`: leave-one-study-out runs across studies; pass the "
                                  "labels as `groups`, not `study`.")
         check.study(y_s, where)
-        split_rng = np.random.default_rng(task_seed_sequence(root, ("split", s)))
+        split_rng = study_split_rng(root, s)
         try:
             splits = list(scheme.iter_splits(Xa[rows], y_s, g_s, random_state=split_rng))
         except DataError as exc:
@@ -296,13 +297,22 @@ def _check_nan(frame: pd.DataFrame) -> None:
                          "another metric.")
 
 
+def study_split_rng(random_state, study) -> np.random.Generator:
+    """The random stream from which :func:`run` draws the splits of ``study`` (``'all'`` when
+    the run has no study labels), for code that must reproduce those splits — e.g. a batched
+    fast path that fits on the runner's own splits."""
+    root = random_state if isinstance(random_state, np.random.SeedSequence) else \
+        root_seed_sequence(random_state)
+    return np.random.default_rng(task_seed_sequence(root, ("split", str(study))))
+
+
 def _execute(task: _Task, estimator, X, ya, settings: _Settings):
     """Fit and evaluate one task (one :func:`fit_predict` call under the task's seed); returns
     its metric values and (optionally) predictions, probabilities aligned to the run's
     classes."""
     t0 = time.perf_counter()
     metrics, return_predictions = settings.metrics, settings.return_predictions
-    root = np.random.SeedSequence(settings.entropy)
+    root = np.random.SeedSequence(settings.entropy, spawn_key=settings.spawn_key)
     seed = task_int_seed(root, (task.model, task.study, task.repeat, task.fold))
     take = (lambda idx: X.iloc[idx]) if isinstance(X, pd.DataFrame) else (lambda idx: X[idx])
     X_train, X_test = take(task.train), take(task.test)
@@ -540,13 +550,16 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     root = root_seed_sequence(random_state)
     entropy = root.entropy
     tasks = _make_tasks(models, scheme, Xa, ya, sa, ga, root, metrics, inputs.is_clf)
-    settings = _Settings(tuple(metrics), entropy, bool(return_predictions), inputs.classes)
+    settings = _Settings(tuple(metrics), entropy, bool(return_predictions), inputs.classes,
+                         tuple(root.spawn_key))
     fingerprint = _fingerprint(Xa, ya, sa)
     spec = {
         "scheme": repr(scheme), "metrics": metrics, "data": fingerprint,
         "models": {k: _model_params(v) for k, v in models.items()},
         "random_state": str(entropy), "return_predictions": bool(return_predictions),
     }
+    if root.spawn_key:  # a spawned child sequence is another run (absent for plain seeds)
+        spec["spawn_key"] = [int(k) for k in root.spawn_key]
     spec_hash = hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=16).hexdigest()
     results: dict[tuple, _TaskOutput] = {}
     t0 = time.perf_counter()

@@ -38,7 +38,8 @@ from .._random import check_random_state
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, ParameterError
 
-__all__ = ["Split", "Scheme", "Resubstitution", "HoldOut", "RepeatedKFold", "LeaveOneOut",
+__all__ = ["subsample", "Split", "SplitBlock", "Scheme", "Resubstitution", "HoldOut",
+           "RepeatedKFold", "LeaveOneOut",
            "FiveByTwo", "Bootstrap", "LeaveOneStudyOut", "SklearnScheme", "parse_scheme",
            "as_scheme", "kfold_test_masks", "holdout_test_masks", "bootstrap_weights"]
 
@@ -53,8 +54,10 @@ class Split(NamedTuple):
     test: np.ndarray
 
 
-class _Block(NamedTuple):
-    """Consecutive splits as matrices: ``weights`` (m, n) float, ``test`` (m, n) bool."""
+class SplitBlock(NamedTuple):
+    """Consecutive splits as matrices: ``weights`` (m, n) float, ``test`` (m, n) bool, with
+    their ``repeat`` and ``fold`` numbers. A :class:`Scheme` subclass yields these from
+    ``_blocks`` (or single splits from ``_iter``)."""
 
     repeat: np.ndarray
     fold: np.ndarray
@@ -261,13 +264,13 @@ class Scheme:
         """Yield the splits of ``n`` rows (``y``/``groups`` may be None) drawing from ``rng``."""
         raise NotImplementedError(f"{type(self).__name__} implements neither _iter nor _blocks.")
 
-    def _blocks(self, n, y, groups, rng) -> Iterator[_Block]:
+    def _blocks(self, n, y, groups, rng) -> Iterator[SplitBlock]:
         """Yield the splits of ``n`` rows as blocks of matrices, drawing from ``rng``; by default
         one block per split of :meth:`_iter`."""
         for s in self._iter(n, y, groups, rng):
             W = np.bincount(np.asarray(s.train, np.int64), minlength=n)[None, :].astype(float)
             T = np.bincount(np.asarray(s.test, np.int64), minlength=n)[None, :] > 0
-            yield _Block(np.array([s.repeat]), np.array([s.fold]), W, T, counts=True)
+            yield SplitBlock(np.array([s.repeat]), np.array([s.fold]), W, T, counts=True)
 
     def __repr__(self) -> str:
         params = [
@@ -284,8 +287,8 @@ class Scheme:
         return hash(repr(self))
 
 
-def _from_test(test: np.ndarray, repeat, fold) -> _Block:
-    return _Block(np.asarray(repeat), np.asarray(fold), (~test).astype(float), test)
+def _from_test(test: np.ndarray, repeat, fold) -> SplitBlock:
+    return SplitBlock(np.asarray(repeat), np.asarray(fold), (~test).astype(float), test)
 
 
 class Resubstitution(Scheme):
@@ -297,7 +300,7 @@ class Resubstitution(Scheme):
         return 1
 
     def _blocks(self, n, y, groups, rng):
-        yield _Block(np.zeros(1, int), np.zeros(1, int), np.ones((1, n)), np.ones((1, n), bool))
+        yield SplitBlock(np.zeros(1, int), np.zeros(1, int), np.ones((1, n)), np.ones((1, n), bool))
 
 
 class HoldOut(Scheme):
@@ -545,7 +548,7 @@ class Bootstrap(Scheme):
             else:
                 raise DataError("could not draw a bootstrap resample with out-of-bag rows and "
                                 f"two classes in {_MAX_REDRAWS:,} attempts.")
-            yield _Block(np.arange(start, start + m), np.zeros(m, int), W.astype(float), W == 0,
+            yield SplitBlock(np.arange(start, start + m), np.zeros(m, int), W.astype(float), W == 0,
                          counts=True)
 
 
@@ -661,3 +664,33 @@ def as_scheme(scheme) -> Scheme:
     if isinstance(scheme, str):
         return parse_scheme(scheme)
     return SklearnScheme(scheme)
+
+
+def subsample(y, rows: int, *, stratify: bool = False, random_state=None) -> np.ndarray:
+    """Sorted indices of ``rows`` random rows of ``y`` (all rows when there are no more).
+
+    With ``stratify``, every class keeps its share of the rows, rounded, and at least 2 rows
+    (or all of them when it has fewer), so a rare class survives the draw.
+
+    Examples
+    --------
+    >>> idx = subsample([0] * 95 + [1] * 5, 20, stratify=True, random_state=0)
+    >>> len(idx), int(sum(i >= 95 for i in idx))
+    (21, 2)
+    """
+    import pandas as pd
+
+    rows = check_int(rows, "rows", min_value=1)
+    y = np.asarray(y)
+    n = len(y)
+    if rows >= n:
+        return np.arange(n)
+    rng = check_random_state(random_state)
+    if not stratify:
+        return np.sort(rng.choice(n, rows, replace=False))
+    keep = []
+    for c in pd.unique(y):
+        idx = np.flatnonzero(y == c)
+        k = max(2, int(round(rows * idx.size / n)))
+        keep.append(rng.choice(idx, min(k, idx.size), replace=False))
+    return np.sort(np.concatenate(keep))

@@ -29,6 +29,7 @@ import numpy as np
 from .._random import root_seed_sequence, task_rng
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, NotApplicableError, ParameterError, ParameterTypeError
+from ..experiment import study_split_rng
 from ..results import Verdict
 from .design import HoldOutCV, fold_labels_from_masks
 
@@ -238,11 +239,11 @@ def _subsample(study: np.ndarray, order, max_rows: int | None, root) -> np.ndarr
 
 def _fold_labels(scheme: HoldOutCV, study: np.ndarray, order, root) -> dict:
     """Fold labels of every study's rows from the scheme's masks, drawn as
-    :func:`replikit.experiment.run` draws the splits of ``scheme`` within study ``s`` (from the
-    stream ``task_rng(root, ('split', s))``), so the batched fits use the runner's splits."""
+    :func:`replikit.experiment.run` draws the splits of ``scheme`` within study ``s`` (from
+    :func:`replikit.experiment.study_split_rng`), so the batched fits use the runner's splits."""
     out = {}
     for s in order:
-        _, test = scheme.masks(int((study == s).sum()), random_state=task_rng(root, ("split", s)))
+        _, test = scheme.masks(int((study == s).sum()), random_state=study_split_rng(root, s))
         out[s] = fold_labels_from_masks(test)
     return out
 

@@ -22,7 +22,7 @@ import numpy as np
 from .._random import check_random_state
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
-from ..experiment.schemes import Scheme, _Block
+from ..experiment.schemes import Scheme, SplitBlock
 
 __all__ = ["HoldOutCV", "LabeledFolds", "fold_labels_from_masks", "TEST_LABEL"]
 
@@ -156,7 +156,7 @@ class HoldOutCV(Scheme):
         yield _label_block(self.fold_labels(n, rng))
 
 
-def _label_block(labels) -> _Block:
+def _label_block(labels) -> SplitBlock:
     """The splits of fold labels as one block of matrices: split f < K tests the rows labeled
     f and trains on the other training rows; split K trains on every training row and tests
     the test part."""
@@ -165,7 +165,7 @@ def _label_block(labels) -> _Block:
     in_train = labels != TEST_LABEL
     test = np.stack([labels == f for f in range(k)] + [~in_train])
     weights = np.stack([in_train & (labels != f) for f in range(k)] + [in_train]).astype(float)
-    return _Block(np.zeros(k + 1, int), np.arange(k + 1), weights, test)
+    return SplitBlock(np.zeros(k + 1, int), np.arange(k + 1), weights, test)
 
 
 def fold_labels_from_masks(test) -> np.ndarray:

@@ -5,16 +5,8 @@
 **primary metric** every headline is about, and which studies can enter the study-level
 sections (:meth:`AuditPlan.usable_studies`).
 
-The primary-metric rule (stated in the report and in ``docs/audit.md``):
-
-- regression: R² (out of sample);
-- binary classification: ROC AUC when every model gives probabilities — it does not depend on a
-  threshold or on the class balance, and a constant baseline scores 0.5 — else balanced
-  accuracy;
-- more than two classes: balanced accuracy (the mean recall over classes; chance is 1/K).
-
-Plain accuracy is never the headline metric: with 14% relapses a model that never predicts a
-relapse is 86% accurate.
+The primary-metric rule is :func:`replikit.experiment.metrics.primary_metric` (stated in the
+report and in ``docs/audit.md``).
 """
 
 from __future__ import annotations
@@ -26,32 +18,11 @@ import pandas as pd
 
 from ..data.userdata import Dataset
 from ..errors import DataError
+from ..experiment.metrics import metric_label, primary_metric
 
-__all__ = ["AuditPlan", "preflight", "primary_metric", "MIN_ROWS", "METRIC_LABELS"]
+__all__ = ["AuditPlan", "preflight", "MIN_ROWS"]
 
 MIN_ROWS = 20  # complete rows an audit needs (10-fold CV leaves 2 test rows per fold)
-
-METRIC_LABELS = {"r2": "R²", "roc_auc": "ROC AUC", "balanced_accuracy": "balanced accuracy",
-                 "accuracy": "accuracy", "mae": "MAE", "mse": "MSE", "log_loss": "log loss"}
-
-
-def _has_scores(est) -> bool:
-    return hasattr(est, "predict_proba") or hasattr(est, "decision_function")
-
-
-def primary_metric(task: str, n_classes: int, models: dict | None) -> tuple[str, str]:
-    """(metric, the rule that chose it) — see the module docstring."""
-    if task == "regression":
-        return "r2", "regression: out-of-sample R²"
-    if n_classes == 2:
-        if models is None or all(hasattr(m, "predict_proba") for m in models.values()):
-            return "roc_auc", ("binary outcome: ROC AUC (threshold-free, unaffected by the "
-                               "class balance; a constant baseline scores 0.5)")
-        return "balanced_accuracy", ("binary outcome, some model without probabilities: "
-                                     "balanced accuracy (mean recall of the two classes)")
-    return "balanced_accuracy", (f"{n_classes} classes: balanced accuracy (mean recall over "
-                                 f"classes; chance is 1/{n_classes})")
-
 
 @dataclass(frozen=True)
 class AuditPlan:
@@ -67,7 +38,7 @@ class AuditPlan:
 
     @property
     def metric_label(self) -> str:
-        return METRIC_LABELS.get(self.primary_metric, self.primary_metric)
+        return metric_label(self.primary_metric)
 
     def usable_studies(self, min_rows: int, *, all_classes: bool = True,
                        min_per_class: int = 1) -> tuple[list[str], list[tuple[str, str]]]:

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..results import Verdict
+    from ..experiment.schemes import subsample
+from ..experiment.schemes import subsample
+from ..results import Verdict
 
 __all__ = ["ErrorAudit", "audit", "AUDIT_METHODS", "METHOD_LABELS", "LOSS_LABELS"]
 
@@ -55,26 +57,6 @@ def _choose_loss(task: str, models: dict) -> str:
     if task != "classification":
         return "squared"
     return "log" if all(hasattr(m, "predict_proba") for m in models.values()) else "zero_one"
-
-
-def _subsample(y, rows: int, stratify: bool, rng):
-    """Sorted indices of ``rows`` random rows of ``y``; stratified by class (every class keeps
-    at least 2 rows, its share otherwise) when ``stratify``."""
-    import numpy as np
-    import pandas as pd
-
-    n = len(y)
-    if rows >= n:
-        return np.arange(n)
-    if not stratify:
-        return np.sort(rng.choice(n, rows, replace=False))
-    y = np.asarray(y)
-    keep = []
-    for c in pd.unique(y):
-        idx = np.flatnonzero(y == c)
-        k = max(2, int(round(rows * idx.size / n)))
-        keep.append(rng.choice(idx, min(k, idx.size), replace=False))
-    return np.sort(np.concatenate(keep))
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,8 +254,8 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         plan = _plan(fast, n, quick)
         Xs, ys = X, y
         if plan["rows"] < n:
-            keep = _subsample(y, plan["rows"], task == "classification",
-                              task_rng(root, ("resampling-rows", name)))
+            keep = subsample(y, plan["rows"], stratify=task == "classification",
+                             random_state=task_rng(root, ("resampling-rows", name)))
             Xs, ys = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
             plan["rows"] = len(keep)
         start = time.perf_counter()
@@ -321,8 +303,6 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
 
 def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick,
              n_studies) -> Verdict:
-    from ..results import Verdict
-
     label = LOSS_LABELS[loss]
     sentence = f"{best} has the lowest estimated {label} (.632+ bootstrap: {best_estimate:.3g})"
     if optimism > 0:
