@@ -29,7 +29,6 @@ import numpy as np
 from .._random import root_seed_sequence, task_rng
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, NotApplicableError, ParameterError, ParameterTypeError
-from ..experiment import study_split_rng
 from ..results import Verdict
 from .design import HoldOutCV, fold_labels_from_masks
 
@@ -241,6 +240,8 @@ def _fold_labels(scheme: HoldOutCV, study: np.ndarray, order, root) -> dict:
     """Fold labels of every study's rows from the scheme's masks, drawn as
     :func:`replikit.experiment.run` draws the splits of ``scheme`` within study ``s`` (from
     :func:`replikit.experiment.study_split_rng`), so the batched fits use the runner's splits."""
+    from ..experiment.runner import study_split_rng
+
     out = {}
     for s in order:
         _, test = scheme.masks(int((study == s).sum()), random_state=study_split_rng(root, s))
