@@ -87,7 +87,7 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
 
 
 def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *,
-              models: dict | None = None, random_state: int = 0, n_jobs: int = 1,
+              models: dict | None = None, random_state: int | None = None, n_jobs: int = 1,
               quick: bool = False, sections: list[str] | None = None,
               progress: bool = False, overwrite: bool = False, debug: bool = False,
               command: str | None = None, out_option: str = "out_dir",
@@ -104,8 +104,9 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         refused before any work unless ``overwrite``; other files are never touched.
     models : dict, optional
         name -> estimator; by default a linear model, a random forest and a baseline.
-    random_state : int
-        Root seed: the same seed gives the same report numbers.
+    random_state : int, optional
+        Root seed: the same seed gives the same report numbers. ``None`` draws fresh entropy and
+        records it in the report (``meta.random_state``), so the run can still be repeated.
     quick : bool
         Fewer resamples (for previews and tests); stamped in the report and its JSON.
     sections : list of str, optional
@@ -132,6 +133,10 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     out = check_output_dir(out_dir, REPORT_FILES, option=out_option, overwrite=overwrite,
                            overwrite_option=overwrite_option)
     start = time.perf_counter()
+    if random_state is None:  # fresh entropy, recorded so that the report can be reproduced
+        import numpy as np
+
+        random_state = int(np.random.SeedSequence().entropy)
     plan = preflight(dataset, models)
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
                        n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan)

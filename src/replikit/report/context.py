@@ -71,7 +71,7 @@ class AuditContext:
 
     dataset: Dataset
     models: dict | None = None
-    random_state: int = 0
+    random_state: int | None = None
     n_jobs: int = 1
     quick: bool = False
     progress: Progress = field(default_factory=lambda: Progress(False))
@@ -79,6 +79,10 @@ class AuditContext:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        if self.random_state is None:  # fresh entropy, kept so every section shares one root
+            import numpy as np
+
+            self.random_state = int(np.random.SeedSequence().entropy)
         if self.plan is None:
             self.plan = preflight(self.dataset, self.models)
 

@@ -99,14 +99,15 @@ def _scale_variances(sw, sx, sxx):
 # --------------------------------------------------------------------------------------------
 
 @single_blas
-def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, alpha: float = 0.0,
+def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, penalty: float = 0.0,
                           fit_intercept: bool = True, scaled: bool = False) -> np.ndarray:
     """Predictions of weighted least squares / ridge fits for every resample and every row.
 
     Solves, for each resample r,
-    ``min_{b, beta} sum_i w_ri (y_i - b - x_i' beta)^2 + alpha * sum_j s_rj^2 beta_j^2``
+    ``min_{b, beta} sum_i w_ri (y_i - b - x_i' beta)^2 + penalty * sum_j s_rj^2 beta_j^2``
     where ``s_rj`` is the weighted SD of feature j in the resample when ``scaled`` (a
-    ``StandardScaler`` in front of ``Ridge``) and 1 otherwise. ``alpha = 0`` is ordinary least
+    ``StandardScaler`` in front of ``Ridge``) and 1 otherwise; ``penalty`` is scikit-learn's
+    ``Ridge(alpha=...)``, and ``penalty = 0`` is ordinary least
     squares (minimum-norm solution when the centred Gram matrix is singular).
 
     Returns
@@ -123,11 +124,11 @@ def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, alpha:
         rhs = sxy - sw[..., None] * xm * ym[..., None]
     else:
         gram, rhs = sxx, sxy
-    if alpha > 0:
+    if penalty > 0:
         pen = _scale_variances(sw, sx, sxx) if scaled else np.ones_like(sx)
         idx = np.arange(X.shape[2])
         gram = gram.copy()
-        gram[..., idx, idx] += alpha * pen
+        gram[..., idx, idx] += penalty * pen
     beta = sym_solve(gram, rhs[..., None])[..., 0]  # (E, R, p)
     pred = np.matmul(beta, np.swapaxes(X, 1, 2))  # (E, R, n)
     if fit_intercept:
@@ -321,7 +322,7 @@ def fast_predictor(model, task: str) -> FastPredictor | None:
             return FastPredictor("ols", {"fit_intercept": bool(est.fit_intercept)}, False, False)
         if (t is Ridge and not est.positive and np.ndim(est.alpha) == 0 and est.fit_intercept
                 and est.alpha > 0):
-            return FastPredictor("ridge", {"alpha": float(est.alpha), "scaled": scaled},
+            return FastPredictor("ridge", {"penalty": float(est.alpha), "scaled": scaled},
                                  False, False)
         if t is DummyRegressor and est.strategy == "mean":
             return FastPredictor("dummy_mean", {}, False, False)
