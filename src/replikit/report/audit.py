@@ -24,12 +24,14 @@ from ..errors import NotApplicableError, ReplikitError
 from .blocks import SectionOutput
 from .context import AuditContext, Progress
 from .preflight import preflight
+from .references import SECTION_REFERENCES, bibtex_for
 from .registry import discover_sections
 from .render import render_html, render_json
+from .summary import SCHEMA_VERSION
 
 __all__ = ["run_audit", "AuditReport", "example_dataset", "REPORT_FILES"]
 
-REPORT_FILES = ("report.html", "report.json")
+REPORT_FILES = ("report.html", "report.json", "references.bib")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class AuditReport:
     sections: list[SectionOutput]
     skipped: list[SectionOutput] = field(default_factory=list)
     seconds: float = 0.0
+    bib_path: Path | None = None
 
 
 def example_dataset(name: str = "anes") -> Dataset:
@@ -93,7 +96,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
               command: str | None = None, out_option: str = "out_dir",
               overwrite_option: str = "overwrite=True",
               on_skip: Callable[[SectionOutput], None] | None = None) -> AuditReport:
-    """Run the audit sections on ``dataset`` and write ``report.html`` and ``report.json``.
+    """Run the audit sections on ``dataset``; write ``report.html``, its JSON twin
+    ``report.json`` and the BibTeX of the methods used, ``references.bib``.
 
     Parameters
     ----------
@@ -146,16 +150,36 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         for section in discover_sections():
             _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
     seconds = time.perf_counter() - start
+    ran = [s for s in outputs if not s.skipped]
+    reference_keys = [k for s in ran for k in SECTION_REFERENCES.get(s.key, ())]
     meta = {
         "dataset_name": dataset.name, "replikit_version": __version__,
         "random_state": random_state, "n_rows": len(dataset.y), "n_studies": dataset.n_studies,
         "task": dataset.task, "quick": quick, "primary_metric": plan.primary_metric,
+        "primary_metric_label": plan.metric_label,
         "primary_metric_rule": plan.primary_metric_rule, "data_notes": list(plan.notes),
         "command": command, "seconds": round(seconds, 1), "section_seconds": timings,
         "sections_skipped": [s.key for s in outputs if s.skipped],
+        "versions": _versions(), "references": list(dict.fromkeys(reference_keys)),
+        "schema_version": SCHEMA_VERSION,
     }
-    html_path, json_path = out / REPORT_FILES[0], out / REPORT_FILES[1]
+    html_path, json_path, bib_path = (out / name for name in REPORT_FILES)
     write_text_atomic(html_path, render_html(meta, outputs))
     write_text_atomic(json_path, render_json(meta, outputs))
+    write_text_atomic(bib_path, bibtex_for(reference_keys))
     return AuditReport(html_path, json_path, outputs, [s for s in outputs if s.skipped],
-                       seconds)
+                       seconds, bib_path)
+
+
+def _versions() -> dict[str, str]:
+    """Versions of the libraries the numbers depend on (for the Reproduce block)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "scipy", "pandas", "scikit-learn"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return out

@@ -46,15 +46,51 @@ def environment():
     # only replikit-made SVG is passed here; its text comes from user labels, so bidi controls
     # are neutralized in it too
     env.filters["svg"] = lambda s: Markup(neutralize_bidi(s))
+    env.filters["num"] = _num
     return env
 
 
+def _num(value) -> str:
+    """A number to 3 significant digits for the summary cards (no wrapping, no e-notation
+    between 1e-3 and 1e5)."""
+    from .blocks import format_value
+
+    return format_value(value, 3)
+
+
+def _methods(sections: list[SectionOutput]) -> list[dict[str, str]]:
+    """The Methods block: per section that ran, what was done (its first paragraph) and the
+    papers behind it."""
+    from .blocks import Paragraph
+    from .references import SECTION_REFERENCES, citation_text
+
+    out = []
+    for s in sections:
+        if s.skipped or s.key not in SECTION_REFERENCES:
+            continue
+        text = next((b.text for b in s.blocks if isinstance(b, Paragraph)), "")
+        out.append({"key": s.key, "title": s.title, "text": text,
+                    "cite": citation_text(SECTION_REFERENCES[s.key])})
+    return out
+
+
 def render_html(meta: dict[str, Any], sections: list[SectionOutput]) -> str:
+    from .summary import summary_cards
+
     env = environment()
-    css = (Path(__file__).parent / "templates" / "style.css").read_text(encoding="utf-8")
-    return env.get_template("report.html.j2").render(meta=meta, sections=sections, css=Markup(css))
+    here = Path(__file__).parent / "templates"
+    css = (here / "style.css").read_text(encoding="utf-8")
+    script = (here / "report.js").read_text(encoding="utf-8")
+    return env.get_template("report.html.j2").render(
+        meta=meta, sections=sections, css=Markup(css), script=Markup(script),
+        cards=summary_cards(sections), methods=_methods(sections))
 
 
 def render_json(meta: dict[str, Any], sections: list[SectionOutput]) -> str:
-    doc = {"meta": to_jsonable(meta), "sections": [s.json() for s in sections]}
+    from .summary import SCHEMA_VERSION, summary_cards
+
+    doc = {"meta": to_jsonable(meta),
+           "summary": to_jsonable({"schema_version": SCHEMA_VERSION,
+                                   "cards": summary_cards(sections)}),
+           "sections": [s.json() for s in sections]}
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,248 @@
+"""The references behind each audit section, as BibTeX, for the report's Methods block.
+
+Every method replikit runs in an audit cites its paper; the report writes the entries of the
+sections that ran to ``references.bib`` beside ``report.html`` and lists them in the Methods
+block, so a user can paste both into a paper.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BIBTEX", "SECTION_REFERENCES", "bibtex_for", "citation_text"]
+
+#: key -> (short citation, BibTeX entry)
+BIBTEX: dict[str, tuple[str, str]] = {
+    "vijayakumar2021": ("Vijayakumar & Cheung (2021)", """@article{vijayakumar2021,
+  author  = {Vijayakumar, Ranjith and Cheung, Mike W.-L.},
+  title   = {Assessing Replicability of Machine Learning Results: An Introduction to Methods
+             on Predictive Accuracy in Social Sciences},
+  journal = {Social Science Computer Review},
+  volume  = {39},
+  number  = {5},
+  pages   = {768--801},
+  year    = {2021},
+  doi     = {10.1177/0894439319888445}
+}"""),
+    "parmigiani2023": ("Parmigiani (2023)", """@article{parmigiani2023,
+  author  = {Parmigiani, Giovanni},
+  title   = {Defining Replicability of Prediction Rules},
+  journal = {Statistical Science},
+  volume  = {38},
+  number  = {4},
+  pages   = {543--556},
+  year    = {2023},
+  doi     = {10.1214/23-STS891}
+}"""),
+    "gardner2017": ("Gardner & Brooks (2017)", """@inproceedings{gardner2017,
+  author    = {Gardner, Josh and Brooks, Christopher},
+  title     = {Statistical Approaches to the Model Comparison Task in Learning Analytics},
+  booktitle = {Proceedings of the Workshop on Methodology in Learning Analytics (MLA) at LAK 2017},
+  series    = {CEUR Workshop Proceedings},
+  volume    = {1915},
+  year      = {2017},
+  url       = {https://ceur-ws.org/Vol-1915/paper2.pdf}
+}"""),
+    "etherington2019": ("Etherington & Lieske (2019)", """@article{etherington2019,
+  author  = {Etherington, Thomas R. and Lieske, David J.},
+  title   = {[Re] Resampling Methods for Evaluating Classification Accuracy of Wildlife
+             Habitat Models},
+  journal = {ReScience C},
+  volume  = {5},
+  year    = {2019},
+  doi     = {10.5281/zenodo.3234524}
+}"""),
+    "verbyla1989": ("Verbyla & Litvaitis (1989)", """@article{verbyla1989,
+  author  = {Verbyla, David L. and Litvaitis, John A.},
+  title   = {Resampling Methods for Evaluating Classification Accuracy of Wildlife Habitat
+             Models},
+  journal = {Environmental Management},
+  volume  = {13},
+  number  = {6},
+  pages   = {783--787},
+  year    = {1989},
+  doi     = {10.1007/BF01868317}
+}"""),
+    "efron1997": ("Efron & Tibshirani (1997)", """@article{efron1997,
+  author  = {Efron, Bradley and Tibshirani, Robert},
+  title   = {Improvements on Cross-Validation: The .632+ Bootstrap Method},
+  journal = {Journal of the American Statistical Association},
+  volume  = {92},
+  number  = {438},
+  pages   = {548--560},
+  year    = {1997},
+  doi     = {10.1080/01621459.1997.10474007}
+}"""),
+    "nadeau2003": ("Nadeau & Bengio (2003)", """@article{nadeau2003,
+  author  = {Nadeau, Claude and Bengio, Yoshua},
+  title   = {Inference for the Generalization Error},
+  journal = {Machine Learning},
+  volume  = {52},
+  number  = {3},
+  pages   = {239--281},
+  year    = {2003},
+  doi     = {10.1023/A:1024068626366}
+}"""),
+    "bouckaert2004": ("Bouckaert & Frank (2004)", """@inproceedings{bouckaert2004,
+  author    = {Bouckaert, Remco R. and Frank, Eibe},
+  title     = {Evaluating the Replicability of Significance Tests for Comparing Learning
+               Algorithms},
+  booktitle = {Advances in Knowledge Discovery and Data Mining (PAKDD 2004)},
+  series    = {Lecture Notes in Computer Science},
+  volume    = {3056},
+  pages     = {3--12},
+  year      = {2004},
+  doi       = {10.1007/978-3-540-24775-3_3}
+}"""),
+    "dietterich1998": ("Dietterich (1998)", """@article{dietterich1998,
+  author  = {Dietterich, Thomas G.},
+  title   = {Approximate Statistical Tests for Comparing Supervised Classification Learning
+             Algorithms},
+  journal = {Neural Computation},
+  volume  = {10},
+  number  = {7},
+  pages   = {1895--1923},
+  year    = {1998},
+  doi     = {10.1162/089976698300017197}
+}"""),
+    "alpaydin1999": ("Alpaydın (1999)", """@article{alpaydin1999,
+  author  = {Alpayd{\\i}n, Ethem},
+  title   = {Combined 5 x 2 cv {F} Test for Comparing Supervised Classification Learning
+             Algorithms},
+  journal = {Neural Computation},
+  volume  = {11},
+  number  = {8},
+  pages   = {1885--1892},
+  year    = {1999},
+  doi     = {10.1162/089976699300016007}
+}"""),
+    "corani2015": ("Corani & Benavoli (2015)", """@article{corani2015,
+  author  = {Corani, Giorgio and Benavoli, Alessio},
+  title   = {A {Bayesian} Approach for Comparing Cross-Validated Algorithms on Multiple
+             Data Sets},
+  journal = {Machine Learning},
+  volume  = {100},
+  number  = {2--3},
+  pages   = {285--304},
+  year    = {2015},
+  doi     = {10.1007/s10994-015-5486-z}
+}"""),
+    "holm1979": ("Holm (1979)", """@article{holm1979,
+  author  = {Holm, Sture},
+  title   = {A Simple Sequentially Rejective Multiple Test Procedure},
+  journal = {Scandinavian Journal of Statistics},
+  volume  = {6},
+  number  = {2},
+  pages   = {65--70},
+  year    = {1979}
+}"""),
+    "demsar2006": ("Demšar (2006)", """@article{demsar2006,
+  author  = {Dem{\\v{s}}ar, Janez},
+  title   = {Statistical Comparisons of Classifiers over Multiple Data Sets},
+  journal = {Journal of Machine Learning Research},
+  volume  = {7},
+  pages   = {1--30},
+  year    = {2006}
+}"""),
+    "olkin1995": ("Olkin & Finn (1995)", """@article{olkin1995,
+  author  = {Olkin, Ingram and Finn, Jeremy D.},
+  title   = {Correlations Redux},
+  journal = {Psychological Bulletin},
+  volume  = {118},
+  number  = {1},
+  pages   = {155--164},
+  year    = {1995},
+  doi     = {10.1037/0033-2909.118.1.155}
+}"""),
+    "viechtbauer2005": ("Viechtbauer (2005)", """@article{viechtbauer2005,
+  author  = {Viechtbauer, Wolfgang},
+  title   = {Bias and Efficiency of Meta-Analytic Variance Estimators in the Random-Effects
+             Model},
+  journal = {Journal of Educational and Behavioral Statistics},
+  volume  = {30},
+  number  = {3},
+  pages   = {261--293},
+  year    = {2005},
+  doi     = {10.3102/10769986030003261}
+}"""),
+    "viechtbauer2010": ("Viechtbauer (2010)", """@article{viechtbauer2010,
+  author  = {Viechtbauer, Wolfgang},
+  title   = {Conducting Meta-Analyses in {R} with the metafor Package},
+  journal = {Journal of Statistical Software},
+  volume  = {36},
+  number  = {3},
+  pages   = {1--48},
+  year    = {2010},
+  doi     = {10.18637/jss.v036.i03}
+}"""),
+    "schuirmann1987": ("Schuirmann (1987)", """@article{schuirmann1987,
+  author  = {Schuirmann, Donald J.},
+  title   = {A Comparison of the Two One-Sided Tests Procedure and the Power Approach for
+             Assessing the Equivalence of Average Bioavailability},
+  journal = {Journal of Pharmacokinetics and Biopharmaceutics},
+  volume  = {15},
+  number  = {6},
+  pages   = {657--680},
+  year    = {1987},
+  doi     = {10.1007/BF01068419}
+}"""),
+    "bernau2014": ("Bernau et al. (2014)", """@article{bernau2014,
+  author  = {Bernau, Christoph and Riester, Markus and Boulesteix, Anne-Laure and
+             Parmigiani, Giovanni and Huttenhower, Curtis and Waldron, Levi and
+             Trippa, Lorenzo},
+  title   = {Cross-Study Validation for the Assessment of Prediction Algorithms},
+  journal = {Bioinformatics},
+  volume  = {30},
+  number  = {12},
+  pages   = {i105--i112},
+  year    = {2014},
+  doi     = {10.1093/bioinformatics/btu279}
+}"""),
+    "brier1950": ("Brier (1950)", """@article{brier1950,
+  author  = {Brier, Glenn W.},
+  title   = {Verification of Forecasts Expressed in Terms of Probability},
+  journal = {Monthly Weather Review},
+  volume  = {78},
+  number  = {1},
+  pages   = {1--3},
+  year    = {1950}
+}"""),
+    "matteucci2024": ("Matteucci et al. (2024)", """@misc{matteucci2024,
+  author        = {Matteucci, Federico and Arzamasov, Vadim and Cribeiro-Ramallo, Jose and
+                   Heyden, Marco and Ntoutsi, Eirini and B{\\"o}hm, Klemens},
+  title         = {Can You Trust Your Experiments? Generalizability of Experimental Studies},
+  year          = {2024},
+  eprint        = {2406.17374},
+  archivePrefix = {arXiv},
+  note          = {Reference implementation: genexpy}
+}"""),
+    "gretton2012": ("Gretton et al. (2012)", """@article{gretton2012,
+  author  = {Gretton, Arthur and Borgwardt, Karsten M. and Rasch, Malte J. and
+             Sch{\\"o}lkopf, Bernhard and Smola, Alexander},
+  title   = {A Kernel Two-Sample Test},
+  journal = {Journal of Machine Learning Research},
+  volume  = {13},
+  pages   = {723--773},
+  year    = {2012}
+}"""),
+}
+
+#: section key -> the references its methods rest on
+SECTION_REFERENCES: dict[str, tuple[str, ...]] = {
+    "resampling": ("etherington2019", "verbyla1989", "efron1997"),
+    "compare": ("gardner2017", "nadeau2003", "bouckaert2004", "dietterich1998", "alpaydin1999",
+                "corani2015", "holm1979", "demsar2006"),
+    "replicate": ("vijayakumar2021", "olkin1995", "schuirmann1987", "viechtbauer2005",
+                  "viechtbauer2010"),
+    "multistudy": ("parmigiani2023", "bernau2014", "brier1950"),
+    "generalize": ("matteucci2024", "gretton2012"),
+}
+
+
+def bibtex_for(keys) -> str:
+    """The BibTeX entries of ``keys`` (in order, without repeats), one blank line apart."""
+    seen = dict.fromkeys(k for k in keys if k in BIBTEX)
+    return "\n\n".join(BIBTEX[k][1] for k in seen) + ("\n" if seen else "")
+
+
+def citation_text(keys) -> str:
+    """``'Gardner & Brooks (2017); Nadeau & Bengio (2003)'`` for ``keys``."""
+    return "; ".join(BIBTEX[k][0] for k in dict.fromkeys(keys) if k in BIBTEX)

@@ -1,0 +1,107 @@
+"""The report as a product (issue 16): summary cards first, detail on demand, Methods and
+BibTeX for the paper, a Reproduce block, print styles — checked on the HTML and the JSON twin.
+(The browser test opens the same reports in headless Chromium.)"""
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replikit.report import SectionOutput, Table, run_audit
+from replikit.report.blocks import Callout, Paragraph
+from replikit.report.references import BIBTEX, SECTION_REFERENCES, bibtex_for
+from replikit.report.render import render_html, render_json
+from replikit.report.summary import QUESTIONS, SCHEMA_VERSION, STATES, summary_cards
+from replikit.results import Verdict
+
+META = {"dataset_name": "d", "replikit_version": "0", "random_state": 1, "n_rows": 10,
+        "n_studies": 2, "task": "regression"}
+
+
+def _section(key, level="good", caveats=("c1", "c2"), estimate=0.41):
+    v = Verdict(f"{key} holds", "R²", level, estimate, 0.3, 0.5, caveats)
+    return SectionOutput(key, key.title(), blocks=[Paragraph(f"What {key} did."),
+                                                   Callout(v.sentence, level)],
+                         data={"verdict": v.to_dict()}, summary=v.sentence)
+
+
+def test_cards_follow_the_verdicts_in_question_order():
+    secs = [_section("generalize", "bad"), _section("compare", "warn"),
+            SectionOutput("replicate", "R", skipped="one study", advice="give --study"),
+            SectionOutput("overview", "O")]
+    cards = summary_cards(secs)
+    assert [c["key"] for c in cards] == ["compare", "replicate", "generalize"]
+    c = cards[0]
+    assert c["question"] == QUESTIONS["compare"] and c["state"] == "warn"
+    assert (c["estimate"], c["ci_low"], c["ci_high"], c["metric"]) == (0.41, 0.3, 0.5, "R²")
+    assert c["caveat"] == "c1" and c["caveats"] == ["c1", "c2"] and c["link"] == "#compare"
+    assert cards[1]["state"] == "skipped" and cards[1]["sentence"] == "one study"
+    assert {c["state"] for c in cards} <= set(STATES)
+
+
+def test_json_twin_has_the_versioned_summary_with_stable_keys():
+    doc = json.loads(render_json(META, [_section("compare"), _section("resampling", "info")]))
+    assert doc["summary"]["schema_version"] == SCHEMA_VERSION == 1
+    keys = {"key", "question", "state", "sentence", "metric", "estimate", "ci_low", "ci_high",
+            "caveat", "caveats", "link"}
+    assert all(set(c) == keys for c in doc["summary"]["cards"])
+    assert [c["key"] for c in doc["summary"]["cards"]] == ["resampling", "compare"]
+
+
+def test_html_summary_cards_link_to_sections_and_sentence_not_repeated():
+    html = render_html(META, [_section("compare"), _section("multistudy", "warn")])
+    assert html.index('id="summary"') < html.index('id="compare"')
+    assert 'href="#compare"' in html and 'class="card state-warn"' in html
+    assert "[0.3, 0.5]" in html
+    # the section shows its verdict once (the callout), not again as a summary line
+    body = html[html.index('<section id="compare"'):]
+    assert body[:body.index("</section>")].count("compare holds") == 1
+
+
+def test_long_tables_collapse_and_tables_sort():
+    big = pd.DataFrame({"study": [f"s{i}" for i in range(30)], "n": np.arange(30)})
+    small = pd.DataFrame({"a": [1, 2]})
+    out = SectionOutput("k", "K", blocks=[Table(big, "Per study"), Table(small, "Small")])
+    html = render_html(META, [out])
+    assert re.search(r"<details class=\"table-details\"><summary>Per study · 30 rows", html)
+    assert html.count("<details class=\"table-details\">") == 1
+    assert html.count('class="sortable"') == 2 and "aria-sort" in html  # the inline script
+    assert "<script src" not in html and "http" not in html.split("<style>")[0]
+
+
+def test_print_styles_put_the_summary_first_and_keep_figures_whole():
+    html = render_html(META, [_section("compare")])
+    css = html[html.index("<style>"):html.index("</style>")]
+    assert "@media print" in css and "#summary { break-after: page; }" in css
+    assert "break-inside: avoid" in css
+    assert "beforeprint" in html  # <details> open for printing
+
+
+def test_methods_block_cites_and_bibtex_entries_are_well_formed():
+    html = render_html(META, [_section("compare"), _section("replicate")])
+    methods = html[html.index('id="methods"'):]
+    assert "What compare did." in methods and "Gardner &amp; Brooks (2017)" in methods
+    bib = bibtex_for(SECTION_REFERENCES["compare"] + SECTION_REFERENCES["replicate"])
+    entries = re.findall(r"^@\w+\{(\w+),", bib, flags=re.M)
+    assert entries == list(dict.fromkeys(SECTION_REFERENCES["compare"]
+                                         + SECTION_REFERENCES["replicate"]))
+    for key, (_, entry) in BIBTEX.items():
+        assert entry.count("{") == entry.count("}"), key
+        assert re.search(r"year\s*=\s*\{\d{4}\}", entry), key
+
+
+@pytest.mark.slow
+def test_audit_writes_bibtex_methods_and_reproduce(tmp_path):
+    from replikit.report import example_dataset
+
+    rep = run_audit(example_dataset("nwtco"), tmp_path, quick=True, random_state=3,
+                    sections=["overview", "compare"], command="replikit audit --example nwtco")
+    assert rep.bib_path.read_text().startswith("@inproceedings{gardner2017")
+    html = rep.html_path.read_text()
+    assert "replikit audit --example nwtco" in html and "scikit-learn" in html
+    doc = json.loads(rep.json_path.read_text())
+    assert doc["meta"]["references"][0] == "gardner2017"
+    assert doc["summary"]["cards"][0]["key"] == "compare"
+    assert doc["summary"]["cards"][0]["metric"] == "ROC AUC"
