@@ -15,7 +15,7 @@ from replikit._calibration import COLUMNS, rate_row
 from replikit.cli import validity as validity_cli
 from replikit.errors import ParameterError
 
-EXPECTED = ("replicate", "compare", "generalize")
+from .test_validity_suite import CAPABILITIES as EXPECTED
 
 
 class Study:
