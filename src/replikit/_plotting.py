@@ -2,7 +2,8 @@
 switched) and rendered to SVG, inline for the HTML report or as a standalone file.
 
 ``new_figure`` returns a :class:`matplotlib.figure.Figure` with its own Agg canvas; it never calls
-``matplotlib.use``. ``svg_document`` gives a valid standalone SVG file (XML prologue, SVG and
+``matplotlib.use``; its axes cycle through the Okabe–Ito palette (distinguishable under the
+common colour-vision deficiencies; Okabe & Ito 2008). ``svg_document`` gives a valid standalone SVG file (XML prologue, SVG and
 xlink namespaces), ``svg_inline`` the same drawing fit for inlining in HTML (no prologue; the
 HTML parser puts ``<svg>`` in the SVG namespace by itself). Both are deterministic: the same
 figure gives the same bytes (fixed id salt, no dates or creator metadata).
@@ -14,16 +15,41 @@ import io
 import os
 import re
 
-__all__ = ["new_figure", "new_axes", "axes_or_new", "svg_document", "svg_inline", "save_svg"]
+__all__ = ["new_figure", "new_axes", "axes_or_new", "svg_document", "svg_inline", "save_svg",
+           "OKABE_ITO", "MIN_FONT_PT"]
 
 _XMLNS = re.compile(r'\s+xmlns(:\w+)?="[^"]*"')
+
+#: Okabe & Ito (2008) colour-blind-safe palette, black last (used for the axes' colour cycle).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+             "#000000")
+#: The smallest text size of a rendered figure, in points (legible at 100% zoom).
+MIN_FONT_PT = 9.0
+
+
+def _figure_class():
+    from matplotlib.figure import Figure
+
+    class _Figure(Figure):
+        """A Figure whose axes start with the Okabe–Ito colour cycle (``subplots`` goes
+        through ``add_subplot``)."""
+
+        def add_subplot(self, *args, **kwargs):
+            ax = super().add_subplot(*args, **kwargs)
+            ax.set_prop_cycle(color=OKABE_ITO)
+            return ax
+
+        def add_axes(self, *args, **kwargs):
+            ax = super().add_axes(*args, **kwargs)
+            ax.set_prop_cycle(color=OKABE_ITO)
+            return ax
+
+    return _Figure
 
 
 def new_figure(width: float = 6.4, height: float = 3.6):
     """A matplotlib figure with an Agg canvas, outside pyplot (no display needed)."""
-    from matplotlib.figure import Figure
-
-    return Figure(figsize=(width, height), layout="constrained")
+    return _figure_class()(figsize=(width, height), layout="constrained")
 
 
 def new_axes(width: float = 6.4, height: float = 3.6):
@@ -35,6 +61,55 @@ def axes_or_new(ax=None, width: float = 6.4, height: float = 3.6):
     """``ax`` if given, else the axes of a new figure (the ``ax=None`` convention of every
     plot function)."""
     return ax if ax is not None else new_axes(width, height)
+
+
+def _overlaps(labels, vertical: bool) -> int:
+    """How many times too dense the visible tick ``labels`` are along their axis (1 = fine)."""
+    boxes = [t.get_window_extent() for t in labels if t.get_visible() and t.get_text()]
+    if len(boxes) < 2:
+        return 1
+    if vertical:
+        spans = sorted((b.y0, b.y1) for b in boxes)
+    else:
+        spans = sorted((b.x0, b.x1) for b in boxes)
+    need = max(hi - lo for lo, hi in spans) * 1.1
+    gaps = [b[0] - a[0] for a, b in zip(spans, spans[1:], strict=False)]
+    have = min(gaps) if gaps else need
+    return 1 if have >= need else int(-(-need // max(have, 1e-9)))
+
+
+def legible(fig, min_size: float = MIN_FONT_PT):
+    """Make ``fig`` legible at 100% zoom: no text under ``min_size`` points, and tick labels
+    on a fixed (categorical) axis that would then overlap thinned to every k-th label (the axis
+    keeps all its ticks).
+
+    Plot functions may draw small annotations; this pass, run on every rendered figure, is
+    the one place the floor is enforced. Returns ``fig``.
+    """
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # makes the lazy tick labels
+    for ax in fig.get_axes():
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = axis.get_ticklabels(which="both")
+            if labels and min(t.get_fontsize() for t in labels) < min_size:
+                ax.tick_params(axis=name, which="both", labelsize=min_size)
+    for text in fig.findobj(Text):
+        if text.get_text() and text.get_fontsize() < min_size:
+            text.set_fontsize(min_size)
+    fig.draw_without_rendering()
+    from matplotlib.ticker import FixedLocator
+
+    for ax in fig.get_axes():
+        for vertical, axis in ((False, ax.xaxis), (True, ax.yaxis)):
+            if not isinstance(axis.get_major_locator(), FixedLocator):
+                continue  # automatic locators choose fewer ticks by themselves
+            labels = axis.get_ticklabels()
+            step = _overlaps(labels, vertical)
+            if step > 1:
+                for i, t in enumerate(labels):
+                    t.set_visible(i % step == 0)
+    return fig
 
 
 def svg_document(fig) -> str:
@@ -52,7 +127,7 @@ def svg_document(fig) -> str:
     # off so that lazily made tick labels exist, then keep mathtext only for the formatters'
     # own '$\mathdefault{...}$' strings (log-axis ticks such as 10^2).
     with matplotlib.rc_context({"text.parse_math": False}):
-        fig.draw_without_rendering()
+        legible(fig)
     for text in fig.findobj(Text):
         label = text.get_text()
         text.set_parse_math(label.startswith("$") and label.endswith("$")

@@ -50,3 +50,49 @@ def test_log_axis_ticks_keep_their_math():
     ax.set_xlabel("cost in $")
     svg = re.sub(r"<!--.*?-->", "", svg_document(fig), flags=re.S)  # comments hold the source
     assert "mathdefault" not in svg and "cost in $" in svg
+
+
+def _font_sizes(svg: str) -> list[float]:
+    import re
+
+    return [float(x) for x in re.findall(r"font(?:-size)?: ?(?:[a-z ]*?)([\d.]+)px", svg)]
+
+
+def test_rendered_text_is_never_below_the_floor():
+    from replikit._plotting import MIN_FONT_PT, new_axes, svg_document
+
+    ax = new_axes(4, 3)
+    ax.plot([0, 1], [0, 1], label="a")
+    ax.text(0.5, 0.5, "tiny", fontsize=5)
+    ax.legend(fontsize=6)
+    ax.tick_params(labelsize=4)
+    ax.set_title("title", fontsize=7)
+    sizes = _font_sizes(svg_document(ax.figure))
+    assert sizes and min(sizes) >= MIN_FONT_PT
+
+
+def test_dense_categorical_labels_are_thinned_not_overlapping():
+    from replikit._plotting import new_axes, svg_document
+
+    ax = new_axes(4, 3)
+    ax.set_yticks(range(60), [f"study {i}" for i in range(60)])
+    svg_document(ax.figure)
+    shown = [t for t in ax.get_yticklabels() if t.get_visible()]
+    assert 2 <= len(shown) < 60
+    boxes = sorted((t.get_window_extent().y0, t.get_window_extent().y1) for t in shown)
+    assert all(b[0] >= a[1] for a, b in zip(boxes, boxes[1:], strict=False))  # no overlap
+    # a sparse axis keeps every label
+    ax2 = new_axes(4, 3)
+    ax2.set_yticks(range(5), list("abcde"))
+    svg_document(ax2.figure)
+    assert all(t.get_visible() for t in ax2.get_yticklabels())
+
+
+def test_axes_cycle_through_the_colour_blind_safe_palette():
+    from replikit._plotting import OKABE_ITO, new_figure
+
+    fig = new_figure()
+    axes = fig.subplots(1, 2)
+    for ax in axes:
+        lines = [ax.plot([0, 1], [i, i])[0] for i in range(3)]
+        assert [ln.get_color() for ln in lines] == list(OKABE_ITO[:3])
