@@ -81,8 +81,15 @@ def test_best_rule_assessed_and_numbers_agree(reg_audit):
     U = a.utilities.utility
     assert a.statistic == pytest.approx(U.max() - U.min())
     draws = a.assessment.bootstrap.draws["absolute"]
-    ci = a.confidence_interval(0.9)
+    ci = a.assessment.confidence_interval(0.9)
     assert [ci.low, ci.high] == pytest.approx(np.quantile(draws, [0.05, 0.95]), rel=1e-12)
+    # the headline interval: [0, the intersection-union test's upper bound of max|Δ|]
+    from replikit.multistudy.equivalence import epsilon_test
+    eq = epsilon_test(a.utilities, alpha=0.05)
+    assert a.smallest_epsilon == pytest.approx(eq.smallest_epsilon, rel=1e-12)
+    assert tuple(a.confidence_interval(0.95)) == pytest.approx((0.0, eq.smallest_epsilon))
+    assert a.confidence_interval(0.9).high < a.smallest_epsilon
+    assert a.spread == pytest.approx(eq.spreads["eb"]) and a.spread <= a.statistic
     assert a.n_resamples == len(draws) == 200 and a.permutation.n_resamples == 199
     assert a.pvalue == a.assessment.permutation_utility.pvalue
     # the Predictions of the rule feed the other functions of replikit.multistudy directly
@@ -98,11 +105,12 @@ def test_best_rule_assessed_and_numbers_agree(reg_audit):
 def test_verdict_states_utility_spread_pvalue_and_caveats(reg_audit):
     a = reg_audit
     v = a.verdict
-    assert v.estimate == a.statistic
+    assert v.estimate == a.spread
     assert (v.ci_low, v.ci_high) == tuple(a.confidence_interval())
     assert v.level == ("warn" if a.pvalue < audit_module.ALPHA else "good")
     assert "minus the squared error" in v.sentence and f"{a.pvalue:.3g}" in v.sentence
     assert f"{a.statistic:.3g}" in v.sentence and "utility" in v.metric
+    assert f"{a.spread:.3g}" in v.sentence and f"{a.smallest_epsilon:.3g}" in v.sentence
     assert any("half" in c for c in v.caveats) and any("quick" in c for c in v.caveats)
 
 

@@ -5,6 +5,8 @@ utility ``U_k`` for a user (eqs. 1–4); the K×K matrix ``U_k − U_k'`` and th
 absolute/relative ε-replicability (Defs. 3.1, 3.2) follow; :func:`dominance` compares two rules
 (Def. 3.3); :func:`distance_matrix` measures distance replicability (Def. 5.1);
 :func:`resample_replicability` and :func:`permutation_test` add uncertainty and tests (sec. 6);
+:func:`epsilon_test` tests ε-replicability (an intersection–union test of pairwise TOSTs) and
+gives the smallest ε shown at level α with a bias-aware estimate of the spread;
 :func:`cross_study_matrix`, :func:`leave_one_study_out` and :func:`multistudy_stacking` assess
 training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole analysis of a fixed rule's
 predictions; :func:`audit` is the entry from data and models (the audit report's section): it
@@ -39,6 +41,8 @@ _EXPORTS = {
     "StackingResult": "training", "multistudy_stacking": "training",
     "get_metric": "training",
     "Assessment": "analysis", "assess": "analysis",
+    "EpsilonTest": "equivalence", "epsilon_test": "equivalence",
+    "spread_estimates": "equivalence",
     # audit.py (audit itself is bound above: importing the submodule binds the package
     # attribute of the same name to the module, which a lazy __getattr__ cannot undo)
     "MultiStudyAudit": "audit",

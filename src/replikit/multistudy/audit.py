@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from ..data.tables import Predictions
     from .analysis import Assessment
+    from .equivalence import EpsilonTest
     from .inference import PermutationMethod
     from .training import CrossStudyResult, LeaveOneStudyOutResult
     from .utilities import StudyUtilities
@@ -71,6 +72,10 @@ class MultiStudyAudit:
     assessment : Assessment
         :func:`~replikit.multistudy.assess` of the rule: distances (Def. 5.1), the within-study
         bootstrap (sec. 6.1) and the permutation tests (sec. 6.2).
+    equivalence : EpsilonTest
+        :func:`~replikit.multistudy.equivalence.epsilon_test` of the rule's utilities
+        (delta-method SEs, level ``ALPHA``): the smallest ε shown at level ``ALPHA`` (the upper
+        confidence bound of ``max|Δ|``, the headline) and the bias-aware spread estimate.
     rules : DataFrame
         Every rule: ``rule, mean_utility, smallest_epsilon`` and, against the assessed rule,
         ``dominated`` (the assessed rule dominates it, Def. 3.3), ``dominates`` (it dominates
@@ -138,6 +143,7 @@ class MultiStudyAudit:
     seconds: float = 0.0
     notes: tuple = ()
     verdict: Verdict | None = None
+    equivalence: EpsilonTest | None = field(default=None, repr=False)
 
     @property
     def utility_label(self) -> str:
@@ -151,8 +157,21 @@ class MultiStudyAudit:
 
     @property
     def statistic(self) -> float:
-        """``max|U_k − U_k'|``: the smallest ε of absolute ε-replicability (Def. 3.1)."""
+        """``max|U_k − U_k'|``: the observed smallest ε of absolute ε-replicability (Def. 3.1),
+        a maximum of noisy differences, biased upward (see :attr:`spread`)."""
         return self.assessment.statistic
+
+    @property
+    def spread(self) -> float:
+        """The bias-aware estimate of the studies' true ``max|θ_k − θ_k'|`` (empirical Bayes,
+        :func:`~replikit.multistudy.equivalence.epsilon_test`)."""
+        return self.equivalence.estimate
+
+    @property
+    def smallest_epsilon(self) -> float:
+        """The smallest ε for which ε-replicability is shown at level ``ALPHA``: the upper
+        ``1 − ALPHA`` confidence bound of ``max|Δ|`` (intersection–union test)."""
+        return self.equivalence.smallest_epsilon
 
     @property
     def pvalue(self) -> float:
@@ -160,8 +179,10 @@ class MultiStudyAudit:
         return self.assessment.pvalue
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Bootstrap percentile interval of :attr:`statistic` (the ε interval)."""
-        return self.assessment.confidence_interval(confidence_level)
+        """One-sided interval ``[0, bound]`` of the true ``max|Δ|``: the largest pairwise upper
+        bound of the intersection–union test (at 0.95, :attr:`smallest_epsilon`). The
+        percentile bootstrap interval of the biased maximum stays in ``assessment``."""
+        return self.equivalence.confidence_interval(confidence_level)
 
     def utility_intervals(self, confidence_level: float = 0.95) -> np.ndarray:
         """Bootstrap percentile intervals of every ``U_k``, shape (K, 2)."""
@@ -188,11 +209,11 @@ class MultiStudyAudit:
         return plot_study_utilities(self.utilities, self.utility_intervals(), ax=ax)
 
     def __str__(self) -> str:
-        ci = self.confidence_interval()
         return (f"Cross-study replicability of {self.rule} (seed 001; utility: "
                 f"{self.utility_label})\n  {self.utilities.K} studies; max |U_k - U_k'| = "
-                f"{self.statistic:.4g} (95% bootstrap interval {ci}); permutation p = "
-                f"{self.pvalue:.4g}\n  {self.verdict}")
+                f"{self.statistic:.4g} observed, {self.spread:.4g} bias-aware; replicable "
+                f"within any ε >= {self.smallest_epsilon:.4g} (95% upper bound); permutation "
+                f"p = {self.pvalue:.4g}\n  {self.verdict}")
 
 
 def _study_subset(d, min_rows: int, min_per_class: int):
@@ -278,7 +299,12 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
        ``max|U_k − U_k'|`` (Def. 3.1) with its bootstrap interval (the ε interval), its relative
        form (Def. 3.2), total variation distances (Def. 5.1; fewer quantile bins when studies
        are small: ``clip(sqrt(min n_k / 5), 2, 10)``) and permutation tests of study labels
-       (sec. 6.2): 1000 resamples and 999 permutations, 200 and 199 with ``quick``.
+       (sec. 6.2): 1000 resamples and 999 permutations, 200 and 199 with ``quick``. Then
+       :func:`~replikit.multistudy.equivalence.epsilon_test` (delta-method SEs, level
+       ``ALPHA``): the smallest ε shown at level ``ALPHA`` — an upper confidence bound of the
+       true ``max|Δ|`` from the intersection–union test of pairwise TOSTs — and the
+       empirical-Bayes estimate of the spread, which replace the observed maximum (biased
+       upward) and its percentile bootstrap interval as the headline.
     6. **Dominance** (Def. 3.3) of every other rule by the assessed one, on the same studies.
     7. **Training technique**: the cross-study validation matrix of the rule's model (5-fold
        within-study CV on the diagonal, 3 with ``quick``) and leave-one-study-out, on the
@@ -314,10 +340,11 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
 
     Notes
     -----
-    Seed 001 (Parmigiani): eqs. 1–4, Defs. 3.1–3.3, 5.1, secs. 6.1–6.2 and 7.4. The verdict
-    states the utility, the spread ``max|U_k − U_k'|`` with its interval, the permutation
-    p-value (``'warn'`` when it rejects exact replicability at ``ALPHA`` = 0.05, else
-    ``'good'``) and the caveats.
+    Seed 001 (Parmigiani): eqs. 1–4, Defs. 3.1–3.3, 5.1, secs. 6.1–6.2 and 7.4; Berger (1982)
+    for the intersection–union test. The verdict states the utility, the bias-aware spread
+    (its estimate, with ``[0, smallest ε shown]`` as interval), the observed maximum, the
+    permutation p-value (``'warn'`` when it rejects exact replicability at ``ALPHA`` = 0.05,
+    else ``'good'``) and the caveats.
 
     Examples
     --------
@@ -349,6 +376,7 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
             advice="pool small studies into larger units.")
     from ..experiment.models import default_models
     from .analysis import assess
+    from .equivalence import epsilon_test
     from .inference import PermutationMethod
     from .utilities import study_utilities
 
@@ -374,17 +402,18 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     bins = int(np.clip(math.sqrt(data_best.sizes.min() / 5.0), 2, 10))
     res = assess(data_best, utility, n_resamples=n_resamples, permutation=permutation,
                  bins=bins, random_state=task_rng(root, "multistudy-assess"))
+    eq = epsilon_test(res, alpha=ALPHA)
     # 6: the other rules against the assessed one, on the same studies
     rules_tab, rule_utilities = _dominance(fits.rules, means, best, su, data_best.studies,
                                            utility)
     # 7: the training technique
     tech = _technique(d, models, best, fits, metric, cv, root, n_jobs)
     notes = _notes(left_out, dropped, tech, best, res)
-    verdict = _verdict(best, utility, su, res, left_out, dropped, quick, tech.loso_model,
+    verdict = _verdict(best, utility, su, res, eq, left_out, dropped, quick, tech.loso_model,
                        n_resamples, permutation)
     return MultiStudyAudit(
         rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
-        rules=rules_tab, rule_utilities=rule_utilities, predictions=fits.predictions,
+        rules=rules_tab, equivalence=eq, rule_utilities=rule_utilities, predictions=fits.predictions,
         cross_study=tech.cross_study, loso=tech.loso, loso_model=tech.loso_model,
         loso_seconds=tech.loso_seconds, metric=tech.cross_study.metric, n_train=fits.n_train,
         n_resamples=n_resamples, permutation=permutation, cv=cv, tv_bins=bins, quick=quick,
@@ -516,18 +545,19 @@ def _notes(left_out, dropped, tech, best, res) -> tuple:
     return tuple(dict.fromkeys(notes))
 
 
-def _verdict(best, utility, su, res, left_out, dropped, quick, loso_name, n_resamples,
+def _verdict(best, utility, su, res, eq, left_out, dropped, quick, loso_name, n_resamples,
              permutation) -> Verdict:
-    eps = res.statistic
-    ci = res.confidence_interval(0.95)
     p = res.pvalue
     label = UTILITY_LABELS[utility]
     rejects = p < ALPHA
-    sentence = (f"{best}'s average utility ({label}) differs across {su.K} studies by up to "
-                f"{eps:.3g} (95% bootstrap interval {ci.low:.3g} to {ci.high:.3g}); a "
+    level = 1 - ALPHA
+    sentence = (f"{best}'s average utility ({label}) differs across {su.K} studies by an "
+                f"estimated {eq.estimate:.3g} (empirical Bayes; the largest observed difference, "
+                f"{eq.statistic:.3g}, is biased upward); replicability is shown at level "
+                f"{ALPHA:g} for any tolerance ε ≥ {eq.smallest_epsilon:.3g} ({level:.0%} upper "
+                f"confidence bound of the largest difference, intersection-union test), and a "
                 f"permutation test of study labels {'rejects' if rejects else 'does not reject'} "
-                f"exact replicability (p = {p:.3g}), so a user who tolerates a difference of "
-                f"ε is served replicably if ε ≥ {eps:.3g}.")
+                f"exact replicability (p = {p:.3g}).")
     caveats: list[Any] = ["each rule is trained on half of every study and assessed on the "
                           "other half"]
     if left_out:
@@ -542,5 +572,5 @@ def _verdict(best, utility, su, res, left_out, dropped, quick, loso_name, n_resa
         caveats.append(f"quick mode: {n_resamples} bootstrap resamples, "
                        f"{permutation.n_resamples} permutations")
     return Verdict(sentence, metric=f"utility: {label}", level="warn" if rejects else "good",
-                   estimate=float(eps), ci_low=float(ci.low), ci_high=float(ci.high),
+                   estimate=float(eq.estimate), ci_low=0.0, ci_high=float(eq.smallest_epsilon),
                    caveats=tuple(caveats))
