@@ -5,7 +5,10 @@ returns a :class:`ReplicationAudit` (numbers, verdict, tables, figures). Its par
 uncertainty (R2 by Olkin-Finn, Cohen et al., Lee's approximation, bootstrap;
 other metrics), differences of two independent estimates, the three aims (inconsistency,
 consistency, combination), meta-analysis with metafor's tau2 estimators, and the two-stage
-fold -> study -> population procedure.
+fold -> study -> population procedure; meta-regression on study-level moderators
+(:func:`meta_regression`), heterogeneity intervals, influence diagnostics (:func:`influence`),
+small-study effects (:func:`small_study_effects`) and bounded metrics pooled on a transformed
+scale (:func:`meta_analysis_on_scale`).
 
 Names are imported lazily from their modules so that ``import replikit.replicate`` stays cheap,
 except :func:`audit`, bound here (its module imports nothing heavy), so that
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from .._lazy import lazy_exports
 from .audit import audit as audit  # eager: see the note on audit.py below
+from .influence import influence as influence  # eager, for the same reason (numpy only)
 
 _EXPORTS = {
     "meta_analysis": "meta", "MetaResult": "meta", "tau2_estimate": "meta",
@@ -38,10 +42,23 @@ _EXPORTS = {
     "ReplicationAudit": "audit", "LINEAR_MODEL": "audit",
     "HoldOutCV": "design", "LabeledFolds": "design",
     "DIFF_INTERVALS": "aims",
+    # meta-regression, heterogeneity, influence, small-study effects, transforms (issue 17)
+    "meta_regression": "metareg", "MetaRegression": "metareg", "ModeratorTest": "metareg",
+    "Heterogeneity": "metareg",
+    "Influence": "influence", "baujat": "influence",
+    "cumulative": "influence",
+    "regression_test": "smallstudy", "RegressionTest": "smallstudy", "rank_test": "smallstudy",
+    "RankTest": "smallstudy", "trim_and_fill": "smallstudy", "TrimAndFill": "smallstudy",
+    "small_study_effects": "smallstudy", "SmallStudyEffects": "smallstudy",
+    "PREDICTORS": "smallstudy",
+    "to_scale": "transforms", "from_scale": "transforms", "default_scale": "transforms",
+    "meta_analysis_on_scale": "transforms", "ScaledMeta": "transforms", "SCALES": "transforms",
+    "funnel_plot": "plots", "bubble_plot": "plots", "influence_plot": "plots",
+    "baujat_plot": "plots",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)
-__all__ = sorted([*_names, "audit"])
+__all__ = sorted([*_names, "audit", "influence"])
 
 
 def __dir__() -> list[str]:

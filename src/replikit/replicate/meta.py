@@ -330,6 +330,28 @@ class MetaResult:
         lo, hi = tau2_qprofile_ci(np.asarray(self.y), np.asarray(self.v), confidence_level)
         return ConfidenceInterval(float(lo), float(hi))
 
+    def heterogeneity(self, confidence_level: float = 0.95):
+        """tau2 with its SE, tau, I2 and H2 with Q-profile intervals (metafor's ``confint``).
+
+        Returns
+        -------
+        Heterogeneity
+            The interval of tau2 solves ``Q(tau2) = chi2_{k-1}`` quantiles (Viechtbauer 2007);
+            tau, I2 and H2 are its images (``I2 = 100 tau2/(s2 + tau2)``,
+            ``H2 = 1 + tau2/s2`` with the typical within-study variance ``s2``, Higgins &
+            Thompson 2002). The SE of tau2 is the one ``rma.uni`` reports for the estimator
+            (inverse Fisher information for ML/REML, the variance of the quadratic form for
+            DL/HE/HS/SJ). Estimates I2, H2 as :attr:`i2_tau`, :attr:`h2_tau`.
+        """
+        from .metareg import _fit_stack, _heterogeneity
+
+        y, v = np.asarray(self.y), np.asarray(self.v)
+        X = np.ones((self.k, 1))
+        trp0 = float(_fit_stack(y, v, X, method="FE").trp0)
+        return _heterogeneity(y, v, X, method=self.method, tau2=self.tau2, qe=self.q,
+                              trp0=trp0, i2=self.i2_tau, h2=self.h2_tau,
+                              level=check_confidence_level(confidence_level), residual=False)
+
     def study_frame(self) -> pd.DataFrame:
         """One row per input: ``label, estimate, se, ci_low, ci_high, weight`` (z 95% CIs)."""
         y = np.asarray(self.y)

@@ -13,7 +13,8 @@ from .._validation import check_confidence_level
 from ..errors import DataError, ParameterTypeError
 from .meta import MetaResult
 
-__all__ = ["forest_plot", "plot_differences", "plot_simulation"]
+__all__ = ["forest_plot", "plot_differences", "plot_simulation", "funnel_plot", "bubble_plot",
+           "influence_plot", "baujat_plot"]
 
 # User text (study labels, column and model names) is drawn with parse_math=False: shown as
 # typed, where a ``$`` would otherwise start matplotlib mathtext (and a lone one fails to parse).
@@ -21,7 +22,8 @@ __all__ = ["forest_plot", "plot_differences", "plot_simulation"]
 
 def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
                 refline: float | None = 0.0, prediction_interval: bool = True,
-                xlabel: str = "estimate", digits: int = 2, title: str | None = None):
+                xlabel: str = "estimate", digits: int = 2, title: str | None = None,
+                transform=None):
     """Forest plot in the layout of metafor's ``forest.rma``.
 
     Study labels on the left, ``estimate [low, high]`` on the right, squares with area
@@ -43,6 +45,11 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     digits : int
         Decimals of the right-hand text.
     title : str, optional
+    transform : callable or str, optional
+        Back-transform applied to every drawn value and interval bound (metafor's ``transf``):
+        a function such as ``numpy.exp``, or a scale of :mod:`replikit.replicate.transforms`
+        (``'logit'``, ``'r2_z'``, ...) whose inverse is applied. ``refline`` is on the drawn
+        scale.
 
     Returns
     -------
@@ -61,23 +68,28 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     level = check_confidence_level(confidence_level)
     k = result.k
     ax = _axes(ax, 7.2, 1.3 + 0.28 * (k + 3))
-    y = np.asarray(result.y)
+    from .transforms import _inverse
+
+    tf = _inverse(transform) or (lambda a: np.asarray(a, float))
+    y0 = np.asarray(result.y)
     se = np.sqrt(np.asarray(result.v))
     z = stats.norm.ppf((1 + level) / 2)
-    lo, hi = y - z * se, y + z * se
+    y, lo, hi = tf(y0), tf(y0 - z * se), tf(y0 + z * se)
     rows = np.arange(k, 0, -1) + 1.0  # studies from top; pooled row at 0
     w = np.asarray(result.weights)
     sizes = 20 + 180 * w / max(w.max(), 1e-12)
     ax.hlines(rows, lo, hi, color="black", lw=1)
     ax.scatter(y, rows, s=sizes, marker="s", color="black", zorder=3)
-    ci = result.confidence_interval(level)
-    est = result.estimate
+    ci0 = result.confidence_interval(level)
+    ci = type(ci0)(float(tf(ci0.low)), float(tf(ci0.high)))
+    est = float(tf(result.estimate))
     diamond = np.array([[ci.low, 0], [est, 0.3], [ci.high, 0], [est, -0.3]])
     from matplotlib.patches import Polygon
 
     ax.add_patch(Polygon(diamond, closed=True, color="black", zorder=3))
     if prediction_interval and result.method != "FE":
-        pi = result.prediction_interval(level)
+        pi0 = result.prediction_interval(level)
+        pi = type(pi0)(float(tf(pi0.low)), float(tf(pi0.high)))
         ax.hlines(0, pi.low, pi.high, color="black", lw=1, linestyles="dotted")
         xmin, xmax = min(lo.min(), pi.low), max(hi.max(), pi.high)
     else:
@@ -234,3 +246,275 @@ def plot_simulation(result, *, measure: str = "cv", procedure: str = "inconsiste
     fig.suptitle(f"{measure.upper()} R2, {n_changed} non-replicating studies "
                  f"({result.n_repetitions} repetition(s))", fontsize=9)
     return fig
+
+
+_BLUE, _ORANGE, _VERMILLION, _GREY = "#0072B2", "#E69F00", "#D55E00", "#7f7f7f"
+
+
+def funnel_plot(result: MetaResult, *, ax=None, trimfill=None, regression=None, contours=None,
+                refline: float | None = None, confidence_level: float = 0.95,
+                xlabel: str = "estimate", title: str | None = None):
+    """Funnel plot: estimates against their standard errors (metafor's ``funnel``).
+
+    The vertical axis is the standard error, 0 at the top (Sterne & Egger 2001, BMJ 323,
+    101-105); the pseudo confidence region ``refline +- z se`` is the triangle where ~95% of the
+    studies fall without heterogeneity and small-study effects.
+
+    Parameters
+    ----------
+    result : MetaResult
+    ax : matplotlib Axes, optional
+    trimfill : TrimAndFill, optional
+        Draw its imputed studies (open circles) and its pooled estimate (dashed line).
+    regression : RegressionTest, optional
+        Draw the fitted line of an SE-predictor regression test (Egger's line).
+    contours : sequence of float, optional
+        Contour-enhanced funnel (Peters, Sutton, Jones, Abrams & Rushton 2008, J Clin Epidemiol
+        61, 991-996): shade the regions where a study's two-sided p-value against 0 is above
+        ``1 - c`` for each confidence level ``c`` (e.g. ``(0.90, 0.95, 0.99)``); the
+        pseudo-CI is then centred at 0.
+    refline : float, optional
+        Centre of the pseudo-CI (default: the pooled estimate; 0 with ``contours``).
+    confidence_level : float
+        Level of the pseudo confidence region.
+    xlabel, title : str
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> from replikit.replicate import meta_analysis
+    >>> res = meta_analysis([0.9, 0.6, 0.5, 0.3, 0.25], se=[0.4, 0.3, 0.25, 0.12, 0.1])
+    >>> ax = funnel_plot(res, contours=(0.90, 0.95, 0.99))
+    """
+    from scipy import stats
+
+    if not isinstance(result, MetaResult):
+        raise ParameterTypeError("`result` must be a MetaResult (meta_analysis); got "
+                                 f"{type(result).__name__}.")
+    level = check_confidence_level(confidence_level)
+    ax = _axes(ax, 5.6, 4.2)
+    y = np.asarray(result.y)
+    se = np.sqrt(np.asarray(result.v))
+    se_all = se if trimfill is None else np.sqrt(trimfill.filled["v"].to_numpy(float))
+    top = 1.05 * float(se_all.max())
+    grid = np.linspace(0.0, top, 100)
+    if contours is not None:
+        levels = sorted((check_confidence_level(c) for c in contours), reverse=True)
+        shades = ("#e6e6e6", "#c8c8c8", "#a0a0a0", "#787878")
+        for i, c in enumerate(levels):
+            zc = stats.norm.ppf((1 + c) / 2)
+            ax.fill_betweenx(grid, -zc * grid, zc * grid, color=shades[i % len(shades)],
+                             zorder=0, lw=0, label=f"p > {1 - c:.2g}")
+        centre = 0.0 if refline is None else float(refline)
+    else:
+        centre = result.estimate if refline is None else float(refline)
+    z = stats.norm.ppf((1 + level) / 2)
+    ax.plot(centre - z * grid, grid, color="black", lw=0.8, ls="--")
+    ax.plot(centre + z * grid, grid, color="black", lw=0.8, ls="--")
+    ax.axvline(result.estimate, color="black", lw=1, zorder=1)
+    ax.scatter(y, se, s=22, color="black", zorder=3, label="studies")
+    if trimfill is not None:
+        f = trimfill.filled[trimfill.filled["filled"]]
+        if len(f):
+            ax.scatter(f["estimate"], np.sqrt(f["v"].to_numpy(float)), s=22,
+                       facecolors="white", edgecolors="black", zorder=3,
+                       label=f"filled ({trimfill.estimator}, k0 = {trimfill.k0})")
+            ax.axvline(trimfill.estimate, color=_VERMILLION, lw=1, ls="--", zorder=1,
+                       label="trim-and-fill estimate")
+    if regression is not None and regression.predictor == "se" and regression.estimate is not None:
+        b0, b1 = regression.estimate, regression.slope
+        ax.plot(b0 + b1 * grid, grid, color=_BLUE, lw=1,
+                label=f"regression test (p = {regression.pvalue:.3g})")
+    ax.set_ylim(top, 0.0)
+    ax.set_ylabel("standard error")
+    ax.set_xlabel(str(xlabel), parse_math=False)
+    ax.legend(fontsize=7, loc="lower left")
+    ax.set_title(str(title) if title else f"Funnel plot, {result.model_label}, k = {result.k}",
+                 fontsize=9, loc="left", parse_math=False)
+    return ax
+
+
+def bubble_plot(fit, moderator: str | None = None, *, ax=None, confidence_level: float = 0.95,
+                prediction_interval: bool = True, transform=None, xlabel: str | None = None,
+                ylabel: str = "estimate", title: str | None = None):
+    """Bubble plot of a meta-regression: estimates against one moderator (metafor's ``regplot``).
+
+    Points have area proportional to their weight in the model; the line is the predicted
+    average effect with its confidence band (and the prediction band, dotted), other
+    moderators held at their weighted means as metafor does.
+
+    Parameters
+    ----------
+    fit : MetaRegression
+    moderator : str, optional
+        A numeric moderator (default: the first one).
+    ax : matplotlib Axes, optional
+    confidence_level : float
+    prediction_interval : bool
+    transform : callable or str, optional
+        Back-transform of the drawn values (e.g. ``numpy.exp``, or a scale name of
+        :mod:`replikit.replicate.transforms`).
+    xlabel, ylabel, title : str
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> from replikit.replicate import meta_regression
+    >>> fit = meta_regression([0.1, 0.3, 0.35, 0.65, 0.45, 0.15],
+    ...                       [0.01, 0.02, 0.015, 0.01, 0.02, 0.03],
+    ...                       moderators={"dose": [1, 2, 3, 6, 4, 1]})
+    >>> ax = bubble_plot(fit, "dose")
+    """
+    from scipy import stats
+
+    from .metareg import MetaRegression
+    from .transforms import _inverse
+
+    if not isinstance(fit, MetaRegression):
+        raise ParameterTypeError("`fit` must be a MetaRegression (meta_regression); got "
+                                 f"{type(fit).__name__}.")
+    numeric = [t for t, idx in fit.terms.items() if len(idx) == 1
+               and fit.names[idx[0]] == t]
+    if moderator is None:
+        if not numeric:
+            raise DataError("the bubble plot needs a numeric moderator; the model has "
+                            f"{list(fit.terms)}.")
+        moderator = numeric[0]
+    if moderator not in numeric:
+        raise DataError(f"`moderator` must be one of the model's numeric moderators "
+                        f"{numeric}; got {moderator!r}.")
+    level = check_confidence_level(confidence_level)
+    tf = _inverse(transform) or (lambda a: np.asarray(a, float))
+    j = fit.names.index(moderator)
+    x = fit.X[:, j]
+    w = np.asarray(fit.weights)
+    ax = _axes(ax, 5.6, 4.0)
+    grid = np.linspace(x.min(), x.max(), 100)
+    Xn = np.tile((w[:, None] * fit.X).sum(axis=0) / w.sum(), (grid.size, 1))
+    Xn[:, j] = grid
+    est = Xn @ fit.beta
+    se = np.sqrt(np.einsum("ij,jk,ik->i", Xn, fit.vcov, Xn))
+    q = fit._crit(level)
+    ax.fill_between(grid, tf(est - q * se), tf(est + q * se), color=_BLUE, alpha=0.2, lw=0,
+                    label=f"{round(100 * level)}% CI")
+    if prediction_interval and fit.method != "FE":
+        from .meta import _check_pi_dist
+
+        dist = _check_pi_dist(fit.pi_dist)
+        qp = (stats.norm.ppf((1 + level) / 2) if dist == "z" else stats.t.ppf(
+            (1 + level) / 2, max(1, fit.k - fit.p - (0 if dist == "t(k-1)" else 1))))
+        half = qp * np.sqrt(se ** 2 + fit.tau2)
+        ax.plot(grid, tf(est - half), color=_BLUE, lw=0.8, ls=":")
+        ax.plot(grid, tf(est + half), color=_BLUE, lw=0.8, ls=":", label="prediction interval")
+    ax.plot(grid, tf(est), color=_BLUE, lw=1.2, label="predicted average effect")
+    ax.scatter(x, tf(fit.y), s=20 + 300 * w / w.max(), facecolors="none", edgecolors="black",
+               zorder=3)
+    ax.set_xlabel(str(xlabel or moderator), parse_math=False)
+    ax.set_ylabel(str(ylabel), parse_math=False)
+    ax.legend(fontsize=7, loc="best")
+    qm = fit.qm_test
+    note = (f"{fit.model_label}; slope {fit.beta[j]:.4g} (SE {fit.se[j]:.3g}, "
+            f"p = {fit.pvalue[j]:.3g}); " + (f"R2 = {fit.r2:.1f}%; " if fit.r2 is not None
+                                             else "") + f"QM p = {qm.pvalue:.3g}")
+    ax.set_title(str(title) + "\n" + note if title else note, fontsize=8, loc="left",
+                 parse_math=False)
+    return ax
+
+
+def influence_plot(inf, *, fig=None, title: str | None = None):
+    """The influence diagnostics against the studies, one panel each (metafor's
+    ``plot.infl.rma.uni``); influential studies in vermillion, thresholds dashed.
+
+    Parameters
+    ----------
+    inf : Influence
+    fig : matplotlib Figure, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Figure
+
+    Examples
+    --------
+    >>> from replikit.replicate import meta_analysis, influence
+    >>> fig = influence_plot(influence(meta_analysis([0.1, 0.3, 0.35, 1.2, 0.25],
+    ...                                              [0.01, 0.02, 0.015, 0.01, 0.02])))
+    """
+    from .influence import Influence
+
+    if not isinstance(inf, Influence):
+        raise ParameterTypeError(f"`inf` must be an Influence (influence); got "
+                                 f"{type(inf).__name__}.")
+    if fig is None:
+        from .._plotting import new_figure
+
+        fig = new_figure(8.0, 5.2)
+    t = inf.table
+    k, p = inf.k, inf.p
+    from scipy import stats
+
+    panels = [("rstudent", (-1.96, 1.96)), ("dffits", (3 * np.sqrt(p / (k - p)),)),
+              ("cook_d", (stats.chi2.ppf(0.5, p),)), ("cov_r", (1.0,)), ("tau2_del", ()),
+              ("qe_del", ()), ("hat", (3 * p / k,)), ("weight", ())]
+    axes = fig.subplots(4, 2, sharex=True).ravel()
+    pos = np.arange(1, k + 1)
+    colors = np.where(t["influential"].to_numpy(bool), _VERMILLION, "black")
+    for ax, (col, lines) in zip(axes, panels, strict=True):
+        vals = t[col].to_numpy(float)
+        ax.plot(pos, vals, color=_GREY, lw=0.6)
+        ax.scatter(pos, vals, c=list(colors), s=14, zorder=3)
+        for h in lines:
+            ax.axhline(h, color=_GREY, lw=0.7, ls="--")
+            if col == "dffits":
+                ax.axhline(-h, color=_GREY, lw=0.7, ls="--")
+        ax.set_ylabel(col, fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in axes[-2:]:
+        ax.set_xticks(pos, [str(s) for s in t["label"]], rotation=90, fontsize=6)
+    n = len(inf.influential)
+    fig.suptitle(str(title) if title else
+                 f"Influence diagnostics ({inf.method}, k = {k}); {n} influential", fontsize=9)
+    return fig
+
+
+def baujat_plot(result, *, ax=None, title: str | None = None):
+    """Baujat plot: contribution to the heterogeneity statistic (x) against influence on the
+    pooled result (y) per study (Baujat et al. 2002; metafor's ``baujat``).
+
+    Parameters
+    ----------
+    result : MetaResult or MetaRegression
+    ax : matplotlib Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> from replikit.replicate import meta_analysis
+    >>> ax = baujat_plot(meta_analysis([0.1, 0.3, 0.35, 1.2, 0.25],
+    ...                                [0.01, 0.02, 0.015, 0.01, 0.02]))
+    """
+    from .influence import baujat
+
+    b = baujat(result)
+    ax = _axes(ax, 5.0, 4.0)
+    ax.scatter(b["x"], b["y"], s=18, color="black", zorder=3)
+    for xi, yi, lab in zip(b["x"], b["y"], b["label"], strict=True):
+        ax.annotate(str(lab), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=7,
+                    parse_math=False)
+    ax.set_xlabel("contribution to the Q statistic")
+    ax.set_ylabel("influence on the pooled result")
+    ax.set_title(str(title) if title else "Baujat plot", fontsize=9, loc="left",
+                 parse_math=False)
+    ax.grid(alpha=0.3)
+    return ax
