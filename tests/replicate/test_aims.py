@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from replikit.errors import DataError, ParameterError, ParameterTypeError
+from replikit.errors import DataError, ParameterError, ParameterTypeError, ValidityWarning
 from replikit.replicate import (
     Estimate,
     combine,
@@ -52,17 +52,23 @@ def test_simple_asymptotic_is_seed_eq2():
 
 
 def test_mover_uses_lee_limits_and_reduces_to_sa_for_wald_limits():
-    o = from_summary(r2=0.45, n=200, k=10)
-    r = from_summary(r2=0.30, n=150, k=10)
+    o = from_summary(r2=0.45, n=200, k=10, sample="in_sample")
+    r = from_summary(r2=0.30, n=150, k=10, sample="in_sample")
     ci = difference(o, r, interval="mover").confidence_interval(0.95)
-    lo_o, hi_o = r2_confidence_interval(0.45, 200, 10, method="lee")
-    lo_r, hi_r = r2_confidence_interval(0.30, 150, 10, method="lee")
+    lo_o, hi_o = r2_confidence_interval(0.45, 200, 10, method="lee", sample="in_sample")
+    lo_r, hi_r = r2_confidence_interval(0.30, 150, 10, method="lee", sample="in_sample")
     assert ci.low == pytest.approx(-0.15 - np.hypot(0.30 - lo_r, hi_o - 0.45))
     assert ci.high == pytest.approx(-0.15 + np.hypot(hi_r - 0.30, 0.45 - lo_o))
     # with symmetric Wald limits MOVER is exactly the simple asymptotic interval
     a, b = Estimate(1.0, 0.2, metric="mse"), Estimate(1.3, 0.1, metric="mse")
     m = difference(a, b, interval="mover").confidence_interval(0.9)
     s = difference(a, b, interval="sa").confidence_interval(0.9)
+    assert (m.low, m.high) == pytest.approx((s.low, s.high))
+    # a test-set R2 keeps its own Wald limits (Lee models an in-sample R2): MOVER == SA
+    to, tr = from_summary(r2=0.45, n=200, k=10), from_summary(r2=0.30, n=150, k=10)
+    with pytest.warns(ValidityWarning, match="olkin_finn"):
+        m = difference(to, tr, interval="mover").confidence_interval(0.95)
+        s = difference(to, tr, interval="sa").confidence_interval(0.95)
     assert (m.low, m.high) == pytest.approx((s.low, s.high))
 
 
@@ -121,10 +127,11 @@ def test_combine_and_errors():
 
 
 @pytest.mark.parametrize("orig, rep", [
-    (dict(r2=0.1, n=50, k=3, interval="lee_fixed"), dict(r2=0.25, n=60, k=3,
-                                                         interval="lee_fixed")),
-    (dict(r2=0.4682924644806017, n=2000, k=10), dict(r2=0.41, n=1800, k=10)),
-    (dict(r2=0.0, n=30, k=2), dict(r2=0.9999, n=40, k=2)),
+    (dict(r2=0.1, n=50, k=3, interval="lee_fixed", sample="in_sample"),
+     dict(r2=0.25, n=60, k=3, interval="lee_fixed", sample="in_sample")),
+    (dict(r2=0.4682924644806017, n=2000, k=10, sample="in_sample"),
+     dict(r2=0.41, n=1800, k=10, sample="in_sample")),
+    (dict(r2=0.0, n=30, k=2, sample="in_sample"), dict(r2=0.9999, n=40, k=2, sample="in_sample")),
 ])
 def test_mover_on_the_lee_failure_inputs(orig, rep):
     # issue 13 item 10: Lee's limits raised "function value is NaN" inside MOVER

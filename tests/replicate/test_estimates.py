@@ -67,7 +67,8 @@ def test_lee_exact_at_zero_and_monte_carlo():
 @pytest.mark.parametrize("predictors", ["random", "fixed"])
 def test_lee_interval_inverts_its_cdf(predictors):
     r2, n, k = 0.25, 100, 5
-    ci = r2_confidence_interval(r2, n, k, 0.95, method="lee", predictors=predictors)
+    ci = r2_confidence_interval(r2, n, k, 0.95, method="lee", predictors=predictors,
+                                sample="in_sample")
     assert 0 < ci.low < r2 < ci.high < 1
     if predictors == "random":
         assert r2_cdf_lee(r2, ci.low, n, k) == pytest.approx(0.975, abs=1e-8)
@@ -76,10 +77,11 @@ def test_lee_interval_inverts_its_cdf(predictors):
         f = r2 / k / ((1 - r2) / (n - k - 1))
         lam = n * ci.high / (1 - ci.high)
         assert stats.ncf.cdf(f, k, n - k - 1, lam) == pytest.approx(0.025, abs=1e-8)
-    narrower = r2_confidence_interval(r2, n, k, 0.9, method="lee", predictors=predictors)
+    narrower = r2_confidence_interval(r2, n, k, 0.9, method="lee", predictors=predictors,
+                                sample="in_sample")
     assert ci.low < narrower.low < narrower.high < ci.high
     # lower bound 0 when R2 is not significant
-    assert r2_confidence_interval(0.01, 50, 5, method="lee").low == 0.0
+    assert r2_confidence_interval(0.01, 50, 5, method="lee", sample="in_sample").low == 0.0
 
 
 def test_negative_r2_rules():
@@ -88,9 +90,11 @@ def test_negative_r2_rules():
     yhat = y[::-1] * 0.5  # worse than the mean -> negative R2
     assert r2_score(y, yhat) < 0
     with pytest.raises(DataError, match="Negative R2"):
-        from_predictions(y, yhat)
+        from_predictions(y, yhat, se_method="olkin_finn")
+    # the default delta-method SE accepts a negative test R2
+    assert from_predictions(y, yhat).se > 0
     with pytest.raises(DataError, match=r"\[0, 1\)"):
-        r2_confidence_interval(-0.1, 100, 3, method="lee")
+        r2_confidence_interval(-0.1, 100, 3, method="lee", sample="in_sample")
     est = from_predictions(y, yhat, se_method="bootstrap", n_resamples=300, random_state=0)
     assert est.estimate == pytest.approx(r2_score(y, yhat))
     assert est.se > 0
@@ -208,7 +212,8 @@ def test_lee_interval_on_a_grid_never_raises(predictors):
     levels = (0.5, 0.8, 0.9, 0.95, 0.99)
     for n, k in _NK_GRID:
         for r2 in _R2_GRID:
-            cis = [r2_confidence_interval(r2, n, k, lv, method="lee", predictors=predictors)
+            cis = [r2_confidence_interval(r2, n, k, lv, method="lee", predictors=predictors,
+                                sample="in_sample")
                    for lv in levels]
             for ci in cis:
                 assert 0.0 <= ci.low <= ci.high <= 1.0, (r2, n, k, ci)
@@ -268,6 +273,7 @@ def test_lee_interval_coverage_monte_carlo(predictors):
     res = y - np.einsum("bij,bj->bi", Xc, coef)
     sim = 1 - (res ** 2).sum(1) / ((y - y.mean(1, keepdims=True)) ** 2).sum(1)
     cover = [(lambda c: c.low <= rho2 <= c.high)(
-        r2_confidence_interval(s, n, k, 0.95, method="lee", predictors=predictors)) for s in sim]
+        r2_confidence_interval(s, n, k, 0.95, method="lee", predictors=predictors,
+                                sample="in_sample")) for s in sim]
     # 400 draws: MC SE of a 95% coverage is 0.011
     assert np.mean(cover) == pytest.approx(0.95, abs=0.035)

@@ -21,7 +21,7 @@ import pandas as pd
 from .._validation import check_choice
 from ..errors import DataError, ParameterError, warn
 from .aims import consistency, inconsistency, replication_row
-from .estimates import SE_METHODS, Estimate, from_folds, from_summary
+from .estimates import SAMPLES, SE_METHODS, Estimate, from_folds, from_summary
 from .meta import MetaResult, meta_analysis
 
 __all__ = ["ReplicationAnalysis", "analyze_replications", "estimates_from_table",
@@ -111,6 +111,7 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
                          n: str | None = None, k: str | int | None = "k", se: str | None = "se",
                          metric: str = "r2", pooling: str = "random",
                          tau2_method: str = "REML", se_method: str = "olkin_finn",
+                         sample: str = "test_set",
                          ) -> dict[tuple[str, str], list[Estimate]]:
     """Estimates per (model, source) from a table of study estimates or of CV folds.
 
@@ -133,6 +134,10 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
     pooling : {'fixed', 'random'}
         Stage-1 pooling of folds (Scores input only).
     tau2_method, se_method : str
+    sample : {'test_set', 'in_sample', 'cross_validated'}
+        Where the reported R2s of a study table come from (see
+        :class:`~replikit.replicate.Estimate`): an in-sample R2 gets Lee's interval and needs
+        ``k``. Pooled folds of a Scores table are always ``'cross_validated'``.
 
     Returns
     -------
@@ -161,6 +166,7 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
                         f"{list(frame.columns)}.")
     pooling = check_choice(pooling, "pooling", ("fixed", "random"))
     se_method = check_choice(se_method, "se_method", SE_METHODS)
+    sample = check_choice(sample, "sample", SAMPLES)
     is_scores = {"fold", "metric"} <= set(frame.columns)
     if is_scores:
         return _estimates_from_scores(frame, study, estimate, n, k, metric, pooling,
@@ -225,8 +231,11 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
             nn = None if np.isnan(ns[i]) else int(ns[i])
             s = None if np.isnan(ses[i]) else float(ses[i])
             if metric == "r2":
+                if sample == "in_sample" and (nn is None or kk is None):
+                    raise DataError(f"{_where(labels, i)}: an in-sample R2 needs its `n` and "
+                                    "`k` (Lee's interval); give both columns.")
                 e = from_summary(r2=float(vals[i]), se=s, n=nn, k=kk, se_method=se_method,
-                                 label=labels[i])
+                                 label=labels[i], sample=sample)
             else:
                 e = from_summary(estimate=float(vals[i]), se=s, n=nn, k=kk, metric=metric,
                                  label=labels[i])
@@ -388,7 +397,8 @@ class ReplicationAnalysis:
     bounds : tuple
         The region of equivalence.
     interval : str
-        The difference interval (``'sa'``, ``'mover'``, ``'bootstrap'``).
+        The difference interval (``'sa'``, ``'mover'``, ``'bootstrap'``; ``'bootstrap/sa'``
+        when the default chose per pair).
     tau2_method : str
         τ² estimator of the random-effects pooling.
     """
@@ -421,7 +431,8 @@ class ReplicationAnalysis:
 
 
 def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
-                         bounds: tuple[float, float] | None = None, interval: str = "sa",
+                         bounds: tuple[float, float] | None = None,
+                         interval: str | None = None,
                          tau2_method: str = "REML", ci: str = "z") -> ReplicationAnalysis:
     """Inconsistency, consistency and combination for each group of study estimates.
 
@@ -432,8 +443,9 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
     original : str
         Label of the original study; every other study is a replication.
     margin, bounds : region of equivalence (see :func:`~replikit.replicate.consistency`).
-    interval : {'sa', 'mover', 'bootstrap'}
-        Difference interval (see :func:`~replikit.replicate.difference`).
+    interval : {'sa', 'mover', 'bootstrap'}, optional
+        Difference interval (see :func:`~replikit.replicate.difference`; default per pair:
+        the bootstrap when both estimates carry replicates, else simple asymptotic).
     tau2_method : str
         Estimator of the random-effects combination.
     ci : {'z', 'knha'}
@@ -449,7 +461,7 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
     """
     if not groups:
         raise DataError("no estimates to analyze.")
-    rows, pooled, est_rows, meta = [], [], [], {}
+    rows, pooled, est_rows, meta, used = [], [], [], {}, set()
     reg_bounds = None
     for (model, source), ests in groups.items():
         labels = [e.label for e in ests]
@@ -472,6 +484,7 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
                 continue
             inc = inconsistency(orig, e, interval=interval)
             con = consistency(orig, e, margin=margin, bounds=bounds, interval=interval)
+            used.add(inc.difference.interval)
             reg_bounds = con.bounds
             rows.append({"model": model, "source": source, "replication": e.label,
                          **replication_row(e, inc, con)})
@@ -487,4 +500,4 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
                            "q_pvalue": res.q_pvalue, "i2_q": res.i2_q})
     return ReplicationAnalysis(pd.DataFrame(rows), pd.DataFrame(pooled), pd.DataFrame(est_rows),
                                meta, str(original), tuple(reg_bounds or (-margin, margin)),
-                               interval, tau2_method)
+                               "/".join(sorted(used)) or (interval or "sa"), tau2_method)

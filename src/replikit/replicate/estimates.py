@@ -5,9 +5,31 @@ from. Build one from a reported number (:func:`from_summary`), from cross-valida
 (:func:`from_folds`, the seed's first meta-analytic stage) or from predictions
 (:func:`from_predictions`: Olkin-Finn, bootstrap, Wilson, DeLong, delta method).
 
+R2 by sample type
+-----------------
+An R2 is an ``in_sample`` fit (the rows the model was fitted on: it estimates the population
+rho2 and is biased upward by the fit), a ``cross_validated`` pool of fold R2s, or a ``test_set``
+R2 (rows the model never saw: it estimates the fitted model's out-of-sample R2, seed 000's use).
+:class:`Estimate` carries the type in ``sample`` (default ``'test_set'``) and every builder picks
+the interval calibrated for it (docs/replicate.md, "R2 by sample type", has the coverage table):
+
+* ``in_sample``: Lee's interval (``interval='lee'``, SE Olkin-Finn for weighting). The Wald
+  forms cover .22 (Olkin-Finn) and .11 (Cohen) at (n, k, rho2) = (133, 36, .4).
+* ``test_set`` from predictions: the nonparametric delta-method SE of ``1 - SSE/SST``
+  (``se_method='delta'``, Wald interval; .936-.944 in every cell simulated) or the bootstrap.
+  Olkin-Finn assumes calibrated predictions (``yhat = E[y | x]``); for a fitted model with
+  estimation error it is too small (.66 at n = 133, k = 36, training n = 133). From a reported
+  R2 and n it is the only closed form and is kept, with that caveat. Lee never: it models an
+  in-sample R2 (.13 at (133, 36)).
+* ``cross_validated``: the folds' meta-analytic pooled SE (Wald).
+
+A method wrong for the sample type (a Wald interval on an in-sample R2, Lee or a row bootstrap
+that keeps the model fixed on an in-sample R2, Lee on a test-set or cross-validated R2) emits a
+:class:`~replikit.errors.ValidityWarning` naming the method and the sample type.
+
 Standard errors of R2
 ---------------------
-* ``'olkin_finn'`` (default, seed eq. 1): ``SE^2 = 4 R2 (1-R2)^2 / N``.
+* ``'olkin_finn'`` (seed eq. 1): ``SE^2 = 4 R2 (1-R2)^2 / N``.
 * ``'cohen'`` (Cohen, Cohen, West & Aiken 2003, R's ``psychometric::CI.Rsq``):
   ``SE^2 = 4 R2 (1-R2)^2 (n-k-1)^2 / ((n^2-1)(n+3))``. The two differ by a factor
   ``(n-k-1) sqrt(n / ((n^2-1)(n+3)))`` — about 29% at n = 133, k = 36, and under 1% once
@@ -19,7 +41,9 @@ Standard errors of R2
 
 from __future__ import annotations
 
+import contextlib
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,17 +52,56 @@ from scipy import optimize, stats
 
 from .._random import check_random_state
 from .._validation import check_choice, check_confidence_level, check_int
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, ValidityWarning, warn
 from ..results import ConfidenceInterval
 from .meta import meta_analysis
 
 __all__ = ["Estimate", "r2_se", "r2_confidence_interval", "r2_cdf_lee", "from_summary",
            "from_folds", "from_predictions", "bootstrap_interval", "SE_METHODS",
-           "METRICS"]
+           "METRICS", "SAMPLES", "r2_delta_se"]
 
 SE_METHODS = ("olkin_finn", "cohen")
 METRICS = ("r2", "mse", "mae", "accuracy", "error_rate", "auc")
 BOOT_INTERVALS = ("percentile", "basic", "bca")
+SAMPLES = ("in_sample", "cross_validated", "test_set")
+_SAMPLE_WORDS = {"in_sample": "an in-sample R2", "cross_validated": "a cross-validated R2",
+                 "test_set": "a test-set R2"}
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Silence ValidityWarning while copying an estimate that already warned."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ValidityWarning)
+        yield
+
+
+def _check_sample(sample) -> str:
+    return check_choice(sample, "sample", SAMPLES)
+
+
+def _validity_issue(metric: str, sample: str, interval: str, source: str) -> str | None:
+    """Why ``interval``/``source`` is not calibrated for an R2 of this ``sample`` type (or None).
+
+    Measured by :mod:`replikit.replicate.validity` (docs/replicate.md, "R2 by sample type").
+    """
+    if metric != "r2":
+        return None
+    if interval in ("lee", "lee_fixed") and sample != "in_sample":
+        return (f"Lee's interval (interval={interval!r}) models an in-sample R2 (the fit's own "
+                f"rows) and is not valid for {_SAMPLE_WORDS[sample]}: it covers the out-of-sample "
+                "R2 .13 of the time at n = 133, k = 36. Use the Wald interval with "
+                "se_method='delta' (from_predictions) or a bootstrap interval.")
+    if sample == "in_sample" and interval == "wald" and source in ("olkin_finn", "cohen"):
+        return (f"a Wald interval with the {source} SE is not valid for an in-sample R2: it "
+                "covers the population R2 .22 (Olkin-Finn) / .11 (Cohen) of the time at "
+                "(n, k, rho2) = (133, 36, .4). Use interval='lee' (the default for "
+                "sample='in_sample').")
+    if sample == "in_sample" and interval in BOOT_INTERVALS:
+        return (f"a bootstrap of rows with the model kept fixed (interval={interval!r}) is not "
+                "valid for an in-sample R2 (the fit's optimism is not resampled). Use "
+                "interval='lee' on the R2 with its n and k.")
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +129,21 @@ class Estimate:
         interval (``'percentile'``, ``'basic'``, ``'bca'``).
     replicates : tuple
         Bootstrap replicates (empty otherwise), used for bootstrap intervals and differences.
+    jackknife : tuple
+        Leave-one-out values (for BCa intervals).
+    sample : {'test_set', 'in_sample', 'cross_validated'}
+        Where an R2 comes from (default ``'test_set'``, seed 000's use). It decides which
+        interval is calibrated: a Wald interval on an in-sample R2 and Lee's interval on a
+        test-set or cross-validated R2 emit a :class:`~replikit.errors.ValidityWarning` when
+        the estimate is made (see the module notes).
+
+    Examples
+    --------
+    >>> e = Estimate(0.35, 0.03, n=667, k=36)
+    >>> e.sample, e.interval
+    ('test_set', 'wald')
+    >>> round(float(e.confidence_interval().low), 4)
+    0.2912
     """
 
     estimate: float
@@ -78,6 +156,13 @@ class Estimate:
     interval: str = "wald"
     replicates: tuple = field(default=(), repr=False, compare=False)
     jackknife: tuple = field(default=(), repr=False, compare=False)
+    sample: str = "test_set"
+
+    def __post_init__(self) -> None:
+        _check_sample(self.sample)
+        issue = _validity_issue(self.metric, self.sample, self.interval, self.source)
+        if issue:
+            warn(issue, ValidityWarning, stacklevel=4)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval by the estimate's ``interval`` method at ``confidence_level``."""
@@ -85,11 +170,11 @@ class Estimate:
         if self.interval in BOOT_INTERVALS:
             return bootstrap_interval(self.replicates, self.estimate, level, self.interval,
                                       jackknife=self.jackknife or None)
-        if self.interval == "lee":
-            return r2_confidence_interval(self.estimate, self.n, self.k, level, method="lee")
-        if self.interval == "lee_fixed":
-            return r2_confidence_interval(self.estimate, self.n, self.k, level, method="lee",
-                                          predictors="fixed")
+        if self.interval in ("lee", "lee_fixed"):
+            pred = "fixed" if self.interval == "lee_fixed" else "random"
+            with _quiet():  # a wrong sample type warned when the estimate was made
+                return r2_confidence_interval(self.estimate, self.n, self.k, level, method="lee",
+                                              predictors=pred, sample=self.sample)
         if self.interval == "wilson":
             return _wilson(self.estimate, self.n, level)
         z = stats.norm.ppf((1 + level) / 2)
@@ -97,17 +182,20 @@ class Estimate:
 
     def with_label(self, label: str) -> Estimate:
         """A copy with another ``label``."""
-        return Estimate(self.estimate, self.se, self.n, self.k, self.metric, self.source, str(label),
-                        self.interval, self.replicates, self.jackknife)
+        with _quiet():
+            return Estimate(self.estimate, self.se, self.n, self.k, self.metric, self.source,
+                            str(label), self.interval, self.replicates, self.jackknife,
+                            self.sample)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row: ``label, metric, estimate, se, ci_low, ci_high, n, k, source, interval``."""
+        """One row: ``label, metric, estimate, se, ci_low, ci_high, n, k, source, interval,
+        sample``."""
         ci = self.confidence_interval(confidence_level)
         return pd.DataFrame([{"label": self.label, "metric": self.metric,
                               "estimate": self.estimate, "se": self.se, "ci_low": ci.low,
                               "ci_high": ci.high, "confidence_level": confidence_level,
                               "n": self.n, "k": self.k, "source": self.source,
-                              "interval": self.interval}])
+                              "interval": self.interval, "sample": self.sample}])
 
     def __str__(self) -> str:
         ci = self.confidence_interval()
@@ -178,6 +266,54 @@ def r2_se(r2, n, k=None, *, method: str = "olkin_finn"):
             raise DataError(f"`n` must exceed `k` + 1 for method='cohen'; got n={n}, k={k}.")
         out = np.sqrt(base * (n - k - 1) ** 2 / ((n ** 2 - 1) * (n + 3)))
     return float(out) if out.ndim == 0 else out
+
+
+def r2_delta_se(y_true, y_pred) -> float:
+    """Nonparametric delta-method SE of a test-set R2 ``1 - SSE/SST`` from its predictions.
+
+    With ``d = y - yhat``, ``A = mean(d^2)``, ``B = mean((y - ybar)^2)`` and ``R2 = 1 - A/B``,
+    the influence function of each row is
+    ``IF_i = -(d_i^2 - A - (A/B) ((y_i - ybar)^2 - B)) / B`` and ``SE = sd(IF) / sqrt(n)``
+    (the delta method on the two means, Serfling 1980 sec. 3.3; equal to the infinitesimal
+    jackknife). It holds for any predictor (calibrated or not) and any error distribution with
+    finite fourth moments, and for a negative test R2.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    For calibrated predictions ``yhat = E[y | x]`` under normality ``Var(IF) = 4 R2 (1-R2)^2``,
+    Olkin-Finn's form (seed 000 eq. 1); for a fitted model with estimation error the residual is
+    correlated with the prediction and Olkin-Finn is too small, this SE is not (coverage .936-.944
+    where Olkin-Finn covers .66-.91; docs/replicate.md, "R2 by sample type").
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.standard_normal(5000)
+    >>> y = s + rng.standard_normal(5000)
+    >>> r2 = 1 - np.sum((y - s) ** 2) / np.sum((y - y.mean()) ** 2)
+    >>> bool(abs(r2_delta_se(y, s) / r2_se(r2, 5000) - 1) < 0.05)  # calibrated: Olkin-Finn
+    True
+    """
+    y = np.asarray(y_true, float)
+    yhat = np.asarray(y_pred, float)
+    if y.shape != yhat.shape or y.ndim != 1 or y.size < 3:
+        raise DataError(f"`y_true` and `y_pred` must be 1-D of equal length >= 3; got {y.shape} "
+                        f"and {yhat.shape}.")
+    d2 = (y - yhat) ** 2
+    yc2 = (y - y.mean()) ** 2
+    a, b = d2.mean(), yc2.mean()
+    if not b > 0:
+        raise DataError("`y_true` is constant: its R2 is undefined.")
+    infl = (d2 - a - (a / b) * (yc2 - b)) / b
+    return float(infl.std(ddof=1) / math.sqrt(y.size))
 
 
 def _ncf_cdf(x, dfn, dfd, nc):
@@ -277,7 +413,8 @@ def _invert_decreasing(cdf, target):
 
 
 def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
-                           method: str = "olkin_finn", predictors: str = "random"):
+                           method: str | None = None, predictors: str = "random",
+                           sample: str = "test_set"):
     """Confidence interval for a population R2 from a sample R2.
 
     Parameters
@@ -288,11 +425,16 @@ def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
     k : int, optional
         Predictors (required by 'cohen' and 'lee').
     confidence_level : float
-    method : {'olkin_finn', 'cohen', 'lee'}
+    method : {'olkin_finn', 'cohen', 'lee'}, optional
         Wald intervals ``r2 +- z SE`` with the SE of :func:`r2_se`, or the inversion of Lee's
         approximation (``predictors='random'``, MBESS ``ci.R2(Random.Predictors=TRUE)``) or of
-        the noncentral F with ``lambda = n rho2/(1-rho2)`` (``predictors='fixed'``).
+        the noncentral F with ``lambda = n rho2/(1-rho2)`` (``predictors='fixed'``). Default:
+        ``'lee'`` for ``sample='in_sample'``, ``'olkin_finn'`` otherwise (the only closed form
+        from a reported R2 and n; it assumes calibrated predictions, see the module notes).
     predictors : {'random', 'fixed'}
+    sample : {'test_set', 'in_sample', 'cross_validated'}
+        Where the R2 comes from; a method wrong for it emits a
+        :class:`~replikit.errors.ValidityWarning` (Wald on in-sample, Lee otherwise).
 
     Returns
     -------
@@ -313,8 +455,14 @@ def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
     (psychometric ``CI.Rsq``).
     """
     level = check_confidence_level(confidence_level)
+    sample = _check_sample(sample)
+    if method is None:
+        method = "lee" if sample == "in_sample" else "olkin_finn"
     method = check_choice(method, "method", SE_METHODS + ("lee",))
     predictors = check_choice(predictors, "predictors", ("random", "fixed"))
+    issue = _validity_issue("r2", sample, "wald" if method in SE_METHODS else "lee", method)
+    if issue:
+        warn(issue, ValidityWarning)
     if method in SE_METHODS:
         se = r2_se(r2, n, k, method=method)
         z = stats.norm.ppf((1 + level) / 2)
@@ -350,8 +498,8 @@ def _rho2_of(u: float) -> float:
 def from_summary(r2: float | None = None, *, estimate: float | None = None,
                  se: float | None = None,
                  n: int | None = None, k: int | None = None, metric: str = "r2",
-                 se_method: str = "olkin_finn", interval: str = "wald",
-                 label: str = "") -> Estimate:
+                 se_method: str = "olkin_finn", interval: str | None = None,
+                 label: str = "", sample: str = "test_set") -> Estimate:
     """An :class:`Estimate` from a reported number (entry level 1: summary statistics).
 
     Parameters
@@ -367,9 +515,12 @@ def from_summary(r2: float | None = None, *, estimate: float | None = None,
     metric : str
     se_method : {'olkin_finn', 'cohen'}
         SE formula for R2 (seed eq. 1 by default).
-    interval : {'wald', 'lee', 'lee_fixed', 'wilson'}
-        Default interval of the estimate.
+    interval : {'wald', 'lee', 'lee_fixed', 'wilson'}, optional
+        Default interval of the estimate: ``'lee'`` for an in-sample R2 (needs ``n`` and
+        ``k``), ``'wald'`` otherwise.
     label : str
+    sample : {'test_set', 'in_sample', 'cross_validated'}
+        Where the R2 comes from (see :class:`Estimate`).
 
     Returns
     -------
@@ -378,14 +529,27 @@ def from_summary(r2: float | None = None, *, estimate: float | None = None,
     Notes
     -----
     Seed 000, "Test R2": a replicator often has only the original's reported test R2 and n.
+    From those two numbers Olkin-Finn is the only closed form; it is right for calibrated
+    predictions and too small for an overfitted model (coverage .66 at n = 133, k = 36 with
+    133 training rows; docs/replicate.md, "R2 by sample type"). With the predictions, use
+    :func:`from_predictions` (delta-method SE or bootstrap).
 
     Examples
     --------
     >>> e = from_summary(r2=.41, n=667, k=36)
     >>> round(e.se, 4)  # sqrt(4 * .41 * .59**2 / 667)
     0.0293
+    >>> fit = from_summary(r2=.41, n=133, k=36, sample="in_sample")  # Lee: the fit's optimism
+    >>> fit.interval, str(fit.confidence_interval())
+    ('lee', '[0.029, 0.3584]')
     """
+    sample = _check_sample(sample)
+    if interval is None:
+        interval = "lee" if (sample == "in_sample" and r2 is not None) else "wald"
     interval = check_choice(interval, "interval", ("wald", "lee", "lee_fixed", "wilson"))
+    if interval in ("lee", "lee_fixed") and (n is None or k is None):
+        raise ParameterError(f"interval={interval!r} (the default for an in-sample R2) needs "
+                             f"`n` and `k`; got n={n!r}, k={k!r}.")
     if (r2 is None) == (estimate is None):
         raise ParameterError("give exactly one of `r2` or `estimate`; got "
                              f"r2={r2!r}, estimate={estimate!r}.")
@@ -417,7 +581,7 @@ def from_summary(r2: float | None = None, *, estimate: float | None = None,
     if not (np.isfinite(se) and se >= 0):
         raise DataError(f"`se` must be finite and >= 0; got {se}.")
     return Estimate(estimate, se, None if n is None else int(n), None if k is None else int(k),
-                    metric, source, str(label), interval)
+                    metric, source, str(label), interval, sample=sample)
 
 
 def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str = "REML",
@@ -452,7 +616,10 @@ def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str 
     Notes
     -----
     Seed 000, "CV R2: illustration of procedures" and Figures 1-2: fold R2s with Olkin-Finn SEs,
-    combined by FE or RE meta-analysis into the study's CV R2 and SE. Example:
+    combined by FE or RE meta-analysis into the study's CV R2 and SE; the estimate has
+    ``sample='cross_validated'`` and a Wald interval. The fold SEs inherit Olkin-Finn's
+    assumption of calibrated predictions and the folds share training rows, so this SE is a
+    seed replay, not a calibrated one (docs/replicate.md, "R2 by sample type"). Example:
     ``from_folds([.50, .47, .52, .49], 134, pooling='fixed')``.
     """
     pooling = check_choice(pooling, "pooling", ("fixed", "random"))
@@ -481,7 +648,7 @@ def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str 
     res = meta_analysis(vals, se=fold_se, method=method,
                         labels=[f"fold {i + 1}" for i in range(vals.size)])
     est = Estimate(res.estimate, res.se, int(nf.sum()), k, metric, f"folds:{res.method}",
-                   str(label))
+                   str(label), sample="cross_validated")
     return (est, res) if return_meta else est
 
 
@@ -621,7 +788,7 @@ def bootstrap_interval(replicates, estimate, confidence_level=0.95, interval="pe
 
 def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str | None = None,
                      k: int | None = None, interval: str | None = None, n_resamples: int = 2000,
-                     random_state=None, label: str = "") -> Estimate:
+                     random_state=None, label: str = "", sample: str = "test_set") -> Estimate:
     """An :class:`Estimate` from test-set predictions (entry levels 2-3).
 
     Parameters
@@ -635,16 +802,23 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str 
         A callable ``metric(y_true, y_pred) -> float`` is estimated by the bootstrap (one call
         per replicate; BCa uses one call per left-out row).
     se_method : str, optional
-        How the SE is estimated: ``'olkin_finn'`` / ``'cohen'`` (R2; seed eq. 1), ``'delta'`` (MSE/MAE: SE of the mean
-        per-observation loss), ``'wilson'`` (accuracy/error rate), ``'delong'`` (AUC) or
-        ``'bootstrap'`` (any metric; SE = SD of replicates). Default: the closed form.
+        How the SE is estimated: ``'delta'`` (R2: the nonparametric delta-method SE of
+        :func:`r2_delta_se`; MSE/MAE: SE of the mean per-observation loss), ``'olkin_finn'`` /
+        ``'cohen'`` (R2; seed eq. 1, calibrated predictions only), ``'wilson'`` (accuracy/error
+        rate), ``'delong'`` (AUC) or ``'bootstrap'`` (any metric; SE = SD of replicates).
+        Default: the closed form calibrated for the metric and ``sample`` — ``'delta'`` for a
+        test-set or cross-validated R2, ``'olkin_finn'`` (with Lee's interval) for an in-sample
+        R2.
     k : int, optional
     interval : {'wald', 'percentile', 'basic', 'bca', 'lee', 'wilson'}, optional
         Default interval carried by the estimate (bootstrap default: 'basic', the seed's
-        empirical bootstrap).
+        empirical bootstrap; in-sample R2: 'lee').
     n_resamples : int
     random_state : None, int or Generator
     label : str
+    sample : {'test_set', 'in_sample', 'cross_validated'}
+        Where the predictions come from: rows the model never saw (default), pooled out-of-fold
+        predictions, or the fit's own rows (see :class:`Estimate`).
 
     Returns
     -------
@@ -654,13 +828,24 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str 
     -----
     Seed 000: "we can derive SEs for the study sample using bootstrap or Olkin and Finn's
     methods". The bootstrap resamples test rows (the fitted model is kept), one index matrix
-    for all ``n_resamples`` replicates. A negative test R2 is valid for the bootstrap but rejected by
-    Olkin-Finn/Lee. Example: ``from_predictions(y, yhat, se_method='bootstrap', random_state=0)``.
+    for all ``n_resamples`` replicates. A negative test R2 is valid for the bootstrap and the
+    delta method but rejected by Olkin-Finn/Lee.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> y = rng.standard_normal(200)
+    >>> yhat = 0.8 * y + rng.standard_normal(200)
+    >>> e = from_predictions(y, yhat)
+    >>> e.source, e.sample, e.interval
+    ('delta', 'test_set', 'wald')
+    >>> from_predictions(y, yhat, se_method="bootstrap", random_state=0).interval
+    'basic'
     """
     if callable(metric):
         return _bootstrap_callable(metric, y_true, y_pred, k=k, interval=interval,
                                    n_resamples=n_resamples, random_state=random_state,
-                                   label=label, se_method=se_method)
+                                   label=label, se_method=se_method, sample=sample)
     metric = check_choice(metric, "metric", METRICS)
     if isinstance(y_true, pd.DataFrame):
         frame = y_true
@@ -688,10 +873,12 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str 
     n = y.size
     if n < 3:
         raise DataError(f"need at least 3 predictions; got {n}.")
-    default = {"r2": "olkin_finn", "mse": "delta", "mae": "delta", "accuracy": "wilson",
-               "error_rate": "wilson", "auc": "delong"}[metric]
+    sample = _check_sample(sample)
+    default = {"r2": "olkin_finn" if sample == "in_sample" else "delta", "mse": "delta",
+               "mae": "delta", "accuracy": "wilson", "error_rate": "wilson",
+               "auc": "delong"}[metric]
     method = default if se_method is None else se_method
-    allowed = {"r2": ("olkin_finn", "cohen"), "mse": ("delta",), "mae": ("delta",),
+    allowed = {"r2": ("delta", "olkin_finn", "cohen"), "mse": ("delta",), "mae": ("delta",),
                "accuracy": ("wilson",), "error_rate": ("wilson",), "auc": ("delong",)}[metric]
     method = check_choice(method, "se_method", allowed + ("bootstrap",))
     if metric in ("r2", "mse", "mae"):
@@ -716,26 +903,31 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str 
         jk = tuple(_jackknife(metric, y, yhat).tolist()) if interval == "bca" else ()
         se = float(np.nanstd(reps, ddof=1))
         return Estimate(value, se, n, k, metric, "bootstrap", str(label), interval,
-                        tuple(reps.tolist()), jk)
+                        tuple(reps.tolist()), jk, sample)
     if metric == "r2":
-        se = r2_se(value, n, k, method=method)
-        return Estimate(value, float(se), n, k, metric, method, str(label),
-                        check_choice(interval or "wald", "interval", ("wald", "lee",
-                                                                      "lee_fixed")))
+        default_iv = "lee" if sample == "in_sample" else "wald"
+        interval = check_choice(interval or default_iv, "interval", ("wald", "lee", "lee_fixed"))
+        if interval in ("lee", "lee_fixed") and k is None:
+            raise ParameterError(f"interval={interval!r} (the default for an in-sample R2) needs "
+                                 "`k`, the number of predictors; got None.")
+        se = r2_delta_se(y, yhat) if method == "delta" else r2_se(value, n, k, method=method)
+        return Estimate(value, float(se), n, k, metric, method, str(label), interval,
+                        sample=sample)
     if metric in ("mse", "mae"):
         loss = (y - yhat) ** 2 if metric == "mse" else np.abs(y - yhat)
         se = float(loss.std(ddof=1) / math.sqrt(n))
-        return Estimate(value, se, n, k, metric, "delta", str(label), "wald")
+        return Estimate(value, se, n, k, metric, "delta", str(label), "wald", sample=sample)
     if metric in ("accuracy", "error_rate"):
         se = math.sqrt(value * (1 - value) / n)
         return Estimate(value, se, n, k, metric, "binomial", str(label),
-                        check_choice(interval or "wilson", "interval", ("wilson", "wald")))
+                        check_choice(interval or "wilson", "interval", ("wilson", "wald")),
+                        sample=sample)
     auc, se = _auc_delong(y, yhat)
-    return Estimate(auc, se, n, k, metric, "delong", str(label), "wald")
+    return Estimate(auc, se, n, k, metric, "delong", str(label), "wald", sample=sample)
 
 
 def _bootstrap_callable(fn, y_true, y_pred, *, k, interval, n_resamples, random_state, label,
-                        se_method):
+                        se_method, sample="test_set"):
     """Bootstrap of a user metric ``fn(y_true, y_pred)`` (generic, one call per replicate)."""
     if se_method not in (None, "bootstrap"):
         raise ParameterError(f"a callable `metric` is estimated by se_method='bootstrap' only; "
@@ -760,4 +952,4 @@ def _bootstrap_callable(fn, y_true, y_pred, *, k, interval, n_resamples, random_
         jk = tuple(float(fn(y[keep[i]], yhat[keep[i]])) for i in range(n))
     name = getattr(fn, "__name__", "metric")
     return Estimate(value, float(np.nanstd(reps, ddof=1)), n, k, name, "bootstrap", str(label),
-                    interval, tuple(reps.tolist()), jk)
+                    interval, tuple(reps.tolist()), jk, _check_sample(sample))
