@@ -18,7 +18,7 @@ from replikit.multistudy import (
     spread_estimates,
     study_utilities,
 )
-from replikit.multistudy import _epsilon as ek
+from replikit.multistudy import kernels as ek
 
 
 def _binary_studies(ps=(0.8, 0.75, 0.85), n=(120, 150, 90), seed=0):

@@ -7,6 +7,9 @@ absolute/relative ε-replicability (Defs. 3.1, 3.2) follow; :func:`dominance` co
 :func:`resample_replicability` and :func:`permutation_test` add uncertainty and tests (sec. 6);
 :func:`epsilon_test` tests ε-replicability (an intersection–union test of pairwise TOSTs) and
 gives the smallest ε shown at level α with a bias-aware estimate of the spread;
+:func:`replicated_in` counts the studies a finding holds in (partial conjunctions with FDR
+control, Benjamini & Heller 2008) and :func:`r_values` adjusts follow-up studies (Heller,
+Bogomolov & Benjamini 2014);
 :func:`cross_study_matrix`, :func:`leave_one_study_out` and :func:`multistudy_stacking` assess
 training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole analysis of a fixed rule's
 predictions; :func:`audit` is the entry from data and models (the audit report's section): it
@@ -43,6 +46,9 @@ _EXPORTS = {
     "Assessment": "analysis", "assess": "analysis",
     "EpsilonTest": "equivalence", "epsilon_test": "equivalence",
     "spread_estimates": "equivalence",
+    "partial_conjunction": "conjunction", "bh_adjust": "conjunction",
+    "r_values": "conjunction", "ReplicatedIn": "conjunction", "replicated_in": "conjunction",
+    "study_pvalues": "conjunction",
     # audit.py (audit itself is bound above: importing the submodule binds the package
     # attribute of the same name to the module, which a lazy __getattr__ cannot undo)
     "MultiStudyAudit": "audit",

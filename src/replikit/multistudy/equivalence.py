@@ -28,7 +28,7 @@ with accuracy near 0.8). :func:`epsilon_test` answers the user's question instea
 
 Standard errors of ``U_k`` are the delta-method ``sd_k/√n_k`` (Welch–Satterthwaite df per
 pair) or the within-study bootstrap's; the studies are independent samples. The vectorised
-kernels live in :mod:`replikit.multistudy._epsilon`, shared with the calibration study.
+kernels live in :mod:`replikit.multistudy.kernels`, shared with the calibration study.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import pandas as pd
 from .._validation import check_choice, check_confidence_level, check_float, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..results import ConfidenceInterval
-from . import _epsilon as ek
+from . import kernels as ek
 
 __all__ = ["EpsilonTest", "epsilon_test", "spread_estimates", "KINDS", "SPREAD_METHODS"]
 

@@ -20,7 +20,7 @@ issue that asked for the test (K = 2, 5, 10 studies of n = 50 or 200 units; accu
   claim ``documented`` (biases are reported, not claimed zero).
 
 Every replication is a row of a matrix: the studies' accuracies are binomial draws, and the
-test and the estimators are the vectorised kernels of :mod:`._epsilon`.
+test and the estimators are the vectorised kernels of :mod:`.kernels`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import pandas as pd
 from .._calibration import COLUMNS, bias_row, rate_row
 from .._random import check_random_state
 from .._validation import check_choice, check_int
-from . import _epsilon as ek
+from . import kernels as ek
 
 __all__ = ["validity", "SIZES"]
 

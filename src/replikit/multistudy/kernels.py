@@ -3,7 +3,8 @@
 Every kernel takes arrays whose leading axis is a replication (one row for a real analysis, many
 for a simulation) and whose last axis is a study (or a pair of studies), so the public
 functions of :mod:`replikit.multistudy.equivalence` and the calibration study of
-:mod:`replikit.multistudy.validity` run the same code.
+:mod:`replikit.multistudy.validity` run the same code. They take arrays and skip input validation: call them for simulations,
+and :func:`~replikit.multistudy.equivalence.epsilon_test` for an analysis.
 
 The test (Berger 1982; Berger & Hsu 1996, sec. 2): ε-replicability (seed 001, Defs. 3.1, 3.2,
 5.1) holds when *every* pair of studies is within ε, so H1 is an intersection over pairs and
