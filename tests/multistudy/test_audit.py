@@ -111,6 +111,19 @@ def test_verdict_states_utility_spread_pvalue_and_caveats(reg_audit):
     assert "minus the squared error" in v.sentence and f"{a.pvalue:.3g}" in v.sentence
     assert f"{a.statistic:.3g}" in v.sentence and "utility" in v.metric
     assert f"{a.spread:.3g}" in v.sentence and f"{a.smallest_epsilon:.3g}" in v.sentence
+    # lr beats dummy in at least u of K studies: per-study paired t-tests, partial conjunction
+    conj = a.conjunction.table.set_index("finding").loc["lr beats dummy"]
+    assert f"dummy in at least {int(conj['replicated_in'])} of the 3 studies" in v.sentence
+    pred = a.predictions.frame
+    lr, du = (pred[pred["model"] == m].set_index("row") for m in ("lr", "dummy"))
+    diff = (-(lr["y_true"] - lr["y_pred"]) ** 2) - (-(du["y_true"] - du["y_pred"]) ** 2
+                                                    ).reindex(lr.index)
+    from scipy import stats
+
+    from replikit.multistudy import partial_conjunction
+    p = [stats.ttest_1samp(diff[lr["study"] == s], 0, alternative="greater").pvalue
+         for s in a.utilities.studies]
+    assert conj["pvalue_u3"] == pytest.approx(partial_conjunction(p, 3), rel=1e-9)
     assert any("half" in c for c in v.caveats) and any("quick" in c for c in v.caveats)
 
 

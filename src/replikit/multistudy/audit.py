@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from ..data.tables import Predictions
     from .analysis import Assessment
+    from .conjunction import ReplicatedIn
     from .equivalence import EpsilonTest
     from .inference import PermutationMethod
     from .training import CrossStudyResult, LeaveOneStudyOutResult
@@ -72,6 +73,11 @@ class MultiStudyAudit:
     assessment : Assessment
         :func:`~replikit.multistudy.assess` of the rule: distances (Def. 5.1), the within-study
         bootstrap (sec. 6.1) and the permutation tests (sec. 6.2).
+    conjunction : ReplicatedIn or None
+        "The assessed rule beats rule r in at least u of the K studies" for every other rule:
+        per study a one-sided paired t-test of the unit utilities (the same held-out units),
+        combined by Fisher's partial conjunction with BH across the rules at ``ALPHA``
+        (Benjamini & Heller 2008); ``None`` with a single model.
     equivalence : EpsilonTest
         :func:`~replikit.multistudy.equivalence.epsilon_test` of the rule's utilities
         (delta-method SEs, level ``ALPHA``): the smallest ε shown at level ``ALPHA`` (the upper
@@ -144,6 +150,7 @@ class MultiStudyAudit:
     notes: tuple = ()
     verdict: Verdict | None = None
     equivalence: EpsilonTest | None = field(default=None, repr=False)
+    conjunction: ReplicatedIn | None = field(default=None, repr=False)
 
     @property
     def utility_label(self) -> str:
@@ -407,13 +414,14 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     rules_tab, rule_utilities = _dominance(fits.rules, means, best, su, data_best.studies,
                                            utility)
     # 7: the training technique
+    conj = _conjunction(fits.rules, best, data_best.studies, utility)
     tech = _technique(d, models, best, fits, metric, cv, root, n_jobs)
     notes = _notes(left_out, dropped, tech, best, res)
-    verdict = _verdict(best, utility, su, res, eq, left_out, dropped, quick, tech.loso_model,
-                       n_resamples, permutation)
+    verdict = _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick,
+                       tech.loso_model, n_resamples, permutation)
     return MultiStudyAudit(
         rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
-        rules=rules_tab, equivalence=eq, rule_utilities=rule_utilities, predictions=fits.predictions,
+        rules=rules_tab, equivalence=eq, conjunction=conj, rule_utilities=rule_utilities, predictions=fits.predictions,
         cross_study=tech.cross_study, loso=tech.loso, loso_model=tech.loso_model,
         loso_seconds=tech.loso_seconds, metric=tech.cross_study.metric, n_train=fits.n_train,
         n_resamples=n_resamples, permutation=permutation, cv=cv, tv_bins=bins, quick=quick,
@@ -545,8 +553,45 @@ def _notes(left_out, dropped, tech, best, res) -> tuple:
     return tuple(dict.fromkeys(notes))
 
 
-def _verdict(best, utility, su, res, eq, left_out, dropped, quick, loso_name, n_resamples,
-             permutation) -> Verdict:
+def _conjunction(rules, best, studies, utility):
+    """Per study, a one-sided paired t-test that ``best`` has the higher mean unit utility
+    than each other rule on the same held-out units; then :func:`replicated_in` (Fisher)."""
+    import pandas as pd
+    from scipy import stats
+
+    from .conjunction import replicated_in
+    from .utilities import unit_utilities
+
+    if len(rules) < 2:
+        return None
+    kept = list(studies)
+
+    def units(name):
+        dat = rules[name][0]
+        values, _ = unit_utilities(dat, utility)
+        labels = np.asarray(dat.studies, dtype=object)[dat.codes]
+        return pd.DataFrame({"row": dat.row, "study": labels, "u": values})
+
+    ref = units(best)
+    ref = ref[ref["study"].isin(kept)]
+    rows = []
+    for name in rules:
+        if name == best:
+            continue
+        m = ref.merge(units(name)[["row", "u"]], on="row", suffixes=("", "_other"))
+        for study, g in m.groupby("study", sort=False):
+            diff = (g["u"] - g["u_other"]).to_numpy()
+            n, mean, sd = diff.size, diff.mean(), diff.std(ddof=1) if diff.size > 1 else 0.0
+            if sd > 0:
+                p = float(stats.t.sf(mean / (sd / np.sqrt(n)), n - 1))
+            else:  # identical or constant differences: the sign decides
+                p = 0.0 if mean > 0 else 1.0
+            rows.append({"study": study, "finding": f"{best} beats {name}", "pvalue": p})
+    return replicated_in(pd.DataFrame(rows), method="fisher", alpha=ALPHA)
+
+
+def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_name,
+             n_resamples, permutation) -> Verdict:
     p = res.pvalue
     label = UTILITY_LABELS[utility]
     rejects = p < ALPHA
@@ -558,6 +603,12 @@ def _verdict(best, utility, su, res, eq, left_out, dropped, quick, loso_name, n_
                 f"confidence bound of the largest difference, intersection-union test), and a "
                 f"permutation test of study labels {'rejects' if rejects else 'does not reject'} "
                 f"exact replicability (p = {p:.3g}).")
+    if conj is not None:
+        parts = [f"{r.finding.split(' beats ', 1)[1]} in at least {r.replicated_in}"
+                 for r in conj.table.itertuples(index=False)]
+        sentence += (" Its utility is higher than that of " + ", ".join(parts)
+                     + f" of the {su.K} studies (paired t-tests per study, Fisher partial "
+                       f"conjunction, FDR {ALPHA:g}).")
     caveats: list[Any] = ["each rule is trained on half of every study and assessed on the "
                           "other half"]
     if left_out:

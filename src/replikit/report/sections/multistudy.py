@@ -117,6 +117,13 @@ def build(ctx: AuditContext) -> SectionOutput:
               "resamples)"),
         Table(model_tab, "Rules compared with the assessed rule (dominance, Def. 3.3)"),
     ]
+    if a.conjunction is not None:
+        blocks.append(Table(
+            a.conjunction.table,
+            f"In how many studies does {best} beat each other rule? Per study a one-sided "
+            f"paired t-test of the unit utilities; Fisher partial-conjunction p-values for "
+            f"'in at least u of {su.K} studies' (Benjamini & Heller 2008), BH-adjusted across "
+            f"the rules; replicated_in is the largest u shown at FDR 0.05"))
     if su.K == 2 and len(a.rule_utilities) > 1:
         others = [n for n in a.rule_utilities if n != best]
         ax = plot_dominance(su, [a.rule_utilities[n] for n in others], names=[best, *others])
@@ -149,6 +156,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         "spread_estimate": eq.estimate, "spread_method": eq.spread_method,
         "spread_estimates": dict(eq.spreads),
         "epsilon_pairs": eq.pairs,
+        "rules_replicated_in": (None if a.conjunction is None else a.conjunction.table),
         "smallest_epsilon_relative": su.smallest_epsilon("relative"),
         "smallest_relative_epsilon_shown": (None if eq_rel is None
                                             else eq_rel.smallest_epsilon),
