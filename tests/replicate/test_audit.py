@@ -92,11 +92,21 @@ def test_numbers_follow_the_seed_formulas():
     res = audit(_dataset([400, 350, 500, 450], seed=2), models={}, random_state=4)
     assert isinstance(res, ReplicationAudit) and res.models == (LINEAR_MODEL,)
     est = res.estimates[res.estimates.source == "test"].set_index("study")
-    # Olkin-Finn SE (seed eq. 1) on the test part: N = the test rows (a third of the study)
+    # the test-set R2's SE is the delta-method SE of its predictions (issue 15 item 1: replaces
+    # the seed's Olkin-Finn form, which assumes calibrated predictions) on the test third
+    from replikit.replicate.estimates import r2_delta_se
+
+    ds = _dataset([400, 350, 500, 450], seed=2)
+    study = ds.study.astype(str).to_numpy()
+    order = ["1990", "1992", "1994", "1996"]
+    root = root_seed_sequence(4)
+    labels = AUDIT_MODULE._fold_labels(HoldOutCV(10, min_fold_rows=20), study, order, root)
+    fast = AUDIT_MODULE._linear_fits(ds.X.to_numpy(float), ds.y.to_numpy(float), study, order,
+                                     labels)
     n_test = {"1990": 133, "1992": 117, "1994": 167, "1996": 150}
     for s, row in est.iterrows():
-        r2 = row["estimate"]
-        assert row["se"] == pytest.approx(np.sqrt(4 * r2 * (1 - r2) ** 2 / n_test[s]))
+        assert fast[s].test_y.size == n_test[s]
+        assert row["se"] == pytest.approx(r2_delta_se(fast[s].test_y, fast[s].test_pred))
     # the aims agree with the single-study functions
     orig = from_summary(r2=est.loc["1990", "estimate"], se=est.loc["1990", "se"])
     tab = res.table[res.table.source == "test"].set_index("replication")
@@ -222,3 +232,69 @@ def test_result_tables_figures_and_text():
     with pytest.raises(ParameterError, match="source"):
         res.meta(source="train")
     assert "Test R2 of the linear model" in str(res)
+
+
+def test_why_studies_differ_moderators_influence_funnel():
+    """Issue 17: study-level columns found and used in a meta-regression of the test R2;
+    influence and small-study diagnostics of its random-effects pooling; Knapp-Hartung with few
+    studies."""
+    from replikit.replicate import MetaRegression, meta_regression
+
+    ds = _dataset([200, 220, 240, 260, 280], seed=5)
+    res = audit(ds, models={}, quick=True, random_state=1)
+    assert res.moderator_source == "found" and res.moderators == ("site_level",)
+    assert isinstance(res.metareg, MetaRegression)
+    assert res.design["ci"] == "knha"  # 5 studies < KNHA_BELOW
+    pooled = res.meta()
+    assert pooled.ci_method == "knha" and pooled.pi_dist == "t(k-1)"
+    # the meta-regression is the one of the pooled estimates on the per-study column
+    site = ds.X.groupby(ds.study.astype(str).to_numpy())["site_level"].first()
+    direct = meta_regression(list(pooled.y), list(pooled.v),
+                             moderators={"site_level": site.loc[list(pooled.labels)].to_numpy()},
+                             method=pooled.method, ci="knha")
+    np.testing.assert_allclose(res.metareg.beta, direct.beta)
+    assert any("meta-regression" in n for n in res.notes)
+    assert len(res.influence.table) == 5 and res.small_study.k == 5
+    for kind in ("funnel", "bubble", "baujat"):
+        assert res.plot(kind=kind) is not None
+    assert len(res.plot(kind="influence").axes) == 8
+    # turned off, given explicitly, and refused
+    off = audit(ds, models={}, quick=True, random_state=1, moderators=())
+    assert off.metareg is None and off.moderator_source == "none"
+    with pytest.raises(ParameterError, match="bubble"):
+        off.plot(kind="bubble")
+    given = audit(ds, models={}, quick=True, random_state=1, moderators="site_level")
+    assert given.moderator_source == "given"
+    np.testing.assert_allclose(given.metareg.beta, res.metareg.beta)
+    with pytest.raises(ParameterError, match="nope"):
+        audit(ds, models={}, quick=True, random_state=1, moderators=["nope"])
+    from replikit.errors import DataError
+
+    with pytest.raises(DataError, match="x1"):
+        audit(ds, models={}, quick=True, random_state=1, moderators=["x1"])
+
+
+def test_many_studies_use_z_intervals():
+    res = audit(_dataset([120] * 22, seed=6, noise=0.5), models={}, quick=True, random_state=2,
+                moderators=())
+    assert len(res.studies) >= 20
+    assert res.design["ci"] == "z" and res.meta().ci_method == "z"
+
+
+def test_report_section_shows_why_studies_differ():
+    from replikit.report.context import AuditContext
+    from replikit.report.sections.replicate import build
+
+    ctx = AuditContext(dataset=_dataset([200, 220, 240, 260, 280], seed=5), models={},
+                       random_state=1, quick=True)
+    out = build(ctx)
+    captions = [getattr(b, "caption", "") for b in out.blocks]
+    texts = " ".join(getattr(b, "text", "") for b in out.blocks)
+    assert "Knapp-Hartung" in texts and "site_level" in texts
+    assert any("Meta-regression" in c for c in captions)
+    assert any("funnel plot" in c for c in captions)
+    assert any("influence diagnostics" in c for c in captions)
+    assert any("Heterogeneity" in c for c in captions)
+    assert out.data["ci"] == "knha" and out.data["moderators"] == ["site_level"]
+    assert "Knapp-Hartung" in next(b for b in out.blocks if type(b).__name__ == "KeyValues"
+                                   ).items["interval method"]

@@ -44,6 +44,10 @@ LINEAR_MODEL = "linear model"
 MIN_FOLD_ROWS = 20  # an R2 on fewer held-out rows is mostly noise (and often negative)
 _CV_RANDOM = "CV, folds RE"
 _CV_FIXED = "CV, folds FE"
+#: With fewer studies than this, the pooled intervals and prediction intervals use Knapp-Hartung
+#: t(k-1) (Knapp & Hartung 2003; IntHout, Ioannidis & Borm 2014, BMC Med Res Methodol 14:25: the
+#: z interval of a random-effects mean is too narrow with few studies); z from this many on.
+KNHA_BELOW = 20
 
 
 def _order(labels) -> list[str]:
@@ -102,6 +106,20 @@ class ReplicationAudit:
         ``margin``, ``tau2_method``, ``quick``.
     notes : tuple of str
         What was done, in words (subsamples, fold counts, what was left out and why).
+    metareg : MetaRegression or None
+        Meta-regression of the linear model's test R2 on the study-level moderators
+        (:attr:`moderators`), with the random-effects model's tau2 estimator and interval
+        method; None without moderators or when too few studies.
+    moderators : tuple of str
+        The study-level columns used as moderators.
+    moderator_source : {'given', 'found', 'none'}
+        Moderators given by the caller, found in the data (columns constant within every
+        study), or none.
+    influence : Influence or None
+        Influence diagnostics of the random-effects pooling of the linear model's test R2
+        (k >= 3).
+    small_study : SmallStudyEffects or None
+        Funnel-plot tests and trim-and-fill of that pooling (k >= 3).
     """
 
     original: str
@@ -115,6 +133,11 @@ class ReplicationAudit:
     studies_outside: dict
     design: dict
     notes: tuple = ()
+    metareg: object = field(default=None, repr=False)
+    moderators: tuple = ()
+    moderator_source: str = "none"
+    influence: object = field(default=None, repr=False)
+    small_study: object = field(default=None, repr=False)
 
     @property
     def table(self) -> pd.DataFrame:
@@ -155,10 +178,14 @@ class ReplicationAudit:
         Parameters
         ----------
         ax : matplotlib Axes, optional
-        kind : {'forest', 'differences'}
+        kind : {'forest', 'differences', 'funnel', 'bubble', 'influence', 'baujat'}
             ``'forest'``: metafor-style forest plot of the studies and their random-effects
             pooling; ``'differences'``: replication − original with 95% CIs (a CI missing 0 is
-            an inconsistent replication).
+            an inconsistent replication); ``'funnel'``: contour-enhanced funnel plot with the
+            trim-and-fill studies and Egger's line; ``'bubble'``: the meta-regression on the
+            first numeric moderator; ``'influence'``: the influence diagnostics (returns a
+            Figure); ``'baujat'``: the Baujat plot. The last four are about the linear model's
+            test R2.
         model : str
         source : {'test', 'cv', 'cv_fixed'}
             Test R², CV R² with folds pooled by random effects, or by fixed effect.
@@ -168,9 +195,26 @@ class ReplicationAudit:
         -------
         matplotlib Axes
         """
-        from .plots import forest_plot, plot_differences
+        from .plots import baujat_plot, forest_plot, plot_differences
 
-        kind = check_choice(kind, "kind", ("forest", "differences"))
+        kind = check_choice(kind, "kind", ("forest", "differences", "funnel", "bubble",
+                                           "influence", "baujat"))
+        if kind in ("funnel", "influence", "baujat"):
+            if self.small_study is None or self.influence is None:
+                raise ParameterError(f"kind={kind!r} needs at least 3 studies; got "
+                                     f"{len(self.studies)}.")
+            if kind == "funnel":
+                return self.small_study.plot(ax=ax, contours=(0.90, 0.95, 0.99),
+                                             title=title or "Funnel plot of the test R2 "
+                                                            "(linear model)")
+            if kind == "influence":
+                return self.influence.plot(title=title)
+            return baujat_plot(self.meta(), ax=ax, title=title)
+        if kind == "bubble":
+            if self.metareg is None:
+                raise ParameterError("kind='bubble' needs a meta-regression: give study-level "
+                                     "`moderators` (none were used).")
+            return self.metareg.plot(ax=ax, title=title, ylabel="test R2, linear model")
         name = _source_name(source, self.design["tau2_method"])
         if kind == "forest":
             what = "test R2" if name == "test" else f"CV R2 ({name[4:]})"
@@ -313,7 +357,7 @@ def _study_estimates(fits: dict[str, _Fit], k: int, tau2_method: str):
 
 def audit(dataset, *, models: dict | None = None, original: str | None = None,
           margin: float = 0.05, tau2_method: str = "REML", quick: bool = False,
-          random_state=None, n_jobs: int = 1) -> ReplicationAudit:
+          moderators=None, random_state=None, n_jobs: int = 1) -> ReplicationAudit:
     """Does each later study reproduce the R² of the first? Seed 000's three aims on a dataset.
 
     Parameters
@@ -332,6 +376,11 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         τ² estimator of every random-effects pooling (``'REML'``, ``'DL'``, ...).
     quick : bool
         Fewer folds (5) and at most 400 rows per study for every model.
+    moderators : str or sequence of str, optional
+        Study-level columns of the data (one value per study) to explain the differences
+        between the studies' test R2 by a meta-regression. Default: every column constant
+        within every study (and not across studies) is used, as many as the number of studies
+        allows (k - 3); ``()`` turns the meta-regression off.
     random_state : None, int or Generator
         Root of every random choice (subsamples, splits, model seeds).
     n_jobs : int
@@ -349,7 +398,10 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         for the design (``max(30, 3 (p + 2))`` rows with p predictors), or a linear-model R²
         outside [0, 1) in all but one study (with advice on what to do).
     ParameterError
-        ``original`` is not a study of ``dataset``, or a bad ``margin``/``tau2_method``.
+        ``original`` is not a study of ``dataset``, or a bad ``margin``/``tau2_method``, or a
+        moderator that is not a column of the data.
+    DataError
+        A moderator that varies within a study.
 
     Notes
     -----
@@ -359,7 +411,12 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     with the Olkin–Finn SE ``SE² = 4 R² (1 − R²)² / N`` (eq. 1); the difference
     replication − original with the simple asymptotic interval (eq. 2); inconsistency (95% CI
     excludes 0, Figures 3 and 6A), consistency (90% CI inside ±margin, Figures 4 and 6B) and the
-    FE/RE combination (Figures 7-8). The audited models are fitted by
+    FE/RE combination (Figures 7-8), with Knapp-Hartung t(k-1) intervals (and prediction
+    intervals) when there are fewer than :data:`KNHA_BELOW` studies, z intervals from there on.
+    Then, on the linear model's test R2: a meta-regression on study-level moderators
+    (:func:`~replikit.replicate.meta_regression`), influence diagnostics
+    (:func:`~replikit.replicate.influence`) and small-study effects
+    (:func:`~replikit.replicate.small_study_effects`). The audited models are fitted by
     :func:`replikit.experiment.run` on at most 1,000 rows per study (400 with ``quick``) with
     5-fold CV, to keep within the audit's time budget. A study whose fold or test R² of a model
     is outside [0, 1) is left out of that model's analysis (Olkin–Finn needs a squared
@@ -387,6 +444,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     margin, tau2_method, quick, n_jobs = _audit_iv(dataset, models, margin, tau2_method, quick,
                                                    n_jobs)
     d = dataset
+    mod_cols, mod_source = _moderators_iv(d, moderators)
     if d.study is None or d.study.nunique() < 2:
         raise NotApplicableError(
             "needs at least two studies (an original and a replication).",
@@ -491,20 +549,26 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
             continue
         for name, ests in sources.items():
             groups[(model, name)] = ests
+    ci = "knha" if len(usable) < KNHA_BELOW else "z"
     res = analyze_replications(groups, original, margin=margin, interval="sa",
-                               tau2_method=tau2_method)
+                               tau2_method=tau2_method, ci=ci)
     summary = _summary(res.table, margin)
     analyzed = tuple(m for m in fits if m not in models_left_out)
     studies = (original,) + tuple(s for s in usable if s != original)
     design = {"n_splits": n_splits, "min_fold_rows": MIN_FOLD_ROWS, "train_share": 2 / 3,
               "max_rows": max_rows, "audited_n_splits": aud_splits,
               "audited_max_rows": aud_rows if audited else None, "min_rows": min_rows,
-              "n_features": p, "margin": margin, "tau2_method": tau2_method, "quick": quick}
+              "n_features": p, "margin": margin, "tau2_method": tau2_method, "quick": quick,
+              "ci": ci}
     verdict = _verdict(res, original, margin, left_out, outside, models_left_out, design,
                        bool(audited))
     notes = _notes(design, left_out, outside, models_left_out, tuple(audited))
+    pooled = res.meta[(LINEAR_MODEL, "test", "random")]
+    why = _why(d, pooled, mod_cols, mod_source)
     return ReplicationAudit(original, studies, res, summary, verdict, analyzed, models_left_out,
-                            tuple(left_out), outside, design, notes)
+                            tuple(left_out), outside, design, notes + why["notes"],
+                            why["metareg"], why["moderators"], why["source"], why["influence"],
+                            why["small_study"])
 
 
 def _summary(table: pd.DataFrame, margin: float) -> pd.DataFrame:
@@ -571,3 +635,89 @@ def _notes(design, left_out, outside, models_left_out, audited) -> tuple:
     for model, why in models_left_out.items():
         notes.append(f"{model} left out: {why}")
     return tuple(notes)
+
+
+def _study_values(d, col: str):
+    """Per study: the distinct values of ``col`` (study -> number of distinct values)."""
+    return d.X[col].groupby(d.study.astype(str).to_numpy()).nunique(dropna=False)
+
+
+def _moderators_iv(d, moderators) -> tuple[list, str]:
+    """The moderator columns and where they come from ('given', 'found', 'none')."""
+    if d.study is None or d.study.nunique() < 2:
+        return [], "none"
+    if moderators is None:
+        found = [str(c) for c in d.X.columns
+                 if d.X[c].nunique() > 1 and bool((_study_values(d, c) == 1).all())]
+        return found, "found" if found else "none"
+    if isinstance(moderators, str):
+        moderators = [moderators]
+    if not isinstance(moderators, (list, tuple)):
+        raise ParameterTypeError("`moderators` must be a column name or a list of them; got "
+                                 f"{type(moderators).__name__}.")
+    cols = []
+    for c in moderators:
+        c = str(c)
+        if c not in d.X.columns:
+            raise ParameterError(f"`moderators`: {c!r} is not a column of the data; the columns "
+                                 f"are {_shown([repr(str(x)) for x in d.X.columns], 12)}.")
+        per = _study_values(d, c)
+        varies = [str(s) for s, n in per.items() if n > 1]
+        if varies:
+            raise DataError(f"moderator {c!r} varies within study {_shown(varies, 3)}: a "
+                            "moderator must be a study-level column (one value per study).")
+        if c not in cols:
+            cols.append(c)
+    return cols, "given" if cols else "none"
+
+
+def _why(d, pooled, mod_cols, mod_source) -> dict:
+    """Meta-regression, influence and small-study effects of the pooled test R2."""
+    import warnings
+
+    from ..errors import ReplikitError, ReplikitWarning
+    from .influence import influence
+    from .metareg import meta_regression
+    from .smallstudy import small_study_effects
+
+    out = {"metareg": None, "moderators": (), "source": "none", "influence": None,
+           "small_study": None, "notes": ()}
+    notes = []
+    k = pooled.k
+    if mod_cols:
+        used = mod_cols if mod_source == "given" else mod_cols[:max(0, k - 3)]
+        if mod_source == "found" and len(used) < len(mod_cols):
+            notes.append(f"study-level columns found: {', '.join(mod_cols)}; "
+                         + (f"the meta-regression uses the first {len(used)} ({k} studies)"
+                            if used else f"too few studies ({k}) for a meta-regression"))
+        if used:
+            import pandas as pd
+
+            study = d.study.astype(str)
+            first = d.X[used].groupby(study.to_numpy(), sort=False).first()
+            frame = first.loc[list(pooled.labels)].reset_index(drop=True)
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", ReplikitWarning)
+                    fit = meta_regression(list(pooled.y), list(pooled.v),
+                                          moderators=pd.DataFrame(frame), labels=pooled.labels,
+                                          method=pooled.method, ci=pooled.ci_method)
+                notes += [" ".join(str(w.message).split()) for w in caught]
+                out.update(metareg=fit, moderators=tuple(used), source=mod_source)
+                notes.append(f"meta-regression of the test R2 (linear model) on "
+                             f"{'the given' if mod_source == 'given' else 'the study-level'} "
+                             f"column(s) {', '.join(used)}: {fit.qm_test}")
+            except ReplikitError as exc:
+                notes.append(f"no meta-regression on {', '.join(used)}: "
+                             f"{' '.join(str(exc).split())}")
+    if k >= 3:
+        try:
+            out["influence"] = influence(pooled)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out["small_study"] = small_study_effects(pooled)
+        except ReplikitError as exc:
+            notes.append(f"influence / small-study diagnostics not computed: "
+                         f"{' '.join(str(exc).split())}")
+    out["notes"] = tuple(notes)
+    return out

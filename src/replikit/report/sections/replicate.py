@@ -37,11 +37,15 @@ def _facts(res) -> dict:
                             f"fewer than {design['min_fold_rows']} rows, at least 2)"
                             + (f"; at most {design['max_rows']} rows per study (quick mode)"
                                if design["max_rows"] else ""),
-        "SE of R2": "Olkin-Finn, SE^2 = 4 R2 (1-R2)^2 / N (seed eq. 1)",
+        "SE of R2": "test R2: " + ", ".join(sorted(
+            set(res.estimates.loc[res.estimates["source"] == "test", "se_source"].astype(str))))
+            + "; CV R2: folds pooled within each study",
         "difference CI": "simple asymptotic (seed eq. 2); replication - original",
         "pooled (test R2)": (f"FE {fe.estimate:.4f} [{fe_ci.low:.4f}, {fe_ci.high:.4f}]; "
-                             f"RE ({tau2}, z) {re_.estimate:.4f} [{re_ci.low:.4f}, "
-                             f"{re_ci.high:.4f}], tau2 = {re_.tau2:.3g}, I2 = {re_.i2_q:.1f}%"),
+                             f"RE ({tau2}, {_ci_name(design)}) {re_.estimate:.4f} "
+                             f"[{re_ci.low:.4f}, {re_ci.high:.4f}], tau2 = {re_.tau2:.3g}, "
+                             f"I2 = {re_.i2_q:.1f}%"),
+        "interval method": _ci_why(design, len(res.studies)),
     }
     for model, bad in res.studies_outside.items():
         if model not in res.models_left_out:
@@ -56,11 +60,95 @@ def _facts(res) -> dict:
     return facts
 
 
+def _ci_name(design) -> str:
+    return "Knapp-Hartung t" if design.get("ci") == "knha" else "z"
+
+
+def _ci_why(design, k: int) -> str:
+    from ...replicate.audit import KNHA_BELOW
+
+    if design.get("ci") == "knha":
+        return (f"Knapp-Hartung t(k-1) for the pooled intervals and prediction intervals: only "
+                f"{k} studies (fewer than {KNHA_BELOW}), where z intervals are too narrow "
+                "(IntHout et al. 2014)")
+    return f"z intervals ({k} studies, at least {KNHA_BELOW})"
+
+
+def _why_blocks(res) -> tuple[list, dict]:
+    """Meta-regression, heterogeneity intervals, influence and the funnel (issue 17)."""
+    blocks: list = []
+    data: dict = {"moderators": list(res.moderators), "moderator_source": res.moderator_source}
+    pooled = res.meta()
+    if res.small_study is None:
+        return blocks, data
+    het = pooled.heterogeneity()
+    intro = ("Why do the studies differ? The between-study variance of the linear model's "
+             "test R2 with Q-profile intervals; ")
+    if res.metareg is not None:
+        fit = res.metareg
+        how = ("given" if res.moderator_source == "given"
+               else "found in the data (constant within every study)")
+        intro += (f"a meta-regression on the study-level column(s) {', '.join(res.moderators)} "
+                  f"({how}); ")
+    else:
+        intro += ("no meta-regression (no study-level column: one that is constant within every "
+                  "study; give them with --moderator); ")
+    intro += ("which study drives the pooled result (leave-one-out influence, Viechtbauer & "
+              "Cheung 2010) and whether small studies tell a different story (funnel plot, "
+              "Egger's regression test, Begg's rank test, trim-and-fill).")
+    blocks.append(Paragraph(intro))
+    blocks.append(Table(het.to_frame().drop(columns="confidence_level"),
+                        f"Heterogeneity of the test R2 ({pooled.model_label}), 95% Q-profile "
+                        "intervals"))
+    data["heterogeneity"] = het.to_frame()
+    if res.metareg is not None:
+        fit = res.metareg
+        facts = {"moderators": ", ".join(res.moderators), "test of moderators": str(fit.qm_test),
+                 "residual heterogeneity": f"QE({fit.qe_df}) = {fit.qe:.4f}, p = "
+                                           f"{fit.qe_pvalue:.4g}; tau2 = {fit.tau2:.4g}",
+                 "R2 (share of tau2 explained)": "-" if fit.r2 is None else f"{fit.r2:.1f}%"}
+        blocks.append(KeyValues(facts))
+        blocks.append(Table(fit.to_frame(), "Meta-regression of the test R2 (linear model)"))
+        numeric = [t for t, idx in fit.terms.items() if len(idx) == 1 and fit.names[idx[0]] == t]
+        if numeric:
+            ax = fit.plot(numeric[0], ylabel="test R2, linear model")
+            blocks.append(Figure(svg_from_figure(ax.figure),
+                                 f"Bubble plot: test R2 against {numeric[0]} (area = weight), "
+                                 "predicted average with its CI and prediction interval."))
+        data["meta_regression"] = fit.to_frame()
+        data["meta_regression_summary"] = fit.summary_frame()
+    inf = res.influence
+    flagged = inf.table[inf.table["influential"]]
+    blocks.append(Callout(
+        ("Influential studies: " + "; ".join(f"{r.label} ({r.flagged_by})"
+                                              for r in flagged.itertuples())
+         if len(flagged) else "No study is influential by metafor's criteria (DFFITS, Cook's "
+                             "distance, hat value, DFBETAS)."),
+        "warn" if len(flagged) else "info"))
+    show = inf.table[["label", "rstudent", "dffits", "cook_d", "cov_r", "tau2_del", "qe_del",
+                      "hat", "weight", "flagged_by"]]
+    blocks.append(Table(show, "Leave-one-out influence diagnostics of the pooled test R2"))
+    sse = res.small_study
+    ax = res.plot(kind="funnel")
+    blocks.append(Figure(svg_from_figure(ax.figure),
+                         "Contour-enhanced funnel plot of the test R2 (shaded: p > .10, .05, "
+                         ".01 against 0), open dots: trim-and-fill studies, line: Egger's "
+                         "regression. " + " ".join(f"Caveat: {c}." for c in sse.caveats)))
+    tests = sse.to_frame()[["test", "model", "predictor", "estimator", "statistic", "pvalue",
+                            "k0", "estimate"]]
+    blocks.append(Table(tests, "Small-study effects: regression tests, rank test, "
+                               "trim-and-fill"))
+    data["influence"] = inf.to_frame()
+    data["small_study"] = sse.to_frame()
+    return blocks, data
+
+
 def build(ctx: AuditContext) -> SectionOutput:
     from ...replicate import audit
 
     with ctx.stage("Replication: per-study CV and test R2", total=1) as advance:
         res = audit(ctx.dataset, models=ctx.models, quick=ctx.quick,
+                    moderators=getattr(ctx, "moderators", None),
                     random_state=ctx.random_state, n_jobs=ctx.n_jobs)
         advance(1)
     design = res.design
@@ -81,7 +169,8 @@ def build(ctx: AuditContext) -> SectionOutput:
                   "(replication - original) excludes 0; failing that is not evidence of "
                   "consistency, which needs the 90% CI to lie inside a region of equivalence "
                   f"(here +-{margin:g}, two one-sided tests). The third aim pools all studies by "
-                  f"fixed- and random-effects meta-analysis (tau2 by {tau2}, z intervals). CV R2 "
+                  f"fixed- and random-effects meta-analysis (tau2 by {tau2}, "
+                  f"{_ci_name(design)} intervals). CV R2 "
                   "is first pooled over folds within each study (random or fixed effects)."),
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(_facts(res)),
@@ -90,8 +179,9 @@ def build(ctx: AuditContext) -> SectionOutput:
                "Test of inconsistency for the test R2: differences with 95% CIs; a CI that "
                "misses 0 marks an inconsistent replication."),
         Figure(svg_from_figure(forest.figure),
-               f"Forest plot (metafor layout) of the test R2, {test_meta.model_label}, z CI, "
-               "dotted line: 95% prediction interval."),
+               f"Forest plot (metafor layout) of the test R2, {test_meta.model_label}, "
+               f"{_ci_name(design)} CI, dotted line: 95% prediction interval "
+               f"({test_meta.pi_dist})."),
         Figure(svg_from_figure(forest_cv.figure),
                f"Forest plot of the CV R2 (folds pooled by random effects), "
                f"{cv_meta.model_label}."),
@@ -99,6 +189,8 @@ def build(ctx: AuditContext) -> SectionOutput:
               f"+-{margin:g}) per replication"),
         Table(pooled.reset_index(drop=True), "Pooled estimates (original + replications)"),
     ]
+    why, why_data = _why_blocks(res)
+    blocks += why
     return SectionOutput(
         key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
         data={"original": res.original, "models": list(res.models),
@@ -109,7 +201,7 @@ def build(ctx: AuditContext) -> SectionOutput:
               "max_rows_per_study": design["max_rows"], "n_features": design["n_features"],
               "verdict": res.verdict.to_dict(), "notes": list(res.notes),
               "estimates": res.estimates, "replications": res.table, "pooled": res.pooled,
-              "summary": res.summary},
+              "summary": res.summary, "ci": design.get("ci"), **why_data},
     )
 
 
