@@ -214,14 +214,27 @@ def meta(
     = None,
     loo: Annotated[bool, typer.Option("--leave-one-out", help="Also print the leave-one-out "
                                       "table (leave_one_out.csv with --out).")] = False,
+    moderator: Annotated[list[str] | None, typer.Option(
+        "--moderator", help="Study-level column(s) for a meta-regression (repeat the flag or "
+        "give a comma list); metareg.csv and bubble.svg with --out.")] = None,
+    influence: Annotated[bool, typer.Option("--influence", help="Influence diagnostics "
+                                            "(influence.csv, influence.svg, baujat.svg with "
+                                            "--out).")] = False,
+    funnel: Annotated[bool, typer.Option("--funnel", help="Small-study effects: Egger, rank "
+                                         "test, trim-and-fill (small_study.csv, funnel.svg "
+                                         "with --out).")] = False,
     table: TableOpt = None,
     out: OutOpt = None,
     overwrite: OverwriteOpt = False,
 ) -> None:
-    """Meta-analysis of effects with variances or SEs; a forest plot with --out."""
+    """Meta-analysis of effects with variances or SEs; a forest plot with --out;
+    meta-regression, influence and funnel on request."""
     from ..replicate import PI_DISTS, TAU2_METHODS
+    from ._metareg import extra_outputs, meta_extras, moderator_columns
 
-    names = list(_META_OUTPUTS) + (["leave_one_out.csv"] if loo else [])
+    moderators = moderator_columns(moderator)
+    names = list(_META_OUTPUTS) + (["leave_one_out.csv"] if loo else []) \
+        + extra_outputs(moderators, influence, funnel)
     _check_out(out, names, overwrite)
     method = _choice(method, "--method", ("FE",) + TAU2_METHODS, upper=True)
     ci = _choice(ci, "--ci", ("z", "knha"))
@@ -245,13 +258,19 @@ def meta(
         lo = leave_one_out(res)
         text += "\nLeave-one-out:\n" + lo.to_string(index=False, float_format=lambda v: f"{v:.4f}")
         data["leave_one_out"] = lo
+    effect_name = effect or next(c for c in ("yi", "effect", "estimate", "value")
+                                 if c in frame.columns)
+    if moderators or influence or funnel:
+        with _warning_lines(), _flags({"moderators": "--moderator"}):
+            more, more_data, _ = meta_extras(frame, res, moderators, influence, funnel, out,
+                                             effect_name)
+        text += "".join("\n" + str(m) for m in more)
+        data.update(more_data)
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
         from ..replicate import forest_plot
 
-        effect_name = effect or next(c for c in ("yi", "effect", "estimate", "value")
-                                     if c in frame.columns)
         save_svg(forest_plot(res, xlabel=effect_name).figure, out / "forest.svg")
         write_csv_atomic(out / "meta.csv", res.to_frame())
         if loo:

@@ -1,0 +1,104 @@
+"""``replikit meta`` extras (issue 17): ``--moderator``, ``--influence``, ``--funnel``.
+
+Kept apart from :mod:`replikit.cli.replicate` so that the command only names the flags: this
+module parses them, fits the meta-regression, the influence diagnostics and the small-study
+tests, and writes their files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ParameterError
+
+__all__ = ["moderator_columns", "extra_outputs", "meta_extras"]
+
+
+def moderator_columns(values) -> list[str]:
+    """``--moderator a --moderator b,c`` -> ``['a', 'b', 'c']`` (order kept, no repeats)."""
+    cols: list[str] = []
+    for v in values or ():
+        for part in str(v).split(","):
+            part = part.strip()
+            if not part:
+                raise ParameterError(f"`--moderator`: empty column name in {v!r}.")
+            if part not in cols:
+                cols.append(part)
+    return cols
+
+
+def extra_outputs(moderators, influence: bool, funnel: bool) -> list[str]:
+    """The files the extras write in ``--out`` (checked before any work)."""
+    names = []
+    if moderators:
+        names += ["metareg.csv", "bubble.svg"]
+    if influence:
+        names += ["influence.csv", "influence.svg", "baujat.svg"]
+    if funnel:
+        names += ["small_study.csv", "funnel.svg"]
+    return names
+
+
+def meta_extras(frame, res, moderators: list[str], influence: bool, funnel: bool,
+                out: Path | None, effect_name: str) -> tuple[list, dict, list]:
+    """Fit what the flags ask for; returns (human text, JSON data, files written)."""
+    text: list = []
+    data: dict = {}
+    written: list = []
+    fit = None
+    if moderators:
+        missing = [c for c in moderators if c not in frame.columns]
+        if missing:
+            raise ParameterError(f"`--moderator`: no column {missing[0]!r} in the table; the "
+                                 f"columns are {', '.join(map(str, frame.columns))}.")
+        from ..replicate import meta_regression
+
+        fit = meta_regression(list(res.y), list(res.v),
+                              moderators=frame[moderators].reset_index(drop=True),
+                              labels=res.labels, method=res.method, ci=res.ci_method,
+                              knha_floor=res.knha_floor, pi_dist=res.pi_dist)
+        text.append(str(fit))
+        text.append(str(fit.heterogeneity()))
+        data["meta_regression"] = fit.to_frame()
+        data["meta_regression_summary"] = fit.summary_frame()
+        data["residual_heterogeneity"] = fit.heterogeneity().to_frame()
+    else:
+        data["heterogeneity"] = res.heterogeneity().to_frame()
+        text.append(str(res.heterogeneity()))
+    inf = sse = None
+    if influence:
+        from ..replicate import influence as influence_of
+
+        inf = influence_of(fit if fit is not None else res)
+        text.append(str(inf))
+        data["influence"] = inf.to_frame()
+    if funnel:
+        from ..replicate import small_study_effects
+
+        sse = small_study_effects(res)
+        text.append(str(sse))
+        data["small_study"] = sse.to_frame()
+    if out is not None:
+        from .._outputs import write_csv_atomic
+        from .._plotting import save_svg
+
+        if fit is not None:
+            write_csv_atomic(out / "metareg.csv", fit.to_frame())
+            numeric = [t for t, idx in fit.terms.items()
+                       if len(idx) == 1 and fit.names[idx[0]] == t]
+            if numeric:
+                save_svg(fit.plot(numeric[0], ylabel=effect_name).figure, out / "bubble.svg")
+                written.append("bubble.svg")
+            written.append("metareg.csv")
+        if inf is not None:
+            from ..replicate import baujat_plot
+
+            write_csv_atomic(out / "influence.csv", inf.to_frame())
+            save_svg(inf.plot(), out / "influence.svg")
+            save_svg(baujat_plot(fit if fit is not None else res).figure, out / "baujat.svg")
+            written += ["influence.csv", "influence.svg", "baujat.svg"]
+        if sse is not None:
+            write_csv_atomic(out / "small_study.csv", sse.to_frame())
+            save_svg(sse.plot(contours=(0.90, 0.95, 0.99)).figure, out / "funnel.svg")
+            written += ["small_study.csv", "funnel.svg"]
+    return text, data, written
