@@ -4,9 +4,10 @@ Tests on resampled scores (corrected resampled and corrected repeated k-fold t, 
 sorted runs, the Bayesian correlated t, a TOST equivalence test, and the naive t and
 difference-in-proportions z flagged invalid), tests on hold-out predictions (McNemar,
 Cochran's Q), permutation tests, multiple comparisons across datasets (Friedman, Nemenyi,
-Wilcoxon-Holm), a calibration simulation of the tests, and the convenience layer
-:func:`compare_scores` / :func:`compare_models` that runs the recommended tests for every pair of
-models and returns one tidy :class:`ComparisonTable`.
+Wilcoxon-Holm; Bonferroni-Dunn against a control with effect sizes; the Bayesian signed-rank
+test and the Bayesian hierarchical model over datasets), a calibration simulation of the tests,
+and the convenience layer :func:`compare_scores` / :func:`compare_models` that runs the
+recommended tests for every pair of models and returns one tidy :class:`ComparisonTable`.
 
 The audit entry :func:`audit` runs the comparison recipe of the audit report on a dataset and
 returns a :class:`ComparisonAudit` with the numbers, a verdict, ``to_frame()`` and ``plot()``.
@@ -48,10 +49,18 @@ _EXPORTS = {
     "nemenyi_test": "multiple", "NemenyiResult": "multiple",
     "critical_difference": "multiple", "wilcoxon_holm": "multiple",
     "scores_to_table": "multiple",
+    # bayesian.py
+    "BayesianComparison": "bayesian", "bayesian_signed_rank_test": "bayesian",
+    "hierarchical_test": "bayesian", "hierarchical_test_from_arrays": "bayesian",
+    # control.py
+    "ControlResult": "control", "bonferroni_dunn_test": "control",
+    "bonferroni_dunn_critical_difference": "control", "cliffs_delta": "control",
+    "cohens_d": "control", "effect_magnitude": "control", "effect_sizes": "control",
+    "standardized_mean_difference": "control", "SMDResult": "control",
     # permutation.py
     "permutation_test": "permutation",
     # plots.py
-    "plot_cd_diagram": "plots", "plot_comparisons": "plots",
+    "plot_cd_diagram": "plots", "plot_cd_control": "plots", "plot_comparisons": "plots",
     # calibration.py
     "simulate_tests": "calibration", "CalibrationResult": "calibration",
     "plot_calibration": "calibration", "replicability": "calibration",

@@ -14,7 +14,7 @@ from .._plotting import axes_or_new as _axes
 from ..errors import DataError, ParameterError, ParameterTypeError
 from .multiple import NemenyiResult
 
-__all__ = ["plot_cd_diagram", "plot_comparisons"]
+__all__ = ["plot_cd_diagram", "plot_cd_control", "plot_comparisons"]
 
 _GREY = "0.6"
 
@@ -110,6 +110,87 @@ def plot_cd_diagram(nemenyi_result: NemenyiResult, *, ax=None, title: str | None
         title = (f"Nemenyi CD = {cd:.3g} (alpha = {nemenyi_result.alpha:g}, "
                  f"{nemenyi_result.n_models} models, {nemenyi_result.n_datasets} datasets)\n"
                  f"Friedman p = {fr.pvalue:.3g}; Iman-Davenport p = {fr.f_pvalue:.3g}")
+    ax.set_title(title, fontsize=8, loc="left")
+    return ax
+
+
+def plot_cd_control(control_result, *, ax=None, title: str | None = None, digits: int = 2):
+    """Critical-difference diagram of a Bonferroni–Dunn test against a control (Demšar 2006,
+    Figure 2).
+
+    The rank axis as in :func:`plot_cd_diagram` (best ranks on the right, models hanging from
+    their mean ranks to their labels); a thick bar spans the control's mean rank ± CD: models
+    whose mean rank lies outside it differ significantly from the control (their labels are
+    drawn bold).
+
+    Parameters
+    ----------
+    control_result : ControlResult
+        From :func:`replikit.compare.bonferroni_dunn_test`.
+    ax : matplotlib Axes, optional
+    title : str, optional
+    digits : int
+
+    Returns
+    -------
+    matplotlib Axes
+        The control interval carries ``gid='control-cd'`` and the model lines ``gid='model'``.
+
+    Notes
+    -----
+    Demšar (2006), JMLR 7, sec. 3.2.4 and Figure 2.
+    """
+    from .control import ControlResult
+
+    if not isinstance(control_result, ControlResult):
+        raise ParameterTypeError("`control_result` must be a ControlResult (from "
+                                 f"bonferroni_dunn_test); got {type(control_result).__name__}.")
+    ranks = control_result.mean_ranks.sort_values(kind="stable")
+    k = len(ranks)
+    cd = control_result.critical_distance
+    rc = float(ranks[control_result.control])
+    sig = dict(zip(control_result.comparisons["model"],
+                   control_result.comparisons["significant"], strict=True))
+    n_left = math.ceil(k / 2)
+    n_right = k - n_left
+    n_rows = max(n_left, n_right)
+    ax = _axes(ax, 6.4, 1.9 + 0.32 * n_rows)
+    lo, hi = 1.0, float(k)
+    ax.set_xlim(hi + 0.05 * (k - 1) + 0.3, lo - 0.05 * (k - 1) - 0.3)
+    x_left, x_right = ax.get_xlim()
+    ax.plot([lo, hi], [0, 0], color="black", lw=1)
+    for tick in range(1, k + 1):
+        ax.plot([tick, tick], [0, 0.12], color="black", lw=1)
+        ax.text(tick, 0.2, str(tick), ha="center", va="bottom", fontsize=9)
+    # the control's interval: mean rank ± CD, clipped to the axis
+    a_, b_ = max(lo - 0.2, rc - cd), min(hi + 0.2, rc + cd)
+    ax.plot([a_, b_], [-0.3, -0.3], color="black", lw=3.5, solid_capstyle="butt",
+            gid="control-cd")
+    ax.text((a_ + b_) / 2, -0.42, f"{control_result.control} ± CD", ha="center", va="top",
+            fontsize=8)
+    top = -0.95
+    fmt = f"{{:.{digits}f}}"
+    left = list(ranks.index[::-1][:n_left])
+    right = list(ranks.index[:n_right])
+    for side, names, x_edge, ha in (("left", left, x_left, "right"),
+                                    ("right", right, x_right, "left")):
+        for row, name in enumerate(names):
+            y = top - 0.42 * row
+            r = float(ranks[name])
+            ax.plot([r, r, x_edge], [0, y, y], color="black", lw=0.8, gid="model")
+            label = f"{name} ({fmt.format(r)})" if side == "left" else \
+                f"({fmt.format(r)}) {name}"
+            if name == control_result.control:
+                label += " [control]" if side == "left" else ""
+                label = ("[control] " if side == "right" else "") + label
+            ax.text(x_edge, y, f" {label} ", ha=ha, va="center", fontsize=9, clip_on=False,
+                    fontweight="bold" if sig.get(name, False) else "normal")
+    ax.set_ylim(top - 0.42 * max(n_rows - 1, 0) - 0.35, 0.75)
+    ax.axis("off")
+    if title is None:
+        title = (f"Bonferroni-Dunn vs {control_result.control}: CD = {cd:.3g} (alpha = "
+                 f"{control_result.alpha:g}, {control_result.n_models} models, "
+                 f"{control_result.n_datasets} datasets); bold: differs from the control")
     ax.set_title(title, fontsize=8, loc="left")
     return ax
 
