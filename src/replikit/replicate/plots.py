@@ -324,6 +324,11 @@ def funnel_plot(result: MetaResult, *, ax=None, trimfill=None, regression=None, 
                        label=f"filled ({trimfill.estimator}, k0 = {trimfill.k0})")
             ax.axvline(trimfill.estimate, color=_VERMILLION, lw=1, ls="--", zorder=1,
                        label="trim-and-fill estimate")
+    xs = np.r_[y, centre - z * top, centre + z * top]
+    if trimfill is not None:
+        xs = np.r_[xs, trimfill.filled["estimate"].to_numpy(float)]
+    pad = 0.05 * (xs.max() - xs.min() or 1.0)
+    ax.set_xlim(xs.min() - pad, xs.max() + pad)
     if regression is not None and regression.predictor == "se" and regression.estimate is not None:
         b0, b1 = regression.estimate, regression.slope
         ax.plot(b0 + b1 * grid, grid, color=_BLUE, lw=1,
@@ -331,7 +336,7 @@ def funnel_plot(result: MetaResult, *, ax=None, trimfill=None, regression=None, 
     ax.set_ylim(top, 0.0)
     ax.set_ylabel("standard error")
     ax.set_xlabel(str(xlabel), parse_math=False)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=7, loc="lower left", framealpha=0.8)
     ax.set_title(str(title) if title else f"Funnel plot, {result.model_label}, k = {result.k}",
                  fontsize=9, loc="left", parse_math=False)
     return ax
@@ -420,8 +425,8 @@ def bubble_plot(fit, moderator: str | None = None, *, ax=None, confidence_level:
     ax.legend(fontsize=7, loc="best")
     qm = fit.qm_test
     note = (f"{fit.model_label}; slope {fit.beta[j]:.4g} (SE {fit.se[j]:.3g}, "
-            f"p = {fit.pvalue[j]:.3g}); " + (f"R2 = {fit.r2:.1f}%; " if fit.r2 is not None
-                                             else "") + f"QM p = {qm.pvalue:.3g}")
+            f"p = {fit.pvalue[j]:.3g})\n" + (f"R2 = {fit.r2:.1f}%; " if fit.r2 is not None
+                                              else "") + f"QM p = {qm.pvalue:.3g}")
     ax.set_title(str(title) + "\n" + note if title else note, fontsize=8, loc="left",
                  parse_math=False)
     return ax
