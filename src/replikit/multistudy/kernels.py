@@ -224,9 +224,14 @@ def spread_plugin(U) -> np.ndarray:
     return U.max(-1) - U.min(-1)
 
 
-def _floor_variances(v):
-    scale = np.maximum(np.nanmax(v, axis=-1, keepdims=True), _TINY)
-    return np.maximum(v, 1e-12 * scale)
+def _floor_variances(v, U=None):
+    """Variances floored at 1e-12 of the row's largest (or, when all are 0, of the squared
+    utilities' scale), so that weights ``1/v`` stay finite."""
+    scale = np.nanmax(v, axis=-1, keepdims=True)
+    if U is not None:
+        level = np.maximum(np.nanmax(U * U, axis=-1, keepdims=True), 1.0)
+        scale = np.where(scale > 0, scale, level)
+    return np.maximum(v, 1e-12 * np.maximum(scale, _TINY))
 
 
 def pm_tau2(U, v, iterations: int = 100) -> np.ndarray:
@@ -234,7 +239,7 @@ def pm_tau2(U, v, iterations: int = 100) -> np.ndarray:
     ``Q(τ²) = Σ w_k (U_k − μ̂)²``, ``w_k = 1/(v_k + τ²)`` (Paule & Mandel 1982; DerSimonian &
     Kacker 2007), 0 when ``Q(0) <= K − 1``. Bisection on ``[0, Σ(U_k − Ū)²/(K − 1)]`` (Q is
     decreasing and below ``K − 1`` at the upper end), vectorized over rows."""
-    v = _floor_variances(v)
+    v = _floor_variances(v, U)
     K = U.shape[-1]
 
     def Q(t2):
@@ -290,7 +295,7 @@ def spread_eb(U, v, *, statistic: str = "absolute", block: int = 256) -> np.ndar
     studies' own true spread (conditional on the studies), shrinks the noise out of the
     observed maximum, and is 0 when ``τ̂² = 0``.
     """
-    v = _floor_variances(v)
+    v = _floor_variances(v, U)
     t2 = pm_tau2(U, v)
     w, mu, B = _posterior_means(U, v, t2)
     Z, Z0 = _normal_draws(U.shape[-1])

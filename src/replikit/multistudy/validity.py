@@ -110,7 +110,7 @@ def _power_rows(rng, R: int) -> list:
                 rows.append(rate_row(CAP, "epsilon test", "absolute IUT",
                                      f"K={K}, n={n}, eps={eps:g}, true 0", "power",
                                      hits=int((p <= ALPHA).sum()), n_replications=R,
-                                     nominal=ALPHA))
+                                     nominal=ALPHA, claim="documented"))
     return rows
 
 
