@@ -487,3 +487,50 @@ def test_replicate_numeric_study_labels(cli, write_csv):
     out = assert_ok(cli("replicate", write_csv(STUDIES.assign(study=[2002, 2004, 2006, 2008])),
                         "--original", "2002"))
     assert "2002.0" not in out and "2004" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# meta --moderator / --influence / --funnel (issue 17)
+
+def test_meta_moderator_not_a_column(cli, write_csv):
+    assert_clear_error(cli("meta", write_csv(BCG), "--moderator", "latitude"), "--moderator",
+                       "latitude")
+
+
+def test_meta_moderator_with_a_missing_value(cli, write_csv):
+    frame = BCG.copy()
+    frame["ablat"] = frame["ablat"].astype(object)
+    frame.loc[2, "ablat"] = ""
+    assert_clear_error(cli("meta", write_csv(frame), "--moderator", "ablat"), "'ablat'")
+
+
+def test_meta_too_many_moderators_for_the_studies(cli, write_csv):
+    frame = META.assign(a=[1, 2, 3, 5], b=[2, 1, 4, 3], c=[0, 1, 1, 0])
+    assert_clear_error(cli("meta", write_csv(frame), "--moderator", "a,b,c"), "studies")
+
+
+def test_meta_constant_moderator_is_dropped_with_a_warning(cli, write_csv):
+    code, out, err = cli("meta", write_csv(BCG.assign(same=1.0)), "--moderator", "ablat,same")
+    assert_ok((code, out, err))
+    assert any("same" in w for w in _warnings(err))
+    assert "Test of moderators (ablat)" in out
+
+
+def test_meta_text_moderator_becomes_dummies(cli, write_csv):
+    out = assert_ok(cli("meta", write_csv(BCG), "--moderator", "alloc"))
+    assert "alloc[random]" in out and "alloc[systematic]" in out
+
+
+@pytest.mark.parametrize("flag", ["--influence", "--funnel"])
+def test_meta_diagnostics_need_three_studies(cli, write_csv, flag):
+    frame = META.iloc[:2]
+    assert_clear_error(cli("meta", write_csv(frame), flag), "3 studies")
+
+
+def test_meta_extras_write_standalone_svgs(cli, write_csv, tmp_path):
+    out_dir = tmp_path / "o"
+    assert_ok(cli("meta", write_csv(BCG), "--moderator", "ablat", "--influence", "--funnel",
+                  "--out", out_dir))
+    assert {p.name for p in _parse_svgs(out_dir)} == {"forest.svg", "bubble.svg",
+                                                      "influence.svg", "baujat.svg",
+                                                      "funnel.svg"}

@@ -157,7 +157,7 @@ def influence(result) -> Influence:
     m = _model_of(result)
     k, p = m.X.shape
     if k - 1 <= p:
-        raise DataError(f"influence diagnostics need more than {p + 1} studies for a model "
+        raise DataError(f"influence diagnostics need at least {p + 2} studies for a model "
                         f"with {p} coefficient(s); got k = {k}.")
     kw = dict(method=m.method, ci=m.ci, knha_floor=m.knha_floor, tol=m.tol)
     full = _fit_stack(m.y, m.v, m.X, **kw)
@@ -232,7 +232,7 @@ def baujat(result) -> pd.DataFrame:
     m = _model_of(result)
     k, p = m.X.shape
     if k - 1 <= p:
-        raise DataError(f"a Baujat plot needs more than {p + 1} studies; got k = {k}.")
+        raise DataError(f"a Baujat plot needs at least {p + 2} studies; got k = {k}.")
     kw = dict(method=m.method, ci=m.ci, knha_floor=m.knha_floor, tol=m.tol)
     full = _fit_stack(m.y, m.v, m.X, **kw)
     dele = _fit_stack(m.y, m.v, m.X, 1.0 - np.eye(k), strict=False, **kw)
