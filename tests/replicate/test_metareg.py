@@ -323,3 +323,52 @@ def test_str_and_frames():
     assert list(fit.to_frame().columns) == ["term", "estimate", "se", "statistic", "df",
                                             "pvalue", "ci_low", "ci_high"]
     assert fit.summary_frame()["k"].iloc[0] == 13
+
+
+# --- PyMARE's metafor reference file: 180 models with 0-2 moderators ---------------------------
+
+def _pymare_cases():
+    import importlib.resources as ir
+    import json
+
+    try:
+        base = ir.files("pymare.tests") / "data"
+        ref = json.loads((base / "metafor_reference.json").read_text())
+        data = pd.read_csv(base / "metafor_small_sample.csv")
+    except (ModuleNotFoundError, FileNotFoundError):  # pragma: no cover - pymare ships them
+        return None, []
+    return data, ref["cases"]
+
+
+PM_DATA, PM_CASES = _pymare_cases()
+
+
+@pytest.mark.skipif(not PM_CASES, reason="PyMARE's metafor reference file is not installed")
+def test_pymare_metafor_reference_cases():
+    """PyMARE 0.0.13 ``tests/data/metafor_reference.json``: metafor 4.6.0
+    ``rma.uni(y, v, mods = ~ 1 | mod1 | mod1 + mod2, method = FE/DL/HE/ML/REML,
+    test = z/knha/adhoc)`` on four designs (k = 5, 5, 10, 20) and the Q-profile tau2 interval
+    (``confint(..., control = list(tol = 1e-12))``); ML/REML at metafor's 1e-5 stopping rule."""
+    assert len(PM_CASES) == 180
+    for c in PM_CASES:
+        sub = PM_DATA[PM_DATA["case"] == c["design"]]
+        mods = {"intercept": None, "one": sub[["mod1"]], "two": sub[["mod1", "mod2"]]}[c["model"]]
+        fit = meta_regression(sub["y"].to_numpy(), sub["v"].to_numpy(), moderators=mods,
+                              method=c["method"], ci="z" if c["test"] == "z" else "knha",
+                              knha_floor=c["test"] == "adhoc", tol=METAFOR_TOL)
+        what = (c["design"], c["model"], c["method"], c["test"])
+        assert fit.tau2 == pytest.approx(c["tau2"], abs=5e-5), what
+        np.testing.assert_allclose(fit.beta, c["beta"], atol=1e-5, err_msg=str(what))
+        np.testing.assert_allclose(fit.se, c["se"], rtol=1e-5, err_msg=str(what))
+        np.testing.assert_allclose(fit.pvalue, c["pval"], atol=1e-5, err_msg=str(what))
+        lo, hi = fit.confidence_interval()
+        np.testing.assert_allclose(lo, c["ci_lb"], atol=1e-5, err_msg=str(what))
+        np.testing.assert_allclose(hi, c["ci_ub"], atol=1e-5, err_msg=str(what))
+        assert fit.qe == pytest.approx(c["QE"], rel=1e-9), what
+        assert fit.qe_pvalue == pytest.approx(c["QEp"], rel=1e-6, abs=1e-300), what
+        assert fit.i2 == pytest.approx(c["I2"], abs=1e-4), what
+        assert fit.h2 == pytest.approx(c["H2"], rel=1e-4), what
+        if c["tau2_ci_lb"] is not None:
+            het = fit.heterogeneity()
+            assert het.tau2_ci.low == pytest.approx(c["tau2_ci_lb"], abs=1e-8), what
+            assert het.tau2_ci.high == pytest.approx(c["tau2_ci_ub"], abs=1e-8), what
