@@ -9,7 +9,11 @@ each Delta:
 
 * single studies vs the original (study 0): inconsistency (95% CI of the difference excludes 0)
   and consistency (90% CI inside +-margin) with study SEs from FE or RE pooling of the folds (CV)
-  or Olkin-Finn (test);
+  or Olkin-Finn (test) — the seed's own SEs, replayed as the seed ran them. On a test R2 of a
+  fitted model Olkin-Finn is too small (it assumes calibrated predictions; see
+  :mod:`replikit.replicate.validity` and docs/replicate.md, "R2 by sample type"), so the
+  proportions judged inconsistent here are those of the seed's procedure, not of replikit's
+  calibrated defaults (delta-method SEs from predictions);
 * population: FE or RE meta-analysis of all studies; a study is *captured* if its 95% CI overlaps
   the population CI;
 
