@@ -98,21 +98,32 @@ def test_nstar_bound_closed_form():
     assert nstar_bound(a, e) == pytest.approx(expected)
 
 
-def test_bootstrap_ci_and_iteration():
+def test_jackknife_ci_and_iteration():
     rng = np.random.default_rng(5)
     support = all_rankings(3)[:4]
     r = support[rng.integers(0, 4, 16)]
     res = estimate_nstar(r, Kernel("jaccard"), n_resamples=200, ci_resamples=20, random_state=0)
     row = res.table.iloc[0]
-    assert row.ci_low <= row.ci_high and np.isfinite(row.ci_low)
-    # the table's interval is the 95% percentile interval of the stored bootstrap n* values
-    assert res.bootstrap.shape == (20, 1)
+    assert row.estimator == "gamma" and row.ci_low <= row.nstar <= row.ci_high
+    # the table's interval is exp(log n* ± t_{N-1} se_log), se_log the jackknife SE
+    from scipy import stats
+    half = stats.t.ppf(0.975, 15) * row.se_log
+    assert row.ci_low == pytest.approx(row.nstar * math.exp(-half))
     ci = res.confidence_interval()
-    assert (ci.low, ci.high) == (row.ci_low, row.ci_high)
+    assert (ci.low, ci.high) == pytest.approx((row.ci_low, row.ci_high))
     lo50, hi50 = res.confidence_interval(confidence_level=0.5)
     assert ci.low <= lo50 <= hi50 <= ci.high
-    with pytest.raises(ParameterError, match="ci_resamples"):
-        estimate_nstar(r, Kernel("jaccard"), n_resamples=20, random_state=0).confidence_interval()
+    # the bootstrap of the whole estimator is kept for inspection only
+    assert res.bootstrap.shape == (20, 1) and np.all(res.bootstrap >= 1)
+    # the log-log extrapolation has no calibrated interval: none is shown or given
+    ll = estimate_nstar(r, Kernel("jaccard"), n_resamples=20, estimator="loglog",
+                        random_state=0)
+    assert np.isnan(ll.table["ci_low"][0]) and ll.table["nstar_loglog"][0] == ll.nstar
+    with pytest.raises(ParameterError, match="no calibrated interval"):
+        ll.confidence_interval()
+    with pytest.raises(ParameterError, match="N >= 5"):
+        estimate_nstar(r[:4], Kernel("jaccard"), n_resamples=20,
+                       random_state=0).confidence_interval()
 
     def run(g):
         return support[g.integers(0, 4)]
@@ -167,7 +178,13 @@ def test_encoders_reproduce_paper(encoders):
         key = (s.design["model"], s.design["scoring"])
         if key in [("DTC", "ACC"), ("SVC", "BACC")]:
             got[key] = estimate_nstar(s.ranks, Kernel("jaccard"), n="even", n_resamples=1000,
-                                      random_state=0).nstar
+                                      estimator="loglog", random_state=0).nstar
+            gamma = estimate_nstar(s.ranks, Kernel("jaccard"), n_resamples=100, random_state=0)
+            row = gamma.table.iloc[0]
+            # the default estimator agrees with the paper here (N = 30 is close to n*), and
+            # its interval holds its own point estimate
+            assert row.nstar == pytest.approx(got[key], rel=0.1)
+            assert row.ci_low < row.nstar < row.ci_high
     assert got[("DTC", "ACC")] == pytest.approx(28, rel=0.1)
     assert got[("SVC", "BACC")] == pytest.approx(34, rel=0.1)
     t = res.table.set_index(["model", "scoring"])["nstar"]

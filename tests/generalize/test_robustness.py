@@ -114,13 +114,17 @@ def test_notes_ties_unscored_alternative_and_small_design():
     assert res.table.loc[res.table["d"] == "tied", "nstar"].iloc[0] == 1
 
 
-def test_single_subsample_size_is_flagged():
-    res = analyze(_frame(n_cond=3), alternative="alt", score="s", factors="cond",
-                  kernels=["mallows"], n_resamples=20, random_state=0)
+def test_few_conditions_are_flagged():
+    kw = dict(alternative="alt", score="s", factors="cond", kernels=["mallows"],
+              n_resamples=20, random_state=0)
+    res = analyze(_frame(n_cond=3), **kw)
+    assert any("fewer than 5 conditions" in n for n in res.notes)
+    assert np.isnan(res.table["ci_low"].iloc[0])
+    res = analyze(_frame(n_cond=3), estimator="loglog", **kw)
     assert any("single subsample size" in n for n in res.notes)
-    res = analyze(_frame(n_cond=8), alternative="alt", score="s", factors="cond",
-                  kernels=["mallows"], n_resamples=20, random_state=0)
-    assert not any("single subsample size" in n for n in res.notes)
+    res = analyze(_frame(n_cond=8), **kw)
+    assert not any("fewer than 5" in n or "single subsample" in n for n in res.notes)
+    assert np.isfinite(res.table["ci_low"].iloc[0])
 
 
 @pytest.mark.parametrize("k", [4, 10])

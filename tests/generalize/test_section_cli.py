@@ -1,7 +1,6 @@
 """Audit section and command line of replikit.generalize."""
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +17,7 @@ REF = Path(__file__).resolve().parents[1] / "reference" / "generalize"
 
 def test_audit_section_on_anes_quick():
     ctx = AuditContext(dataset=example_dataset("anes"), random_state=0, quick=True)
-    t0 = time.perf_counter()
     out = build(ctx)
-    assert time.perf_counter() - t0 < 20
     assert not out.skipped
     t = out.data["nstar"]
     assert set(t["kernel"]) >= {"mallows", "jaccard(k=1)"}

@@ -65,8 +65,11 @@ class GeneralizabilityAudit:
     nstar : pandas.DataFrame
         One row per goal: ``goal`` (in words), ``kernel``, ``N`` (studies), ``nstar``,
         ``sufficient`` (N >= n*), ``nstar_observed`` (smallest n <= N/2 whose empirical n-Gen
-        reaches alpha*, NaN if none), ``nstar_bound`` (Prop. A.4), ``eps``, ``beta0``,
-        ``beta1`` (the log-log fit), ``confidence_level`` (alpha*) and ``delta``.
+        reaches alpha*, NaN if none), ``nstar_bound`` (Prop. A.4), ``eps``, ``ci_low``/
+        ``ci_high`` (jackknife 95% interval of n*), ``nstar_loglog``, ``beta0``, ``beta1``
+        (Algorithm 1's log-log extrapolation, for contrast), ``confidence_level`` (alpha*)
+        and ``delta``. n* is the moment-matched asymptotic estimate
+        (:func:`~replikit.generalize.nstar.gamma_nstar`).
     ranks : pandas.DataFrame
         Rank of each model (columns) in each study (index ``study``): 1 = best, ties share a
         rank.
@@ -206,7 +209,8 @@ def _caveats(n_left, m_left, quick, n_resamples, N) -> list[str]:
     if m_left:
         out.append(f"{m_left} model{'s' if m_left > 1 else ''} left out (no score in any study)")
     if N < 10:
-        out.append(f"n* extrapolates a log-log fit on n <= {N // 2} from {N} studies: rough")
+        out.append(f"n* from {N} studies: its bias was measured only from 10 studies on "
+                   "(docs/generalize.md); read its interval")
     if quick:
         out.append(f"quick mode: {n_resamples} subsample pairs per size")
     return out
@@ -218,7 +222,8 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     """Do the models' rankings generalize across studies? n* for three goals (seed 004).
 
     Each study is one experimental condition; the models are ranked within each study by
-    their score (ties share a rank) and n* is estimated by Algorithm 1 for the whole ranking
+    their score (ties share a rank) and n* is estimated (seed 004, with the asymptotic
+    quantile of :func:`~replikit.generalize.nstar.gamma_nstar`) for the whole ranking
     (Mallows kernel), the identity of the best model (Jaccard kernel, k = 1) and each model's
     position (Borda kernel, one goal per model). The verdict reports the hardest goal's n*
     against the N studies at hand: ``good`` when N >= n*, ``warn`` when n* <= 3 N, else
@@ -265,9 +270,11 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     -----
     Seed 004 (Matteucci et al., "Generalizability of experimental studies"): rankings with
     ties (Def. 4.2), kernels of sec. 4.2, MMD (Def. 4.3) over disjoint subsample pairs for
-    every n <= N/2 and ``n* = exp(beta1 log epsilon* + beta0)`` from the log-log fit
-    ``log n = beta1 log q_n + beta0`` of the alpha*-quantiles q_n (Algorithm 1, eqs. 2-4);
-    computed by :func:`~replikit.generalize.analyze`. A study without the score of some model
+    every n <= N/2 (Algorithm 1, eqs. 2-4), and n* where the moment-matched asymptotic
+    alpha*-quantile of the MMD reaches epsilon* (:func:`~replikit.generalize.nstar.gamma_nstar`;
+    nearly unbiased from 10 studies on, where Algorithm 1's log-log extrapolation, kept as
+    ``nstar_loglog``, overshoots), with a jackknife 95% interval; computed by
+    :func:`~replikit.generalize.analyze`. A study without the score of some model
     is left out (a ranking needs every model); a model without any score is left out first.
 
     Examples
@@ -348,6 +355,8 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     nstar = pd.DataFrame({"goal": goal, "kernel": t["kernel"], "N": N, "nstar": t["nstar"],
                           "sufficient": t["sufficient"], "nstar_observed": t["nstar_observed"],
                           "nstar_bound": t["nstar_bound"], "eps": t["eps"],
+                          "ci_low": t["ci_low"], "ci_high": t["ci_high"],
+                          "nstar_loglog": t["nstar_loglog"],
                           "beta0": t["beta0"], "beta1": t["beta1"],
                           "confidence_level": t["confidence_level"], "delta": t["delta"]})
     ranks = sample.to_frame(wide=True).rename_axis("study").rename_axis(None, axis=1)

@@ -50,7 +50,9 @@ def plot_quantile_fit(result, *, confidence_level=None, delta=None, ax=None):
     -------
     matplotlib Axes
         Points: ``(epsilon_n^{alpha*}, n)``; line: ``log n = beta1 log eps + beta0``; triangle:
-        ``(epsilon*, n*)``; dashed: ``epsilon*``.
+        ``(epsilon*, n*)``; dashed: ``epsilon*``. With the Gamma estimator (the default) also
+        the asymptotic quantile curve through ``(epsilon*, n*)`` (dotted), n*'s 95% interval
+        (vertical bar) and the log-log extrapolation's n* (hollow triangle).
 
     Examples
     --------
@@ -79,6 +81,21 @@ def plot_quantile_fit(result, *, confidence_level=None, delta=None, ax=None):
         ax.loglog(e, np.exp(row["beta1"] * np.log(e) + row["beta0"]), "-", color="#203a66",
                   label=f"log n = {row['beta1']:.2f} log ε + {row['beta0']:.2f}")
     ax.axvline(row["eps"], ls="--", color="grey", lw=1)
+    gamma = row.get("estimator", "loglog") == "gamma"
+    if gamma:
+        # the asymptotic quantile curve sqrt(2 g chi2_h(alpha*) / n) passes through (eps*, n*)
+        # with slope -2 on these axes
+        lo = min(q["q"][pos].min(), row["eps"]) if pos.any() else row["eps"]
+        hi = max(q["q"][pos].max(), row["eps"]) if pos.any() else row["eps"]
+        e = np.geomspace(lo, hi, 50)
+        ax.loglog(e, row["nstar"] * (row["eps"] / e) ** 2, ":", color="#b3261e",
+                  label="asymptotic quantile (Gamma)")
+        if np.isfinite(row.get("nstar_loglog", np.nan)):
+            ax.plot([row["eps"]], [row["nstar_loglog"]], "^", mfc="white", color="#203a66",
+                    ms=8, label=f"log-log n* = {row['nstar_loglog']:.3g}")
+        if np.isfinite(row.get("ci_low", np.nan)):
+            ax.plot([row["eps"]] * 2, [row["ci_low"], row["ci_high"]], "-", color="#b3261e",
+                    lw=2, alpha=0.6)
     ax.plot([row["eps"]], [row["nstar"]], "^", color="#b3261e", ms=9,
             label=f"n* = {row['nstar']:.3g} (δ*={row['delta']:g})")
     ax.set_xlabel("MMD quantile ε")

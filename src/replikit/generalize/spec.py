@@ -482,8 +482,9 @@ class GeneralizabilityResult:
     ----------
     table : pandas.DataFrame
         Design columns, ``kernel``, ``N``, ``confidence_level`` (alpha*), ``delta``, ``eps``,
-        ``nstar``, ``beta0``, ``beta1``, ``nstar_observed``, ``nstar_bound``, ``sufficient``,
-        ``ci_low``, ``ci_high``.
+        ``nstar``, ``estimator``, ``nstar_loglog``, ``beta0``, ``beta1``, ``nstar_observed``,
+        ``nstar_bound``, ``sufficient``, ``se_log``, ``ci_low``, ``ci_high`` (see
+        :class:`~replikit.generalize.NStarResult`).
     details : dict
         ``{(design label, kernel label): NStarResult}`` (quantile tables, MMD distributions).
     prepared : PreparedStudy
@@ -514,8 +515,8 @@ class GeneralizabilityResult:
 
     def __str__(self) -> str:
         t = self.table
-        cols = [c for c in t.columns if c not in ("beta0", "beta1", "nstar_bound", "ci_low",
-                                                  "ci_high", "eps")]
+        cols = [c for c in t.columns if c not in ("beta0", "beta1", "nstar_bound", "eps",
+                                                  "se_log", "estimator", "nstar_loglog")]
         with pd.option_context("display.width", 120, "display.max_rows", 60):
             body = t[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}")
         return f"Generalizability (n* = experiments needed); {self.prepared}\n{body}"
@@ -523,7 +524,8 @@ class GeneralizabilityResult:
 
 def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
             confidence_level=0.95, delta=0.05, n_resamples: int = 1000, n=None,
-            method: str = "biased", ci_resamples: int = 0, random_state=None,
+            method: str = "biased", estimator: str | None = None, ci_resamples: int = 0,
+            random_state=None,
             **spec_kwargs) -> GeneralizabilityResult:
     """Generalizability analysis of a study: n* per design combination and goal.
 
@@ -545,8 +547,13 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
         Subsample sizes (see :func:`mmd_distribution`); default all of ``1..floor(N/2)``.
     method : {'biased', 'unbiased'}, default 'biased'
         The MMD estimator.
+    estimator : {'gamma', 'loglog'}, optional
+        The n* estimator (see :func:`estimate_nstar`): by default the moment-matched asymptotic
+        quantile ``'gamma'`` with its jackknife 95% interval (``ci_low``/``ci_high``);
+        ``'loglog'`` is Algorithm 1's extrapolation (biased upward at small N, no interval).
     ci_resamples : int, default 0
-        Bootstrap resamples for a 95% interval of n* (0 = none).
+        Bootstrap resamples of the whole estimator kept for inspection (the interval is the
+        jackknife one; see :func:`estimate_nstar`).
     random_state : None, int or numpy.random.Generator
         Each (design, kernel) analysis gets its own stream derived from it, so results do not
         depend on the order of analyses.
@@ -558,7 +565,9 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
     Notes
     -----
     Seed 004, secs. 4-5: one Gram matrix per (design combination, kernel), the MMD distribution
-    for every n <= N/2 from it, and n* by Algorithm 1 for every (alpha*, delta*).
+    for every n <= N/2 from it, and n* for every (alpha*, delta*) — by default from the
+    asymptotic law of the MMD (:func:`gamma_nstar`), nearly unbiased where Algorithm 1's
+    log-log extrapolation overshoots (docs/generalize.md).
     ``alternative`` and ``score`` of a Scores table are ``'model'`` and ``'value'``.
 
     Examples
@@ -612,6 +621,7 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                 rng = task_rng(root, (s.label, k.label))
                 res = estimate_nstar(X, k, confidence_level=levels, delta=deltas,
                                      n_resamples=n_resamples, n=n, method=method,
+                                     estimator=estimator,
                                      alternatives=s.alternatives, ci_resamples=ci_resamples,
                                      random_state=rng)
                 details[(s.label, k.label)] = res
@@ -619,7 +629,10 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                 for i, (c, v) in enumerate(s.design.items()):
                     t.insert(i, c, v)
                 frames.append(t)
-    one_size = [s for s in runnable if len(details[(s.label, ks[0].label)].distribution.n) < 2]
+    loglog = details[(runnable[0].label, ks[0].label)].table["estimator"].iloc[0] == "loglog"
+    one_size = [s for s in runnable if loglog and
+                len(details[(s.label, ks[0].label)].distribution.n) < 2]
+    few = [s for s in runnable if not loglog and len(s.conditions) < 5]
     if one_size:
         labels = ", ".join(repr(s.label) for s in one_size[:5]) + \
             (" ..." if len(one_size) > 5 else "")
@@ -628,5 +641,10 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                      f"subsample size (N = {len(one_size[0].conditions)} conditions; slope "
                      "fixed at -2, Prop. A.4): a rough extrapolation; 6 or more conditions give "
                      "a fitted slope")
+    if few:
+        labels = ", ".join(repr(s.label) for s in few[:5]) + (" ..." if len(few) > 5 else "")
+        notes.append(f"n* of {len(few)} design combination{'s' if len(few) > 1 else ''} "
+                     f"({labels}) rests on fewer than 5 conditions: no interval (the "
+                     "jackknife needs 5), and its bias was measured only from 10 conditions on")
     return GeneralizabilityResult(table=pd.concat(frames, ignore_index=True), details=details,
                                   prepared=prepared, notes=tuple(notes))

@@ -1,0 +1,134 @@
+"""The default n* estimator (issue 15): unbiased kernel moments, the moment-matched asymptotic
+quantile, its jackknife interval, and the Mallows design of the validity study."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from replikit._calibration import COLUMNS
+from replikit.errors import ParameterError
+from replikit.generalize import Kernel, estimate_nstar
+from replikit.generalize import validity as gv
+from replikit.generalize.nstar import (
+    _moments,
+    _moments_leave_one_out,
+    gamma_nstar,
+    kernel_moments,
+)
+
+
+def test_moments_are_unbiased_for_a_categorical_top_item():
+    """0/1 kernel on the top item: C = diag(p) - p p^T, so tr C = 1 - sum p^2 and
+    ||C||_HS^2 = sum of its squared eigenvalues (closed forms)."""
+    p = np.array([0.5, 0.3, 0.2])
+    C = np.diag(p) - np.outer(p, p)
+    tr_true, hs_true = np.trace(C), (C * C).sum()
+    rng = np.random.default_rng(0)
+    R, N = 20000, 8
+    x = rng.choice(3, size=(R, N), p=p)
+    K = (x[:, :, None] == x[:, None, :]).astype(float)
+    # unclipped U-statistics: recompute without the clip to test unbiasedness exactly
+    d = np.ones((R, N))
+    Kt = K * (1 - np.eye(N))
+    r = Kt.sum(-1)
+    s = r.sum(-1)
+    tr = d.mean(-1) - s / (N * (N - 1))
+    hs = ((Kt * Kt).sum((-2, -1)) + s * s / ((N - 1) * (N - 2))
+          - 2 / (N - 2) * (r * r).sum(-1)) / (N * (N - 3))
+    for est, truth in ((tr, tr_true), (hs, hs_true)):
+        assert abs(est.mean() - truth) < 4 * est.std() / math.sqrt(R)
+    # the public function returns the same numbers (inside the clip range)
+    t0, h0 = kernel_moments(K[0])
+    assert t0 == pytest.approx(tr[0]) and h0 == pytest.approx(np.clip(hs[0], 1e-9 * tr[0] ** 2,
+                                                                     tr[0] ** 2))
+
+
+def test_leave_one_out_moments_equal_recomputation():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((11, 3))
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
+    tr, hs = _moments_leave_one_out(K)
+    keep = ~np.eye(11, dtype=bool)
+    brute = [_moments(K[np.ix_(keep[i], keep[i])]) for i in range(11)]
+    np.testing.assert_allclose(tr, [b[0] for b in brute])
+    np.testing.assert_allclose(hs, [b[1] for b in brute])
+
+
+def test_gamma_nstar_closed_forms():
+    eps, a = 0.3, 0.9
+    # one eigenvalue lam: n MMD^2 -> 2 lam chi2_1
+    lam = 0.4
+    assert gamma_nstar(lam, lam ** 2, eps, a) == pytest.approx(
+        2 * lam * stats.chi2.ppf(a, 1) / eps ** 2)
+    # h equal eigenvalues: exactly 2 lam chi2_h
+    h = 5
+    assert gamma_nstar(h * lam, h * lam ** 2, eps, a) == pytest.approx(
+        2 * lam * stats.chi2.ppf(a, h) / eps ** 2)
+    # identical results: n* = 1; never below 1
+    assert gamma_nstar(0.0, 0.0, eps, a) == 1.0
+    assert gamma_nstar(1e-6, 1e-12, eps, a) == 1.0
+    # up in alpha*, down in eps
+    assert gamma_nstar(1, 0.5, eps, 0.99) > gamma_nstar(1, 0.5, eps, 0.9)
+    assert gamma_nstar(1, 0.5, 0.2, a) > gamma_nstar(1, 0.5, 0.3, a)
+
+
+def test_gamma_quantile_matches_the_weighted_chi_square():
+    """The Satterthwaite quantile is close to the exact one of sum lam Z^2 (Monte Carlo)."""
+    lam = np.array([0.3, 0.2, 0.1, 0.05, 0.05])
+    rng = np.random.default_rng(2)
+    q = np.quantile((rng.standard_normal((400_000, lam.size)) ** 2) @ lam, 0.95)
+    exact = 2 * q / 0.3 ** 2
+    approx = float(gamma_nstar(lam.sum(), (lam ** 2).sum(), 0.3, 0.95))
+    assert approx == pytest.approx(exact, rel=0.02)
+
+
+def test_estimator_choice_and_reproducibility():
+    rng = np.random.default_rng(3)
+    r = gv.mallows_rankings(rng, 16, n_a=5)
+    a = estimate_nstar(r, Kernel("mallows"), n_resamples=50, random_state=4)
+    b = estimate_nstar(r, Kernel("mallows"), n_resamples=50, random_state=4)
+    assert a.table.equals(b.table)
+    assert a.table["estimator"][0] == "gamma" and a.table["nstar_loglog"][0] > 0
+    u = estimate_nstar(r, Kernel("mallows"), n_resamples=50, method="unbiased", random_state=0)
+    assert u.table["estimator"][0] == "loglog"
+    with pytest.raises(ParameterError, match="unbiased"):
+        estimate_nstar(r, Kernel("mallows"), method="unbiased", estimator="gamma")
+    with pytest.raises(ParameterError, match="estimator"):
+        estimate_nstar(r, Kernel("mallows"), estimator="median")
+    # the grid of (alpha*, delta*) uses one set of moments
+    g = estimate_nstar(r, Kernel("jaccard"), confidence_level=[0.9, 0.95], delta=[0.05, 0.1],
+                       n_resamples=20, random_state=0).table
+    one = estimate_nstar(r, Kernel("jaccard"), confidence_level=0.95, delta=0.1,
+                         n_resamples=20, random_state=0).table
+    row = g[(g.confidence_level == 0.95) & (g.delta == 0.1)].iloc[0]
+    assert row.nstar == pytest.approx(one.nstar[0]) and row.se_log == pytest.approx(
+        one.se_log[0])
+
+
+def test_mallows_sampler_top_item_probability():
+    """Repeated insertion: alternative 0 stays first unless some j is inserted at the top,
+    P = prod_j (1 - e^{-theta j} / sum_{r<=j} e^{-theta r})."""
+    theta, n_a = 0.3, 6
+    p = np.prod([1 - math.exp(-theta * j) / np.exp(-theta * np.arange(j + 1)).sum()
+                 for j in range(1, n_a)])
+    R = 40000
+    r = gv.mallows_rankings(np.random.default_rng(5), R, n_a=n_a, theta=theta)
+    assert np.all(np.sort(r, axis=1) == np.arange(n_a))
+    share = np.mean(r[:, 0] == 0)
+    assert abs(share - p) < 4 * math.sqrt(p * (1 - p) / R)
+
+
+def test_validity_rows(monkeypatch):
+    monkeypatch.setitem(gv.SIZES, "small", {"gamma": 6, "loglog": 2, "mmd_resamples": 20,
+                                            "bootstrap": 20})
+    monkeypatch.setattr(gv, "DATASETS", (10,))
+    t = gv.validity(size="small", random_state=0)
+    assert list(t.columns) == list(COLUMNS)
+    assert set(t["capability"]) == {"generalize"} and len(t) == 3 * 4
+    assert set(t["quantity"]) == {"relative_bias", "coverage"}
+    again = gv.validity(size="small", random_state=0)
+    assert t.equals(again)
+    with pytest.raises(ParameterError):
+        gv.validity(size="huge")
