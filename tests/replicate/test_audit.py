@@ -255,6 +255,9 @@ def test_why_studies_differ_moderators_influence_funnel():
     np.testing.assert_allclose(res.metareg.beta, direct.beta)
     assert any("meta-regression" in n for n in res.notes)
     assert len(res.influence.table) == 5 and res.small_study.k == 5
+    # the funnel tests run on atanh(sqrt(R2)), where the SE does not depend on the R2 itself
+    np.testing.assert_allclose(res.small_study.trimfill.original.y,
+                               np.arctanh(np.sqrt(pooled.y)))
     for kind in ("funnel", "bubble", "baujat"):
         assert res.plot(kind=kind) is not None
     assert len(res.plot(kind="influence").axes) == 8

@@ -119,7 +119,9 @@ class ReplicationAudit:
         Influence diagnostics of the random-effects pooling of the linear model's test R2
         (k >= 3).
     small_study : SmallStudyEffects or None
-        Funnel-plot tests and trim-and-fill of that pooling (k >= 3).
+        Funnel-plot tests and trim-and-fill of that pooling (k >= 3), on the ``r2_z`` scale
+        (``atanh(sqrt(R2))``, :mod:`~replikit.replicate.transforms`): on the raw scale the SE
+        of an R2 shrinks as R2 grows, which alone makes the funnel asymmetric.
     """
 
     original: str
@@ -205,8 +207,9 @@ class ReplicationAudit:
                                      f"{len(self.studies)}.")
             if kind == "funnel":
                 return self.small_study.plot(ax=ax, contours=(0.90, 0.95, 0.99),
+                                             xlabel="atanh(sqrt(test R2)), linear model",
                                              title=title or "Funnel plot of the test R2 "
-                                                            "(linear model)")
+                                                            "(r2_z scale)")
             if kind == "influence":
                 return self.influence.plot(title=title)
             return baujat_plot(self.meta(), ax=ax, title=title)
@@ -713,9 +716,19 @@ def _why(d, pooled, mod_cols, mod_source) -> dict:
     if k >= 3:
         try:
             out["influence"] = influence(pooled)
+            from .meta import meta_analysis
+            from .transforms import to_scale
+
+            # funnel tests on atanh(sqrt(R2)): on the raw scale SE(R2) falls as R2 rises (Olkin-
+            # Finn: 2 sqrt(R2)(1 - R2)/sqrt(N)), an asymmetry that says nothing about small studies
+            yz, sz = to_scale(np.asarray(pooled.y), np.sqrt(np.asarray(pooled.v)), "r2_z")
+            on_z = meta_analysis(yz, se=sz, labels=list(pooled.labels), method=pooled.method,
+                                 ci=pooled.ci_method)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                out["small_study"] = small_study_effects(pooled)
+                out["small_study"] = small_study_effects(on_z)
+            notes.append("funnel plot and small-study tests on the r2_z scale (atanh(sqrt(R2))), "
+                         "where the SE of an R2 no longer depends on the R2 itself")
         except ReplikitError as exc:
             notes.append(f"influence / small-study diagnostics not computed: "
                          f"{' '.join(str(exc).split())}")

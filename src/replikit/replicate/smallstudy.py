@@ -332,12 +332,13 @@ class TrimAndFill:
                               "ci_low": ci.low, "ci_high": ci.high,
                               "estimate_observed": self.original.estimate}])
 
-    def plot(self, *, ax=None, contours=None, refline=None, title: str | None = None):
+    def plot(self, *, ax=None, contours=None, refline=None, title: str | None = None,
+             xlabel: str = "estimate"):
         """Funnel plot of the observed (filled dots) and imputed (open dots) studies."""
         from .plots import funnel_plot
 
         return funnel_plot(self.original, ax=ax, trimfill=self, contours=contours,
-                           refline=refline, title=title)
+                           refline=refline, title=title, xlabel=xlabel)
 
     def __str__(self) -> str:
         ci = self.confidence_interval()
@@ -505,13 +506,14 @@ class SmallStudyEffects:
                 self.trimfill.to_frame()]
         return pd.concat(rows, ignore_index=True)
 
-    def plot(self, *, ax=None, contours=None, refline=None, title: str | None = None):
+    def plot(self, *, ax=None, contours=None, refline=None, title: str | None = None,
+             xlabel: str = "estimate"):
         """Funnel plot with the filled studies (open dots) and the Egger line."""
         from .plots import funnel_plot
 
         return funnel_plot(self.trimfill.original, ax=ax, trimfill=self.trimfill,
                            regression=self.regression, contours=contours, refline=refline,
-                           title=title)
+                           title=title, xlabel=xlabel)
 
     def __str__(self) -> str:
         lines = [str(self.regression), str(self.egger), str(self.rank), str(self.trimfill)]

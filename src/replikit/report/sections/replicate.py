@@ -131,13 +131,15 @@ def _why_blocks(res) -> tuple[list, dict]:
     sse = res.small_study
     ax = res.plot(kind="funnel")
     blocks.append(Figure(svg_from_figure(ax.figure),
-                         "Contour-enhanced funnel plot of the test R2 (shaded: p > .10, .05, "
-                         ".01 against 0), open dots: trim-and-fill studies, line: Egger's "
+                         "Contour-enhanced funnel plot of the test R2 on the r2_z scale "
+                         "(atanh(sqrt(R2)); on the raw scale the SE of an R2 shrinks as the R2 "
+                         "grows, which alone would look like asymmetry); shaded: p > .10, .05, "
+                         ".01 against R2 = 0; open dots: trim-and-fill studies; line: Egger's "
                          "regression. " + " ".join(f"Caveat: {c}." for c in sse.caveats)))
     tests = sse.to_frame()[["test", "model", "predictor", "estimator", "statistic", "pvalue",
                             "k0", "estimate"]]
-    blocks.append(Table(tests, "Small-study effects: regression tests, rank test, "
-                               "trim-and-fill"))
+    blocks.append(Table(tests, "Small-study effects on the r2_z scale: regression tests, rank "
+                               "test, trim-and-fill (estimate: atanh(sqrt(R2)))"))
     data["influence"] = inf.to_frame()
     data["small_study"] = sse.to_frame()
     return blocks, data
