@@ -134,3 +134,16 @@ def test_estimates_from_table_sample():
     assert all(e.sample == "in_sample" for e in ests)
     with pytest.raises(ParameterError, match="sample"):
         estimates_from_table(df, sample="train")
+
+
+def test_analyze_replications_warns_once_per_message():
+    from replikit.replicate import analyze_replications
+
+    df = pd.DataFrame({"study": list("abcd"), "r2": [0.41, 0.35, 0.45, 0.40],
+                       "n": [667, 700, 650, 600]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = analyze_replications(estimates_from_table(df), "a")
+    validity = [w for w in caught if issubclass(w.category, ValidityWarning)]
+    assert len(validity) == 1 and "olkin_finn" in str(validity[0].message)
+    assert res.interval == "sa" and len(res.table) == 3

@@ -15,12 +15,12 @@ Calibrated defaults for test-set R2 (docs/replicate.md, "R2 by sample type"): th
 interval is the bootstrap when both estimates carry bootstrap replicates (the seed's
 recommendation; size .03-.05 at n = 100-667) and otherwise the simple asymptotic interval with
 the estimates' own SEs — calibrated with the delta-method SEs that
-:func:`~replikit.replicate.from_predictions` gives a test-set R2 by default (size .044-.049).
+:func:`~replikit.replicate.from_predictions` gives a test-set R2 by default (size .045-.051).
 The seed's literal test — simple asymptotic with Olkin-Finn SEs of reported R2s — is kept (it is
-what :func:`~replikit.replicate.from_summary` estimates allow) but rejects a true null .14-.39
-of the time when the models are fitted with estimation error (n = 100-133), .075 at n = 667;
+what :func:`~replikit.replicate.from_summary` estimates allow) but rejects a true null .15-.38
+of the time when the models are fitted with estimation error (n = 100-133), .07 at n = 667;
 it emits a :class:`~replikit.errors.ValidityWarning`. MOVER uses Lee's single-study limits only
-for in-sample R2 (on a test-set R2 it never rejected: size .00-.18, wrong both ways).
+for in-sample R2 (on a test-set R2 its size was .09-.18 at n = 100-133).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _difference_issues(original: Estimate, replication: Estimate, interval: str)
         if bad:
             issues.append(f"interval={interval!r} with {'/'.join(bad)} SEs of a test-set R2 "
                           "assumes calibrated predictions (yhat = E[y|x]); with a fitted model "
-                          "it rejects a true null .14-.39 of the time at n = 100-133 (size .05). "
+                          "it rejects a true null .14-.38 of the time at n = 100-133 (nominal .05). "
                           "Give the predictions: from_predictions() uses the delta-method SE, "
                           "or se_method='bootstrap' with interval='bootstrap'")
     return issues

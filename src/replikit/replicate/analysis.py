@@ -13,6 +13,7 @@ array the user did not build).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -461,7 +462,7 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
     """
     if not groups:
         raise DataError("no estimates to analyze.")
-    rows, pooled, est_rows, meta, used = [], [], [], {}, set()
+    rows, pooled, est_rows, meta, used, said = [], [], [], {}, set(), {}
     reg_bounds = None
     for (model, source), ests in groups.items():
         labels = [e.label for e in ests]
@@ -482,8 +483,12 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
         for e in ests:
             if e is orig:
                 continue
-            inc = inconsistency(orig, e, interval=interval)
-            con = consistency(orig, e, margin=margin, bounds=bounds, interval=interval)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                inc = inconsistency(orig, e, interval=interval)
+                con = consistency(orig, e, margin=margin, bounds=bounds, interval=interval)
+            for w in caught:  # once per message, not once per pair and aim
+                said.setdefault((w.category, str(w.message)), None)
             used.add(inc.difference.interval)
             reg_bounds = con.bounds
             rows.append({"model": model, "source": source, "replication": e.label,
@@ -498,6 +503,8 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
                            "estimate": res.estimate, "se": res.se, "ci_low": c.low,
                            "ci_high": c.high, "tau2": res.tau2, "q": res.q,
                            "q_pvalue": res.q_pvalue, "i2_q": res.i2_q})
+    for category, message in said:
+        warn(message, category)
     return ReplicationAnalysis(pd.DataFrame(rows), pd.DataFrame(pooled), pd.DataFrame(est_rows),
                                meta, str(original), tuple(reg_bounds or (-margin, margin)),
                                "/".join(sorted(used)) or (interval or "sa"), tau2_method)

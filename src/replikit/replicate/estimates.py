@@ -16,11 +16,12 @@ the interval calibrated for it (docs/replicate.md, "R2 by sample type", has the 
 * ``in_sample``: Lee's interval (``interval='lee'``, SE Olkin-Finn for weighting). The Wald
   forms cover .22 (Olkin-Finn) and .11 (Cohen) at (n, k, rho2) = (133, 36, .4).
 * ``test_set`` from predictions: the nonparametric delta-method SE of ``1 - SSE/SST``
-  (``se_method='delta'``, Wald interval; .936-.944 in every cell simulated) or the bootstrap.
+  (``se_method='delta'``, Wald interval with t(n-1); .939-.946 in every cell simulated) or
+  the bootstrap.
   Olkin-Finn assumes calibrated predictions (``yhat = E[y | x]``); for a fitted model with
   estimation error it is too small (.66 at n = 133, k = 36, training n = 133). From a reported
   R2 and n it is the only closed form and is kept, with that caveat. Lee never: it models an
-  in-sample R2 (.13 at (133, 36)).
+  in-sample R2 (.14 at (133, 36)).
 * ``cross_validated``: the folds' meta-analytic pooled SE (Wald).
 
 A method wrong for the sample type (a Wald interval on an in-sample R2, Lee or a row bootstrap
@@ -90,7 +91,7 @@ def _validity_issue(metric: str, sample: str, interval: str, source: str) -> str
     if interval in ("lee", "lee_fixed") and sample != "in_sample":
         return (f"Lee's interval (interval={interval!r}) models an in-sample R2 (the fit's own "
                 f"rows) and is not valid for {_SAMPLE_WORDS[sample]}: it covers the out-of-sample "
-                "R2 .13 of the time at n = 133, k = 36. Use the Wald interval with "
+                "R2 .14 of the time at n = 133, k = 36. Use the Wald interval with "
                 "se_method='delta' (from_predictions) or a bootstrap interval.")
     if sample == "in_sample" and interval == "wald" and source in ("olkin_finn", "cohen"):
         return (f"a Wald interval with the {source} SE is not valid for an in-sample R2: it "
@@ -296,8 +297,8 @@ def r2_delta_se(y_true, y_pred) -> float:
     -----
     For calibrated predictions ``yhat = E[y | x]`` under normality ``Var(IF) = 4 R2 (1-R2)^2``,
     Olkin-Finn's form (seed 000 eq. 1); for a fitted model with estimation error the residual is
-    correlated with the prediction and Olkin-Finn is too small, this SE is not (coverage .936-.944
-    where Olkin-Finn covers .66-.91; docs/replicate.md, "R2 by sample type").
+    correlated with the prediction and Olkin-Finn is too small, this SE is not (coverage .939-.946
+    where Olkin-Finn covers .66-.92; docs/replicate.md, "R2 by sample type").
 
     Examples
     --------
