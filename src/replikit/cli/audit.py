@@ -30,6 +30,9 @@ def audit(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer resamples: a fast preview.")] = False,
     sections: Annotated[str | None, typer.Option(
         "--sections", help="Comma-separated section keys to run (default: all).")] = None,
+    open_report: Annotated[bool, typer.Option(
+        "--open", help="Open the report in the default web browser once it is written.")]
+    = False,
 ) -> None:
     """Audit a dataset: error estimates, model comparisons, replication across studies,
     cross-study replicability and ranking generalizability, in one HTML report + JSON twin."""
@@ -91,6 +94,23 @@ def audit(
           "sections": [s.key for s in report.sections],
           "skipped": {s.key: s.skipped for s in report.skipped},
           "seconds": round(report.seconds, 1)})
+    if open_report:
+        open_in_browser(Path(report.html_path))
+
+
+def open_in_browser(path: Path) -> bool:
+    """Open a written report in the default web browser (``--open``); without a usable
+    browser, one note on stderr instead. Returns whether a browser took it."""
+    import webbrowser
+
+    uri = path.resolve().as_uri()
+    try:
+        opened = webbrowser.open(uri)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        info(f"replikit: note: no web browser available; open {uri} yourself.")
+    return bool(opened)
 
 
 def _quote(arg: str) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ParameterError
-from ._common import NJobsOpt, RandomStateOpt, emit, info, simulate_app, state
+from ._common import NJobsOpt, RandomStateOpt, emit, frame_table, info, progress, simulate_app
 
 __all__ = ["simulate_tests_cmd", "register"]
 
@@ -88,13 +88,8 @@ def simulate_tests_cmd(
                   n_replications=replications, base_error=base_error, correlation=correlation,
                   alpha=alpha, rope=rope, random_state=random_state, n_jobs=n_jobs)
     try:
-        if state.progress:
-            from ..report.context import Progress
-
-            with Progress(True).stage("datasets", total=datasets) as advance:
-                res = simulate_tests(progress=advance, **kwargs)
-        else:
-            res = simulate_tests(**kwargs)
+        with progress("datasets simulated", total=datasets) as advance:
+            res = simulate_tests(progress=advance, **kwargs)
     except ParameterError as exc:
         raise as_flags(exc, CALIBRATION_FLAGS) from None
     if out is not None:
@@ -108,8 +103,34 @@ def simulate_tests_cmd(
             save_svg(plot_calibration(res, measure=measure).figure, out / f"{measure}.svg")
         info(f"Wrote calibration.csv, population.csv, rejection_rate.svg and replicability.svg "
              f"to {out}/")
-    emit(str(res), {"runtime_seconds": res.runtime_seconds, "settings": res.settings,
+    emit(_human(res), {"runtime_seconds": res.runtime_seconds, "settings": res.settings,
                     "table": res.table, "population": res.population})
+
+
+def _human(res) -> list:
+    """The calibration for the terminal: the result's text lines, its tables as tables
+    (rates to three decimals)."""
+    text = str(res).split("\n")
+    parts: list = [text[0]]
+    parts += [line for line in text[1:] if line.startswith(("Population errors", "  n_train="))]
+    three = "{:.3f}"
+    t1 = res.type_one_error()
+    if not t1.empty:
+        show = t1[["test", "valid", "rejection_rate", "mc_se", "replicability",
+                   "replicability_se"]]
+        parts.append(frame_table(show, formats=dict.fromkeys(show.columns[2:], three),
+                                 title="Type I error (rejection rate at equal population "
+                                       "errors) and replicability:"))
+    if len(res.differences) > 1:
+        heading = next((line for line in text if line.startswith("Rejection rate")), None)
+        for title, measure in ((heading, "rejection_rate"),
+                               ("Replicability by nominal difference:", "replicability")):
+            wide = res.power_table(measure)
+            wide.columns = [f"{c:g}" for c in wide.columns]
+            wide.index.name = "test \\ nominal difference"
+            parts.append(frame_table(wide, index=True, title=title,
+                                     formats=dict.fromkeys(wide.columns, three)))
+    return parts
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,9 @@ from ._common import (
     TableOpt,
     TargetOpt,
     emit,
+    frame_table,
     info,
+    progress,
     simulate_app,
 )
 
@@ -75,11 +77,12 @@ def estimate(
         est = make_model(model, dataset.task)
         info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "
              f"{dataset.task}.")
-        res = estimate_errors(est, dataset.X, dataset.y, methods=methods, loss=loss,
-                              n_resamples=n_resamples, n_splits=n_splits, n_repeats=n_repeats,
-                              test_size=test_size, rounding=rounding, task=dataset.task,
-                              fast=False if slow else None, random_state=random_state,
-                              n_jobs=n_jobs)
+        with progress(f"{model}: resample sets fitted") as advance:
+            res = estimate_errors(est, dataset.X, dataset.y, methods=methods, loss=loss,
+                                  n_resamples=n_resamples, n_splits=n_splits,
+                                  n_repeats=n_repeats, test_size=test_size, rounding=rounding,
+                                  task=dataset.task, fast=False if slow else None,
+                                  random_state=random_state, n_jobs=n_jobs, progress=advance)
     except ReplikitError as exc:
         raise as_flags(exc, ESTIMATE_FLAGS) from None
     frame = res.to_frame()
@@ -93,7 +96,11 @@ def estimate(
         ax.set_title(f"{model} on {dataset.name} ({res[methods[0]].loss} loss)", fontsize=9)
         save_svg(ax.figure, out / "estimates.svg")
         info(f"Wrote estimates.csv and estimates.svg to {out}/")
-    emit(str(res), {"model": model, "data": str(data), "estimates": frame})
+    first = res[methods[0]]
+    title = (f"Prediction error of {model} on {dataset.name}: {first.loss} loss, "
+             f"{first.n:,} rows, {first.path} path")
+    emit(frame_table(frame[["method", "estimate", "se", "n_resamples", "path"]], title=title),
+         {"model": model, "data": str(data), "estimates": frame})
 
 
 def simulate_resampling_cmd(
@@ -115,8 +122,9 @@ def simulate_resampling_cmd(
 
     if out is not None:
         check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)
-    res = simulate_resampling(n_experiments=n_experiments, exact=exact,
-                              random_state=random_state)
+    with progress(f"Seed-003 experiment ({n_experiments} datasets)") as advance:
+        res = simulate_resampling(n_experiments=n_experiments, exact=exact,
+                                  random_state=random_state, progress=advance)
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
@@ -126,7 +134,13 @@ def simulate_resampling_cmd(
         write_csv_atomic(out / "resampling_errors.csv", res.errors)
         save_svg(plot_experiment_densities(res).figure, out / "resampling_densities.svg")
         info(f"Wrote {out}/resampling_table.csv, resampling_errors.csv, resampling_densities.svg")
-    emit(str(res), {"n_experiments": res.n_experiments, "random_state": res.random_state,
+    mode = "exact replay of the original stream" if res.exact else "numpy Generator stream"
+    human = frame_table(res.table, formats={c: "{:.3f}" for c in ("mean", "sd", "paper_mean",
+                                                            "paper_sd")},
+                  title=f"Seed-003 experiment: {res.n_experiments} datasets (n = 30, 10 N(0,1) "
+                        f"predictors, Binomial(1, .5) response), LDA; {mode}, random_state "
+                        f"{res.random_state}; {res.runtime_seconds:.2f} s")
+    emit(human, {"n_experiments": res.n_experiments, "random_state": res.random_state,
                     "exact": res.exact,
                     "runtime_seconds": res.runtime_seconds, "table": res.table})
 

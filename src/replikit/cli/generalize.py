@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import RandomStateOpt, TableOpt, emit, info
+from ._common import RandomStateOpt, TableOpt, emit, frame_table, info, progress
 
 # every file `--out` may receive (names of the per-analysis figures depend on the data)
 OUT_FILES = ("generalize_nstar.csv", "generalize_ranks.csv", "generalize_nstar_by_*.svg",
@@ -66,8 +66,9 @@ def generalize(
     grid: Annotated[str, typer.Option("--grid", help="all (n = 1..N/2, Algorithm 1) or even "
                                       "(n = 2, 4, ... < N/2, the authors' code).")] = "all",
     ci_resamples: Annotated[int, typer.Option("--ci-resamples", min=0, help="Bootstrap "
-                                              "resamples for a 95% interval of n* "
-                                              "(0 = none).")] = 0,
+                                              "resamples of n* (kept in the Python result; "
+                                              "the 95% interval ci_low/ci_high is the "
+                                              "jackknife one, always computed).")] = 0,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the tables (CSV) and "
                                              "the figures (SVG).")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace replikit's output "
@@ -118,33 +119,42 @@ def generalize(
     info(str(prepared))
     if prepared.dropped_alternatives:
         info("dropped alternatives: " + ", ".join(map(str, prepared.dropped_alternatives)))
-    res = analyze(prepared, kernels=kernels, confidence_level=levels, delta=deltas,
-                  n_resamples=resamples, ci_resamples=ci_resamples,
-                  n="even" if grid == "even" else None, random_state=random_state)
+    with progress("generalizability: subsample rankings and n*"):
+        res = analyze(prepared, kernels=kernels, confidence_level=levels, delta=deltas,
+                      n_resamples=resamples, ci_resamples=ci_resamples,
+                      n="even" if grid == "even" else None, random_state=random_state)
     for note in res.notes:
         info(f"warning: {note}")
     if out is not None:
         _write(res, out)
         info(f"wrote {out}/generalize_nstar.csv, generalize_ranks.csv and figures")
     summary = res.summary()
-    emit(str(res) + "\n\n" + _alternatives_text(summary),
+    emit(_human(res, summary),
          {"nstar": res.table, "alternatives": summary,
           "dropped_alternatives": prepared.dropped_alternatives,
           "dropped_conditions": len(prepared.dropped_conditions),
           "imputed_worst": prepared.n_imputed, "notes": list(res.notes)})
 
 
-def _alternatives_text(summary) -> str:
+def _human(res, summary) -> list:
+    """n* per analysis (the result's heading and table, numbers to 3 significant digits) and
+    the alternatives by mean rank, for the terminal."""
+    t = res.table
+    cols = [c for c in t.columns if c not in ("beta0", "beta1", "nstar_bound", "eps",
+                                              "se_log", "estimator", "nstar_loglog")]
+    return [str(res).split("\n")[0], frame_table(t[cols], digits=3, max_rows=60), "",
+            _alternatives_text(summary)]
+
+
+def _alternatives_text(summary):
     """Alternatives by mean rank (1 = best), averaged over the design combinations."""
     g = (summary.groupby("alternative", sort=False)
          .agg(mean_rank=("mean_rank", "mean"), n_best=("n_best", "sum"),
               n_missing=("n_missing", "sum"))
          .sort_values("mean_rank", kind="stable").reset_index())
-    shown = g.head(40)
-    body = shown.to_string(index=False, float_format=lambda v: f"{v:.2f}")
-    more = f"\n... and {len(g) - len(shown)} more" if len(g) > len(shown) else ""
-    return ("Alternatives by mean rank (1 = best; ties share a rank, a missing result ranks "
-            "last; n_best = conditions ranked first):\n" + body + more)
+    return frame_table(g, formats={"mean_rank": "{:.2f}"}, max_rows=40,
+                       title="Alternatives by mean rank (1 = best; ties share a rank, a "
+                             "missing result ranks last; n_best = conditions ranked first):")
 
 
 def _write(res, out: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ParameterError, ReplikitError, ReplikitWarning
-from ._common import RandomStateOpt, TableOpt, emit, info, simulate_app
+from ._common import RandomStateOpt, TableOpt, emit, frame_table, info, simulate_app
 
 InputArg = Annotated[Path, typer.Argument(help="CSV/Parquet/DuckDB table.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Directory for the figures (SVG) "
@@ -161,10 +161,22 @@ def replicate(
                                    tau2_method=tau2, ci=ci)
     if out is not None:
         _write_replication(res, out, metric)
-    emit(str(res), {"original": res.original, "bounds": list(res.bounds),
+    emit(_replication_human(res), {"original": res.original, "bounds": list(res.bounds),
                     "interval": res.interval, "tau2_method": res.tau2_method,
                     "replications": res.table, "pooled": res.pooled,
                     "estimates": res.estimates})
+
+
+def _replication_human(res) -> list:
+    """The replication analysis for the terminal: its heading (the first line of the
+    result's text) and the per-replication and pooled tables."""
+    show = ["model", "source", "replication", "estimate", "difference", "ci_low", "ci_high",
+            "inconsistency", "pvalue_tost", "consistency"]
+    pooled = ["model", "source", "pooling", "method", "ci_method", "estimate", "ci_low",
+              "ci_high", "tau2", "i2_q"]
+    return [str(res).split("\n")[0],
+            frame_table(res.table[show], formats={"pvalue_tost": "p"}),
+            frame_table(res.pooled[pooled], title="Pooled (original + replications):")]
 
 
 def _write_replication(res, out: Path, metric: str) -> None:
@@ -252,11 +264,11 @@ def meta(
     if loo and res.k < 3:
         raise ParameterError(f"`--leave-one-out` needs at least 3 studies; the table has "
                              f"{res.k}.")
-    text = str(res)
+    text = [str(res)]
     data = {"result": res.to_frame(), "studies": res.study_frame()}
     if loo:
         lo = leave_one_out(res)
-        text += "\nLeave-one-out:\n" + lo.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+        text.append(frame_table(lo, title="Leave-one-out:"))
         data["leave_one_out"] = lo
     effect_name = effect or next(c for c in ("yi", "effect", "estimate", "value")
                                  if c in frame.columns)
@@ -264,7 +276,7 @@ def meta(
         with _warning_lines(), _flags({"moderators": "--moderator"}):
             more, more_data, _ = meta_extras(frame, res, moderators, influence, funnel, out,
                                              effect_name)
-        text += "".join("\n" + str(m) for m in more)
+        text += more
         data.update(more_data)
     if out is not None:
         from .._outputs import write_csv_atomic
@@ -303,7 +315,7 @@ def simulate_replication_cmd(
 ) -> None:
     """Seed 000's Study 2: do the procedures tell replications from non-replications?"""
     from ..replicate import simulate_replication
-    from ._common import state
+    from ._common import progress
 
     _check_out(out, list(_SIM_TABLES) + [f"{name}.svg" for name in _SIM_FIGURES], overwrite)
     names = [m.strip() for m in models.split(",") if m.strip()]
@@ -318,13 +330,8 @@ def simulate_replication_cmd(
              "n_per_study": "--n", "tau2_method": "--tau2", "random_state": "--seed",
              "n_jobs": "--n-jobs"}
     with _warning_lines(), _flags(flags):
-        if state.progress:
-            from ..report.context import Progress
-
-            with Progress(True).stage("Study 2 repetitions", total=repetitions) as advance:
-                res = simulate_replication(progress=advance, **kwargs)
-        else:
-            res = simulate_replication(**kwargs)
+        with progress("Study 2 repetitions", total=repetitions) as advance:
+            res = simulate_replication(progress=advance, **kwargs)
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
@@ -337,9 +344,26 @@ def simulate_replication_cmd(
             save_svg(fig, out / f"{name}.svg")
         info(f"Wrote study2_table.csv, study2_diagnostic.csv and {len(_SIM_FIGURES)} figures to "
              f"{out}/")
-    emit(str(res), {"runtime_seconds": res.runtime_seconds, "r2_population": res.r2_population,
+    emit(_simulation_human(res), {"runtime_seconds": res.runtime_seconds,
+                                  "r2_population": res.r2_population,
                     "n_repetitions": res.n_repetitions, "settings": res.settings,
                     "notes": list(res.notes), "table": res.table})
+
+
+def _simulation_human(res) -> list:
+    """Study 2 for the terminal: the result's text with its pivot table as a table."""
+    t = res.table
+    text = str(res).split("\n")
+    changed = max(res.n_changed)
+    sub = t[(t["n_changed"] == changed) & (t["procedure"].isin(["inconsistency", "consistency"]))
+            & (t["margin"].isin([0.0, 0.1]))]
+    piv = sub.pivot_table(index=["model", "measure", "stage1", "procedure", "margin", "group"],
+                          columns="delta", values="proportion")
+    piv.columns = [f"{c:g}" for c in piv.columns]
+    notes = [line for line in text if line.startswith("note: ")]
+    return [text[0], text[1] if len(text) > 1 else None,
+            frame_table(piv, index=True, formats=dict.fromkeys(piv.columns, "{:.2f}")),
+            *notes]
 
 
 def register(app: typer.Typer) -> None:

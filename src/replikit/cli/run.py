@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, info, state
+from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, frame_table, info, state
 
 BACKENDS = ("serial", "joblib", "dask")
 
@@ -190,7 +190,9 @@ def run_command(
             predictions, overwrite=overwrite, name="--predictions",
             overwrite_option="--overwrite"))
     summary = res.summary()
-    emit(summary.to_string(index=False) + f"\n\nScores written to {written['scores']}",
+    emit([frame_table(summary, title="Scores by study, model and metric (mean and SD over "
+                                 "splits):"),
+          "", f"Scores written to {written['scores']}"],
          {"written": written, "summary": summary, "provenance": res.provenance})
 
 

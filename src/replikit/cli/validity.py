@@ -22,7 +22,7 @@ from typing import Annotated
 import typer
 
 from ..errors import NotApplicableError, ParameterError
-from ._common import NJobsOpt, RandomStateOpt, emit, info, simulate_app
+from ._common import NJobsOpt, RandomStateOpt, emit, frame_table, info, progress, simulate_app
 
 __all__ = ["CAPABILITIES", "Size", "providers", "output_names", "simulate_validity_cmd",
            "register"]
@@ -88,16 +88,58 @@ def output_names(capabilities) -> list[str]:
     return ["validity.csv", *(f"validity_{c}.svg" for c in capabilities)]
 
 
+def _table_human(table, failures):
+    """The validity rows for the terminal (as :func:`replikit._calibration.format_table`):
+    estimate ± MC SE, nominal, band (three decimals, signed for biases), n, claim, status —
+    FAIL for a calibrated row outside its band, outside for a documented or invalid one."""
+    import math
+
+    import pandas as pd
+
+    if table.empty:
+        return "(no rows)"
+
+    def num(v, signed):
+        v = float(v)
+        if not math.isfinite(v):
+            return "n/a"
+        return f"{v:+.3f}" if signed else f"{v:.3f}"
+
+    biased = table["quantity"].isin(("bias", "relative_bias")).tolist()
+    inside = ((table["lower"].astype(float) <= table["estimate"].astype(float))
+              & (table["estimate"].astype(float) <= table["upper"].astype(float))).tolist()
+    failing = set(failures.index)
+    show = pd.DataFrame({
+        "capability": table["capability"].astype(str),
+        "study": table["study"].astype(str),
+        "method": table["method"].astype(str),
+        "setting": table["setting"].astype(str),
+        "quantity": table["quantity"].astype(str),
+        "estimate ± MC SE": [f"{num(e, b)} ± {num(s, False)}" for e, s, b in
+                             zip(table["estimate"], table["mc_se"], biased, strict=True)],
+        "nominal": [num(v, b) for v, b in zip(table["nominal"], biased, strict=True)],
+        "band": [f"[{num(lo, b)}, {num(hi, b)}]" for lo, hi, b in
+                 zip(table["lower"], table["upper"], biased, strict=True)],
+        "n": [int(v) for v in table["n_replications"]],
+        "claim": table["claim"].astype(str),
+        "status": ["FAIL" if i in failing else ("ok" if ok else "outside")
+                   for i, ok in zip(table.index, inside, strict=True)],
+    })
+    if show["capability"].nunique() == 1:
+        show = show.drop(columns="capability")
+    return frame_table(show, no_wrap=("estimate ± MC SE", "nominal", "band"))
+
+
 def _summary(table, failures) -> str:
     calibrated = int((table["claim"] == "calibrated").sum())
     if failures.empty:
         return (f"{len(table)} rows; all {calibrated} calibrated rows lie within their "
                 "tolerance bands.")
-    names = "; ".join(f"{r.capability} {r.study}: {r.method} ({r.setting}) {r.quantity} "
-                      f"{r.estimate:.3f} outside [{r.lower:.3f}, {r.upper:.3f}]"
-                      for r in failures.itertuples(index=False))
+    names = "\n".join(f"  {r.capability} {r.study}: {r.method} ({r.setting}) {r.quantity} "
+                       f"{r.estimate:.3f} outside [{r.lower:.3f}, {r.upper:.3f}]"
+                       for r in failures.itertuples(index=False))
     return (f"{len(table)} rows; {len(failures)} of {calibrated} calibrated rows lie outside "
-            f"their tolerance bands: {names}.")
+            f"their tolerance bands:\n{names}")
 
 
 def simulate_validity_cmd(
@@ -122,7 +164,7 @@ def simulate_validity_cmd(
     band; a row replikit claims calibrated is FAIL when it leaves its band, a documented or
     invalid row is shown as it is. The global --format json prints the rows as JSON.
     """
-    from .._calibration import check_table, format_table, stack_tables
+    from .._calibration import check_table, stack_tables
 
     available = providers()
     chosen = _select(capabilities, available)
@@ -131,22 +173,25 @@ def simulate_validity_cmd(
 
         check_output_dir(out, output_names(chosen), option="--out", overwrite=overwrite)
     tables = []
-    for i, capability in enumerate(chosen, 1):
-        step = f"[{i}/{len(chosen)}] {capability}"
-        info(f"{step}: validity study, size {size.value} ...")
-        start = time.perf_counter()
-        try:
-            table = available[capability](size=size.value, random_state=random_state,
-                                          n_jobs=n_jobs)
-        except ParameterError as exc:
-            from .run import as_flags
+    with progress("validity studies", total=len(chosen)) as advance:
+        for i, capability in enumerate(chosen, 1):
+            step = f"[{i}/{len(chosen)}] {capability}"
+            info(f"{step}: validity study, size {size.value} ...")
+            advance.step(f"validity studies: {capability}")
+            start = time.perf_counter()
+            try:
+                table = available[capability](size=size.value, random_state=random_state,
+                                              n_jobs=n_jobs)
+            except ParameterError as exc:
+                from .run import as_flags
 
-            raise as_flags(exc, VALIDITY_FLAGS) from None
-        table = stack_tables([table])
-        failing = len(check_table(table))
-        info(f"{step}: {len(table)} rows in {time.perf_counter() - start:.1f} s"
-             + (f"; {failing} calibrated row(s) outside their band" if failing else ""))
-        tables.append(table)
+                raise as_flags(exc, VALIDITY_FLAGS) from None
+            advance()
+            table = stack_tables([table])
+            failing = len(check_table(table))
+            info(f"{step}: {len(table)} rows in {time.perf_counter() - start:.1f} s"
+                 + (f"; {failing} calibrated row(s) outside their band" if failing else ""))
+            tables.append(table)
     table = stack_tables(tables)
     failures = check_table(table)
     if out is not None:
@@ -160,7 +205,7 @@ def simulate_validity_cmd(
         info(f"Wrote {', '.join(output_names(chosen))} to {out}/")
     if not failures.empty:
         info(f"warning: {len(failures)} calibrated row(s) outside their tolerance band.")
-    emit(format_table(table) + "\n\n" + _summary(table, failures),
+    emit([_table_human(table, failures), "", _summary(table, failures)],
          {"size": size.value, "random_state": random_state, "capabilities": chosen,
           "n_failures": len(failures), "rows": table})
 

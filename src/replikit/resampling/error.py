@@ -526,12 +526,16 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
                     n_resamples: int = 200, n_splits: int = 10, n_repeats: int | None = None,
                     test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
                     fast: bool | None = None, random_state=None,
-                    n_jobs: int = 1) -> ErrorEstimates:
+                    n_jobs: int = 1, progress=None) -> ErrorEstimates:
     """Prediction-error estimates of ``model`` by several resampling methods at once.
 
     The bootstrap methods (``bootstrap``, ``loo_bootstrap``, ``.632``, ``.632+``) share one set
     of resamples and fits; the full-data fit is shared by ``resubstitution``, ``.632`` and
     ``.632+``. Parameters are those of :func:`estimate_error`; ``methods`` lists method names.
+    ``progress``, optional, is a callable (a progress bar's ``advance``): called once as
+    ``progress(0, total=k)`` with the number ``k`` of resample sets to fit (the full-data fit
+    and one set per distinct resampling scheme), then as ``progress(1)`` after each set. It
+    does not change the result.
 
     Returns
     -------
@@ -575,12 +579,19 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
 
     cache: dict[tuple, tuple] = {}
     needs_full = any(m in ("resubstitution", ".632", ".632+") for m, _ in specs.values())
+    if progress is not None:
+        sets = {("bootstrap" if method in _BOOTSTRAP_FAMILY else method,
+                 tuple(sorted(params.items())))
+                for method, params in specs.values() if method != "resubstitution"}
+        progress(0, total=len(sets) + int(needs_full))
     apparent = gamma = math.nan
     if needs_full:
         L_full, _, P_full = predictions("resubstitution", {})
         apparent = float(np.mean(L_full))
         if ".632+" in specs:
             gamma = _no_information(prob, P_full[0], root)
+        if progress is not None:
+            progress(1)
     out = {}
     for m, (method, params) in specs.items():
         if method == "resubstitution":
@@ -591,6 +602,8 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
         key = (family, tuple(sorted(params.items())))
         if key not in cache:
             cache[key] = predictions(family, params)
+            if progress is not None:
+                progress(1)
         L, T, _ = cache[key]
         est, se, per, comps = _reduce(method, params, L, T, apparent, gamma)
         out[m] = ErrorEstimate(float(est), float(se), per, method, prob.loss_name, params,

@@ -201,8 +201,9 @@ def _draw_modern(E: int, rng):
 # fitting and summarising
 # --------------------------------------------------------------------------------------------
 
-def _errors(X, y, W, T, block: int = 50) -> pd.DataFrame:
-    """Every estimator's error for every dataset, from one batched LDA fit per block."""
+def _errors(X, y, W, T, block: int = 50, progress=None) -> pd.DataFrame:
+    """Every estimator's error for every dataset, from one batched LDA fit per block
+    (``progress(e)`` after each block of ``e`` datasets)."""
     E = X.shape[0]
     spans, _ = _layout()
     cols = {label: np.empty(E) for label, _, _ in EXPERIMENT_METHODS}
@@ -238,6 +239,8 @@ def _errors(X, y, W, T, block: int = 50) -> pd.DataFrame:
         rate = np.where(ok, np.clip((err1p - app) / np.where(ok, gamma - app, 1.0), 0, 1), 0.0)
         w = 0.632 / (1 - 0.368 * rate)
         cols[EXTRA_METHODS[1]][sl] = (1 - w) * app + w * err1p
+        if progress is not None:
+            progress(sl.stop - sl.start)
     return pd.DataFrame(cols)
 
 
@@ -253,7 +256,7 @@ def _summary(errors: pd.DataFrame) -> pd.DataFrame:
 
 
 def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
-                        random_state=None) -> ResamplingExperiment:
+                        random_state=None, progress=None) -> ResamplingExperiment:
     """Run seed 003's computational experiment (Etherington & Lieske 2019, sec. 4, Figure 1).
 
     For each of ``n_experiments`` datasets (n = 30, ``y ~ Binomial(1, .5)``, 10 predictors
@@ -275,6 +278,10 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
         the schemes of :mod:`replikit.experiment.schemes`: the same experiment statistically.
     random_state : None, int or numpy.random.Generator
         Seed of the run (an int with ``exact=True``; the paper used 1).
+    progress : callable, optional
+        A progress bar's ``advance``: called once as ``progress(0, total=n_experiments)``,
+        then with the number of datasets whose estimates are done (blocks of 50). It does not
+        change the result.
 
     Returns
     -------
@@ -295,6 +302,8 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
         raise ParameterTypeError("`random_state` must be an int to replay the original stream "
                                  f"(`exact=True`; the paper used 1); got {random_state!r}.")
     start = time.perf_counter()
+    if progress is not None:
+        progress(0, total=n_experiments)
     if exact:
         seed = random_state
         X, y, W, T = _draw_exact(n_experiments, seed)
@@ -304,7 +313,7 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
         X, y, W, T = _draw_modern(n_experiments, np.random.default_rng(root))
     # many small products: BLAS threads only add contention (and vary with machine load)
     with single_blas():
-        errors = _errors(X, y, W, T)
+        errors = _errors(X, y, W, T, progress=progress)
     runtime = time.perf_counter() - start
     return ResamplingExperiment(errors, _summary(errors), n_experiments, seed, bool(exact),
                                 runtime)
