@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import RandomStateOpt, TableOpt, emit, info, state
+from ._common import RandomStateOpt, TableOpt, emit, info, progress, state
 
 ScoresArg = Annotated[Path | None, typer.Argument(
     help="Scores table (CSV, Parquet or DuckDB): study, model, repeat, fold, metric, value, "
@@ -159,14 +159,70 @@ def compare(
                 check_duckdb_file(scores, name="SCORES", error=InputFileError)  # not SQLite
             frame = read_frame(scores, table=table, name="SCORES")
             try:
-                res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
+                with progress("comparing models"):
+                    res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
             except ReplikitError as exc:
                 raise as_flags(exc, COMPARE_FLAGS) from None
     for note in res.notes:
         info(f"warning: {note}")
     if out is not None:
         _write(res, out, fitted)
-    emit(str(res), res.frame)
+    emit(_human(res), res.frame)
+
+
+def _human(res) -> list:
+    """The comparisons for the terminal: the result's heading and notes around one table of
+    tests per study and metric (numbers to 4 significant digits; text cells wrap to the
+    width, test names and model pairs kept whole where they fit)."""
+    import numpy as np
+    import pandas as pd
+
+    from ._common import fmt_interval, fmt_pvalue, frame_table
+
+    f = res.frame
+    text = str(res).split("\n")
+    if f.empty or len(text) < len(f) + 2:
+        return [str(res)]
+    level = f"{res.confidence_level * 100:.4g}"
+    ci_head = f"{level}% CI" if res.interval == "marginal" else f"{level}% simult. CI"
+    bayes = (f["test"].astype(str) == "bayesian_correlated_t").to_numpy()
+
+    def df(d1, d2) -> str:
+        if not np.isfinite(d1):
+            return "–"
+        return f"{d1:g}, {d2:g}" if np.isfinite(d2) else f"{d1:.4g}"
+
+    show = pd.DataFrame({
+        " ": np.where(f["valid"], "", "!"),
+        "a - b": f["a"].astype(str) + " - " + f["b"].astype(str),
+        "test": f["test"].astype(str),
+        "estimate": f["estimate"].astype(float),
+        ci_head: [fmt_interval(lo, hi) for lo, hi in zip(f["ci_low"], f["ci_high"],
+                                                          strict=True)],
+        "stat": f["statistic"].astype(float),
+        "df": [df(float(d1), float(d2)) for d1, d2 in zip(f["df"], f["df2"], strict=True)],
+        "p": f["pvalue"].astype(float),
+        "p adj": f["pvalue_adjusted"].astype(float),
+        "conclusion": [c if not b else f"{c}; P(<,=,>) = {pl:.2f} / {pr:.2f} / {pg:.2f}"
+                       for c, b, pl, pr, pg in zip(f["conclusion"], bayes, f["p_left"],
+                                                   f["p_rope"], f["p_right"], strict=True)],
+    }, index=f.index)
+    if f["valid"].all():
+        show = show.drop(columns=" ")
+    keys = pd.DataFrame({"study": f["study"].astype(str), "metric": f["metric"].astype(str)})
+    groups = list(dict.fromkeys(zip(keys["study"], keys["metric"], strict=True)))
+    several_studies = keys["study"].nunique() > 1
+    formats = {"p": fmt_pvalue, "p adj": fmt_pvalue}
+    tables = []
+    for study, metric in groups:
+        rows = ((keys["study"] == study) & (keys["metric"] == metric)).to_numpy()
+        title = (f"study {study}, {metric}:" if several_studies else f"{metric}:")
+        tables.append(frame_table(show[rows], title=title if len(groups) > 1 else None,
+                                  formats=formats, no_wrap=(ci_head, "df"),
+                                  keep=("a - b", "test")))
+    # str(res): the heading, the plain table (a header and one line per row), then the notes
+    return [text[0], *tables, *text[len(f) + 2:]]
+
 
 
 COMPARE_FLAGS = {"a": "--a", "b": "--b", "metrics": "--metric", "tests": "--test",

@@ -11,7 +11,18 @@ from typing import Annotated
 
 import typer
 
-from ._common import DataOpt, ModelsOpt, NJobsOpt, RandomStateOpt, TableOpt, TargetOpt, emit, info
+from ._common import (
+    DataOpt,
+    ModelsOpt,
+    NJobsOpt,
+    RandomStateOpt,
+    TableOpt,
+    TargetOpt,
+    emit,
+    frame_table,
+    info,
+    progress,
+)
 
 # how assess() names its parameters on this command line
 _OPTIONS = {"utility": "--utility", "model": "--model", "study": "--study",
@@ -92,19 +103,20 @@ def multistudy(
     with _warning_lines():
         table_ = load_predictions(predictions, study=study, table=table, study_option="--study",
                                   min_studies=2)
-        res = assess(table_, u, epsilon=epsilon, n_resamples=n_resamples,
-                     permutation=PermutationMethod(permutation_resamples),
-                     bootstrap=bootstrap, bag_size=bag_size,
-                     bins=bins, random_state=random_state, model=model, min_units=min_units,
-                     options=_OPTIONS)
+        with progress("bootstrap and permutation tests"):
+            res = assess(table_, u, epsilon=epsilon, n_resamples=n_resamples,
+                         permutation=PermutationMethod(permutation_resamples),
+                         bootstrap=bootstrap, bag_size=bag_size,
+                         bins=bins, random_state=random_state, model=model,
+                         min_units=min_units, options=_OPTIONS)
     su = res.utilities
     info(f"Assessed {int(su.n.sum()):,} predictions in {su.K} studies ({su.utility_name}).")
     for note in res.notes:
         info(f"warning: {note}")
     summary = res.to_frame()
-    human = (str(res) + "\n\nUtility differences U_k - U_k':\n"
-             + su.matrix().to_string(float_format=lambda v: f"{v:.4f}")
-             + "\n\nSummary:\n" + summary.to_string(index=False))
+    human = [str(res), "", frame_table(su.matrix(), index=True,
+                                       title="Utility differences U_k - U_k':"),
+             "", frame_table(summary, title="Summary:", formats={"pvalue": "p"})]
     data = {"utility": su.utility_name, "epsilon": epsilon, "studies": su.to_frame(),
             "utility_matrix": su.matrix().reset_index(names="study"),
             "distance_matrix": res.distance.to_frame().reset_index(names="study"),
@@ -169,33 +181,57 @@ def crossstudy(
     for note in getattr(dataset, "notes", ()):
         info(f"note: {note}")
     human, out, notes = [], {"models": {}}, []
-    with _warning_lines():
+    steps = len(chosen) * (3 if stacking else 2)
+    with _warning_lines(), progress("cross-study validation", total=steps) as advance:
         for name, est in chosen.items():
+            advance.step(f"{name}: cross-study matrix")
             csv = cross_study_matrix(est, dataset.X, dataset.y, dataset.study, metric=metric,
                                      cv=cv, task=dataset.task, random_state=random_state,
                                      n_jobs=n_jobs)
+            advance()
+            advance.step(f"{name}: leave one study out")
             loso = leave_one_study_out(est, dataset.X, dataset.y, dataset.study, metric=metric,
                                        task=dataset.task, model_name=name,
                                        random_state=random_state, n_jobs=n_jobs)
+            advance()
             entry = {"cross_study_matrix": csv.matrix.reset_index(names="train"),
                      "summary": csv.summary(), "overall": csv.overall(),
                      "leave_one_study_out": loso.scores,
                      "notes": [*csv.notes, *loso.notes]}
-            human += [f"== {name} ==", str(csv), str(loso)]
+            human += [f"== {name} ==", *_heading(csv),
+                      frame_table(csv.matrix, index=True, formats=dict.fromkeys(
+                          csv.matrix.columns, "{:.3f}")), str(loso)]
             if stacking:
+                advance.step(f"{name}: multi-study stacking")
                 st = multistudy_stacking(est, dataset.X, dataset.y, dataset.study,
                                          metric=metric, task=dataset.task,
                                          random_state=random_state, n_jobs=n_jobs)
+                advance()
                 entry["stacking_weights"] = st.to_frame()
                 entry["stacking_intercept"] = st.intercept
                 entry["stacking_evaluation"] = st.summary()
                 entry["notes"] += list(st.notes)
-                human.append(str(st))
+                human += _stacking_human(st)
             notes += [n for n in dict.fromkeys(entry["notes"]) if n not in notes]
             out["models"][name] = entry
     for note in notes:
         info(f"warning: {note}")
-    emit("\n".join(human), out)
+    emit(human, out)
+
+
+def _heading(result) -> list[str]:
+    """The text lines of a result above its plain-text table (which ``frame_table`` shows)."""
+    lines = str(result).split("\n")
+    return lines[:len(lines) - len(result.matrix) - 1]
+
+
+def _stacking_human(st) -> list:
+    """Multi-study stacking for the terminal: its text with the weights as a table."""
+    lines = str(st).split("\n")
+    n_table = len(st.weights) + 1  # header and one line per learner
+    return [lines[0], frame_table(st.weights, index=True,
+                                  formats=dict.fromkeys(st.weights.columns, "{:.3f}")),
+            *lines[1 + n_table:]]
 
 
 def register(app: typer.Typer) -> None:
