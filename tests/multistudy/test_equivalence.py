@@ -102,6 +102,10 @@ def test_total_variation_bound_and_pvalue_by_hand():
     assert r.statistic == pytest.approx(0.15)
     assert r.smallest_epsilon == pytest.approx(0.15 + stats.norm.ppf(0.95) * se)
     assert r.pvalue == pytest.approx(stats.norm.cdf((0.15 - 0.3) / se))
+    # the bias-corrected TV: below the observed maximum, deterministic
+    assert r.spread_method == "bootstrap" and 0 <= r.estimate < r.statistic
+    assert epsilon_test(res, kind="tv").estimate == r.estimate
+    assert epsilon_test(res, kind="tv", spread="plugin").estimate == r.statistic
     with pytest.raises(ParameterError, match="kind='tv'"):
         epsilon_test(res.utilities, kind="tv")
 

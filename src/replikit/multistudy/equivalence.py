@@ -76,11 +76,12 @@ class EpsilonTest:
         The smallest ε for which replicability is shown at level ``alpha``: the upper
         ``1 − alpha`` confidence bound of the maximal difference.
     estimate : float
-        The bias-aware point estimate of the spread (``spread_method``; the plug-in maximum for
-        ``kind='tv'``).
+        The bias-aware point estimate of the spread (``spread_method``; for ``kind='tv'`` the
+        multinomial-bootstrap bias correction of the maximal TV).
     spread_method : str
     spreads : dict
-        Every spread estimator (:data:`SPREAD_METHODS`) -> its estimate (absolute and relative).
+        Every spread estimator (:data:`SPREAD_METHODS`) -> its estimate (absolute and relative;
+        ``plugin`` and ``bootstrap`` for total variation).
     se_method : {'delta', 'bootstrap'}
     studies : tuple
     pairs : DataFrame
@@ -275,7 +276,8 @@ def epsilon_test(data, *, epsilon: float | None = None, kind: str = "absolute",
     spread : {'eb', 'bootstrap', 're_range', 'plugin'}
         The point estimate reported as :attr:`EpsilonTest.estimate` (all are in
         :attr:`EpsilonTest.spreads`). Default ``'eb'``: the least biased across K and n in the
-        calibration study (docs/multistudy.md).
+        calibration study (docs/multistudy.md). Total variation: ``'bootstrap'`` (a
+        multinomial parametric bootstrap, the default for ``kind='tv'``) or ``'plugin'``.
 
     Returns
     -------
@@ -327,8 +329,10 @@ def epsilon_test(data, *, epsilon: float | None = None, kind: str = "absolute",
         df = np.full(i.size, np.inf)
         inputs: tuple = (F3, n)
         statistic = float(diff.max())
-        estimate, method = statistic, "plugin"
-        spreads = {"plugin": statistic}
+        spreads = {"plugin": statistic,
+                   "bootstrap": float(ek.spread_tv_bootstrap(F3, n.astype(int))[0])}
+        method = "plugin" if spread == "plugin" else "bootstrap"
+        estimate = spreads[method]
     else:
         U2, v2, df2 = U[None], v[None], df[None]
         if kind == "absolute":
