@@ -413,21 +413,20 @@ def render(human: Any, *, width: int | None = None) -> str:
     """
     from rich.console import Console
 
-    parts = human if isinstance(human, list | tuple) else [human]
+    parts = [_renderable(p) for p in (human if isinstance(human, list | tuple) else [human])
+             if p is not None]
+    width = width or output_width()
+    # a table narrowed to its floor is printed whole rather than squeezed (rich would then
+    # cut numbers): it may be wider than the output; prose keeps the output's width
+    needed = [max([width, *(getattr(t, "min_width", None) or 0 for t in _tables(p))])
+              for p in parts]
     tty = _isatty(sys.stdout)
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width or output_width(), force_terminal=tty,
+    console = Console(file=buffer, width=max([width, *needed]), force_terminal=tty,
                       color_system="auto" if tty else None, no_color=not tty, highlight=False,
                       markup=False, emoji=False, soft_wrap=False, legacy_windows=False)
-    for part in parts:
-        if part is None:
-            continue
-        part = _renderable(part)
-        # a table narrowed to its floor is printed whole rather than squeezed (rich would
-        # then cut numbers): it may be wider than the output
-        needed = max([console.width, *(getattr(t, "min_width", None) or 0
-                                       for t in _tables(part))])
-        console.print(part, overflow="fold", crop=False, width=needed)
+    for part, w in zip(parts, needed, strict=True):
+        console.print(part, overflow="fold", crop=False, width=w)
     text = buffer.getvalue()
     return "\n".join(line.rstrip() for line in text.rstrip("\n").split("\n"))
 
