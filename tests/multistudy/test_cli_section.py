@@ -53,6 +53,31 @@ def test_multistudy_command_json(cli, preds_csv):
         assert got[s] == pytest.approx(expect)
     assert {r["definition"] for r in res["summary"]} >= {"Def. 3.1 (absolute)"}
     assert 0 < res["permutation"][0][0]["pvalue"] <= 1
+    # --epsilon: the intersection-union test of every form, as epsilon_test gives it
+    from replikit.multistudy import assess, epsilon_test, load_predictions, parse_utility
+    tests = {t[0]["kind"]: t[0] for t in res["epsilon_test"]}
+    assert set(tests) == {"absolute", "relative", "tv"}
+    assert tests["tv"]["epsilon"] is None and tests["tv"]["smallest_epsilon"] > 0
+    a = assess(load_predictions(path, study="site"), parse_utility("cost:-5,-1"),
+               n_resamples=10, random_state=0)
+    ref = epsilon_test(a, epsilon=0.05)
+    assert tests["absolute"]["pvalue"] == pytest.approx(ref.pvalue)
+    assert tests["absolute"]["smallest_epsilon"] == pytest.approx(ref.smallest_epsilon)
+    assert len(res["epsilon_pairs"]) == 3
+
+
+def test_multistudy_command_prints_the_epsilon_test(cli, preds_csv):
+    path, _ = preds_csv
+    code, out, err = cli("multistudy", str(path), "--study", "site", "--epsilon", "0.2",
+                         "--permutation-resamples", "19", "--resamples", "20")
+    assert code == 0, err
+    out = " ".join(out.split())  # the terminal may wrap long lines
+    assert "intersection-union test of pairwise TOSTs" in out
+    assert "ε = 0.2: shown at level 0.05" in out or "ε = 0.2: not shown" in out
+    code, out, err = cli("multistudy", str(path), "--study", "site",
+                         "--permutation-resamples", "19", "--resamples", "20")
+    out = " ".join(out.split())
+    assert code == 0 and "replicable within any ε >=" in out and "ε = " not in out
 
 
 def test_multistudy_command_threshold_and_errors(cli, preds_csv):

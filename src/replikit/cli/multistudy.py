@@ -57,7 +57,9 @@ def multistudy(
                                                   "scores: bayes, empirical or a number in "
                                                   "[0, 1] (default: use y_pred).")] = None,
     epsilon: Annotated[float | None, typer.Option("--epsilon", min=0.0, help="Tolerance of "
-                                                  "epsilon-replicability.")] = None,
+                                                  "epsilon-replicability on the utility "
+                                                  "scale, tested by an intersection-union "
+                                                  "test of pairwise TOSTs.")] = None,
     permutation_resamples: Annotated[int, typer.Option(
         "--permutation-resamples", min=1, help="Random permutations of the study labels in "
                                                "the permutation tests.")] = 999,
@@ -117,13 +119,18 @@ def multistudy(
     human = [str(res), "", frame_table(su.matrix(), index=True,
                                        title="Utility differences U_k - U_k':"),
              "", frame_table(summary, title="Summary:", formats={"pvalue": "p"})]
+    eps_tests = _epsilon_tests(res, epsilon)
+    human += ["", "Epsilon-replicability (intersection-union test of pairwise TOSTs, level "
+              "0.05; seed 001 Defs. 3.1, 3.2, 5.1):", *(f"  {t.sentence()}" for t in eps_tests)]
     data = {"utility": su.utility_name, "epsilon": epsilon, "studies": su.to_frame(),
             "utility_matrix": su.matrix().reset_index(names="study"),
             "distance_matrix": res.distance.to_frame().reset_index(names="study"),
             "bootstrap": res.bootstrap.to_frame(),
             "permutation": [res.permutation_utility.to_frame(),
                             res.permutation_distance.to_frame()],
-            "summary": summary, "notes": list(res.notes)}
+            "summary": summary, "notes": list(res.notes),
+            "epsilon_test": [t.to_frame() for t in eps_tests],
+            "epsilon_pairs": eps_tests[0].pairs}
     if res.bootstrap.utility_draws is not None:
         data["bootstrap_studies"] = res.bootstrap.study_frame()
     emit(human, data)
@@ -232,6 +239,17 @@ def _stacking_human(st) -> list:
     return [lines[0], frame_table(st.weights, index=True,
                                   formats=dict.fromkeys(st.weights.columns, "{:.3f}")),
             *lines[1 + n_table:]]
+
+
+def _epsilon_tests(res, epsilon):
+    """The intersection-union test of ε-replicability: ``--epsilon`` is tested on the utility
+    scale (Def. 3.1); the relative (Def. 3.2) and total-variation (Def. 5.1) forms, on their
+    own scales, report the smallest ε shown and the bias-aware spread."""
+    from ..multistudy import epsilon_test
+
+    kinds = ["absolute", "relative"] + (["tv"] if res.distance.frequencies is not None else [])
+    return [epsilon_test(res, epsilon=epsilon if k == "absolute" else None, kind=k)
+            for k in kinds]
 
 
 def register(app: typer.Typer) -> None:
