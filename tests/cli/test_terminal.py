@@ -337,7 +337,8 @@ def test_progress_counts_on_a_terminal(monkeypatch):
         assert (task.total, task.completed, task.description) == (4, 4, "last step")
 
 
-def test_estimate_errors_progress_counts_resample_sets():
+@pytest.mark.parametrize("generic", [False, True])
+def test_estimate_errors_progress_counts_fits(generic):
     from sklearn.linear_model import LogisticRegression
 
     from replikit.resampling.error import estimate_errors
@@ -350,11 +351,14 @@ def test_estimate_errors_progress_counts_resample_sets():
         calls.append((n, total))
 
     kwargs = dict(methods=["resubstitution", "kfold", "bootstrap", ".632+", "loo_bootstrap"],
-                  n_resamples=20, random_state=1)
+                  n_resamples=20, random_state=1, fast=False if generic else None)
     with_hook = estimate_errors(LogisticRegression(), X, y, progress=hook, **kwargs)
     without = estimate_errors(LogisticRegression(), X, y, **kwargs)
-    assert calls[0] == (0, 3)  # full-data fit, k-fold, one shared bootstrap set
-    assert sum(n for n, _ in calls) == 3
+    # the full-data fit, 10 folds and 20 bootstrap resamples (shared by the bootstrap methods)
+    assert calls[0] == (0, 31)
+    assert sum(n for n, _ in calls) == 31
+    steps = [n for n, _ in calls[1:]]
+    assert steps == ([1] * 31 if generic else [1, 10, 20])  # per fit / per batched fit
     pd.testing.assert_frame_equal(with_hook.to_frame(), without.to_frame())
 
 

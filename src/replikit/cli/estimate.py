@@ -77,7 +77,7 @@ def estimate(
         est = make_model(model, dataset.task)
         info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "
              f"{dataset.task}.")
-        with progress(f"{model}: resample sets fitted") as advance:
+        with progress(f"{model}: fits") as advance:
             res = estimate_errors(est, dataset.X, dataset.y, methods=methods, loss=loss,
                                   n_resamples=n_resamples, n_splits=n_splits,
                                   n_repeats=n_repeats, test_size=test_size, rounding=rounding,

@@ -337,9 +337,10 @@ def _take(X, idx):
     return X.iloc[idx] if isinstance(X, pd.DataFrame) else X[idx]
 
 
-def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes):
+def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes, tick=None):
     """One :func:`~replikit.experiment.fit.fit_predict` per resample: the training rows are
-    the rows repeated by their weights (what the fast path's weighted fit solves)."""
+    the rows repeated by their weights (what the fast path's weighted fit solves);
+    ``tick(1)`` after each fit."""
     from ..experiment.fit import fit_predict
 
     n = W_rows.shape[1]
@@ -355,6 +356,8 @@ def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes):
         except ValueError as exc:
             raise DataError(f"fitting {type(model).__name__} on a resample failed: {exc}") from exc
         preds.append(out.proba if proba else out.y_pred)
+        if tick is not None:
+            tick(1)
     return preds
 
 
@@ -364,11 +367,13 @@ def _fit_predict_worker(*args):
         return _fit_predict(*args)
 
 
-def _predict_generic(prob: _Problem, W, T, need_proba: bool, root, family: str, n_jobs: int):
+def _predict_generic(prob: _Problem, W, T, need_proba: bool, root, family: str, n_jobs: int,
+                     tick=None):
     R, n = W.shape
     seeds = [task_int_seed(root, ("fit", family, r)) for r in range(R)]
     if n_jobs == 1 or R < 2:
-        chunks = [_fit_predict(prob.model, prob.X, prob.y, W, T, seeds, need_proba, prob.classes)]
+        chunks = [_fit_predict(prob.model, prob.X, prob.y, W, T, seeds, need_proba, prob.classes,
+                               tick)]
     else:
         from joblib import Parallel, delayed
 
@@ -377,6 +382,8 @@ def _predict_generic(prob: _Problem, W, T, need_proba: bool, root, family: str, 
             delayed(_fit_predict_worker)(prob.model, prob.X, prob.y, W[a:b], T[a:b],
                                          seeds[a:b], need_proba, prob.classes)
             for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a)
+        if tick is not None:
+            tick(R)
     preds = [p for chunk in chunks for p in chunk]
     K = 0 if prob.classes is None else prob.classes.size
     out = np.full((R, n, K) if need_proba else (R, n), np.nan)
@@ -533,9 +540,11 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     of resamples and fits; the full-data fit is shared by ``resubstitution``, ``.632`` and
     ``.632+``. Parameters are those of :func:`estimate_error`; ``methods`` lists method names.
     ``progress``, optional, is a callable (a progress bar's ``advance``): called once as
-    ``progress(0, total=k)`` with the number ``k`` of resample sets to fit (the full-data fit
-    and one set per distinct resampling scheme), then as ``progress(1)`` after each set. It
-    does not change the result.
+    ``progress(0, total=k)`` with the number ``k`` of fits (the full-data fit and every
+    resample of every distinct scheme), then as ``progress(m)`` as ``m`` more are done — one
+    at a time on the generic serial path, a scheme's resamples at once on the fast path (one
+    batched fit) and with ``n_jobs > 1``. It does not change the result (every scheme's
+    resamples come from their own stream, so drawing them first changes no draw).
 
     Returns
     -------
@@ -569,29 +578,36 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     fp = _choose_fast(prob, fast)
     path = "fast" if fp is not None else "generic"
 
+    drawn: dict[tuple, tuple] = {}  # resamples drawn ahead (to count the fits) when shown
+
     def predictions(family, params):
-        W, T = _resamples(family, params, prob, root)
+        key = (family, tuple(sorted(params.items())))
+        W, T = drawn.pop(key) if key in drawn else _resamples(family, params, prob, root)
         if fp is not None:
             P = _predict_fast(fp, prob, W, need_proba)
+            if progress is not None:
+                progress(W.shape[0])
         else:
-            P = _predict_generic(prob, W, T, need_proba, root, family, n_jobs)
+            P = _predict_generic(prob, W, T, need_proba, root, family, n_jobs, tick=progress)
         return _losses(prob, P, T), T, P
 
     cache: dict[tuple, tuple] = {}
     needs_full = any(m in ("resubstitution", ".632", ".632+") for m, _ in specs.values())
     if progress is not None:
-        sets = {("bootstrap" if method in _BOOTSTRAP_FAMILY else method,
-                 tuple(sorted(params.items())))
-                for method, params in specs.values() if method != "resubstitution"}
-        progress(0, total=len(sets) + int(needs_full))
+        sets = ([("resubstitution", {})] if needs_full else []) + [
+            ("bootstrap" if method in _BOOTSTRAP_FAMILY else method, params)
+            for method, params in specs.values() if method != "resubstitution"]
+        for family, params in sets:
+            key = (family, tuple(sorted(params.items())))
+            if key not in drawn:
+                drawn[key] = _resamples(family, params, prob, root)
+        progress(0, total=sum(W.shape[0] for W, _ in drawn.values()))
     apparent = gamma = math.nan
     if needs_full:
         L_full, _, P_full = predictions("resubstitution", {})
         apparent = float(np.mean(L_full))
         if ".632+" in specs:
             gamma = _no_information(prob, P_full[0], root)
-        if progress is not None:
-            progress(1)
     out = {}
     for m, (method, params) in specs.items():
         if method == "resubstitution":
@@ -602,8 +618,6 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
         key = (family, tuple(sorted(params.items())))
         if key not in cache:
             cache[key] = predictions(family, params)
-            if progress is not None:
-                progress(1)
         L, T, _ = cache[key]
         est, se, per, comps = _reduce(method, params, L, T, apparent, gamma)
         out[m] = ErrorEstimate(float(est), float(se), per, method, prob.loss_name, params,
