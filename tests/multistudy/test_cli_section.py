@@ -8,7 +8,12 @@ import pytest
 
 from replikit.data.userdata import dataset_from_frame
 from replikit.multistudy import from_arrays, study_utilities
-from replikit.multistudy.plots import plot_dominance, plot_matrix, plot_study_utilities
+from replikit.multistudy.plots import (
+    plot_dominance,
+    plot_epsilon_test,
+    plot_matrix,
+    plot_study_utilities,
+)
 from replikit.report.context import AuditContext
 from replikit.report.sections import multistudy as section
 
@@ -133,6 +138,18 @@ def test_section_skips_one_study(data_csv):
     _, df = data_csv
     out = section.build(_ctx(df, None))
     assert out.skipped and "one study" in out.skipped
+
+
+def test_plot_epsilon_test_marks_the_bound_and_the_spread():
+    from replikit.multistudy import epsilon_test
+
+    t = pd.DataFrame({"study": ["a", "b", "c"], "utility": [0.8, 0.82, 0.7],
+                      "se": [0.01, 0.01, 0.02]})
+    r = epsilon_test(t, epsilon=0.2)
+    ax = plot_epsilon_test(r)
+    xs = sorted(line.get_xdata()[0] for line in ax.get_lines() if len(line.get_xdata()) == 2)
+    assert r.smallest_epsilon in xs and 0.2 in xs and r.estimate in xs
+    assert len(ax.get_yticks()) == 3
 
 
 def test_plots_return_axes():

@@ -1,5 +1,5 @@
-"""Plots of cross-study replicability (seed 001): utilities with intervals, matrix heatmaps and
-the two-study dominance plot (Fig. 1). Matplotlib is imported lazily; every function takes
+"""Plots of cross-study replicability (seed 001): utilities with intervals, matrix heatmaps,
+the two-study dominance plot (Fig. 1) and the pairs of the ε-replicability test. Matplotlib is imported lazily; every function takes
 ``ax=None`` and returns the axes."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 from .._plotting import axes_or_new as _axes
 from ..errors import DataError, ParameterError
 
-__all__ = ["plot_study_utilities", "plot_matrix", "plot_dominance"]
+__all__ = ["plot_study_utilities", "plot_matrix", "plot_dominance", "plot_epsilon_test"]
 
 # texts built from study and rule names are drawn as they are: a '$' is a dollar sign, never
 # the start of mathtext (a study named '$^$' must not fail to draw)
@@ -155,4 +155,49 @@ def plot_dominance(reference, others=(), *, names=None, ax=None):
     ax.set_xlabel(f"U_1 ({reference.studies[0]})", **_LITERAL)
     ax.set_ylabel(f"U_2 ({reference.studies[1]})", **_LITERAL)
     ax.set_title("Utility and replicability (seed 001, Fig. 1)")
+    return ax
+
+
+def plot_epsilon_test(result, *, ax=None, max_pairs: int = 30):
+    """The pairs of an ε-replicability test: each pair's observed ``|U_a − U_b|`` (or TV) and its
+    upper confidence bound, the smallest ε shown (the largest bound) and the bias-aware spread.
+
+    Parameters
+    ----------
+    result : EpsilonTest
+        From :func:`~replikit.multistudy.equivalence.epsilon_test`.
+    ax : matplotlib Axes, optional
+    max_pairs : int
+        Pairs shown at most (those with the largest bounds).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    pairs = result.pairs.sort_values("upper_bound", ascending=False).head(max_pairs)
+    observed = pairs["difference"].abs().to_numpy(float)
+    bound = pairs["upper_bound"].to_numpy(float)
+    ax = _axes(ax, 6.4, max(2.4, 1.0 + 0.25 * len(pairs)))
+    ypos = np.arange(len(pairs))
+    finite = np.isfinite(bound)
+    ax.hlines(ypos[finite], observed[finite], bound[finite], color="#5b7fb9", lw=2)
+    ax.plot(observed, ypos, "o", color="#203a66", label="observed")
+    ax.plot(bound[finite], ypos[finite], "|", color="#203a66", ms=10,
+            label=f"upper {1 - result.alpha:.0%} bound")
+    ax.axvline(result.smallest_epsilon, color="#b3261e", ls="-", lw=1,
+               label=f"smallest ε shown {result.smallest_epsilon:.3g}")
+    ax.axvline(result.estimate, color="#1b7837", ls="--", lw=1,
+               label=f"bias-aware spread {result.estimate:.3g} ({result.spread_method})")
+    if result.epsilon is not None:
+        ax.axvline(result.epsilon, color="#444444", ls=":", lw=1,
+                   label=f"ε = {result.epsilon:g}")
+    labels = [f"{a} – {b}" for a, b in zip(pairs["study_a"], pairs["study_b"], strict=True)]
+    ax.set_yticks(ypos, labels, **_LITERAL)
+    ax.invert_yaxis()
+    ax.set_xlim(left=0)
+    ax.set_xlabel({"absolute": "|U_a − U_b|", "relative": "2|U_a − U_b| / |U_a + U_b|",
+                   "tv": "TV(F_a, F_b)"}[result.kind])
+    ax.set_ylabel("pair of studies")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     return ax

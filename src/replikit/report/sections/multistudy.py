@@ -30,7 +30,7 @@ def _relative_test(a):
 def build(ctx: AuditContext) -> SectionOutput:
     from ...multistudy import audit
     from ...multistudy.audit import MIN_PER_CLASS, MIN_STUDY_ROWS, MIN_UNITS
-    from ...multistudy.plots import plot_dominance, plot_matrix
+    from ...multistudy.plots import plot_dominance, plot_epsilon_test, plot_matrix
 
     try:
         with ctx.stage("Cross-study replicability: rules, resampling, cross-study validation",
@@ -106,6 +106,11 @@ def build(ctx: AuditContext) -> SectionOutput:
                                 symmetric=False)),
                f"Total variation between the studies' joint distributions of (φ(x), y) "
                f"({res.distance.cells})."),
+        Figure(_svg(plot_epsilon_test(eq)),
+               "ε-replicability as a test: each pair's observed |U_a − U_b| and its upper 95% "
+               "bound; the largest bound is the smallest ε shown at level 0.05 "
+               "(intersection–union test of pairwise TOSTs); dashed: the empirical-Bayes "
+               "estimate of the spread."),
         Table(eq.pairs.rename(columns={"difference": "U_a − U_b",
                                        "upper_bound": "upper 95% bound of |Δ|"}),
               "Pairs of studies: difference, delta-method SE, Welch df and the upper bound of "
