@@ -65,8 +65,8 @@ MARGIN = 0.05
 DELTA_SLACK = 0.01  # the delta-method Wald interval runs .936-.944 (asymptotic error)
 KH_SLACK = 0.025  # Knapp-Hartung: .925-.95 over k = 5-30, tau2 = .01-.05 (finite-k error)
 SIZES = {
-    "small": {"r2": 2000, "test": 2000, "boot": 0, "boot_B": 0, "inc": 1000, "inc_boot": 0,
-              "tost": 1000, "meta": 1000,
+    "small": {"r2": 2000, "test": 2000, "boot": 0, "boot_B": 0, "inc": 2000, "inc_boot": 0,
+              "tost": 2000, "meta": 2000,
               "r2_cells": ((133, 36), (100, 10)), "inc_cells": ((100, 10), (133, 36)),
               "tost_cells": (2000,), "meta_k": (5, 30), "meta_tau2": (0.01, 0.05)},
     "full": {"r2": 4000, "test": 4000, "boot": 1000, "boot_B": 500, "inc": 4000,
