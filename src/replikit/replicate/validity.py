@@ -405,9 +405,9 @@ def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.D
     Parameters
     ----------
     size : {'small', 'full'}
-        ``'small'``: the reduced study the test suite runs (about 30 s on one core);
-        ``'full'``: the sizes of docs/validity.md (4,000 replications per cell, 1,000 with the
-        bootstrap; a few minutes).
+        ``'small'``: the reduced study the test suite runs (2,000 replications per cell, about
+        10 s of CPU); ``'full'``: the sizes of docs/validity.md (4,000 replications per cell, 1,000 with the
+        bootstrap; about 95 s of CPU).
     random_state : None, int or Generator
         Root seed; each cell draws from its own stream, so rows do not depend on ``n_jobs``.
     n_jobs : int
