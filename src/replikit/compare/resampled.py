@@ -238,6 +238,21 @@ def corrected_resampled_ttest(scores, a=None, b=None, *, metric=None, study=None
     ComparisonResult
         ``test='corrected_resampled_t'``, ``n`` = number of splits, ``extra['ratio']``.
 
+    Notes
+    -----
+    **Randomized learners** (random forests, bagging, SGD, neural networks: a fit depends on
+    its seed). The correction treats the whole variance of the per-split differences as shared
+    between splits with correlation about ``n_test / n``; the learners' run-to-run variance is
+    not shared (every fit draws its own seed), so for them the test is *conservative*, not
+    liberal, in every setting simulated: its size falls from about .04 (deterministic learners) towards 0 as the seed
+    noise grows (.002 for the 10x10 version and .026 for 10 hold-outs in
+    ``replikit.compare.validity`` when it dominates), and it loses power. Reduce the seed
+    noise before testing (more trees or ensemble members, or the
+    mean of several seeds per split) rather than trusting a larger p-value; no published
+    variance correction fixes it (separating the seed variance, estimated from a second run
+    per split, made the test liberal — .15 of 300 null datasets — on the same design). See
+    docs/compare.md.
+
     Examples
     --------
     >>> import numpy as np
@@ -296,6 +311,21 @@ def corrected_repeated_kfold_ttest(scores, a=None, b=None, *, metric=None, study
     ------
     ParameterError
         Only one fold per repeat (hold-out repeats): use :func:`corrected_resampled_ttest`.
+
+    Notes
+    -----
+    **Randomized learners** (random forests, bagging, SGD, neural networks: a fit depends on
+    its seed). The correction treats the whole variance of the per-split differences as shared
+    between splits with correlation about ``n_test / n``; the learners' run-to-run variance is
+    not shared (every fit draws its own seed), so for them the test is *conservative*, not
+    liberal, in every setting simulated: its size falls from about .04 (deterministic learners) towards 0 as the seed
+    noise grows (.002 for the 10x10 version and .026 for 10 hold-outs in
+    ``replikit.compare.validity`` when it dominates), and it loses power. Reduce the seed
+    noise before testing (more trees or ensemble members, or the
+    mean of several seeds per split) rather than trusting a larger p-value; no published
+    variance correction fixes it (separating the seed variance, estimated from a second run
+    per split, made the test liberal — .15 of 300 null datasets — on the same design). See
+    docs/compare.md.
 
     Examples
     --------
