@@ -50,7 +50,10 @@ def _data(n=40):
     return X, X[:, 0] + rng.normal(size=n)
 
 
-def test_serial_runner_fits_with_one_blas_thread(tmp_path):
+def test_serial_runner_fits_with_one_blas_and_one_openmp_thread(tmp_path):
+    from sklearn.ensemble import HistGradientBoostingRegressor  # loads scikit-learn's OpenMP
+
+    HistGradientBoostingRegressor(max_iter=2).fit(*_data())
     log = tmp_path / "pools.jsonl"
     X, y = _data()
     run({"rec": Recorder(str(log))}, X, y, scheme="3", metrics="mse", random_state=0)
@@ -58,7 +61,9 @@ def test_serial_runner_fits_with_one_blas_thread(tmp_path):
     assert len(seen) == 3
     for pools in seen:
         blas = [n for api, n in pools if api == "blas"]
+        openmp = [n for api, n in pools if api == "openmp"]
         assert blas and all(n == 1 for n in blas)
+        assert openmp and all(n == 1 for n in openmp)
 
 
 def test_joblib_worker_tasks_have_one_blas_and_one_openmp_thread(tmp_path):

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .. import __version__
 from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
-from .._threads import single_blas, worker_limits
+from .._threads import fit_limits, worker_limits
 from .._validation import check_choice, check_int
 from ..data.tables import Predictions, Scores
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitError
@@ -409,9 +409,9 @@ def _predictions_frame(outs: list[_TaskOutput], ya: np.ndarray) -> pd.DataFrame:
 
 
 def _execute_serial(*args) -> _TaskOutput:
-    """A task in the calling process: one BLAS thread around the fit (the thread policy of
-    :mod:`replikit._threads`; OpenMP is left alone, so a model may still use every core)."""
-    with single_blas():
+    """A task in the calling process: one BLAS and one OpenMP thread around the fit (the
+    thread policy of :mod:`replikit._threads`: parallelism is over tasks, ``n_jobs``)."""
+    with fit_limits():
         return _execute(*args)
 
 
