@@ -322,3 +322,54 @@ def test_verdict_names_a_pair_once_and_flags_a_disagreeing_test():
     v2 = _verdict(none, "r2", "R²", F, "rf", "lr", plan, 300, 300, True, [])
     assert v2.sentence.startswith("No difference shown on R² (5x2cv combined F test")
     assert v2.level == "warn"
+
+
+# ---- across studies: the Bayesian posteriors in the verdict (issue 18) -----------------------
+
+def _study_folds(n_studies, seed=0, gap=0.05):
+    """Fold scores (3 folds) of lr and ridge in ``n_studies`` studies; lr better by ``gap``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(n_studies):
+        base = 0.5 + 0.1 * rng.standard_normal()
+        for f in range(3):
+            e = 0.02 * rng.standard_normal()
+            rows += [(f"s{s}", "lr", 0, f, "r2", base + gap + e + 0.01 * rng.standard_normal(),
+                      40, 20),
+                     (f"s{s}", "ridge", 0, f, "r2", base + e, 40, 20)]
+    return pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric", "value",
+                                       "n_train", "n_test"])
+
+
+def test_across_studies_posteriors_reach_the_verdict():
+    from replikit._random import root_seed_sequence
+    from replikit.compare import bayesian_signed_rank_test, hierarchical_test
+
+    ds = _regression(n_per=60)
+    folds = _study_folds(6)
+    res = audit(ds, models="lr,ridge", quick=True, random_state=0, study_scores=folds)
+    assert [r.test for r in res.across_studies] == ["hierarchical", "bayesian_signed_rank"]
+    best, nxt = res.best, res.runner_up
+    root = root_seed_sequence(0)
+    rope = res.rope["r2"]
+    ref_sr = bayesian_signed_rank_test(res.study_table, best, nxt, rope=rope, n_samples=20_000,
+                                       random_state=task_rng(root, ("compare-across",)))
+    assert res.across_studies[1].probabilities == ref_sr.probabilities
+    sub = folds[folds["model"].isin([best, nxt])]
+    ref_h = hierarchical_test(sub, best, nxt, rope=rope, n_samples=2000, n_chains=2,
+                              n_warmup=500,
+                              random_state=task_rng(root, ("compare-hierarchical",)))
+    assert res.across_studies[0].probabilities == ref_h.probabilities
+    assert "Across 6 studies (hierarchical model" in res.verdict.sentence
+    frame = res.across_frame()
+    assert list(frame["test"]) == ["hierarchical", "bayesian_signed_rank"]
+    # study means only: the signed-rank test alone
+    means = folds.groupby(["study", "model"])["value"].mean().unstack("model")
+    res2 = audit(ds, models="lr,ridge", quick=True, random_state=0, study_scores=means)
+    assert [r.test for r in res2.across_studies] == ["bayesian_signed_rank"]
+    assert "Bayesian signed-rank test" in res2.verdict.sentence
+    # fewer than five studies: no posterior, the verdict says nothing across studies
+    res3 = audit(ds, models="lr,ridge", quick=True, random_state=0,
+                 study_scores=_study_folds(4))
+    assert res3.across_studies == () and res3.across_frame() is None
+    assert "Across" not in res3.verdict.sentence

@@ -79,6 +79,10 @@ def compare(
     margin: Annotated[float | None, typer.Option(
         "--margin", help="Equivalence margin (metric units): adds the TOST equivalence test.")]
     = None,
+    control: Annotated[str | None, typer.Option(
+        "--control", help="Across studies (5 or more): compare every model with this one "
+        "(Bonferroni-Dunn test on mean ranks, with Cohen's d and Cliff's delta; Demšar "
+        "2006).")] = None,
     data: Annotated[Path | None, typer.Option(
         "--data", help="Fit the models on this table first (CSV, Parquet or DuckDB).")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Outcome column (with "
@@ -98,10 +102,11 @@ def compare(
     table: TableOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Directory for comparisons.csv, a forest plot per metric "
-        "(comparisons_<metric>.svg) and, when fitting, scores.csv.")] = None,
+        "(comparisons_<metric>.svg), across_studies.csv with 5+ studies and, when fitting, "
+        "scores.csv.")] = None,
     overwrite: Annotated[bool, typer.Option(
-        "--overwrite", help="Replace comparisons.csv, comparisons_*.svg and scores.csv in "
-        "--out.")] = False,
+        "--overwrite", help="Replace comparisons.csv, comparisons_*.svg, across_studies.csv "
+        "and scores.csv in --out.")] = False,
     n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Worker processes "
                                         "(with --data).")] = 1,
     random_state: RandomStateOpt = 0,
@@ -163,11 +168,101 @@ def compare(
                     res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
             except ReplikitError as exc:
                 raise as_flags(exc, COMPARE_FLAGS) from None
+    across = _across(fitted if fitted is not None else frame, a, b, metrics, rope, control,
+                     alpha, study, random_state)
     for note in res.notes:
         info(f"warning: {note}")
     if out is not None:
         _write(res, out, fitted)
-    emit(_human(res), res.frame)
+        if across is not None:
+            _write_across(across, out)
+    if across is None:
+        emit(_human(res), res.frame)
+    else:
+        emit([*_human(res), *_human_across(across)],
+             {"comparisons": res.frame, "across_studies": across.frame,
+              "control": across.control_frame()})
+
+
+def _human_across(across) -> list:
+    """Across studies for the terminal: one table of posteriors (hierarchical model and
+    signed-rank test) and one table per metric of the comparisons with the control."""
+    import pandas as pd
+
+    from ._common import fmt_interval, frame_table
+
+    out = []
+    f = across.frame
+    if len(f):
+        show = pd.DataFrame({
+            "metric": f["metric"].astype(str),
+            "a - b": f["a"].astype(str) + " - " + f["b"].astype(str),
+            "test": f["test"].astype(str).replace({"bayesian_signed_rank": "signed-rank"}),
+            "estimate": f["estimate"].astype(float),
+            "95% CrI": [fmt_interval(lo, hi) for lo, hi in zip(f["ci_low"], f["ci_high"],
+                                                               strict=True)],
+            "P(<)": f["p_left"], "P(=)": f["p_rope"], "P(>)": f["p_right"],
+            "decision": f["decision"].astype(str)})
+        if show["metric"].nunique() == 1:
+            show = show.drop(columns="metric")
+        fmt = "{:.3f}"
+        out.append(frame_table(
+            show, title=f"Across {across.n_studies} studies (each study one unit; rope = "
+            f"±{f['rope'].iloc[0]:g}; P(<), P(=), P(>): posterior probabilities that a - b on a "
+            "new study lies below, inside, above the rope; hierarchical model of the fold "
+            "scores, signed-rank test of the study means):",
+            formats={"P(<)": fmt, "P(=)": fmt, "P(>)": fmt},
+            no_wrap=("95% CrI", "a - b", "test")))
+    for metric, res in across.control.items():
+        c = res.comparisons
+        show = pd.DataFrame({
+            "model": c["model"].astype(str), "mean rank": c["mean_rank"],
+            "rank diff": c["rank_difference"], "p (Bonf.)": c["pvalue_adjusted"],
+            "differs": ["yes" if v else "no" for v in c["significant"]],
+            "Cohen's d": c["cohen_d"], "size": c["cohen_d_magnitude"],
+            "Cliff's delta": c["cliffs_delta"], "size ": c["cliffs_delta_magnitude"]})
+        out.append(frame_table(
+            show, title=f"{metric}: every model against the control {res.control} (mean rank "
+            f"{res.mean_ranks[res.control]:.3f}; Bonferroni-Dunn, CD = "
+            f"{res.critical_distance:.3g} at alpha = {res.alpha:g}, {res.n_datasets} studies; "
+            "effect sizes model vs control over the studies):",
+            formats={"p (Bonf.)": "p"}, no_wrap=("size", "size ")))
+    out += [f"note: {n}" for n in across.notes]
+    return out
+
+
+def _across(source, a, b, metrics, rope, control, alpha, study, random_state):
+    """Across studies (issue 18): with 5 or more studies in the scores (and no --study), the
+    hierarchical and signed-rank posteriors of every pair and, with --control, the
+    Bonferroni-Dunn test; None otherwise."""
+    from ..compare.across import MIN_STUDIES, compare_across_studies
+    from ..errors import ParameterError, ReplikitError
+    from .run import as_flags
+
+    frame = source.scores.frame if hasattr(source, "scores") else source
+    n = int(frame["study"].nunique()) if "study" in frame.columns else 1
+    if study is not None or n < MIN_STUDIES:
+        if control is not None:
+            raise ParameterError(f"`--control` compares models across studies: it needs at "
+                                 f"least {MIN_STUDIES} studies in the scores and no --study; "
+                                 f"found {n} stud{'y' if n == 1 else 'ies'}"
+                                 + (" and --study" if study is not None else "") + ".")
+        return None
+    try:
+        with warnings.catch_warnings(), progress("comparing across studies"):
+            warnings.simplefilter("ignore")
+            return compare_across_studies(frame, a, b, metrics=metrics, rope=rope,
+                                          control=control, alpha=alpha,
+                                          random_state=random_state)
+    except ReplikitError as exc:
+        raise as_flags(exc, COMPARE_FLAGS) from None
+
+
+def _write_across(across, out: Path) -> None:
+    from .._outputs import write_csv_atomic
+
+    write_csv_atomic(out / "across_studies.csv", across.frame)
+    info(f"Wrote across_studies.csv to {out}/")
 
 
 def _human(res) -> list:
@@ -224,15 +319,16 @@ def _human(res) -> list:
     return [text[0], *tables, *text[len(f) + 2:]]
 
 
-
 COMPARE_FLAGS = {"a": "--a", "b": "--b", "metrics": "--metric", "tests": "--test",
                  "alternative": "--alternative", "correction": "--correction",
                  "alpha": "--alpha", "rope": "--rope", "margin": "--margin",
-                 "study": "--study", "scores": "SCORES", "interval": "--interval"}
+                 "study": "--study", "scores": "SCORES", "interval": "--interval",
+                 "control": "--control"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:
-    return ["comparisons.csv", "comparisons_*.svg"] + (["scores.csv"] if fitting else [])
+    return (["comparisons.csv", "comparisons_*.svg", "across_studies.csv"]
+            + (["scores.csv"] if fitting else []))
 
 
 def _fit(data, target, study, table, models, model, param, scheme, stratify, metrics, n_jobs,

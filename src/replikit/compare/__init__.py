@@ -49,6 +49,8 @@ _EXPORTS = {
     "nemenyi_test": "multiple", "NemenyiResult": "multiple",
     "critical_difference": "multiple", "wilcoxon_holm": "multiple",
     "scores_to_table": "multiple",
+    # across.py
+    "AcrossStudies": "across", "compare_across_studies": "across",
     # bayesian.py
     "BayesianComparison": "bayesian", "bayesian_signed_rank_test": "bayesian",
     "hierarchical_test": "bayesian", "hierarchical_test_from_arrays": "bayesian",

@@ -47,6 +47,14 @@ _HEADLINE_NAMES = {"corrected_repeated_kfold_t": "corrected repeated k-fold t-te
                    "combined_f_5x2cv": "5x2cv combined F test"}
 _BAYES = "bayesian_correlated_t"
 _MIN_STUDIES = 3  # a Friedman test over fewer studies says next to nothing
+#: Fewest complete studies for the Bayesian posteriors across studies in the verdict.
+_MIN_STUDIES_BAYES = 5
+#: Posterior draws of the audit's Bayesian tests across studies: the signed-rank test's
+#: independent draws (MC SE <= 0.5/sqrt(20000) = 0.0035) and the hierarchical sampler's
+#: chains x draws after warm-up (2 x 2000 after 500, MC SE about 0.01); together well under a
+#: second for tens of studies, the audit's budget for this step.
+_BAYES_SAMPLES = 20_000
+_HIER_CHAINS, _HIER_SAMPLES, _HIER_WARMUP = 2, 2000, 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +242,11 @@ class ComparisonAudit:
         test).
     studies_left_out : tuple of (study, reason)
         Studies of ``study_scores`` left out of the comparison across studies.
+    across_studies : tuple of BayesianComparison
+        With at least five complete studies: the best model against the runner-up across
+        studies — the Bayesian signed-rank test on the study means (Benavoli et al. 2014,
+        2017) and, when ``study_scores`` holds fold scores, the hierarchical model (Corani et
+        al. 2017); empty otherwise. The verdict reports them.
     notes : tuple of str
         What was done: the subsample, the design, the intervals, what was left out and why.
     seconds_fits : float
@@ -272,6 +285,7 @@ class ComparisonAudit:
     study_table: pd.DataFrame | None = field(default=None, repr=False)
     nemenyi: object | None = field(default=None, repr=False)
     studies_left_out: tuple = ()
+    across_studies: tuple = ()
     notes: tuple = ()
     seconds_fits: float = 0.0
     random_state_entropy: int | None = None
@@ -330,6 +344,15 @@ class ComparisonAudit:
         from .plots import plot_cd_diagram
 
         return plot_cd_diagram(self.nemenyi, ax=ax, **kwargs)
+
+    def across_frame(self) -> pd.DataFrame | None:
+        """The posteriors across studies (:attr:`across_studies`), one row per test; None
+        without them."""
+        if not self.across_studies:
+            return None
+        import pandas as pd
+
+        return pd.concat([r.to_frame() for r in self.across_studies], ignore_index=True)
 
     def notes_about(self, word: str) -> str:
         """The notes that mention ``word``, joined."""
@@ -403,7 +426,12 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
        how many differences it would have claimed.
     5. **Across studies.** With ``study_scores`` (each model's mean score per study), the
        Friedman test with the Iman–Davenport F and the Nemenyi critical difference of mean
-       ranks (Demšar 2006, sec. 3.2); studies are the units there, not folds.
+       ranks (Demšar 2006, sec. 3.2); studies are the units there, not folds. With five or
+       more complete studies the verdict adds the posterior probabilities that the best model
+       is practically better than, equivalent to or worse than the runner-up on a new study:
+       the hierarchical model of the fold scores (Corani et al. 2017; 2 chains x 2000 draws)
+       when ``study_scores`` holds them, else the Bayesian signed-rank test on the study means
+       (Benavoli et al. 2014, 2017; 20000 draws), with the metric's ROPE — under a second.
 
     The verdict names each pair once, by the design's headline test
     (:func:`~replikit.compare.primary_test`: the corrected repeated k-fold t, or in quick mode
@@ -512,15 +540,18 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
 
     study_table, left_out, study_note = _study_table(study_scores, names, metric)
     nemenyi = None
+    across = ()
     if study_table is not None:
         from .multiple import nemenyi_test
 
         nemenyi = nemenyi_test(study_table, alpha=ALPHA, higher_is_better=higher)
+        across = _across_studies(study_scores, study_table, best, runner_up, metric,
+                                 rope[metric], root)
 
     label = _label(metric)
     notes = _notes(plan, n, len(y), quick, table, head_method, study_note, left_out)
     verdict = _verdict(frame, metric, label, head_id, best, runner_up, plan, n, len(y),
-                       quick, left_out)
+                       quick, left_out, across, higher)
     return ComparisonAudit(
         verdict=verdict, primary_metric=metric, metric_label=label, metrics=tuple(metrics),
         models=tuple(names), scheme=plan.scheme, n_folds=plan.n_folds,
@@ -531,7 +562,57 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         naive_rejections=naive_rejections, valid_rejections=valid_rejections,
         mean_scores=mean_scores, best=best, runner_up=runner_up, scores=res.scores,
         study_table=study_table, nemenyi=nemenyi, studies_left_out=tuple(left_out),
-        notes=tuple(notes), seconds_fits=seconds_fits, random_state_entropy=root.entropy)
+        across_studies=tuple(across), notes=tuple(notes), seconds_fits=seconds_fits, random_state_entropy=root.entropy)
+
+
+def _across_studies(study_scores, study_table, best, runner_up, metric, rope, root) -> list:
+    """Best against runner-up across studies (>= 5 complete studies): the Bayesian signed-rank
+    test on the study means and, with fold scores in ``study_scores``, the hierarchical model;
+    seeded from the audit's root. Small posterior samples keep it under a second (see
+    :data:`_BAYES_SAMPLES`)."""
+    import pandas as pd
+
+    from .bayesian import bayesian_signed_rank_test, hierarchical_test
+
+    if len(study_table) < _MIN_STUDIES_BAYES or best not in study_table.columns \
+            or runner_up not in study_table.columns:
+        return []
+    out = [bayesian_signed_rank_test(study_table, best, runner_up, metric=metric, rope=rope,
+                                     n_samples=_BAYES_SAMPLES,
+                                     random_state=task_rng(root, ("compare-across",)))]
+    if hasattr(study_scores, "scores") and not isinstance(study_scores, pd.DataFrame):
+        study_scores = study_scores.scores
+    frame = getattr(study_scores, "frame", study_scores)
+    if isinstance(frame, pd.DataFrame) and {"study", "model", "metric", "value", "fold"} \
+            <= set(frame.columns):
+        sub = frame[(frame["metric"] == metric) & frame["model"].isin([best, runner_up])
+                    & frame["study"].isin(study_table.index)]
+        if len(sub) and sub.groupby(["study", "model"]).size().min() >= 2:
+            out.insert(0, hierarchical_test(
+                sub, best, runner_up, metric=metric, rope=rope, n_samples=_HIER_SAMPLES,
+                n_chains=_HIER_CHAINS, n_warmup=_HIER_WARMUP,
+                random_state=task_rng(root, ("compare-hierarchical",))))
+    return out
+
+
+def _across_sentence(res, higher: bool) -> tuple[str, str | None]:
+    """The verdict's sentence about one posterior across studies, and a caveat when it favours
+    the runner-up (the within-data verdict ranks the models by their mean score)."""
+    p_best = res.p_right if higher else res.p_left
+    p_next = res.p_left if higher else res.p_right
+    name = ("hierarchical model" if res.test == "hierarchical"
+            else "Bayesian signed-rank test")
+    text = (f"Across {res.n_datasets} studies ({name}, rope ±{res.rope:g}): "
+            f"P({res.a} better) = {p_best:.2f}, P(practically equivalent) = {res.p_rope:.2f}, "
+            f"P({res.b} better) = {p_next:.2f}")
+    if p_best >= 0.95:
+        return text + f": {res.a} better across studies.", None
+    if p_next >= 0.95:
+        return (text + f": {res.b} better across studies.",
+                f"across studies the {name} favours {res.b}, not {res.a}")
+    if res.p_rope >= 0.95:
+        return text + ": practically equivalent across studies.", None
+    return text + ": undecided across studies.", None
 
 
 def _subsample_caveat(plan: _Plan, n: int, used: int) -> str | None:
@@ -570,7 +651,7 @@ def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> li
 
 
 def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quick,
-             left_out) -> Verdict:
+             left_out, across=(), higher=True) -> Verdict:
     """One sentence about the primary metric: each pair once, by the headline test."""
     import pandas as pd
 
@@ -630,5 +711,10 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         else:
             caveats.append(f"the {test_name} gives no interval for the difference")
         parts.append(text + ".")
+    if across:  # the first posterior: the hierarchical model when there are fold scores
+        sentence, caveat = _across_sentence(across[0], higher)
+        parts.append(sentence)
+        if caveat:
+            caveats.append(caveat)
     return Verdict(" ".join(parts), label, level, estimate=estimate, ci_low=ci_low,
                    ci_high=ci_high, caveats=tuple(caveats))

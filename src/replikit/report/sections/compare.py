@@ -62,6 +62,8 @@ def build(ctx: AuditContext) -> SectionOutput:
             "mean_ranks": res.nemenyi.mean_ranks.to_dict(),
             "table": res.study_table.reset_index(),
             "studies_left_out": [s for s, _ in res.studies_left_out]}
+        if res.across_studies:
+            data["across_studies"]["bayesian"] = res.across_frame()
     data["seconds"] = time.perf_counter() - t0
     data["seconds_fits"] = res.seconds_fits
     data["seconds_across_studies"] = seconds_studies
@@ -175,6 +177,38 @@ def _cd_blocks(res) -> list:
         Figure(svg_from_figure(res.plot_cd().figure), f"Critical-difference diagram of the "
                f"mean ranks of {label} over {n_studies} studies."),
         Table(ranks, "Mean ranks across studies"),
+        *_bayes_blocks(res),
+    ]
+
+
+def _bayes_blocks(res) -> list:
+    """The posteriors across studies of the best model against the runner-up (five or more
+    studies), as the verdict reads them."""
+    if not res.across_studies:
+        return []
+    from ...experiment.metrics import higher_is_better
+
+    f = res.across_frame()
+    worse, better = ((f["p_left"], f["p_right"]) if higher_is_better(res.primary_metric)
+                     else (f["p_right"], f["p_left"]))  # an error: a − b < −rope is better
+    show = pd.DataFrame({
+        "test": f["method"], "studies": f["n_studies"], "rope": f["rope"],
+        "mean difference": f["estimate"],
+        f"P({res.best} worse)": worse, "P(equivalent)": f["p_rope"],
+        f"P({res.best} better)": better, "MC SE (max)": f[["mc_se_left", "mc_se_rope",
+                                                                  "mc_se_right"]].max(axis=1)})
+    return [
+        Paragraph(
+            f"Is {res.best} practically better than {res.runner_up} on a new study? The "
+            "Bayesian signed-rank test (Benavoli et al. 2014, 2017) reads the studies' mean "
+            f"scores; the hierarchical model (Corani et al. 2017), when the fold scores of each "
+            "study are at hand, also weighs each study's own noise and shrinks the study "
+            "differences towards their common mean. Each gives the posterior probability that "
+            f"the difference {res.best} − {res.runner_up} lies below, inside or above the "
+            f"region of practical equivalence (±{res.rope[res.primary_metric]:g}); a region "
+            "reached with probability 0.95 decides. The posterior samples are kept small for "
+            "the audit's time budget (Monte-Carlo SE in the table)."),
+        Table(show, f"{res.metric_label}: {res.best} − {res.runner_up} across studies"),
     ]
 
 

@@ -1,0 +1,215 @@
+"""Comparisons across studies: the Bayesian posteriors over datasets and a control comparison.
+
+:func:`compare_across_studies` is what ``replikit compare`` adds when the scores hold several
+studies (datasets): for each metric and pair of models, the posterior probabilities that ``a``
+is practically worse, equivalent or better on a new study — the hierarchical model of the fold
+scores (Corani et al. 2017) when the scores have several splits per study, and the Bayesian
+signed-rank test on the per-study means (Benavoli et al. 2014, 2017) — and, with a control model,
+the Bonferroni–Dunn test with effect sizes (Demšar 2006).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, ParameterError
+
+__all__ = ["AcrossStudies", "compare_across_studies", "MIN_STUDIES"]
+
+#: Fewest complete studies for a comparison across studies (Demšar 2006 and Benavoli et al.
+#: 2017 compare over many datasets; with fewer the posteriors mostly restate the prior).
+MIN_STUDIES = 5
+
+FRAME_COLUMNS = ["metric", "a", "b", "test", "method", "n_studies", "rope", "estimate",
+                 "ci_low", "ci_high", "p_left", "p_rope", "p_right", "mc_se", "decision"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AcrossStudies:
+    """Posteriors over studies for each pair and metric, and the control comparisons.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per metric, pair and test (``hierarchical``, ``bayesian_signed_rank``):
+        :data:`FRAME_COLUMNS`; ``p_left`` is the probability that ``a`` is practically worse
+        (``a − b < −rope`` for a higher-is-better metric), ``mc_se`` the largest Monte-Carlo
+        SE of the three.
+    control : dict of str -> ControlResult
+        Per metric, the Bonferroni–Dunn test against the control (empty without a control).
+    results : list of BayesianComparison
+    n_studies : int
+    notes : tuple of str
+    """
+
+    frame: pd.DataFrame
+    control: dict = field(default_factory=dict)
+    results: list = field(default_factory=list, repr=False)
+    n_studies: int = 0
+    notes: tuple = ()
+
+    def control_frame(self) -> pd.DataFrame:
+        """The control comparisons of every metric, one row per (metric, model)."""
+        parts = [r.to_frame().assign(metric=m) for m, r in self.control.items()]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+    def __str__(self) -> str:
+        lines = [f"Across {self.n_studies} studies (each study one unit; rope = ±"
+                 f"{self.frame['rope'].iloc[0]:g} in metric units):" if len(self.frame)
+                 else f"Across {self.n_studies} studies:"]
+        for r in self.frame.itertuples():
+            ci = (f", 95% CrI {r.ci_low:.3g} to {r.ci_high:.3g}" if np.isfinite(r.ci_low)
+                  else "")
+            lines.append(
+                f"  {r.metric}, {r.a} - {r.b}, {r.method}: mean difference {r.estimate:.3g}"
+                f"{ci}; P({r.a} worse) = {r.p_left:.3f}, P(equivalent) = {r.p_rope:.3f}, "
+                f"P({r.a} better) = {r.p_right:.3f} -> {r.decision}")
+        for metric, res in self.control.items():
+            lines.append(f"  {metric}: " + str(res).replace("\n", "\n  "))
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _pairs(models, a, b):
+    if a is not None and a not in models:
+        raise DataError(f"`a` {a!r} is not a model of the scores; models are {models}.")
+    if b is not None and b not in models:
+        raise DataError(f"`b` {b!r} is not a model of the scores; models are {models}.")
+    if a is not None and b is not None:
+        return [(a, b)]
+    if a is not None or b is not None:
+        one = a if a is not None else b
+        return [(one, m) for m in models if m != one]
+    return list(combinations(models, 2))
+
+
+def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, control=None,
+                           alpha: float = 0.05, n_samples: int = 5000, n_chains: int = 4,
+                           random_state=0) -> AcrossStudies:
+    """Compare models across studies with the Bayesian tests over datasets and, with a control,
+    the Bonferroni–Dunn test.
+
+    Only studies in which every compared model has a score are used; at least
+    :data:`MIN_STUDIES` are needed.
+
+    Parameters
+    ----------
+    scores : Scores, DataFrame in the Scores layout or RunResult
+        Fold scores with a ``study`` column.
+    a, b : str, optional
+        As :func:`~replikit.compare.compare_scores`: both None for every pair.
+    metrics : str or list of str, optional
+        Default: every metric.
+    rope : float or dict of str -> float
+        Half-width of the ROPE in metric units (one per metric with a dict).
+    control : str, optional
+        Control model of the Bonferroni–Dunn test (run only when given).
+    alpha : float
+        Family-wise level of the Bonferroni–Dunn test.
+    n_samples, n_chains : int
+        Posterior draws per chain of the hierarchical model, chains (the signed-rank test draws
+        ``n_samples * n_chains`` independent samples).
+    random_state : None, int or Generator
+        Seeds every posterior (the same seed gives the same numbers).
+
+    Returns
+    -------
+    AcrossStudies
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [(f"s{s}", m, 0, f, "accuracy", 0.8 + 0.02 * s + (0.03 if m == "rf" else 0)
+    ...          + 0.01 * rng.standard_normal(), 90, 10)
+    ...         for s in range(6) for m in ("lr", "rf") for f in range(5)]
+    >>> scores = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric",
+    ...                                      "value", "n_train", "n_test"])
+    >>> res = compare_across_studies(scores, n_samples=500, n_chains=2)
+    >>> res.frame[["test", "decision"]].values.tolist()
+    [['hierarchical', 'rf better'], ['bayesian_signed_rank', 'rf better']]
+    """
+    from ..experiment.metrics import higher_is_better as _hib
+    from ._pairing import _frame_of
+    from .bayesian import bayesian_signed_rank_test, hierarchical_test
+    from .control import bonferroni_dunn_test
+    from .multiple import scores_to_table
+
+    if hasattr(scores, "scores") and not isinstance(scores, pd.DataFrame):
+        scores = scores.scores
+    frame = _frame_of(scores)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    all_metrics = list(pd.unique(frame["metric"]))
+    metrics = all_metrics if metrics is None else list(metrics)
+    for m in metrics:
+        if m not in all_metrics:
+            raise DataError(f"`metrics`: {m!r} is not in the scores; found {all_metrics}.")
+    models = [str(m) for m in pd.unique(frame["model"])]
+    frame = frame.assign(model=frame["model"].astype(str))
+    if control is not None and str(control) not in models:
+        raise ParameterError(f"`control` {control!r} is not a model of the scores; models are "
+                             f"{models}.")
+    pairs = _pairs(models, a, b)
+    rows, results, ctrl, notes = [], [], {}, []
+    n_used = 0
+    for metric in metrics:
+        r = rope.get(metric, 0.01) if isinstance(rope, dict) else rope
+        hib = _hib(metric)
+        sub = frame[frame["metric"] == metric]
+        table = scores_to_table(sub, metric=metric, by="study")
+        for x, y in pairs:
+            both = table[[x, y]].dropna()
+            n_used = max(n_used, len(both))
+            if len(both) < MIN_STUDIES:
+                notes.append(f"{metric}, {x} - {y}: {len(both)} studies with both models, "
+                             f"fewer than {MIN_STUDIES}: no comparison across studies.")
+                continue
+            per_study = sub[sub["study"].isin(both.index) & sub["model"].isin([x, y])]
+            n_splits = per_study.groupby(["study", "model"]).size().min()
+            tests = []
+            if n_splits >= 2:
+                tests.append(hierarchical_test(per_study, x, y, metric=metric, rope=r,
+                                               n_samples=n_samples, n_chains=n_chains,
+                                               random_state=random_state))
+            tests.append(bayesian_signed_rank_test(both, x, y, metric=metric, rope=r,
+                                                   n_samples=n_samples * n_chains,
+                                                   random_state=random_state))
+            for res in tests:
+                pl, pr = res.p_left, res.p_right
+                if not hib:  # a lower-is-better metric: a - b < -rope means a is better
+                    decision = _decision(pr, res.p_rope, pl, x, y)
+                else:
+                    decision = _decision(pl, res.p_rope, pr, x, y)
+                rows.append({"metric": metric, "a": x, "b": y, "test": res.test,
+                             "method": res.method, "n_studies": res.n_datasets, "rope": r,
+                             "estimate": res.estimate, "ci_low": res.ci_low,
+                             "ci_high": res.ci_high, "p_left": pl, "p_rope": res.p_rope,
+                             "p_right": pr, "mc_se": max(res.mc_se), "decision": decision})
+                results.append(res)
+        if control is not None:
+            complete = table.dropna()
+            if len(complete) >= MIN_STUDIES and complete.shape[1] >= 2:
+                ctrl[metric] = bonferroni_dunn_test(complete, control=str(control),
+                                                    alpha=alpha, higher_is_better=hib)
+            else:
+                notes.append(f"{metric}: {len(complete)} studies with every model, fewer than "
+                             f"{MIN_STUDIES}: no comparison with the control.")
+    if not all(_hib(m) for m in metrics):
+        notes.append("for a lower-is-better metric, p_left (a − b < −rope) means a is better.")
+    return AcrossStudies(frame=pd.DataFrame(rows, columns=FRAME_COLUMNS), control=ctrl,
+                         results=results, n_studies=n_used, notes=tuple(dict.fromkeys(notes)))
+
+
+def _decision(p_worse, p_rope, p_better, a, b, threshold: float = 0.95) -> str:
+    if p_better >= threshold:
+        return f"{a} better"
+    if p_worse >= threshold:
+        return f"{b} better"
+    if p_rope >= threshold:
+        return "equivalent"
+    return "undecided"
