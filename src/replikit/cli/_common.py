@@ -220,7 +220,18 @@ def frame_table(frame, *, title: str | None = None, formats: dict[str, Any] | No
 
     Returns
     -------
-    rich.table.Table
+    rich.table.Table or rich.console.Group
+        The table, in a group with the title line and the "... more rows" line when given;
+        print it with :func:`emit` or :func:`render`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(render(frame_table(pd.DataFrame({"model": ["lr", "rf"], "r2": [0.51234, 0.6]}))))
+    model      r2
+    ─────────────
+    lr     0.5123
+    rf        0.6
     """
     import pandas as pd
     from rich import box
@@ -269,8 +280,9 @@ def frame_table(frame, *, title: str | None = None, formats: dict[str, Any] | No
                          keep=[h in keep for h in headers])
     t.min_width = sum(widths) + _GAP * (len(widths) - 1)  # never squeezed below: see render
     for header, w, r, wr in zip(headers, widths, right, wrap, strict=True):
-        t.add_column(Text(_wrap_cell(header, w) if wr else header), justify="right" if r else "left", no_wrap=not wr,
-                     overflow="fold", width=w if wr else None, min_width=None if wr else w)
+        t.add_column(Text(_wrap_cell(header, w) if wr else header),
+                     justify="right" if r else "left", no_wrap=not wr, overflow="fold",
+                     width=w if wr else None, min_width=None if wr else w)
     cells = [[_wrap_cell(c, w) for c in column] if wr else column
              for column, w, wr in zip(cells, widths, wrap, strict=True)]
     for row in zip(*cells, strict=True) if cells else ():
