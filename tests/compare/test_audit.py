@@ -363,6 +363,13 @@ def test_across_studies_posteriors_reach_the_verdict():
     assert "Across 6 studies (hierarchical model" in res.verdict.sentence
     frame = res.across_frame()
     assert list(frame["test"]) == ["hierarchical", "bayesian_signed_rank"]
+    # the report section formats them: a paragraph and a table of the two posteriors
+    from replikit.report.blocks import Paragraph, Table
+    from replikit.report.sections.compare import _bayes_blocks
+
+    blocks = _bayes_blocks(res)
+    assert [type(b) for b in blocks] == [Paragraph, Table]
+    assert len(blocks[1].frame) == 2 and f"P({best} better)" in blocks[1].frame.columns
     # study means only: the signed-rank test alone
     means = folds.groupby(["study", "model"])["value"].mean().unstack("model")
     res2 = audit(ds, models="lr,ridge", quick=True, random_state=0, study_scores=means)

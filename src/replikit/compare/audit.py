@@ -51,8 +51,8 @@ _MIN_STUDIES = 3  # a Friedman test over fewer studies says next to nothing
 _MIN_STUDIES_BAYES = 5
 #: Posterior draws of the audit's Bayesian tests across studies: the signed-rank test's
 #: independent draws (MC SE <= 0.5/sqrt(20000) = 0.0035) and the hierarchical sampler's
-#: chains x draws after warm-up (2 x 2000 after 500, MC SE about 0.01); together well under a
-#: second for tens of studies, the audit's budget for this step.
+#: chains x draws after warm-up (2 x 2000 after 500, MC SE 0.01-0.03); together about a
+#: second of CPU for tens of studies (the audit's budget for this step is a few seconds).
 _BAYES_SAMPLES = 20_000
 _HIER_CHAINS, _HIER_SAMPLES, _HIER_WARMUP = 2, 2000, 500
 
@@ -431,7 +431,7 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
        is practically better than, equivalent to or worse than the runner-up on a new study:
        the hierarchical model of the fold scores (Corani et al. 2017; 2 chains x 2000 draws)
        when ``study_scores`` holds them, else the Bayesian signed-rank test on the study means
-       (Benavoli et al. 2014, 2017; 20000 draws), with the metric's ROPE — under a second.
+       (Benavoli et al. 2014, 2017; 20000 draws), with the metric's ROPE — about a second of CPU.
 
     The verdict names each pair once, by the design's headline test
     (:func:`~replikit.compare.primary_test`: the corrected repeated k-fold t, or in quick mode
@@ -568,7 +568,7 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
 def _across_studies(study_scores, study_table, best, runner_up, metric, rope, root) -> list:
     """Best against runner-up across studies (>= 5 complete studies): the Bayesian signed-rank
     test on the study means and, with fold scores in ``study_scores``, the hierarchical model;
-    seeded from the audit's root. Small posterior samples keep it under a second (see
+    seeded from the audit's root. Small posterior samples keep it to about a second (see
     :data:`_BAYES_SAMPLES`)."""
     import pandas as pd
 

@@ -192,7 +192,7 @@ def _bayes_blocks(res) -> list:
     worse, better = ((f["p_left"], f["p_right"]) if higher_is_better(res.primary_metric)
                      else (f["p_right"], f["p_left"]))  # an error: a − b < −rope is better
     show = pd.DataFrame({
-        "test": f["method"], "studies": f["n_studies"], "rope": f["rope"],
+        "test": f["method"], "studies": f["n_datasets"], "rope": f["rope"],
         "mean difference": f["estimate"],
         f"P({res.best} worse)": worse, "P(equivalent)": f["p_rope"],
         f"P({res.best} better)": better, "MC SE (max)": f[["mc_se_left", "mc_se_rope",
