@@ -190,7 +190,7 @@ def plot_cd_control(control_result, *, ax=None, title: str | None = None, digits
     if title is None:
         title = (f"Bonferroni-Dunn vs {control_result.control}: CD = {cd:.3g} (alpha = "
                  f"{control_result.alpha:g}, {control_result.n_models} models, "
-                 f"{control_result.n_datasets} datasets); bold: differs from the control")
+                 f"{control_result.n_datasets} datasets)\nbold: differs from the control")
     ax.set_title(title, fontsize=8, loc="left")
     return ax
 
