@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from replikit._random import root_seed_sequence, task_rng
 from replikit.compare import (
     bayesian_signed_rank_test,
     bonferroni_dunn_test,
@@ -39,10 +40,14 @@ def test_rows_are_the_tests_on_the_same_inputs():
                                  n_chains=2, random_state=3)
     f = res.frame
     assert list(f["test"]) == ["hierarchical", "bayesian_signed_rank"]
+    root = root_seed_sequence(3)  # one stream per (metric, pair, test) from the root
     h = hierarchical_test(scores, "rf", "lr", rope=0.01, n_samples=400, n_chains=2,
-                          random_state=3)
-    sr = bayesian_signed_rank_test(scores_to_table(scores), "rf", "lr", rope=0.01,
-                                   n_samples=800, random_state=3)
+                          random_state=task_rng(root, ("across-studies", "accuracy", "rf",
+                                                       "lr", "hierarchical")))
+    sr = bayesian_signed_rank_test(
+        scores_to_table(scores), "rf", "lr", rope=0.01, n_samples=800,
+        random_state=task_rng(root, ("across-studies", "accuracy", "rf", "lr",
+                                     "bayesian_signed_rank")))
     assert tuple(f.iloc[0][["p_left", "p_rope", "p_right"]]) == h.probabilities
     assert tuple(f.iloc[1][["p_left", "p_rope", "p_right"]]) == sr.probabilities
     assert f["decision"].iloc[0] == "rf better"

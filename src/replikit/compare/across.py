@@ -89,7 +89,7 @@ def _pairs(models, a, b):
 
 def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, control=None,
                            alpha: float = 0.05, n_samples: int = 5000, n_chains: int = 4,
-                           random_state=0) -> AcrossStudies:
+                           random_state=None) -> AcrossStudies:
     """Compare models across studies with the Bayesian tests over datasets and, with a control,
     the Bonferroni–Dunn test.
 
@@ -114,7 +114,10 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
         Posterior draws per chain of the hierarchical model, chains (the signed-rank test draws
         ``n_samples * n_chains`` independent samples).
     random_state : None, int or Generator
-        Seeds every posterior (the same seed gives the same numbers).
+        Root of every posterior: each (metric, pair, test) draws from its own stream
+        ``task_rng(root, ("across-studies", metric, a, b, test))`` (see
+        :mod:`replikit._random`), so a pair's numbers do not depend on which other pairs are
+        compared; the same value gives the same numbers.
 
     Returns
     -------
@@ -133,6 +136,7 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
     >>> res.frame[["test", "decision"]].values.tolist()
     [['hierarchical', 'rf better'], ['bayesian_signed_rank', 'rf better']]
     """
+    from .._random import root_seed_sequence, task_rng
     from ..experiment.metrics import higher_is_better as _hib
     from ._pairing import _frame_of
     from .bayesian import bayesian_signed_rank_test, hierarchical_test
@@ -155,6 +159,7 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
         raise ParameterError(f"`control` {control!r} is not a model of the scores; models are "
                              f"{models}.")
     pairs = _pairs(models, a, b)
+    root = root_seed_sequence(random_state)
     rows, results, ctrl, notes = [], [], {}, []
     n_used = 0
     for metric in metrics:
@@ -173,12 +178,15 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
             n_splits = per_study.groupby(["study", "model"]).size().min()
             tests = []
             if n_splits >= 2:
-                tests.append(hierarchical_test(per_study, x, y, metric=metric, rope=r,
-                                               n_samples=n_samples, n_chains=n_chains,
-                                               random_state=random_state))
-            tests.append(bayesian_signed_rank_test(both, x, y, metric=metric, rope=r,
-                                                   n_samples=n_samples * n_chains,
-                                                   random_state=random_state))
+                tests.append(hierarchical_test(
+                    per_study, x, y, metric=metric, rope=r, n_samples=n_samples,
+                    n_chains=n_chains,
+                    random_state=task_rng(root, ("across-studies", metric, x, y,
+                                                 "hierarchical"))))
+            tests.append(bayesian_signed_rank_test(
+                both, x, y, metric=metric, rope=r, n_samples=n_samples * n_chains,
+                random_state=task_rng(root, ("across-studies", metric, x, y,
+                                             "bayesian_signed_rank"))))
             for res in tests:
                 pl, pr = res.p_left, res.p_right
                 if not hib:  # a lower-is-better metric: a - b < -rope means a is better
