@@ -91,3 +91,19 @@ def test_cli_across_studies(cli, tmp_path):
     assert code == 2 and "--control" in err and "at least 5 studies" in err
     code, out, _ = cli("--format", "json", "compare", few)
     assert code == 0 and isinstance(json.loads(out), list)  # no across-studies part
+
+
+def test_cli_across_studies_when_fitting(cli, tmp_path):
+    rng = np.random.default_rng(1)
+    n = 300
+    df = pd.DataFrame({"x": rng.normal(size=n), "site": np.repeat(list("abcde"), n // 5)})
+    df["y"] = 2 * df["x"] + rng.normal(size=n)
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    code, out, err = cli("--format", "json", "compare", "--data", path, "--target", "y",
+                         "--models", "lr,dummy", "--study", "site", "--scheme", "3",
+                         "--control", "dummy")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["across_studies"][0]["n_studies"] == 5
+    assert [r["model"] for r in doc["control"]] == ["lr"]

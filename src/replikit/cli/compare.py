@@ -169,7 +169,8 @@ def compare(
             except ReplikitError as exc:
                 raise as_flags(exc, COMPARE_FLAGS) from None
     across = _across(fitted if fitted is not None else frame, a, b, metrics, rope, control,
-                     alpha, study, random_state)
+                     alpha, study if fitted is None else None,  # with --data: the column
+                     random_state)
     for note in res.notes:
         info(f"warning: {note}")
     if out is not None:
