@@ -135,3 +135,20 @@ def test_results_bit_identical_with_and_without_the_policy(monkeypatch, tmp_path
         a = a.drop(columns=[c for c in a.columns if c == "runtime_seconds"])
         b = b.drop(columns=[c for c in b.columns if c == "runtime_seconds"])
         assert a.equals(b)
+
+
+def test_every_fit_path_has_one_openmp_thread(tmp_path):
+    """The generic resampling path fits through experiment.fit.fit_predict, not the runner:
+    the policy lives there, so it holds for every fit."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    HistGradientBoostingRegressor(max_iter=2).fit(*_data())
+    log = tmp_path / "pools.jsonl"
+    X, y = _data()
+    estimate_errors(Recorder(str(log)), X, y, methods=["kfold"], n_splits=3, random_state=0,
+                    fast=False)
+    seen = _pools(log)
+    assert seen
+    for pools in seen:
+        assert all(n == 1 for api, n in pools if api in ("blas", "openmp")), pools
+        assert any(api == "openmp" for api, _ in pools)

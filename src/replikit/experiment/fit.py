@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._threads import fit_limits
 from ..errors import DataError
 
 __all__ = ["check_Xy", "seed_estimator", "fit_predict", "FitPrediction"]
@@ -168,14 +169,15 @@ def fit_predict(estimator, X_train, y_train, X_test, *, seed: int | None, proba:
     est = clone(estimator)
     if seed is not None:
         seed_estimator(est, int(seed))
-    est.fit(X_train, y_train)
-    y_pred = np.asarray(est.predict(X_test))
-    p = cls = None
-    if proba and hasattr(est, "predict_proba"):
-        try:
-            p = np.asarray(est.predict_proba(X_test), float)
-        except (AttributeError, NotImplementedError):
-            p = None
+    with fit_limits():  # the thread policy: one BLAS and one OpenMP thread per fit
+        est.fit(X_train, y_train)
+        y_pred = np.asarray(est.predict(X_test))
+        p = cls = None
+        if proba and hasattr(est, "predict_proba"):
+            try:
+                p = np.asarray(est.predict_proba(X_test), float)
+            except (AttributeError, NotImplementedError):
+                p = None
         if p is not None:
             fitted = np.asarray(est.classes_)
             if classes is None:
