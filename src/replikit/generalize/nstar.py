@@ -188,7 +188,7 @@ def gamma_nstar(trace, hs, eps, confidence_level=0.95):
     ``m = n``), ``lambda_i`` the eigenvalues of the kernel covariance operator and ``Z_i`` iid
     N(0, 1); its mean ``2 tr(C) / n`` is exact at every n. Matching the mean and variance of
     ``sum lambda_i Z_i^2`` with a scaled chi-square ``g chi2_h`` (Satterthwaite 1946; the Gamma
-    approximation of Gretton et al. 2009/2012, sec. 5), ``g = ||C||^2_HS / tr(C)``,
+    approximation of the MMD's null law of Gretton et al. 2009), ``g = ||C||^2_HS / tr(C)``,
     ``h = tr(C)^2 / ||C||^2_HS``, the alpha*-quantile of the MMD at n is
     ``sqrt(2 g chi2_h^{-1}(alpha*) / n)``, and it equals ``epsilon*`` at
 
@@ -207,6 +207,15 @@ def gamma_nstar(trace, hs, eps, confidence_level=0.95):
     -------
     numpy.ndarray
         n*, at least 1 (``trace = 0``: every result is the same in the kernel's eyes, n* = 1).
+
+    References
+    ----------
+    Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A kernel
+    two-sample test. JMLR 13. Gretton, A., Fukumizu, K., Harchaoui, Z. & Sriperumbudur, B. K.
+    (2009). A fast, consistent kernel two-sample test. NIPS 22. Satterthwaite, F. E. (1946).
+    An approximate distribution of estimates of variance components. Biometrics Bulletin 2.
+    Song, L., Smola, A., Gretton, A., Bedo, J. & Borgwardt, K. (2012). Feature selection via
+    dependence maximization. JMLR 13.
 
     Examples
     --------
@@ -289,7 +298,7 @@ class NStarResult:
 
         ``exp(log n* ± t_{N-1, (1+level)/2} · se_log)``, ``se_log`` the jackknife standard error
         of ``log n*`` over the N experiments (Efron & Stein 1981; Quenouille-Tukey). Its
-        coverage on the Mallows design of docs/generalize.md is .92–.98 for N = 10–40.
+        coverage on the Mallows design of docs/generalize.md is .93–.98 for N = 10–40.
 
         Returns
         -------
@@ -437,9 +446,9 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05
     ci_resamples : int, default 0
         Bootstrap resamples of the N experiments (the whole estimator re-run on each) kept in
         :attr:`NStarResult.bootstrap` for inspection. The interval in the table does not use
-        them: bootstrap percentiles of n* cover .53–.63 for the Mallows goal on the design of
+        them: bootstrap percentiles of n* cover .53–.66 for the Mallows goal on the design of
         docs/generalize.md (resampling duplicates experiments, which the kernel sees as perfect
-        agreement); the jackknife interval covers .92–.98.
+        agreement); the jackknife interval covers .93–.98.
     random_state : None, int or numpy.random.Generator
 
     Returns
