@@ -19,7 +19,9 @@ def audit(
     example: Annotated[str, typer.Option("--example", help="Built-in dataset when --data is "
                                          "not given: anes, nwtco or exam.")] = "anes",
     models: Annotated[str | None, typer.Option("--models", help="Comma-separated model aliases "
-                                               "(lr, ridge, lda, rf, gb, knn, tree, dummy).")] = None,
+                                               "(lr, ridge, lasso, enet, lda, rf, gb, svm, mlp, "
+                                               "knn, tree, dummy; default lr,lasso,rf,gb,knn,"
+                                               "dummy, with --quick lr,rf,dummy).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("replikit-audit"),
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace report.html and "
                                             "report.json if --out already holds them.")] = False,

@@ -381,7 +381,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
                                  "replikit.data.userdata.dataset_from_frame); got "
                                  f"{type(dataset).__name__}.")
     if models is None:
-        models = default_models(dataset.task)
+        models = default_models(dataset.task, quick=quick)
     elif isinstance(models, str | list | tuple):
         models = make_models(models, dataset.task)
     if not isinstance(models, dict):

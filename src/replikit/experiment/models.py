@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 from ..errors import ParameterError
 
-__all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models"]
+__all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models", "DEFAULT_MODELS",
+           "QUICK_MODELS"]
 
 
 def _lr(task: str):
@@ -241,9 +242,26 @@ def make_models(spec: str | list[str], task: str, *, option: str = "models") -> 
     return {n: make_model(n, task, option=option) for n in names}
 
 
-def default_models(task: str) -> dict[str, object]:
-    """The audit's default line-up: a linear model, a random forest and a trivial baseline."""
-    return make_models(["lr", "rf", "dummy"], task)
+#: The audit's default line-up: a linear model, the lasso, a random forest, gradient boosting,
+#: k nearest neighbours and the trivial baseline — models that differ in flexibility, so every
+#: section has differences to judge; ``QUICK_MODELS`` for a ``--quick`` preview.
+DEFAULT_MODELS = ("lr", "lasso", "rf", "gb", "knn", "dummy")
+QUICK_MODELS = ("lr", "rf", "dummy")
+
+
+def default_models(task: str, *, quick: bool = False) -> dict[str, object]:
+    """The audit's default models for ``task``: :data:`DEFAULT_MODELS`, or
+    :data:`QUICK_MODELS` when ``quick`` (a preview: a linear model, a random forest and the
+    baseline).
+
+    Examples
+    --------
+    >>> list(default_models("regression"))
+    ['lr', 'lasso', 'rf', 'gb', 'knn', 'dummy']
+    >>> list(default_models("classification", quick=True))
+    ['lr', 'rf', 'dummy']
+    """
+    return make_models(list(QUICK_MODELS if quick else DEFAULT_MODELS), task)
 
 
 def models_from_options(models: str | None, model: list[str] | None, param: list[str] | None,

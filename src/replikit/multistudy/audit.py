@@ -387,7 +387,7 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     from .inference import PermutationMethod
     from .utilities import study_utilities
 
-    models = models or default_models(d.task)
+    models = models or default_models(d.task, quick=quick)
     root = root_seed_sequence(random_state)
     utility = _utility(d.task, models)
     n_resamples, cv = (200, 3) if quick else (1000, 5)

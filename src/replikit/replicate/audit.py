@@ -486,7 +486,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
 
     from ..experiment.models import default_models
 
-    audited = dict(models) if models is not None else default_models(d.task)
+    audited = dict(models) if models is not None else default_models(d.task, quick=quick)
     audited = {str(k): v for k, v in audited.items()
                if type(v).__name__ not in ("DummyRegressor", "DummyClassifier")}
     if LINEAR_MODEL in audited:

@@ -107,7 +107,9 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         Directory for the two files (created if needed). Existing report files in it are
         refused before any work unless ``overwrite``; other files are never touched.
     models : dict, optional
-        name -> estimator; by default a linear model, a random forest and a baseline.
+        name -> estimator; by default :data:`replikit.experiment.models.DEFAULT_MODELS` (linear
+        model, lasso, random forest, gradient boosting, k nearest neighbours, baseline), or
+        ``QUICK_MODELS`` (linear model, random forest, baseline) when ``quick``.
     random_state : int, optional
         Root seed: the same seed gives the same report numbers. ``None`` draws fresh entropy and
         records it in the report (``meta.random_state``), so the run can still be repeated.
@@ -141,6 +143,10 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         import numpy as np
 
         random_state = int(np.random.SeedSequence().entropy)
+    if models is None:  # one line-up for every section (a preview uses fewer models)
+        from ..experiment.models import default_models
+
+        models = default_models(dataset.task, quick=quick)
     plan = preflight(dataset, models)
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
                        n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan)

@@ -165,7 +165,7 @@ def _audit_iv(dataset, models, quick, n_jobs):
     if models is None:
         from ..experiment.models import default_models
 
-        models = default_models(dataset.task)
+        models = default_models(dataset.task, quick=quick)
     if not isinstance(models, dict) or not models:
         raise ParameterTypeError("`models` must be a non-empty dict of name -> estimator; got "
                                  f"{type(models).__name__}.")

@@ -36,7 +36,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     from ...compare import audit
     from ...experiment.models import default_models
 
-    models = ctx.models or default_models(ctx.dataset.task)
+    models = ctx.models or default_models(ctx.dataset.task, quick=ctx.quick)
     t0 = time.perf_counter()
     study_scores = _study_scores(ctx, models)  # cached: the generalize section reuses it
     seconds_studies = time.perf_counter() - t0

@@ -31,7 +31,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         return SectionOutput(key=KEY, title=TITLE, skipped=(
             "no study column: n* needs two disjoint sets of at least 2 studies (seed 004, "
             "Algorithm 1)."), advice="name the column of studies, sites or years with --study.")
-    models = ctx.models or default_models(d.task)
+    models = ctx.models or default_models(d.task, quick=ctx.quick)
     check_applicable(d.n_studies, len(models))  # refuse before any model is fitted
     t0 = time.perf_counter()
     max_rows = 300 if ctx.quick else 800  # per_study_scores' row budget per study

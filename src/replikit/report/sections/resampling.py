@@ -17,7 +17,8 @@ def build(ctx: AuditContext) -> SectionOutput:
     from ...experiment.models import default_models
     from ...resampling import METHOD_LABELS, audit
 
-    models = ctx.models if ctx.models is not None else default_models(ctx.dataset.task)
+    models = (ctx.models if ctx.models is not None
+              else default_models(ctx.dataset.task, quick=ctx.quick))
     with ctx.stage("Error estimates (resampling)", total=len(models)) as advance:
         res = audit(ctx.dataset, models=models, quick=ctx.quick, random_state=ctx.random_state,
                     n_jobs=ctx.n_jobs, progress=advance)
