@@ -286,6 +286,7 @@ def test_knha_t_pi_uses_k_minus_p_df():
 
 
 def test_formula_matches_frame():
+    pytest.importorskip("formulaic")  # formulas need formulaic (statsmodels >= 0.15 brings it)
     a = meta_regression(Y, V, moderators="~ ablat + C(alloc)", data=BCG)
     b = meta_regression(Y, V, moderators=BCG[["ablat", "alloc"]])
     assert isinstance(a, MetaRegression)
