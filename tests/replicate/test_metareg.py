@@ -373,3 +373,17 @@ def test_pymare_metafor_reference_cases():
             het = fit.heterogeneity()
             assert het.tau2_ci.low == pytest.approx(c["tau2_ci_lb"], abs=1e-8), what
             assert het.tau2_ci.high == pytest.approx(c["tau2_ci_ub"], abs=1e-8), what
+
+
+def test_pm_and_dl_with_moderators_closed_forms():
+    """PM solves QE(tau2) = k - p (Paule & Mandel 1982 with moderators; metafor's rma.uni help);
+    DL is (QE - (k - p)) / tr(P) with FE weights (Raudenbush 2009, eq. 16.14)."""
+    X = np.column_stack([np.ones(13), BCG["ablat"]])
+    pm = meta_regression(Y, V, moderators=BCG[["ablat"]], method="PM")
+    w = 1 / (V + pm.tau2)
+    b = np.linalg.solve(X.T @ (w[:, None] * X), X.T @ (w * Y))
+    assert (w * (Y - X @ b) ** 2).sum() == pytest.approx(13 - 2, rel=1e-9)
+    dl = meta_regression(Y, V, moderators=BCG[["ablat"]], method="DL")
+    w0 = 1 / V
+    P = np.diag(w0) - (w0[:, None] * X) @ np.linalg.inv(X.T @ (w0[:, None] * X)) @ (X.T * w0)
+    assert dl.tau2 == pytest.approx((dl.qe - 11) / np.trace(P), rel=1e-10)
