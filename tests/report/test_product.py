@@ -105,3 +105,38 @@ def test_audit_writes_bibtex_methods_and_reproduce(tmp_path):
     assert doc["meta"]["references"][0] == "gardner2017"
     assert doc["summary"]["cards"][0]["key"] == "compare"
     assert doc["summary"]["cards"][0]["metric"] == "ROC AUC"
+
+
+def test_each_section_shows_its_core_and_keeps_the_rest_on_demand():
+    from replikit.report.blocks import Figure, KeyValues
+    from replikit.report.render import split_blocks
+
+    blocks = [Paragraph("what was done"), Callout("verdict", "good"), KeyValues({"a": 1}),
+              Table(pd.DataFrame({"x": [1, 2]}), caption="t1"), Figure("<svg></svg>", "f1"),
+              Paragraph("more detail"), Table(pd.DataFrame({"x": [3]}), caption="t2"),
+              Callout("a warning", "warn"), Figure("<svg></svg>", "f2")]
+    main, more = split_blocks(blocks)
+    assert [getattr(b, "text", getattr(b, "caption", "")) for b in main if b.kind != "keyvalues"] \
+        == ["what was done", "verdict", "t1", "f1", "a warning"]
+    assert [b.kind for b in more] == ["paragraph", "table", "figure"]
+    assert main + more != blocks and sorted(map(id, main + more)) == sorted(map(id, blocks))
+    html = render_html(META, [SectionOutput("compare", "C", blocks=blocks)])
+    sec = html[html.index('<section id="compare"'):]
+    sec = sec[:sec.index("</section>")]
+    more_at = sec.index('<details class="section-more">')
+    assert "More from this section: 1 table, 1 figure, notes" in sec
+    assert sec.index("a warning") < more_at < sec.index("more detail")
+
+
+def test_long_card_sentences_are_cut_at_a_clause_in_html_only():
+    from replikit.report.render import brief
+
+    long = "; ".join(f"lr better than m{i} (Holm p = 0.0{i})" for i in range(12)) + "."
+    short = brief(long)
+    assert len(short) < 300 and short.endswith("… (see the section).")
+    assert long.startswith(short.split(" … ")[0])
+    assert brief("short.") == "short."
+    secs = [_section("compare")]
+    secs[0].data["verdict"]["sentence"] = long
+    doc = json.loads(render_json(META, secs))
+    assert doc["summary"]["cards"][0]["sentence"] == long  # the JSON keeps it whole

@@ -47,7 +47,50 @@ def environment():
     # are neutralized in it too
     env.filters["svg"] = lambda s: Markup(neutralize_bidi(s))
     env.filters["num"] = _num
+    env.filters["split_blocks"] = split_blocks
+    env.filters["more_label"] = more_label
+    env.filters["brief"] = brief
     return env
+
+
+def split_blocks(blocks) -> tuple[list, list]:
+    """A section's blocks in two parts: what a reader sees first — every callout (verdicts and
+    warnings are short), the first paragraph (what was done), the first key-value list
+    (settings), the first table and the first figure — and the rest, shown on demand under
+    one "More" disclosure at the end of the section. Order is kept within each part."""
+    main, more, seen = [], [], set()
+    for b in blocks:
+        kind = getattr(b, "kind", "")
+        if kind == "callout" or kind not in seen:
+            main.append(b)
+            seen.add(kind)
+        else:
+            more.append(b)
+    return main, more
+
+
+def brief(sentence: str, limit: int = 260) -> str:
+    """A card's verdict cut to about ``limit`` characters at a clause boundary ("; " or ". "),
+    with "… (see the section)" — the full sentence stays in the section and the JSON."""
+    text = str(sentence)
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind("; ", 0, limit), text.rfind(". ", 0, limit))
+    if cut < limit // 3:
+        cut = text.rfind(" ", 0, limit)
+    return text[:cut].rstrip(" ;,.") + " … (see the section)."
+
+
+def more_label(blocks) -> str:
+    """What the "More" disclosure holds, e.g. ``3 tables, 2 figures, notes``."""
+    counts = {}
+    for b in blocks:
+        counts[b.kind] = counts.get(b.kind, 0) + 1
+    parts = [f"{counts[k]} {name}{'s' if counts[k] > 1 else ''}"
+             for k, name in (("table", "table"), ("figure", "figure")) if counts.get(k)]
+    if counts.get("paragraph") or counts.get("keyvalues"):
+        parts.append("notes")
+    return ", ".join(parts)
 
 
 def _num(value) -> str:
