@@ -140,3 +140,14 @@ def test_long_card_sentences_are_cut_at_a_clause_in_html_only():
     secs[0].data["verdict"]["sentence"] = long
     doc = json.loads(render_json(META, secs))
     assert doc["summary"]["cards"][0]["sentence"] == long  # the JSON keeps it whole
+
+
+def test_every_cited_reference_has_a_wellformed_bibtex_entry():
+    keys = {k for ks in SECTION_REFERENCES.values() for k in ks}
+    assert keys <= set(BIBTEX)
+    for key in keys:
+        short, entry = BIBTEX[key]
+        assert entry.startswith("@") and entry.split("{", 1)[1].startswith(key + ",")
+        assert entry.count("{") == entry.count("}"), key
+        assert not any(ord(ch) < 32 and ch not in "\n" for ch in entry), key  # no stray escapes
+        assert short.endswith(")") and any(ch.isdigit() for ch in short)

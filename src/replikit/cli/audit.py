@@ -18,6 +18,9 @@ def audit(
     table: TableOpt = None,
     example: Annotated[str, typer.Option("--example", help="Built-in dataset when --data is "
                                          "not given: anes, nwtco or exam.")] = "anes",
+    moderator: Annotated[list[str] | None, typer.Option(
+        "--moderator", help="Study-level column for the replication section's meta-regression "
+        "(repeat or comma-separate; default: columns constant within every study).")] = None,
     models: Annotated[str | None, typer.Option("--models", help="Comma-separated model aliases "
                                                "(lr, ridge, lasso, enet, lda, rf, gb, svm, mlp, "
                                                "knn, tree, dummy; default lr,lasso,rf,gb,knn,"
@@ -73,6 +76,7 @@ def audit(
                                target_option="--target", study_option="--study", task=task,
                                task_option="--task")
     chosen = make_models(models, dataset.task, option="--models") if models is not None else None
+    moderators = _moderators(moderator, dataset)
     n_studies = dataset.n_studies
     info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
          f"{'study' if n_studies == 1 else 'studies'}, {dataset.task}"
@@ -88,7 +92,8 @@ def audit(
     report = run_audit(dataset, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
                        quick=quick, sections=wanted, progress=state.progress,
                        overwrite=overwrite, debug=state.debug, command=command,
-                       out_option="--out", overwrite_option="--overwrite", on_skip=skipped)
+                       out_option="--out", overwrite_option="--overwrite", on_skip=skipped,
+                       moderators=moderators)
     emit(f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
          + (f"\n{len(report.skipped)} section(s) skipped: "
             + ", ".join(s.key for s in report.skipped) if report.skipped else ""),
@@ -123,3 +128,32 @@ def _quote(arg: str) -> str:
 
 def register(app: typer.Typer) -> None:
     app.command("audit")(audit)
+
+
+def _moderators(given: list[str] | None, dataset) -> list[str] | None:
+    """``--moderator`` values (repeated or comma-separated), checked before any work: each a
+    column of the data with one value per study."""
+    from ..errors import ParameterError
+
+    if not given:
+        return None
+    names = [n.strip() for g in given for n in g.split(",") if n.strip()]
+    if not names:
+        raise ParameterError("`--moderator`: give a column name.")
+    if dataset.study is None or dataset.n_studies < 2:
+        raise ParameterError("`--moderator` needs studies (`--study COL` with two or more): a "
+                             "moderator explains differences between studies.")
+    columns = [str(c) for c in dataset.X.columns]
+    for name in names:
+        if name not in columns:
+            shown = ", ".join(columns[:12]) + (", ..." if len(columns) > 12 else "")
+            raise ParameterError(f"`--moderator`: {name!r} is not a column of the data "
+                                 f"(after encoding); columns: {shown}.")
+        per_study = dataset.X[name].groupby(dataset.study.to_numpy()).nunique()
+        varies = [str(s) for s, n in per_study.items() if n > 1]
+        if varies:
+            raise ParameterError(f"`--moderator`: {name!r} varies within stud"
+                                 f"{'y' if len(varies) == 1 else 'ies'} "
+                                 f"{', '.join(varies[:3])}{', ...' if len(varies) > 3 else ''}; "
+                                 "a moderator has one value per study.")
+    return list(dict.fromkeys(names))

@@ -95,7 +95,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
               progress: bool = False, overwrite: bool = False, debug: bool = False,
               command: str | None = None, out_option: str = "out_dir",
               overwrite_option: str = "overwrite=True",
-              on_skip: Callable[[SectionOutput], None] | None = None) -> AuditReport:
+              on_skip: Callable[[SectionOutput], None] | None = None,
+              moderators: list[str] | tuple[str, ...] | None = None) -> AuditReport:
     """Run the audit sections on ``dataset``; write ``report.html``, its JSON twin
     ``report.json`` and the BibTeX of the methods used, ``references.bib``.
 
@@ -126,6 +127,9 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     on_skip : callable, optional
         Called with each skipped section as soon as it is known (the CLI prints one warning
         line per skipped section).
+    moderators : list of str, optional
+        Study-level columns for the replication section's meta-regression of the study
+        estimates (default: the columns constant within every study, found and listed).
 
     Raises
     ------
@@ -149,7 +153,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         models = default_models(dataset.task, quick=quick)
     plan = preflight(dataset, models)
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
-                       n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan)
+                       n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan,
+                       moderators=tuple(moderators) if moderators is not None else None)
     outputs: list[SectionOutput] = []
     timings: dict[str, float] = {}
     with single_blas():  # the thread policy (replikit._threads): small matrices, many fits

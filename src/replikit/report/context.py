@@ -67,6 +67,9 @@ class AuditContext:
     plan : AuditPlan
         Report-wide choices made before any fit (primary metric, usable studies); computed
         from the data when not given.
+    moderators : tuple of str, optional
+        Study-level columns for the replication section's meta-regression; ``None`` lets the
+        section find the columns constant within every study.
     """
 
     dataset: Dataset
@@ -76,6 +79,7 @@ class AuditContext:
     quick: bool = False
     progress: Progress = field(default_factory=lambda: Progress(False))
     plan: AuditPlan | None = None
+    moderators: tuple[str, ...] | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

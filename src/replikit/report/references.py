@@ -223,16 +223,103 @@ BIBTEX: dict[str, tuple[str, str]] = {
   pages   = {723--773},
   year    = {2012}
 }"""),
+    "knapp2003": ("Knapp & Hartung (2003)", """@article{knapp2003,
+  author  = {Knapp, Guido and Hartung, Joachim},
+  title   = {Improved Tests for a Random Effects Meta-Regression with a Single Covariate},
+  journal = {Statistics in Medicine},
+  volume  = {22},
+  number  = {17},
+  pages   = {2693--2710},
+  year    = {2003}
+}"""),
+    "inthout2014": ("IntHout et al. (2014)", """@article{inthout2014,
+  author  = {IntHout, Joanna and Ioannidis, John P. A. and Borm, George F.},
+  title   = {The {Hartung-Knapp-Sidik-Jonkman} Method for Random Effects Meta-Analysis Is
+             Straightforward and Considerably Outperforms the Standard
+             {DerSimonian-Laird} Method},
+  journal = {BMC Medical Research Methodology},
+  volume  = {14},
+  pages   = {25},
+  year    = {2014}
+}"""),
+    "viechtbauer2010b": ("Viechtbauer & Cheung (2010)", """@article{viechtbauer2010b,
+  author  = {Viechtbauer, Wolfgang and Cheung, Mike W.-L.},
+  title   = {Outlier and Influence Diagnostics for Meta-Analysis},
+  journal = {Research Synthesis Methods},
+  volume  = {1},
+  number  = {2},
+  pages   = {112--125},
+  year    = {2010}
+}"""),
+    "egger1997": ("Egger et al. (1997)", """@article{egger1997,
+  author  = {Egger, Matthias and Davey Smith, George and Schneider, Martin and Minder,
+             Christoph},
+  title   = {Bias in Meta-Analysis Detected by a Simple, Graphical Test},
+  journal = {BMJ},
+  volume  = {315},
+  number  = {7109},
+  pages   = {629--634},
+  year    = {1997}
+}"""),
+    "begg1994": ("Begg & Mazumdar (1994)", """@article{begg1994,
+  author  = {Begg, Colin B. and Mazumdar, Madhuchhanda},
+  title   = {Operating Characteristics of a Rank Correlation Test for Publication Bias},
+  journal = {Biometrics},
+  volume  = {50},
+  number  = {4},
+  pages   = {1088--1101},
+  year    = {1994}
+}"""),
+    "duval2000": ("Duval & Tweedie (2000)", """@article{duval2000,
+  author  = {Duval, Sue and Tweedie, Richard},
+  title   = {Trim and Fill: A Simple Funnel-Plot-Based Method of Testing and Adjusting for
+             Publication Bias in Meta-Analysis},
+  journal = {Biometrics},
+  volume  = {56},
+  number  = {2},
+  pages   = {455--463},
+  year    = {2000}
+}"""),
+    "berger1982": ("Berger (1982)", """@article{berger1982,
+  author  = {Berger, Roger L.},
+  title   = {Multiparameter Hypothesis Testing and Acceptance Sampling},
+  journal = {Technometrics},
+  volume  = {24},
+  number  = {4},
+  pages   = {295--300},
+  year    = {1982}
+}"""),
+    "benjamini2008": ("Benjamini & Heller (2008)", """@article{benjamini2008,
+  author  = {Benjamini, Yoav and Heller, Ruth},
+  title   = {Screening for Partial Conjunction Hypotheses},
+  journal = {Biometrics},
+  volume  = {64},
+  number  = {4},
+  pages   = {1215--1222},
+  year    = {2008}
+}"""),
+    "benavoli2017": ("Benavoli et al. (2017)", """@article{benavoli2017,
+  author  = {Benavoli, Alessio and Corani, Giorgio and Dem{\\v{s}}ar, Janez and Zaffalon, Marco},
+  title   = {Time for a Change: a Tutorial for Comparing Multiple Classifiers Through {Bayesian}
+             Analysis},
+  journal = {Journal of Machine Learning Research},
+  volume  = {18},
+  number  = {77},
+  pages   = {1--36},
+  year    = {2017}
+}"""),
 }
 
 #: section key -> the references its methods rest on
 SECTION_REFERENCES: dict[str, tuple[str, ...]] = {
     "resampling": ("etherington2019", "verbyla1989", "efron1997"),
     "compare": ("gardner2017", "nadeau2003", "bouckaert2004", "dietterich1998", "alpaydin1999",
-                "corani2015", "holm1979", "demsar2006"),
+                "corani2015", "holm1979", "demsar2006", "benavoli2017"),
     "replicate": ("vijayakumar2021", "olkin1995", "schuirmann1987", "viechtbauer2005",
-                  "viechtbauer2010"),
-    "multistudy": ("parmigiani2023", "bernau2014", "brier1950"),
+                  "viechtbauer2010", "knapp2003", "inthout2014", "viechtbauer2010b", "egger1997",
+                  "begg1994", "duval2000"),
+    "multistudy": ("parmigiani2023", "bernau2014", "brier1950", "berger1982",
+                   "benjamini2008"),
     "generalize": ("matteucci2024", "gretton2012"),
 }
 
