@@ -604,11 +604,19 @@ def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_na
                 f"permutation test of study labels {'rejects' if rejects else 'does not reject'} "
                 f"exact replicability (p = {p:.3g}).")
     if conj is not None:
-        parts = [f"{r.finding.split(' beats ', 1)[1]} in at least {r.replicated_in}"
-                 for r in conj.table.itertuples(index=False)]
-        sentence += (" Its utility is higher than that of " + ", ".join(parts)
-                     + f" of the {su.K} studies (paired t-tests per study, Fisher partial "
-                       f"conjunction, FDR {ALPHA:g}).")
+        rows = list(conj.table.itertuples(index=False))
+        shown = [f"{r.finding.split(' beats ', 1)[1]} in at least {r.replicated_in}"
+                 for r in rows if r.replicated_in > 0]
+        never = [r.finding.split(" beats ", 1)[1] for r in rows if r.replicated_in == 0]
+        how = f"paired t-tests per study, Fisher partial conjunction, FDR {ALPHA:g}"
+        if shown:
+            sentence += (" Its utility is shown higher than that of " + ", ".join(shown)
+                         + f" of the {su.K} studies"
+                         + (f", and in no study shown higher than that of {', '.join(never)}"
+                            if never else "") + f" ({how}).")
+        else:
+            sentence += (f" In no study is its utility shown higher than that of another rule "
+                         f"({how}).")
     caveats: list[Any] = ["each rule is trained on half of every study and assessed on the "
                           "other half"]
     if left_out:
