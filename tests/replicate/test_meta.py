@@ -297,3 +297,31 @@ def test_negative_standard_errors_are_refused():
         meta_analysis([0.1, 0.2, 0.3], se=[0.1, -0.1, 0.2])
     with pytest.raises(DataError, match="se"):
         meta_analysis([0.1, 0.2, 0.3], se=[0.1, np.nan, 0.2])
+
+
+@pytest.mark.parametrize("y, v", [
+    # Fisher scoring cycles here (0.11 <-> 0.095, growing): one outlying study
+    ([0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+     [0.82601155, 0.12270066, 0.70789138, 0.83871889, 0.46860796, 0.56085761]),
+    # the earlier fixed-point iteration needed over 1,000 steps here
+    ([0.430, 0.398, 0.440, 0.514, 1.044], list(np.linspace(0.005, 0.05, 5))),
+])
+@pytest.mark.parametrize("method", ["ML", "REML"])
+def test_ml_reml_converge_to_the_likelihood_maximum(y, v, method):
+    from scipy.optimize import minimize_scalar
+
+    y, v = np.asarray(y), np.asarray(v)
+
+    def neg_loglik(t2):  # the (restricted) log-likelihood, written out
+        w = 1 / (v + t2)
+        mu = (w * y).sum() / w.sum()
+        ll = -0.5 * (np.log(v + t2).sum() + (w * (y - mu) ** 2).sum())
+        if method == "REML":
+            ll -= 0.5 * np.log(w.sum())
+        return -ll
+
+    best = minimize_scalar(neg_loglik, bounds=(0, 10), method="bounded",
+                           options={"xatol": 1e-12})
+    tau2 = meta_analysis(y, v, method=method).tau2
+    assert tau2 == pytest.approx(best.x, abs=1e-7)
+    assert neg_loglik(tau2) <= best.fun + 1e-12

@@ -128,8 +128,9 @@ def tau2_estimate(y, v, method: str = "REML", *, max_iter: int = 1000, tol: floa
         HS: ``(Q - k) / sum w`` (Hunter & Schmidt 2004).
         SJ: ``tau0 * sum w (y - mu_w)^2 / (k-1)`` with ``tau0 = var(y)*(k-1)/k`` and
         ``w = 1/(v + tau0)`` (Sidik & Jonkman 2005).
-        ML, REML: fixed points of the (restricted) likelihood score, solved by Fisher scoring
-        ``tau2 <- sum w^2((y-mu)^2 - v) / sum w^2 (+ 1/sum w for REML)``.
+        ML, REML: roots of the (restricted) likelihood score, by Fisher scoring with step
+        halving (metafor's ``rma.uni``): ``tau2 <- tau2 + (sum w^2 (y-mu)^2 - tr P) / tr PP``
+        (ML: ``tr P = sum w``, ``tr PP = sum w^2``).
         PM: the root of ``Q(tau2) = k - 1`` (Paule & Mandel 1982), 0 if ``Q(0) < k - 1``.
     max_iter, tol : int, float
         Iteration control of ML/REML.
@@ -173,22 +174,73 @@ def tau2_estimate(y, v, method: str = "REML", *, max_iter: int = 1000, tol: floa
         root = _bisect_decreasing(lambda t: q_statistic(y, v, t), k - 1.0,
                                   np.zeros(y.shape[:-1]), hi)
         return np.where(q0 <= k - 1, 0.0, root)
-    # ML / REML by Fisher scoring started at the HE estimate.
-    tau2 = tau2_estimate(y, v, "HE")
-    tau2 = np.asarray(tau2, float)
-    for _ in range(max_iter):
-        w = 1.0 / (v + tau2[..., None])
-        mu, sw = _fe(y, w)
-        w2 = w ** 2
-        new = (w2 * ((y - mu[..., None]) ** 2 - v)).sum(axis=-1) / w2.sum(axis=-1)
-        if method == "REML":
-            new = new + 1.0 / sw
-        new = np.maximum(0.0, new)
-        if np.all(np.abs(new - tau2) <= tol * np.maximum(1.0, new)):
-            return new
-        tau2 = new
+    # ML / REML by Fisher scoring (metafor's rma.uni) started at the HE estimate: the step is
+    # the score over the expected information, tr(P) and tr(PP) in closed form for the
+    # intercept-only model; a step that would make tau2 negative is halved (not truncated),
+    # as metareg does with moderators. Where scoring has not converged after _FISHER_STEPS
+    # steps (it can cycle), the score's root is found by bisection. (The earlier fixed-point
+    # form needed over 1,000 steps on some data, e.g. one outlying study, small variances.)
+    tau2 = np.asarray(tau2_estimate(y, v, "HE"), float)
+    done = np.zeros(tau2.shape, bool)
+    for it in range(max_iter):
+        if it == _FISHER_STEPS:  # Fisher scoring can cycle (e.g. one outlying study):
+            rest = ~done         # the rest by bisection on the score, which always converges
+            tau2 = np.where(rest, _score_root(y, v, method, tol), tau2)
+            return tau2
+        score, info = _likelihood_score(y, v, tau2, method)
+        step = score / info
+        step = np.where(tau2 > 0, step, np.maximum(step, 0.0))
+        for _ in range(1100):
+            neg = tau2 + step < 0
+            if not np.any(neg):
+                break
+            step = np.where(neg, step / 2, step)
+        new = np.maximum(tau2 + step, 0.0)
+        conv = np.abs(new - tau2) <= tol * np.maximum(1.0, new)
+        tau2 = np.where(done, tau2, new)
+        done = done | conv
+        if np.all(done):
+            return tau2
     raise ConvergenceError(f"`method`={method!r}: tau2 did not converge in {max_iter} "
                            "iterations; raise `max_iter`.")
+
+
+_FISHER_STEPS = 100
+
+
+def _likelihood_score(y, v, tau2, method: str):
+    """The (restricted) likelihood score of tau2 and its expected information (up to the
+    same factor 1/2): ``sum w^2 (y - mu)^2 - tr P`` and ``tr PP`` (ML: ``sum w``, ``sum w^2``)."""
+    w = 1.0 / (v + np.asarray(tau2, float)[..., None])
+    mu, sw = _fe(y, w)
+    s2 = (w ** 2).sum(axis=-1)
+    q = (w ** 2 * (y - mu[..., None]) ** 2).sum(axis=-1)
+    if method == "REML":
+        s3 = (w ** 3).sum(axis=-1)
+        return q - (sw - s2 / sw), s2 - 2.0 * s3 / sw + (s2 / sw) ** 2
+    return q - sw, s2
+
+
+def _score_root(y, v, method: str, tol: float):
+    """tau2 where the score changes sign from + to - (0 when the score at 0 is <= 0), by
+    bisection over the stack: the estimate Fisher scoring seeks, found without cycling."""
+    shape = y.shape[:-1]
+    lo = np.zeros(shape)
+    s0, _ = _likelihood_score(y, v, lo, method)
+    hi = np.maximum(np.var(y, axis=-1) * 4.0 + v.max(axis=-1), 1e-8)
+    for _ in range(200):  # grow the bracket until the score is negative
+        s_hi, _ = _likelihood_score(y, v, hi, method)
+        if np.all((s_hi < 0) | (s0 <= 0)):
+            break
+        hi = np.where(s_hi < 0, hi, hi * 2.0)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        s_mid, _ = _likelihood_score(y, v, mid, method)
+        lo = np.where(s_mid > 0, mid, lo)
+        hi = np.where(s_mid > 0, hi, mid)
+        if np.all(hi - lo <= tol * np.maximum(1.0, hi)):
+            break
+    return np.where(s0 <= 0, 0.0, 0.5 * (lo + hi))
 
 
 def tau2_qprofile_ci(y, v, confidence_level: float = 0.95):
