@@ -109,7 +109,12 @@ def test_result_shape_ranks_and_per_model():
     long = res.ranks_frame()
     assert len(long) == 48 and set(long.columns) == {"study", "model", "score", "rank"}
     pd.testing.assert_frame_equal(res.to_frame(), res.nstar)
-    assert res.verdict.metric == "ROC AUC" and "12 studies" in res.verdict.sentence
+    assert res.verdict.metric == "studies needed (n*), ranking by ROC AUC"
+    assert "12 studies" in res.verdict.sentence
+    # the key number is the hardest goal's n* with its jackknife interval
+    hardest = res.nstar.loc[res.nstar["nstar"].idxmax()]
+    assert res.verdict.estimate == hardest["nstar"]
+    assert (res.verdict.ci_low, res.verdict.ci_high) == (hardest["ci_low"], hardest["ci_high"])
     assert "studies" in str(res)
 
 

@@ -381,7 +381,11 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
                      " left out: " + "; ".join(f"{s} ({r})" for s, r in studies_left_out))
     if models_left_out:
         notes.append("models left out: " + "; ".join(f"{s} ({r})" for s, r in models_left_out))
-    verdict = Verdict(sentence=sentence, metric=label, level=light, estimate=worst,
+    lo, hi = (float(t["ci_low"].iloc[worst_i]), float(t["ci_high"].iloc[worst_i]))
+    verdict = Verdict(sentence=sentence, metric=f"studies needed (n*), ranking by {label}",
+                      level=light, estimate=worst,
+                      ci_low=lo if np.isfinite(lo) else None,
+                      ci_high=hi if np.isfinite(hi) else None,
                       caveats=tuple(_caveats(len(studies_left_out), len(models_left_out),
                                              quick, n_resamples, N)))
     return GeneralizabilityAudit(
