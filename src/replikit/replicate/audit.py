@@ -5,7 +5,9 @@ number, else as they appear) as the original and every other study as a replicat
 of a least-squares linear model and of each audited model. Per study, seed 000's design
 (:class:`~replikit.replicate.design.HoldOutCV`): a 2:1 train/test split and K-fold CV on the
 training part. The fold R² are pooled within each study by random and by fixed effects (the
-seed's first stage), the test R² gets the Olkin–Finn SE (seed eq. 1); then the three aims:
+seed's first stage), the test R² gets the delta-method SE from its predictions (calibrated
+for a fitted model's test-set R²; the seed's eq. 1, Olkin–Finn, under-covers there — see
+docs/replicate.md, "R² by sample type"); then the three aims:
 inconsistency (95% CI of replication − original excludes 0), consistency (90% CI inside
 ±margin, TOST) and the fixed/random-effects combination of all studies.
 
@@ -99,7 +101,7 @@ class ReplicationAudit:
         outcome constant in a fold or in the test part).
     studies_outside : dict
         Model -> tuple of (study, reason): studies whose fold or test R² is outside [0, 1)
-        (the Olkin–Finn SE does not apply), left out of that model only.
+        (the fold R²'s Olkin–Finn SE does not apply), left out of that model only.
     design : dict
         The design: ``n_splits``, ``min_fold_rows``, ``train_share``, ``max_rows`` (linear
         model), ``audited_n_splits``, ``audited_max_rows``, ``min_rows``, ``n_features``,
@@ -410,8 +412,9 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     -----
     Seed 000 (Vijayakumar & Cheung 2021), Study 1: per study a 2:1 train/test split and K-fold
     CV on the training part (K = 10, or 5 with ``quick``; fewer where a fold would hold fewer
-    than 20 rows, at least 2); fold R² pooled by FE and RE meta-analysis (Figures 1-2), test R²
-    with the Olkin–Finn SE ``SE² = 4 R² (1 − R²)² / N`` (eq. 1); the difference
+    than 20 rows, at least 2); fold R² pooled by FE and RE meta-analysis (Figures 1-2) with the
+    Olkin–Finn SE ``SE² = 4 R² (1 − R²)² / N`` (eq. 1), test R² with the delta-method SE from
+    its predictions (:func:`~replikit.replicate.estimates.r2_delta_se`); the difference
     replication − original with the simple asymptotic interval (eq. 2); inconsistency (95% CI
     excludes 0, Figures 3 and 6A), consistency (90% CI inside ±margin, Figures 4 and 6B) and the
     FE/RE combination (Figures 7-8), with Knapp-Hartung t(k-1) intervals (and prediction
@@ -422,8 +425,8 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     (:func:`~replikit.replicate.small_study_effects`). The audited models are fitted by
     :func:`replikit.experiment.run` on at most 1,000 rows per study (400 with ``quick``) with
     5-fold CV, to keep within the audit's time budget. A study whose fold or test R² of a model
-    is outside [0, 1) is left out of that model's analysis (Olkin–Finn needs a squared
-    correlation), and a model whose R² is outside [0, 1) in the original study is left out.
+    is outside [0, 1) is left out of that model's analysis (the fold R²'s Olkin–Finn SE needs
+    a squared correlation), and a model whose R² is outside [0, 1) in the original study is left out.
 
     Examples
     --------
