@@ -357,8 +357,11 @@ def plot_validity(table, ax=None):
     if ax is None:
         from ._plotting import new_figure
 
-        height = sum(0.24 * c + 0.95 for c in counts) + 0.5
-        fig = new_figure(8.0, height)
+        # rows of 9-pt labels (the figures' floor, _plotting.MIN_FONT_PT); the width leaves
+        # the longest label its room beside a 4-inch plotting area
+        longest = max((len(lab) for lab in _labels(frame)), default=10)
+        height = sum(0.3 * c + 1.1 for c in counts) + 0.6
+        fig = new_figure(min(18.0, 4.5 + 0.075 * longest), height)
         grid = fig.add_gridspec(len(quantities), 1, height_ratios=[c + 3 for c in counts])
         axes = [fig.add_subplot(grid[i, 0]) for i in range(len(quantities))]
     else:
@@ -398,7 +401,7 @@ def plot_validity(table, ax=None):
             a.scatter(est[m][~inside], y[m][~inside], marker=marker, s=30, facecolors="white",
                       edgecolors=colour, linewidths=1.4, zorder=3)
         a.set_yticks(y, [lab for lab, keep in zip(labels, sel, strict=True) if keep],
-                     fontsize=7)
+                     fontsize=9)
         for tick, s in zip(a.get_yticklabels(), st, strict=True):
             if s == _STATUS["fail"]:
                 tick.set_color(_FAIL_COLOUR)
@@ -417,8 +420,8 @@ def plot_validity(table, ax=None):
             else:
                 left, right = left - pad, right + pad
             a.set_xlim(left, right)
-        a.set_xlabel(_XLABEL[q], fontsize=8)
-        a.tick_params(axis="x", labelsize=7)
+        a.set_xlabel(_XLABEL[q], fontsize=9)
+        a.tick_params(axis="x", labelsize=9)
         a.grid(axis="x", color="#EEEEEE", lw=0.6, zorder=-1)
         a.set_axisbelow(True)
     present = [c for c in CLAIMS if (frame["claim"] == c).any()]
@@ -430,6 +433,6 @@ def plot_validity(table, ax=None):
                 Line2D([], [], ls="none", marker="|", markersize=9, color="black",
                        label="nominal"),
                 Line2D([], [], color="#555555", lw=1.0, label="± 1.96 MC SE")]
-    axes[0].legend(handles=handles, fontsize=7, frameon=False, ncols=min(len(handles), 4),
+    axes[0].legend(handles=handles, fontsize=9, frameon=False, ncols=min(len(handles), 4),
                    loc="lower left", bbox_to_anchor=(0.0, 1.0))
     return axes
