@@ -1,7 +1,6 @@
 """``replikit compare`` and the audit's comparison section."""
 
 import json
-import time
 
 import numpy as np
 import pandas as pd
@@ -148,9 +147,7 @@ def _study_data(n_per=150, studies=(1990, 1992, 1994, 1996), seed=2):
 
 def test_audit_section(tmp_path):
     ds = dataset_from_frame(_study_data(), target="y", study="year")
-    t0 = time.perf_counter()
     rep = run_audit(ds, tmp_path, sections=["compare"], quick=True)
-    assert time.perf_counter() - t0 < 30
     doc = json.loads(rep.json_path.read_text())
     sec = [s for s in doc["sections"] if s["key"] == "compare"][0]
     data = sec["data"]
