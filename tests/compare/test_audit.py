@@ -380,3 +380,17 @@ def test_across_studies_posteriors_reach_the_verdict():
                  study_scores=_study_folds(4))
     assert res3.across_studies == () and res3.across_frame() is None
     assert "Across" not in res3.verdict.sentence
+
+
+def test_many_pairs_are_grouped_by_winner():
+    """With more than three pairs the verdict names each winner once ("lr beats knn and
+    dummy") and counts the pairs without a shown difference, instead of listing every pair."""
+    import pandas as pd
+
+    from replikit.compare.audit import _grouped
+
+    main = pd.DataFrame({"a": ["lr", "lr", "rf", "knn"], "b": ["knn", "dummy", "dummy", "rf"],
+                         "conclusion": ["lr better", "lr better", "rf better", "rf better"]})
+    assert _grouped(main, [True, True, True, False]) == ["lr beats knn and dummy",
+                                                         "rf beats dummy"]
+    assert _grouped(main, [False, False, False, True]) == ["rf beats knn"]

@@ -650,6 +650,25 @@ def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> li
     return notes
 
 
+_PAIRS_LISTED = 3  # up to this many pairs the verdict names each; beyond, it groups by winner
+
+
+def _grouped(main, rejected) -> list[str]:
+    """``'lr beats knn and dummy'`` per winning model, from the headline rows that reject."""
+    wins: dict[str, list[str]] = {}
+    for r, rej in zip(main.itertuples(), rejected, strict=True):
+        if not rej:
+            continue
+        winner = str(r.conclusion).rsplit(" better", 1)[0]
+        loser = r.b if winner == r.a else r.a
+        wins.setdefault(winner, []).append(str(loser))
+    out = []
+    for winner, losers in wins.items():
+        beaten = losers[0] if len(losers) == 1 else ", ".join(losers[:-1]) + " and " + losers[-1]
+        out.append(f"{winner} beats {beaten}")
+    return out
+
+
 def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quick,
              left_out, across=(), higher=True) -> Verdict:
     """One sentence about the primary metric: each pair once, by the headline test."""
@@ -674,13 +693,28 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
     none = [f"{r.a} vs {r.b}" for r, rej in zip(main.itertuples(), rejected, strict=True)
             if not rej]
     parts = []
-    if found:
-        parts.append(f"On {label} ({test_name}): " + "; ".join(found) + ".")
-    if none:
+    if len(main) > _PAIRS_LISTED:  # many pairs: by winner, so the sentence stays readable
+        found, none = _grouped(main, rejected), []
+        n_none = int((~rejected).sum())
         how = f"Holm-adjusted, alpha = {ALPHA:g}"
-        parts.append(f"No difference shown on {label} ("
-                     + (how if found else f"{test_name}, {how}") + "): "
-                     + ", ".join(none) + ".")
+        if found:
+            worst = float(main.loc[rejected, "pvalue_adjusted"].max())
+            parts.append(f"On {label} ({test_name}, {how}): " + "; ".join(found)
+                         + f" (Holm p ≤ {worst:.2g})"
+                         + (f"; no difference shown in the other {n_none} of {len(main)} "
+                            "pairs." if n_none else "."))
+        else:
+            parts.append(f"No difference shown on {label} ({test_name}, {how}) in any of the "
+                         f"{len(main)} pairs.")
+        none = ["-"] * n_none
+    else:
+        if found:
+            parts.append(f"On {label} ({test_name}): " + "; ".join(found) + ".")
+        if none:
+            how = f"Holm-adjusted, alpha = {ALPHA:g}"
+            parts.append(f"No difference shown on {label} ("
+                         + (how if found else f"{test_name}, {how}") + "): "
+                         + ", ".join(none) + ".")
     level = "good" if found and not none else ("info" if found else "warn")
     # the other valid frequentist tests of the design (the combined F beside the 5x2cv t)
     others = frame[~frame["headline"] & frame["valid"] & (frame["test"] != _BAYES)
