@@ -361,7 +361,7 @@ def plot_validity(table, ax=None):
         # the longest label its room beside a 4-inch plotting area
         longest = max((len(lab) for lab in _labels(frame)), default=10)
         height = sum(0.3 * c + 1.1 for c in counts) + 0.6
-        fig = new_figure(min(18.0, 4.5 + 0.075 * longest), height)
+        fig = new_figure(min(18.0, max(8.0, 4.5 + 0.075 * longest)), height)
         grid = fig.add_gridspec(len(quantities), 1, height_ratios=[c + 3 for c in counts])
         axes = [fig.add_subplot(grid[i, 0]) for i in range(len(quantities))]
     else:
@@ -433,6 +433,8 @@ def plot_validity(table, ax=None):
                 Line2D([], [], ls="none", marker="|", markersize=9, color="black",
                        label="nominal"),
                 Line2D([], [], color="#555555", lw=1.0, label="± 1.96 MC SE")]
-    axes[0].legend(handles=handles, fontsize=9, frameon=False, ncols=min(len(handles), 4),
-                   loc="lower left", bbox_to_anchor=(0.0, 1.0))
+    # a figure-level legend above the panels: constrained layout makes room for it (a legend
+    # anchored to the first axes could be wider than the axes and collapse them)
+    axes[0].figure.legend(handles=handles, fontsize=9, frameon=False,
+                          ncols=min(len(handles), 4), loc="outside upper left")
     return axes
