@@ -244,14 +244,13 @@ def corrected_resampled_ttest(scores, a=None, b=None, *, metric=None, study=None
     its seed). The correction treats the whole variance of the per-split differences as shared
     between splits with correlation about ``n_test / n``; the learners' run-to-run variance is
     not shared (every fit draws its own seed), so for them the test is *conservative*, not
-    liberal, in every setting simulated: its size falls from about .04 (deterministic learners) towards 0 as the seed
-    noise grows (.002 for the 10x10 version and .026 for 10 hold-outs in
-    ``replikit.compare.validity`` when it dominates), and it loses power. Reduce the seed
-    noise before testing (more trees or ensemble members, or the
-    mean of several seeds per split) rather than trusting a larger p-value; no published
-    variance correction fixes it (separating the seed variance, estimated from a second run
-    per split, made the test liberal — .15 of 300 null datasets — on the same design). See
-    docs/compare.md.
+    liberal, in every setting simulated: its size falls from about .04 (deterministic
+    learners) towards 0 as the seed noise grows (.002 for the 10x10 version and .026 for 10
+    hold-outs in ``replikit.compare.validity`` when it dominates), and it loses power. Reduce
+    the seed noise before testing (more trees or ensemble members, or the mean of several
+    seeds per split) rather than trusting a larger p-value; no published variance correction
+    fixes it (separating the seed variance, estimated from a second run per split, made the
+    test liberal — .15 of 300 null datasets — on the same design). See docs/compare.md.
 
     Examples
     --------
@@ -314,18 +313,10 @@ def corrected_repeated_kfold_ttest(scores, a=None, b=None, *, metric=None, study
 
     Notes
     -----
-    **Randomized learners** (random forests, bagging, SGD, neural networks: a fit depends on
-    its seed). The correction treats the whole variance of the per-split differences as shared
-    between splits with correlation about ``n_test / n``; the learners' run-to-run variance is
-    not shared (every fit draws its own seed), so for them the test is *conservative*, not
-    liberal, in every setting simulated: its size falls from about .04 (deterministic learners) towards 0 as the seed
-    noise grows (.002 for the 10x10 version and .026 for 10 hold-outs in
-    ``replikit.compare.validity`` when it dominates), and it loses power. Reduce the seed
-    noise before testing (more trees or ensemble members, or the
-    mean of several seeds per split) rather than trusting a larger p-value; no published
-    variance correction fixes it (separating the seed variance, estimated from a second run
-    per split, made the test liberal — .15 of 300 null datasets — on the same design). See
-    docs/compare.md.
+    **Randomized learners**: conservative, not liberal, as for
+    :func:`corrected_resampled_ttest` (see its Notes; .002 instead of .05 in
+    ``replikit.compare.validity`` when the seed noise dominates); reduce the seed noise
+    before testing.
 
     Examples
     --------

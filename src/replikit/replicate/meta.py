@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import stats
 
 from .._validation import check_choice, check_confidence_level
 from ..errors import ConvergenceError, DataError, ParameterError
 from ..results import ConfidenceInterval
+from .metareg import _bisect_decreasing, _scoring_step  # shared tau2 root finders
 
 __all__ = ["TAU2_METHODS", "PI_DISTS", "MetaResult", "meta_analysis", "tau2_estimate",
            "q_statistic", "tau2_qprofile_ci"]
@@ -83,30 +84,6 @@ def q_statistic(y, v, tau2=0.0) -> np.ndarray:
     w = 1.0 / (v + np.asarray(tau2, float)[..., None])
     mu, _ = _fe(y, w)
     return (w * (y - mu[..., None]) ** 2).sum(axis=-1)
-
-
-def _bisect_decreasing(fun, target, lo, hi, n_iter=200):
-    """Root of a decreasing ``fun(x) = target`` on ``[lo, hi]``: Brent's method for a single
-    problem, vectorized bisection over a batch."""
-    if np.ndim(lo) == 0 and np.ndim(hi) == 0:
-        f_lo = float(fun(np.asarray(lo, float))) - target
-        f_hi = float(fun(np.asarray(hi, float))) - target
-        if f_lo <= 0:
-            return np.asarray(float(lo))
-        if f_hi >= 0:
-            return np.asarray(float(hi))
-        return np.asarray(optimize.brentq(lambda x: float(fun(np.asarray(x))) - target,
-                                          float(lo), float(hi), xtol=1e-15, rtol=1e-14))
-    lo = np.array(lo, float, copy=True)
-    hi = np.array(hi, float, copy=True)
-    for _ in range(n_iter):
-        mid = 0.5 * (lo + hi)
-        above = fun(mid) > target
-        lo = np.where(above, mid, lo)
-        hi = np.where(above, hi, mid)
-        if np.all(hi - lo <= 1e-14 * np.maximum(1.0, hi)):
-            break
-    return 0.5 * (lo + hi)
 
 
 def _upper_bracket(y, v):
@@ -188,14 +165,7 @@ def tau2_estimate(y, v, method: str = "REML", *, max_iter: int = 1000, tol: floa
             tau2 = np.where(rest, _score_root(y, v, method, tol), tau2)
             return tau2
         score, info = _likelihood_score(y, v, tau2, method)
-        step = score / info
-        step = np.where(tau2 > 0, step, np.maximum(step, 0.0))
-        for _ in range(1100):
-            neg = tau2 + step < 0
-            if not np.any(neg):
-                break
-            step = np.where(neg, step / 2, step)
-        new = np.maximum(tau2 + step, 0.0)
+        new = _scoring_step(tau2, score / info)
         conv = np.abs(new - tau2) <= tol * np.maximum(1.0, new)
         tau2 = np.where(done, tau2, new)
         done = done | conv

@@ -94,8 +94,9 @@ def _bisect_decreasing(fun, target, lo, hi, n_iter=200):
         if f(hi) >= 0:
             return np.asarray(float(hi))
         return np.asarray(optimize.brentq(f, float(lo), float(hi), xtol=1e-15, rtol=1e-14))
-    lo = np.array(np.broadcast_to(lo, target.shape), float)
-    hi = np.array(np.broadcast_to(hi, target.shape), float)
+    shape = np.broadcast_shapes(target.shape, np.shape(lo), np.shape(hi))
+    lo = np.array(np.broadcast_to(lo, shape), float)
+    hi = np.array(np.broadcast_to(hi, shape), float)
     for _ in range(n_iter):
         mid = 0.5 * (lo + hi)
         above = fun(mid) > target
@@ -173,13 +174,7 @@ def _tau2_mixed(y, v, X, mask, method, *, max_iter=1000, tol=1e-12, strict=True)
             new = tau2 + (we2 - trp) / _tr_pp(w, X)
         # step halving instead of truncation keeps tau2 >= 0 on metafor's path (rma.uni's
         # Fisher scoring), so its 1e-5 stopping rule stops where metafor stops
-        adj = np.where(tau2 > 0, new - tau2, np.maximum(new - tau2, 0.0))
-        for _ in range(1100):
-            neg = tau2 + adj < 0
-            if not np.any(neg):
-                break
-            adj = np.where(neg, adj / 2, adj)
-        new = np.maximum(tau2 + adj, 0.0)
+        new = _scoring_step(tau2, new - tau2)
         conv = np.abs(new - tau2) <= tol * np.maximum(1.0, new)
         tau2 = np.where(done, tau2, new)
         done = done | conv
@@ -189,6 +184,18 @@ def _tau2_mixed(y, v, X, mask, method, *, max_iter=1000, tol=1e-12, strict=True)
         raise ConvergenceError(f"`method`={method!r}: tau2 did not converge in {max_iter} "
                                "iterations.")
     return np.where(done, tau2, np.nan)
+
+
+def _scoring_step(tau2, step):
+    """``tau2 + step`` of a Fisher-scoring iteration kept >= 0 by halving the step (rma.uni's
+    step halving, not truncation); at ``tau2 = 0`` only an increase is taken."""
+    step = np.where(tau2 > 0, step, np.maximum(step, 0.0))
+    for _ in range(1100):
+        neg = tau2 + step < 0
+        if not np.any(neg):
+            break
+        step = np.where(neg, step / 2, step)
+    return np.maximum(tau2 + step, 0.0)
 
 
 def _tr_pp(w, X):
