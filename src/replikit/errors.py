@@ -13,6 +13,7 @@ import warnings
 __all__ = [
     "ReplikitError",
     "DataError",
+    "ModelFitError",
     "ParameterError",
     "ParameterTypeError",
     "ConvergenceError",
@@ -33,6 +34,15 @@ class ReplikitError(Exception):
 
 class DataError(ReplikitError, ValueError):
     """A table or array does not have the expected columns, dtypes or values."""
+
+
+class ModelFitError(DataError):
+    """A model failed to fit or predict on some split; ``model`` names it, so a caller with
+    several models (the audit) can leave that one out and say why."""
+
+    def __init__(self, message: str, model: str | None = None):
+        super().__init__(message)
+        self.model = model
 
 
 class ParameterError(ReplikitError, ValueError):

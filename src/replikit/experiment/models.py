@@ -89,15 +89,26 @@ def _tree(task: str):
     return DecisionTreeRegressor(min_samples_leaf=10)
 
 
+def _penalized_logistic(l1_ratio: float):
+    """L1 (``l1_ratio=1``) or elastic-net logistic regression by the saga solver, which fits
+    two or more classes (liblinear refuses three). scikit-learn 1.8 deprecated ``penalty`` for
+    ``l1_ratio`` alone; older versions need ``penalty='elasticnet'`` for ``l1_ratio`` to act."""
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+
+    major, minor = (int(x) for x in sklearn.__version__.split(".")[:2])
+    if (major, minor) >= (1, 8):
+        return LogisticRegression(l1_ratio=l1_ratio, solver="saga", max_iter=5000)
+    return LogisticRegression(penalty="elasticnet", l1_ratio=l1_ratio, solver="saga",
+                              max_iter=5000)
+
+
 def _lasso(task: str):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
     if task == "classification":
-        from sklearn.linear_model import LogisticRegression
-
-        return make_pipeline(StandardScaler(), LogisticRegression(
-            penalty="l1", solver="liblinear", C=1.0))
+        return make_pipeline(StandardScaler(), _penalized_logistic(1.0))
     from sklearn.linear_model import LassoCV
 
     return make_pipeline(StandardScaler(), LassoCV(cv=5))
@@ -108,13 +119,25 @@ def _enet(task: str):
     from sklearn.preprocessing import StandardScaler
 
     if task == "classification":
-        from sklearn.linear_model import LogisticRegression
-
-        return make_pipeline(StandardScaler(), LogisticRegression(
-            penalty="elasticnet", solver="saga", l1_ratio=0.5, max_iter=2000))
+        return make_pipeline(StandardScaler(), _penalized_logistic(0.5))
     from sklearn.linear_model import ElasticNetCV
 
     return make_pipeline(StandardScaler(), ElasticNetCV(l1_ratio=0.5, cv=5))
+
+
+def _svc_with_probabilities():
+    """An RBF SVC with ``predict_proba`` (the audit's ROC AUC and log loss need it): Platt
+    scaling through ``CalibratedClassifierCV(..., ensemble=False)`` from scikit-learn 1.9,
+    which deprecated ``SVC(probability=True)`` for it; ``probability=True`` before."""
+    import sklearn
+    from sklearn.svm import SVC
+
+    major, minor = (int(x) for x in sklearn.__version__.split(".")[:2])
+    if (major, minor) >= (1, 9):
+        from sklearn.calibration import CalibratedClassifierCV
+
+        return CalibratedClassifierCV(SVC(kernel="rbf"), method="sigmoid", ensemble=False)
+    return SVC(kernel="rbf", probability=True)
 
 
 def _svm(task: str):
@@ -122,9 +145,8 @@ def _svm(task: str):
     from sklearn.preprocessing import StandardScaler
 
     if task == "classification":
-        from sklearn.svm import SVC
 
-        return make_pipeline(StandardScaler(), SVC(kernel="rbf", probability=True))
+        return make_pipeline(StandardScaler(), _svc_with_probabilities())
     from sklearn.svm import SVR
 
     return make_pipeline(StandardScaler(), SVR(kernel="rbf"))
@@ -137,11 +159,13 @@ def _mlp(task: str):
     if task == "classification":
         from sklearn.neural_network import MLPClassifier
 
-        return make_pipeline(StandardScaler(), MLPClassifier((32,), max_iter=500,
-                                                             early_stopping=True))
+        return make_pipeline(StandardScaler(), MLPClassifier(
+            hidden_layer_sizes=(32,), max_iter=2000))
     from sklearn.neural_network import MLPRegressor
 
-    return make_pipeline(StandardScaler(), MLPRegressor((32,), max_iter=500, early_stopping=True))
+    # keyword arguments: MLPRegressor's second positional parameter is `loss` since 1.7
+    return make_pipeline(StandardScaler(), MLPRegressor(
+        hidden_layer_sizes=(32,), max_iter=500, early_stopping=True))
 
 
 def _dummy(task: str):

@@ -27,7 +27,7 @@ from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
 from .._threads import fit_limits, worker_limits
 from .._validation import check_choice, check_int
 from ..data.tables import Predictions, Scores
-from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitError
+from ..errors import DataError, ModelFitError, ParameterError, ParameterTypeError, ReplikitError
 from .fit import check_Xy, fit_predict
 from .metrics import check_metrics, compute_metric, needs_proba
 from .schemes import Scheme, as_scheme
@@ -325,7 +325,8 @@ def _execute(task: _Task, estimator, X, ya, settings: _Settings):
         raise
     except ValueError as exc:  # scikit-learn's message says what the data lack
         detail = " ".join(str(exc).split())[:300]
-        raise DataError(f"model {task.model!r} failed on {_where(task)}: {detail}") from None
+        raise ModelFitError(f"model {task.model!r} failed on {_where(task)}: {detail}",
+                            model=task.model) from None
     est, y_pred, proba, classes = fitted.estimator, fitted.y_pred, fitted.proba, fitted.classes
     values = np.asarray([_metric(m, task, y_test, y_pred, proba, classes, est, X_test)
                          for m in metrics], float)

@@ -8,6 +8,7 @@ the user can do, while every other section is kept. Only input errors found befo
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import warnings
@@ -20,8 +21,8 @@ from .._outputs import check_output_dir, write_text_atomic
 from .._threads import single_blas
 from ..data.examples import load_example
 from ..data.userdata import Dataset
-from ..errors import NotApplicableError, ReplikitError
-from .blocks import SectionOutput
+from ..errors import ModelFitError, NotApplicableError, ReplikitError
+from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress
 from .preflight import preflight
 from .references import SECTION_REFERENCES, bibtex_for
@@ -73,16 +74,42 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
     if wanted is not None and section.key not in wanted:
         return
     t_section = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            # fit-time noise (convergence, undefined metrics) belongs in the report, not
-            # interleaved with the progress bars
-            warnings.simplefilter("ignore")
-            output = section.build(ctx)
-    except Exception as exc:  # noqa: BLE001 — isolation is the point: keep the other sections
-        if debug:
-            raise
-        output = _skipped_output(section, exc)
+    left_out: list[tuple[str, str]] = []
+    while True:
+        try:
+            with warnings.catch_warnings():
+                # fit-time noise (convergence, undefined metrics) belongs in the report, not
+                # interleaved with the progress bars
+                warnings.simplefilter("ignore")
+                output = section.build(ctx)
+            break
+        except ModelFitError as exc:
+            # one model that cannot fit these data: the section goes on without it
+            models = ctx.models or {}
+            if debug or exc.model not in models or len(models) <= 2:
+                if debug:
+                    raise
+                output = _skipped_output(section, exc)
+                break
+            left_out.append((exc.model, " ".join(str(exc).split())))
+            kept = {k: v for k, v in models.items() if k != exc.model}
+            ctx = dataclasses.replace(ctx, models=kept, _cache={})
+        except Exception as exc:  # noqa: BLE001 — isolation is the point: keep the others
+            if debug:
+                raise
+            output = _skipped_output(section, exc)
+            break
+    if left_out and not output.skipped:
+        output.blocks.insert(0, Callout(
+            "Left out of this section: " + "; ".join(f"{m} ({why})" for m, why in left_out)
+            + ".", "warn"))
+        if isinstance(output.data, dict):
+            output.data["models_left_out"] = {m: why for m, why in left_out}
+            verdict = output.data.get("verdict")
+            if isinstance(verdict, dict):  # the summary card names it too
+                verdict["caveats"] = [f"{', '.join(m for m, _ in left_out)} could not be "
+                                      "fitted here and was left out"] + list(
+                                          verdict.get("caveats") or [])
     timings[section.key] = round(time.perf_counter() - t_section, 2)
     outputs.append(output)
     if output.skipped and on_skip is not None:
