@@ -41,3 +41,18 @@ def test_every_alias_fits_and_predicts(alias, kind):
 def test_default_line_ups():
     assert DEFAULT_MODELS == ("lr", "lasso", "rf", "gb", "knn", "dummy")
     assert set(QUICK_MODELS) < set(DEFAULT_MODELS)
+
+
+def test_knn_uses_at_most_the_training_rows():
+    """The audit fits small studies: k = 15 neighbours on 13 training rows must still fit."""
+    import pickle
+
+    from sklearn.neighbors import KNeighborsClassifier
+
+    X, y = _data("binary")
+    small = make_model("knn", "classification").fit(X[:13], y[:13])
+    assert small[-1].n_neighbors_ == 13
+    big = make_model("knn", "classification").fit(X, y)
+    ref = KNeighborsClassifier(n_neighbors=15).fit(big[0].transform(X), y)
+    np.testing.assert_array_equal(big.predict_proba(X), ref.predict_proba(big[0].transform(X)))
+    assert pickle.loads(pickle.dumps(big)).predict(X[:3]).tolist() == big.predict(X[:3]).tolist()

@@ -70,13 +70,10 @@ def _knn(task: str):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    if task == "classification":
-        from sklearn.neighbors import KNeighborsClassifier
+    from .knn import KNNClassifier, KNNRegressor
 
-        return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=15))
-    from sklearn.neighbors import KNeighborsRegressor
-
-    return make_pipeline(StandardScaler(), KNeighborsRegressor(n_neighbors=15))
+    model = KNNClassifier if task == "classification" else KNNRegressor
+    return make_pipeline(StandardScaler(), model(n_neighbors=15))
 
 
 def _tree(task: str):
