@@ -193,3 +193,25 @@ def test_audit_section_without_studies_and_one_model(tmp_path):
                      models={"ols": LinearRegression()})
     sec1 = json.loads(rep1.json_path.read_text())["sections"][0]
     assert "one model" in sec1["skipped"]
+
+
+def test_section_figure_in_view_is_the_headline_test_per_pair(tmp_path):
+    """The first figure shows each pair once, by the headline test on the primary metric; the
+    all-tests figures per metric come after it (under "More" in the HTML)."""
+    from sklearn.dummy import DummyRegressor
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    ds = dataset_from_frame(_study_data(), target="y", study="year")
+    models = {"lr": LinearRegression(), "ridge": Ridge(), "dummy": DummyRegressor()}
+    rep = run_audit(ds, tmp_path, sections=["compare"], quick=True, models=models,
+                    random_state=0)
+    sec = next(s for s in rep.sections if s.key == "compare")
+    figures = [b for b in sec.blocks if b.kind == "figure"]
+    doc = json.loads(rep.json_path.read_text())
+    data = next(s for s in doc["sections"] if s["key"] == "compare")["data"]
+    assert data["headline_test"] in figures[0].caption or "combined" in figures[0].caption
+    assert figures[0].caption.startswith("R²")
+    # the headline figure has one row per pair; the all-tests figure one per (pair, test)
+    for pair in ("[lr - ridge]", "[lr - dummy]", "[ridge - dummy]"):
+        assert figures[0].svg.count(pair) == 1
+        assert figures[1].svg.count(pair) >= 2

@@ -118,6 +118,7 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
             f"at least {level} (Bonferroni)."),
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(facts),
+        *_headline_figure(res, level),
         *[Figure(svg_from_figure(res.plot(metric=m).figure),
                  f"{m}: mean difference a − b per pair with its interval (simultaneous {level} "
                  f"CI of the test; {level} credible interval of the Bayesian test) and the "
@@ -139,6 +140,24 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
                                 "or critical-difference diagram (Demšar 2006 compares models "
                                 "over many datasets)."))
     return blocks, facts
+
+
+def _headline_figure(res, level: str) -> list:
+    """The primary metric's pairs by the headline test alone (one row per pair), the figure
+    in view; the all-tests figures per metric follow under "More"."""
+    from ...compare.plots import plot_comparisons
+    from ...experiment.metrics import metric_label
+
+    f = res.comparisons
+    rows = f[f["headline"] & (f["metric"] == res.primary_metric)]
+    if rows.empty or len(rows) == len(f[f["metric"] == res.primary_metric]):
+        return []
+    ax = plot_comparisons(rows, p_column="pvalue_adjusted",
+                          xlabel=f"mean difference a − b ({metric_label(res.primary_metric)})")
+    return [Figure(svg_from_figure(ax.figure),
+                   f"{metric_label(res.primary_metric)}, {res.headline_method}: mean "
+                   "difference a − b per "
+                   f"pair with its simultaneous {level} CI and the Holm-adjusted p-value.")]
 
 
 def _display(frame: pd.DataFrame) -> pd.DataFrame:
