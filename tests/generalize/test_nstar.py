@@ -203,3 +203,16 @@ def test_analyze_is_order_independent_and_borda_by_name(encoders):
     assert "borda(OHE)" in set(a.table["kernel"])
     with pytest.raises(ParameterError, match="NOPE"):
         analyze(sub, kernels=["borda:NOPE"], **kw)
+
+
+def test_analyze_reports_progress_per_design_and_goal(encoders):
+    sub = encoders.query("tuning == 'no' and model == 'LR' and scoring in ['ACC', 'AUC']")
+    calls = []
+    kw = dict(alternative="encoder", score="cv_score", factors="dataset",
+              design=["scoring"], n_resamples=50, random_state=7)
+    res = analyze(sub, kernels=["borda:OHE", "mallows"],
+                  progress=lambda n=1, total=None: calls.append((n, total)), **kw)
+    assert calls[0] == (0, 4)  # 2 designs x 2 goals, announced first
+    assert calls[1:] == [(1, None)] * 4
+    quiet = analyze(sub, kernels=["borda:OHE", "mallows"], **kw)
+    pd.testing.assert_frame_equal(res.table, quiet.table)  # the hook changes nothing

@@ -119,10 +119,11 @@ def generalize(
     info(str(prepared))
     if prepared.dropped_alternatives:
         info("dropped alternatives: " + ", ".join(map(str, prepared.dropped_alternatives)))
-    with progress("generalizability: subsample rankings and n*"):
+    with progress("generalizability: n* per design and goal") as advance:
         res = analyze(prepared, kernels=kernels, confidence_level=levels, delta=deltas,
                       n_resamples=resamples, ci_resamples=ci_resamples,
-                      n="even" if grid == "even" else None, random_state=random_state)
+                      n="even" if grid == "even" else None, random_state=random_state,
+                      progress=advance)
     for note in res.notes:
         info(f"warning: {note}")
     if out is not None:

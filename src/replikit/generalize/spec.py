@@ -525,7 +525,7 @@ class GeneralizabilityResult:
 def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
             confidence_level=0.95, delta=0.05, n_resamples: int = 1000, n=None,
             method: str = "biased", estimator: str | None = None, ci_resamples: int = 0,
-            random_state=None,
+            random_state=None, progress=None,
             **spec_kwargs) -> GeneralizabilityResult:
     """Generalizability analysis of a study: n* per design combination and goal.
 
@@ -557,6 +557,9 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
     random_state : None, int or numpy.random.Generator
         Each (design, kernel) analysis gets its own stream derived from it, so results do not
         depend on the order of analyses.
+    progress : callable, optional
+        ``progress(n, total=None)``: called once with ``n=0`` and the number of (design,
+        kernel) analyses, then with ``n=1`` after each (the command line's progress bar).
 
     Returns
     -------
@@ -614,6 +617,8 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
     notes = list(prepared.notes)
     root = root_seed_sequence(random_state)
     frames, details = [], {}
+    if progress is not None:
+        progress(0, total=len(runnable) * len(ks))
     with single_blas():
         for s in runnable:
             for k in ks:
@@ -629,6 +634,8 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                 for i, (c, v) in enumerate(s.design.items()):
                     t.insert(i, c, v)
                 frames.append(t)
+                if progress is not None:
+                    progress(1)
     loglog = details[(runnable[0].label, ks[0].label)].table["estimator"].iloc[0] == "loglog"
     one_size = [s for s in runnable if loglog and
                 len(details[(s.label, ks[0].label)].distribution.n) < 2]
