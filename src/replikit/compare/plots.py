@@ -90,6 +90,23 @@ def plot_cd_diagram(nemenyi_result: NemenyiResult, *, ax=None, title: str | None
                 solid_capstyle="butt", gid="clique")
     # model labels: worse half on the left (worst on top), better half on the right (best on top)
     top = (bar_y[-1] if bar_y else 0.0) - 0.45
+    _rank_labels(ax, ranks, n_left, n_right, x_left, x_right, top, digits)
+    ax.set_ylim(top - 0.42 * max(n_rows - 1, 0) - 0.35, y_cd + 0.45)
+    ax.axis("off")
+    if title is None:
+        fr = nemenyi_result.friedman
+        title = (f"Nemenyi CD = {cd:.3g} (alpha = {nemenyi_result.alpha:g}, "
+                 f"{nemenyi_result.n_models} models, {nemenyi_result.n_datasets} datasets)\n"
+                 f"Friedman p = {fr.pvalue:.3g}; Iman-Davenport p = {fr.f_pvalue:.3g}")
+    ax.set_title(title, fontsize=8, loc="left")
+    return ax
+
+
+def _rank_labels(ax, ranks, n_left, n_right, x_left, x_right, top, digits, *,
+                 control=None, bold=None):
+    """The model labels of a CD diagram: the worse half on the left (worst on top), the better
+    half on the right (best on top), each joined to its mean rank on the axis; ``control``
+    is marked, models in ``bold`` (name -> bool) are drawn bold."""
     fmt = f"{{:.{digits}f}}"
     left = list(ranks.index[::-1][:n_left])
     right = list(ranks.index[:n_right])
@@ -101,17 +118,11 @@ def plot_cd_diagram(nemenyi_result: NemenyiResult, *, ax=None, title: str | None
             ax.plot([r, r, x_edge], [0, y, y], color="black", lw=0.8, gid="model")
             label = f"{name} ({fmt.format(r)})" if side == "left" else \
                 f"({fmt.format(r)}) {name}"
-            ax.text(x_edge, y, f" {label} ", ha=ha, va="center", fontsize=9,
-                    clip_on=False)
-    ax.set_ylim(top - 0.42 * max(n_rows - 1, 0) - 0.35, y_cd + 0.45)
-    ax.axis("off")
-    if title is None:
-        fr = nemenyi_result.friedman
-        title = (f"Nemenyi CD = {cd:.3g} (alpha = {nemenyi_result.alpha:g}, "
-                 f"{nemenyi_result.n_models} models, {nemenyi_result.n_datasets} datasets)\n"
-                 f"Friedman p = {fr.pvalue:.3g}; Iman-Davenport p = {fr.f_pvalue:.3g}")
-    ax.set_title(title, fontsize=8, loc="left")
-    return ax
+            if control is not None and name == control:
+                label = label + " [control]" if side == "left" else "[control] " + label
+            weight = "bold" if bold is not None and bold.get(name, False) else "normal"
+            ax.text(x_edge, y, f" {label} ", ha=ha, va="center", fontsize=9, clip_on=False,
+                    fontweight=weight)
 
 
 def plot_cd_control(control_result, *, ax=None, title: str | None = None, digits: int = 2):
@@ -169,22 +180,8 @@ def plot_cd_control(control_result, *, ax=None, title: str | None = None, digits
     ax.text((a_ + b_) / 2, -0.42, f"{control_result.control} ± CD", ha="center", va="top",
             fontsize=8)
     top = -0.95
-    fmt = f"{{:.{digits}f}}"
-    left = list(ranks.index[::-1][:n_left])
-    right = list(ranks.index[:n_right])
-    for side, names, x_edge, ha in (("left", left, x_left, "right"),
-                                    ("right", right, x_right, "left")):
-        for row, name in enumerate(names):
-            y = top - 0.42 * row
-            r = float(ranks[name])
-            ax.plot([r, r, x_edge], [0, y, y], color="black", lw=0.8, gid="model")
-            label = f"{name} ({fmt.format(r)})" if side == "left" else \
-                f"({fmt.format(r)}) {name}"
-            if name == control_result.control:
-                label += " [control]" if side == "left" else ""
-                label = ("[control] " if side == "right" else "") + label
-            ax.text(x_edge, y, f" {label} ", ha=ha, va="center", fontsize=9, clip_on=False,
-                    fontweight="bold" if sig.get(name, False) else "normal")
+    _rank_labels(ax, ranks, n_left, n_right, x_left, x_right, top, digits,
+                 control=control_result.control, bold=sig)
     ax.set_ylim(top - 0.42 * max(n_rows - 1, 0) - 0.35, 0.75)
     ax.axis("off")
     if title is None:
