@@ -22,6 +22,7 @@ __all__ = [
     "OutputError",
     "OutputExistsError",
     "NotApplicableError",
+    "ResourceLimitError",
     "ValidityWarning",
     "ReplikitWarning",
     "warn",
@@ -83,6 +84,12 @@ class NotApplicableError(ReplikitError, ValueError):
     def __init__(self, message: str, advice: str = "") -> None:
         super().__init__(message)
         self.advice = advice
+
+
+class ResourceLimitError(ReplikitError, MemoryError):
+    """The work asked for would need more memory than the machine has available; raised before
+    the allocation (see :func:`replikit._memory.check_memory`), naming the parameter or input
+    to reduce, so that a too-large job stops at once instead of swapping."""
 
 
 class ReplikitWarning(UserWarning):
