@@ -33,7 +33,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks
 
 bench: $(VENV)/.installed-test
-	@for f in benchmarks/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python benchmarks/run_all.py
 
 clean:
 	rm -rf $(VENV) replikit-audit build dist .pytest_cache .ruff_cache

@@ -7,7 +7,8 @@ pooled estimate and SE. replikit estimates all n_meta in one array expression
 meta-analysis. Also times one ``meta_analysis`` call (full result with Q-profile CI) against
 one ``combine_effects`` call. Prints times and ratios; checks the answers agree.
 
-Run: .venv/bin/python benchmarks/meta_tau2.py [n_meta] [k]
+Run: .venv/bin/python benchmarks/meta_tau2.py [n_meta] [k]   (default 500 10, a few seconds;
+the issue's figures used 2000 10). Prints a ``bench_row`` per comparison.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 import warnings
 
 import numpy as np
+from _timing import bench_row  # benchmarks/_timing.py
 
 
 def _pooled(y, v, tau2):
@@ -24,7 +26,7 @@ def _pooled(y, v, tau2):
     return (w * y).sum(-1) / w.sum(-1), 1.0 / np.sqrt(w.sum(-1))
 
 
-def main(n_meta: int = 2000, k: int = 10) -> None:
+def main(n_meta: int = 500, k: int = 10) -> None:
     import pymare
     from statsmodels.stats.meta_analysis import combine_effects
 
@@ -66,12 +68,16 @@ def main(n_meta: int = 2000, k: int = 10) -> None:
         print(f"\n{method}: replikit (vectorised)           {t_rk:8.4f} s")
         if method == "DL":
             print(f"{method}: {other:32s} {t_other:8.4f} s   ratio {t_other / t_rk:8.1f}x")
+            bench_row(f"{method} tau2 + pooled estimate, {n_meta} meta-analyses of k = {k}",
+                      other + " (loop)", t_other, t_rk, "replikit: one array expression")
             print(f"    statsmodels gave a negative tau2 in {n_neg} of {n_meta} (replikit: 0)")
             print(f"    max |tau2 diff| vs statsmodels (truncated) = "
                   f"{np.max(np.abs(sm_tau2 - tau2)):.2e}; max |mu diff| where tau2 > 0 = "
                   f"{np.max(np.abs((sm_mu - mu)[tau2 > 0])):.2e}")
         print(f"{method}: PyMARE (loop)                     {t_pm:8.4f} s   ratio "
               f"{t_pm / t_rk:8.1f}x")
+        bench_row(f"{method} tau2 + pooled estimate, {n_meta} meta-analyses of k = {k}",
+                  "PyMARE (loop)", t_pm, t_rk, "replikit: one array expression")
         print(f"    max |tau2 diff| vs PyMARE = {np.max(np.abs(np.maximum(pm_tau2, 0) - tau2)):.2e}")
 
     n = 200
@@ -87,6 +93,8 @@ def main(n_meta: int = 2000, k: int = 10) -> None:
     t_sm = (time.perf_counter() - t0) / n
     print(f"\nOne full result (incl. Q-profile tau2 CI): replikit meta_analysis {1e3 * t_one:.2f} ms,"
           f" statsmodels combine_effects {1e3 * t_sm:.2f} ms, ratio {t_sm / t_one:.2f}x")
+    bench_row(f"one meta_analysis (DL, k = {k}; replikit adds the Q-profile tau2 CI)",
+              "statsmodels combine_effects", t_sm, t_one, f"mean of {n} calls")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ breast_cancer data, on the same splits and with the same n_jobs, in one process;
 times and the overhead. Each timing is the best of ``--repeats`` alternating runs (the machine
 may be shared).
 
-    python benchmarks/runner_overhead.py [--repeats 5] [--n-jobs 1 2]
+    python benchmarks/runner_overhead.py [--repeats 3] [--n-jobs 1 2]
+
+The default (``make bench``) is ``--repeats 3 --n-jobs 1``; pass ``--n-jobs 1 2`` for the
+joblib rows. Prints a ``bench_row`` per row (anchor: scikit-learn ``cross_validate``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import time
 
 import numpy as np
+from _timing import bench_row  # benchmarks/_timing.py
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_validate
@@ -27,8 +31,8 @@ from replikit.experiment import RepeatedKFold, run
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--n-jobs", type=int, nargs="+", default=[1])
     args = ap.parse_args()
     X, y = load_breast_cancer(return_X_y=True)
     models = {"logreg": make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)),
@@ -62,6 +66,9 @@ def main() -> None:
             a, b = min(t_sk), min(t_rk)
             print(f"{n_jobs:>6} {'kept' if keep else 'no':>12} {a:>19.3f} {b:>13.3f} "
                   f"{b / a:>7.3f}")
+            bench_row(f"10x10 CV, 2 models, breast_cancer (n_jobs={n_jobs}, predictions "
+                      f"{'kept' if keep else 'not kept'})",
+                      "scikit-learn cross_validate", a, b, f"best of {args.repeats}")
 
 
 if __name__ == "__main__":
