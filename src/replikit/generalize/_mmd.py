@@ -23,6 +23,10 @@ _METHODS = ("biased", "unbiased")
 # MMD^2 below this is rounding error of sums of O(1) kernel values: identical samples (in the
 # kernel's eyes) must give MMD = 0 exactly, or a zero alpha*-quantile would look positive.
 _ZERO = 1e-12
+# mmd_distribution draws the subsamples of several sizes at once, in chunks of at most this many
+# bytes per (sizes, n_resamples, N) float array; about _CHUNK_ARRAYS such arrays are alive at once
+_CHUNK_BYTES = 16 * 1024**2
+_CHUNK_ARRAYS = 5
 
 
 @single_blas
@@ -286,6 +290,12 @@ def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biase
         if ns.size == 0:
             raise DataError(f"The unbiased MMD needs n >= 2, i.e. N >= 4; got N={N}.")
     rng = check_random_state(random_state)
+    if disjoint and not replace:
+        if 2 * int(ns.max()) > N:
+            raise ParameterError(f"`n` must be <= N/2 = {N // 2} for disjoint samples; got "
+                                 f"{int(ns.max())}.")
+        out = _mmd_disjoint(K, ns, R, rng, method)
+        return MMDDistribution(n=ns, values=out, N=N, method=method)
     out = np.empty((len(ns), R))
     rows = np.arange(R)[:, None]
     for i, size in enumerate(ns):
@@ -296,3 +306,72 @@ def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biase
         np.add.at(cy, (np.broadcast_to(rows, yi.shape), yi), 1.0)
         out[i] = _mmd_counts(K, cx, cy, int(size), int(size), method)
     return MMDDistribution(n=ns, values=out, N=N, method=method)
+
+
+def mmd_chunk_sizes(N: int, n_resamples: int, n_sizes: int) -> int:
+    """Subsample sizes processed together by :func:`mmd_distribution`: as many as keep one
+    ``(sizes, n_resamples, N)`` float array within ``_CHUNK_BYTES`` (at least one)."""
+    return int(max(1, min(n_sizes, _CHUNK_BYTES // max(1, 8 * n_resamples * N))))
+
+
+def mmd_peak_bytes(N: int, n_resamples: int, n_sizes: int | None = None) -> int:
+    """Estimated peak working memory of :func:`mmd_distribution` (bytes): the Gram matrix, the
+    output and ``_CHUNK_ARRAYS`` chunk arrays of ``(sizes, n_resamples, N)`` floats."""
+    L = max(1, N // 2 if n_sizes is None else n_sizes)
+    c = mmd_chunk_sizes(N, n_resamples, L)
+    return int(8 * (N * N + L * n_resamples + _CHUNK_ARRAYS * c * n_resamples * N))
+
+
+def _mmd_disjoint(K, ns, R, rng, method):
+    """MMD of Algorithm 1's disjoint subsamples for every size in ``ns`` (shape (L, R)).
+
+    The draws are those of :func:`subsample_pairs` (one ``rng.random((R, N))`` per size, in
+    order; x = the n smallest keys, y = the next n), done for a chunk of sizes at once: a
+    result is in x when its key is at most the n-th smallest key of its row, in y when above
+    that and at most the 2n-th. Keys tie with probability ~N^2 2^-53 per row; such rows are
+    redone with ``argsort`` exactly as :func:`subsample_pairs` does, so the values are
+    identical to the per-size loop (for the same generator state).
+    """
+    N = K.shape[0]
+    L = len(ns)
+    out = np.empty((L, R))
+    step = mmd_chunk_sizes(N, R, L)
+    for start in range(0, L, step):
+        sizes = ns[start:start + step]
+        Lc = len(sizes)
+        u = rng.random((Lc, R, N))
+        srt = np.sort(u, axis=-1)
+        k1 = (sizes - 1)[:, None, None]
+        t1 = np.take_along_axis(srt, k1, axis=-1)
+        t2 = np.take_along_axis(srt, 2 * k1 + 1, axis=-1)
+        # a key equal to its neighbour across a cut (n-th/(n+1)-th, 2n-th/(2n+1)-th smallest)
+        # makes the split ambiguous: such rows are redone below
+        tie = t1 == np.take_along_axis(srt, k1 + 1, axis=-1)
+        tie |= ((t2 == np.take_along_axis(srt, np.minimum(2 * k1 + 2, N - 1), axis=-1))
+                & (2 * sizes < N)[:, None, None])
+        del srt
+        # +1 on x (the n smallest keys), -1 on y (the next n), 0 elsewhere
+        sign = (u <= t1).view(np.int8)
+        sign = sign + sign
+        sign -= (u <= t2).view(np.int8)
+        for li, r, _ in zip(*np.nonzero(tie), strict=True):  # subsample_pairs' argsort
+            perm = np.argsort(u[li, r])
+            n = int(sizes[li])
+            sign[li, r] = 0
+            sign[li, r, perm[:n]] = 1
+            sign[li, r, perm[n:2 * n]] = -1
+        del u
+        if method == "biased":
+            # sign * (1/n) is exactly the c_x / n - c_y / n of mmd_from_gram
+            w = sign * (1.0 / sizes)[:, None, None]
+            wk = np.empty_like(w)
+            for li in range(Lc):  # one product per size: BLAS sums depend on the row count
+                np.matmul(w[li], K, out=wk[li])
+            sq = np.einsum("lrj,lrj->lr", wk, w)
+            out[start:start + Lc] = np.sqrt(np.where(sq < _ZERO, 0.0, sq))
+        else:
+            for li, size in enumerate(sizes):
+                out[start + li] = _mmd_counts(K, (sign[li] == 1).astype(float),
+                                              (sign[li] == -1).astype(float),
+                                              int(size), int(size), method)
+    return out

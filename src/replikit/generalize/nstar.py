@@ -222,7 +222,8 @@ def gamma_nstar(trace, hs, eps, confidence_level=0.95):
     >>> round(float(gamma_nstar(0.5, 0.25, 0.3162, 0.95)), 2)  # one eigenvalue: 2 chi2_1 / 2
     38.42
     """
-    from scipy import stats
+    from scipy import special  # chi2.ppf(a, h) is 2 gammaincinv(h/2, a); scipy.stats is slow
+    # to import
 
     tr = np.asarray(trace, dtype=float)
     hs = np.asarray(hs, dtype=float)
@@ -231,7 +232,7 @@ def gamma_nstar(trace, hs, eps, confidence_level=0.95):
     with np.errstate(divide="ignore", invalid="ignore"):
         g = np.where(tr > 0, hs / np.where(tr > 0, tr, 1.0), 0.0)
         h = np.where(tr > 0, tr * tr / np.where(hs > 0, hs, 1.0), 1.0)
-        ns = 2.0 * g * stats.chi2.ppf(a, h) / (e * e)
+        ns = 2.0 * g * (2 * special.gammaincinv(h / 2, a)) / (e * e)
     return np.maximum(np.where(tr > 0, ns, 1.0), 1.0)
 
 
@@ -309,7 +310,7 @@ class NStarResult:
         ParameterError
             The log-log estimator (no calibrated interval), or N < 5 (no jackknife).
         """
-        from scipy import stats
+        from scipy import special
 
         from ..results import ConfidenceInterval
 
@@ -322,7 +323,7 @@ class NStarResult:
         if not np.isfinite(row["se_log"]):
             raise ParameterError(f"An interval for n* needs N >= 5 experiments for the "
                                  f"jackknife; got N={self.N}.")
-        half = stats.t.ppf((1 + conf) / 2, self.N - 1) * row["se_log"]
+        half = special.stdtrit(self.N - 1, (1 + conf) / 2) * row["se_log"]  # t.ppf
         return ConfidenceInterval(float(row["nstar"] * math.exp(-half)),
                                   float(row["nstar"] * math.exp(half)))
 
@@ -373,11 +374,12 @@ def _gamma_rows(K, eps, levels):
 
 
 def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimator):
-    from scipy import stats
+    from scipy import special
 
     rows, qrows = [], []
     qs = np.atleast_2d(dist.quantile(levels, quantile_method=quantile_method))
     eps_all = np.atleast_1d(kernel.epsilon(deltas, n_a)).astype(float)
+    t975 = special.stdtrit(dist.N - 1, 0.975) if dist.N > 1 else np.nan  # stats.t.ppf
     if estimator == "gamma":
         g_ns, g_se = _gamma_rows(K, eps_all, levels)
     for i, (a, q) in enumerate(zip(levels, qs, strict=False)):
@@ -387,7 +389,7 @@ def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimato
             ok = dist.generalizability(e) >= a
             if estimator == "gamma":
                 est, se = float(g_ns[i * len(eps_all) + j]), float(g_se[i * len(eps_all) + j])
-                half = stats.t.ppf(0.975, dist.N - 1) * se if np.isfinite(se) else np.nan
+                half = t975 * se if np.isfinite(se) else np.nan
                 lo, hi = est * math.exp(-half), est * math.exp(half)
             else:
                 est, se, lo, hi = float(ns_), np.nan, np.nan, np.nan
