@@ -630,10 +630,7 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                                      alternatives=s.alternatives, ci_resamples=ci_resamples,
                                      random_state=rng)
                 details[(s.label, k.label)] = res
-                t = res.to_frame()
-                for i, (c, v) in enumerate(s.design.items()):
-                    t.insert(i, c, v)
-                frames.append(t)
+                frames.append((s, k.label, res))
                 if progress is not None:
                     progress(1)
     loglog = details[(runnable[0].label, ks[0].label)].table["estimator"].iloc[0] == "loglog"
@@ -653,5 +650,22 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
         notes.append(f"n* of {len(few)} design combination{'s' if len(few) > 1 else ''} "
                      f"({labels}) rests on fewer than 5 conditions: no interval (the "
                      "jackknife needs 5), and its bias was measured only from 10 conditions on")
-    return GeneralizabilityResult(table=pd.concat(frames, ignore_index=True), details=details,
+    return GeneralizabilityResult(table=_stack_tables(frames), details=details,
                                   prepared=prepared, notes=tuple(notes))
+
+
+def _stack_tables(frames) -> pd.DataFrame:
+    """One table from the (sample, kernel label, NStarResult) of every analysis: design
+    columns, ``kernel``, ``N``, then the n* columns (as :meth:`NStarResult.to_frame` with the
+    design inserted in front; one concatenation, not 5 column inserts per analysis)."""
+    table = pd.concat([r.table for _, _, r in frames], ignore_index=True)
+    reps = [len(r.table) for _, _, r in frames]
+
+    def column(values):  # a list, so pandas infers the dtype as for the scalars inserted before
+        return [v for v, k in zip(values, reps, strict=True) for _ in range(k)]
+
+    table.insert(0, "kernel", column([lab for _, lab, _ in frames]))
+    table.insert(1, "N", column([r.N for _, _, r in frames]))
+    for i, c in enumerate(frames[0][0].design):
+        table.insert(i, c, column([s.design[c] for s, _, _ in frames]))
+    return table
