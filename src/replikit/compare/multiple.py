@@ -30,6 +30,7 @@ from scipy import stats
 
 from .._validation import check_alternative, check_choice, check_int, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ._srange import range_isf, range_sf
 
 __all__ = [
     "CORRECTIONS",
@@ -148,8 +149,8 @@ def _table_iv(table, name: str = "table", *, min_rows: int = 2, min_cols: int = 
     if frame.columns.duplicated().any():
         raise DataError(f"`{name}` has duplicated model column(s) "
                         f"{frame.columns[frame.columns.duplicated()].tolist()}.")
-    nonnum = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
-              or pd.api.types.is_bool_dtype(frame[c])]
+    nonnum = [c for c, dt in zip(frame.columns, frame.dtypes, strict=True)
+              if not pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt)]
     if nonnum:
         raise DataError(f"`{name}` must hold numeric scores; column(s) {nonnum} are not numeric.")
     values = frame.to_numpy(dtype=float)
@@ -165,8 +166,29 @@ def _table_iv(table, name: str = "table", *, min_rows: int = 2, min_cols: int = 
 
 
 def _row_ranks(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """Ranks within each row, 1 = best, average ranks for ties (Demšar 2006, section 3.2.2)."""
-    return stats.rankdata(-values if higher_is_better else values, method="average", axis=1)
+    """Ranks within each row, 1 = best, average ranks for ties (Demšar 2006, section 3.2.2).
+
+    The same numbers as ``scipy.stats.rankdata(..., method="average", axis=1)``, from one
+    argsort of the whole table: a tied run of sorted positions ``i..j`` (1-based) gets
+    ``(i + j) / 2``.
+    """
+    x = -values if higher_is_better else values
+    n, k = x.shape
+    order = np.argsort(x, axis=1, kind="stable")
+    srt = np.take_along_axis(x, order, axis=1)
+    pos = np.broadcast_to(np.arange(1.0, k + 1.0), (n, k))
+    if n * k and np.any(srt[:, 1:] == srt[:, :-1]):
+        new = np.ones((n, k), dtype=bool)
+        new[:, 1:] = srt[:, 1:] != srt[:, :-1]
+        flat_new = new.ravel()
+        group = np.cumsum(flat_new) - 1                        # run id of each sorted cell
+        starts = np.flatnonzero(flat_new)
+        ends = np.append(starts[1:], flat_new.size) - 1        # last cell of each run
+        col = np.tile(np.arange(1.0, k + 1.0), n)
+        pos = (0.5 * (col[starts] + col[ends]))[group].reshape(n, k)
+    ranks = np.empty((n, k))
+    np.put_along_axis(ranks, order, pos, axis=1)
+    return ranks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,7 +344,7 @@ def friedman_test(table, *, higher_is_better: bool = True,
 # ---------------------------------------------------------------------------------------------
 def _q_alpha(k: int, alpha: float) -> float:
     """Demšar's q_alpha: studentized range quantile (k groups, infinite df) / sqrt(2)."""
-    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
+    return range_isf(alpha, k) / float(np.sqrt(2.0))
 
 
 def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
@@ -488,7 +510,7 @@ def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
     se = np.sqrt(k * (k + 1) / (6.0 * n))
     iu = np.triu_indices(k, 1)
     p = np.ones((k, k))
-    p_upper = stats.studentized_range.sf(np.sqrt(2.0) * diff[iu] / se, k, np.inf)
+    p_upper = range_sf(np.sqrt(2.0) * diff[iu] / se, k)  # = stats.studentized_range.sf(., k, inf)
     p[iu] = p_upper
     p[(iu[1], iu[0])] = p_upper
     tol = 1e-12 * max(1.0, cd)
