@@ -375,7 +375,7 @@ def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
     k = check_int(k, "k", min_value=2)
     n = check_int(n, "n", min_value=1)
     alpha = check_probability(alpha, "alpha")
-    return _q_alpha(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+    return float(_q_alpha(k, alpha) * np.sqrt(k * (k + 1) / (6.0 * n)))
 
 
 @dataclass(frozen=True, slots=True)
