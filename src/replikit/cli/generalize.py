@@ -17,7 +17,7 @@ _MAX_FIGURES = 50  # (design, goal) analyses drawn at most
 _OPTIONS = {"alternative": "--alternative", "score": "--score", "factors": "--factor",
             "design": "--design", "held_constant": "--hold",
             "min_condition_coverage": "--coverage", "min_alternative_coverage": "--coverage",
-            "kernels": "--goal"}
+            "kernels": "--goal", "n_resamples": "--resamples"}
 
 
 def _floats(text: str, name: str) -> list[float]:

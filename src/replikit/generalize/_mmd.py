@@ -322,6 +322,53 @@ def mmd_peak_bytes(N: int, n_resamples: int, n_sizes: int | None = None) -> int:
     return int(8 * (N * N + L * n_resamples + _CHUNK_ARRAYS * c * n_resamples * N))
 
 
+def n_sizes(N: int, n=None) -> int:
+    """Number of subsample sizes :func:`mmd_distribution` uses for N results and ``n``."""
+    if isinstance(n, str):
+        return max(len(range(2, N // 2, 2)) or N // 2, 1)
+    if n is None:
+        return max(N // 2, 1)
+    try:
+        return max(np.unique(np.asarray(n)).size, 1)
+    except (TypeError, ValueError):  # mmd_distribution names the problem
+        return max(N // 2, 1)
+
+
+def analysis_peak_bytes(N: int, n_a: int, n_resamples: int, n_sizes: int | None = None,
+                        kind: str = "mallows") -> int:
+    """Estimated peak working memory of one n* analysis (bytes): the Gram matrix and its
+    temporaries (kernel, moments, jackknife), the kernel's per-ranking codes (alternative
+    pairs for Mallows, in blocks) and the MMD distribution (:func:`mmd_peak_bytes`)."""
+    gram = 5 * 8 * N * N
+    if kind == "mallows":
+        from .kernels import _PAIR_BLOCK_BYTES
+
+        pairs = n_a * (n_a - 1) // 2
+        codes = 3 * min(16 * N * pairs, max(_PAIR_BLOCK_BYTES, 16 * N))
+    else:
+        codes = 3 * 8 * N * n_a
+    return int(gram + codes + mmd_peak_bytes(N, n_resamples, n_sizes))
+
+
+def check_analysis_memory(N: int, n_a: int, n_resamples: int, n_sizes: int | None = None,
+                          kinds=("mallows",), *, retained: int = 0,
+                          conditions: str = "fewer conditions", resamples: str = "n_resamples"
+                          ) -> None:
+    """Refuse (:class:`~replikit.errors.ResourceLimitError`) an analysis of N results whose
+    working set (:func:`analysis_peak_bytes`, plus ``retained`` bytes kept across analyses)
+    would not fit in the available memory, naming what to reduce."""
+    from .._memory import check_memory
+
+    peak = max(analysis_peak_bytes(N, n_a, n_resamples, n_sizes, k) for k in kinds)
+    mmd = mmd_peak_bytes(N, n_resamples, n_sizes) - 8 * N * N + retained
+    by_n = f"the conditions per analysis (N = {N:,}, an N x N Gram matrix: {conditions})"
+    by_r = f"{resamples} ({n_resamples:,} subsample pairs per size)"
+    reduce = f"{by_n} or {by_r}" if peak - mmd >= mmd else f"{by_r} or {by_n}"
+    check_memory(peak + retained, reduce=reduce,
+                 what=f"the generalizability analysis of N = {N:,} conditions x {n_a:,} "
+                      f"alternatives with {n_resamples:,} resamples")
+
+
 def _mmd_disjoint(K, ns, R, rng, method):
     """MMD of Algorithm 1's disjoint subsamples for every size in ``ns`` (shape (L, R)).
 

@@ -23,6 +23,8 @@ __all__ = ["borda_gram", "jaccard_gram", "mallows_gram", "rbf_gram", "Kernel", "
 
 # |score| above this overflows when squared and summed over alternatives (RBF kernel)
 RBF_MAX_SCORE = 1e150
+# discordant_pairs codes this many bytes of alternative pairs per ranking block at most
+_PAIR_BLOCK_BYTES = 32 * 1024**2
 
 
 def _pair(r1, r2):
@@ -111,10 +113,8 @@ def jaccard_gram(r1, r2=None, *, k: int = 1) -> np.ndarray:
     return inter / union
 
 
-def _sign_onehot(r: np.ndarray) -> np.ndarray:
-    """One-hot coding of sign(r(a_i) - r(a_j)) over the pairs i < j: columns [+1 | -1]."""
-    n_a = r.shape[1]
-    i, j = np.triu_indices(n_a, 1)
+def _sign_onehot(r: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """One-hot coding of sign(r(a_i) - r(a_j)) over the pairs (i, j): columns [+1 | -1]."""
     s = np.sign(r[:, i] - r[:, j])
     return np.concatenate([s > 0, s < 0], axis=1).astype(float)
 
@@ -137,9 +137,21 @@ def discordant_pairs(r1, r2=None) -> np.ndarray:
     array([[1.]])
     """
     a, b = _pair(r1, r2)
-    e1 = _sign_onehot(a)
-    e2 = e1 if b is a else _sign_onehot(b)
-    ham = e1.sum(1)[:, None] + e2.sum(1)[None, :] - 2.0 * (e1 @ e2.T)
+    n_a = a.shape[1]
+    i, j = np.triu_indices(n_a, 1)
+    # the one-hot codes take 2 C(n_a, 2) floats per ranking (320 KiB each for 200
+    # alternatives): built for a block of pairs at a time; every sum is of 0/1 terms, an exact
+    # integer, so the blocks add up to the same matrix bit for bit
+    step = max(1, _PAIR_BLOCK_BYTES // (16 * max(len(a), len(b), 1)))
+    ham = None
+    for start in range(0, len(i), step):
+        pb = slice(start, start + step)
+        e1 = _sign_onehot(a, i[pb], j[pb])
+        e2 = e1 if b is a else _sign_onehot(b, i[pb], j[pb])
+        part = e1.sum(1)[:, None] + e2.sum(1)[None, :] - 2.0 * (e1 @ e2.T)
+        ham = part if ham is None else ham + part
+    if ham is None:
+        ham = np.zeros((len(a), len(b)))
     return np.maximum(ham, 0.0) / 2.0
 
 

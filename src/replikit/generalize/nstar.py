@@ -12,7 +12,7 @@ from .._random import check_random_state
 from .._threads import single_blas
 from .._validation import check_int, check_probability
 from ..errors import DataError, ParameterError
-from ._mmd import MMDDistribution, mmd_distribution
+from ._mmd import MMDDistribution, check_analysis_memory, mmd_distribution, n_sizes
 from .kernels import Kernel
 
 __all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar",
@@ -496,6 +496,9 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05
     if estimator == "gamma" and method != "biased":
         raise ParameterError("estimator='gamma' models the biased MMD (the paper's); with "
                              "method='unbiased' use estimator='loglog'.")
+    check_analysis_memory(N, n_a, check_int(n_resamples, "n_resamples", min_value=1),
+                          n_sizes(N, n), (kernel.kind,),
+                          conditions="fewer rows of `results`")
     rng = check_random_state(random_state)
     K = kernel.gram(R, alternatives=alternatives) if gram is None else np.asarray(gram, float)
     if K.shape != (N, N):

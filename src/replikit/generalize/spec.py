@@ -294,6 +294,20 @@ def _infinite_note(score: pd.Series, opt: str, col) -> str | None:
             "ranked as the best or worst possible result (equal infinities tie)")
 
 
+def _check_wide_memory(df, conds, alternative, opt) -> None:
+    """Refuse a results table whose conditions x alternatives matrix (pivoted, ranked, with
+    pandas' temporaries: about 6 float copies) would not fit in memory."""
+    from .._memory import check_memory
+
+    n_alt = int(df[alternative].nunique())
+    n_cond = int(df.groupby(conds, observed=True).ngroups) if len(df) else 0
+    check_memory(6 * 8 * n_alt * n_cond,
+                 what=f"the table of {n_cond:,} conditions x {n_alt:,} alternatives",
+                 reduce=f"the alternatives (`{opt['alternative']}`) or the conditions "
+                        f"(`{opt['factors']}` levels; keep one level of a factor with "
+                        f"`{opt['held_constant']}`)")
+
+
 def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
             ) -> PreparedStudy:
     """Turn a long results table into rankings, one sample per design combination.
@@ -387,6 +401,7 @@ def prepare(data: pd.DataFrame, spec: StudySpec, *, options: dict | None = None
                 notes.append(f"column {c!r} ({opt[role]}): labels {shown} differ only as "
                              "written (case, spaces or number format); they are kept apart")
     conds = [*design, *factors]
+    _check_wide_memory(df, conds, spec.alternative, opt)
     n_dup = int(df.duplicated([*conds, spec.alternative]).sum())
     wide = df.pivot_table(index=conds, columns=spec.alternative, values=spec.score,
                           aggfunc="mean", dropna=False, observed=True)
@@ -614,6 +629,7 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                             f"scores reach {big:g} (beyond ±{RBF_MAX_SCORE:g}, where squares "
                             f"overflow); rescale column {prepared.spec.score!r} or use a "
                             "ranking goal.")
+    _check_memory(runnable, ks, n_resamples, n, opt)
     notes = list(prepared.notes)
     root = root_seed_sequence(random_state)
     frames, details = [], {}
@@ -652,6 +668,23 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                      "jackknife needs 5), and its bias was measured only from 10 conditions on")
     return GeneralizabilityResult(table=_stack_tables(frames), details=details,
                                   prepared=prepared, notes=tuple(notes))
+
+
+def _check_memory(runnable, kernels, n_resamples, n, opt) -> None:
+    """Refuse, before any analysis, a study whose largest analysis (plus the MMD distributions
+    kept for all of them) would not fit in memory (issue 19: a clear error, not swapping)."""
+    from .._validation import check_int
+    from ._mmd import check_analysis_memory, n_sizes
+
+    R = check_int(n_resamples, opt.get("n_resamples", "n_resamples"), min_value=1)
+    Ns = [len(s.conditions) for s in runnable]
+    retained = 8 * R * len(kernels) * sum(n_sizes(N, n) for N in Ns)
+    N = max(Ns)
+    fac, des, hold = opt["factors"], opt["design"], opt["held_constant"]
+    check_analysis_memory(
+        N, len(runnable[0].alternatives), R, n_sizes(N, n), [k.kind for k in kernels],
+        retained=retained, resamples=f"`{opt.get('n_resamples', 'n_resamples')}`",
+        conditions=f"fewer `{fac}` levels, or split them by `{des}` or `{hold}`")
 
 
 def _stack_tables(frames) -> pd.DataFrame:
