@@ -536,29 +536,35 @@ def _finite_moments(d) -> bool:
 
 
 def _conclude(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    freq = frame["test"] != _BAYES
+    freq = (frame["test"] != _BAYES).to_numpy()
     p = frame["pvalue_adjusted"].to_numpy(float)
-    reject = pd.array([bool(v <= alpha) if np.isfinite(v) else pd.NA for v in p],
-                      dtype="boolean")
-    reject[~freq.to_numpy()] = pd.NA
+    known = np.isfinite(p) & freq
+    reject = pd.array(np.where(known, p <= alpha, False), dtype="boolean")
+    reject[~known] = pd.NA
     frame["reject"] = reject
-    out = []
-    for row, rej in zip(frame.itertuples(index=False), reject, strict=True):
-        if row.test == _BAYES:
-            out.append(row.conclusion)
-            continue
-        if rej is pd.NA:
-            out.append("–")
-        elif not rej:
-            out.append("no difference shown")
-        elif row.test == TEST_IDS["equivalence_ttest"]:
-            out.append("equivalent within the margin")
-        else:
-            a_higher = row.estimate > 0
-            better = row.a if a_higher == _higher_is_better(row.metric) else row.b
-            out.append(f"{better} better")
+    out = frame["conclusion"].to_numpy(object).copy()
+    rej = known & (p <= alpha)
+    out[freq & ~known] = "–"
+    out[known & ~rej] = "no difference shown"
+    equiv = rej & (frame["test"] == TEST_IDS["equivalence_ttest"]).to_numpy()
+    out[equiv] = "equivalent within the margin"
+    won = np.flatnonzero(rej & ~equiv)
+    if won.size:
+        metric = frame["metric"].to_numpy(object)[won]
+        hib = {m: _higher_is_better(m) for m in pd.unique(metric)}
+        a_higher = frame["estimate"].to_numpy(float)[won] > 0
+        a_names = frame["a"].to_numpy(object)[won]
+        b_names = frame["b"].to_numpy(object)[won]
+        out[won] = [f"{x if up == hib[m] else y} better"
+                    for x, y, up, m in zip(a_names, b_names, a_higher, metric, strict=True)]
     frame["conclusion"] = out
     return frame
+
+
+def _positions(column: pd.Series, where: dict) -> np.ndarray:
+    """``where[value]`` for every value of ``column`` (looked up once per distinct value)."""
+    codes, uniques = pd.factorize(column.to_numpy(object))
+    return np.array([where[u] for u in uniques], dtype=np.int64)[codes]
 
 
 def _adjust(frame: pd.DataFrame, correction: str) -> np.ndarray:
@@ -703,6 +709,17 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
      rope, margin, interval) = _compare_iv(frame, a, b, metrics, tests, alternative, correction,
                                            study, alpha, confidence_level, rope, margin,
                                            interval)
+    fast = None
+    if mode == "recommended" and margin is None and interval == "marginal":
+        from ._fast import fast_recommended
+
+        # every model on the same r x k grid everywhere: all pairs at once, the same rows
+        fast = fast_recommended(frame, pairs, metrics, studies, alternative=alternative,
+                                confidence_level=confidence_level, rope=rope,
+                                higher_is_better=_higher_is_better, recommended=recommended_tests)
+    if fast is not None:
+        return _finish(fast[0], [], [], pairs, metrics, studies, correction, alpha,
+                       confidence_level, rope, interval)
     rows, results = [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -750,6 +767,13 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     notes = _emit_once(caught)
     out = pd.DataFrame(rows, columns=[c for c in _COLUMNS if c not in ("pvalue_adjusted",
                                                                         "reject")])
+    return _finish(out, results, notes, pairs, metrics, studies, correction, alpha,
+                   confidence_level, rope, interval)
+
+
+def _finish(out, results, notes, pairs, metrics, studies, correction, alpha, confidence_level,
+            rope, interval) -> ComparisonTable:
+    """Adjust, conclude and sort the rows of :func:`compare_scores`."""
     if out.empty:
         return ComparisonTable(pd.DataFrame(columns=_COLUMNS), correction, alpha,
                                confidence_level, rope, notes=tuple(notes), interval=interval)
@@ -759,10 +783,12 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     out = _conclude(out, alpha)
     order = {TEST_IDS[t]: i for i, t in enumerate(TESTS)}
     out["_invalid"] = ~out["valid"]
-    out["_t"] = out["test"].map(order)
-    out["_s"] = out["study"].map({s: i for i, s in enumerate(studies)})
-    out["_m"] = out["metric"].map({m: i for i, m in enumerate(metrics)})
-    out["_p"] = [pairs.index((x, y)) for x, y in zip(out["a"], out["b"], strict=True)]
+    out["_t"] = _positions(out["test"], {t: order[t] for t in pd.unique(out["test"])})
+    out["_s"] = _positions(out["study"], {s: i for i, s in enumerate(studies)})
+    out["_m"] = _positions(out["metric"], {m: i for i, m in enumerate(metrics)})
+    pair_pos = {pair: i for i, pair in enumerate(pairs)}
+    out["_p"] = [pair_pos[(x, y)] for x, y in zip(out["a"].to_numpy(object),
+                                                   out["b"].to_numpy(object), strict=True)]
     out = (out.sort_values(["_invalid", "_s", "_m", "_p", "_t"], kind="stable")
            .drop(columns=["_invalid", "_t", "_s", "_m", "_p"])[_COLUMNS].reset_index(drop=True))
     out["valid"] = out["valid"].astype(bool)
