@@ -33,7 +33,7 @@ from .._threads import single_blas
 from .._validation import check_int
 from ..errors import ParameterTypeError
 from ..experiment.schemes import bootstrap_weights, holdout_test_masks, kfold_test_masks
-from ._fast import lda_decision
+from ._fast import lda_margin
 
 __all__ = ["ResamplingExperiment", "simulate_resampling", "EXPERIMENT_METHODS", "PAPER_TABLE"]
 
@@ -127,73 +127,123 @@ def _schemes() -> dict:
     return out
 
 
+def _first_accepted(draw, accept, m: int) -> np.ndarray:
+    """The first ``m`` draws that ``accept`` keeps, drawing ``draw(k)`` (``k`` draws stacked)
+    exactly as many times as a loop of single draws with redraws would: each round draws as
+    many as are still missing, and every accepted draw of a round is used, so the stream is
+    consumed in the same order and amount."""
+    out, need = [], m
+    while need:
+        d = draw(need)
+        keep = d[accept(d)]
+        out.append(keep)
+        need -= keep.shape[0]
+    return out[0] if len(out) == 1 else np.concatenate(out)
+
+
 def _draw_exact(E: int, seed: int):
     """The original script's draws on the legacy RandomState, in its order; the splits they
     make are the schemes' matrices (:func:`~replikit.experiment.schemes.bootstrap_weights`,
     :func:`~replikit.experiment.schemes.kfold_test_masks`,
-    :func:`~replikit.experiment.schemes.holdout_test_masks`)."""
+    :func:`~replikit.experiment.schemes.holdout_test_masks`).
+
+    The draws are stacked without changing the stream: the legacy ``choice(rows, size=n)`` is
+    ``randint(0, n, size=n)``, and consecutive ``randint`` (or ``normal``) calls give the same
+    numbers as one call of their total size, so the 10 predictor columns are one ``normal``
+    call and the 200 bootstrap resamples with their redraws a few ``randint`` calls
+    (:func:`_first_accepted`); the permutations stay one call each (``shuffle`` has no stacked
+    form) but their redraw tests and all the matrices are vectorised.
+    """
     rs = np.random.RandomState(seed)
-    k_of = {label: _schemes()[label].n_test(N_ROWS) for label, *_ in EXPERIMENT_METHODS[1:4]}
     n = N_ROWS
+    schemes = _schemes()
+    holdouts = [(label, H, schemes[label].n_test(n)) for label, _, (H, _p)
+                in EXPERIMENT_METHODS[1:4]]
     spans, R = _layout()
     y = np.empty((E, n), np.int64)
     X = np.empty((E, n, N_PREDICTORS))
+    boot = np.empty((E, N_RESAMPLES, n), np.int64)
+    folds = {K: np.empty((E, n), np.int64) for K in (10, 3, 30)}
+    perms = {label: np.empty((E, H, n), np.int64) for label, H, _ in holdouts}
+    for e in range(E):
+        ye = rs.binomial(1, 0.5, size=n)
+        y[e] = ye
+        X[e] = rs.normal(size=(N_PREDICTORS, n)).T  # column by column, as the original
+        boot[e] = _first_accepted(lambda m: rs.randint(0, n, size=(m, n)),
+                                  lambda d, ye=ye: (s := ye[d].sum(axis=1)) * (n - s) > 0,
+                                  N_RESAMPLES)
+        for K in (10, 3, 30):
+            folds[K][e] = rs.permutation(n)
+        for label, H, k in holdouts:
+            # the original's test: a training-label sum of 0 or n is redrawn (n never occurs)
+            perms[label][e] = _first_accepted(
+                lambda m: np.array([rs.permutation(n) for _ in range(m)]),
+                lambda d, ye=ye, k=k: (s := ye[d[:, k:]].sum(axis=1)) * (n - s) != 0, H)
     W = np.zeros((E, R, n), np.uint8)
     T = np.zeros((E, R, n), bool)
-    rows = np.arange(n)
-    for e in range(E):
-        y[e] = rs.binomial(1, 0.5, size=n)
-        for j in range(N_PREDICTORS):
-            X[e, :, j] = rs.normal(size=n)
-        ye = y[e]
-        W[e, 0] = 1
-        T[e, 0] = True
-        a, _ = spans["bootstrap B=200 (eq. 6)"]
-        for b in range(N_RESAMPLES):
-            while True:
-                idx = rs.choice(rows, size=n)
-                s = ye[idx].sum()
-                if 0 < s < n:
-                    break
-            counts = bootstrap_weights(idx, n)
-            W[e, a + b] = counts
-            T[e, a + b] = counts == 0
-        for K in (10, 3, 30):
-            a, b = spans[{10: "K-fold K=10", 3: "K-fold K=3", 30: "K-fold K=n"}[K]]
-            masks = kfold_test_masks(rs.permutation(n), K)
-            T[e, a:b] = masks
-            W[e, a:b] = ~masks
-        for label, _, (H, _p) in EXPERIMENT_METHODS[1:4]:
-            a, _ = spans[label]
-            k = k_of[label]
-            for h in range(H):
-                while True:
-                    perm = rs.permutation(n)
-                    s = ye[perm[k:]].sum()
-                    if s != 0 and s != n:  # the original's test; a sum of n never occurs
-                        break
-                mask = holdout_test_masks(perm, k)
-                T[e, a + h] = mask
-                W[e, a + h] = ~mask
+    W[:, 0] = 1
+    T[:, 0] = True
+    a, b = spans["bootstrap B=200 (eq. 6)"]
+    W[:, a:b] = bootstrap_weights(boot, n)
+    T[:, a:b] = W[:, a:b] == 0
+    for K, label in ((10, "K-fold K=10"), (3, "K-fold K=3"), (30, "K-fold K=n")):
+        a, b = spans[label]
+        T[:, a:b] = kfold_test_masks(folds[K], K)
+        W[:, a:b] = ~T[:, a:b]
+    for label, _H, k in holdouts:
+        a, b = spans[label]
+        T[:, a:b] = holdout_test_masks(perms[label], k)
+        W[:, a:b] = ~T[:, a:b]
     return X, y, W, T
 
 
 def _draw_modern(E: int, rng):
-    """The same design from a numpy Generator: the data vectorised over datasets, then every
-    estimator's splits from its scheme's :meth:`~replikit.experiment.Scheme.masks` (the same
-    engine as :func:`~replikit.resampling.estimate_error` and the runner)."""
+    """The same design from a numpy Generator, vectorised over datasets and resamples: every
+    estimator's splits drawn for all datasets at once with its scheme's rules and matrices
+    (:func:`_schemes`: ``int(30 p)`` hold-out test rows, hold-outs whose training labels are
+    all 0 and bootstrap resamples of one class redrawn; contiguous folds of a shuffled order).
+    """
     rng = check_random_state(rng)
     n = N_ROWS
     spans, R = _layout()
+    schemes = _schemes()
     y = rng.binomial(1, 0.5, size=(E, n)).astype(np.int64)
     X = rng.normal(size=(E, n, N_PREDICTORS))
     W = np.zeros((E, R, n), np.uint8)
     T = np.zeros((E, R, n), bool)
-    schemes = _schemes()
-    for e in range(E):
-        for label, scheme in schemes.items():
-            a, b = spans[label]
-            W[e, a:b], T[e, a:b] = scheme.masks(n, y[e], random_state=rng)
+    zero = (y == 0)[:, None, :]
+    for label, family, param in EXPERIMENT_METHODS:
+        a, b = spans[label]
+        m = b - a
+        if family == "resub":
+            W[:, a], T[:, a] = 1, True
+            continue
+        if family == "bootstrap":
+            draws = rng.integers(0, n, size=(E, m, n))
+            while True:  # redraw resamples whose training labels are one class
+                s = np.take_along_axis(y[:, None, :], draws, axis=2).sum(axis=2)
+                bad = np.flatnonzero((s * (n - s) == 0).ravel())
+                if bad.size == 0:
+                    break
+                draws.reshape(-1, n)[bad] = rng.integers(0, n, size=(bad.size, n))
+            W[:, a:b] = bootstrap_weights(draws, n)
+            T[:, a:b] = W[:, a:b] == 0
+            continue
+        order = rng.permuted(np.broadcast_to(np.arange(n), (E, m if family == "holdout" else 1,
+                                                             n)), axis=2)
+        if family == "kfold":
+            T[:, a:b] = kfold_test_masks(order[:, 0], param)
+        else:
+            k = schemes[label].n_test(n)
+            test = holdout_test_masks(order, k)
+            while True:  # redraw hold-outs whose training labels are all 0
+                bad = np.flatnonzero(np.all(test | zero, axis=2).ravel())
+                if bad.size == 0:
+                    break
+                redraw = rng.permuted(np.broadcast_to(np.arange(n), (bad.size, n)), axis=1)
+                test.reshape(-1, n)[bad] = holdout_test_masks(redraw, k)
+            T[:, a:b] = test
+        W[:, a:b] = ~T[:, a:b]
     return X, y, W, T
 
 
@@ -201,7 +251,7 @@ def _draw_modern(E: int, rng):
 # fitting and summarising
 # --------------------------------------------------------------------------------------------
 
-def _errors(X, y, W, T, block: int = 50, progress=None) -> pd.DataFrame:
+def _errors(X, y, W, T, block: int = 10, progress=None) -> pd.DataFrame:
     """Every estimator's error for every dataset, from one batched LDA fit per block
     (``progress(e)`` after each block of ``e`` datasets)."""
     E = X.shape[0]
@@ -210,7 +260,7 @@ def _errors(X, y, W, T, block: int = 50, progress=None) -> pd.DataFrame:
     cols.update({label: np.empty(E) for label in EXTRA_METHODS})
     for s in range(0, E, block):
         sl = slice(s, min(E, s + block))
-        pred = np.argmax(lda_decision(X[sl], y[sl], W[sl].astype(float), 2), axis=-1)
+        pred = (lda_margin(X[sl], y[sl], W[sl]) > 0).astype(np.int64)  # argmax, ties: 0
         wrong = (pred != y[sl, None, :]).astype(float)  # (e, R, n)
         test = T[sl]
         for label, family, _param in EXPERIMENT_METHODS:
@@ -280,7 +330,7 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
         Seed of the run (an int with ``exact=True``; the paper used 1).
     progress : callable, optional
         A progress bar's ``advance``: called once as ``progress(0, total=n_experiments)``,
-        then with the number of datasets whose estimates are done (blocks of 50). It does not
+        then with the number of datasets whose estimates are done (blocks of 10). It does not
         change the result.
 
     Returns
