@@ -7,6 +7,7 @@ repetitions at once as ``sum((W @ K) * W, axis=1)``.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,8 @@ _ZERO = 1e-12
 # bytes per (sizes, n_resamples, N) float array; about _CHUNK_ARRAYS such arrays are alive at once
 _CHUNK_BYTES = 16 * 1024**2
 _CHUNK_ARRAYS = 5
+# set by analyze() around its analyses, once it has checked the largest one's memory
+_CHECKED: ContextVar[bool] = ContextVar("replikit_generalize_memory_checked", default=False)
 
 
 @single_blas
@@ -359,6 +362,8 @@ def check_analysis_memory(N: int, n_a: int, n_resamples: int, n_sizes: int | Non
     would not fit in the available memory, naming what to reduce."""
     from .._memory import check_memory
 
+    if _CHECKED.get():  # analyze() checked its largest analysis already
+        return
     peak = max(analysis_peak_bytes(N, n_a, n_resamples, n_sizes, k) for k in kinds)
     mmd = mmd_peak_bytes(N, n_resamples, n_sizes) - 8 * N * N + retained
     by_n = f"the conditions per analysis (N = {N:,}, an N x N Gram matrix: {conditions})"

@@ -376,31 +376,38 @@ def _gamma_rows(K, eps, levels):
 def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimator):
     from scipy import special
 
-    rows, qrows = [], []
+    names = ("confidence_level", "delta", "eps", "nstar", "estimator", "nstar_loglog", "beta0",
+             "beta1", "nstar_observed", "nstar_bound", "sufficient", "se_log", "ci_low",
+             "ci_high")
+    cols: dict = {c: [] for c in names}  # one frame from columns, not from a list of dicts
     qs = np.atleast_2d(dist.quantile(levels, quantile_method=quantile_method))
     eps_all = np.atleast_1d(kernel.epsilon(deltas, n_a)).astype(float)
     t975 = special.stdtrit(dist.N - 1, 0.975) if dist.N > 1 else np.nan  # stats.t.ppf
+    gen = [dist.generalizability(e) for e in eps_all]
+    sup = kernel.sup(n_a)
     if estimator == "gamma":
         g_ns, g_se = _gamma_rows(K, eps_all, levels)
     for i, (a, q) in enumerate(zip(levels, qs, strict=False)):
-        qrows.append(pd.DataFrame({"n": dist.n, "confidence_level": a, "q": q}))
         ns, b0, b1 = fit_nstar(dist.n, q, eps_all)
         for j, (d, e, ns_) in enumerate(zip(deltas, eps_all, ns, strict=False)):
-            ok = dist.generalizability(e) >= a
+            ok = gen[j] >= a
             if estimator == "gamma":
                 est, se = float(g_ns[i * len(eps_all) + j]), float(g_se[i * len(eps_all) + j])
                 half = t975 * se if np.isfinite(se) else np.nan
                 lo, hi = est * math.exp(-half), est * math.exp(half)
             else:
                 est, se, lo, hi = float(ns_), np.nan, np.nan, np.nan
-            rows.append({"confidence_level": a, "delta": d, "eps": float(e), "nstar": est,
-                         "estimator": estimator, "nstar_loglog": float(ns_),
-                         "beta0": b0, "beta1": b1,
-                         "nstar_observed": float(dist.n[ok][0]) if ok.any() else float("nan"),
-                         "nstar_bound": float(nstar_bound(a, e, kernel.sup(n_a))),
-                         "sufficient": bool(dist.N >= est), "se_log": se,
-                         "ci_low": lo, "ci_high": hi})
-    return pd.DataFrame(rows), pd.concat(qrows, ignore_index=True)
+            for c, v in zip(names, (
+                    a, d, float(e), est, estimator, float(ns_), b0, b1,
+                    float(dist.n[ok][0]) if ok.any() else float("nan"),
+                    float(nstar_bound(a, e, sup)), bool(dist.N >= est), se, lo, hi),
+                    strict=True):
+                cols[c].append(v)
+    L = len(dist.n)
+    qtab = pd.DataFrame({"n": np.tile(dist.n, len(qs)),
+                         "confidence_level": np.repeat(np.asarray(levels, dtype=float), L),
+                         "q": qs.ravel()})
+    return pd.DataFrame(cols), qtab
 
 
 @single_blas

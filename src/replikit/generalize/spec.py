@@ -597,7 +597,8 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
     >>> int(res.table["N"].iloc[0])
     6
     """
-    from .._random import root_seed_sequence, task_rng
+    from .._random import root_seed_sequence
+    from . import _mmd
     from .kernels import RBF_MAX_SCORE, parse_goal
 
     if isinstance(data, PreparedStudy):
@@ -632,23 +633,14 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
     _check_memory(runnable, ks, n_resamples, n, opt)
     notes = list(prepared.notes)
     root = root_seed_sequence(random_state)
-    frames, details = [], {}
     if progress is not None:
         progress(0, total=len(runnable) * len(ks))
-    with single_blas():
-        for s in runnable:
-            for k in ks:
-                X = s.filled_scores() if k.kind == "rbf" else s.ranks
-                rng = task_rng(root, (s.label, k.label))
-                res = estimate_nstar(X, k, confidence_level=levels, delta=deltas,
-                                     n_resamples=n_resamples, n=n, method=method,
-                                     estimator=estimator,
-                                     alternatives=s.alternatives, ci_resamples=ci_resamples,
-                                     random_state=rng)
-                details[(s.label, k.label)] = res
-                frames.append((s, k.label, res))
-                if progress is not None:
-                    progress(1)
+    checked = _mmd._CHECKED.set(True)
+    try:
+        frames, details = _run_analyses(runnable, ks, levels, deltas, n_resamples, n, method,
+                                        estimator, ci_resamples, root, progress)
+    finally:
+        _mmd._CHECKED.reset(checked)
     loglog = details[(runnable[0].label, ks[0].label)].table["estimator"].iloc[0] == "loglog"
     one_size = [s for s in runnable if loglog and
                 len(details[(s.label, ks[0].label)].distribution.n) < 2]
@@ -668,6 +660,29 @@ def analyze(data, spec: StudySpec | None = None, kernels=("mallows",), *,
                      "jackknife needs 5), and its bias was measured only from 10 conditions on")
     return GeneralizabilityResult(table=_stack_tables(frames), details=details,
                                   prepared=prepared, notes=tuple(notes))
+
+
+def _run_analyses(runnable, ks, levels, deltas, n_resamples, n, method, estimator,
+                  ci_resamples, root, progress):
+    """n* of every (design combination, kernel), each with its own random stream."""
+    from .._random import task_rng
+
+    frames, details = [], {}
+    with single_blas():
+        for s in runnable:
+            for k in ks:
+                X = s.filled_scores() if k.kind == "rbf" else s.ranks
+                rng = task_rng(root, (s.label, k.label))
+                res = estimate_nstar(X, k, confidence_level=levels, delta=deltas,
+                                     n_resamples=n_resamples, n=n, method=method,
+                                     estimator=estimator,
+                                     alternatives=s.alternatives, ci_resamples=ci_resamples,
+                                     random_state=rng)
+                details[(s.label, k.label)] = res
+                frames.append((s, k.label, res))
+                if progress is not None:
+                    progress(1)
+    return frames, details
 
 
 def _check_memory(runnable, kernels, n_resamples, n, opt) -> None:
