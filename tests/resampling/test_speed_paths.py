@@ -146,3 +146,29 @@ def test_modern_draws_follow_the_redraw_rules():
             assert np.all(train_pos > 0)
         elif family == "kfold":
             assert np.all(T[:, a:b].sum(axis=1) == 1)  # every row tested once
+
+
+@pytest.mark.parametrize("scaled", [True, False])
+def test_logistic_newton_on_collinear_unscaled_features_matches_sklearn(scaled):
+    # breast cancer: features in units from 1e-3 to 1e3 and nearly collinear (radius,
+    # perimeter, area) — the case that made the batched Newton slow before issue 19
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from replikit.resampling._fast import logistic_decision
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[::3, :12], y[::3]
+    n = len(y)
+    rng = np.random.default_rng(6)
+    idx = rng.integers(0, n, size=(6, n))
+    W = np.apply_along_axis(np.bincount, 1, idx, minlength=n).astype(float)
+    C = 1.0 if scaled else 1e-3
+    dec = logistic_decision(X[None], y[None], W[None], C=C, scaled=scaled)[0]
+    for r in range(6):
+        ref = LogisticRegression(C=C, solver="newton-cholesky", tol=1e-12, max_iter=1000)
+        model = make_pipeline(StandardScaler(), ref) if scaled else ref
+        model.fit(X[idx[r]], y[idx[r]])
+        np.testing.assert_allclose(dec[r], model.decision_function(X), rtol=1e-6, atol=1e-6)

@@ -312,11 +312,11 @@ def _lda_two_class(X, y, W, *, priors, divisor):
         dlogp = np.log(pri[1]) - np.log(pri[0])
     c = -np.sum(0.5 * (m1 + m0) * a, axis=-1) + dlogp
     d = np.matmul(a, np.swapaxes(Xc, 1, 2)) + c[..., None]  # (E, R, n)
-    if not ok.all():
-        e_idx, r_idx = np.nonzero(~ok)
-        sub = _lda_general(X[e_idx], y[e_idx], W[e_idx, r_idx][:, None, :], 2, priors=priors,
-                           divisor=divisor)[:, 0]
-        d[e_idx, r_idx] = sub[..., 1] - sub[..., 0]
+    for e in np.flatnonzero(~ok.all(axis=1)):  # one general fit per dataset with failures
+        r_idx = np.flatnonzero(~ok[e])
+        sub = _lda_general(X[e:e + 1], y[e:e + 1], W[e:e + 1, r_idx], 2, priors=priors,
+                           divisor=divisor)[0]
+        d[e, r_idx] = sub[..., 1] - sub[..., 0]
     return d
 
 
@@ -374,34 +374,92 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
     (scikit-learn's objective; ``s_rj`` as in :func:`least_squares_predict`) by batched Newton
     steps for all resamples at once, until the largest step is below ``tol``.
 
+    The Newton iterations run in standardised coordinates ``z = (x - mean) / sd`` (the full
+    rows' mean and SD of each dataset; the penalty rescaled to match), which solve the same
+    problem — the decision values are the same — but keep the Hessian well conditioned and
+    make ``tol`` a relative criterion, whatever the features' units. Every resample starts from
+    the fit to all rows with unit weights (a warm start: a resample's optimum is close to it),
+    each Hessian ``sum_i v_ri z_i z_i'`` of all resamples comes from one matrix product with the
+    rows' outer products, and each Newton system is solved by a Cholesky factorisation (the
+    Hessian is positive definite: the penalty and ``v > 0``).
+
     Returns
     -------
     ndarray of shape (E, R, n)
     """
     E, n, p = X.shape
+    W = np.asarray(W, float)
     R = W.shape[1]
-    X1 = np.concatenate([X, np.ones((E, n, 1))], axis=2)
+    mean = X.mean(axis=1, keepdims=True)
+    sd = X.std(axis=1, keepdims=True)
+    sd = np.where(sd > 10 * np.finfo(float).eps * np.maximum(1.0, np.abs(mean)), sd, 1.0)
+    Z1 = np.concatenate([(X - mean) / sd, np.ones((E, n, 1))], axis=2)  # (E, n, p + 1)
     pen = np.zeros((E, R, p + 1))
     if scaled:
         sw, sx, sxx = weighted_moments(W, X)
         pen[..., :p] = _scale_variances(sw, sx, sxx) / C
     else:
         pen[..., :p] = 1.0 / C
-    theta = np.zeros((E, R, p + 1))
-    X1t = np.swapaxes(X1, 1, 2)  # (E, p+1, n)
-    idx = np.arange(p + 1)
-    for _ in range(max_iter):
-        eta = np.matmul(theta, X1t)  # (E, R, n)
-        mu = 0.5 * (1.0 + np.tanh(0.5 * eta))
-        grad = np.matmul(W * (mu - y[:, None, :]), X1) + pen * theta
-        v = W * mu * (1.0 - mu)  # (E, R, n)
-        hess = np.matmul(X1t[:, None, :, :] * v[..., None, :], X1[:, None, :, :])
-        hess[..., idx, idx] += pen
-        step = spd_solve(hess, grad[..., None])[..., 0]
-        theta -= step
-        if np.max(np.abs(step)) < tol:
-            break
-    return np.matmul(theta, X1t)
+    pen[..., :p] /= sd ** 2  # beta_j = gamma_j / sd_j: the same penalty in z coordinates
+    q = p + 1
+    iu, ju = np.triu_indices(q)
+    outer = Z1[..., iu] * Z1[..., ju]  # (E, n, q (q + 1) / 2): the Hessian's upper triangle
+    Z1t = np.swapaxes(Z1, 1, 2)
+
+    def newton(theta, W, pen):
+        """Newton steps until every resample's largest step is below ``tol``; a resample that
+        has converged leaves the batch (its later steps would be below rounding)."""
+        theta = theta.reshape(E * theta.shape[1], q).copy()
+        Wf, penf = W.reshape(-1, n), np.broadcast_to(pen, (*W.shape[:2], q)).reshape(-1, q)
+        owner = np.repeat(np.arange(E), W.shape[1])  # dataset of every resample
+        active = np.arange(theta.shape[0])
+        for _ in range(max_iter):
+            e = owner[active]
+            th = theta[active]
+            eta = np.einsum("rj,rnj->rn", th, Z1[e]) if E > 1 else th @ Z1t[0]
+            mu = 0.5 * (1.0 + np.tanh(0.5 * eta))
+            w = Wf[active]
+            if E > 1:
+                grad = np.einsum("rn,rnj->rj", w * (mu - y[e]), Z1[e])
+                tri = np.einsum("rn,rnk->rk", w * (mu * (1.0 - mu)), outer[e])
+            else:
+                grad = (w * (mu - y[0])) @ Z1[0]
+                tri = (w * (mu * (1.0 - mu))) @ outer[0]
+            grad += penf[active] * th
+            hess = np.empty((active.size, q, q))
+            hess[:, iu, ju] = tri
+            hess[:, ju, iu] = tri
+            hess[:, np.arange(q), np.arange(q)] += penf[active]
+            step = _newton_solve(hess, grad)
+            theta[active] = th - step
+            active = active[np.max(np.abs(step), axis=1) >= tol]
+            if active.size == 0:
+                break
+        return theta.reshape(E, -1, q)
+
+    # the warm start: every dataset's fit to its rows with unit weights (the full-data penalty)
+    full_w = np.ones((E, 1, n))
+    pen_full = np.zeros((E, 1, q))
+    if scaled:  # the full rows' variances are sd ** 2: a penalty of 1 / C on z
+        pen_full[..., :p] = 1.0 / C
+    else:
+        pen_full[..., :p] = 1.0 / (C * sd ** 2)
+    start = newton(np.zeros((E, 1, q)), full_w, pen_full)
+    theta = newton(np.repeat(start, R, axis=1), W, pen)
+    return np.matmul(theta, Z1t)
+
+
+def _newton_solve(H: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``H^-1 g`` for a stack of positive definite Newton systems (Cholesky; ``sym_solve`` if a
+    factorisation fails)."""
+    shape = g.shape
+    q = shape[-1]
+    H2 = H.reshape(-1, q, q)
+    if q <= _MAX_CHOL_P:
+        fact = _cholesky(H2)
+        if fact is not None:
+            return _cho_solve(fact[0], g.reshape(-1, q, 1)).reshape(shape)
+    return sym_solve(H2, g.reshape(-1, q, 1)).reshape(shape)
 
 
 @single_blas
