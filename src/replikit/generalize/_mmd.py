@@ -26,7 +26,7 @@ _METHODS = ("biased", "unbiased")
 _ZERO = 1e-12
 # mmd_distribution draws the subsamples of several sizes at once, in chunks of at most this many
 # bytes per (sizes, n_resamples, N) float array; about _CHUNK_ARRAYS such arrays are alive at once
-_CHUNK_BYTES = 16 * 1024**2
+_CHUNK_BYTES = 512 * 1024  # larger arrays come from fresh mmap pages: page faults, sys time
 _CHUNK_ARRAYS = 5
 # set by analyze() around its analyses, once it has checked the largest one's memory
 _CHECKED: ContextVar[bool] = ContextVar("replikit_generalize_memory_checked", default=False)
