@@ -22,10 +22,13 @@ against issue 19's goal, and n* against genexpy on the same work.
     .venv/bin/python benchmarks/generalize_vs_genexpy.py --configs 48 --reps 1000  # ~25 min
     .venv/bin/python benchmarks/generalize_vs_genexpy.py --scale 200 1000 --no-genexpy --cli-runs 0
 
-Measured on the shared 2-core machine (2026-11-23, other helpers running; docs/generalize.md):
-whole process 8.3 s wall / 5.1 s CPU before issue 19's work, 5.7 s wall / 3.1 s CPU after
-(identical output); genexpy 1,547 s vs replikit 2.13 s for all 48 configurations (726x); the
-scale case 200 x 1000 (3 kernels, 1,000 resamples): see docs/generalize.md, "Scale".
+Measured on the shared 2-core machine (2026-11-23, other helpers keeping the load at 3-8;
+docs/generalize.md): whole process 5.5 s CPU (12-14 s wall) before issue 19's work, 3.1 s CPU
+(7-8 s wall) after, identical output — within the 5 s goal only when the machine is not
+loaded; genexpy 1,547 s vs replikit 2.13 s for all 48 configurations (726x), 24.8 s vs 0.44 s
+for the default single configuration at 200 resamples (56x, replikit's time mostly the one-off
+preparation of the 48); the scale case 200 x 1,000 (3 kernels, 1,000 resamples): peak RSS
+257 MiB, 91 s CPU (docs/generalize.md, "Scale").
 """
 
 from __future__ import annotations
