@@ -54,11 +54,15 @@ def full_reg():
 
 # ---- the plan and the rows ------------------------------------------------------------------
 
-def test_plan_budget_and_rare_classes():
-    assert _plan(5000, None, False).scheme == "10x10" and _plan(5000, None, False).rows == 400
-    assert _plan(5000, None, True).scheme == "5x2" and _plan(5000, None, True).rows == 300
+def test_plan_uses_every_row_and_fewer_repeats_on_large_data():
+    # 10x10 up to 3,000 rows; above, clip(round(30,000 / n), 2, 10) repeats — never fewer rows
+    assert _plan(3000, None, False).scheme == "10x10"
+    assert _plan(5000, None, False).scheme == "10x6" and _plan(5000, None, False).rows == 5000
+    assert _plan(13440, None, False).scheme == "10x2"
+    assert _plan(10**6, None, False).scheme == "10x2"
+    assert _plan(5000, None, True).scheme == "5x2" and _plan(5000, None, True).rows == 5000
     assert _plan(150, None, False).rows == 150
-    # a rare class: small data keep every row, folds drop to the rarest class's count
+    # a rare class: folds drop to the rarest class's count
     p = _plan(600, 12, False)
     assert p.rows == 600 and (p.n_folds, p.n_repeats) == (10, 10) and p.stratify
     p = _plan(600, 7, False)
@@ -69,37 +73,28 @@ def test_plan_budget_and_rare_classes():
     assert "merge classes" in exc.value.advice
 
 
-def _report_draw(y, root, key, rows, stratify):
-    """The row draw of the audit report's compare section before this entry existed
-    (report/sections/_shared.subsample_rows at d6edbc8), kept as the reference."""
-    from replikit._random import task_rng
+def test_a_shared_run_gives_the_same_audit_and_a_wrong_one_is_refused():
+    """design() + experiment.run, passed as run=, is what audit() does on its own."""
+    from replikit.compare import audit_design as design
+    from replikit.errors import ParameterError
+    from replikit.experiment import run
 
-    n = len(y)
-    if rows >= n:
-        return np.arange(n)
-    rng = task_rng(root, key)
-    if not stratify:
-        return np.sort(rng.choice(n, rows, replace=False))
-    values = y.to_numpy()
-    keep = []
-    for c in pd.unique(values):
-        idx = np.flatnonzero(values == c)
-        k = max(2, int(round(rows * idx.size / n)))
-        keep.append(rng.choice(idx, min(k, idx.size), replace=False))
-    return np.sort(np.concatenate(keep))
+    ds = _regression(studies=(1, 2, 3))
+    models = {"lr": "lr", "dummy": "dummy"}
+    from replikit.experiment.models import make_models
 
-
-def test_subsample_is_the_reports_draw():
-    """The entry draws the same rows the report's section drew before it (numbers kept)."""
-    for ds, stratify in ((_regression(), False), (_classification(500), True)):
-        ref = _report_draw(ds.y, 11, ("compare-rows",), 120, stratify)
-        got = _subsample_rows(ds.y, 120, stratify=stratify, root=11, key=("compare-rows",))
-        np.testing.assert_array_equal(got, ref)
-    y = _classification(500).y
-    rows = _subsample_rows(y, 120, stratify=True, root=3, key=("k",))
-    assert np.all(np.diff(rows) > 0) and y.iloc[rows].value_counts().min() >= 2
-    np.testing.assert_array_equal(_subsample_rows(y, 600, stratify=True, root=3, key=("k",)),
-                                  np.arange(500))
+    est = make_models("lr,dummy", "regression")
+    d = design(ds, quick=True)
+    assert d["metrics"] == ["r2", "mae"] and (d["n_repeats"], d["n_folds"]) == (5, 2)
+    shared = run(est, ds.X, ds.y, scheme=d["scheme"], metrics=d["metrics"], random_state=4,
+                 return_predictions=True)
+    a = audit(ds, models=est, quick=True, random_state=4)
+    b = audit(ds, models=est, quick=True, random_state=4, run=shared)
+    pd.testing.assert_frame_equal(a.comparisons, b.comparisons)
+    assert a.verdict == b.verdict and set(models) == set(a.models)
+    other = run(est, ds.X, ds.y, scheme="3x1", metrics=d["metrics"], random_state=4)
+    with pytest.raises(ParameterError, match="3 splits"):
+        audit(ds, models=est, quick=True, random_state=4, run=other)
 
 
 # ---- the comparisons ------------------------------------------------------------------------
@@ -119,7 +114,8 @@ def test_quick_mode_headline_is_the_f_test_and_each_pair_once(quick_reg):
         assert sentence.count(f"{a} vs {b}") == 1, (a, b, sentence)
     assert "5x2cv combined F test" in sentence and res.verdict.metric == "R²"
     assert any("quick mode" in c for c in res.verdict.caveats)
-    assert any("300 of 600 rows" in c for c in res.verdict.caveats)
+    assert res.rows_used == res.n_rows == 600  # every row: no subsample caveat
+    assert not any("rows" in c for c in res.verdict.caveats)
 
 
 def test_holm_family_is_pairs_times_metrics(quick_reg):
@@ -205,8 +201,7 @@ def test_error_metric_as_primary_picks_the_lowest():
     assert res.best == "lr" and res.verdict.estimate < 0  # lr's MAE is lower
     assert "lr better (lr vs dummy" in res.verdict.sentence
     # the ROPE of MAE is 1% of the outcome's SD on the compared rows
-    rows = _subsample_rows(ds.y, res.rows_used, stratify=False, root=0, key=("compare-rows",))
-    assert res.rope == {"mae": pytest.approx(0.01 * ds.y.iloc[rows].std()), "r2": 0.01}
+    assert res.rope == {"mae": pytest.approx(0.01 * ds.y.std()), "r2": 0.01}
 
 
 def test_default_metric_follows_the_audit_rule():

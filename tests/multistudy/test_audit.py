@@ -155,10 +155,17 @@ def test_training_technique_on_the_primary_metric(reg_audit):
 
 
 def test_loso_budget_falls_back_to_the_linear_model(monkeypatch):
-    monkeypatch.setattr(audit_module, "LOSO_BUDGET", -1.0)
+    from sklearn.tree import DecisionTreeRegressor
+
+    # a baseline or linear rule is never replaced (its fits are cheap)...
+    monkeypatch.setattr(audit_module, "LOSO_BUDGET", -1)
     a = audit(_ds(_regression(shift=0)), models={"dummy": DummyRegressor()}, quick=True,
               random_state=0)
-    assert a.rule == "dummy" and a.loso_model == "lr"
+    assert a.rule == "dummy" and a.loso_model == "dummy"
+    # ...a costly one is, over the budget of row-fits (a count: the same on every machine)
+    a = audit(_ds(_regression(shift=0)), models={"tree": DecisionTreeRegressor(max_depth=2)},
+              quick=True, random_state=0)
+    assert a.rule == "tree" and a.loso_model == "lr" and a.loso_row_fits > 0
     assert any("leave-one-study-out uses lr" in n for n in a.notes)
     assert any("time budget" in c for c in a.verdict.caveats)
 

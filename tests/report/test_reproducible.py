@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 def _numbers(path):
     doc = json.loads(path.read_text())
     meta = doc["meta"]
-    for k in ("seconds", "section_seconds", "command"):
+    for k in ("seconds", "section_seconds", "fit_seconds", "command"):
         meta.pop(k, None)
     for s in doc["sections"]:
         for k in list(s["data"]):

@@ -38,13 +38,14 @@ def test_regression_plan_loss_and_verdict():
     ds = _dataset("regression", n=600)
     res = audit(ds, models=make_models("lr,rf,dummy", "regression"), quick=True, random_state=1)
     assert isinstance(res, ErrorAudit) and res.loss == "squared" and res.n_rows == 600
-    # batched models on every row, the forest on a quick subsample of 400 rows
+    # every model on every row; the forest refitted per resample within the row-fit budget
+    # (quick: clip(round(40,000 / 600), 5, 10) = 10 resamples)
     assert res.plans["lr"] == {"rows": 600, "n_resamples": 50, "n_splits": 10, "path": "fast"}
     assert res.plans["dummy"]["path"] == "fast"
-    assert res.plans["rf"] == {"rows": 400, "n_resamples": 8, "n_splits": 5, "path": "generic"}
+    assert res.plans["rf"] == {"rows": 600, "n_resamples": 10, "n_splits": 5, "path": "generic"}
     frame = res.to_frame()
     assert len(frame) == 3 * len(AUDIT_METHODS)
-    assert set(frame.loc[frame.model == "rf", "n"]) == {400}
+    assert set(frame["n"]) == {600}
     table = res.table().set_index("model")
     # the verdict's numbers are the table's: lowest .632+ and largest optimism
     assert res.best_model == table[".632+"].idxmin() != "dummy"
@@ -55,8 +56,8 @@ def test_regression_plan_loss_and_verdict():
     v = res.verdict
     assert v.level == "info" and v.metric == "mean squared error"
     assert v.sentence.startswith(f"{res.best_model} has the lowest") and "rf would" in v.sentence
-    assert any("subsample" in c for c in v.caveats) and any("quick" in c for c in v.caveats)
-    assert any("rf: a random subsample of 400 of 600 rows" in n for n in res.notes)
+    assert any("quick" in c for c in v.caveats)
+    assert any(n.startswith("rf: all 600 rows, 10 bootstrap resamples") for n in res.notes)
     assert "Prediction error by resampling" in str(res)
 
 
@@ -68,6 +69,46 @@ def test_estimates_are_estimate_errors_under_the_plan():
                           n_resamples=200, n_splits=10, random_state=7).to_frame()
     got = res.to_frame().drop(columns=["model", "rows_used"])
     pd.testing.assert_frame_equal(got, ref)
+
+
+def test_plan_budget_of_refitted_models():
+    from replikit.resampling.audit import _plan
+
+    # clip(round(150,000 / n), 10, 50) resamples, every row, whatever n
+    assert _plan(False, 600, False) == {"rows": 600, "n_resamples": 50, "n_splits": 10}
+    assert _plan(False, 13440, False)["n_resamples"] == 11
+    assert _plan(False, 10**6, False)["n_resamples"] == 10
+    assert _plan(True, 10**6, False) == {"rows": 10**6, "n_resamples": 200, "n_splits": 10}
+
+
+def test_kfold_from_a_shared_run_is_the_runners_first_repeat():
+    """cv=: K-fold (eq. 5) read from a shared run's first repeat — the mean per-row loss,
+    recomputed here from the run's predictions; the other methods unchanged."""
+    from replikit.experiment import RepeatedKFold, run
+
+    ds = _dataset("classification", n=300, seed=4)
+    models = make_models("lr,rf", "classification")
+    shared = run(models, ds.X, ds.y, scheme=RepeatedKFold(5, 2, stratify=True),
+                 metrics=["roc_auc"], random_state=3, return_predictions=True)
+    res = audit(ds, models=models, quick=True, random_state=3, cv=shared)
+    alone = audit(ds, models=models, quick=True, random_state=3)
+    p = shared.predictions.frame
+    for name in models:
+        q = p[(p["model"] == name) & (p["repeat"] == 0)]
+        prob = np.where(q["y_true"] == 1, q["proba_1"], q["proba_0"])
+        ref = float(np.mean(-np.log(np.clip(prob, 1e-15, 1))))
+        got = res.to_frame().set_index(["model", "method"]).loc[(name, "kfold")]
+        assert got["estimate"] == pytest.approx(ref, rel=1e-12) and got["n_resamples"] == 5
+        for m in (".632+", "resubstitution", "bootstrap"):
+            a = res.to_frame().set_index(["model", "method"]).loc[(name, m), "estimate"]
+            b = alone.to_frame().set_index(["model", "method"]).loc[(name, m), "estimate"]
+            assert a == b
+    half = run(models, ds.X.iloc[:150], ds.y.iloc[:150], scheme="5x1", metrics=["accuracy"],
+               random_state=3)
+    with pytest.raises(ParameterTypeError, match="`cv`"):
+        audit(ds, models=models, quick=True, random_state=3, cv=object())
+    with pytest.raises(Exception, match="`cv`"):
+        audit(ds, models=models, quick=True, random_state=3, cv=half)
 
 
 def test_loss_choice_for_classifiers():
@@ -134,13 +175,13 @@ def test_default_models_and_bad_inputs():
 
 def test_plan_follows_the_path_the_loss_allows():
     # LDA has a batched fit for labels, not for the log loss (its posterior depends on the
-    # covariance divisor): with log loss it is refitted per resample, so it gets the subsample
+    # covariance divisor): with log loss it is refitted per resample, within the budget
     ds = _dataset("classification", n=600, seed=2)
     lda = make_models("lda", "classification")
     log = audit(ds, models={**lda, **make_models("lr", "classification")}, quick=True,
                 random_state=0)
     assert log.loss == "log"
-    assert log.plans["lda"] == {"rows": 400, "n_resamples": 8, "n_splits": 5, "path": "generic"}
+    assert log.plans["lda"] == {"rows": 600, "n_resamples": 10, "n_splits": 5, "path": "generic"}
     assert log.plans["lr"]["path"] == "fast" and log.plans["lr"]["rows"] == 600
     zero_one = audit(ds, models={**lda, "ridge": RidgeClassifier()}, quick=True, random_state=0)
     assert zero_one.plans["lda"] == {"rows": 600, "n_resamples": 50, "n_splits": 10,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import NJobsOpt, RandomStateOpt, StudyOpt, TableOpt, emit, info, state
+from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, info, state
 
 
 def audit(
@@ -31,7 +31,9 @@ def audit(
     task: Annotated[str | None, typer.Option("--task", help="regression or classification "
                                              "(default: inferred from the target).")] = None,
     random_state: RandomStateOpt = 0,
-    n_jobs: NJobsOpt = 1,
+    n_jobs: Annotated[int | None, typer.Option(
+        "--n-jobs", "-j", min=1, help="Worker processes (default: one per CPU core, at most 8; "
+        "the numbers do not depend on it).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer resamples: a fast preview.")] = False,
     sections: Annotated[str | None, typer.Option(
         "--sections", help="Comma-separated section keys to run (default: all).")] = None,

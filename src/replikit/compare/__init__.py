@@ -26,7 +26,7 @@ from .audit import audit as audit  # re-export, bound eagerly (see above)
 
 _EXPORTS = {
     # audit.py (audit itself is bound above)
-    "ComparisonAudit": "audit",
+    "ComparisonAudit": "audit", "audit_design": "audit",
     # _result.py
     "ComparisonResult": "_result", "BayesianResult": "_result",
     # _pairing.py

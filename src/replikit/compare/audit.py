@@ -3,7 +3,8 @@
 :func:`audit` is the comparison capability's one entry for a dataset and a set of models — the
 recipe of the audit report's section 2, usable on its own. Every pair of models is fitted on the
 same splits of one resampling design (through :func:`replikit.experiment.run`: one seeding rule,
-the backends) on a row subsample of the pooled data, and compared on the report's primary metric
+the backends) on every row of the pooled data — or taken from a run the caller shares, see
+:func:`audit_design` — and compared on the report's primary metric
 and one secondary metric with the tests Gardner & Brooks (2017, Table 1) recommend for the
 design, Holm-adjusted across pairs and metrics; the naive paired t is run beside them as the
 contrast the paper warns about (sec. 3.4). Across studies, the models' mean scores per study
@@ -74,30 +75,99 @@ class _Plan:
             f"{self.n_folds}x{self.n_repeats}"
 
 
-def _plan(n: int, min_class: int | None, quick: bool) -> _Plan:
-    """10 repeats of 10-fold CV on at most 400 rows (5x2 CV on 300 with ``quick``).
+#: Row-fits per model the audit's comparison spends on data larger than 3,000 rows: 10-fold CV
+#: repeated ``clip(round(ROW_FITS / n), 2, 10)`` times, so the work grows no faster than the rows
+#: (anes, 13,440 rows: 2 repeats) and every row is used; up to 3,000 rows, the paper's 10x10.
+ROW_FITS = 30_000
 
-    The budget keeps the comparison within about 20 s with a random forest among the models
-    (100 fits per model). For classification the subsample and the folds are stratified; when
-    the rarest class would have fewer than 10 rows in the subsample, small data (at most 2,000
-    rows) keep every row, and the number of folds drops to the rarest class's expected count
-    (at least 2).
+
+def _plan(n: int, min_class: int | None, quick: bool) -> _Plan:
+    """Every row; 10-fold CV repeated ``clip(round(ROW_FITS / n), 2, 10)`` times (5x2 CV with
+    ``quick``).
+
+    Fewer repeats on large data, never fewer rows: a row subsample changes the question (a
+    model trained on 400 rows is not the model trained on 13,440) and the verdicts with it,
+    while fewer repeats only add resampling noise, which the corrected t accounts for. For
+    classification the folds are stratified, and their number drops to the rarest class's
+    count when it has fewer than 10 rows (at least 2).
     """
-    rows = min(n, 300 if quick else 400)
+    repeats = int(np.clip(round(ROW_FITS / max(n, 1)), 2, 10))
     if min_class is None:
-        return _Plan(rows, 2 if quick else 10, 5 if quick else 10, False)
-    expected = int(min_class * rows / n)  # the rarest class in a stratified subsample
-    if expected < 10:
-        rows = n if n <= 2000 else rows  # small data: keep every row of a rare class
-        expected = int(min_class * rows / n)
-    if quick and expected >= 2:
-        return _Plan(rows, 2, 5, True, min_class)
-    folds = int(min(10, expected))
+        return _Plan(n, 2 if quick else 10, 5 if quick else repeats, False)
+    if quick and min_class >= 2:
+        return _Plan(n, 2, 5, True, min_class)
+    folds = int(min(10, min_class))
     if folds < 2:
         raise NotApplicableError(
             f"the rarest class has {min_class} rows: too few for two stratified folds.",
             "collect more rows of the rare class or merge classes.")
-    return _Plan(rows, folds, 10, True, min_class)
+    return _Plan(n, folds, repeats, True, min_class)
+
+
+def audit_design(dataset, *, metric: str | None = None, models: dict | None = None,
+           quick: bool = False) -> dict:
+    """The fits :func:`audit` needs, so that a caller can make them once and share them.
+
+    Returns a dict with ``scheme`` (a :class:`~replikit.experiment.Scheme`), ``metrics`` (the
+    primary metric first) and ``n_repeats``, ``n_folds``, ``stratified``: run the models with
+    :func:`replikit.experiment.run` on every row of ``dataset`` with that scheme and metrics
+    (and the audit's ``random_state``), then pass the result as ``audit(..., run=...)``. The
+    report does this to share one cross-validation between the comparison and the error
+    estimates (:func:`replikit.resampling.audit` reads its first repeat as K-fold CV).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> ds = dataset_from_frame(load_diabetes(as_frame=True).frame, target="target")
+    >>> d = audit_design(ds)
+    >>> d["n_repeats"], d["n_folds"], d["metrics"]
+    (10, 10, ['r2', 'mae'])
+    """
+    from ..experiment.metrics import primary_metric
+    from ..experiment.schemes import parse_scheme
+
+    y = dataset.y
+    classification = dataset.task == "classification"
+    min_class = int(y.value_counts().min()) if classification else None
+    plan = _plan(len(y), min_class, bool(quick))
+    if metric is None:
+        metric = primary_metric(dataset.task, int(y.nunique()) if classification else 0,
+                                models)[0]
+    return {"scheme": parse_scheme(plan.scheme, stratify=plan.stratify),
+            "metrics": _metrics(dataset.task, metric), "n_repeats": plan.n_repeats,
+            "n_folds": plan.n_folds, "stratified": plan.stratify}
+
+
+def _run(models, X, y, plan: _Plan, metrics, root, n_jobs):
+    from ..experiment.runner import run
+    from ..experiment.schemes import parse_scheme
+
+    return run(models, X, y, scheme=parse_scheme(plan.scheme, stratify=plan.stratify),
+               metrics=metrics, random_state=root, return_predictions=False,
+               backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs)
+
+
+def _check_run(run, names: list[str], metrics: list[str], plan: _Plan, n: int) -> None:
+    """A shared run must be the design's: the models, metrics and splits of every row."""
+    f = getattr(getattr(run, "scores", None), "frame", None)
+    if f is None:
+        raise ParameterTypeError(f"`run` must be a RunResult; got {type(run).__name__}.")
+    splits = f[["repeat", "fold"]].drop_duplicates()
+    tested = f.loc[(f["repeat"] == 0) & (f["metric"] == metrics[0])].groupby("model")[
+        "n_test"].sum()
+    problems = []
+    if set(f["model"]) != set(names):
+        problems.append(f"models {sorted(set(f['model']))} (expected {sorted(names)})")
+    if not set(metrics) <= set(f["metric"]):
+        problems.append(f"metrics {sorted(set(f['metric']))} (expected {metrics})")
+    if len(splits) != plan.n_repeats * plan.n_folds:
+        problems.append(f"{len(splits)} splits (expected {plan.n_repeats} x {plan.n_folds})")
+    if len(tested) and int(tested.min()) != n:
+        problems.append(f"{int(tested.min())} rows tested per repeat (expected all {n})")
+    if problems:
+        raise ParameterError("`run` does not match the comparison's design (see "
+                             "replikit.compare.audit_design): " + "; ".join(problems) + ".")
 
 
 def _metrics(task: str, primary: str) -> list[str]:
@@ -402,17 +472,19 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
 
 
 def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
-          quick: bool = False, random_state=None, n_jobs: int = 1) -> ComparisonAudit:
+          quick: bool = False, random_state=None, n_jobs: int = 1,
+          run=None) -> ComparisonAudit:
     """Are the differences between the models real? Every pair compared with valid tests.
 
     The recipe (Gardner & Brooks 2017, seed 002, sec. 4-5):
 
-    1. **Design.** 10 repeats of 10-fold CV (Table 1 row 3; the paper's choice, sec. 4) on a
-       random subsample of at most 400 rows of the pooled data, all models on the same splits;
-       5x2 CV (row 1) on 300 rows with ``quick``. For classification the subsample and the
-       folds are stratified, and when the rarest class is small the folds drop to its expected
+    1. **Design.** Repeated 10-fold CV (Table 1 row 3) on every row of the pooled data, all
+       models on the same splits: the paper's 10 repeats (sec. 4) up to 3,000 rows, fewer
+       above (``clip(round(30,000 / n), 2, 10)``: the work grows no faster than the data, and
+       no row is dropped); 5x2 CV (row 1) with ``quick``. For classification the folds are
+       stratified, and when the rarest class has fewer than 10 rows the folds drop to its
        count (at least 2; fewer: :class:`~replikit.errors.NotApplicableError`). Every fit goes
-       through :func:`replikit.experiment.run`.
+       through :func:`replikit.experiment.run` — or comes from ``run``.
     2. **Metrics.** The primary ``metric`` first — the one the verdict is about — and one
        secondary (MAE for regression, accuracy for classification).
     3. **Tests.** :func:`~replikit.compare.compare_scores` with the recommended tests of the
@@ -462,6 +534,10 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         the same numbers whatever ``n_jobs``.
     n_jobs : int
         Worker processes for the fits (joblib backend when above 1).
+    run : RunResult, optional
+        The fits already made: :func:`replikit.experiment.run` of ``models`` on every row of
+        ``dataset`` with the scheme and metrics of :func:`audit_design` (the report shares one such
+        run between sections). Checked against the design; nothing is refitted.
 
     Returns
     -------
@@ -489,29 +565,23 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     >>> print(res.verdict.sentence.split(" (lr vs")[0])
     On R² (5x2cv combined F test): lr better
     """
-    from ..experiment.runner import run
-    from ..experiment.schemes import parse_scheme
     from .api import TEST_IDS, TESTS, compare_scores, primary_test
 
     models, metric, quick, n_jobs = _audit_iv(dataset, models, metric, quick, n_jobs)
     names = [str(m) for m in models]
     root = root_seed_sequence(random_state)
-    y_all = dataset.y
-    n = len(y_all)
+    y = dataset.y.reset_index(drop=True)
+    n = len(y)
     classification = dataset.task == "classification"
-    min_class = int(y_all.value_counts().min()) if classification else None
+    min_class = int(y.value_counts().min()) if classification else None
     plan = _plan(n, min_class, quick)
-    from ..experiment.schemes import subsample
-
-    rows = subsample(y_all, plan.rows, stratify=plan.stratify,
-                     random_state=task_rng(root, ("compare-rows",)))
-    X = dataset.X.iloc[rows].reset_index(drop=True)
-    y = y_all.iloc[rows].reset_index(drop=True)
     metrics = _metrics(dataset.task, metric)
     t0 = time.perf_counter()
-    res = run(models, X, y, scheme=parse_scheme(plan.scheme, stratify=plan.stratify),
-              metrics=metrics, random_state=root, return_predictions=False,
-              backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs)
+    if run is None:
+        run = _run(models, dataset.X.reset_index(drop=True), y, plan, metrics, root, n_jobs)
+    else:
+        _check_run(run, names, metrics, plan, n)
+    res = run
     seconds_fits = time.perf_counter() - t0
     rope = _ropes(metrics, y)
     with warnings.catch_warnings():

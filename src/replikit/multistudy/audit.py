@@ -42,7 +42,13 @@ __all__ = ["MultiStudyAudit", "audit", "MIN_STUDY_ROWS", "MIN_PER_CLASS", "MIN_U
 MIN_STUDY_ROWS = 20  # rows a study needs to be halved and cross-validated within itself
 MIN_PER_CLASS = 4  # rows of every class a study needs (classification)
 MIN_UNITS = 10  # held-out units a study needs to enter the rule's assessment
-LOSO_BUDGET = 8.0  # seconds: above this estimate, leave-one-study-out uses the linear model
+#: Row-fits (K fits x rows per fit) above which leave-one-study-out of a costly rule model
+#: (not linear, not a baseline) uses the linear model instead. A count, not a time measured on
+#: this machine, so that the choice — and the report — is the same on every machine.
+LOSO_BUDGET = 100_000
+_CHEAP = ("LinearRegression", "Ridge", "RidgeCV", "Lasso", "LassoCV", "ElasticNet",
+          "ElasticNetCV", "LogisticRegression", "LogisticRegressionCV", "DummyRegressor",
+          "DummyClassifier", "LinearDiscriminantAnalysis")
 ALPHA = 0.05  # significance level of the verdict's permutation test
 
 UTILITY_LABELS = {"brier": "minus the Brier score", "accuracy": "accuracy",
@@ -97,9 +103,10 @@ class MultiStudyAudit:
     loso : LeaveOneStudyOutResult
         Leave-one-study-out on ``metric`` of ``loso_model``.
     loso_model : str
-        The rule's model, or ``'lr'`` when its leave-one-study-out would take longer than
-        ``LOSO_BUDGET`` seconds (``loso_seconds`` is the estimate).
-    loso_seconds : float
+        The rule's model, or ``'lr'`` when the rule's model is neither linear nor a baseline
+        and its leave-one-study-out would take more than ``LOSO_BUDGET`` row-fits
+        (``loso_row_fits`` is the count: K fits on the left-in rows).
+    loso_row_fits : int
     metric : str
         The metric of the cross-study matrix and of leave-one-study-out.
     n_train : int
@@ -136,7 +143,7 @@ class MultiStudyAudit:
     cross_study: CrossStudyResult = field(repr=False)
     loso: LeaveOneStudyOutResult = field(repr=False)
     loso_model: str = ""
-    loso_seconds: float = 0.0
+    loso_row_fits: int = 0
     metric: str = ""
     n_train: int = 0
     n_resamples: int = 0
@@ -315,9 +322,9 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     6. **Dominance** (Def. 3.3) of every other rule by the assessed one, on the same studies.
     7. **Training technique**: the cross-study validation matrix of the rule's model (5-fold
        within-study CV on the diagonal, 3 with ``quick``) and leave-one-study-out, on the
-       primary ``metric``; leave-one-study-out uses the linear model ``lr`` instead when its
-       estimated time (the rule's fit time scaled to K fits on the left-in rows) exceeds
-       ``LOSO_BUDGET`` = 8 s.
+       primary ``metric``; leave-one-study-out uses the linear model ``lr`` instead when the
+       rule's model is neither linear nor a baseline and K fits on the left-in rows exceed
+       ``LOSO_BUDGET`` = 100,000 row-fits (a count, so every machine makes the same choice).
 
     Parameters
     ----------
@@ -423,7 +430,7 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
         rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
         rules=rules_tab, equivalence=eq, conjunction=conj, rule_utilities=rule_utilities, predictions=fits.predictions,
         cross_study=tech.cross_study, loso=tech.loso, loso_model=tech.loso_model,
-        loso_seconds=tech.loso_seconds, metric=tech.cross_study.metric, n_train=fits.n_train,
+        loso_row_fits=tech.loso_row_fits, metric=tech.cross_study.metric, n_train=fits.n_train,
         n_resamples=n_resamples, permutation=permutation, cv=cv, tv_bins=bins, quick=quick,
         studies_left_out=tuple(left_out), studies_dropped=tuple(dropped),
         seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
@@ -508,7 +515,7 @@ class _Technique:
     cross_study: Any
     loso: Any
     loso_model: str
-    loso_seconds: float
+    loso_row_fits: int
 
 
 def _technique(d, models, best, fits, metric, cv, root, n_jobs) -> _Technique:
@@ -521,14 +528,15 @@ def _technique(d, models, best, fits, metric, cv, root, n_jobs) -> _Technique:
                              metric=metric, random_state=task_int_seed(root, "multistudy-csv"),
                              n_jobs=n_jobs)
     K, n = d.n_studies, len(d.y)
-    seconds = fits.fit_seconds[best] * K * (n * (1 - 1 / K)) / max(fits.n_train, 1)
+    row_fits = int(round(K * n * (1 - 1 / K)))
     name, est = best, models[best]
-    if seconds > LOSO_BUDGET and best != "lr":
+    final = est.steps[-1][1] if hasattr(est, "steps") else est
+    if row_fits > LOSO_BUDGET and best != "lr" and type(final).__name__ not in _CHEAP:
         name, est = "lr", make_model("lr", d.task)
     loso = leave_one_study_out(est, d.X, d.y, d.study, task=d.task, model_name=name,
                                metric=metric, random_state=task_int_seed(root, "multistudy-loso"),
                                n_jobs=n_jobs)
-    return _Technique(csv, loso, name, float(seconds))
+    return _Technique(csv, loso, name, row_fits)
 
 
 def _listing(items, limit: int = 15) -> str:
@@ -547,8 +555,8 @@ def _notes(left_out, dropped, tech, best, res) -> tuple:
                      f"{MIN_UNITS} held-out units left out of the rule's assessment: "
                      + _listing(dropped))
     if tech.loso_model != best:
-        notes.append(f"leave-one-study-out uses {tech.loso_model}: {best} would take about "
-                     f"{tech.loso_seconds:.0f} s, over the {LOSO_BUDGET:g} s budget")
+        notes.append(f"leave-one-study-out uses {tech.loso_model}: {best} would need "
+                     f"{tech.loso_row_fits:,} row-fits, over the budget of {LOSO_BUDGET:,}")
     notes += [*res.notes, *tech.cross_study.notes, *tech.loso.notes]
     return tuple(dict.fromkeys(notes))
 

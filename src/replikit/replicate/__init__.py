@@ -39,7 +39,7 @@ _EXPORTS = {
     "simulate_replication": "simulation", "ReplicationSimulation": "simulation",
     # audit.py (audit itself is bound above: importing the submodule binds the package
     # attribute of the same name to the module, which a lazy __getattr__ cannot undo)
-    "ReplicationAudit": "audit", "LINEAR_MODEL": "audit",
+    "ReplicationAudit": "audit", "LINEAR_MODEL": "audit", "audit_design": "audit",
     "HoldOutCV": "design", "LabeledFolds": "design",
     "DIFF_INTERVALS": "aims",
     # meta-regression, heterogeneity, influence, small-study effects, transforms (issue 17)

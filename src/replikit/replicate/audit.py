@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._random import root_seed_sequence, task_rng
+from .._random import root_seed_sequence
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, NotApplicableError, ParameterError, ParameterTypeError
 from ..results import Verdict
@@ -44,6 +44,9 @@ __all__ = ["ReplicationAudit", "audit", "LINEAR_MODEL"]
 
 LINEAR_MODEL = "linear model"
 MIN_FOLD_ROWS = 20  # an R2 on fewer held-out rows is mostly noise (and often negative)
+#: CV folds of the audited models' within-study fits (refitted per fold by the runner; the
+#: batched linear model uses 10, as seed 000 does)
+AUDITED_N_SPLITS = 5
 _CV_RANDOM = "CV, folds RE"
 _CV_FIXED = "CV, folds FE"
 #: With fewer studies than this, the pooled intervals and prediction intervals use Knapp-Hartung
@@ -273,16 +276,9 @@ def _audit_iv(dataset, models, margin, tau2_method, quick, n_jobs):
     return margin, tau2_method, bool(quick), n_jobs
 
 
-def _subsample(study: np.ndarray, order, max_rows: int | None, root) -> np.ndarray:
-    """Sorted rows: every row of each study, or a random ``max_rows`` of a larger one."""
-    keep = []
-    for s in order:
-        idx = np.flatnonzero(study == s)
-        if max_rows is not None and idx.size > max_rows:
-            idx = np.sort(task_rng(root, ("replicate-rows", s)).choice(idx, max_rows,
-                                                                        replace=False))
-        keep.append(idx)
-    return np.sort(np.concatenate(keep))
+def _rows(study: np.ndarray, order) -> np.ndarray:
+    """Sorted rows of the studies in ``order``."""
+    return np.flatnonzero(np.isin(study, list(order)))
 
 
 def _fold_labels(scheme: HoldOutCV, study: np.ndarray, order, root) -> dict:
@@ -318,22 +314,57 @@ def _linear_fits(X, y, study, order, labels) -> dict[str, _Fit]:
     return out
 
 
-def _runner_fits(models, X, y, study, order, scheme, root, n_jobs) -> dict[str, dict]:
+def audit_design(dataset=None, *, quick: bool = False) -> dict:
+    """The within-study fits :func:`audit` makes, so that a caller can make them once and
+    share them: ``scheme`` (:class:`HoldOutCV` with 5 folds on every row of each study, fewer
+    where a fold would hold fewer than ``MIN_FOLD_ROWS`` rows; the batched linear model uses 10,
+    on the same train/test parts) and ``metrics`` (``['r2']``). Run the audited models with :func:`replikit.experiment.run`
+    (``study=`` the study labels, ``return_predictions=True``, the audit's ``random_state``)
+    and pass the result as ``audit(..., study_run=...)``; the run may hold more studies and
+    more models (a baseline) than the audit uses, and other metrics besides.
+
+    Examples
+    --------
+    >>> audit_design()["scheme"].n_splits
+    5
+    """
+    return {"scheme": HoldOutCV(AUDITED_N_SPLITS, min_fold_rows=MIN_FOLD_ROWS),
+            "metrics": ["r2"]}
+
+
+def _run(models, X, y, study, scheme, root, n_jobs):
     from ..experiment import run
 
-    res = run(models, X, y, scheme=scheme, metrics=["r2"], study=study, random_state=root,
-              backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
-              return_predictions=True)
+    return run(models, X, y, scheme=scheme, metrics=["r2"], study=study, random_state=root,
+               backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
+               return_predictions=True)
+
+
+def _runner_fits(res, models, study, order, scheme, labels) -> dict[str, dict]:
+    """The audited models' fold R2s and test predictions per study, from a run of ``scheme``
+    within studies; checked against the splits the linear model used (``labels``)."""
     scores = res.scores.frame
-    preds = res.predictions.frame
+    preds = getattr(res.predictions, "frame", None)
+    if preds is None or "r2" not in set(scores["metric"]):
+        raise ParameterError("`study_run` must hold predictions and the 'r2' metric "
+                             "(run(..., metrics=['r2'], return_predictions=True)).")
+    scores = scores[scores["metric"] == "r2"]
+    s_col = scores["study"].astype(str)
+    p_col = preds["study"].astype(str)
     out: dict[str, dict] = {name: {} for name in models}
     for s in order:
         k = scheme.n_folds(int((study == s).sum()))
-        sc = scores[scores["study"] == s]
-        pr = preds[(preds["study"] == s) & (preds["fold"] == k)]
+        sc = scores[s_col == s]
+        pr = preds[(p_col == s) & (preds["fold"] == k)]
         for name in models:
             folds = sc[(sc["model"] == name) & (sc["fold"] < k)].sort_values("fold")
             test = pr[pr["model"] == name].sort_values("row")
+            n_test = int((labels[s] < 0).sum())
+            if len(folds) != k or len(test) != n_test:
+                raise ParameterError(
+                    f"`study_run` does not hold the design's splits of study {s!r} for model "
+                    f"{name!r} ({len(folds)} CV folds and {len(test)} test rows; expected {k} "
+                    f"and {n_test}; see replikit.replicate.audit_design).")
             out[name][s] = _Fit(folds["value"].to_numpy(float), folds["n_test"].to_numpy(int),
                                 test["y_true"].to_numpy(float), test["y_pred"].to_numpy(float))
     return out
@@ -362,7 +393,8 @@ def _study_estimates(fits: dict[str, _Fit], k: int, tau2_method: str):
 
 def audit(dataset, *, models: dict | None = None, original: str | None = None,
           margin: float = 0.05, tau2_method: str = "REML", quick: bool = False,
-          moderators=None, random_state=None, n_jobs: int = 1) -> ReplicationAudit:
+          moderators=None, random_state=None, n_jobs: int = 1,
+          study_run=None) -> ReplicationAudit:
     """Does each later study reproduce the R² of the first? Seed 000's three aims on a dataset.
 
     Parameters
@@ -380,17 +412,22 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     tau2_method : str
         τ² estimator of every random-effects pooling (``'REML'``, ``'DL'``, ...).
     quick : bool
-        Fewer folds (5) and at most 400 rows per study for every model.
+        Fewer folds (5) for every model (every row is still used).
     moderators : str or sequence of str, optional
         Study-level columns of the data (one value per study) to explain the differences
         between the studies' test R2 by a meta-regression. Default: every column constant
         within every study (and not across studies) is used, as many as the number of studies
         allows (k - 3); ``()`` turns the meta-regression off.
     random_state : None, int or Generator
-        Root of every random choice (subsamples, splits, model seeds).
+        Root of every random choice (splits, model seeds).
     n_jobs : int
         Worker processes for the audited models (the joblib backend of
         :func:`replikit.experiment.run` when above 1; the numbers do not depend on it).
+    study_run : RunResult, optional
+        The audited models' fits already made (:func:`audit_design`: the report shares one
+        within-study run between this section, the comparison across studies and the
+        generalizability section); checked against the linear model's splits, nothing is
+        refitted.
 
     Returns
     -------
@@ -496,21 +533,16 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         raise ParameterError(f"`models`: the name {LINEAR_MODEL!r} is the audit's own batched "
                              "least squares; give the model another name.")
     n_splits = 5 if quick else 10
-    max_rows = 400 if quick else None
-    aud_splits, aud_rows = 5, (400 if quick else 1000)
     scheme = HoldOutCV(n_splits, min_fold_rows=MIN_FOLD_ROWS)
-    aud_scheme = HoldOutCV(aud_splits, min_fold_rows=MIN_FOLD_ROWS)
+    aud_scheme = audit_design(quick=quick)["scheme"]
     root = root_seed_sequence(random_state)
 
-    # the linear model's rows and splits; then the audited models' (a subsample of each study)
-    rows = _subsample(study, kept, max_rows, root)
+    # every row of every kept study; the audited models (refitted by the runner, so with fewer
+    # CV folds than the batched linear model) on the same train/test parts
+    rows = _rows(study, kept)
     lin_labels = _fold_labels(scheme, study[rows], kept, root)
-    aud_rows_idx = _subsample(study, kept, aud_rows, root)
-    aud_labels = _fold_labels(aud_scheme, study[aud_rows_idx], kept, root) if audited else {}
     constant = [s for s in kept
-                if _constant_part(y[rows][study[rows] == s], lin_labels[s])
-                or (audited and _constant_part(y[aud_rows_idx][study[aud_rows_idx] == s],
-                                               aud_labels[s]))]
+                if _constant_part(y[rows][study[rows] == s], lin_labels[s])]
     left_out += [(s, "the outcome is constant in a CV fold or in the test part (R2 undefined)")
                  for s in constant]
     kept = [s for s in kept if s not in constant]
@@ -520,9 +552,11 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
             advice="check the outcome column; pool small studies into larger units.")
     fits = {LINEAR_MODEL: _linear_fits(X[rows], y[rows], study[rows], kept, lin_labels)}
     if audited:
-        sel = aud_rows_idx[np.isin(study[aud_rows_idx], kept)]
-        fits.update(_runner_fits(audited, X[sel], y[sel], study[sel], kept, aud_scheme, root,
-                                 n_jobs))
+        sel = rows[np.isin(study[rows], kept)]
+        if study_run is None:
+            study_run = _run(audited, d.X.iloc[sel].reset_index(drop=True), y[sel],
+                             study[sel], aud_scheme, root, n_jobs)
+        fits.update(_runner_fits(study_run, audited, study, kept, aud_scheme, lin_labels))
 
     per_model, outside = {}, {}
     for model, model_fits in fits.items():
@@ -562,8 +596,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     analyzed = tuple(m for m in fits if m not in models_left_out)
     studies = (original,) + tuple(s for s in usable if s != original)
     design = {"n_splits": n_splits, "min_fold_rows": MIN_FOLD_ROWS, "train_share": 2 / 3,
-              "max_rows": max_rows, "audited_n_splits": aud_splits,
-              "audited_max_rows": aud_rows if audited else None, "min_rows": min_rows,
+              "audited_n_splits": AUDITED_N_SPLITS if audited else None, "min_rows": min_rows,
               "n_features": p, "margin": margin, "tau2_method": tau2_method, "quick": quick,
               "ci": ci}
     verdict = _verdict(res, original, margin, left_out, outside, models_left_out, design,
@@ -612,11 +645,7 @@ def _verdict(res, original, margin, left_out, outside, models_left_out, design,
     if models_left_out:
         caveats.append(f"left out: {', '.join(models_left_out)} (R2 outside [0, 1))")
     if design["quick"]:
-        caveats.append(f"quick mode: at most {design['max_rows']} rows per study and "
-                       f"{design['n_splits']}-fold CV")
-    if has_audited:
-        caveats.append(f"audited models fitted on at most {design['audited_max_rows']} rows "
-                       "per study")
+        caveats.append(f"quick mode: {design['n_splits']}-fold CV")
     return Verdict(sentence, "test R2", level, float(pooled.estimate), float(ci.low),
                    float(ci.high), tuple(caveats))
 
@@ -625,13 +654,12 @@ def _notes(design, left_out, outside, models_left_out, audited) -> tuple:
     notes = [f"design per study: 2:1 train/test split, {design['n_splits']}-fold CV on the "
              f"training part (fewer folds where a fold would hold fewer than "
              f"{design['min_fold_rows']} rows, at least 2)"
-             + (f"; at most {design['max_rows']} rows per study (quick mode)"
-                if design["max_rows"] else "")]
+ + "; every row of each study"]
     if audited:
         notes.append(f"audited models ({', '.join(audited)}): scikit-learn fits by "
-                     f"replikit.experiment.run on at most {design['audited_max_rows']} rows per "
-                     f"study and {design['audited_n_splits']}-fold CV; constant baselines have "
-                     "no R2 to replicate")
+                     f"replikit.experiment.run on every row, {AUDITED_N_SPLITS}-fold CV on the "
+                     "same training parts as the linear model; "
+                     "constant baselines have no R2 to replicate")
     for s, why in left_out:
         notes.append(f"study {s} left out: {why}")
     for model, bad in outside.items():

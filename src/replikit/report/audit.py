@@ -24,15 +24,29 @@ from ..data.userdata import Dataset
 from ..errors import ModelFitError, NotApplicableError, ReplikitError
 from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress
+from .fits import fit_log, fit_seconds
 from .preflight import preflight
 from .references import SECTION_REFERENCES, bibtex_for
 from .registry import discover_sections
 from .render import render_html, render_json
 from .summary import SCHEMA_VERSION
 
-__all__ = ["run_audit", "AuditReport", "example_dataset", "REPORT_FILES"]
+__all__ = ["run_audit", "AuditReport", "example_dataset", "default_jobs", "REPORT_FILES"]
 
 REPORT_FILES = ("report.html", "report.json", "references.bib")
+#: Most worker processes the audit starts by default.
+MAX_DEFAULT_JOBS = 8
+
+
+def default_jobs() -> int:
+    """Worker processes of an audit by default: the CPU cores this process may use (at most
+    :data:`MAX_DEFAULT_JOBS`). The numbers do not depend on it (every fit draws from its own
+    seed), so using every core is safe."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_DEFAULT_JOBS, cores))
 
 
 @dataclass(frozen=True)
@@ -93,7 +107,8 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
                 break
             left_out.append((exc.model, " ".join(str(exc).split())))
             kept = {k: v for k, v in models.items() if k != exc.model}
-            ctx = dataclasses.replace(ctx, models=kept, _cache={})
+            # the cache is kept: the fit sets are keyed by the models they hold
+            ctx = dataclasses.replace(ctx, models=kept)
         except Exception as exc:  # noqa: BLE001 — isolation is the point: keep the others
             if debug:
                 raise
@@ -117,7 +132,8 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
 
 
 def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *,
-              models: dict | None = None, random_state: int | None = None, n_jobs: int = 1,
+              models: dict | None = None, random_state: int | None = None,
+              n_jobs: int | None = None,
               quick: bool = False, sections: list[str] | None = None,
               progress: bool = False, overwrite: bool = False, debug: bool = False,
               command: str | None = None, out_option: str = "out_dir",
@@ -141,6 +157,9 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     random_state : int, optional
         Root seed: the same seed gives the same report numbers. ``None`` draws fresh entropy and
         records it in the report (``meta.random_state``), so the run can still be repeated.
+    n_jobs : int, optional
+        Worker processes for the fits (joblib). Default: one per CPU core, at most
+        :data:`MAX_DEFAULT_JOBS`. The report's numbers are bit-identical whatever the value.
     quick : bool
         Fewer resamples (for previews and tests); stamped in the report and its JSON.
     sections : list of str, optional
@@ -178,6 +197,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         from ..experiment.models import default_models
 
         models = default_models(dataset.task, quick=quick)
+    if n_jobs is None:
+        n_jobs = default_jobs()
     plan = preflight(dataset, models)
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
                        n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan,
@@ -199,7 +220,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         "command": command, "seconds": round(seconds, 1), "section_seconds": timings,
         "sections_skipped": [s.key for s in outputs if s.skipped],
         "versions": _versions(), "references": list(dict.fromkeys(reference_keys)),
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": SCHEMA_VERSION, "fit_sets": fit_log(ctx),
+        "fit_seconds": fit_seconds(ctx),
     }
     html_path, json_path, bib_path = (out / name for name in REPORT_FILES)
     write_text_atomic(html_path, render_html(meta, outputs))

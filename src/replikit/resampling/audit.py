@@ -4,9 +4,11 @@
 K-fold cross-validation (eq. 5), the bootstrap with pooled out-of-bag errors (eq. 6), Efron's
 leave-one-out bootstrap (eq. 7) and the .632+ bootstrap (Efron & Tibshirani 1997), with
 :func:`~replikit.resampling.estimate_errors`, so that the optimism of the apparent error shows.
-It chooses, per model, how to spend the time budget: models with a batched fit (linear models,
-LDA, baselines) use every row and 200 bootstrap resamples; the others are refitted one resample
-at a time on a stratified random subsample with fewer resamples. Its verdict names the model
+Every model uses every row. Models with a batched fit (linear models, LDA, baselines) get 200
+bootstrap resamples; the others, refitted one resample at a time, get as many as a fixed budget
+of row-fits allows (50 up to 3,000 rows, at least 10) — fewer resamples add Monte-Carlo noise
+but, unlike a row subsample, no bias. K-fold CV can come from a run the caller shares (the
+report's one cross-validation, also used by the model comparison). Its verdict names the model
 with the lowest .632+ error and the model whose apparent error is most optimistic.
 
 The package binds :func:`audit` eagerly (``replikit.resampling.audit`` is the function, not this
@@ -23,8 +25,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..experiment.schemes import subsample
-from ..experiment.schemes import subsample
 from ..results import Verdict
 
 __all__ = ["ErrorAudit", "audit", "AUDIT_METHODS", "METHOD_LABELS", "LOSS_LABELS"]
@@ -40,13 +40,19 @@ LOSS_LABELS = {"log": "log loss", "zero_one": "misclassification rate",
                "squared": "mean squared error"}
 
 
+#: Row-fits per model of the bootstrap of a model refitted per resample: ``n_resamples =
+#: clip(round(GENERIC_ROW_FITS / n), 10, 50)`` (quick: ``QUICK_ROW_FITS``, 5 to 10).
+GENERIC_ROW_FITS, QUICK_ROW_FITS = 150_000, 40_000
+
+
 def _plan(fast: bool, n: int, quick: bool) -> dict:
-    """Rows, resamples and folds of one model: a batched model uses all rows and 200 resamples
-    (50 in quick mode); a model refitted per resample uses at most 1,500 rows (400), 25
-    resamples (8) and 10 folds (5)."""
+    """Rows, resamples and folds of one model: every row always; a batched model gets 200
+    resamples (50 in quick mode); a model refitted per resample ``clip(round(150,000 / n), 10,
+    50)`` (quick: ``clip(round(40,000 / n), 5, 10)``), with 10-fold CV (5 in quick mode)."""
     if fast:
         return {"rows": n, "n_resamples": 50 if quick else 200, "n_splits": 10}
-    return {"rows": min(n, 400 if quick else 1500), "n_resamples": 8 if quick else 25,
+    budget, low, high = (QUICK_ROW_FITS, 5, 10) if quick else (GENERIC_ROW_FITS, 10, 50)
+    return {"rows": n, "n_resamples": int(min(high, max(low, round(budget / max(n, 1))))),
             "n_splits": 5 if quick else 10}
 
 
@@ -87,7 +93,7 @@ class ErrorAudit:
     n_rows : int
         Rows of the dataset (studies pooled).
     notes : tuple of str
-        What was done: subsamples, resamples, models left out.
+        What was done: resamples, folds, models left out.
     verdict : Verdict
     seconds : dict
         Model -> seconds spent (timing only; not part of the numbers).
@@ -175,7 +181,8 @@ def _audit_iv(dataset, models, quick, n_jobs):
 
 
 def audit(dataset, *, models: dict | None = None, quick: bool = False, random_state=None,
-          n_jobs: int = 1, progress: Callable[[int], Any] | None = None) -> ErrorAudit:
+          n_jobs: int = 1, progress: Callable[[int], Any] | None = None,
+          cv=None) -> ErrorAudit:
     r"""Honest prediction-error estimates of each model on a dataset (seed 003).
 
     For every model, :func:`~replikit.resampling.estimate_errors` computes the resubstitution
@@ -187,12 +194,13 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     error for a continuous outcome. The optimism of the apparent error is
     ``Err_K − Err_R`` (eq. 5 minus eq. 3).
 
-    Plan (the time budget): a model with a batched fit for the chosen loss (linear/ridge/binary
-    logistic regression, LDA for the misclassification rate, baselines:
-    :mod:`replikit.resampling._fast`) uses all rows, 200 resamples and 10 folds; any
-    other model is refitted once per resample on a stratified random subsample of at most 1,500
-    rows with 25 resamples (quick mode: 50 batched resamples; 400 rows, 8 resamples and 5 folds
-    otherwise). A model whose estimates fail is left out with the reason; the others are kept.
+    Plan (the time budget): every model uses every row. A model with a batched fit for the
+    chosen loss (linear/ridge/binary logistic regression, LDA for the misclassification rate,
+    baselines: :mod:`replikit.resampling._fast`) gets 200 resamples and 10 folds; any other
+    model is refitted once per resample, ``clip(round(150,000 / n), 10, 50)`` times (quick mode:
+    50 batched resamples; ``clip(round(40,000 / n), 5, 10)`` refits and 5 folds). A model whose
+    estimates fail is left out with the reason; the others are kept. With ``cv``, K-fold CV is
+    read from that run's first repeat instead of being refitted.
 
     Parameters
     ----------
@@ -201,12 +209,18 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     models : dict of str -> estimator, optional
         Default :func:`replikit.experiment.models.default_models` of the task.
     quick : bool, default False
-        Fewer resamples and smaller subsamples (previews, tests).
+        Fewer resamples and folds (previews, tests).
     random_state : None, int or numpy.random.Generator
-        Root of every draw (subsamples, resamples, model seeds); the same int gives the same
+        Root of every draw (resamples, folds, model seeds); the same int gives the same
         numbers, whatever ``n_jobs``.
     n_jobs : int, default 1
         Worker processes for the refitted models.
+    cv : RunResult, optional
+        Predictions of ``models`` under repeated K-fold CV of every row of ``dataset``
+        (:func:`replikit.experiment.run` with ``return_predictions=True``, e.g. the design of
+        :func:`replikit.compare.audit_design`): its first repeat is the K-fold estimate (eq. 5),
+        so the report's one cross-validation serves both sections. Checked: every row tested
+        once in that repeat, every model present.
     progress : callable, optional
         Called with 1 after each model (a progress bar's ``advance``).
 
@@ -236,7 +250,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     """
     import pandas as pd
 
-    from .._random import root_seed_sequence, task_rng
+    from .._random import root_seed_sequence
     from ..errors import DataError, ReplikitError
     from .error import batched_fit, estimate_errors
 
@@ -249,18 +263,14 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     n = len(y)
     n_classes = int(y.nunique()) if task == "classification" else 0
     frames, plans, failed, seconds, notes = [], {}, {}, {}, []
+    methods = AUDIT_METHODS if cv is None else tuple(m for m in AUDIT_METHODS if m != "kfold")
+    shared = _cv_predictions(cv, list(models), n) if cv is not None else None
     for name, model in models.items():
         fast = batched_fit(model, task, loss, n_classes) is not None
         plan = _plan(fast, n, quick)
-        Xs, ys = X, y
-        if plan["rows"] < n:
-            keep = subsample(y, plan["rows"], stratify=task == "classification",
-                             random_state=task_rng(root, ("resampling-rows", name)))
-            Xs, ys = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
-            plan["rows"] = len(keep)
         start = time.perf_counter()
         try:
-            res = estimate_errors(model, Xs, ys, methods=AUDIT_METHODS, loss=loss, task=task,
+            res = estimate_errors(model, X, y, methods=methods, loss=loss, task=task,
                                   n_resamples=plan["n_resamples"], n_splits=plan["n_splits"],
                                   random_state=root, n_jobs=n_jobs)
         except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
@@ -270,16 +280,19 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
             continue
         seconds[name] = time.perf_counter() - start
         frame = res.to_frame()
+        path = res[methods[-1]].path
+        if shared is not None:
+            kfold = _kfold_row(shared[name], loss, y, n, path)
+            plan["n_splits"] = int(kfold["n_splits"])
+            frame = pd.concat([frame.iloc[:1], pd.DataFrame([kfold]), frame.iloc[1:]],
+                              ignore_index=True)
         frame.insert(0, "model", name)
         frame["rows_used"] = plan["rows"]
         frames.append(frame)
-        plans[name] = {**plan, "path": res["kfold"].path}
-        if plan["rows"] < n:
-            notes.append(f"{name}: a random subsample of {plan['rows']:,} of {n:,} rows, "
-                         f"{plan['n_resamples']} bootstrap resamples, {plan['n_splits']}-fold CV")
-        else:
-            notes.append(f"{name}: all {n:,} rows, {plan['n_resamples']} bootstrap resamples, "
-                         f"{plan['n_splits']}-fold CV ({res['kfold'].path} path)")
+        plans[name] = {**plan, "path": path}
+        notes.append(f"{name}: all {n:,} rows, {plan['n_resamples']} bootstrap resamples "
+                     f"({path} path), {plan['n_splits']}-fold CV"
+                     + (" (the report's shared cross-validation)" if shared is not None else ""))
         if progress is not None:
             progress(1)
     if not frames:
@@ -301,6 +314,59 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                       tuple(notes), verdict, seconds)
 
 
+def _cv_predictions(cv, names: list[str], n: int) -> dict:
+    """Model -> its first-repeat predictions in ``cv`` (a RunResult), each row once."""
+    import numpy as np
+
+    from ..errors import ParameterError, ParameterTypeError
+
+    preds = getattr(getattr(cv, "predictions", None), "frame", None)
+    if preds is None:
+        raise ParameterTypeError("`cv` must be a RunResult with predictions "
+                                 "(run(..., return_predictions=True)); got "
+                                 f"{type(cv).__name__}.")
+    first = preds[preds["repeat"] == preds["repeat"].min()]
+    out = {}
+    for name in names:
+        p = first[first["model"] == name].sort_values("row", kind="stable")
+        if len(p) != n or not np.array_equal(p["row"].to_numpy(), np.arange(n)):
+            raise ParameterError(f"`cv`: the first repeat must test each of the {n} rows "
+                                 f"once for model {name!r}; it tests {len(p)}.")
+        out[name] = p
+    return out
+
+
+def _kfold_row(p, loss: str, y, n: int, path: str) -> dict:
+    """The K-fold estimate (eq. 5) from one repeat's predictions: the mean per-row loss (each
+    row tested once) and the naive SE of the fold means, as ``estimate_errors`` reports it."""
+    import numpy as np
+
+    from ..errors import DataError
+
+    y_true = p["y_true"].to_numpy()
+    if loss == "log":
+        cols = {c.removeprefix("proba_"): c for c in p.columns if c.startswith("proba_")}
+        missing = {str(v) for v in np.unique(y_true)} - set(cols)
+        if not cols or missing:
+            raise DataError("`cv`: the log loss needs the predicted probabilities "
+                            "(proba_<class> columns) of every model and class.")
+        prob = np.empty(len(p))
+        for label, col in cols.items():
+            hit = np.asarray(y_true).astype(str) == label
+            prob[hit] = p[col].to_numpy()[hit]
+        row_loss = -np.log(np.clip(prob, 1e-15, 1.0))
+    elif loss == "zero_one":
+        row_loss = (p["y_pred"].to_numpy() != y_true).astype(float)
+    else:
+        row_loss = (y_true.astype(float) - p["y_pred"].to_numpy(dtype=float)) ** 2
+    folds = p["fold"].to_numpy()
+    means = np.array([row_loss[folds == f].mean() for f in np.unique(folds)])
+    se = float(np.std(means, ddof=1) / np.sqrt(means.size)) if means.size > 1 else np.nan
+    return {"method": "kfold", "estimate": float(row_loss.mean()), "se": se, "loss": loss,
+            "n": n, "n_resamples": int(means.size), "path": path,
+            "n_splits": float(means.size), "n_repeats": 1.0}
+
+
 def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick,
              n_studies) -> Verdict:
     label = LOSS_LABELS[loss]
@@ -311,10 +377,12 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
     else:
         sentence += "; no model looks better on its training rows than under cross-validation."
     caveats = []
-    sub = [m for m, p in plans.items() if p["rows"] < n]
-    if sub:
-        caveats.append(f"{', '.join(sub)} estimated on a random subsample of rows with fewer "
-                       "resamples (leaning pessimistic for a model trained on all rows)")
+    few = [m for m, p in plans.items() if p["path"] == "generic" and p["n_resamples"] < 50]
+    if few and not quick:
+        counts = sorted({plans[m]["n_resamples"] for m in few})
+        caveats.append(f"{', '.join(few)}: {'/'.join(map(str, counts))} bootstrap resamples "
+                       "each (refitted per resample; the time budget), so their bootstrap "
+                       "estimates carry more Monte-Carlo noise")
     if failed:
         caveats.append("not estimated: " + ", ".join(failed))
     if quick:

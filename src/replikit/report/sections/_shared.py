@@ -2,61 +2,49 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from ..._random import task_rng
 from ..context import AuditContext
 
 __all__ = ["per_study_scores", "per_study_left_out"]
 
 
 def per_study_scores(ctx: AuditContext, models: dict) -> pd.DataFrame:
-    """Mean 3-fold CV score on the report's primary metric of every model within every study,
-    on at most 800 rows per study (300 with ``--quick``): columns ``study, model, score``.
+    """Mean within-study CV score on the report's primary metric of every model in every
+    study, on every row: columns ``study, model, score``.
 
-    Studies too small for 3-fold CV (fewer than 9 rows, or for classification fewer than 3 rows
-    of some class — the folds are stratified) are left out; ``ctx.shared`` keeps the list under
-    ``'per-study-left-out'``. Computed once per audit and shared by the comparison (CD diagram
-    across studies) and the generalizability (rankings over studies) sections; the cache key
-    names the models, so a section asking for other models gets its own computation.
+    Read from the audit's one within-study fit set (:func:`replikit.report.fits.study_cv`:
+    for a continuous outcome the CV folds of the replication section's design, whose test
+    part is not used here; for classes stratified 3-fold CV). Studies too small (fewer than 9
+    rows, or for classification fewer than 3 rows of some class) are left out. Shared by the
+    comparison (CD diagram across studies) and the generalizability (rankings over studies)
+    sections.
     """
-    max_rows = 300 if ctx.quick else 800
     key = "per-study-scores:" + ",".join(map(str, models))
-    return ctx.shared(key, lambda: _per_study_scores(ctx, models, max_rows))
+    return ctx.shared(key, lambda: _per_study_scores(ctx, models))
 
 
 def per_study_left_out(ctx: AuditContext) -> list[tuple[str, str]]:
     """Studies left out of :func:`per_study_scores`, with the reason."""
-    return ctx.plan.usable_studies(9, all_classes=True, min_per_class=3)[1]
+    from ..fits import STUDY_MIN_PER_CLASS, STUDY_MIN_ROWS
+
+    return ctx.plan.usable_studies(STUDY_MIN_ROWS, all_classes=True,
+                                   min_per_class=STUDY_MIN_PER_CLASS)[1]
 
 
-def _per_study_scores(ctx: AuditContext, models: dict, max_rows: int) -> pd.DataFrame:
-    """One runner call: 3-fold CV (stratified for classification) within every usable study,
-    on at most ``max_rows`` rows of each, scored on the report's primary metric."""
-    import dataclasses
+def _per_study_scores(ctx: AuditContext, models: dict) -> pd.DataFrame:
+    from ..fits import study_cv, within_study_design
 
-    from ...experiment import RepeatedKFold, run
-
-    d, _ = ctx.study_subset(9, all_classes=True, min_per_class=3)
-    keep = []
-    for s in pd.unique(d.study):
-        idx = np.flatnonzero((d.study == s).to_numpy())
-        if len(idx) > max_rows:
-            idx = np.sort(task_rng(ctx.random_state, ("per-study-rows", str(s))).choice(
-                idx, max_rows, replace=False))
-        keep.append(idx)
-    rows = np.sort(np.concatenate(keep))
-    d = dataclasses.replace(d, X=d.X.iloc[rows].reset_index(drop=True),
-                            y=d.y.iloc[rows].reset_index(drop=True),
-                            study=d.study.iloc[rows].reset_index(drop=True))
-    scheme = RepeatedKFold(3, 1, stratify=d.task == "classification")
-    with ctx.stage("per-study 3-fold CV of every model", total=1) as advance:
-        res = run(models, d.X, d.y, scheme=scheme, metrics=[ctx.metric], study=d.study,
-                  random_state=ctx.random_state, return_predictions=False,
-                  backend="joblib" if ctx.n_jobs > 1 else "serial", n_jobs=ctx.n_jobs)
+    with ctx.stage("Within-study CV of every model (shared)", total=1) as advance:
+        res, d = study_cv(ctx, models)
         advance(1)
+    scheme, _ = within_study_design(ctx)
     f = res.scores.frame
+    f = f[f["metric"] == ctx.metric]
+    if ctx.dataset.task == "regression":  # the CV folds only, not the hold-out test split
+        sizes = d.study.astype(str).value_counts()
+        k = f["study"].astype(str).map(lambda s: scheme.n_folds(int(sizes[s])))
+        f = f[f["fold"].to_numpy() < k.to_numpy()]
     out = (f.groupby(["study", "model"], sort=False)["value"].mean()
            .rename("score").reset_index())
     return out[["study", "model", "score"]]

@@ -1,7 +1,7 @@
 """Section 2: are the audited models' differences real? (seed 002, Gardner & Brooks 2017)
 
 The analysis is :func:`replikit.compare.audit` (every pair of models on the same splits of
-10x10 CV on a row subsample, the recommended tests Holm-adjusted across pairs and metrics with
+repeated 10-fold CV on every row, the recommended tests Holm-adjusted across pairs and metrics with
 simultaneous intervals, the naive t as contrast, Friedman/Nemenyi across studies); this section
 hands it the report's primary metric and the shared per-study scores, and formats its result.
 """
@@ -16,6 +16,7 @@ import pandas as pd
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..figures import svg_from_figure
+from ..fits import shared_cv
 from ..registry import Section
 
 KEY, TITLE = "compare", "Are the differences between models real?"
@@ -42,7 +43,8 @@ def build(ctx: AuditContext) -> SectionOutput:
     seconds_studies = time.perf_counter() - t0
     with ctx.stage("Model comparisons: resampled CV of every model", total=1) as advance:
         res = audit(ctx.dataset, models=models, metric=ctx.metric, study_scores=study_scores,
-                    quick=ctx.quick, random_state=ctx.random_state, n_jobs=ctx.n_jobs)
+                    quick=ctx.quick, random_state=ctx.random_state, n_jobs=ctx.n_jobs,
+                    run=shared_cv(ctx, models))
         advance(1)
     blocks, facts = _blocks(res, ctx, with_studies=study_scores is not None)
     data = {"scheme": res.scheme, "rows_used": res.rows_used, "metrics": list(res.metrics),
@@ -101,7 +103,7 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
             "differences may be noise of the resampling. Following Gardner & Brooks (2017, seed "
             f"002), every pair of models is compared on the same splits of {_design_text(res)}"
             + (" (stratified by class)" if res.stratified else "")
-            + f" on {res.rows_used:,} rows drawn at random from the pooled data, with the "
+            + f" on all {res.rows_used:,} rows of the pooled data, with the "
             "recommended tests: "
             + ("Alpaydin's combined 5x2cv F-test (the headline: it uses all ten differences) "
                "and Dietterich's 5x2cv paired t-test" if quick_tests else
@@ -185,8 +187,8 @@ def _cd_blocks(res) -> list:
             " without a score for every model are left out.")
     return [
         Paragraph(
-            f"Across the {n_studies} studies, each model's {label} (3-fold CV within each "
-            "study on a row subsample, the scores of the generalizability section) is ranked "
+            f"Across the {n_studies} studies, each model's {label} (cross-validation within "
+            "each study on every row, the scores of the generalizability section) is ranked "
             "within each study. The Friedman test with the Iman–Davenport F "
             f"({f_text}) {sig} equal mean ranks; "
             "in the critical-difference diagram (Nemenyi, alpha = "

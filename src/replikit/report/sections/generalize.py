@@ -1,7 +1,7 @@
 """Section 5: do the audited models' rankings generalize across studies? (seed 004)
 
 Each study is one experimental condition: the audited models are scored in every study by
-3-fold cross-validation on a row subsample (``_shared.per_study_scores``), and
+within-study cross-validation on every row (``_shared.per_study_scores``), and
 :func:`replikit.generalize.audit` ranks them and estimates n* (the number of studies needed for
 (alpha*, delta*)-generalizability) for the whole ranking, the best model and each model's
 position. This module only formats its result.
@@ -35,7 +35,6 @@ def build(ctx: AuditContext) -> SectionOutput:
     models = ctx.models or default_models(d.task, quick=ctx.quick)
     check_applicable(d.n_studies, len(models))  # refuse before any model is fitted
     t0 = time.perf_counter()
-    max_rows = 300 if ctx.quick else 800  # per_study_scores' row budget per study
     res = audit(per_study_scores(ctx, models), metric=ctx.plan.metric_label, quick=ctx.quick,
                 random_state=ctx.random_state, left_out=per_study_left_out(ctx))
     metric, N = res.metric, res.N
@@ -60,9 +59,11 @@ def build(ctx: AuditContext) -> SectionOutput:
     blocks = [
         Paragraph(
             "Each study is treated as one experimental condition of a benchmark of the audited "
-            f"models: every model is scored by 3-fold cross-validation ({metric}) on at most "
-            f"{max_rows} rows of each study, models are ranked within each study (ties share a "
-            "tier), and n* — the number of studies after which two independent sets of studies "
+            f"models: every model is scored by cross-validation ({metric}) on every row of each "
+            "study (the within-study fits the other study-level sections also read: "
+            + ("the CV folds of the replication design" if d.task == "regression" else
+               "stratified 3-fold CV") + "), models are ranked within each study (ties share "
+            "a tier), and n* — the number of studies after which two independent sets of studies "
             f"give similar ranking distributions (MMD ≤ ε*) with probability {conf:g} — is "
             "estimated from the large-sample law of the MMD (n·MMD² as a weighted sum of χ² "
             "variables, Gretton et al. 2012, its quantile by a scaled χ² with the kernel's "
@@ -70,8 +71,7 @@ def build(ctx: AuditContext) -> SectionOutput:
             "Seed 004's Algorithm 1 (a log-log fit of the MMD quantiles of "
             f"{res.n_resamples} disjoint subsample pairs per n, extrapolated to ε*) is shown "
             "beside it: its extrapolation overstates n* when N is small (+170% at N = 10 in "
-            "replikit's validity study). The scores come from a row subsample to keep the "
-            "audit fast; they rank models, not report them."),
+            "replikit's validity study)."),
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues({"studies (N)": N, "models": len(res.models),
                    "subsample pairs per n": res.n_resamples,
@@ -101,7 +101,7 @@ def build(ctx: AuditContext) -> SectionOutput:
             "n_resamples": res.n_resamples, "primary_metric": ctx.metric,
             "studies_left_out": [s for s, _ in left],
             "models_left_out": [m for m, _ in res.models_left_out],
-            "confidence_level": conf, "delta": delta, "max_rows_per_study": max_rows,
+            "confidence_level": conf, "delta": delta,
             "verdict": res.verdict.to_dict()}
     return SectionOutput(key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
                          data=data)

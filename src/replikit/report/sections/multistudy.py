@@ -146,8 +146,8 @@ def build(ctx: AuditContext) -> SectionOutput:
                "Cross-study validation matrix."),
         Table(csv.summary(), "Cross-study validation: within-study vs external performance"),
         Table(a.loso.scores, f"Leave-one-study-out {a.loso.metric} ({a.loso_model}"
-              + ("" if a.loso_model == best else f"; {best} would take about "
-                 f"{a.loso_seconds:.0f} s, over the section's budget") + ")"),
+              + ("" if a.loso_model == best else f"; {best} would need "
+                 f"{a.loso_row_fits:,} row-fits, over the section's budget") + ")"),
     ]
     if ctx.quick:
         blocks.append(Paragraph(f"Quick mode: {a.n_resamples} bootstrap resamples, {perms} "

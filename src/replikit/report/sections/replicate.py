@@ -27,16 +27,13 @@ def _facts(res) -> dict:
         "original study": res.original,
         "replications": f"{len(res.studies) - 1}",
         "models": f"linear regression (least squares, {design['n_features']} features, "
-                  f"{'at most ' + str(design['max_rows']) if design['max_rows'] else 'all'} rows)"
-                  + (f"; {', '.join(audited)} (the audited models, fitted by the runner on at "
-                     f"most {design['audited_max_rows']} rows per study and "
-                     f"{design['audited_n_splits']}-fold CV to keep the audit within its time "
-                     "budget; a constant baseline has no R2 to replicate)" if audited else ""),
+                  "all rows)"
+                  + (f"; {', '.join(audited)} (the audited models, fitted by the runner on "
+                     f"every row, {design['audited_n_splits']}-fold CV on the same training "
+                     "parts; a constant baseline has no R2 to replicate)" if audited else ""),
         "design per study": f"2:1 train/test split, {design['n_splits']}-fold CV on the "
                             f"training part (fewer folds in studies where a fold would hold "
-                            f"fewer than {design['min_fold_rows']} rows, at least 2)"
-                            + (f"; at most {design['max_rows']} rows per study (quick mode)"
-                               if design["max_rows"] else ""),
+                            f"fewer than {design['min_fold_rows']} rows, at least 2)",
         "SE of R2": "test R2: " + ", ".join(sorted(
             set(res.estimates.loc[res.estimates["source"] == "test", "se_source"].astype(str))))
             + "; CV R2: folds pooled within each study",
@@ -148,10 +145,15 @@ def _why_blocks(res) -> tuple[list, dict]:
 def build(ctx: AuditContext) -> SectionOutput:
     from ...replicate import audit
 
+    study_run = None
+    if ctx.dataset.task == "regression" and ctx.models and ctx.dataset.study is not None:
+        from ..fits import study_cv
+
+        study_run = study_cv(ctx, ctx.models)[0]  # shared with the sections across studies
     with ctx.stage("Replication: per-study CV and test R2", total=1) as advance:
         res = audit(ctx.dataset, models=ctx.models, quick=ctx.quick,
                     moderators=getattr(ctx, "moderators", None),
-                    random_state=ctx.random_state, n_jobs=ctx.n_jobs)
+                    random_state=ctx.random_state, n_jobs=ctx.n_jobs, study_run=study_run)
         advance(1)
     design = res.design
     margin, tau2 = design["margin"], design["tau2_method"]
@@ -198,9 +200,8 @@ def build(ctx: AuditContext) -> SectionOutput:
         data={"original": res.original, "models": list(res.models),
               "models_left_out": dict(res.models_left_out),
               "studies_left_out": [s for s, _ in res.studies_left_out],
-              "max_rows_per_study_audited_models": design["audited_max_rows"],
               "margin": margin, "tau2_method": tau2, "n_splits": design["n_splits"],
-              "max_rows_per_study": design["max_rows"], "n_features": design["n_features"],
+              "n_features": design["n_features"],
               "verdict": res.verdict.to_dict(), "notes": list(res.notes),
               "estimates": res.estimates, "replications": res.table, "pooled": res.pooled,
               "summary": res.summary, "ci": design.get("ci"), **why_data},

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..blocks import Callout, Figure, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..figures import svg_from_figure
+from ..fits import shared_cv
 from ..registry import Section
 
 _OPTIMISM = "optimism (CV − resub.)"
@@ -19,9 +20,10 @@ def build(ctx: AuditContext) -> SectionOutput:
 
     models = (ctx.models if ctx.models is not None
               else default_models(ctx.dataset.task, quick=ctx.quick))
+    cv = shared_cv(ctx, models)
     with ctx.stage("Error estimates (resampling)", total=len(models)) as advance:
         res = audit(ctx.dataset, models=models, quick=ctx.quick, random_state=ctx.random_state,
-                    n_jobs=ctx.n_jobs, progress=advance)
+                    n_jobs=ctx.n_jobs, progress=advance, cv=cv)
     label = res.loss_label
     table = res.table().rename(columns={**METHOD_LABELS, "optimism": _OPTIMISM,
                                         "rows_used": "rows used", "path": "fit path"})
@@ -36,13 +38,14 @@ def build(ctx: AuditContext) -> SectionOutput:
             "resampling estimates is the optimism of judging a model on the rows it was fitted "
             "to."),
         Paragraph(
-            "Linear models and baselines are refitted for all resamples at once by the batched "
-            "fast path, on all rows. Models without a batched fit are refitted per resample "
-            "on a random subsample with fewer resamples to keep the audit within its time "
-            "budget" + (" (quick mode: fewer resamples everywhere)" if res.quick else "") + ". "
-            "What was done: " + "; ".join(res.notes) + ". A subsample's estimates describe a "
-            "model trained on fewer rows, so they lean pessimistic beside the full-data ones. "
-            "The SE shown for K-fold is the naive one (SD of fold errors / sqrt(K)), which "
+            "Every model is estimated on all rows. Linear models and baselines are refitted "
+            "for all 200 resamples at once by the batched fast path; models without a batched "
+            "fit are refitted once per resample, with as many resamples as the audit's budget "
+            "of row-fits allows (fewer on larger data: more Monte-Carlo noise, no bias)"
+            + (" (quick mode: fewer resamples everywhere)" if res.quick else "") + ". K-fold "
+            "CV is the first repeat of the cross-validation the model comparison also uses "
+            "(one set of fits for both sections). What was done: " + "; ".join(res.notes)
+            + ". The SE shown for K-fold is the naive one (SD of fold errors / sqrt(K)), which "
             "ignores the overlap between training sets."),
         *([Paragraph(f"The {label} is used because .632+ and the bootstrap need a loss per "
                      "row; it is a proper score (it rewards honest probabilities), unlike the "

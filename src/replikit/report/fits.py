@@ -1,0 +1,121 @@
+"""The audit's fits, planned once and shared by the sections.
+
+The sections ask for their fits here instead of making them: each *fit set* is one call of
+:func:`replikit.experiment.run` (or, for the bootstrap of the error estimates, of the
+resampling capability's batched or generic path), made the first time a section needs it and
+cached in the :class:`~replikit.report.context.AuditContext` for the others:
+
+- **pooled CV** — repeated K-fold CV of every model on every row, the design of
+  :func:`replikit.compare.audit_design`: the model comparison's tests read all repeats, the
+  error estimates' K-fold CV (eq. 5 of seed 003) reads the first;
+- **within-study CV** — the hold-out-with-CV design of the replication section
+  (:class:`replikit.replicate.HoldOutCV`) within every study, every model, every row: the
+  replication section reads the CV folds and the test part, the comparison across studies and
+  the generalizability section read each study's mean CV score on the primary metric.
+
+:func:`fit_log` lists what was fitted (for the report's provenance and the benchmarks).
+"""
+
+from __future__ import annotations
+
+import time
+
+from .context import AuditContext
+
+__all__ = ["pooled_cv", "shared_cv", "study_cv", "fit_log", "fit_seconds"]
+
+
+def _backend(ctx: AuditContext) -> dict:
+    return {"backend": "joblib" if ctx.n_jobs > 1 else "serial", "n_jobs": ctx.n_jobs}
+
+
+def _log(ctx: AuditContext, name: str, res, seconds: float) -> None:
+    f = res.scores.frame
+    tasks = f.drop_duplicates(["study", "model", "repeat", "fold"])
+    ctx.shared("fit-log", dict)[name] = {
+        "fits": int(len(tasks)), "models": sorted(map(str, set(tasks["model"]))),
+        "rows_fitted": int(tasks["n_train"].sum())}
+    ctx.shared("fit-seconds", dict)[name] = round(seconds, 2)
+
+
+def fit_log(ctx: AuditContext) -> dict:
+    """Fit set -> ``{'fits', 'models', 'rows_fitted'}`` of the sets made so far (the numbers
+    of the report; their wall times are in :func:`fit_seconds`)."""
+    return dict(ctx.shared("fit-log", dict))
+
+
+def fit_seconds(ctx: AuditContext) -> dict:
+    """Fit set -> wall seconds it took (timing only)."""
+    return dict(ctx.shared("fit-seconds", dict))
+
+
+def pooled_cv(ctx: AuditContext, models: dict):
+    """Repeated K-fold CV of ``models`` on every row (the comparison's design), with
+    predictions; made once per audit and set of models."""
+    from ..compare import audit_design
+    from ..experiment import run
+
+    key = "pooled-cv:" + ",".join(map(str, models))
+
+    def compute():
+        d = audit_design(ctx.dataset, metric=ctx.metric, models=models, quick=ctx.quick)
+        t0 = time.perf_counter()
+        res = run(models, ctx.dataset.X, ctx.dataset.y, scheme=d["scheme"],
+                  metrics=d["metrics"], random_state=ctx.random_state,
+                  return_predictions=True, **_backend(ctx))
+        _log(ctx, "pooled CV", res, time.perf_counter() - t0)
+        return res
+
+    return ctx.shared(key, compute)
+
+
+def shared_cv(ctx: AuditContext, models: dict):
+    """:func:`pooled_cv`, or ``None`` when the comparison's design does not apply to these
+    data (e.g. a class too rare for two stratified folds): the caller then fits its own."""
+    from ..errors import NotApplicableError
+
+    try:
+        return pooled_cv(ctx, models)
+    except NotApplicableError:
+        return None
+
+
+#: Fewest rows of a study for the within-study fits (and for classification, rows per class).
+STUDY_MIN_ROWS, STUDY_MIN_PER_CLASS = 9, 3
+
+
+def within_study_design(ctx: AuditContext) -> tuple:
+    """``(scheme, metrics)`` of the within-study fits: for a continuous outcome the replication
+    section's hold-out-with-CV design (:func:`replikit.replicate.audit_design`), scored on
+    the primary metric and R²; for classes, stratified 3-fold CV on the primary metric (the
+    replication section does not apply to classes)."""
+    if ctx.dataset.task == "regression":
+        from ..replicate import audit_design
+
+        return (audit_design(quick=ctx.quick)["scheme"],
+                list(dict.fromkeys([ctx.metric, "r2"])))
+    from ..experiment import RepeatedKFold
+
+    return RepeatedKFold(3, 1, stratify=True), [ctx.metric]
+
+
+def study_cv(ctx: AuditContext, models: dict):
+    """The within-study fits of ``models`` (:func:`within_study_design`) on every row of
+    every study with at least :data:`STUDY_MIN_ROWS` rows (and, for classes, every class
+    with :data:`STUDY_MIN_PER_CLASS` rows), with predictions: ``(RunResult, dataset)``; made
+    once per audit and set of models."""
+    from ..experiment import run
+
+    key = "study-cv:" + ",".join(map(str, models))
+
+    def compute():
+        d, _ = ctx.study_subset(STUDY_MIN_ROWS, all_classes=True,
+                                min_per_class=STUDY_MIN_PER_CLASS)
+        scheme, metrics = within_study_design(ctx)
+        t0 = time.perf_counter()
+        res = run(models, d.X, d.y, scheme=scheme, metrics=metrics, study=d.study,
+                  random_state=ctx.random_state, return_predictions=True, **_backend(ctx))
+        _log(ctx, "within-study CV", res, time.perf_counter() - t0)
+        return res, d
+
+    return ctx.shared(key, compute)
