@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import ParameterError, ReplikitError, ReplikitWarning
+from ..errors import ParameterError, ReplikitError, ReplikitWarning, warn
 from ._common import RandomStateOpt, TableOpt, emit, frame_table, info, simulate_app
 
 InputArg = Annotated[Path, typer.Argument(help="CSV/Parquet/DuckDB table.")]
@@ -34,6 +34,10 @@ CiOpt = Annotated[str, typer.Option("--ci", help="Pooled interval: z or knha "
 _REPLICATE_OUTPUTS = ("replications.csv", "pooled.csv", "inconsistency_*.svg",
                       "consistency_*.svg", "forest_*.svg")
 _META_OUTPUTS = ("forest.svg", "meta.csv")
+#: `replikit meta --out` draws forest.svg (one row per study) up to this many studies: a
+#: forest plot takes about 0.3 MB of memory and 20 ms per study (1.5 GB and 100 s for 5,000)
+#: and is unreadable long before (docs/meta.md, "Scale")
+FOREST_MAX_STUDIES = 2_000
 _SIM_TABLES = ("study2_table.csv", "study2_diagnostic.csv")
 _SIM_FIGURES = {"fig9a_cv_inconsistency": ("cv", "inconsistency", "random"),
                 "fig9b_cv_consistency": ("cv", "consistency", "random"),
@@ -264,6 +268,14 @@ def meta(
     if loo and res.k < 3:
         raise ParameterError(f"`--leave-one-out` needs at least 3 studies; the table has "
                              f"{res.k}.")
+    if loo or influence:
+        from ..replicate.influence import MAX_REFIT_K
+
+        if res.k > MAX_REFIT_K:
+            flag = "--leave-one-out" if loo else "--influence"
+            raise ParameterError(f"`{flag}` refits the model once per study (k^2 work); the "
+                                 f"table has {res.k:,} studies, above the limit of "
+                                 f"{MAX_REFIT_K:,}: drop `{flag}` or pool the studies.")
     text = [str(res)]
     data = {"result": res.to_frame(), "studies": res.study_frame()}
     if loo:
@@ -283,7 +295,13 @@ def meta(
         from .._plotting import save_svg
         from ..replicate import forest_plot
 
-        save_svg(forest_plot(res, xlabel=effect_name).figure, out / "forest.svg")
+        if res.k <= FOREST_MAX_STUDIES:
+            save_svg(forest_plot(res, xlabel=effect_name).figure, out / "forest.svg")
+        else:
+            names = [n for n in names if n != "forest.svg"]
+            with _warning_lines():
+                warn(f"forest.svg not drawn: {res.k:,} studies, above the {FOREST_MAX_STUDIES:,}"
+                     " rows a forest plot shows (meta.csv and the tables are written).")
         write_csv_atomic(out / "meta.csv", res.to_frame())
         if loo:
             write_csv_atomic(out / "leave_one_out.csv", data["leave_one_out"])

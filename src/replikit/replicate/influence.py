@@ -25,7 +25,17 @@ from ..errors import DataError, ParameterTypeError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Influence", "influence", "baujat", "cumulative"]
+__all__ = ["Influence", "influence", "baujat", "cumulative", "MAX_REFIT_K"]
+
+#: influence, baujat and cumulative refit the model k times on up to k studies (k^2 work, in
+#: blocks of bounded memory); above this many studies they are refused: at k = 20,000 the
+#: refits already take minutes (docs/performance.md, "Scale")
+MAX_REFIT_K = 20_000
+#: memory of one block of refits (the stack of k-study problems fitted at once)
+_BLOCK_BYTES = 128 * 2 ** 20
+#: k-length float arrays alive per problem of a stack in _fit_stack (with p columns: x (p + 1));
+#: measured with tracemalloc (about 25 for p = 1), rounded up
+_ARRAYS_PER_PROBLEM = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +66,67 @@ def _model_of(result) -> _Model:
                       result.method, result.ci_method, result.knha_floor, 1e-12)
     raise ParameterTypeError("`result` must be a MetaResult (meta_analysis) or a "
                              f"MetaRegression (meta_regression); got {type(result).__name__}.")
+
+
+def _block_rows(k: int, p: int) -> int:
+    """Problems of k studies fitted at once so that a block stays near ``_BLOCK_BYTES``."""
+    per_problem = 8 * k * _ARRAYS_PER_PROBLEM * (p + 1)
+    return int(max(1, min(k, _BLOCK_BYTES // per_problem)))
+
+
+def _check_refits(k: int, p: int, what: str) -> None:
+    """Refuse k leave-one-out / cumulative refits above ``MAX_REFIT_K`` studies, and a block
+    that would not fit in the available memory."""
+    from .._memory import check_memory
+    from ..errors import ParameterError
+
+    if k > MAX_REFIT_K:
+        raise ParameterError(
+            f"{what} refit the model once per study: k = {k:,} studies means {k:,} fits of "
+            f"{k:,} studies (k^2 work); replikit refuses above k = {MAX_REFIT_K:,} "
+            f"(replikit.replicate.influence.MAX_REFIT_K). Reduce the number of studies (e.g. "
+            f"pool them into groups) or leave out the per-study diagnostics.")
+    rows = _block_rows(k, p)
+    check_memory(8.0 * rows * k * _ARRAYS_PER_PROBLEM * (p + 1),
+                 what=f"{what} of k = {k:,} studies ({rows} refits at a time)",
+                 reduce="the number of studies k")
+
+
+def _refits(m: _Model, masks, kw: dict, *, dfbetas: bool = False, what: str = "the refits"):
+    """``_fit_stack`` of the k problems ``masks(rows)`` (rows ``0..k-1``), fitted in blocks of
+    bounded memory; returns the per-problem results (no k x k array is kept) and, with
+    ``dfbetas``, ``diag((X' W_(-i) X)^-1)`` with ``W_(-i) = diag(1 / (v + tau2_(-i)))`` over all
+    k studies."""
+    from types import SimpleNamespace
+
+    from .metareg import _fit_stack, _wls
+
+    k, p = m.X.shape
+    _check_refits(k, p, what)
+    step = _block_rows(k, p)
+    keep = ("beta", "vb", "tau2", "s2w", "qe", "trp0", "ok")
+    parts: dict = {name: [] for name in keep + ("a_diag",)}
+    for start in range(0, k, step):
+        rows = np.arange(start, min(k, start + step))
+        f = _fit_stack(m.y, m.v, m.X, masks(rows), strict=False, **kw)
+        for name in keep:
+            parts[name].append(getattr(f, name))
+        if dfbetas:
+            n = rows.size
+            w_all = 1.0 / (m.v[None, :] + f.tau2[:, None])
+            _, A_all, _, _ = _wls(np.broadcast_to(m.y, (n, k)),
+                                  np.where(np.isfinite(w_all), w_all, 1.0),
+                                  np.broadcast_to(m.X, (n, k, p)))
+            parts["a_diag"].append(np.diagonal(A_all, axis1=-2, axis2=-1))
+    out = {name: np.concatenate(parts[name]) for name in keep}
+    if dfbetas:
+        out["a_diag"] = np.concatenate(parts["a_diag"])
+    return SimpleNamespace(**out)
+
+
+def _deleted(rows: np.ndarray, k: int) -> np.ndarray:
+    """Masks of the fits without study ``i`` for ``i`` in ``rows`` (rows of ``1 - I``)."""
+    return (np.arange(k)[None, :] != rows[:, None]).astype(float)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +210,10 @@ def influence(result) -> Influence:
     * ``hat`` the diagonal of ``X (X'WX)^-1 X' W``.
 
     A study whose deletion leaves the model matrix rank deficient (the only study of a
-    category, say) gets NaN, as in metafor. Example: ``influence(meta_analysis(y, v))``.
+    category, say) gets NaN, as in metafor. The k refits are fitted in blocks of bounded memory
+    (about 128 MiB); above ``MAX_REFIT_K`` = 20,000 studies they are refused with a
+    :class:`~replikit.errors.ParameterError` (k^2 work). Example:
+    ``influence(meta_analysis(y, v))``.
 
     Examples
     --------
@@ -152,7 +226,7 @@ def influence(result) -> Influence:
     import pandas as pd
     from scipy import stats
 
-    from .metareg import _fit_stack, _wls
+    from .metareg import _fit_stack
 
     m = _model_of(result)
     k, p = m.X.shape
@@ -160,8 +234,10 @@ def influence(result) -> Influence:
         raise DataError(f"influence diagnostics need at least {p + 2} studies for a model "
                         f"with {p} coefficient(s); got k = {k}.")
     kw = dict(method=m.method, ci=m.ci, knha_floor=m.knha_floor, tol=m.tol)
+    _check_refits(k, p, "influence diagnostics")
     full = _fit_stack(m.y, m.v, m.X, **kw)
-    dele = _fit_stack(m.y, m.v, m.X, 1.0 - np.eye(k), strict=False, **kw)
+    dele = _refits(m, lambda rows: _deleted(rows, k), kw, dfbetas=True,
+                   what="influence diagnostics")
     pred = m.X @ full.beta
     delpred = np.einsum("ip,ip->i", m.X, dele.beta)
     vdelpred = np.einsum("ip,ipq,iq->i", m.X, dele.vb, m.X)
@@ -171,12 +247,9 @@ def influence(result) -> Influence:
     resid_se = np.sqrt(m.v * s2w + vdelpred + dele.tau2 * s2w)
     hat = full.h
     dffits = (pred - delpred) / np.sqrt(s2w * hat * (dele.tau2 + m.v))
-    # Var(b) with tau2_(-i) over all k studies, for DFBETAS
-    w_all = 1.0 / (m.v[None, :] + dele.tau2[:, None])
-    _, A_all, _, _ = _wls(np.broadcast_to(m.y, (k, k)), np.where(np.isfinite(w_all), w_all, 1.0),
-                          np.broadcast_to(m.X, (k, k, p)))
+    # Var(b) with tau2_(-i) over all k studies, for DFBETAS (dele.a_diag)
     diff = full.beta[None, :] - dele.beta
-    dfbs = diff / np.sqrt(s2w[:, None] * np.diagonal(A_all, axis1=-2, axis2=-1))
+    dfbs = diff / np.sqrt(s2w[:, None] * dele.a_diag)
     vb_inv = np.linalg.inv(full.vb)
     cook = np.einsum("ip,pq,iq->i", diff, vb_inv, diff)
     with np.errstate(invalid="ignore"):
@@ -234,8 +307,9 @@ def baujat(result) -> pd.DataFrame:
     if k - 1 <= p:
         raise DataError(f"a Baujat plot needs at least {p + 2} studies; got k = {k}.")
     kw = dict(method=m.method, ci=m.ci, knha_floor=m.knha_floor, tol=m.tol)
+    _check_refits(k, p, "a Baujat plot")
     full = _fit_stack(m.y, m.v, m.X, **kw)
-    dele = _fit_stack(m.y, m.v, m.X, 1.0 - np.eye(k), strict=False, **kw)
+    dele = _refits(m, lambda rows: _deleted(rows, k), kw, what="a Baujat plot")
     pred = m.X @ full.beta
     delpred = np.einsum("ip,ip->i", m.X, dele.beta)
     vdelpred = np.einsum("ip,ipq,iq->i", m.X, dele.vb, m.X)
@@ -283,7 +357,6 @@ def cumulative(result, order=None, *, collapse: bool = False,
 
     from .._validation import check_confidence_level
     from .meta import MetaResult
-    from .metareg import _fit_stack
 
     if not isinstance(result, MetaResult):
         raise ParameterTypeError("`result` must be a MetaResult (meta_analysis, no moderators); "
@@ -302,9 +375,11 @@ def cumulative(result, order=None, *, collapse: bool = False,
             raise DataError("`order` must not contain NaN.")
     idx = np.argsort(key, kind="stable")
     y, v, X = m.y[idx], m.v[idx], m.X[idx]
-    mask = np.tril(np.ones((k, k)))
-    fit = _fit_stack(y, v, X, mask, method=m.method, ci=m.ci, knha_floor=m.knha_floor,
-                     strict=False, tol=m.tol)
+    ordered = _Model(y, v, X, m.labels, m.names, m.method, m.ci, m.knha_floor, m.tol)
+    fit = _refits(ordered,
+                  lambda rows: (np.arange(k)[None, :] <= rows[:, None]).astype(float),
+                  dict(method=m.method, ci=m.ci, knha_floor=m.knha_floor, tol=m.tol),
+                  what="a cumulative meta-analysis")
     est = fit.beta[:, 0]
     se = np.sqrt(fit.vb[:, 0, 0])
     n = np.arange(1, k + 1)
