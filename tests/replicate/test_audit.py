@@ -88,6 +88,32 @@ def test_linear_model_and_runner_lr_agree_through_the_entry():
                                rtol=1e-9)
 
 
+def test_audited_models_share_the_linear_models_test_parts_and_a_shared_run():
+    """Full mode: the audited models use 5 CV folds (the linear model 10) on the same 2:1
+    train/test parts, so their test R2 equals the linear model's for least squares; a shared
+    run of audit_design (more studies and models than needed) gives the same audit, and a run
+    of another design is refused."""
+    from replikit.replicate import audit_design
+
+    ds = _dataset([300, 300, 300, 40])
+    res = audit(ds, models={"ols": LinearRegression()}, random_state=3)
+    est = res.estimates.set_index(["model", "source", "study"])["estimate"].sort_index()
+    lin, ols = est.loc[(LINEAR_MODEL, "test")], est.loc[("ols", "test")]
+    np.testing.assert_allclose(lin.sort_index().to_numpy(), ols.sort_index().to_numpy(),
+                               rtol=1e-9)
+    assert res.design["audited_n_splits"] == 5 and res.design["n_splits"] == 10
+    d = audit_design()
+    shared = run({"ols": LinearRegression(), "tree": DecisionTreeRegressor(max_depth=2)}, ds.X,
+                 ds.y, scheme=d["scheme"], metrics=["r2", "mae"], study=ds.study,
+                 random_state=3)
+    again = audit(ds, models={"ols": LinearRegression()}, random_state=3, study_run=shared)
+    pd.testing.assert_frame_equal(res.estimates, again.estimates)
+    other = run({"ols": LinearRegression()}, ds.X, ds.y, scheme=HoldOutCV(3), metrics=["r2"],
+                study=ds.study, random_state=3)
+    with pytest.raises(ParameterError, match="study_run"):
+        audit(ds, models={"ols": LinearRegression()}, random_state=3, study_run=other)
+
+
 def test_numbers_follow_the_seed_formulas():
     res = audit(_dataset([400, 350, 500, 450], seed=2), models={}, random_state=4)
     assert isinstance(res, ReplicationAudit) and res.models == (LINEAR_MODEL,)

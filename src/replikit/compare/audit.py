@@ -753,6 +753,9 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         caveats.append("quick mode: 5x2 CV, lower power than 10x10 CV (seed 002, sec. 4)")
     elif plan.min_class is not None and plan.n_folds < 10:
         caveats.append(f"{plan.n_folds}-fold CV: the rarest class has {plan.min_class} rows")
+    if not quick and plan.n_repeats < 10:
+        caveats.append(f"{plan.n_repeats} repeats of the CV instead of the paper's 10 (the "
+                       f"audit's budget on {n:,} rows; every row used): more resampling noise")
     if main.empty or main["pvalue_adjusted"].isna().all():
         return Verdict(f"No test could be computed on {label} (every score was missing or "
                        "constant).", label, "warn", caveats=tuple(caveats))
