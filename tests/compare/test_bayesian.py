@@ -105,3 +105,22 @@ def test_decision_and_errors():
         bayesian_signed_rank_test(([0.1], [0.2]))
     with pytest.raises(ParameterError, match="`a`"):
         bayesian_signed_rank_test(pd.DataFrame({"x": b, "y": b, "z": b}), "q", "x")
+
+
+@pytest.mark.parametrize("rope, rounded", [(0.01, False), (0.0, True), (0.02, True)])
+def test_signed_rank_masses_equal_the_quadratic_forms(rope, rounded):
+    # the O(n) sums of Benavoli et al. (2014) eq. 8 against the n x n quadratic forms, ties on
+    # the rope's edge included (rounded differences)
+    from replikit.compare.bayesian import _signed_rank_bounds, _signed_rank_masses
+
+    rng = np.random.default_rng(3)
+    z = np.concatenate([[0.0], rng.normal(0.01, 0.02, 150)])
+    if rounded:
+        z = np.round(z, 2)
+    sums = z[:, None] + z[None, :]
+    right = (sums > 2 * rope) + 0.5 * (sums == 2 * rope)
+    left = (-sums > 2 * rope) + 0.5 * (-sums == 2 * rope)
+    w = rng.dirichlet(np.ones(z.size), size=40)
+    got_left, got_right = _signed_rank_masses(w, *_signed_rank_bounds(z, rope))
+    np.testing.assert_allclose(got_left, ((w @ left) * w).sum(axis=1), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(got_right, ((w @ right) * w).sum(axis=1), rtol=0, atol=1e-14)

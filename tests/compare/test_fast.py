@@ -68,6 +68,16 @@ def test_fast_path_rows_identical_to_general_path(monkeypatch, kwargs):
     assert str(fast) == str(general)
 
 
+def test_fast_path_blocks_of_studies_identical(monkeypatch):
+    # one study per block of differences (bounded memory) changes no bit
+    scores = _scores(n_studies=4, n_models=3)
+    whole = compare_scores(scores)
+    monkeypatch.setattr(fast_module, "_CHUNK_BYTES", 1)
+    used = _spy(monkeypatch)
+    pd.testing.assert_frame_equal(compare_scores(scores).frame, whole.frame, check_exact=True)
+    assert used == [True]
+
+
 def test_fast_path_unsorted_split_labels(monkeypatch):
     scores = _scores(n_studies=2, n_models=3)
     scores["repeat"] = scores["repeat"].map({0: 7, 1: 3, 2: 5})

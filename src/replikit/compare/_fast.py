@@ -24,6 +24,9 @@ from . import _kernels as K
 
 __all__ = ["fast_recommended"]
 
+#: bytes of pairwise differences built at once (a block of studies)
+_CHUNK_BYTES = 32 << 20
+
 _KFOLD = ("corrected_repeated_kfold_t", "Corrected repeated k-fold cv t-test (Bouckaert & Frank "
           "2004)", "repeated k-fold")
 _BAYES = ("bayesian_correlated_t", "Bayesian correlated t-test (Corani & Benavoli 2015)",
@@ -71,8 +74,13 @@ def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: l
             "corrected_repeated_kfold_ttest", "bayesian_correlated_ttest"]:
         return None
     n_pairs = len(pairs)
-    # V, the sizes and the differences of every pair: 8 bytes a cell each, plus temporaries
-    check_memory(8.0 * (cells * 3 + 3 * n_s * n_m * n_pairs * n_split),
+    n_cmp = n_s * n_m * n_pairs
+    # the differences of all pairs are built a block of studies at a time (about 32 MiB each);
+    # what stays: the cube and its sizes, the row codes (8 bytes a row each) and the output
+    # (2 rows of ~27 columns per comparison)
+    chunk = max(1, _CHUNK_BYTES // (8 * n_m * n_pairs * n_split))
+    check_memory(8.0 * (10 * cells + 3 * min(chunk, n_s) * n_m * n_pairs * n_split
+                        + 2 * 27 * n_cmp),
                  what=f"comparing {n_pairs} pairs of models on {n_s} studies x {n_m} metrics x "
                       f"{n_split} splits",
                  reduce="the studies, metrics or models compared (study=, metrics=, a=/b=)")
@@ -94,15 +102,20 @@ def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: l
     values = values.reshape(shape)
     ia = np.array([models.index(p[0]) for p in pairs])
     ib = np.array([models.index(p[1]) for p in pairs])
-    d = values[:, :, ia, :] - values[:, :, ib, :]                # (S, M, P, n), contiguous
-    del values
     ratio = sizes["n_test"].mean(axis=-1) / sizes["n_train"].mean(axis=-1)   # (S, M)
-    with np.errstate(all="ignore"):
-        stat, se, df = K.t_corrected(d, ratio[:, :, None])
-        mean = d.mean(axis=-1)
-    if not (np.isfinite(d).all() and np.isfinite(stat).all() and (se > 0).all()):
-        return None  # zero variance or overflow: the general path's notes and warnings
-    del d
+    stat, se, mean = (np.empty((n_s, n_m, n_pairs)) for _ in range(3))
+    for s0 in range(0, n_s, chunk):
+        part = values[s0:s0 + chunk]
+        d = part[:, :, ia, :] - part[:, :, ib, :]                # (S', M, P, n), contiguous
+        if not np.isfinite(d).all():
+            return None  # overflow: the general path's warnings
+        with np.errstate(all="ignore"):
+            stat[s0:s0 + chunk], se[s0:s0 + chunk], _ = K.t_corrected(
+                d, ratio[s0:s0 + chunk, :, None])
+        mean[s0:s0 + chunk] = d.mean(axis=-1)
+    del values, d
+    if not (np.isfinite(stat).all() and (se > 0).all()):
+        return None  # zero variance: the general path's notes
     n = n_split
     dfv = float(n - 1)
     if alternative == "less":
@@ -130,7 +143,6 @@ def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: l
     p_rope = np.where(ropes == 0, 0.0, np.maximum(0.0, 1.0 - p_left - p_right))
 
     # rows: for study, for metric, for pair: the k-fold t then the Bayesian test
-    n_cmp = n_s * n_m * n_pairs
     s_idx, m_idx, p_idx = (g.ravel() for g in np.meshgrid(np.arange(n_s), np.arange(n_m),
                                                           np.arange(n_pairs), indexing="ij"))
     a_names = np.array([p[0] for p in pairs], dtype=object)[p_idx]

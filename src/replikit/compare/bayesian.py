@@ -276,18 +276,15 @@ def bayesian_signed_rank_test(table, a=None, b=None, *, metric: str | None = Non
     xa, xb, a, b, metric = _two_columns(table, a, b, metric)
     rng = check_random_state(random_state)
     z = np.concatenate([[0.0], xa - xb])
-    sums = z[:, None] + z[None, :]
-    right = (sums > 2 * rope) + 0.5 * (sums == 2 * rope)
-    left = (-sums > 2 * rope) + 0.5 * (-sums == 2 * rope)
     alpha = np.ones(z.size)
     alpha[0] = prior_strength
     samples = np.empty((n_samples, 3))
-    chunk = max(1, 2_000_000 // (z.size * z.size))
+    left_at, right_at = _signed_rank_bounds(z, rope)
+    chunk = max(1, 4_000_000 // z.size)
     for start in range(0, n_samples, chunk):
         w = rng.dirichlet(alpha, size=min(chunk, n_samples - start))
         sl = slice(start, start + w.shape[0])
-        samples[sl, 0] = ((w @ left) * w).sum(axis=1)
-        samples[sl, 2] = ((w @ right) * w).sum(axis=1)
+        samples[sl, 0], samples[sl, 2] = _signed_rank_masses(w, left_at, right_at)
     samples[:, 1] = np.clip(1.0 - samples[:, 0] - samples[:, 2], 0.0, 1.0)
     if rope == 0:
         samples[:, 1] = 0.0
@@ -301,6 +298,46 @@ def bayesian_signed_rank_test(table, a=None, b=None, *, metric: str | None = Non
         estimate=float(np.mean(xa - xb)), samples=samples,
         method="Bayesian signed-rank test (Benavoli et al. 2014, 2017)",
         test="bayesian_signed_rank", extra={"prior_strength": prior_strength})
+
+
+def _signed_rank_bounds(z: np.ndarray, rope: float):
+    """For each ``i``, where the Walsh sums ``z_i + z_j`` cross ``-2 rope`` and ``2 rope`` in the
+    sorted ``z``: ``(order, lt, le, gt, ge)`` with ``lt_i = #{j: z_i + z_j < -2 rope}``,
+    ``le_i`` the same with ``<=``, ``gt_i = #{j: z_i + z_j > 2 rope}``, ``ge_i`` with ``>=``.
+
+    The sums are the floating-point sums the quadratic form used, compared the same way: as
+    ``z_j`` grows they never decrease, so each set is a prefix (or suffix) of the sorted ``z``
+    and its size is the whole story. Built one block of rows at a time (bounded memory).
+    """
+    n = z.size
+    order = np.argsort(z, kind="stable")
+    zs = z[order]
+    lt, le, gt, ge = (np.empty(n, dtype=np.int64) for _ in range(4))
+    rows = max(1, 4_000_000 // n)
+    for start in range(0, n, rows):
+        sums = z[start:start + rows, None] + zs[None, :]
+        lt[start:start + rows] = (-sums > 2 * rope).sum(axis=1)
+        le[start:start + rows] = (-sums >= 2 * rope).sum(axis=1)
+        gt[start:start + rows] = (sums > 2 * rope).sum(axis=1)
+        ge[start:start + rows] = (sums >= 2 * rope).sum(axis=1)
+    return (order, lt, le), (order, gt, ge)
+
+
+def _signed_rank_masses(w: np.ndarray, left_at, right_at) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_ij w_i w_j L_ij`` and ``sum_ij w_i w_j R_ij`` for each row of weights ``w`` in
+    O(n) a row (the quadratic forms of Benavoli et al. 2014, eq. 8, with ``L_ij = [z_i + z_j <
+    -2 rope] + [= -2 rope] / 2`` and ``R_ij`` the mirror): the inner sums over ``j`` are
+    differences of the cumulated weights in sorted order, at the bounds of
+    :func:`_signed_rank_bounds`."""
+    order, lt, le = left_at
+    _, gt, ge = right_at
+    n = w.shape[1]
+    cum = np.zeros((w.shape[0], n + 1))
+    np.cumsum(w[:, order], axis=1, out=cum[:, 1:])
+    total = cum[:, n:]
+    inner_left = 0.5 * (cum[:, lt] + cum[:, le])
+    inner_right = total - 0.5 * (cum[:, n - gt] + cum[:, n - ge])
+    return (inner_left * w).sum(axis=1), (inner_right * w).sum(axis=1)
 
 
 # ---------------------------------------------------------------------------------------------
