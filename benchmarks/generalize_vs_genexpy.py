@@ -205,13 +205,17 @@ def scale_worker(n_alt: int, n_cond: int, reps: int) -> None:
                        "dataset": np.repeat([f"d{i}" for i in range(n_cond)], n_alt),
                        "score": np.tile(skill, n_cond) + rng.normal(0, 2, n_alt * n_cond)})
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     res = analyze(df, alternative="alternative", score="score", factors="dataset",
                   kernels=["jaccard:1", "mallows", "borda:a0"], n_resamples=reps,
                   random_state=0)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "peak_mib": peak / 1024, "before_mib": before / 1024,
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    peak = r1.ru_maxrss
+    cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak / 1024,
+                      "before_mib": before / 1024,
                       "nstar": dict(zip(res.table["kernel"], res.table["nstar"].round(2),
                                         strict=True))}))
 
@@ -222,7 +226,8 @@ def scale(n_alt: int, n_cond: int, reps: int) -> None:
                           check=True)
     r = json.loads(proc.stdout.strip().splitlines()[-1])
     print(f"scale: analyze() on {n_alt} alternatives x {n_cond:,} datasets, 3 kernels, "
-          f"{reps:,} resamples, n = 1..N/2: {r['seconds']:.1f} s, peak RSS {r['peak_mib']:.0f} "
+          f"{reps:,} resamples, n = 1..N/2: {r['seconds']:.1f} s ({r['cpu']:.1f} s CPU), "
+          f"peak RSS {r['peak_mib']:.0f} "
           f"MiB ({r['before_mib']:.0f} MiB before the analysis: interpreter, pandas, the "
           f"table); n* {r['nstar']}")
 
