@@ -9,7 +9,11 @@ and the ratio anchor / replikit (for a ``goal`` row: whether replikit is within 
 followed by the machine it was measured on. A script that fails or times out is a row of its
 own; a script that prints no ``BENCH`` line is listed as "no bench_row yet".
 
-Run: python benchmarks/run_all.py [--out FILE [--overwrite]] [--timeout 180] [--only NAME ...]
+Run: python benchmarks/run_all.py [--out FILE [--overwrite]] [--timeout 180] [--budget 570]
+[--only NAME ...]
+
+``--budget`` keeps ``make bench`` under 10 minutes whatever the scripts do: a script gets at
+most the time left, and once the budget is spent the remaining scripts are listed as not run.
 
 The table goes to stdout; with ``--out`` also to FILE (an existing FILE is refused unless
 ``--overwrite``, as every replikit output).
@@ -156,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="also write the Markdown table to this file")
     ap.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds per script")
+    ap.add_argument("--budget", type=float, default=570.0,
+                    help="seconds for all scripts (make bench stays under 10 minutes): a "
+                    "script gets at most what is left, and none starts once it is spent")
     ap.add_argument("--only", nargs="+", help="run only these scripts (stem or file name)")
     args = ap.parse_args(argv)
     if args.out is not None and args.out.exists() and not args.overwrite:
@@ -164,9 +171,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     scripts = _scripts(args.only)
     results = []
+    start = time.perf_counter()
     for i, script in enumerate(scripts, 1):
+        left = args.budget - (time.perf_counter() - start)
+        if left < 5:
+            results.append({"script": script.name, "seconds": 0.0, "rows": [], "ok": False,
+                            "status": f"not run: the {args.budget:.0f} s budget was spent"})
+            print(f"[{i}/{len(scripts)}] {script.name}: not run (budget spent)",
+                  file=sys.stderr, flush=True)
+            continue
         print(f"[{i}/{len(scripts)}] {script.name} ...", end="", file=sys.stderr, flush=True)
-        res = _run(script, args.timeout)
+        res = _run(script, min(args.timeout, left))
         print(f" {res['seconds']:.1f} s, {res['status']}", file=sys.stderr, flush=True)
         results.append(res)
     text = table(results)
