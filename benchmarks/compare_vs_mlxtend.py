@@ -17,7 +17,10 @@ tree, accuracy.
    ``compare_models`` fits each model once on shared splits (40 fits) and tests every pair,
    with Holm's adjustment.
 
-Prints the times (best of several runs), the ratios and the statistics of each tool.
+Prints the times (best of several runs), the ratios and the statistics of each tool, and one
+``BENCH`` line per part for ``make bench`` (about 16 s on a quiet 2-core machine). Under the
+load of 2026-11-23's shared session (load ~7) the same run took 3 min 20 s and gave 8.9x (part
+1), 6.8x (part 2) and 43x (part 3); the quiet figures are in docs/compare.md ("Benchmark").
 
 Run: ``.venv/bin/python benchmarks/compare_vs_mlxtend.py [--quick] [--jobs N]``
 """
@@ -28,7 +31,7 @@ import argparse
 import warnings
 
 import numpy as np
-from _timing import best_time  # benchmarks/_timing.py
+from _timing import bench_row, best_time  # benchmarks/_timing.py
 from mlxtend.evaluate import combined_ftest_5x2cv, paired_ttest_5x2cv
 from scipy import stats
 from sklearn.datasets import load_breast_cancer
@@ -98,6 +101,8 @@ def main() -> None:
     print("   (different random splits in the two tools: statistics agree in kind, not value)")
     print(f"   ratio mlxtend t-test / replikit t + F (same fits): {t_mx_t / t_rk:.2f}x")
     print(f"   ratio mlxtend t + F / replikit t + F:             {(t_mx_t + t_mx_f) / t_rk:.2f}x\n")
+    bench_row("5x2cv t + combined F, breast cancer, lr vs tree", "mlxtend t + F (40 fits)",
+              t_mx_t + t_mx_f, t_rk, "replikit 20 fits")
 
     # ---- 2. 10x10 CV ------------------------------------------------------------------------
     cv = RepeatedStratifiedKFold(n_splits=10, n_repeats=10, random_state=0)
@@ -134,6 +139,9 @@ def main() -> None:
           f"{abs(t_hand - g.loc['corrected_repeated_kfold_t', 'statistic']):.1e}")
     print(f"   ratio cross_validate / replikit (corrected t):   {t_sk / t_rk2_c:.2f}x")
     print(f"   ratio cross_validate / replikit (recommended):   {t_sk / t_rk2:.2f}x\n")
+    bench_row("10x10 CV corrected t, breast cancer, lr vs tree",
+              "scikit-learn cross_validate x2 + t by hand", t_sk, t_rk2_c,
+              "same splitter; identical fold accuracies")
 
     # ---- 3. all pairs of four models, 5x2 CV ------------------------------------------------
     four = {"lr": lr, "tree": tree, "nb": GaussianNB(),
@@ -160,6 +168,9 @@ def main() -> None:
     print(f"   replikit compare_models ({len(four) * 10} fits, {n_rows} tests, Holm)  "
           f"{t_rk3 * 1e3:9.1f} ms")
     print(f"   ratio mlxtend / replikit: {t_mx3 / t_rk3:.2f}x")
+    bench_row(f"5x2cv t + F, all {len(pairs)} pairs of {len(four)} classifiers",
+              "mlxtend one call per pair and test", t_mx3, t_rk3,
+              f"replikit {len(four) * 10} fits vs {len(pairs) * 40}")
 
 
 if __name__ == "__main__":
