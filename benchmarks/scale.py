@@ -1,7 +1,8 @@
 """Scale (issue 19 item 3, memory not time): peak memory and time of the big meta-analysis and
 store cases, each in a fresh process.
 
-Cases (``--full`` for the issue's sizes; the default is ten times smaller, about a minute):
+Cases (``--full`` for the issue's sizes, about 5 minutes; the default, for ``make bench``, is ten
+times smaller with fewer cases, about a minute):
 
 * ``meta_analysis`` of k = 100,000 studies with each tau2 estimator (DL and REML by default) (the result includes the
   Q-profile CI of tau2 and the I2/H2 statistics), ``heterogeneity()`` (SE of tau2 and Q-profile
@@ -186,14 +187,20 @@ def _cases(full: bool) -> list[tuple[str, object, int]]:
         cases.append((f"meta_analysis {method} (+ Q-profile CI)", _meta(method), k))
     cases += [
         ("heterogeneity() REML + prediction interval", case_heterogeneity, k),
-        ("heterogeneity() SJ", lambda n: case_heterogeneity(n, "SJ"), k),
+    ]
+    if full:
+        cases.append(("heterogeneity() SJ", lambda n: case_heterogeneity(n, "SJ"), k))
+    cases += [
         ("small_study_effects (Egger, rank, trim-and-fill)", case_small_study, k),
         ("replikit meta data.csv (whole command)", case_cli, k),
         ("tau2_estimate batched, 100 studies each", case_batched, k // 10),
         ("influence (REML)", case_influence, k),
-        ("leave_one_out (REML)", case_leave_one_out, k),
+    ]
+    if full:
+        cases.append(("leave_one_out (REML)", case_leave_one_out, k))
+    cases += [
         ("influence (REML), bounded blocks", case_influence, 5_000 if full else 1_000),
-        ("store: Scores rows write + load", case_store, 1_000_000 if full else 100_000),
+        ("store: Scores rows write + load", case_store, 1_000_000 if full else 50_000),
     ]
     return cases
 
