@@ -74,9 +74,9 @@ def _block_rows(k: int, p: int) -> int:
     return int(max(1, min(k, _BLOCK_BYTES // per_problem)))
 
 
-def _check_refits(k: int, p: int, what: str) -> None:
-    """Refuse k leave-one-out / cumulative refits above ``MAX_REFIT_K`` studies, and a block
-    that would not fit in the available memory."""
+def _check_refits(k: int, p: int, what: str, *, blocks: bool = True) -> None:
+    """Refuse k leave-one-out / cumulative refits above ``MAX_REFIT_K`` studies, and (with
+    ``blocks``) a block of refits that would not fit in the available memory."""
     from .._memory import check_memory
     from ..errors import ParameterError
 
@@ -86,6 +86,8 @@ def _check_refits(k: int, p: int, what: str) -> None:
             f"{k:,} studies (k^2 work); replikit refuses above k = {MAX_REFIT_K:,} "
             f"(replikit.replicate.influence.MAX_REFIT_K). Reduce the number of studies (e.g. "
             f"pool them into groups) or leave out the per-study diagnostics.")
+    if not blocks:
+        return
     rows = _block_rows(k, p)
     check_memory(8.0 * rows * k * _ARRAYS_PER_PROBLEM * (p + 1),
                  what=f"{what} of k = {k:,} studies ({rows} refits at a time)",

@@ -581,7 +581,7 @@ def leave_one_out(result: MetaResult, confidence_level: float = 0.95) -> pd.Data
 
     if result.k < 3:
         raise DataError(f"leave-one-out needs k >= 3 studies; got k = {result.k}.")
-    _check_refits(result.k, 1, "leave-one-out fits")
+    _check_refits(result.k, 1, "leave-one-out fits", blocks=False)  # one fit at a time
     y = np.asarray(result.y)
     v = np.asarray(result.v)
     rows = []
