@@ -172,13 +172,13 @@ def range_isf(p: float, k: int) -> float:
             hi = x
         g = np.log(s) - np.log(p) if s > 0 else -np.inf
         if abs(g) <= 1e-15:
-            return x
+            return float(x)
         dens = _range_pdf(x, k)
         step = g * s / dens if s > 0 and dens > 0 else np.nan
         new = x + step
         if not (lo < new < hi) or not np.isfinite(new):
             new = 0.5 * (lo + hi)
         if abs(new - x) <= 1e-14 * max(1.0, abs(x)) or hi - lo <= 1e-14 * max(1.0, hi):
-            return new
+            return float(new)
         x = new
-    return x  # pragma: no cover
+    return float(x)  # pragma: no cover
