@@ -18,16 +18,17 @@ against issue 19's goal, and n* against genexpy on the same work.
    D datasets (3 kernels, ``--scale-resamples``, default 1,000), in a subprocess: time and peak
    RSS.
 
-    .venv/bin/python benchmarks/generalize_vs_genexpy.py          # ~40 s: 1 + 2 (1 config)
+    .venv/bin/python benchmarks/generalize_vs_genexpy.py          # ~25 s: 1 + 2 (1 config)
     .venv/bin/python benchmarks/generalize_vs_genexpy.py --configs 48 --reps 1000  # ~25 min
     .venv/bin/python benchmarks/generalize_vs_genexpy.py --scale 200 1000 --no-genexpy --cli-runs 0
 
 Measured on the shared 2-core machine (2026-11-23, other helpers keeping the load at 3-8;
-docs/generalize.md): whole process 5.5 s CPU (12-14 s wall) before issue 19's work, 3.1 s CPU
-(7-8 s wall) after, identical output — within the 5 s goal only when the machine is not
-loaded; genexpy 1,547 s vs replikit 2.13 s for all 48 configurations (726x), 24.8 s vs 0.44 s
-for the default single configuration at 200 resamples (56x, replikit's time mostly the one-off
-preparation of the 48); the scale case 200 x 1,000 (3 kernels, 1,000 resamples): peak RSS
+docs/generalize.md): whole process 5.5 s CPU (7.7-8.1 s wall at a load of 2, 12-14 s at 8)
+before issue 19's work, 2.9-3.1 s CPU (4.2-4.6 s wall at a load of 2: within the 5 s goal;
+7-8 s at 8) after, identical output; genexpy 1,547 s vs replikit 2.13 s for all 48
+configurations (726x), 105.7 s vs 0.11 s for the first 4 at 1,000 resamples (923x), 8.6 s vs
+0.13 s for the default single configuration at 200 resamples (64x, replikit's time mostly the
+one-off preparation of the 48); the default run takes 25 s; the scale case 200 x 1,000 (3 kernels, 1,000 resamples): peak RSS
 257 MiB, 91 s CPU (docs/generalize.md, "Scale").
 """
 
