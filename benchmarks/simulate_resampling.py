@@ -8,31 +8,33 @@ density figure (SVG). Goals on the 2-core machine: <= 2 s in the default mode, <
 (anchor ``goal``).
 
 Measured (whole process, ``--out DIR --overwrite``, best of 3; before = the code at the start
-of issue 19, timed alternately with after in one script on the shared machine):
+of issue 19, timed alternately with after in one script on the shared 2-core machine, load
+average ~3.6 from other work):
 
-=============  ===========================  ==================================================
-mode           before                       after
-=============  ===========================  ==================================================
-default        5.3-6.4 s (load ~1)          9.9 s wall / 3.7 s CPU vs before 14.6 s / 5.7 s
-                                            CPU in the same A/B run at load ~7.8
-``--exact``    14.0-14.4 s (load ~1)        6.9 s wall / 4.6 s CPU vs before 16.5 s / 11.0 s
-                                            CPU in the same A/B run at load ~5
-=============  ===========================  ==================================================
+=============  ==========================================  ==========================
+mode           before                                      after
+=============  ==========================================  ==========================
+default        8.4 s wall, 5.8 s CPU (5.3-6.4 s at load ~1)  3.6 s wall, 2.6 s CPU
+``--exact``    15.2 s wall, 11.0 s CPU (14.0-14.4 s at      5.5 s wall, 3.8 s CPU
+               load ~1)
+=============  ==========================================  ==========================
 
-So the exact mode is 2.4x cheaper in CPU (about 6 s on a quiet machine, within its 8 s goal)
-and the default mode 1.5x (about 3.4 s quiet: the 2 s goal is *not* reached). What remains in the
-default mode, by profile: the batched LDA of 645,000 resamples ~45% (one LAPACK Cholesky per
-10 x 10 Gram matrix, the Gram products, the triangular solves), imports ~30% (pandas and
-matplotlib, both needed for the tables and the SVG; ``replikit.resampling`` imports its audit
-eagerly), the figure ~15%, the draws ~10%.
+This script's own run at the same load: 3.8 s and 5.3 s. The exact mode is within its 8 s goal;
+the default mode is 2.3x cheaper in CPU (about 2.3 s on a quiet machine, by that ratio) but the
+2 s goal is *not* demonstrated. What remains in it (load ~3.6, in-process): imports 0.8 s
+(typer/CLI 0.27 s, pandas and ``replikit.resampling`` 0.5 s), the computation 1.85 s (the LDA
+of 645,000 resamples: a LAPACK Cholesky per 10 x 10 Gram matrix, the Gram products, the
+substitutions; the draws 0.3 s), matplotlib and the figure 0.5 s, the SVG 0.26 s.
 
 Where the time went before: the exact mode's 200 ``choice`` calls and ~400 ``permutation``
 calls per dataset, each with its own Python bookkeeping (~9 s); the default mode's 8,000
 ``Scheme.masks`` calls (1.5 s); the batched LDA's two LU factorisations per resample
 (``slogdet`` + ``solve``) and its within-class scatter built with short inner loops (2.7 s);
-importing ``scipy.stats`` for one KDE (0.5 s). Now: stacked legacy draws (the same stream,
-bit-identical errors), splits drawn for all datasets at once, a two-class LDA from one
-Cholesky factorisation of the Gram matrix and two Sherman-Morrison updates, a numpy KDE.
+importing ``scipy.stats`` for one KDE (0.5 s); glibc returning every freed multi-megabyte
+temporary to the system (~250,000 page faults, 0.6-0.9 s of system time). Now: stacked legacy
+draws (the same stream, bit-identical errors), splits drawn for all datasets at once, a
+two-class LDA from one Cholesky factorisation of the Gram matrix and two Sherman-Morrison
+updates, a numpy KDE, and the command asks glibc to keep freed memory (``mallopt``).
 
 Run: ``.venv/bin/python benchmarks/simulate_resampling.py`` (about 30 s).
 """

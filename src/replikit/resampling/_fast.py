@@ -5,8 +5,8 @@ A resample is a vector of non-negative *training weights* over the n rows: boots
 0/1 masks for folds and hold-outs. Fitting a weighted linear model only needs weighted moments of
 the data, and the moments of all resamples come from one matrix product ``W @ F`` (``W``: the
 ``(R, n)`` weight matrix, ``F``: per-row features such as ``x_i``, ``x_i x_i'``, ``x_i y_i``).
-The R small systems are then solved as one batched ``numpy.linalg.solve`` and every row is
-predicted by every resample's rule in one more product. All functions take a leading *batch*
+The R small systems are then solved by batched Cholesky factorisations (:func:`spd_solve`) and
+every row is predicted by every resample's rule in one more product. All functions take a leading *batch*
 axis ``E`` (independent datasets, used by the seed-003 experiment; ``E = 1`` for one dataset):
 
 - ``X``: ``(E, n, p)`` features, ``y``: ``(E, n)`` outcome (class codes ``0..K-1`` for
