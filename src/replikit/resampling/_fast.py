@@ -304,14 +304,15 @@ def _lda_two_class(X, y, W, *, priors, divisor):
                  - np.sum(np.log(diag_w), axis=-1))
     ok = (den1 > 0) & (den2 > 0) & np.all(diag_w > 0, axis=-1) & (ratio > np.log(HADAMARD_TOL))
     denom = sw - 2 if divisor == "n-k" else sw
-    a = a * denom[..., None]  # S^-1 d with S = S_w / denom
     if priors is None:
         dlogp = np.log(n1) - np.log(n0)
     else:
         pri = np.asarray(priors, float)
         dlogp = np.log(pri[1]) - np.log(pri[0])
-    c = -np.sum(0.5 * (m1 + m0) * a, axis=-1) + dlogp
-    d = np.matmul(a, np.swapaxes(Xc, 1, 2)) + c[..., None]  # (E, R, n)
+    with np.errstate(invalid="ignore", over="ignore"):  # failed resamples are refitted below
+        a = a * denom[..., None]  # S^-1 d with S = S_w / denom
+        c = -np.sum(0.5 * (m1 + m0) * a, axis=-1) + dlogp
+        d = np.matmul(a, np.swapaxes(Xc, 1, 2)) + c[..., None]  # (E, R, n)
     for e in np.flatnonzero(~ok.all(axis=1)):  # one general fit per dataset with failures
         r_idx = np.flatnonzero(~ok[e])
         sub = _lda_general(X[e:e + 1], y[e:e + 1], W[e:e + 1, r_idx], 2, priors=priors,
