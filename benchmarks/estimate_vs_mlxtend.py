@@ -12,16 +12,16 @@ cloned scikit-learn estimator per resample, what mlxtend does too) and mlxtend's
 Goal: the fast path >= 10x mlxtend and never slower than the generic path. One ``BENCH`` line per
 task and anchor (:func:`_timing.bench_row`).
 
-Measured on the shared 2-core machine under load (load average 6-8; best of 3, alternating;
-mlxtend on 569 rows timed at B = 10 and scaled to 200, see below):
+Measured on the shared 2-core machine (best of 2-3, alternating; mlxtend on 569 rows timed at
+B = 4 and scaled to 200, see below), at load average 2.3 (and, in brackets, 6-8):
 
-==================  =================  ======  =======  ========  ==========  ==========
-task                fast path before   fast    generic  mlxtend   vs mlxtend  vs generic
-==================  =================  ======  =======  ========  ==========  ==========
-lr, 569 x 30        6.4 s              0.19 s  1.8 s    116 s     620x        9.6x
-LDA, 569 x 30       0.06 s             0.11 s  0.98 s   131 s     1200x       9.0x
-LDA, 30 x 10        2 ms               1.6 ms  0.62 s   0.81 s    500x        390x
-==================  =================  ======  =======  ========  ==========  ==========
+==================  =================  ===============  ==============  ===========  ==========  ==========
+task                fast path before   fast             generic         mlxtend      vs mlxtend  vs generic
+==================  =================  ===============  ==============  ===========  ==========  ==========
+lr, 569 x 30        6.4 s              0.095 s (0.19)   0.94 s (1.8)    58 s (116)   610x        9.8x
+LDA, 569 x 30       0.06 s             0.045 s (0.11)   0.36 s (0.98)   76 s (131)   1700x       7.9x
+LDA, 30 x 10        2 ms               1.6 ms (1.6)     0.22 s (0.62)   0.29 s       180x        140x
+==================  =================  ===============  ==============  ===========  ==========  ==========
 
 Before issue 19 the logistic fast path was 2.4x *slower* than the generic path (6.4 s vs 2.7 s).
 Why the logistic path was slow: the Newton iterations ran on the raw features, whose units on
@@ -36,8 +36,8 @@ minute and more for B = 200). So the default run (``make bench``) times mlxtend 
 and scales its time by 50 (its resamples are a plain loop, so its time is linear in B; the
 printed line says so); ``--full`` times it on all 200.
 
-Run: ``.venv/bin/python benchmarks/estimate_vs_mlxtend.py [--full]`` (about 40 s; ``--full``
-several minutes).
+Run: ``.venv/bin/python benchmarks/estimate_vs_mlxtend.py [--full]`` (13 s at load 2.3;
+``--full`` several minutes).
 """
 
 from __future__ import annotations
