@@ -19,7 +19,7 @@ tool does with it:
 
 Both in one process, alternating, best of several runs. Before issue 19 compare_scores looped
 over (study, pair) with pandas alignment and a result object per test. Now a complete r x k
-table goes through one vectorised path (replikit.compare._fast, the same rows bit for bit).
+table goes through one vectorised path (replikit.compare._pairing.fast_recommended, the same rows bit for bit).
 Measured 2026-11-23 (2-core machine shared with other jobs, load 4-7): general path 9.9 s
 (20 s in a cold, busier run), now 34-72 ms; autorank 0.60-0.75 s — 14-22x (goal 10x).
 

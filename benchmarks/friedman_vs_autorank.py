@@ -10,7 +10,7 @@ difference are compared, then the times (best of several runs) and their ratio a
 Before issue 19 (2026-11-23, 2-core machine): replikit 62 ms, autorank 130 ms — 2.1x; 85% of
 replikit's time was scipy's studentized_range.sf for the 1,225 pairwise Nemenyi p-values (one
 adaptive integral each). Now the p-values come from one vectorised trapezoidal integral for all
-pairs (replikit.compare._srange, checked against scipy to 1e-8 relative + 1e-14 absolute and
+pairs (replikit.compare._kernels.range_sf, checked against scipy to 1e-8 relative + 1e-14 absolute and
 against erfc for k = 2 to 1e-12 into the far tail), the critical distance from the same
 integral's quantile (equal to scipy's to 1e-11), and the ranks from one argsort of the table.
 Measured 2026-11-23, 2-core machine shared with other jobs (load ~4): replikit 7.5 ms,

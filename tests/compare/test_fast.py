@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import replikit.compare._fast as fast_module
+import replikit.compare._pairing as fast_module
 from replikit.compare import compare_scores
 from replikit.errors import DataError, ResourceLimitError
 

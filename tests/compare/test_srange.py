@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from replikit.compare._srange import range_cdf, range_isf, range_sf
+from replikit.compare._kernels import range_cdf, range_isf, range_sf
 
 KS = [2, 3, 4, 7, 10, 25, 50, 120, 200, 1000]
 

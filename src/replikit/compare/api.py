@@ -711,7 +711,7 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                                            interval)
     fast = None
     if mode == "recommended" and margin is None and interval == "marginal":
-        from ._fast import fast_recommended
+        from ._pairing import fast_recommended
 
         # every model on the same r x k grid everywhere: all pairs at once, the same rows
         fast = fast_recommended(frame, pairs, metrics, studies, alternative=alternative,

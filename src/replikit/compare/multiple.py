@@ -30,7 +30,7 @@ from scipy import stats
 
 from .._validation import check_alternative, check_choice, check_int, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ._srange import range_isf, range_sf
+from ._kernels import range_isf, range_sf
 
 __all__ = [
     "CORRECTIONS",
