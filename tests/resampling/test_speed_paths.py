@@ -172,3 +172,13 @@ def test_logistic_newton_on_collinear_unscaled_features_matches_sklearn(scaled):
         model = make_pipeline(StandardScaler(), ref) if scaled else ref
         model.fit(X[idx[r]], y[idx[r]])
         np.testing.assert_allclose(dec[r], model.decision_function(X), rtol=1e-6, atol=1e-6)
+
+
+def test_retained_freed_memory_block_runs_and_exits_cleanly():
+    from replikit.cli.estimate import _retained_freed_memory
+
+    with _retained_freed_memory():
+        a = np.ones((64, 1 << 15))  # 16 MiB, from the heap inside the block
+        del a
+    b = np.ones((64, 1 << 15))  # and after it, with glibc's defaults again
+    assert b.sum() == 64 * (1 << 15)

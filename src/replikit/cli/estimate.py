@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -122,8 +123,8 @@ def simulate_resampling_cmd(
 
     if out is not None:
         check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)
-    _retain_freed_memory()
-    with progress(f"Seed-003 experiment ({n_experiments} datasets)") as advance:
+    with _retained_freed_memory(), \
+            progress(f"Seed-003 experiment ({n_experiments} datasets)") as advance:
         res = simulate_resampling(n_experiments=n_experiments, exact=exact,
                                   random_state=random_state, progress=advance)
     if out is not None:
@@ -146,16 +147,17 @@ def simulate_resampling_cmd(
                     "runtime_seconds": res.runtime_seconds, "table": res.table})
 
 
-def _retain_freed_memory() -> None:
-    """Ask glibc's ``malloc`` to serve blocks up to 32 MiB from its heap and to keep freed
-    memory (up to 256 MiB) for reuse instead of returning it to the system at once.
+@contextlib.contextmanager
+def _retained_freed_memory():
+    """Within the block, ask glibc's ``malloc`` to serve blocks up to 32 MiB from its heap and
+    to keep freed memory (up to 256 MiB) for reuse instead of returning it to the system at
+    once; glibc's defaults (128 KiB each) are set again on exit.
 
     The batched fits of the experiment allocate and free thousands of multi-megabyte
     temporaries; with glibc's defaults most of them are fresh ``mmap`` regions whose pages the
     kernel maps and zero-fills again every time: about 250,000 page faults, 0.6-0.9 s of system
     time in a 3 s ``replikit simulate resampling`` (measured; a second pass in the same process,
-    after glibc's own threshold has adapted, has none). The command is the whole process, so
-    the memory kept is bounded and released at exit. A no-op where the C library has no
+    after glibc's own threshold has adapted, has none). A no-op where the C library has no
     ``mallopt`` (macOS, Windows).
     """
     import ctypes
@@ -163,10 +165,16 @@ def _retain_freed_memory() -> None:
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError, TypeError):
+        yield
         return
     m_trim_threshold, m_mmap_threshold = -1, -3  # <malloc.h>
     mallopt(m_mmap_threshold, 32 << 20)
     mallopt(m_trim_threshold, 256 << 20)
+    try:
+        yield
+    finally:
+        mallopt(m_mmap_threshold, 128 << 10)
+        mallopt(m_trim_threshold, 128 << 10)
 
 
 def register(app: typer.Typer) -> None:
