@@ -6,6 +6,7 @@ seed-003 replay against single draws."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import gaussian_kde
 
@@ -182,3 +183,20 @@ def test_retained_freed_memory_block_runs_and_exits_cleanly():
         del a
     b = np.ones((64, 1 << 15))  # and after it, with glibc's defaults again
     assert b.sum() == 64 * (1 << 15)
+
+
+def test_experiment_threads_and_chunks_change_no_number():
+    """simulate_resampling(n_jobs=2) computes blocks of datasets in threads; each block and
+    each LDA chunk is computed the same way whatever the thread or chunk size, so the errors
+    are bit-identical (default and exact streams)."""
+    from replikit.resampling import simulation as S
+
+    for exact in (False, True):
+        one = S.simulate_resampling(n_experiments=120, exact=exact, random_state=1)
+        two = S.simulate_resampling(n_experiments=120, exact=exact, random_state=1, n_jobs=2)
+        pd.testing.assert_frame_equal(one.errors, two.errors, check_exact=True)
+    X, y, W, T = S._draw_modern(60, np.random.default_rng(5))
+    ref = S._errors(X, y, W, T, chunk=10)
+    for chunk in (1, 3, 7):  # chunks need not divide the block
+        pd.testing.assert_frame_equal(S._errors(X, y, W, T, chunk=chunk, n_jobs=2), ref,
+                                      check_exact=True)

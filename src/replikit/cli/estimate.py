@@ -116,6 +116,9 @@ def simulate_resampling_cmd(
                                              "per-dataset errors and the figure (SVG).")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the files in "
                                             "--out.")] = False,
+    n_jobs: Annotated[int | None, typer.Option(
+        "--n-jobs", "-j", min=1, help="Threads (default: one per CPU core, at most 8; the "
+        "numbers do not depend on it).")] = None,
 ) -> None:
     """Seed 003's experiment: 8 resampling estimators of LDA's error on 1000 null datasets."""
     from .._outputs import check_output_dir
@@ -123,10 +126,12 @@ def simulate_resampling_cmd(
 
     if out is not None:
         check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)
+    _preload(plotting=out is not None)  # imported by a thread while the experiment computes
     with _retained_freed_memory(), \
             progress(f"Seed-003 experiment ({n_experiments} datasets)") as advance:
         res = simulate_resampling(n_experiments=n_experiments, exact=exact,
-                                  random_state=random_state, progress=advance)
+                                  random_state=random_state, progress=advance,
+                                  n_jobs=n_jobs if n_jobs is not None else _cores())
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
@@ -145,6 +150,38 @@ def simulate_resampling_cmd(
     emit(human, {"n_experiments": res.n_experiments, "random_state": res.random_state,
                     "exact": res.exact,
                     "runtime_seconds": res.runtime_seconds, "table": res.table})
+
+
+def _preload(*, plotting: bool) -> None:
+    """Import pandas and the figure's modules (~0.7 s) in a daemon thread, overlapping the
+    experiment's numpy work, which releases the GIL; the import lock makes a later import in
+    the main thread wait for it rather than import twice."""
+    import threading
+
+    def load() -> None:
+        try:
+            import pandas  # noqa: F401
+
+            if plotting:
+                import matplotlib.backends.backend_svg  # noqa: F401
+                import matplotlib.figure  # noqa: F401
+
+                from .._plotting import new_figure  # noqa: F401
+                from ..resampling.plots import plot_experiment_densities  # noqa: F401
+        except Exception:  # noqa: BLE001 — the main thread imports again and reports errors
+            pass
+
+    threading.Thread(target=load, daemon=True).start()
+
+
+def _cores(most: int = 8) -> int:
+    """CPU cores this process may use (at most ``most``)."""
+    import os
+
+    try:
+        return max(1, min(most, len(os.sched_getaffinity(0))))
+    except AttributeError:  # not on Linux
+        return max(1, min(most, os.cpu_count() or 1))
 
 
 @contextlib.contextmanager
