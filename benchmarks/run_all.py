@@ -25,6 +25,7 @@ import argparse
 import datetime
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -45,17 +46,22 @@ def _scripts(only: list[str] | None) -> list[Path]:
 
 def _run(script: Path, timeout: float) -> dict:
     start = time.perf_counter()
+    # its own process group: a timeout kills the script and every process it started (a
+    # script's child left running would load the machine for the scripts timed after it)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
+                            start_new_session=True)
     try:
-        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                              timeout=timeout, cwd=HERE.parent)
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
         return {"script": script.name, "status": f"timed out after {timeout:.0f} s",
-                "seconds": time.perf_counter() - start, "rows": _rows(out), "ok": False}
+                "seconds": time.perf_counter() - start, "rows": _rows(out or ""), "ok": False}
     seconds = time.perf_counter() - start
-    rows = _rows(proc.stdout)
+    rows = _rows(stdout)
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        last = (stderr.strip().splitlines() or ["(no stderr)"])[-1]
         status = f"failed (exit {proc.returncode}): {last[:160]}"
     else:
         status = f"{len(rows)} bench row(s)" if rows else "no bench_row yet"
