@@ -97,18 +97,20 @@ def legible(fig, min_size: float = MIN_FONT_PT):
     for text in fig.findobj(Text):
         if text.get_text() and text.get_fontsize() < min_size:
             text.set_fontsize(min_size)
-    fig.draw_without_rendering()
     from matplotlib.ticker import FixedLocator
 
-    for ax in fig.get_axes():
-        for vertical, axis in ((False, ax.xaxis), (True, ax.yaxis)):
-            if not isinstance(axis.get_major_locator(), FixedLocator):
-                continue  # automatic locators choose fewer ticks by themselves
-            labels = axis.get_ticklabels()
-            step = _overlaps(labels, vertical)
-            if step > 1:
-                for i, t in enumerate(labels):
-                    t.set_visible(i % step == 0)
+    fixed = [(vertical, axis) for ax in fig.get_axes()
+             for vertical, axis in ((False, ax.xaxis), (True, ax.yaxis))
+             if isinstance(axis.get_major_locator(), FixedLocator)]
+    if not fixed:  # automatic locators choose fewer ticks by themselves: no second draw
+        return fig
+    fig.draw_without_rendering()  # the label extents at their final sizes
+    for vertical, axis in fixed:
+        labels = axis.get_ticklabels()
+        step = _overlaps(labels, vertical)
+        if step > 1:
+            for i, t in enumerate(labels):
+                t.set_visible(i % step == 0)
     return fig
 
 
