@@ -167,7 +167,7 @@ def test_loso_budget_falls_back_to_the_linear_model(monkeypatch):
               quick=True, random_state=0)
     assert a.rule == "tree" and a.loso_model == "lr" and a.loso_row_fits > 0
     assert any("leave-one-study-out uses lr" in n for n in a.notes)
-    assert any("time budget" in c for c in a.verdict.caveats)
+    assert any("budget of row-fits" in c for c in a.verdict.caveats)
 
 
 def test_reproducible_and_random_state_matters():

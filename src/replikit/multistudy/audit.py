@@ -634,7 +634,8 @@ def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_na
         caveats.append(f"{len(dropped)} stud{'y' if len(dropped) == 1 else 'ies'} with fewer "
                        f"than {MIN_UNITS} held-out units left out of the assessment")
     if loso_name != best:
-        caveats.append(f"leave-one-study-out of {loso_name} instead of {best} (time budget)")
+        caveats.append(f"leave-one-study-out of {loso_name} instead of {best} (budget of "
+                       "row-fits)")
     if quick:
         caveats.append(f"quick mode: {n_resamples} bootstrap resamples, "
                        f"{permutation.n_resamples} permutations")
