@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import r2_score
@@ -195,3 +196,42 @@ def test_spawned_seed_sequences_seed_the_estimators_too():
 
     assert np.array_equal(preds(a), preds(np.random.SeedSequence(5).spawn(2)[0]))
     assert not np.array_equal(preds(a), preds(b))  # resubstitution: only the seed differs
+
+
+class _Noisy(RegressorMixin, BaseEstimator):
+    """A regressor that warns on every fit (as a solver that does not converge)."""
+
+    def fit(self, X, y):
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn("did not converge (test)", ConvergenceWarning, stacklevel=2)
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+def test_worker_warnings_reach_the_caller_and_its_filters():
+    """A joblib worker's warnings come back to the calling process, where its filters decide:
+    shown (as a serial run shows them) or silenced (the audit), never printed by the worker."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = X[:, 0]
+    for backend, n_jobs in (("serial", 1), ("joblib", 2)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run({"m": _Noisy()}, X, y, scheme="4x1", metrics=["r2"], backend=backend,
+                n_jobs=n_jobs, random_state=0)
+        got = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+        assert got and "did not converge (test)" in str(got[0].message), backend
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a silenced caller: the worker's warning obeys it
+        with pytest.raises(ConvergenceWarning):
+            run({"m": _Noisy()}, X, y, scheme="4x1", metrics=["r2"], backend="joblib",
+                n_jobs=2, random_state=0)

@@ -361,6 +361,9 @@ class _TaskOutput:
     proba: np.ndarray | None
     classes: np.ndarray | None
     seconds: float
+    #: warnings raised in a worker process, as (message, category, filename, lineno), re-raised
+    #: in the calling process so that its filters decide what is shown (as for a serial run)
+    warnings: tuple = ()
 
 
 def _scores_frame(outs: list[_TaskOutput], metrics: list[str]) -> pd.DataFrame:
@@ -418,9 +421,28 @@ def _execute_serial(*args) -> _TaskOutput:
 
 def _execute_worker(*args) -> _TaskOutput:
     """A task in a joblib or Dask worker: one BLAS and one OpenMP thread, so that workers x
-    threads never exceeds the cores."""
-    with worker_limits():
-        return _execute(*args)
+    threads never exceeds the cores. Its warnings are recorded and travel back with the output
+    (a worker's own stderr would print them unfiltered, interleaved with progress bars)."""
+    import dataclasses
+    import warnings
+
+    with worker_limits(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        out = _execute(*args)
+    if not caught:
+        return out
+    return dataclasses.replace(out, warnings=tuple(
+        (str(w.message), w.category, w.filename, w.lineno) for w in caught))
+
+
+def _reraise_warnings(out: _TaskOutput) -> _TaskOutput:
+    """Re-raise a worker's warnings here, under the caller's filters."""
+    if out.warnings:
+        import warnings
+
+        for message, category, filename, lineno in out.warnings:
+            warnings.warn_explicit(message, category, filename, lineno)
+    return out
 
 
 def _iter_serial(tasks, models, X, ya, settings) -> Iterator:
@@ -432,8 +454,9 @@ def _iter_joblib(tasks, models, X, ya, settings, n_jobs) -> Iterator:
     from joblib import Parallel, delayed
 
     par = Parallel(n_jobs=n_jobs or -1, backend="loky", return_as="generator_unordered")
-    yield from par(delayed(_execute_worker)(t, models[t.model], X, ya, settings)
-                   for t in tasks)
+    for out in par(delayed(_execute_worker)(t, models[t.model], X, ya, settings)
+                   for t in tasks):
+        yield _reraise_warnings(out)
 
 
 SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
@@ -471,7 +494,7 @@ def _iter_dask(tasks, models, X, ya, settings, n_jobs, client) -> Iterator:
                                  key=f"replikit-{t.token}-{settings.entropy}", pure=False)
                    for t in tasks]
         for fut in as_completed(futures):
-            yield fut.result()
+            yield _reraise_warnings(fut.result())
     finally:
         if own is not None:
             own.close()
