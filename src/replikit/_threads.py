@@ -108,3 +108,16 @@ def fit_limits():
     """The limits around a model fit in the calling process: one BLAS and one OpenMP thread
     (the same as in a worker; parallelism is over tasks)."""
     return limit_threads(blas=1, openmp=1)
+
+
+def usable_cores(most: int = 8) -> int:
+    """CPU cores this process may use (its affinity mask where the OS has one), at most
+    ``most``: the default number of workers of the commands that parallelise over tasks or
+    blocks (their numbers do not depend on it)."""
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(most, cores))

@@ -122,6 +122,7 @@ def simulate_resampling_cmd(
 ) -> None:
     """Seed 003's experiment: 8 resampling estimators of LDA's error on 1000 null datasets."""
     from .._outputs import check_output_dir
+    from .._threads import usable_cores
     from ..resampling.simulation import simulate_resampling
 
     if out is not None:
@@ -131,7 +132,7 @@ def simulate_resampling_cmd(
             progress(f"Seed-003 experiment ({n_experiments} datasets)") as advance:
         res = simulate_resampling(n_experiments=n_experiments, exact=exact,
                                   random_state=random_state, progress=advance,
-                                  n_jobs=n_jobs if n_jobs is not None else _cores())
+                                  n_jobs=n_jobs if n_jobs is not None else usable_cores())
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
@@ -172,16 +173,6 @@ def _preload(*, plotting: bool) -> None:
             pass
 
     threading.Thread(target=load, daemon=True).start()
-
-
-def _cores(most: int = 8) -> int:
-    """CPU cores this process may use (at most ``most``)."""
-    import os
-
-    try:
-        return max(1, min(most, len(os.sched_getaffinity(0))))
-    except AttributeError:  # not on Linux
-        return max(1, min(most, os.cpu_count() or 1))
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .. import __version__
 from .._outputs import check_output_dir, write_text_atomic
-from .._threads import single_blas
+from .._threads import single_blas, usable_cores
 from ..data.examples import load_example
 from ..data.userdata import Dataset
 from ..errors import ModelFitError, NotApplicableError, ReplikitError
@@ -42,11 +42,7 @@ def default_jobs() -> int:
     """Worker processes of an audit by default: the CPU cores this process may use (at most
     :data:`MAX_DEFAULT_JOBS`). The numbers do not depend on it (every fit draws from its own
     seed), so using every core is safe."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_DEFAULT_JOBS, cores))
+    return usable_cores(MAX_DEFAULT_JOBS)
 
 
 @dataclass(frozen=True)
