@@ -273,7 +273,7 @@ class ComparisonAudit:
     stratified : bool
         Subsample and folds stratified by class.
     rows_used, n_rows : int
-        Rows of the subsample the models were compared on, of the dataset's rows.
+        Rows the models were compared on (every row of the dataset), and the dataset's rows.
     quick : bool
     alpha : float
         Significance level of every decision, after the Holm adjustment.
@@ -318,7 +318,7 @@ class ComparisonAudit:
         2017) and, when ``study_scores`` holds fold scores, the hierarchical model (Corani et
         al. 2017); empty otherwise. The verdict reports them.
     notes : tuple of str
-        What was done: the subsample, the design, the intervals, what was left out and why.
+        What was done: the rows, the design, the intervals, what was left out and why.
     seconds_fits : float
         Time spent fitting the models on the splits.
     random_state_entropy : int
@@ -528,9 +528,9 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         or Scores (averaged per study and model). Studies without a score for every model are
         left out and named; fewer than three complete studies: no comparison across studies.
     quick : bool
-        5x2 CV on 300 rows instead of 10x10 on 400 (a preview; lower power).
+        5x2 CV instead of repeated 10-fold CV, on every row (a preview; lower power).
     random_state : None, int or numpy.random.Generator
-        Root of the subsample, the splits and the models' own randomness; the same value gives
+        Root of the splits and the models' own randomness; the same value gives
         the same numbers whatever ``n_jobs``.
     n_jobs : int
         Worker processes for the fits (joblib backend when above 1).
@@ -685,18 +685,9 @@ def _across_sentence(res, higher: bool) -> tuple[str, str | None]:
     return text + ": undecided across studies.", None
 
 
-def _subsample_caveat(plan: _Plan, n: int, used: int) -> str | None:
-    if used >= n:
-        return None
-    return (f"{used:,} of {n:,} rows, drawn at random"
-            + (" within each class" if plan.stratify else ""))
-
-
 def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> list[str]:
     notes = []
-    sub = _subsample_caveat(plan, n, used)
-    notes.append((sub + ": the comparison's row subsample" if sub else
-                  f"all {n:,} rows") + ".")
+    notes.append(f"all {n:,} rows.")
     design = ("5x2 CV (quick mode)" if plan.scheme == "5x2" else
               f"{plan.n_repeats} repeats of {plan.n_folds}-fold CV")
     if plan.stratify:
@@ -746,9 +737,6 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
 
     main = frame[frame["headline"] & (frame["metric"] == metric)]
     caveats = []
-    sub = _subsample_caveat(plan, n, used)
-    if sub:
-        caveats.append(sub)
     if quick:
         caveats.append("quick mode: 5x2 CV, lower power than 10x10 CV (seed 002, sec. 4)")
     elif plan.min_class is not None and plan.n_folds < 10:
