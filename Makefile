@@ -26,11 +26,12 @@ demo: $(VENV)/.installed-demo
 	@echo "Open replikit-audit/report.html in a browser (JSON twin: replikit-audit/report.json)."
 
 test: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/run_all.py

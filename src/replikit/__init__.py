@@ -22,5 +22,6 @@ from ._lazy import lazy_exports  # noqa: E402
 __getattr__, __dir__, _names = lazy_exports(__name__, {
     "ReplikitError": "errors", "DataError": "errors", "ParameterError": "errors",
     "ConfidenceInterval": "results", "TestResult": "results", "Verdict": "results",
+    "Result": "results", "PermutationMethod": "methods", "BootstrapMethod": "methods",
 })
 __all__ = ["__version__", *_names]

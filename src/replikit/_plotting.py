@@ -57,10 +57,37 @@ def new_axes(width: float = 6.4, height: float = 3.6):
     return new_figure(width, height).add_subplot()
 
 
+def _pyplot_in_use() -> bool:
+    """True in a notebook or wherever the user has imported pyplot: a figure made there should
+    be pyplot's, so that it shows (inline in Jupyter, in a window in a script)."""
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:
+        return True
+    ipython = sys.modules.get("IPython")
+    get = getattr(ipython, "get_ipython", None)
+    shell = get() if callable(get) else None
+    return shell is not None and "Terminal" not in type(shell).__name__
+
+
 def axes_or_new(ax=None, width: float = 6.4, height: float = 3.6):
     """``ax`` if given, else the axes of a new figure (the ``ax=None`` convention of every
-    plot function)."""
-    return ax if ax is not None else new_axes(width, height)
+    plot function).
+
+    In a notebook, or once the user has imported pyplot, the new figure is pyplot's (so a
+    notebook shows it inline, as scikit-learn's displays do); elsewhere it is made outside
+    pyplot, leaving the backend alone. The report and the command line always pass their own
+    ``ax``.
+    """
+    if ax is not None:
+        return ax
+    if _pyplot_in_use():
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(width, height), layout="constrained",
+                         FigureClass=_figure_class())
+        return fig.add_subplot()
+    return new_axes(width, height)
 
 
 def _overlaps(labels, vertical: bool) -> int:

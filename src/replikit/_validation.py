@@ -22,9 +22,47 @@ __all__ = [
     "check_1d_array",
     "check_same_length",
     "lookalike_labels",
+    "check_interval",
+    "INTERVALS",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
+
+#: The kinds of interval, one set of names for every ``interval=`` parameter and
+#: ``--interval`` flag (each function accepts the subset that applies to its estimate).
+INTERVALS: dict[str, str] = {
+    "wald": "estimate ± z·SE (normal reference)",
+    "t": "estimate ± t(df)·SE",
+    "knha": "Knapp & Hartung (2003): t(k − p) with the adjusted variance",
+    "mover": "Zou's (2007) method of variance estimates recovery, for a difference",
+    "lee": "Lee's (1971) exact interval of R², random predictors",
+    "lee_fixed": "Lee's (1971) exact interval of R², fixed predictors",
+    "wilson": "Wilson's (1927) score interval of a proportion",
+    "percentile": "bootstrap percentile interval",
+    "basic": "basic (reverse-percentile) bootstrap interval",
+    "bca": "bias-corrected and accelerated bootstrap interval (Efron 1987)",
+    "jackknife": "jackknife interval",
+    "qprofile": "Q-profile interval of τ² (Viechtbauer 2007)",
+    "credible": "Bayesian credible interval",
+}
+
+
+def check_interval(value: Any, allowed: Sequence[str], name: str = "interval") -> str:
+    """``value`` if it is one of the ``allowed`` kinds of :data:`INTERVALS`, else a
+    ParameterError that lists them with what each is.
+
+    Examples
+    --------
+    >>> check_interval("wald", ("wald", "knha"))
+    'wald'
+    """
+    unknown = [a for a in allowed if a not in INTERVALS]
+    if unknown:  # a programming error in replikit, not a user's
+        raise ValueError(f"unknown interval kinds {unknown}; add them to INTERVALS")
+    if value not in allowed:
+        listed = "; ".join(f"{a!r} ({INTERVALS[a]})" for a in allowed)
+        raise ParameterError(f"`{name}` must be one of: {listed}; got {value!r}.")
+    return value
 
 
 def check_choice(value: Any, name: str, choices: Sequence[Any]) -> Any:

@@ -218,7 +218,7 @@ def test_cli_influence_refused_naming_the_flag(cli, tmp_path, monkeypatch):
 
 
 def test_cli_forest_plot_skipped_above_its_limit(cli, tmp_path, monkeypatch):
-    import replikit.cli.replicate as cli_replicate
+    import replikit.cli.meta as cli_replicate
 
     monkeypatch.setattr(cli_replicate, "FOREST_MAX_STUDIES", 5)
     y, v = _data(8)

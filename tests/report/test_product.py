@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from replikit._references import BIBTEX, SECTION_REFERENCES, bibtex_for
 
 from replikit.report import SectionOutput, Table, run_audit
 from replikit.report.blocks import Callout, Paragraph
-from replikit.report.references import BIBTEX, SECTION_REFERENCES, bibtex_for
 from replikit.report.render import render_html, render_json
 from replikit.report.summary import QUESTIONS, SCHEMA_VERSION, STATES, summary_cards
 from replikit.results import Verdict

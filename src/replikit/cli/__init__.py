@@ -21,7 +21,7 @@ except ImportError:  # older typer uses click itself
 
 from .. import __version__
 from ..errors import ReplikitError
-from ._common import OutputFormat, simulate_app, state
+from ._common import PARAMETER_FLAGS, RENAMED_FLAGS, OutputFormat, simulate_app, state
 
 __all__ = ["app", "main"]
 
@@ -31,6 +31,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # click's plain help: at 80 columns it wraps text, never cuts a name
 )
 
 
@@ -76,6 +77,31 @@ def _no_type_label_on_flags() -> None:
 
 
 _no_type_label_on_flags()
+
+
+def _no_broken_words_in_help() -> None:
+    """click wraps help text at hyphens and inside long words ("higher-is-" / "better"); keep
+    option names, allowed values and paths whole (a guarded shim, like the one above)."""
+    try:
+        from typer._click import _textwrap
+    except ImportError:  # older typer uses click itself
+        from click import _textwrap
+    base = _textwrap.TextWrapper
+    if getattr(base, "_replikit", False):
+        return
+
+    class TextWrapper(base):
+        _replikit = True
+
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("break_on_hyphens", False)
+            kwargs.setdefault("break_long_words", False)
+            super().__init__(*args, **kwargs)
+
+    _textwrap.TextWrapper = TextWrapper
+
+
+_no_broken_words_in_help()
 
 
 def _register_commands() -> None:
@@ -138,16 +164,95 @@ def _hoist_global_options(args: list[str]) -> list[str]:
     return front + rest
 
 
+def _command_path(args: list[str]) -> str:
+    """The command of ``args`` as a path (``"compare"``, ``"simulate tests"``), or ``""``."""
+    words = []
+    skip = False
+    for a in args:
+        if a == "--":
+            break
+        if skip:
+            skip = False
+            continue
+        if a in _GLOBAL_VALUED:
+            skip = True
+            continue
+        if a.startswith("-"):
+            continue
+        words.append(a)
+        if a != "simulate" or len(words) == 2:
+            break
+    return " ".join(words[:2]) if words[:1] == ["simulate"] else " ".join(words[:1])
+
+
+def _rename_flags(args: list[str]) -> list[str]:
+    """Old flag names (``--seed``) to their new names, with one warning line each."""
+    command = _command_path(args)
+    renames = {**RENAMED_FLAGS.get("", {}), **RENAMED_FLAGS.get(command, {})}
+    if not renames:
+        return args
+    out = []
+    for a in args:
+        if a == "--":
+            out.append(a)
+            continue
+        name, eq, value = a.partition("=")
+        new = renames.get(name)
+        if new is not None and not (out and out[-1] == "--"):
+            if "--quiet" not in args and "-q" not in args:
+                typer.echo(f"replikit: warning: `{name}` is now `{new}`; the old name will stop "
+                           "working in replikit 0.3.", err=True)
+            a = new + eq + value
+        out.append(a)
+    return out
+
+
+def _command_flags(command: str) -> dict[str, str]:
+    """Parameter name -> flag of ``command``'s options (``n_resamples`` -> ``--n-resamples``),
+    with the command's declared exceptions (:data:`PARAMETER_FLAGS`)."""
+    import typer.main
+
+    node = typer.main.get_command(app)
+    for word in command.split():
+        node = getattr(node, "commands", {}).get(word)
+        if node is None:
+            return {}
+    flags = {}
+    for param in getattr(node, "params", []):
+        opts = [o for o in getattr(param, "opts", []) if o.startswith("--")]
+        if param.name and opts:
+            flags[param.name] = opts[0]
+    flags.update(PARAMETER_FLAGS.get(command, {}))
+    return flags
+
+
+def _flagify(message: str, args: list[str]) -> str:
+    """A library message names parameters in backticks (`` `n_resamples` ``); on the command
+    line it names the flags (`` `--n-resamples` ``)."""
+    import re
+
+    if "`" not in message:
+        return message
+    try:
+        flags = _command_flags(_command_path(args))
+    except Exception:  # the message is still right, only less specific
+        return message
+    return re.sub(r"`([A-Za-z_][A-Za-z0-9_]*)`",
+                  lambda m: f"`{flags[m.group(1)]}`" if m.group(1) in flags else m.group(0),
+                  message)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``replikit`` script and ``python -m replikit``."""
     args = _hoist_global_options(sys.argv[1:] if argv is None else list(argv))
+    args = _rename_flags(args)
     debug = "--debug" in args
     try:
         code = app(args=args, prog_name="replikit", standalone_mode=False)
     except ReplikitError as exc:
         if debug:
             raise
-        _fail(str(exc))
+        _fail(_flagify(str(exc), args))
     except _cx.NoArgsIsHelpError:
         sys.exit(0)  # the help text has been printed
     except _cx.UsageError as exc:

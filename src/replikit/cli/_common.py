@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import sys
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,10 +25,14 @@ from typing import Annotated, Any
 
 import typer
 
+from ..errors import ParameterError, ReplikitError, ReplikitWarning
+
 __all__ = [
     "OutputFormat", "State", "state", "simulate_app", "emit", "info", "DataOpt", "TargetOpt",
     "StudyOpt", "OutDirOpt", "RandomStateOpt", "NJobsOpt", "TableOpt", "ModelsOpt",
     "output_width", "fmt_number", "fmt_pvalue", "fmt_interval", "frame_table", "render", "progress",
+    "epilog", "InputArg", "OutOpt", "OverwriteOpt", "flags", "warning_lines", "choice",
+    "check_out", "RENAMED_FLAGS", "PARAMETER_FLAGS", "renamed_flags", "parameter_flags",
 ]
 
 
@@ -51,15 +56,74 @@ class State:
 state = State()
 
 simulate_app = typer.Typer(help="Simulation studies: calibration of tests and estimators.",
-                           no_args_is_help=True)
+                           no_args_is_help=True, rich_markup_mode=None)
+
+# ---------------------------------------------------------------------------------------------
+# one vocabulary on the command line: flags are the library's parameter names with dashes
+
+#: Old flag -> new flag, per command path (``"compare"``, ``"simulate tests"``; ``""`` for
+#: every command). The old flag keeps working for one release and prints a warning line.
+RENAMED_FLAGS: dict[str, dict[str, str]] = {"": {"--seed": "--random-state"}}
+
+#: Library parameter -> flag, per command path, where a command's flag is not the parameter's
+#: name with dashes (``{"X": "--data", "dataset": "--data"}``). Library errors name
+#: parameters in backticks; the command line shows the flag instead.
+PARAMETER_FLAGS: dict[str, dict[str, str]] = {}
+
+
+def renamed_flags(command: str, mapping: dict[str, str]) -> None:
+    """Declare old flags of ``command`` (its path, e.g. ``"simulate tests"``) and their new
+    names; ``replikit.cli.main`` rewrites them and prints one warning line each."""
+    RENAMED_FLAGS.setdefault(command, {}).update(mapping)
+
+
+def parameter_flags(command: str, mapping: dict[str, str]) -> None:
+    """Declare which flag of ``command`` stands for a library parameter named otherwise, so
+    an error naming the parameter names the flag on the command line."""
+    PARAMETER_FLAGS.setdefault(command, {}).update(mapping)
+
+
+def epilog(examples: Iterable[str] = (), references: Iterable[str] = (), note: str = "") -> str:
+    """The end of a command's ``--help``: example command lines (kept as written), a note,
+    and the papers the command's methods rest on, in full.
+
+    Parameters
+    ----------
+    examples : iterable of str
+        Command lines, each at most 76 characters so that the help fits 80 columns.
+    references : iterable of str
+        Keys of :data:`replikit._references.BIBTEX`.
+    note : str
+        A paragraph between the two.
+
+    Returns
+    -------
+    str
+        Text for ``typer``'s ``epilog=`` (click keeps a paragraph after a ``\\b`` line
+        unwrapped).
+    """
+    from .._references import reference_list
+
+    parts = []
+    lines = list(examples)
+    if lines:
+        parts.append("\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines))
+    if note:
+        parts.append(note)
+    refs = reference_list(references)
+    if refs:
+        parts.append("References:")
+        parts.extend(refs)
+    return "\n\n".join(parts)
 
 DataOpt = Annotated[Path, typer.Option("--data", help="Input table (CSV, Parquet or DuckDB).")]
 TargetOpt = Annotated[str, typer.Option("--target", help="Column holding the outcome.")]
 StudyOpt = Annotated[str | None, typer.Option("--study", help="Column holding study labels.")]
 TableOpt = Annotated[str | None, typer.Option("--table", help="Table name inside a DuckDB file.")]
 OutDirOpt = Annotated[Path, typer.Option("--out", help="Output directory.")]
-RandomStateOpt = Annotated[int, typer.Option("--random-state", "--seed", min=0,
-                                             help="Root random seed.")]
+RandomStateOpt = Annotated[int, typer.Option(
+    "--random-state", min=0, help="Makes the run reproducible: the same number gives the same "
+    "results, whatever --n-jobs.")]
 NJobsOpt = Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Worker processes.")]
 ModelsOpt = Annotated[str | None, typer.Option(
     "--models", help="Comma-separated model aliases: lr, ridge, lda, rf, gb, knn, tree, dummy.")]
@@ -496,3 +560,55 @@ def progress(title: str, total: int | None = None) -> Iterator[_Advance]:
         task = bar.add_task(title, total=total)
         yield _Advance(bar, task)
 
+
+InputArg = Annotated[Path, typer.Argument(help="CSV/Parquet/DuckDB table.")]
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Directory for the figures (SVG) "
+                                             "and tables (CSV).")]
+OverwriteOpt = Annotated[bool, typer.Option(
+    "--overwrite", help="Replace the files an earlier run wrote in --out (other files there are "
+    "never touched).")]
+
+
+# ---------------------------------------------------------------------------------------------
+# shared pieces of the commands
+
+
+@contextlib.contextmanager
+def flags(names: dict[str, str]) -> Iterator[None]:
+    """Library errors name Python parameters (`` `n_per_study` ``); name the flags instead."""
+    try:
+        yield
+    except ReplikitError as exc:
+        message = str(exc)
+        for param, flag in names.items():
+            message = message.replace(f"`{param}`", f"`{flag}`")
+        if message == str(exc):
+            raise
+        raise type(exc)(message) from None
+
+
+@contextlib.contextmanager
+def warning_lines() -> Iterator[None]:
+    """replikit's warnings as one ``replikit: warning: ...`` line each on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ReplikitWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, ReplikitWarning):
+            typer.echo("replikit: warning: " + " ".join(str(w.message).split()), err=True)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def choice(value: str, flag: str, choices, *, upper: bool = False) -> str:
+    v = value.upper() if upper else value.lower()
+    if v not in choices:
+        raise ParameterError(f"`{flag}` must be one of {', '.join(choices)}; got {value!r}.")
+    return v
+
+
+def check_out(out: Path | None, names, overwrite: bool) -> None:
+    if out is not None:
+        from .._outputs import check_output_dir
+
+        check_output_dir(out, list(names), option="--out", overwrite=overwrite)

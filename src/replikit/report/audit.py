@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .. import __version__
 from .._outputs import check_output_dir, write_text_atomic
+from .._references import SECTION_REFERENCES, bibtex_for
 from .._threads import single_blas, usable_cores
 from ..data.examples import load_example
 from ..data.userdata import Dataset
@@ -26,7 +27,6 @@ from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress
 from .fits import fit_log, fit_seconds
 from .preflight import preflight
-from .references import SECTION_REFERENCES, bibtex_for
 from .registry import discover_sections
 from .render import render_html, render_json
 from .summary import SCHEMA_VERSION

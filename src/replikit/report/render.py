@@ -104,8 +104,8 @@ def _num(value) -> str:
 def _methods(sections: list[SectionOutput]) -> list[dict[str, str]]:
     """The Methods block: per section that ran, what was done (its first paragraph) and the
     papers behind it."""
+    from .._references import SECTION_REFERENCES, citation_text
     from .blocks import Paragraph
-    from .references import SECTION_REFERENCES, citation_text
 
     out = []
     for s in sections:

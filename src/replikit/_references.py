@@ -1,13 +1,19 @@
-"""The references behind each audit section, as BibTeX, for the report's Methods block.
+"""The papers replikit's methods rest on: one bibliography for the library, the command line
+and the report.
 
-Every method replikit runs in an audit cites its paper; the report writes the entries of the
-sections that ran to ``references.bib`` beside ``report.html`` and lists them in the Methods
-block, so a user can paste both into a paper.
+Words a user reads cite papers as Author (Year) (``citation_text``) and list them in full
+(``reference_list``): the command line's ``--help`` and the report's Methods block do, and the
+report writes the BibTeX (``bibtex_for``) to ``references.bib`` beside ``report.html`` so a
+user can paste both into a paper. ``SECTION_REFERENCES`` lists the papers behind each
+capability.
 """
 
 from __future__ import annotations
 
-__all__ = ["BIBTEX", "SECTION_REFERENCES", "bibtex_for", "citation_text"]
+import re
+
+__all__ = ["BIBTEX", "SECTION_REFERENCES", "bibtex_for", "citation_text", "full_citation",
+           "reference_list"]
 
 #: key -> (short citation, BibTeX entry)
 BIBTEX: dict[str, tuple[str, str]] = {
@@ -333,3 +339,101 @@ def bibtex_for(keys) -> str:
 def citation_text(keys) -> str:
     """``'Gardner & Brooks (2017); Nadeau & Bengio (2003)'`` for ``keys``."""
     return "; ".join(BIBTEX[k][0] for k in dict.fromkeys(keys) if k in BIBTEX)
+
+
+_ACCENTS = {'"o': "ö", '"u': "ü", '"a': "ä", "'e": "é", "i": "ı", "v{s}": "š", "v{c}": "č"}
+
+
+def _field(entry: str, name: str) -> str:
+    """The value of BibTeX field ``name`` in ``entry`` (braces balanced, TeX accents decoded)."""
+    match = re.search(rf"^\s*{name}\s*=\s*\{{", entry, re.M)
+    if not match:
+        return ""
+    depth, i = 1, match.end()
+    while depth and i < len(entry):
+        depth += {"{": 1, "}": -1}.get(entry[i], 0)
+        i += 1
+    text = " ".join(entry[match.end():i - 1].split())
+    for tex, char in _ACCENTS.items():
+        text = text.replace("{\\" + tex + "}", char).replace("\\" + tex, char)
+    return text.replace("{", "").replace("}", "").replace("--", "–")
+
+
+def _authors(text: str) -> str:
+    people = [a.strip() for a in text.split(" and ")]
+    names = []
+    for person in people:
+        last, _, first = person.partition(",")
+        initials = " ".join(f"{p[0]}." for p in re.split(r"[\s]+", first.strip()) if p)
+        names.append(f"{last.strip()}, {initials}" if initials else last.strip())
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " & " + names[-1]
+
+
+def full_citation(key: str) -> str:
+    """One reference in full, in plain text (APA-like), from its BibTeX entry.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`BIBTEX`.
+
+    Returns
+    -------
+    str
+        ``'Authors (Year). Title. Journal, Volume(Number), Pages. https://doi.org/...'``.
+
+    See Also
+    --------
+    citation_text : The short Author (Year) form.
+    reference_list : Several references, one per line.
+
+    Examples
+    --------
+    >>> print(full_citation("holm1979"))
+    Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure. Scandinavian Journal of Statistics, 6(2), 65–70.
+    """
+    entry = BIBTEX[key][1]
+    parts = [f"{_authors(_field(entry, 'author'))} ({_field(entry, 'year')}).",
+             f"{_field(entry, 'title').rstrip('.')}."]
+    venue = _field(entry, "journal") or _field(entry, "booktitle") or _field(entry, "howpublished")
+    if not venue and _field(entry, "eprint"):
+        venue = f"arXiv:{_field(entry, 'eprint')}"
+    if venue:
+        volume, number, pages = (_field(entry, n) for n in ("volume", "number", "pages"))
+        where = venue + (f", {volume}" if volume else "") + (f"({number})" if number else "")
+        where += f", {pages}" if pages else ""
+        parts.append(where + ".")
+    doi, url = _field(entry, "doi"), _field(entry, "url")
+    if doi:
+        parts.append(f"https://doi.org/{doi}")
+    elif url:
+        parts.append(url)
+    return " ".join(parts)
+
+
+def reference_list(keys) -> list[str]:
+    """Full citations of ``keys`` (in order, without repeats), sorted by first author.
+
+    Parameters
+    ----------
+    keys : iterable of str
+        Keys of :data:`BIBTEX`; unknown keys are left out.
+
+    Returns
+    -------
+    list of str
+        One plain-text reference each.
+
+    See Also
+    --------
+    full_citation : One reference.
+
+    Examples
+    --------
+    >>> [r[:20] for r in reference_list(["nadeau2003", "holm1979"])]
+    ['Holm, S. (1979). A S', 'Nadeau, C. & Bengio,']
+    """
+    known = [k for k in dict.fromkeys(keys) if k in BIBTEX]
+    return sorted((full_citation(k) for k in known), key=str.casefold)
