@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from replikit._references import BIBTEX, SECTION_REFERENCES, bibtex_for
 
+from replikit._references import BIBTEX, SECTION_REFERENCES, bibtex_for
 from replikit.report import SectionOutput, Table, run_audit
 from replikit.report.blocks import Callout, Paragraph
 from replikit.report.render import render_html, render_json
