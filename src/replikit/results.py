@@ -58,6 +58,10 @@ def to_jsonable(obj: Any) -> Any:
         The same structure in ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` and
         ``None`` only.
 
+    See Also
+    --------
+    Result.to_dict : A result in JSON types.
+
     Examples
     --------
     >>> to_jsonable({"a": np.float64("nan"), "b": np.arange(2), "c": (1.5, np.inf)})
@@ -114,6 +118,12 @@ class Result:
     built from them, and overrides what it can say better (most results have a table of many
     rows). A result that can draw itself defines ``plot(ax=None)`` returning the Axes; its
     figure then shows in a notebook under its table.
+
+    See Also
+    --------
+    TestResult : The base of hypothesis-test results.
+    Verdict : The conclusion an analysis entry returns with its result.
+    to_jsonable : What ``to_dict`` uses.
 
     Examples
     --------
@@ -261,6 +271,10 @@ class ConfidenceInterval:
     low, high : float
         The ends.
 
+    See Also
+    --------
+    wald_interval : The interval estimate ± q·SE.
+
     Examples
     --------
     >>> ci = ConfidenceInterval(0.1, 0.3)
@@ -316,11 +330,15 @@ class Verdict(Result):
         fails, ``'bad'`` it does not hold up, ``'info'`` nothing to judge.
     estimate, ci_low, ci_high : float or None
         The key number and its interval, where there is one.
+    caveats : tuple of str
+        What limits the conclusion (fewer repeats on large data, left-out studies, ...).
     label : str
         What the key number is (``'best minus runner-up, ROC AUC'``): every key number a
         reader sees is labelled.
-    caveats : tuple of str
-        What limits the conclusion (fewer repeats on large data, left-out studies, ...).
+
+    See Also
+    --------
+    Result : The base of every result.
 
     Examples
     --------
@@ -407,6 +425,10 @@ def get_pvalue(statistic: float | np.ndarray, distribution: Any, alternative: st
     float or ndarray
         The p-value(s).
 
+    See Also
+    --------
+    two_sided_quantile : The quantile for a two-sided interval.
+
     Examples
     --------
     >>> from scipy import stats
@@ -435,6 +457,10 @@ def two_sided_quantile(confidence_level: float, df: float | None = None) -> floa
     -------
     float
         The quantile.
+
+    See Also
+    --------
+    wald_interval : The interval built from it.
 
     Examples
     --------
@@ -497,8 +523,25 @@ def wald_interval(estimate: float, se: float, confidence_level: float = 0.95, *,
 
 
 class WaldInterval:
-    """Mixin: ``confidence_interval`` of an ``estimate`` with its ``se`` (and ``df``,
-    ``alternative`` where the result has them), by :func:`wald_interval`."""
+    """Mixin: ``confidence_interval`` of an ``estimate`` with its ``se``.
+
+    The result's ``df`` and ``alternative`` are used where it has them (:func:`wald_interval`).
+
+    See Also
+    --------
+    wald_interval : The interval it computes.
+    TestResult : A result that uses it.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Mean(WaldInterval, Result):
+    ...     estimate: float
+    ...     se: float
+    >>> print(Mean(1.0, 0.5).confidence_interval())
+    [0.02002, 1.98]
+    """
 
     __slots__ = ()
 
@@ -546,6 +589,11 @@ class TestResult(WaldInterval, Result):
         Human-readable name of the test.
     extra : dict
         Anything else the test computed.
+
+    See Also
+    --------
+    Result : The base of every result.
+    wald_interval : The interval of ``estimate``.
 
     Examples
     --------
