@@ -314,6 +314,82 @@ BIBTEX: dict[str, tuple[str, str]] = {
   pages   = {1--36},
   year    = {2017}
 }"""),
+    "heller2014": ("Heller, Bogomolov & Benjamini (2014)", """@article{heller2014,
+  author  = {Heller, Ruth and Bogomolov, Marina and Benjamini, Yoav},
+  title   = {Deciding Whether Follow-up Studies Have Replicated Findings in a Preliminary
+             Large-Scale Omics Study},
+  journal = {Proceedings of the National Academy of Sciences},
+  volume  = {111},
+  number  = {46},
+  pages   = {16262--16267},
+  year    = {2014},
+  doi     = {10.1073/pnas.1314814111}
+}"""),
+    "benjamini1995": ("Benjamini & Hochberg (1995)", """@article{benjamini1995,
+  author  = {Benjamini, Yoav and Hochberg, Yosef},
+  title   = {Controlling the False Discovery Rate: A Practical and Powerful Approach to
+             Multiple Testing},
+  journal = {Journal of the Royal Statistical Society: Series B},
+  volume  = {57},
+  number  = {1},
+  pages   = {289--300},
+  year    = {1995}
+}"""),
+    "patil2018": ("Patil & Parmigiani (2018)", """@article{patil2018,
+  author  = {Patil, Prasad and Parmigiani, Giovanni},
+  title   = {Training Replicable Predictors in Multiple Studies},
+  journal = {Proceedings of the National Academy of Sciences},
+  volume  = {115},
+  number  = {11},
+  pages   = {2578--2583},
+  year    = {2018},
+  doi     = {10.1073/pnas.1708283115}
+}"""),
+    "loewinger2022": ("Loewinger et al. (2022)", """@article{loewinger2022,
+  author  = {Loewinger, Gabriel and Patil, Prasad and Kishida, Kenneth T. and
+             Parmigiani, Giovanni},
+  title   = {Hierarchical Resampling for Bagging in Multistudy Prediction with Applications
+             to Human Neurochemical Sensing},
+  journal = {The Annals of Applied Statistics},
+  volume  = {16},
+  number  = {4},
+  pages   = {2145--2165},
+  year    = {2022},
+  doi     = {10.1214/21-AOAS1574}
+}"""),
+    "davison1997": ("Davison & Hinkley (1997)", """@book{davison1997,
+  author       = {Davison, Anthony C. and Hinkley, David V.},
+  title        = {Bootstrap Methods and Their Application},
+  howpublished = {Cambridge University Press},
+  year         = {1997}
+}"""),
+    "paule1982": ("Paule & Mandel (1982)", """@article{paule1982,
+  author  = {Paule, Robert C. and Mandel, John},
+  title   = {Consensus Values and Weighting Factors},
+  journal = {Journal of Research of the National Bureau of Standards},
+  volume  = {87},
+  number  = {5},
+  pages   = {377--385},
+  year    = {1982}
+}"""),
+    "berger1996": ("Berger & Hsu (1996)", """@article{berger1996,
+  author  = {Berger, Roger L. and Hsu, Jason C.},
+  title   = {Bioequivalence Trials, Intersection-Union Tests and Equivalence Confidence Sets},
+  journal = {Statistical Science},
+  volume  = {11},
+  number  = {4},
+  pages   = {283--319},
+  year    = {1996}
+}"""),
+    "szekely2013": ("Székely & Rizzo (2013)", """@article{szekely2013,
+  author  = {Sz{\\'e}kely, G{\\'a}bor J. and Rizzo, Maria L.},
+  title   = {Energy Statistics: A Class of Statistics Based on Distances},
+  journal = {Journal of Statistical Planning and Inference},
+  volume  = {143},
+  number  = {8},
+  pages   = {1249--1272},
+  year    = {2013}
+}"""),
 }
 
 #: section key -> the references its methods rest on
