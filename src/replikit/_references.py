@@ -390,6 +390,41 @@ BIBTEX: dict[str, tuple[str, str]] = {
   pages   = {1249--1272},
   year    = {2013}
 }"""),
+    "gretton2009": ("Gretton et al. (2009)", """@inproceedings{gretton2009,
+  author    = {Gretton, Arthur and Fukumizu, Kenji and Harchaoui, Zaid and
+               Sriperumbudur, Bharath K.},
+  title     = {A Fast, Consistent Kernel Two-Sample Test},
+  booktitle = {Advances in Neural Information Processing Systems 22},
+  pages     = {673--681},
+  year      = {2009}
+}"""),
+    "satterthwaite1946": ("Satterthwaite (1946)", """@article{satterthwaite1946,
+  author  = {Satterthwaite, Franklin E.},
+  title   = {An Approximate Distribution of Estimates of Variance Components},
+  journal = {Biometrics Bulletin},
+  volume  = {2},
+  number  = {6},
+  pages   = {110--114},
+  year    = {1946}
+}"""),
+    "song2012": ("Song et al. (2012)", """@article{song2012,
+  author  = {Song, Le and Smola, Alex and Gretton, Arthur and Bedo, Justin and
+             Borgwardt, Karsten},
+  title   = {Feature Selection via Dependence Maximization},
+  journal = {Journal of Machine Learning Research},
+  volume  = {13},
+  pages   = {1393--1434},
+  year    = {2012}
+}"""),
+    "efron1981": ("Efron & Stein (1981)", """@article{efron1981,
+  author  = {Efron, Bradley and Stein, Charles},
+  title   = {The Jackknife Estimate of Variance},
+  journal = {The Annals of Statistics},
+  volume  = {9},
+  number  = {3},
+  pages   = {586--596},
+  year    = {1981}
+}"""),
 }
 
 #: section key -> the references its methods rest on
