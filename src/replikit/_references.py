@@ -425,6 +425,82 @@ BIBTEX: dict[str, tuple[str, str]] = {
   pages   = {586--596},
   year    = {1981}
 }"""),
+    "lee1971": ("Lee (1971)", """@article{lee1971,
+  author  = {Lee, Yoong-Sin},
+  title   = {Some Results on the Sampling Distribution of the Multiple Correlation
+             Coefficient},
+  journal = {Journal of the Royal Statistical Society: Series B},
+  volume  = {33},
+  number  = {1},
+  pages   = {117--130},
+  year    = {1971},
+  doi     = {10.1111/j.2517-6161.1971.tb00863.x}
+}"""),
+    "zou2007": ("Zou (2007)", """@article{zou2007,
+  author  = {Zou, Guang Yong},
+  title   = {Toward Using Confidence Intervals to Compare Correlations},
+  journal = {Psychological Methods},
+  volume  = {12},
+  number  = {4},
+  pages   = {399--413},
+  year    = {2007},
+  doi     = {10.1037/1082-989X.12.4.399}
+}"""),
+    "cohen2003": ("Cohen et al. (2003)", """@book{cohen2003,
+  author       = {Cohen, Jacob and Cohen, Patricia and West, Stephen G. and Aiken, Leona S.},
+  title        = {Applied Multiple Regression/Correlation Analysis for the Behavioral
+                  Sciences},
+  howpublished = {Lawrence Erlbaum Associates, 3rd edition},
+  year         = {2003}
+}"""),
+    "anderson2016": ("Anderson & Maxwell (2016)", """@article{anderson2016,
+  author  = {Anderson, Samantha F. and Maxwell, Scott E.},
+  title   = {There's More Than One Way to Conduct a Replication Study: Beyond Statistical
+             Significance},
+  journal = {Psychological Methods},
+  volume  = {21},
+  number  = {1},
+  pages   = {1--12},
+  year    = {2016},
+  doi     = {10.1037/met0000051}
+}"""),
+    "delong1988": ("DeLong et al. (1988)", """@article{delong1988,
+  author  = {DeLong, Elizabeth R. and DeLong, David M. and Clarke-Pearson, Daniel L.},
+  title   = {Comparing the Areas under Two or More Correlated Receiver Operating
+             Characteristic Curves: A Nonparametric Approach},
+  journal = {Biometrics},
+  volume  = {44},
+  number  = {3},
+  pages   = {837--845},
+  year    = {1988},
+  doi     = {10.2307/2531595}
+}"""),
+    "wilson1927": ("Wilson (1927)", """@article{wilson1927,
+  author  = {Wilson, Edwin B.},
+  title   = {Probable Inference, the Law of Succession, and Statistical Inference},
+  journal = {Journal of the American Statistical Association},
+  volume  = {22},
+  number  = {158},
+  pages   = {209--212},
+  year    = {1927},
+  doi     = {10.1080/01621459.1927.10502953}
+}"""),
+    "efron1987": ("Efron (1987)", """@article{efron1987,
+  author  = {Efron, Bradley},
+  title   = {Better Bootstrap Confidence Intervals},
+  journal = {Journal of the American Statistical Association},
+  volume  = {82},
+  number  = {397},
+  pages   = {171--185},
+  year    = {1987},
+  doi     = {10.1080/01621459.1987.10478410}
+}"""),
+    "serfling1980": ("Serfling (1980)", """@book{serfling1980,
+  author       = {Serfling, Robert J.},
+  title        = {Approximation Theorems of Mathematical Statistics},
+  howpublished = {Wiley},
+  year         = {1980}
+}"""),
 }
 
 #: section key -> the references its methods rest on

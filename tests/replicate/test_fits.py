@@ -18,25 +18,25 @@ from sklearn.preprocessing import StandardScaler
 from replikit.replicate._fits import ols_cv_test
 
 
-def _labels(perm, n_splits, train_share=2 / 3):
+def _labels(perm, n_folds, train_share=2 / 3):
     """Fold labels of rows taken in ``perm`` order: contiguous folds of the first
     ``round(n * train_share)`` positions (empty folds in tiny studies allowed), then the test
     part (-1). Works on (n,) and (S, n)."""
     perm = np.asarray(perm)
     if perm.ndim == 2:
-        return np.stack([_labels(p, n_splits, train_share) for p in perm])
+        return np.stack([_labels(p, n_folds, train_share) for p in perm])
     n = perm.size
     n_train = int(round(n * train_share))
-    bounds = np.linspace(0, n_train, n_splits + 1).round().astype(int)
+    bounds = np.linspace(0, n_train, n_folds + 1).round().astype(int)
     position = np.full(n, -1)
-    for f in range(n_splits):
+    for f in range(n_folds):
         position[bounds[f]:bounds[f + 1]] = f
     labels = np.empty(n, int)
     labels[perm] = position
     return labels
 
 
-def _sk_reference(X, y, labels, n_splits, alpha=0.0):
+def _sk_reference(X, y, labels, n_folds, alpha=0.0):
     """Fold R2s, test predictions (test rows in ascending order) and test R2 of one study by
     scikit-learn, on the rows the labels assign."""
     train, test = np.flatnonzero(labels >= 0), np.flatnonzero(labels < 0)
@@ -49,7 +49,7 @@ def _sk_reference(X, y, labels, n_splits, alpha=0.0):
     model = (lambda: LinearRegression()) if alpha == 0 else (lambda: Ridge(alpha=alpha))
     test_pred = model().fit(Xtr_s, ytr).predict(Xte_s)
     folds = []
-    for f in range(n_splits):
+    for f in range(n_folds):
         te = labels[train] == f
         if te.sum() < 2:
             folds.append(np.nan)  # R2 undefined (sklearn warns and returns nan for one row)
@@ -59,11 +59,11 @@ def _sk_reference(X, y, labels, n_splits, alpha=0.0):
     return np.array(folds), test_pred, r2_score(yte, test_pred)
 
 
-def _check(X, y, perm, n_splits=5, alpha=0.0):
-    labels = _labels(perm, n_splits)
-    out = ols_cv_test(X, y, labels, n_splits=n_splits, penalty=alpha)
+def _check(X, y, perm, n_folds=5, alpha=0.0):
+    labels = _labels(perm, n_folds)
+    out = ols_cv_test(X, y, labels, n_folds=n_folds, penalty=alpha)
     for s in range(X.shape[0]):
-        folds, pred, r2 = _sk_reference(X[s], y[s], labels[s], n_splits, alpha=alpha)
+        folds, pred, r2 = _sk_reference(X[s], y[s], labels[s], n_folds, alpha=alpha)
         np.testing.assert_allclose(out["test_pred"][s], pred, rtol=1e-7, atol=1e-8)
         assert out["test_r2"][s] == pytest.approx(r2, rel=1e-7, abs=1e-9)
         np.testing.assert_allclose(out["fold_r2"][s], folds, rtol=1e-6, atol=1e-8)
@@ -96,7 +96,7 @@ def test_constant_in_training_rows_only_off_the_span():
     X[0, :30, 2] = 0.7
     X[0, 30:, 2] = rng.normal(size=15) * 5
     y = X[..., 0] + rng.normal(size=(1, n))
-    _check(X, y, perm, n_splits=3)
+    _check(X, y, perm, n_folds=3)
 
 
 def test_dummy_present_in_one_fold_only():
@@ -108,7 +108,7 @@ def test_dummy_present_in_one_fold_only():
     X[0, :, 2] = 0.0
     X[0, 16:19, 2] = 1.0
     y = 0.01 * X[..., 0] + 3 * X[..., 2] + rng.normal(size=(1, n))
-    _check(X, y, np.arange(n)[None], n_splits=5)
+    _check(X, y, np.arange(n)[None], n_folds=5)
 
 
 def test_duplicated_columns_min_norm_split():
@@ -122,7 +122,7 @@ def test_duplicated_columns_min_norm_split():
     X[0, 40:, 2] -= rng.normal(size=20)
     y = 2 * x0[None] + rng.normal(size=(1, n))
     perm = np.arange(n)[None]
-    out = _check(X, y, perm, n_splits=4)
+    out = _check(X, y, perm, n_folds=4)
     # a basic least-squares solution (x1, x2 dropped) predicts the test rows differently
     basic = LinearRegression().fit(X[0, :40, [0, 3]].T, y[0, :40]).predict(X[0, 40:, [0, 3]].T)
     assert np.max(np.abs(out["test_pred"][0] - basic)) > 0.1
@@ -133,7 +133,7 @@ def test_more_predictors_than_rows():
     S, n, p = 2, 24, 30   # 16 training rows, 30 predictors
     X = rng.normal(size=(S, n, p)) + 5.0   # offset: centering matters
     y = X[..., :3].sum(-1) + rng.normal(size=(S, n))
-    _check(X, y, _perm(rng, S, n), n_splits=4)
+    _check(X, y, _perm(rng, S, n), n_folds=4)
 
 
 def test_many_outcomes_share_the_design():
@@ -159,7 +159,7 @@ def test_ridge_on_standardized_rank_deficient_inputs(alpha):
     X[..., 3] = 2.0          # constant: StandardScaler leaves it at 0
     X[..., 4] = X[..., 0]    # duplicate
     y = X[..., 0] + 0.3 * X[..., 1] + rng.normal(size=(S, n))
-    _check(X, y, _perm(rng, S, n), n_splits=4, alpha=alpha)
+    _check(X, y, _perm(rng, S, n), n_folds=4, alpha=alpha)
 
 
 def test_tiny_studies_like_diabetes_clinics():
@@ -176,7 +176,7 @@ def test_tiny_studies_like_diabetes_clinics():
         start += size
         labels = _labels(rng.permutation(size)[None], 10)
         with np.errstate(all="raise"):  # no stray warnings either
-            out = ols_cv_test(Xs, ys, labels, n_splits=10)
+            out = ols_cv_test(Xs, ys, labels, n_folds=10)
         folds, pred, r2 = _sk_reference(Xs[0], ys[0], labels[0], 10)
         np.testing.assert_allclose(out["test_pred"][0], pred, rtol=1e-7, atol=1e-7)
         np.testing.assert_allclose(out["fold_r2"][0], folds, rtol=1e-6, atol=1e-8)

@@ -1,5 +1,6 @@
-"""Batched least-squares fits for the seed-000 design: per study, a train/test split and K-fold
-CV on the training part, for many studies (and repetitions) in one array expression.
+"""Batched least-squares fits for the design of Vijayakumar & Cheung (2021): per study, a
+train/test split and K-fold CV on the training part, for many studies (and repeats) in one array
+expression.
 
 The rows of each study are assigned by the fold labels of
 :class:`~replikit.replicate.design.HoldOutCV` (``f`` for CV fold f, ``-1`` for the test part),
@@ -88,7 +89,7 @@ def _layout(folds: np.ndarray):
 
 
 @single_blas
-def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: int | None = None,
+def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_folds: int | None = None,
                 penalty: float = 0.0) -> dict:
     """Least-squares (or ridge, ``penalty > 0`` on standardized inputs) CV and test R2.
 
@@ -103,7 +104,7 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: in
         <replikit.replicate.design.HoldOutCV.fold_labels>`): ``f`` for a row of CV fold f of
         the training part, ``-1`` for a test row. Every study must have the same number of rows
         in each fold and in the test part.
-    n_splits : int, optional
+    n_folds : int, optional
         Folds K, when some folds may be empty (default: the largest label + 1).
     penalty : float
         Ridge penalty (scikit-learn's ``Ridge`` alpha; 0 = ordinary least squares) on the slopes
@@ -131,9 +132,9 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: in
     X = np.asarray(X, float)
     y = np.asarray(y, float)
     order, bounds = _layout(folds)
-    if n_splits is not None and n_splits > bounds.size - 1:  # empty last folds
-        bounds = np.concatenate([bounds, np.full(n_splits - bounds.size + 1, bounds[-1])])
-    n_splits = bounds.size - 1
+    if n_folds is not None and n_folds > bounds.size - 1:  # empty last folds
+        bounds = np.concatenate([bounds, np.full(n_folds - bounds.size + 1, bounds[-1])])
+    n_folds = bounds.size - 1
     Xp = np.take_along_axis(X, order[..., None], axis=1)
     yp = np.take_along_axis(y, order[..., None], axis=1)
     n_train = int(bounds[-1])
@@ -165,8 +166,8 @@ def ols_cv_test(X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, n_splits: in
                      + np.einsum("snp,spm->snm", Zte - zbar[:, None, :], beta))
     else:
         test_pred = np.full(yte.shape, np.nan)
-    fold_r2 = np.full((S, n_splits, m), np.nan)
-    for f in range(n_splits):
+    fold_r2 = np.full((S, n_folds, m), np.nan)
+    for f in range(n_folds):
         a, b = bounds[f], bounds[f + 1]
         cnt = n_train - (b - a)
         if b - a < 2 or cnt < 1:

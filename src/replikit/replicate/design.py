@@ -1,5 +1,5 @@
-"""Seed 000's per-study design as a resampling scheme: a train/test split, then K-fold CV on the
-training part.
+"""The per-study design of Vijayakumar & Cheung (2021) as a resampling scheme: a train/test
+split, then K-fold CV on the training part.
 
 Vijayakumar & Cheung (2021, "Data and Simulation Design") split every study 2:1 into a training
 and a test part, estimate the CV R² by K-fold cross-validation on the training part and the test
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compat import renamed_fields
 from .._random import check_random_state
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
@@ -29,32 +30,46 @@ __all__ = ["HoldOutCV", "LabeledFolds", "fold_labels_from_masks", "TEST_LABEL"]
 TEST_LABEL = -1  # fold label of a row of the test part
 
 
+@renamed_fields(n_splits="n_folds")
 class HoldOutCV(Scheme):
-    """A train/test split with K-fold cross-validation on the training part (seed 000).
+    """A train/test split with K-fold cross-validation on the training part.
 
-    Each study's rows are permuted once; the first ``round(n * train_share)`` rows of the
-    permutation are the training part, cut into K contiguous folds of (nearly) equal size, and
-    the others are the test part.
+    The design of every study in Vijayakumar & Cheung (2021): each study's rows are permuted
+    once; the first ``round(n * train_share)`` rows of the permutation are the training part,
+    cut into K contiguous folds of (nearly) equal size, and the others are the test part.
 
     Parameters
     ----------
-    n_splits : int >= 2
-        Folds K of the cross-validation on the training part (seed: 10).
-    train_share : float in (0, 1)
-        Share of the rows in the training part (seed: 2/3).
+    n_folds : int, default 10
+        Folds K of the cross-validation on the training part (at least 2; the paper uses 10).
+    train_share : float, default 2/3
+        Share of the rows in the training part, strictly between 0 and 1 (the paper's 2:1
+        split).
     min_fold_rows : int, optional
         Use fewer folds, but at least 2, where a fold would hold fewer rows than this
-        (``K = clip(n_train // min_fold_rows, 2, n_splits)``); an R² on a handful of held-out
-        rows is mostly noise. Default: always ``n_splits``.
-    random_state : None, int or Generator
+        (``K = clip(n_train // min_fold_rows, 2, n_folds)``); an R² on a handful of held-out
+        rows is mostly noise. Default: always ``n_folds``.
+    random_state : None, int or Generator, optional
         Used when the scheme is called on its own; :func:`replikit.experiment.run` passes each
         study its own stream instead.
+
+    See Also
+    --------
+    LabeledFolds : The same splits, from fold labels passed as ``groups``.
+    replikit.experiment.run : Fits models on a scheme, within each study.
 
     Notes
     -----
     Splits ``fold = 0 .. K-1`` hold out CV fold f (training on the rest of the training part);
     split ``fold = K`` trains on the whole training part and tests on the test part. Indices are
-    sorted, as scikit-learn's splitters return them.
+    sorted, as scikit-learn's splitters return them. ``n_splits`` is the old name of
+    ``n_folds`` (it still works, with a FutureWarning).
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
 
     Examples
     --------
@@ -66,9 +81,9 @@ class HoldOutCV(Scheme):
     [-1, -1, 0, 1, 0, 0, 1, -1, 1]
     """
 
-    def __init__(self, n_splits: int = 10, *, train_share: float = 2 / 3,
+    def __init__(self, n_folds: int = 10, *, train_share: float = 2 / 3,
                  min_fold_rows: int | None = None, random_state=None):
-        self.n_splits = check_int(n_splits, "n_splits", min_value=2)
+        self.n_folds = check_int(n_folds, "n_folds", min_value=2)
         share = check_float(train_share, "train_share")
         if not 0 < share < 1:
             raise ParameterError(f"`train_share` must lie strictly between 0 and 1; got "
@@ -84,26 +99,26 @@ class HoldOutCV(Scheme):
         """Rows of the training part: ``round(n * train_share)``."""
         return int(round(n * self.train_share))
 
-    def n_folds(self, n: int) -> int:
-        """Folds K for ``n`` rows (fewer than ``n_splits`` under ``min_fold_rows``)."""
+    def folds_for(self, n: int) -> int:
+        """Folds K for ``n`` rows (fewer than ``n_folds`` under ``min_fold_rows``)."""
         if self.min_fold_rows is None:
-            return self.n_splits
-        return int(np.clip(self.n_train(n) // self.min_fold_rows, 2, self.n_splits))
+            return self.n_folds
+        return int(np.clip(self.n_train(n) // self.min_fold_rows, 2, self.n_folds))
 
     def fold_bounds(self, n: int) -> np.ndarray:
         """Positions in the permutation where the K folds of the training part start and end
         (K + 1 values, from 0 to ``n_train``)."""
-        return np.linspace(0, self.n_train(n), self.n_folds(n) + 1).round().astype(int)
+        return np.linspace(0, self.n_train(n), self.folds_for(n) + 1).round().astype(int)
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
         """K + 1 (the folds and the train/test split); needs ``X`` when ``min_fold_rows`` may
         lower K."""
         if self.min_fold_rows is None:
-            return self.n_splits + 1
+            return self.n_folds + 1
         if X is None:
             raise ParameterError("`X` is needed: the number of folds depends on the rows "
                                  "(`min_fold_rows`).")
-        return self.n_folds(X.shape[0] if hasattr(X, "shape") else len(X)) + 1
+        return self.folds_for(X.shape[0] if hasattr(X, "shape") else len(X)) + 1
 
     # -- fold labels ----------------------------------------------------------------------
 
@@ -144,7 +159,7 @@ class HoldOutCV(Scheme):
 
     def _check_rows(self, n: int) -> None:
         n_train = self.n_train(n)
-        k = self.n_folds(n)
+        k = self.folds_for(n)
         if n - n_train < 2 or n_train < 2 * k:
             raise DataError(f"{n} rows are too few for a {self.train_share:.3g} train share with "
                             f"{k}-fold CV on it (need at least 2 test rows and 2 rows per "
@@ -200,10 +215,16 @@ def fold_labels_from_masks(test) -> np.ndarray:
 class LabeledFolds(Scheme):
     """The splits of fold labels passed as ``groups`` (those of :meth:`HoldOutCV.fold_labels`).
 
-    For designs whose rows are assigned once and shared by several fits: the Study-2
+    For designs whose rows are assigned once and shared by several fits: the Study 2
     simulation (:func:`~replikit.replicate.simulate_replication`) fits every noise level of a
     study on the same splits, so it draws the labels itself and passes them to
-    :func:`replikit.experiment.run` as ``groups``.
+    :func:`replikit.experiment.run` as ``groups``. Split f < K tests the rows labeled f and
+    trains on the other labeled rows; split K trains on every labeled row and tests the rows
+    labeled -1.
+
+    See Also
+    --------
+    HoldOutCV : Draws the fold labels of one study.
 
     Examples
     --------
