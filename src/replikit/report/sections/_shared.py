@@ -43,7 +43,7 @@ def _per_study_scores(ctx: AuditContext, models: dict) -> pd.DataFrame:
     f = f[f["metric"] == ctx.metric]
     if ctx.dataset.task == "regression":  # the CV folds only, not the hold-out test split
         sizes = d.study.astype(str).value_counts()
-        k = f["study"].astype(str).map(lambda s: scheme.n_folds(int(sizes[s])))
+        k = f["study"].astype(str).map(lambda s: scheme.folds_for(int(sizes[s])))
         f = f[f["fold"].to_numpy() < k.to_numpy()]
     out = (f.groupby(["study", "model"], sort=False)["value"].mean()
            .rename("score").reset_index())
