@@ -67,6 +67,16 @@ BIBTEX: dict[str, tuple[str, str]] = {
   year    = {1989},
   doi     = {10.1007/BF01868317}
 }"""),
+    "efron1983": ("Efron (1983)", """@article{efron1983,
+  author  = {Efron, Bradley},
+  title   = {Estimating the Error Rate of a Prediction Rule: Improvement on Cross-Validation},
+  journal = {Journal of the American Statistical Association},
+  volume  = {78},
+  number  = {382},
+  pages   = {316--331},
+  year    = {1983},
+  doi     = {10.1080/01621459.1983.10477973}
+}"""),
     "efron1997": ("Efron & Tibshirani (1997)", """@article{efron1997,
   author  = {Efron, Bradley and Tibshirani, Robert},
   title   = {Improvements on Cross-Validation: The .632+ Bootstrap Method},
