@@ -112,8 +112,8 @@ def test_cumulative_by_year_test_misc_cumul():
 
 def test_cumulative_last_step_is_the_full_model():
     for method in ("FE", "DL", "REML"):
-        for ci in ("z", "knha"):
-            res = meta_analysis(Y, V, method=method, ci=ci)
+        for ci in ("wald", "knha"):
+            res = meta_analysis(Y, V, tau2_method=method, interval=ci)
             last = cumulative(res).iloc[-1]
             assert last["estimate"] == pytest.approx(res.estimate, rel=1e-9)
             assert last["se"] == pytest.approx(res.se, rel=1e-7)
@@ -122,7 +122,7 @@ def test_cumulative_last_step_is_the_full_model():
 
 
 def test_baujat_x_sums_to_q_under_fe():
-    res = meta_analysis(Y, V, method="FE")
+    res = meta_analysis(Y, V, tau2_method="FE")
     b = baujat(res)
     assert b["x"].sum() == pytest.approx(res.q, rel=1e-10)
     # y: squared standardized change of the fitted value when the study is left out
@@ -144,7 +144,7 @@ def test_influence_invariant_to_study_order():
 
 def test_rank_deficient_deletion_gives_nan():
     mods = pd.DataFrame({"g": ["a"] + ["b"] * 12})
-    inf = influence(meta_regression(Y, V, moderators=mods, method="FE"))
+    inf = influence(meta_regression(Y, V, moderators=mods, tau2_method="FE"))
     assert np.isnan(inf.table["rstudent"].iloc[0])
     assert np.isfinite(inf.table["rstudent"].iloc[1:]).all()
 

@@ -31,7 +31,7 @@ Y, V = BCG["yi"].to_numpy(), BCG["vi"].to_numpy()
 @pytest.mark.parametrize("method", ["FE", "DL", "REML"])
 def test_metafor_bcg(method):
     ref = METAFOR[method]
-    res = meta_analysis(Y, V, method=method)
+    res = meta_analysis(Y, V, tau2_method=method)
     assert res.k == METAFOR["k"]
     assert res.q == pytest.approx(METAFOR["Q"], abs=1e-4)
     assert res.estimate == pytest.approx(ref["est"], abs=1e-6)
@@ -54,8 +54,8 @@ def test_metafor_bcg(method):
 
 def test_statsmodels_combine_effects_fe_dl_pm():
     sm = combine_effects(Y, V, method_re="dl")
-    fe = meta_analysis(Y, V, method="FE")
-    dl = meta_analysis(Y, V, method="DL")
+    fe = meta_analysis(Y, V, tau2_method="FE")
+    dl = meta_analysis(Y, V, tau2_method="DL")
     assert fe.estimate == pytest.approx(sm.mean_effect_fe, abs=1e-10)
     assert fe.se == pytest.approx(sm.sd_eff_w_fe, abs=1e-10)
     assert dl.estimate == pytest.approx(sm.mean_effect_re, abs=1e-10)
@@ -72,8 +72,8 @@ def test_dl_truncated_where_statsmodels_is_negative():
     sm = combine_effects(y, v, method_re="dl")
     assert sm.tau2 < 0  # the trap
     assert tau2_estimate(y, v, "DL") == 0.0
-    res = meta_analysis(y, v, method="DL")
-    fe = meta_analysis(y, v, method="FE")
+    res = meta_analysis(y, v, tau2_method="DL")
+    fe = meta_analysis(y, v, tau2_method="FE")
     assert res.estimate == pytest.approx(fe.estimate, abs=1e-15)
     assert res.se == pytest.approx(fe.se, abs=1e-15)
 
@@ -81,7 +81,7 @@ def test_dl_truncated_where_statsmodels_is_negative():
 @pytest.mark.parametrize("method", ["DL", "ML", "REML"])
 def test_pymare_tau2_and_knapp_hartung(method):
     pm = pymare.meta_regression(Y, V, method=method)
-    ours = meta_analysis(Y, V, method=method, ci="knha")
+    ours = meta_analysis(Y, V, tau2_method=method, interval="knha")
     assert ours.tau2 == pytest.approx(float(np.ravel(pm.tau2)[0]), abs=1e-6)
     assert ours.estimate == pytest.approx(float(np.ravel(pm.fe_params)[0]), abs=1e-6)
     # PyMARE defaults to Knapp-Hartung standard errors
@@ -94,7 +94,7 @@ def test_pymare_wald_and_qprofile():
         method="REML", small_sample_correction="wald")
     ds = pymare.Dataset(y=Y, v=V)
     res = est.fit_dataset(ds).summary()
-    ours = meta_analysis(Y, V, method="REML")
+    ours = meta_analysis(Y, V, tau2_method="REML")
     assert ours.se == pytest.approx(float(np.ravel(res.fe_se)[0]), abs=1e-6)
     re = pymare.meta_regression(Y, V, method="REML").get_re_stats()
     lo, hi = tau2_qprofile_ci(Y, V, 0.95)
@@ -116,8 +116,8 @@ def test_known_estimators_bcg():
 def test_knha_floor():
     y = np.array([0.50, 0.501, 0.499, 0.5005, 0.4995])
     v = np.full(5, 0.03 ** 2)
-    plain = meta_analysis(y, v, method="REML", ci="knha")
-    floored = meta_analysis(y, v, method="REML", ci="knha", knha_floor=True)
+    plain = meta_analysis(y, v, tau2_method="REML", interval="knha")
+    floored = meta_analysis(y, v, tau2_method="REML", interval="knha", knha_floor=True)
     assert plain.se < floored.se == pytest.approx(floored.se_z)
 
 
@@ -132,13 +132,13 @@ def test_vectorized_tau2_matches_loop():
 
 
 def test_leave_one_out_and_errors():
-    res = meta_analysis(Y, V, method="DL", labels=BCG["author"])
+    res = meta_analysis(Y, V, tau2_method="DL", labels=BCG["author"])
     loo = leave_one_out(res)
     assert list(loo["omitted"]) == list(BCG["author"])
-    direct = meta_analysis(Y[1:], V[1:], method="DL")
+    direct = meta_analysis(Y[1:], V[1:], tau2_method="DL")
     assert loo["estimate"].iloc[0] == pytest.approx(direct.estimate)
     with pytest.raises(ParameterError, match="method"):
-        meta_analysis(Y, V, method="XX")
+        meta_analysis(Y, V, tau2_method="XX")
     with pytest.raises(DataError, match="at least 2"):
         meta_analysis([1.0], [1.0])
     with pytest.raises(DataError, match="> 0"):
@@ -148,8 +148,8 @@ def test_leave_one_out_and_errors():
     s = str(res)
     assert "DerSimonian-Laird" in s and "I2" in s and "Q(12)" in s
     frame = res.to_frame()
-    assert {"estimate", "se", "ci_low", "ci_high", "tau2", "i2_q", "i2_tau", "method",
-            "ci_method"} <= set(frame.columns)
+    assert {"estimate", "se", "ci_low", "ci_high", "tau2", "i2_q", "i2_tau", "tau2_method",
+            "interval"} <= set(frame.columns)
 
 
 effects = st.lists(st.floats(-2, 2), min_size=2, max_size=10)
@@ -161,15 +161,15 @@ def test_properties(ys, seed, method):
     rng = np.random.default_rng(seed)
     y = np.asarray(ys)
     v = rng.uniform(0.01, 1.0, size=y.size)
-    res = meta_analysis(y, v, method=method)
-    fe = meta_analysis(y, v, method="FE")
+    res = meta_analysis(y, v, tau2_method=method)
+    fe = meta_analysis(y, v, tau2_method="FE")
     assert 0.0 <= res.i2_q <= 100.0 and 0.0 <= res.i2_tau <= 100.0
     assert res.tau2 >= 0.0
     if res.tau2 == 0.0:  # FE = RE when tau2 = 0
         assert res.estimate == pytest.approx(fe.estimate, abs=1e-12)
         assert res.se == pytest.approx(fe.se, abs=1e-12)
     perm = rng.permutation(y.size)
-    res_p = meta_analysis(y[perm], v[perm], method=method)
+    res_p = meta_analysis(y[perm], v[perm], tau2_method=method)
     assert res_p.estimate == pytest.approx(res.estimate, abs=1e-9)
     assert res_p.tau2 == pytest.approx(res.tau2, abs=1e-9)
     widths = [res.confidence_interval(c).width for c in (0.5, 0.8, 0.9, 0.95, 0.99)]
@@ -178,7 +178,7 @@ def test_properties(ys, seed, method):
 
 
 def test_tau2_interval_levels_nested():
-    res = meta_analysis(Y, V, method="REML")
+    res = meta_analysis(Y, V, tau2_method="REML")
     c95 = res.tau2_confidence_interval(0.95)
     assert (c95.low, c95.high) == pytest.approx((res.tau2_ci.low, res.tau2_ci.high))
     c80 = res.tau2_confidence_interval(0.80)
@@ -196,7 +196,8 @@ RAUD = pd.read_csv(REF / "dat_raudenbush1985.csv")
 @pytest.mark.parametrize("method", ["EE", "ML", "REML", "DL", "HE"])
 def test_metafor_raudenbush_tables(method, ci):
     ref = EX["raudenbush1985"][ci][method]
-    res = meta_analysis(RAUD.yi, RAUD.vi, method="FE" if method == "EE" else method, ci=ci)
+    res = meta_analysis(RAUD.yi, RAUD.vi, tau2_method="FE" if method == "EE" else method,
+                        interval="wald" if ci == "z" else ci)
     c = res.confidence_interval()
     # metafor's test file gives 4 decimals
     assert res.tau2 == pytest.approx(ref["tau2"], abs=1e-4)
@@ -210,7 +211,7 @@ def test_metafor_raudenbush_tables(method, ci):
 
 def test_prediction_interval_defaults_follow_metafor():
     ex = EX["raudenbush1985"]
-    z = meta_analysis(RAUD.yi, RAUD.vi, method="REML")
+    z = meta_analysis(RAUD.yi, RAUD.vi, tau2_method="REML")
     assert z.pi_dist == "z"
     pi = z.prediction_interval()
     # metafor stops REML at a tau2 change below 1e-5 (control threshold); replikit converges to
@@ -220,7 +221,7 @@ def test_prediction_interval_defaults_follow_metafor():
     assert z.h2_tau == pytest.approx(ex["REML_H2"], abs=5e-3)
     # test='knha': predict() uses t(k-1) and the Knapp-Hartung variance (metafor predict.rma:
     # crit = qt(., df = k - p) when x$test is knha/adhoc/t; pi.se = sqrt(vb + tau2))
-    kh = meta_analysis(RAUD.yi, RAUD.vi, method="REML", ci="knha")
+    kh = meta_analysis(RAUD.yi, RAUD.vi, tau2_method="REML", interval="knha")
     assert kh.pi_dist == "t(k-1)"
     ref = ex["knha"]["REML"]
     half = stats.t.ppf(0.975, 18) * np.sqrt(ref["se"] ** 2 + ref["tau2"])
@@ -238,9 +239,9 @@ def test_t_prediction_interval_reproduces_metafor_predict_on_a_t_model():
     import dataclasses
 
     ref = EX["bcg_robust_t"]
-    reml = meta_analysis(Y, V, method="REML")
+    reml = meta_analysis(Y, V, tau2_method="REML")
     t_model = dataclasses.replace(reml, se=float(np.sqrt(ref["vcov"])), df=float(ref["dfs"]),
-                                  ci_method="knha", pi_dist="t(k-1)")
+                                  interval="knha", pi_dist="t(k-1)")
     ci = t_model.confidence_interval()
     pi = t_model.prediction_interval()
     assert np.exp(reml.estimate) == pytest.approx(ref["pred_exp"], abs=1e-6)
@@ -252,11 +253,11 @@ def test_higgins_t_k_minus_2_option():
     # Higgins, Thompson & Spiegelhalter (2009) / Riley et al. (2011): t(k-2), the SE of the
     # model (metafor predict(..., predtype='Riley'): pi.ddf = k - p - 1)
     ref = METAFOR["REML"]
-    res = meta_analysis(Y, V, method="REML", pi_dist="t(k-2)")
+    res = meta_analysis(Y, V, tau2_method="REML", pi_dist="t(k-2)")
     half = stats.t.ppf(0.975, 11) * np.sqrt(ref["se"] ** 2 + ref["tau2"])
     pi = res.prediction_interval()
     assert (pi.low, pi.high) == pytest.approx((ref["est"] - half, ref["est"] + half), abs=2e-6)
-    kh = meta_analysis(Y, V, method="REML", ci="knha", pi_dist="t(k-2)")
+    kh = meta_analysis(Y, V, tau2_method="REML", interval="knha", pi_dist="t(k-2)")
     half = stats.t.ppf(0.975, 11) * np.sqrt(kh.se ** 2 + kh.tau2)
     assert kh.prediction_interval().width == pytest.approx(2 * half, rel=1e-12)
     # per call, and the ordering z < t(k-1) < t(k-2)
@@ -267,7 +268,7 @@ def test_higgins_t_k_minus_2_option():
     with pytest.raises(ParameterError, match="pi_dist"):
         meta_analysis(Y, V, pi_dist="t(k-3)")
     # k = 2: t(k-2) has no df; like metafor, the df is floored at 1
-    two = meta_analysis([0.1, 0.4], [0.01, 0.02], method="DL", pi_dist="t(k-2)")
+    two = meta_analysis([0.1, 0.4], [0.01, 0.02], tau2_method="DL", pi_dist="t(k-2)")
     assert np.isfinite(two.prediction_interval().width)
     frame = res.to_frame()
     assert frame.loc[0, "pi_dist"] == "t(k-2)"
@@ -280,13 +281,13 @@ def test_fe_h2_as_metafor_prints():
     m, s, n = np.array(ex["mean"]), np.array(ex["sd"]), ex["n"]
     yi = np.log(s / m) + 1 / (2 * (n - 1))
     vi = 1 / (2 * (n - 1)) + s ** 2 / (n * m ** 2)
-    res = meta_analysis(yi, vi, method="FE")
+    res = meta_analysis(yi, vi, tau2_method="FE")
     assert res.q == pytest.approx(ex["Q"], abs=1e-4)
     assert (res.estimate, res.se) == pytest.approx((ex["est"], ex["se"]), abs=1e-4)
     assert res.i2_tau == pytest.approx(ex["I2"], abs=5e-3)
     assert res.h2_tau == pytest.approx(ex["H2"], abs=5e-3)
     assert res.h2_tau < 1 and res.h2_tau == res.h2_q
-    bcg = meta_analysis(Y, V, method="FE")
+    bcg = meta_analysis(Y, V, tau2_method="FE")
     assert bcg.i2_tau == pytest.approx(EX["bcg_EE_printed"]["I2"], abs=5e-3)
     assert bcg.h2_tau == pytest.approx(EX["bcg_EE_printed"]["H2"], abs=5e-3)
 
@@ -322,6 +323,40 @@ def test_ml_reml_converge_to_the_likelihood_maximum(y, v, method):
 
     best = minimize_scalar(neg_loglik, bounds=(0, 10), method="bounded",
                            options={"xatol": 1e-12})
-    tau2 = meta_analysis(y, v, method=method).tau2
+    tau2 = meta_analysis(y, v, tau2_method=method).tau2
     assert tau2 == pytest.approx(best.x, abs=1e-7)
     assert neg_loglik(tau2) <= best.fun + 1e-12
+
+
+# --- old names (one release) ----------------------------------------------------------------
+
+def test_old_keywords_values_and_attributes_warn_and_agree():
+    from replikit.replicate import meta_analysis_on_scale, meta_regression
+
+    new = meta_analysis(Y, V, tau2_method="DL", interval="wald")
+    with pytest.warns(FutureWarning, match="tau2_method"):
+        old = meta_analysis(Y, V, method="DL")
+    assert old.estimate == new.estimate and old.tau2 == new.tau2
+    with pytest.warns(FutureWarning, match="'z' is now interval='wald'"):
+        old = meta_analysis(Y, V, tau2_method="DL", ci="z")
+    assert old.interval == "wald" and old.se == new.se
+    with pytest.warns(FutureWarning, match="MetaResult.tau2_method"):
+        assert new.method == "DL"
+    with pytest.warns(FutureWarning, match="MetaResult.interval"):
+        assert new.ci_method == "wald"
+    with pytest.warns(FutureWarning):
+        assert float(tau2_estimate(Y, V, method="DL")) == float(tau2_estimate(Y, V, "DL"))
+    fit = meta_regression(Y, V, tau2_method="REML", interval="knha")
+    with pytest.warns(FutureWarning):
+        old_fit = meta_regression(Y, V, method="REML", ci="knha")
+    assert old_fit.tau2 == fit.tau2
+    with pytest.warns(FutureWarning, match="MetaRegression.interval"):
+        assert fit.ci_method == "knha"
+    with pytest.warns(FutureWarning, match="Heterogeneity.tau2_method"):
+        assert fit.heterogeneity().method == "REML"
+    x = np.array([0.8, 0.85, 0.9, 0.7])
+    s = np.array([0.05, 0.04, 0.03, 0.06])
+    with pytest.warns(FutureWarning):
+        old_scaled = meta_analysis_on_scale(x, s, metric="roc_auc", method="DL", ci="z")
+    assert old_scaled.estimate == meta_analysis_on_scale(x, s, metric="roc_auc",
+                                                         tau2_method="DL").estimate

@@ -94,7 +94,7 @@ def test_100000_studies_in_bounded_memory(method):
     y, v = _data(100_000)
     tracemalloc.start()
     try:
-        res = meta_analysis(y, v, method=method)
+        res = meta_analysis(y, v, tau2_method=method)
         het = res.heterogeneity(0.90)
         pi = res.prediction_interval(dist="t(k-2)")
         _, peak = tracemalloc.get_traced_memory()
@@ -133,8 +133,8 @@ def test_blocked_refits_equal_one_stack(method, monkeypatch):
     """influence, baujat and cumulative fitted one problem at a time equal the single stack."""
     y, v = _data(30, 5)
     x = np.linspace(-1, 1, 30)
-    res = meta_analysis(y, v, method=method)
-    reg = meta_regression(y, v, moderators=x, method=method)
+    res = meta_analysis(y, v, tau2_method=method)
+    reg = meta_regression(y, v, moderators=x, tau2_method=method)
 
     def frames():
         return [influence(res).to_frame(), influence(reg).to_frame(), baujat(res),
@@ -154,7 +154,7 @@ def test_influence_memory_is_bounded_by_the_block(monkeypatch):
     """k = 1,200 refits of 1,200 studies in blocks of 8 MiB: the stack at once needs ~400 MiB."""
     monkeypatch.setattr(INF, "_BLOCK_BYTES", 8 * 2 ** 20)
     y, v = _data(1_200, 6)
-    res = meta_analysis(y, v, method="DL")
+    res = meta_analysis(y, v, tau2_method="DL")
     tracemalloc.start()
     try:
         inf = influence(res)
@@ -177,7 +177,7 @@ def test_refits_refused_above_max_refit_k(fn, monkeypatch):
 def test_100000_studies_influence_refused_clearly():
     y, v = _data(100_000)
     with pytest.raises(ParameterError, match="20,000"):
-        influence(meta_analysis(y, v, method="DL"))
+        influence(meta_analysis(y, v, tau2_method="DL"))
 
 
 def test_memory_guard_under_replikit_memory_limit(monkeypatch):
@@ -194,9 +194,9 @@ def test_rank_test_exact_only_below_50_studies_as_r():
     """R's cor.test(method='kendall') is exact below 50 pairs (no ties); scipy's exact
     distribution would take minutes at k = 2,000."""
     y, v = _data(49)
-    assert rank_test(meta_analysis(y, v, method="FE")).exact
+    assert rank_test(meta_analysis(y, v, tau2_method="FE")).exact
     y, v = _data(2_000)
-    res = meta_analysis(y, v, method="FE")
+    res = meta_analysis(y, v, tau2_method="FE")
     r = rank_test(res)
     assert not r.exact
     w = 1 / v

@@ -125,7 +125,7 @@ def test_bcg_alloc_level_means_jss_p19():
 
 
 def test_bcg_knha_alloc_ablat_jss_p20():
-    fit = meta_regression(Y, V, moderators=BCG[["alloc", "ablat"]], ci="knha", tol=METAFOR_TOL)
+    fit = meta_regression(Y, V, moderators=BCG[["alloc", "ablat"]], interval="knha", tol=METAFOR_TOL)
     # JSS p. 20: rma(yi, vi, mods = ~ factor(alloc) + ablat, knha = TRUE)
     printed(fit.tau2, 0.1446)
     printed(fit.se_tau2, 0.1124)
@@ -152,7 +152,7 @@ def test_anova_btt_metafor_test_misc_anova():
     printed(t.statistic, 1.2850)
     printed(t.pvalue, 0.5260)
     assert z.test_moderators([2, 3]).statistic == pytest.approx(t.statistic)
-    k = meta_regression(Y, V, moderators=BCG[["ablat", "alloc"]], ci="knha", tol=METAFOR_TOL)
+    k = meta_regression(Y, V, moderators=BCG[["ablat", "alloc"]], interval="knha", tol=METAFOR_TOL)
     printed(k.test_moderators("alloc").statistic, 0.6007)
     printed(k.test_moderators("alloc").pvalue, 0.5690)
     # F = 8.21935 at metafor's 1e-5 stopping rule on replikit's path, 8.21938 converged; the
@@ -160,7 +160,7 @@ def test_anova_btt_metafor_test_misc_anova():
     assert k.test_moderators("ablat").statistic == pytest.approx(8.2194, abs=1e-4)
     printed(k.test_moderators("ablat").pvalue, 0.0186)
     # test_misc_anova.r:57: F of each term of ~ ablat + alloc + year under knha
-    k3 = meta_regression(Y, V, moderators=BCG[["ablat", "alloc", "year"]], ci="knha",
+    k3 = meta_regression(Y, V, moderators=BCG[["ablat", "alloc", "year"]], interval="knha",
                          tol=METAFOR_TOL)
     printed([k3.test_moderators(term).statistic for term in ("ablat", "alloc", "year")],
             [3.0213, 0.6503, 0.1410])
@@ -209,7 +209,7 @@ def test_confint_reml_jss_p14():
 
 def test_confint_dl_test_misc_confint():
     # tests/testthat/test_misc_confint.r:12-18: confint(rma(yi, vi, method="DL"), transf=exp)
-    res = meta_analysis(Y, V, method="DL")
+    res = meta_analysis(Y, V, tau2_method="DL")
     het = res.heterogeneity()
     printed([het.tau2, het.tau2_ci.low, het.tau2_ci.high], [0.3088, 0.1197, 1.1115])
     printed(het.tau, 0.5557)
@@ -236,10 +236,10 @@ def test_residual_heterogeneity_interval_contains_estimate():
 # --- properties ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("method", ("FE",) + TAU2_METHODS)
-@pytest.mark.parametrize("ci", ["z", "knha"])
+@pytest.mark.parametrize("ci", ["wald", "knha"])
 def test_moderator_free_model_is_the_meta_analysis(method, ci):
-    fit = meta_regression(Y, V, method=method, ci=ci)
-    res = meta_analysis(Y, V, method=method, ci=ci)
+    fit = meta_regression(Y, V, tau2_method=method, interval=ci)
+    res = meta_analysis(Y, V, tau2_method=method, interval=ci)
     assert fit.names == ("intercept",)
     assert fit.beta[0] == pytest.approx(res.estimate, rel=1e-9, abs=1e-12)
     assert fit.se[0] == pytest.approx(res.se, rel=1e-8)
@@ -256,8 +256,8 @@ def test_moderator_free_model_is_the_meta_analysis(method, ci):
 
 @pytest.mark.parametrize("mods", [["ablat"], ["ablat", "year"], ["alloc"], ["alloc", "ablat"]])
 def test_qm_plus_qe_is_total_q_under_fe(mods):
-    fit = meta_regression(Y, V, moderators=BCG[mods], method="FE")
-    total = meta_analysis(Y, V, method="FE").q
+    fit = meta_regression(Y, V, moderators=BCG[mods], tau2_method="FE")
+    total = meta_analysis(Y, V, tau2_method="FE").q
     assert fit.qm + fit.qe == pytest.approx(total, rel=1e-10)
 
 
@@ -265,9 +265,9 @@ def test_qm_plus_qe_is_total_q_under_fe(mods):
 @given(st.permutations(list(range(13))), st.sampled_from(["FE", "DL", "REML", "PM"]))
 def test_invariant_to_study_order(perm, method):
     perm = np.asarray(perm)
-    a = meta_regression(Y, V, moderators=BCG[["ablat", "alloc"]], method=method)
+    a = meta_regression(Y, V, moderators=BCG[["ablat", "alloc"]], tau2_method=method)
     b = meta_regression(Y[perm], V[perm], moderators=BCG[["ablat", "alloc"]].iloc[perm],
-                        method=method)
+                        tau2_method=method)
     np.testing.assert_allclose(b.beta, a.beta, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(b.se, a.se, rtol=1e-7)
     assert b.tau2 == pytest.approx(a.tau2, rel=1e-7, abs=1e-12)
@@ -276,7 +276,7 @@ def test_invariant_to_study_order(perm, method):
 
 
 def test_knha_t_pi_uses_k_minus_p_df():
-    fit = meta_regression(Y, V, moderators=BCG[["ablat"]], ci="knha")
+    fit = meta_regression(Y, V, moderators=BCG[["ablat"]], interval="knha")
     assert fit.pi_dist == "t(k-1)" and fit.df == 11
     from scipy import stats
 
@@ -355,7 +355,7 @@ def test_pymare_metafor_reference_cases():
         sub = PM_DATA[PM_DATA["case"] == c["design"]]
         mods = {"intercept": None, "one": sub[["mod1"]], "two": sub[["mod1", "mod2"]]}[c["model"]]
         fit = meta_regression(sub["y"].to_numpy(), sub["v"].to_numpy(), moderators=mods,
-                              method=c["method"], ci="z" if c["test"] == "z" else "knha",
+                              tau2_method=c["method"], interval="wald" if c["test"] == "z" else "knha",
                               knha_floor=c["test"] == "adhoc", tol=METAFOR_TOL)
         what = (c["design"], c["model"], c["method"], c["test"])
         assert fit.tau2 == pytest.approx(c["tau2"], abs=5e-5), what
@@ -379,11 +379,11 @@ def test_pm_and_dl_with_moderators_closed_forms():
     """PM solves QE(tau2) = k - p (Paule & Mandel 1982 with moderators; metafor's rma.uni help);
     DL is (QE - (k - p)) / tr(P) with FE weights (Raudenbush 2009, eq. 16.14)."""
     X = np.column_stack([np.ones(13), BCG["ablat"]])
-    pm = meta_regression(Y, V, moderators=BCG[["ablat"]], method="PM")
+    pm = meta_regression(Y, V, moderators=BCG[["ablat"]], tau2_method="PM")
     w = 1 / (V + pm.tau2)
     b = np.linalg.solve(X.T @ (w[:, None] * X), X.T @ (w * Y))
     assert (w * (Y - X @ b) ** 2).sum() == pytest.approx(13 - 2, rel=1e-9)
-    dl = meta_regression(Y, V, moderators=BCG[["ablat"]], method="DL")
+    dl = meta_regression(Y, V, moderators=BCG[["ablat"]], tau2_method="DL")
     w0 = 1 / V
     P = np.diag(w0) - (w0[:, None] * X) @ np.linalg.inv(X.T @ (w0[:, None] * X)) @ (X.T * w0)
     assert dl.tau2 == pytest.approx((dl.qe - 11) / np.trace(P), rel=1e-10)

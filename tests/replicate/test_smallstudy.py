@@ -87,7 +87,7 @@ def test_regtest_bcg_jss_p30_31():
 
 
 def test_trimfill_bcg_fe_jss_p31_32():
-    res = meta_analysis(Y, V, method="FE")
+    res = meta_analysis(Y, V, tau2_method="FE")
     taf = trim_and_fill(res)
     # JSS pp. 31-32: trimfill(rma(yi, vi, method = "FE")): 4 missing studies on the right side;
     # FE model (k = 17): Q(df = 16) = 262.7316; estimate -0.2910 (se 0.0383), z = -7.6057,
@@ -125,14 +125,14 @@ def test_rank_test_is_kendall_of_standardized_deviates():
 def test_trimfill_side_and_mirror_properties():
     # mirrored data: the missing side flips, k0 is the same, the filled estimate is mirrored
     for method in ("FE", "REML"):
-        a = trim_and_fill(meta_analysis(Y, V, method=method))
-        b = trim_and_fill(meta_analysis(-Y, V, method=method))
+        a = trim_and_fill(meta_analysis(Y, V, tau2_method=method))
+        b = trim_and_fill(meta_analysis(-Y, V, tau2_method=method))
         assert {a.side, b.side} == {"left", "right"} and a.k0 == b.k0
         assert b.estimate == pytest.approx(-a.estimate, rel=1e-7)
     # a symmetric funnel needs no filling
     ys = np.r_[Y - Y.mean(), -(Y - Y.mean())]
     vs = np.r_[V, V]
-    assert trim_and_fill(meta_analysis(ys, vs, method="FE")).k0 == 0
+    assert trim_and_fill(meta_analysis(ys, vs, tau2_method="FE")).k0 == 0
 
 
 def test_trimfill_r0_pvalue():

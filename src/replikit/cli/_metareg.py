@@ -55,7 +55,8 @@ def meta_extras(frame, res, moderators: list[str], influence: bool, funnel: bool
 
         fit = meta_regression(list(res.y), list(res.v),
                               moderators=frame[moderators].reset_index(drop=True),
-                              labels=res.labels, method=res.method, ci=res.ci_method,
+                              labels=res.labels, tau2_method=res.tau2_method,
+                              interval=res.interval,
                               knha_floor=res.knha_floor, pi_dist=res.pi_dist)
         text.append(str(fit))
         text.append(str(fit.heterogeneity()))

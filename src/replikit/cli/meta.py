@@ -95,11 +95,12 @@ def meta(
     from ..data.io import read_frame
     from ..replicate import leave_one_out, meta_from_table
 
-    frame = read_frame(path, table=table, name="PATH")
+    frame = read_frame(path, table=table)
     with _warning_lines(), _flags({"effect": "--effect", "variance": "--variance",
                                    "se": "--se", "label": "--label"}):
         res = meta_from_table(frame, effect=effect, variance=variance, se=se, label=label,
-                              method=method, ci=ci, knha_floor=knha_floor, pi_dist=pi_dist)
+                              tau2_method=method, interval="wald" if ci == "z" else ci,
+                              knha_floor=knha_floor, pi_dist=pi_dist)
     if loo and res.k < 3:
         raise ParameterError(f"`--leave-one-out` needs at least 3 studies; the table has "
                              f"{res.k}.")

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._compat import renamed
 from .._validation import check_choice, check_confidence_level, check_float
 from ..errors import DataError, ParameterError, ParameterTypeError, ValidityWarning, warn
 from ..results import ConfidenceInterval
@@ -485,15 +486,16 @@ def consistency(original: Estimate, replication: Estimate, *, margin: float | No
                        verdict)
 
 
-def combine(estimates, *, method: str = "REML", ci: str = "z", knha_floor: bool = False,
-            pi_dist: str | None = None) -> MetaResult:
+@renamed(method="tau2_method", ci="interval", values={"interval": {"z": "wald"}})
+def combine(estimates, *, tau2_method: str = "REML", interval: str = "wald",
+            knha_floor: bool = False, pi_dist: str | None = None) -> MetaResult:
     """Pool original and replications by meta-analysis (seed 000, third aim).
 
     Parameters
     ----------
     estimates : sequence of Estimate
-    method : {'FE', 'DL', 'REML', 'ML', 'PM', 'HE', 'SJ', 'HS'}
-    ci : {'z', 'knha'}
+    tau2_method : {'FE', 'DL', 'REML', 'ML', 'PM', 'HE', 'SJ', 'HS'}
+    interval : {'wald', 'knha'}
     knha_floor : bool
     pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
         Prediction-interval distribution (default as metafor: z with ``ci='z'``, t(k-1) with
@@ -515,7 +517,8 @@ def combine(estimates, *, method: str = "REML", ci: str = "z", knha_floor: bool 
         raise DataError(f"`estimates` must share one metric; got {sorted({e.metric for e in ests})}.")
     return meta_analysis([e.estimate for e in ests], se=[e.se for e in ests],
                          labels=[e.label or f"Study {i + 1}" for i, e in enumerate(ests)],
-                         method=method, ci=ci, knha_floor=knha_floor, pi_dist=pi_dist)
+                         tau2_method=tau2_method, interval=interval, knha_floor=knha_floor,
+                         pi_dist=pi_dist)
 
 
 def replication_table(original: Estimate, replications, *, margin: float = 0.05,

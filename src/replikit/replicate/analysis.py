@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed
 from .._validation import check_choice
 from ..errors import DataError, ParameterError, warn
 from .aims import consistency, inconsistency, replication_row
@@ -286,10 +287,12 @@ def _estimates_from_scores(frame, study, estimate, n, k, metric, pooling, tau2_m
     return out
 
 
+@renamed(method="tau2_method", ci="interval", values={"interval": {"z": "wald"}})
 def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
                     variance: str | None = None, se: str | None = None,
-                    label: str | None = None, method: str = "REML", ci: str = "z",
-                    knha_floor: bool = False, pi_dist: str | None = None) -> MetaResult:
+                    label: str | None = None, tau2_method: str = "REML",
+                    interval: str = "wald", knha_floor: bool = False,
+                    pi_dist: str | None = None) -> MetaResult:
     """Meta-analysis of a table of effects with sampling variances or standard errors.
 
     Parameters
@@ -304,7 +307,7 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
     label : str, optional
         Column of study labels (default ``label``/``study``/``author``); repeated labels are
         allowed and flagged with a :class:`~replikit.errors.ReplikitWarning`.
-    method, ci, knha_floor, pi_dist
+    tau2_method, interval, knha_floor, pi_dist
         As :func:`~replikit.replicate.meta_analysis`.
 
     Returns
@@ -372,8 +375,8 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
         shown = ", ".join(repr(r) for r in repeated[:5])
         warn(f"study labels repeat in column {lcol!r} ({shown}); each row is pooled as its own "
              "study, and the forest plot shows the label more than once.")
-    return meta_analysis(y, labels=labels, method=method, ci=ci, knha_floor=knha_floor,
-                         pi_dist=pi_dist, **kwargs)
+    return meta_analysis(y, labels=labels, tau2_method=tau2_method, interval=interval,
+                         knha_floor=knha_floor, pi_dist=pi_dist, **kwargs)
 
 
 @dataclass(frozen=True, slots=True)

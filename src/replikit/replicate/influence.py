@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._compat import renamed_fields
 from ..errors import DataError, ParameterTypeError
 
 if TYPE_CHECKING:
@@ -59,11 +60,11 @@ def _model_of(result) -> _Model:
     if isinstance(result, MetaRegression):
         return _Model(np.asarray(result.y, float), np.asarray(result.v, float),
                       np.asarray(result.X, float), tuple(result.labels), tuple(result.names),
-                      result.method, result.ci_method, result.knha_floor, result.tol)
+                      result.tau2_method, result.interval, result.knha_floor, result.tol)
     if isinstance(result, MetaResult):
         return _Model(np.asarray(result.y, float), np.asarray(result.v, float),
                       np.ones((result.k, 1)), tuple(result.labels), ("intercept",),
-                      result.method, result.ci_method, result.knha_floor, 1e-12)
+                      result.tau2_method, result.interval, result.knha_floor, 1e-12)
     raise ParameterTypeError("`result` must be a MetaResult (meta_analysis) or a "
                              f"MetaRegression (meta_regression); got {type(result).__name__}.")
 
@@ -131,6 +132,7 @@ def _deleted(rows: np.ndarray, k: int) -> np.ndarray:
     return (np.arange(k)[None, :] != rows[:, None]).astype(float)
 
 
+@renamed_fields(method="tau2_method")
 @dataclass(frozen=True, slots=True)
 class Influence:
     """Influence diagnostics of every study (metafor's ``influence.rma.uni``).
@@ -155,7 +157,7 @@ class Influence:
     dfbetas: pd.DataFrame = field(repr=False)
     k: int
     p: int
-    method: str
+    tau2_method: str
     thresholds: dict
 
     @property
@@ -182,7 +184,7 @@ class Influence:
         t["inf"] = np.where(self.table["influential"], "*", "")
         body = t.to_string(index=False, float_format=lambda x: f"{x:.4f}")
         n = int(self.table["influential"].sum())
-        head = (f"Influence diagnostics ({self.method}; k = {self.k}, p = {self.p}); "
+        head = (f"Influence diagnostics ({self.tau2_method}; k = {self.k}, p = {self.p}); "
                 f"{n} influential stud{'y' if n == 1 else 'ies'} (*)")
         return head + "\n" + body
 

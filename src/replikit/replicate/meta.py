@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._compat import renamed, renamed_fields
 from .._validation import check_choice, check_confidence_level
 from ..errors import ConvergenceError, DataError, ParameterError
 from ..results import ConfidenceInterval
@@ -92,7 +93,9 @@ def _upper_bracket(y, v):
     return 100.0 * (spread + v.max(axis=-1)) + 1.0
 
 
-def tau2_estimate(y, v, method: str = "REML", *, max_iter: int = 1000, tol: float = 1e-12):
+@renamed(method="tau2_method")
+def tau2_estimate(y, v, tau2_method: str = "REML", *, max_iter: int = 1000,
+                  tol: float = 1e-12):
     """Between-study variance tau2 by one of metafor's estimators, truncated at 0.
 
     Parameters
@@ -124,7 +127,7 @@ def tau2_estimate(y, v, method: str = "REML", *, max_iter: int = 1000, tol: floa
     the time. replikit defaults to REML, as metafor does. Example:
     ``tau2_estimate([0., 1., 2.], [.1, .1, .1], 'DL')`` is 0.9.
     """
-    method = check_choice(str(method).upper(), "method", TAU2_METHODS)
+    method = check_choice(str(tau2_method).upper(), "tau2_method", TAU2_METHODS)
     y = np.asarray(y, float)
     v = np.asarray(v, float)
     k = y.shape[-1]
@@ -171,7 +174,7 @@ def tau2_estimate(y, v, method: str = "REML", *, max_iter: int = 1000, tol: floa
         done = done | conv
         if np.all(done):
             return tau2
-    raise ConvergenceError(f"`method`={method!r}: tau2 did not converge in {max_iter} "
+    raise ConvergenceError(f"`tau2_method`={method!r}: tau2 did not converge in {max_iter} "
                            "iterations; raise `max_iter`.")
 
 
@@ -249,6 +252,8 @@ def tau2_qprofile_ci(y, v, confidence_level: float = 0.95):
     return low, high
 
 
+@renamed_fields(method="tau2_method", ci_method="interval",
+                values={"interval": {"z": "wald"}})
 @dataclass(frozen=True, slots=True)
 class MetaResult:
     """A pooled estimate with its heterogeneity statistics.
@@ -281,8 +286,8 @@ class MetaResult:
 
     estimate: float
     se: float
-    method: str
-    ci_method: str
+    tau2_method: str
+    interval: str
     df: float | None
     tau2: float
     tau2_ci: ConfidenceInterval
@@ -315,7 +320,7 @@ class MetaResult:
     @property
     def model_label(self) -> str:
         """metafor-style model label: 'FE Model' or 'RE Model (REML)'."""
-        return "FE Model" if self.method == "FE" else f"RE Model ({self.method})"
+        return "FE Model" if self.tau2_method == "FE" else f"RE Model ({self.tau2_method})"
 
     def _q(self, confidence_level: float) -> float:
         level = check_confidence_level(confidence_level)
@@ -370,7 +375,7 @@ class MetaResult:
         y, v = np.asarray(self.y), np.asarray(self.v)
         X = np.ones((self.k, 1))
         trp0 = float(_fit_stack(y, v, X, method="FE").trp0)
-        return _heterogeneity(y, v, X, method=self.method, tau2=self.tau2, qe=self.q,
+        return _heterogeneity(y, v, X, method=self.tau2_method, tau2=self.tau2, qe=self.q,
                               trp0=trp0, i2=self.i2_tau, h2=self.h2_tau,
                               level=check_confidence_level(confidence_level), residual=False)
 
@@ -388,7 +393,7 @@ class MetaResult:
         ci = self.confidence_interval(confidence_level)
         pi = self.prediction_interval(confidence_level)
         return pd.DataFrame([{
-            "method": self.method, "ci_method": self.ci_method, "k": self.k,
+            "tau2_method": self.tau2_method, "interval": self.interval, "k": self.k,
             "estimate": self.estimate, "se": self.se, "ci_low": ci.low, "ci_high": ci.high,
             "confidence_level": confidence_level, "statistic": self.statistic,
             "df": self.df, "pvalue": self.pvalue, "pi_low": pi.low, "pi_high": pi.high,
@@ -401,17 +406,17 @@ class MetaResult:
     def __str__(self) -> str:
         ci = self.confidence_interval()
         pi = self.prediction_interval()
-        ci_name = f"Knapp-Hartung t({self.k - 1})" if self.ci_method == "knha" else "z"
+        ci_name = f"Knapp-Hartung t({self.k - 1})" if self.interval == "knha" else "z"
         lines = [
-            f"{_METHOD_NAMES[self.method]}; k = {self.k}; CI: {ci_name}",
+            f"{_METHOD_NAMES[self.tau2_method]}; k = {self.k}; CI: {ci_name}",
             f"  estimate = {self.estimate:.4g} (SE {self.se:.4g}), 95% CI {ci}, "
             f"p = {self.pvalue:.3g}",
         ]
-        if self.method != "FE":
+        if self.tau2_method != "FE":
             lines.append(f"  tau2 = {self.tau2:.4g} (Q-profile 95% CI {self.tau2_ci}), "
                          f"tau = {math.sqrt(self.tau2):.4g}; 95% prediction interval {pi} "
                          f"({self.pi_dist})")
-        if self.method == "FE":
+        if self.tau2_method == "FE":
             het = f"I2 = {self.i2_q:.1f}%; H2 = {self.h2_q:.3g} (Q/df, as metafor prints)"
         else:
             het = (f"I2 = {self.i2_q:.1f}% (Q-based), {self.i2_tau:.1f}% (tau2-based); "
@@ -428,8 +433,8 @@ def _check_pi_dist(value, name: str = "pi_dist") -> str:
 
 
 def _meta_iv(y, v, se, labels, method, ci, pi_dist):
-    method = check_choice(str(method).upper(), "method", _METHODS)
-    ci = check_choice(str(ci).lower(), "ci", ("z", "knha"))
+    method = check_choice(str(method).upper(), "tau2_method", _METHODS)
+    ci = check_choice(str(ci).lower(), "interval", ("wald", "knha"))
     if pi_dist is None:
         pi_dist = "t(k-1)" if ci == "knha" else "z"
     pi_dist = _check_pi_dist(pi_dist)
@@ -466,8 +471,10 @@ def _meta_iv(y, v, se, labels, method, ci, pi_dist):
     return y, v, labels, method, ci, pi_dist
 
 
-def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: str = "z",
-                  knha_floor: bool = False, pi_dist: str | None = None) -> MetaResult:
+@renamed(method="tau2_method", ci="interval", values={"interval": {"z": "wald"}})
+def meta_analysis(y, v=None, *, se=None, labels=None, tau2_method: str = "REML",
+                  interval: str = "wald", knha_floor: bool = False,
+                  pi_dist: str | None = None) -> MetaResult:
     """Inverse-variance fixed- or random-effects meta-analysis (seed 000's third aim).
 
     Parameters
@@ -512,7 +519,8 @@ def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: 
     >>> round(res.estimate, 3)
     0.419
     """
-    y, v, labels, method, ci, pi_dist = _meta_iv(y, v, se, labels, method, ci, pi_dist)
+    y, v, labels, method, ci, pi_dist = _meta_iv(y, v, se, labels, tau2_method, interval,
+                                                 pi_dist)
     k = y.size
     w0 = 1.0 / v
     sw0 = w0.sum()
@@ -547,7 +555,7 @@ def meta_analysis(y, v=None, *, se=None, labels=None, method: str = "REML", ci: 
                         "units).")
     lo, hi = tau2_qprofile_ci(y, v, 0.95)
     return MetaResult(
-        estimate=mu, se=se_out, method=method, ci_method=ci, df=df, tau2=tau2,
+        estimate=mu, se=se_out, tau2_method=method, interval=ci, df=df, tau2=tau2,
         tau2_ci=ConfidenceInterval(float(lo), float(hi)), q=q, q_df=q_df, q_pvalue=q_p,
         i2_q=i2_q, h2_q=h2_q, i2_tau=float(i2_tau), h2_tau=float(h2_tau), k=k,
         labels=tuple(labels), y=tuple(y.tolist()), v=tuple(v.tolist()),
@@ -587,7 +595,8 @@ def leave_one_out(result: MetaResult, confidence_level: float = 0.95) -> pd.Data
     rows = []
     for i, lab in enumerate(result.labels):
         keep = np.arange(result.k) != i
-        r = meta_analysis(y[keep], v[keep], method=result.method, ci=result.ci_method,
+        r = meta_analysis(y[keep], v[keep], tau2_method=result.tau2_method,
+                          interval=result.interval,
                           knha_floor=result.knha_floor, pi_dist=result.pi_dist)
         c = r.confidence_interval(confidence_level)
         rows.append({"omitted": lab, "estimate": r.estimate, "se": r.se, "ci_low": c.low,

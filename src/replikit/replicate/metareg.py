@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._compat import renamed, renamed_fields
 from .._validation import check_confidence_level, check_float
 from ..errors import ConvergenceError, DataError, ParameterError, ParameterTypeError
 from ..results import ConfidenceInterval
@@ -291,7 +292,7 @@ class _Fit:
     ok: np.ndarray
 
 
-def _fit_stack(y, v, X, mask=None, *, method: str, ci: str = "z", knha_floor: bool = False,
+def _fit_stack(y, v, X, mask=None, *, method: str, ci: str = "wald", knha_floor: bool = False,
                strict: bool = True, tol: float = 1e-12) -> _Fit:
     """Fit the mixed-effects model (``method='FE'``: tau2 = 0) to every problem of the stack.
 
@@ -632,6 +633,7 @@ def _p_is(p: float) -> str:
     return "p < .0001" if p < 1e-4 else f"p = {p:.4f}"
 
 
+@renamed_fields(method="tau2_method")
 @dataclass(frozen=True, slots=True)
 class Heterogeneity:
     """Between-study (or residual) heterogeneity with Q-profile intervals (metafor ``confint``).
@@ -670,7 +672,7 @@ class Heterogeneity:
     vt: float
     confidence_level: float
     residual: bool
-    method: str
+    tau2_method: str
 
     def to_frame(self):
         """Rows tau2, tau, I2 (%), H2: ``estimate, se, ci_low, ci_high``."""
@@ -687,7 +689,7 @@ class Heterogeneity:
     def __str__(self) -> str:
         lvl = round(100 * self.confidence_level)
         what = "residual heterogeneity" if self.residual else "heterogeneity"
-        lines = [f"{what} ({self.method}; {lvl}% Q-profile intervals):"]
+        lines = [f"{what} ({self.tau2_method}; {lvl}% Q-profile intervals):"]
         for r in self.to_frame().itertuples(index=False):
             se = "" if not np.isfinite(r.se) else f" (SE {r.se:.4f})"
             lines.append(f"  {r.quantity:<7} {r.estimate:9.4f}{se} [{r.ci_low:.4f}, "
@@ -721,9 +723,11 @@ def _heterogeneity(y, v, X, *, method, tau2, qe, trp0, i2, h2, level, residual):
         i2=float(i2), i2_ci=ConfidenceInterval(100 * lo / (vt + lo), 100 * hi / (vt + hi)),
         h2=float(h2), h2_ci=ConfidenceInterval(1 + lo / vt, 1 + hi / vt), q=float(qe),
         q_df=int(k - p), q_pvalue=float(stats.chi2.sf(qe, k - p)), vt=float(vt),
-        confidence_level=level, residual=residual, method=method)
+        confidence_level=level, residual=residual, tau2_method=method)
 
 
+@renamed_fields(method="tau2_method", ci_method="interval",
+                values={"interval": {"z": "wald"}})
 @dataclass(frozen=True, slots=True)
 class MetaRegression:
     """A fitted meta-regression (mixed-effects model; fixed-effects with ``method='FE'``).
@@ -766,8 +770,8 @@ class MetaRegression:
     names: tuple
     beta: np.ndarray = field(repr=False)
     vcov: np.ndarray = field(repr=False)
-    method: str
-    ci_method: str
+    tau2_method: str
+    interval: str
     df: float | None
     tau2: float
     se_tau2: float
@@ -827,9 +831,9 @@ class MetaRegression:
     @property
     def model_label(self) -> str:
         if self.p == 1 and self.intercept:
-            return "FE Model" if self.method == "FE" else f"RE Model ({self.method})"
-        return "FE Model with moderators" if self.method == "FE" else \
-            f"Mixed-Effects Model ({self.method})"
+            return "FE Model" if self.tau2_method == "FE" else f"RE Model ({self.tau2_method})"
+        return "FE Model with moderators" if self.tau2_method == "FE" else \
+            f"Mixed-Effects Model ({self.tau2_method})"
 
     def _crit(self, confidence_level: float) -> float:
         from scipy import stats
@@ -858,7 +862,8 @@ class MetaRegression:
         import pandas as pd
 
         return pd.DataFrame([{
-            "method": self.method, "ci_method": self.ci_method, "k": self.k, "p": self.p,
+            "tau2_method": self.tau2_method, "interval": self.interval, "k": self.k,
+            "p": self.p,
             "tau2": self.tau2, "se_tau2": self.se_tau2, "qe": self.qe, "qe_df": self.qe_df,
             "qe_pvalue": self.qe_pvalue, "qm": self.qm, "qm_df": self.qm_test.df,
             "qm_df2": self.qm_test.df2, "qm_pvalue": self.qm_pvalue,
@@ -967,7 +972,7 @@ class MetaRegression:
         """Residual tau2 (with SE), tau, I2 and H2 with Q-profile intervals (metafor's
         ``confint`` of an ``rma.uni`` model)."""
         level = check_confidence_level(confidence_level)
-        return _heterogeneity(self.y, self.v, self.X, method=self.method, tau2=self.tau2,
+        return _heterogeneity(self.y, self.v, self.X, method=self.tau2_method, tau2=self.tau2,
                               qe=self.qe, trp0=self.trp0, i2=self.i2, h2=self.h2,
                               level=level, residual=self.p > 1 or not self.intercept)
 
@@ -1000,10 +1005,10 @@ class MetaRegression:
         lo, hi = self.confidence_interval()
         resid = self.p > 1 or not self.intercept
         head = (f"{self.model_label}; k = {self.k}"
-                + ("" if self.method == "FE" else f"; tau2 estimator: {self.method}")
-                + ("; Knapp-Hartung t/F tests" if self.ci_method == "knha" else "; z tests"))
+                + ("" if self.tau2_method == "FE" else f"; tau2 estimator: {self.tau2_method}")
+                + ("; Knapp-Hartung t/F tests" if self.interval == "knha" else "; z tests"))
         lines = [head]
-        if self.method != "FE":
+        if self.tau2_method != "FE":
             lines.append(f"  tau2 ({'residual' if resid else 'total'}) = {self.tau2:.4f} "
                          f"(SE = {self.se_tau2:.4f}), tau = {math.sqrt(self.tau2):.4f}")
         lines.append(f"  I2 = {self.i2:.2f}%; H2 = {self.h2:.2f}"
@@ -1032,8 +1037,9 @@ def _meta_reg_iv(y, v, se, labels, method, ci, pi_dist):
     return _meta_iv(y, v, se, labels, method, ci, pi_dist)
 
 
+@renamed(method="tau2_method", ci="interval", values={"interval": {"z": "wald"}})
 def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=None,
-                    method: str = "REML", ci: str = "z", knha_floor: bool = False,
+                    tau2_method: str = "REML", interval: str = "wald", knha_floor: bool = False,
                     intercept: bool = True, coefficients=None, pi_dist: str | None = None,
                     tol: float = 1e-12) -> MetaRegression:
     """Mixed-effects meta-regression of estimates on study-level moderators.
@@ -1096,7 +1102,8 @@ def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=No
     >>> round(float(fit.beta[1]), 4), round(fit.qe, 4)
     (0.105, 0.3206)
     """
-    y, v, labels, method, ci, pi_dist = _meta_reg_iv(y, v, se, labels, method, ci, pi_dist)
+    y, v, labels, method, ci, pi_dist = _meta_reg_iv(y, v, se, labels, tau2_method, interval,
+                                                     pi_dist)
     tol = check_float(tol, "tol")
     if not tol > 0:
         raise ParameterError(f"`tol` must be > 0; got {tol}.")
@@ -1129,7 +1136,7 @@ def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=No
             r2 = 0.0 if tau2_0 <= 0 else 100 * max(0.0, (tau2_0 - tau2) / tau2_0)
     se_t2 = float(_se_tau2(y, v, X, method, tau2)) if method != "FE" else float("nan")
     res = MetaRegression(
-        names=design.names, beta=fit.beta, vcov=fit.vb, method=method, ci_method=ci,
+        names=design.names, beta=fit.beta, vcov=fit.vb, tau2_method=method, interval=ci,
         df=float(k - p) if ci == "knha" else None, tau2=tau2, se_tau2=se_t2, qe=qe,
         qe_df=int(k - p), qe_pvalue=qe_p, qm_test=ModeratorTest(0.0, 0, None, 1.0, (), "chi2"),
         i2=float(i2), h2=float(h2), r2=r2, k=k, p=p, labels=tuple(labels), y=y, v=v, X=X,

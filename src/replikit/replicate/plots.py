@@ -87,7 +87,7 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     from matplotlib.patches import Polygon
 
     ax.add_patch(Polygon(diamond, closed=True, color="black", zorder=3))
-    if prediction_interval and result.method != "FE":
+    if prediction_interval and result.tau2_method != "FE":
         pi0 = result.prediction_interval(level)
         pi = type(pi0)(float(tf(pi0.low)), float(tf(pi0.high)))
         ax.hlines(0, pi.low, pi.high, color="black", lw=1, linestyles="dotted")
@@ -120,9 +120,9 @@ def forest_plot(result: MetaResult, *, ax=None, confidence_level: float = 0.95,
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
     ax.set_xlabel(str(xlabel), parse_math=False)
-    note = (f"{result.model_label}: CI {'Knapp-Hartung t' if result.ci_method == 'knha' else 'z'}"
+    note = (f"{result.model_label}: CI {'Knapp-Hartung t' if result.interval == 'knha' else 'z'}"
             f"; Q({result.q_df}) = {result.q:.2f}, p = {result.q_pvalue:.3g}; "
-            f"I2 = {result.i2_q:.1f}%" + ("" if result.method == "FE"
+            f"I2 = {result.i2_q:.1f}%" + ("" if result.tau2_method == "FE"
                                           else f"; tau2 = {result.tau2:.3g}"))
     ax.set_title(str(title) + "\n" + note if title else note, fontsize=8, loc="left",
                  parse_math=False)
@@ -408,7 +408,7 @@ def bubble_plot(fit, moderator: str | None = None, *, ax=None, confidence_level:
     q = fit._crit(level)
     ax.fill_between(grid, tf(est - q * se), tf(est + q * se), color=_BLUE, alpha=0.2, lw=0,
                     label=f"{round(100 * level)}% CI")
-    if prediction_interval and fit.method != "FE":
+    if prediction_interval and fit.tau2_method != "FE":
         from .meta import _check_pi_dist
 
         dist = _check_pi_dist(fit.pi_dist)
@@ -485,7 +485,7 @@ def influence_plot(inf, *, fig=None, title: str | None = None):
         ax.set_xticks(pos, [str(s) for s in t["label"]], rotation=90, fontsize=6)
     n = len(inf.influential)
     fig.suptitle(str(title) if title else
-                 f"Influence diagnostics ({inf.method}, k = {k}); {n} influential", fontsize=9)
+                 f"Influence diagnostics ({inf.tau2_method}, k = {k}); {n} influential", fontsize=9)
     return fig
 
 

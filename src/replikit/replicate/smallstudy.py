@@ -199,17 +199,18 @@ def regression_test(result, *, predictor: str = "se", model: str = "rma", n=None
     mods[name] = x
     if model == "rma":
         fit = meta_regression(m.y, m.v, moderators=mods, intercept=has_int, labels=m.labels,
-                              method=m.method, ci=m.ci, knha_floor=m.knha_floor, tol=m.tol)
+                              tau2_method=m.method, interval=m.ci, knha_floor=m.knha_floor,
+                              tol=m.tol)
     else:
         fit = meta_regression(m.y, m.v, moderators=mods, intercept=has_int, labels=m.labels,
-                              method="FE", ci="knha")
+                              tau2_method="FE", interval="knha")
     j = fit.names.index(name)
     has_limit = predictor in _LIMIT and has_int and len(mods) == 1
     return RegressionTest(
         statistic=float(fit.statistic[j]), df=fit.df, pvalue=float(fit.pvalue[j]),
         slope=float(fit.beta[j]), slope_se=float(fit.se[j]),
         estimate=float(fit.beta[0]) if has_limit else None, predictor=predictor, model=model,
-        method=fit.method if model == "rma" else "FE", fit=fit)
+        method=fit.tau2_method if model == "rma" else "FE", fit=fit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,7 +473,7 @@ def trim_and_fill(result, *, side: str | None = None, estimator: str = "L0",
         v_fill = vs[k - k0:]
         new_labels = labels + [f"Filled {i + 1}" for i in range(k0)]
         meta = meta_analysis(np.r_[m.y, y_fill], np.r_[m.v, v_fill], labels=new_labels,
-                             method=m.method, ci=m.ci, knha_floor=m.knha_floor,
+                             tau2_method=m.method, interval=m.ci, knha_floor=m.knha_floor,
                              pi_dist=result.pi_dist)
     else:
         y_fill, v_fill, new_labels, meta = np.empty(0), np.empty(0), labels, result

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._compat import renamed
 from .._validation import check_choice, check_confidence_level
 from ..errors import DataError
 from ..results import ConfidenceInterval
@@ -217,8 +218,9 @@ class ScaledMeta:
                 f"p = {m.q_pvalue:.3g}")
 
 
+@renamed(method="tau2_method", ci="interval", values={"interval": {"z": "wald"}})
 def meta_analysis_on_scale(estimates, se, *, scale: str | None = None, metric: str | None = None,
-                           labels=None, method: str = "REML", ci: str = "z",
+                           labels=None, tau2_method: str = "REML", interval: str = "wald",
                            knha_floor: bool = False, pi_dist: str | None = None) -> ScaledMeta:
     """Meta-analysis of a bounded metric on a transformed scale, back-transformed for display.
 
@@ -263,8 +265,8 @@ def meta_analysis_on_scale(estimates, se, *, scale: str | None = None, metric: s
         raise DataError(f"`estimates` and `se` must be 1-D of the same length; got "
                         f"{x.shape} and {s.shape}.")
     y, sy = to_scale(x, s, scale)
-    meta = meta_analysis(y, se=sy, labels=labels, method=method, ci=ci, knha_floor=knha_floor,
-                         pi_dist=pi_dist)
+    meta = meta_analysis(y, se=sy, labels=labels, tau2_method=tau2_method, interval=interval,
+                         knha_floor=knha_floor, pi_dist=pi_dist)
     return ScaledMeta(meta, scale, tuple(x.tolist()), tuple(s.tolist()))
 
 
