@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from replikit._plotting import new_figure, svg_inline
 from replikit.compare.multiple import nemenyi_test
 from replikit.compare.plots import plot_cd_diagram, plot_comparisons
 from replikit.compare.predictions import mcnemar_test_from_table
 from replikit.errors import DataError, ParameterTypeError
-from replikit.report.figures import new_figure, svg_from_figure
 
 DEMSAR = json.loads((Path(__file__).parents[1] / "reference" / "compare" / "demsar2006.json")
                     .read_text())
@@ -65,7 +65,7 @@ def test_cd_diagram_on_given_axes_renders_svg(printed_ranks):
     out = plot_cd_diagram(nemenyi_test(printed_ranks, higher_is_better=False), ax=ax,
                           title="AUC")
     assert out is ax and ax.get_title(loc="left") == "AUC"
-    svg = svg_from_figure(fig)
+    svg = svg_inline(fig)
     assert svg.startswith("<svg") and "C4.5+cf" in svg
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from replikit._plotting import new_figure, svg_inline
 from replikit.data.userdata import dataset_from_frame
 from replikit.report import (
     Callout,
@@ -18,7 +19,6 @@ from replikit.report import (
     run_audit,
 )
 from replikit.report.blocks import format_value, to_jsonable
-from replikit.report.figures import new_figure, svg_from_figure
 from replikit.report.render import render_html, render_json
 
 
@@ -35,7 +35,7 @@ def test_svg_is_inline_ready_and_deterministic():
         ax = fig.add_subplot()
         ax.plot([0, 1], [1, 0])
         ax.set_title("a < b & c")
-        return svg_from_figure(fig)
+        return svg_inline(fig)
 
     svg = draw()
     assert svg.startswith("<svg") and "http" not in svg and "<?xml" not in svg
@@ -101,7 +101,7 @@ def test_bidi_overrides_in_labels_are_shown_neutralized():
     fig.add_subplot().bar([label], [1.0])
     out = SectionOutput(key="k", title=label, summary=label, blocks=[
         Paragraph(label), Table(pd.DataFrame({"study": [label]})),
-        Figure(svg_from_figure(fig), label)])
+        Figure(svg_inline(fig), label)])
     meta = {"dataset_name": label, "replikit_version": "0", "random_state": 0, "n_rows": 1,
             "n_studies": 1, "task": "regression"}
     html = render_html(meta, [out])

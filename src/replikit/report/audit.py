@@ -27,8 +27,8 @@ from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress
 from .fits import fit_log, fit_seconds
 from .preflight import preflight
-from .registry import discover_sections
 from .render import render_html, render_json
+from .sections import discover_sections
 from .summary import SCHEMA_VERSION
 
 __all__ = ["run_audit", "AuditReport", "example_dataset", "default_jobs", "REPORT_FILES"]

@@ -13,9 +13,9 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
-from ..figures import svg_from_figure
 from ..fits import shared_cv
 from ..registry import Section
 
@@ -121,7 +121,7 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(facts),
         *_headline_figure(res, level),
-        *[Figure(svg_from_figure(res.plot(metric=m).figure),
+        *[Figure(svg_inline(res.plot(metric=m).figure),
                  f"{m}: mean difference a − b per pair with its interval (simultaneous {level} "
                  f"CI of the test; {level} credible interval of the Bayesian test) and the "
                  "Holm-adjusted p-value.") for m in res.metrics],
@@ -156,7 +156,7 @@ def _headline_figure(res, level: str) -> list:
         return []
     ax = plot_comparisons(rows, p_column="pvalue_adjusted",
                           xlabel=f"mean difference a − b ({metric_label(res.primary_metric)})")
-    return [Figure(svg_from_figure(ax.figure),
+    return [Figure(svg_inline(ax.figure),
                    f"{metric_label(res.primary_metric)}, {res.headline_method}: mean "
                    "difference a − b per "
                    f"pair with its simultaneous {level} CI and the Holm-adjusted p-value.")]
@@ -195,7 +195,7 @@ def _cd_blocks(res) -> list:
             f"{res.alpha:g}, CD = {nem.critical_distance:.3g}) models joined by a bar do not "
             "differ significantly (Demšar 2006). Studies, not folds, are the units here."
             + left),
-        Figure(svg_from_figure(res.plot_cd().figure), f"Critical-difference diagram of the "
+        Figure(svg_inline(res.plot_cd().figure), f"Critical-difference diagram of the "
                f"mean ranks of {label} over {n_studies} studies."),
         Table(ranks, "Mean ranks across studies"),
         *_bayes_blocks(res),

@@ -14,9 +14,9 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
-from ..figures import svg_from_figure
 from ..registry import Section
 from ._shared import per_study_left_out, per_study_scores
 
@@ -82,7 +82,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         Table(ranks, "Rank of each model in each study (1 = best; ties share a rank)"),
     ]
     try:
-        blocks.insert(4, Figure(svg_from_figure(res.plot().figure),
+        blocks.insert(4, Figure(svg_inline(res.plot().figure),
                                 "Mallows goal: MMD quantile vs n on log-log axes with the "
                                 "asymptotic quantile curve (dotted), n* and its interval at ε* "
                                 "(dashed), and Algorithm 1's fitted line and extrapolated n* "

@@ -7,17 +7,17 @@ leave-one-study-out all live there) and formats its result.
 
 from __future__ import annotations
 
+from ..._plotting import svg_inline
 from ...errors import NotApplicableError
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
-from ..figures import svg_from_figure
 from ..registry import Section
 
 KEY, TITLE = "multistudy", "Cross-study replicability of a prediction rule"
 
 
 def _svg(ax) -> str:
-    return svg_from_figure(ax.figure)
+    return svg_inline(ax.figure)
 
 
 def _relative_test(a):

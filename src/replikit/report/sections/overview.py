@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..._plotting import new_figure, svg_inline
 from ..blocks import Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
-from ..figures import new_figure, svg_from_figure
 from ..registry import Section
 
 
@@ -34,7 +34,7 @@ def _outcome_figure(d, table: pd.DataFrame) -> str:
     ax.set_ylabel("study")
     ax.invert_yaxis()
     ax.grid(axis="x", alpha=0.3)
-    return svg_from_figure(fig)
+    return svg_inline(fig)
 
 
 def build(ctx: AuditContext) -> SectionOutput:

@@ -7,9 +7,9 @@ formats its result.
 
 from __future__ import annotations
 
+from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
-from ..figures import svg_from_figure
 from ..registry import Section
 
 KEY, TITLE = "replicate", "Replication of the reported R2"
@@ -109,7 +109,7 @@ def _why_blocks(res) -> tuple[list, dict]:
         numeric = [t for t, idx in fit.terms.items() if len(idx) == 1 and fit.names[idx[0]] == t]
         if numeric:
             ax = fit.plot(numeric[0], ylabel="test R2, linear model")
-            blocks.append(Figure(svg_from_figure(ax.figure),
+            blocks.append(Figure(svg_inline(ax.figure),
                                  f"Bubble plot: test R2 against {numeric[0]} (area = weight), "
                                  "predicted average with its CI and prediction interval."))
         data["meta_regression"] = fit.to_frame()
@@ -127,7 +127,7 @@ def _why_blocks(res) -> tuple[list, dict]:
     blocks.append(Table(show, "Leave-one-out influence diagnostics of the pooled test R2"))
     sse = res.small_study
     ax = res.plot(kind="funnel")
-    blocks.append(Figure(svg_from_figure(ax.figure),
+    blocks.append(Figure(svg_inline(ax.figure),
                          "Contour-enhanced funnel plot of the test R2 on the r2_z scale "
                          "(atanh(sqrt(R2)); on the raw scale the SE of an R2 shrinks as the R2 "
                          "grows, which alone would look like asymmetry); shaded: p > .10, .05, "
@@ -179,14 +179,14 @@ def build(ctx: AuditContext) -> SectionOutput:
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(_facts(res)),
         Table(res.summary, "Verdicts per model and kind of estimate"),
-        Figure(svg_from_figure(diff.figure),
+        Figure(svg_inline(diff.figure),
                "Test of inconsistency for the test R2: differences with 95% CIs; a CI that "
                "misses 0 marks an inconsistent replication."),
-        Figure(svg_from_figure(forest.figure),
+        Figure(svg_inline(forest.figure),
                f"Forest plot (metafor layout) of the test R2, {test_meta.model_label}, "
                f"{_ci_name(design)} CI, dotted line: 95% prediction interval "
                f"({test_meta.pi_dist})."),
-        Figure(svg_from_figure(forest_cv.figure),
+        Figure(svg_inline(forest_cv.figure),
                f"Forest plot of the CV R2 (folds pooled by random effects), "
                f"{cv_meta.model_label}."),
         Table(show.reset_index(drop=True), "Inconsistency (95%) and consistency (90%, "

@@ -5,9 +5,9 @@ The analysis is :func:`replikit.resampling.audit`; this module only formats its 
 
 from __future__ import annotations
 
+from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, Paragraph, SectionOutput, Table
 from ..context import AuditContext
-from ..figures import svg_from_figure
 from ..fits import shared_cv
 from ..registry import Section
 
@@ -55,7 +55,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         *([Callout("Not estimated: " + "; ".join(f"{m} ({why})" for m, why in res.failed.items()),
                    "warn")] if res.failed else []),
         Callout(res.verdict.sentence, res.verdict.level),
-        Figure(svg_from_figure(res.plot().figure), f"Estimated {label} by model and method "
+        Figure(svg_inline(res.plot().figure), f"Estimated {label} by model and method "
                "(bars: ±1 naive SE where defined)."),
         Table(table, f"Estimated {label} by model and method"),
     ]
