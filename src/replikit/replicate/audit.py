@@ -353,7 +353,7 @@ def _runner_fits(res, models, study, order, scheme, labels) -> dict[str, dict]:
     p_col = preds["study"].astype(str)
     out: dict[str, dict] = {name: {} for name in models}
     for s in order:
-        k = scheme.n_folds(int((study == s).sum()))
+        k = scheme.folds_for(int((study == s).sum()))
         sc = scores[s_col == s]
         pr = preds[(p_col == s) & (preds["fold"] == k)]
         for name in models:

@@ -1,43 +1,46 @@
-"""Performance estimates with uncertainty (seed 000, "Methods to quantify uncertainty in R2").
+"""Performance estimates with their uncertainty (Vijayakumar & Cheung 2021, "Methods to
+quantify uncertainty in R²").
 
-An :class:`Estimate` is a point estimate, its standard error, the sample size it rests on and where it came
-from. Build one from a reported number (:func:`from_summary`), from cross-validation folds
-(:func:`from_folds`, the seed's first meta-analytic stage) or from predictions
-(:func:`from_predictions`: Olkin-Finn, bootstrap, Wilson, DeLong, delta method).
+An :class:`Estimate` is a point estimate, its standard error, the sample size it rests on and
+where it came from. Build one from a reported number (:func:`from_summary`), from
+cross-validation folds (:func:`from_folds`, the paper's first meta-analytic stage) or from
+predictions (:func:`from_predictions`: delta method, Olkin & Finn (1995), the bootstrap, Wilson
+(1927), DeLong et al. (1988)).
 
-R2 by sample type
+R² by sample type
 -----------------
-An R2 is an ``in_sample`` fit (the rows the model was fitted on: it estimates the population
-rho2 and is biased upward by the fit), a ``cross_validated`` pool of fold R2s, or a ``test_set``
-R2 (rows the model never saw: it estimates the fitted model's out-of-sample R2, seed 000's use).
-:class:`Estimate` carries the type in ``sample`` (default ``'test_set'``) and every builder picks
-the interval calibrated for it (docs/replicate.md, "R2 by sample type", has the coverage table):
+An R² is an ``in_sample`` fit (the rows the model was fitted on: it estimates the population
+ρ² and is biased upward by the fit), a ``cross_validated`` pool of fold R²s, or a ``test_set``
+R² (rows the model never saw: it estimates the fitted model's out-of-sample R², the paper's
+use). :class:`Estimate` carries the type in ``sample`` (default ``'test_set'``) and every
+builder picks the interval calibrated for it (docs/replicate.md, "R² by sample type", has the
+coverage table):
 
-* ``in_sample``: Lee's interval (``interval='lee'``, SE Olkin-Finn for weighting). The Wald
-  forms cover .22 (Olkin-Finn) and .11 (Cohen) at (n, k, rho2) = (133, 36, .4).
+* ``in_sample``: Lee's (1971) interval (``interval='lee'``, SE Olkin–Finn for weighting). The
+  Wald forms cover .22 (Olkin–Finn) and .11 (Cohen) at (n, k, ρ²) = (133, 36, .4).
 * ``test_set`` from predictions: the nonparametric delta-method SE of ``1 - SSE/SST``
-  (``se_method='delta'``, Wald interval with t(n-1); .939-.946 in every cell simulated) or
-  the bootstrap.
-  Olkin-Finn assumes calibrated predictions (``yhat = E[y | x]``); for a fitted model with
-  estimation error it is too small (.66 at n = 133, k = 36, training n = 133). From a reported
-  R2 and n it is the only closed form and is kept, with that caveat. Lee never: it models an
-  in-sample R2 (.14 at (133, 36)).
+  (``se_method='delta'``, Wald interval with t(n − 1); .939–.946 in every cell simulated) or
+  the bootstrap. Olkin–Finn assumes calibrated predictions (``yhat = E[y | x]``); for a fitted
+  model with estimation error it is too small (.66 at n = 133, k = 36, training n = 133). From
+  a reported R² and n it is the only closed form and is kept, with that caveat. Lee never: it
+  models an in-sample R² (.14 at (133, 36)).
 * ``cross_validated``: the folds' meta-analytic pooled SE (Wald).
 
-A method wrong for the sample type (a Wald interval on an in-sample R2, Lee or a row bootstrap
-that keeps the model fixed on an in-sample R2, Lee on a test-set or cross-validated R2) emits a
+A method wrong for the sample type (a Wald interval on an in-sample R², Lee or a row bootstrap
+that keeps the model fixed on an in-sample R², Lee on a test-set or cross-validated R²) emits a
 :class:`~replikit.errors.ValidityWarning` naming the method and the sample type.
 
-Standard errors of R2
+Standard errors of R²
 ---------------------
-* ``'olkin_finn'`` (seed eq. 1): ``SE^2 = 4 R2 (1-R2)^2 / N``.
-* ``'cohen'`` (Cohen, Cohen, West & Aiken 2003, R's ``psychometric::CI.Rsq``):
-  ``SE^2 = 4 R2 (1-R2)^2 (n-k-1)^2 / ((n^2-1)(n+3))``. The two differ by a factor
-  ``(n-k-1) sqrt(n / ((n^2-1)(n+3)))`` — about 29% at n = 133, k = 36, and under 1% once
-  n >> k.
-* ``'lee'``: Lee's (1971) three-moment approximation to the distribution of R2 with random
-  (multivariate normal) predictors, inverted for an exact-ish CI (the "iterative" method of R's
-  MBESS ``ci.R2``); ``predictors='fixed'`` inverts the noncentral F instead.
+* ``'olkin_finn'`` (Olkin & Finn 1995; Vijayakumar & Cheung 2021, eq. 1):
+  ``SE² = 4 R² (1 − R²)² / N``.
+* ``'cohen'`` (Cohen, Cohen, West & Aiken 2003; R's ``psychometric::CI.Rsq``):
+  ``SE² = 4 R² (1 − R²)² (n − k − 1)² / ((n² − 1)(n + 3))``. The two differ by a factor
+  ``(n − k − 1) sqrt(n / ((n² − 1)(n + 3)))`` — about 29% at n = 133, k = 36, and under 1%
+  once n ≫ k.
+* ``'lee'``: Lee's (1971) three-moment approximation to the distribution of R² with random
+  (multivariate normal) predictors, inverted for an exact-ish interval (the "iterative" method
+  of R's MBESS ``ci.R2``); ``predictors='fixed'`` inverts the noncentral F instead.
 """
 
 from __future__ import annotations
@@ -51,10 +54,11 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .._format import number
 from .._random import check_random_state
 from .._validation import check_choice, check_confidence_level, check_int
 from ..errors import DataError, ParameterError, ValidityWarning, warn
-from ..results import ConfidenceInterval
+from ..results import ConfidenceInterval, Result, to_jsonable, wald_interval
 from .meta import meta_analysis
 
 __all__ = ["Estimate", "r2_se", "r2_confidence_interval", "r2_cdf_lee", "from_summary",
@@ -106,46 +110,60 @@ def _validity_issue(metric: str, sample: str, interval: str, source: str) -> str
 
 
 @dataclass(frozen=True, slots=True)
-class Estimate:
-    """A performance estimate with its standard error.
+class Estimate(Result):
+    """A performance estimate with its standard error: what every aim of a replication takes.
 
-    Attributes
+    Parameters
     ----------
     estimate : float
-        The point estimate (e.g. a test-set R2).
+        The point estimate (e.g. a test-set R²).
     se : float
         Its standard error.
-    n : int or None
+    n : int or None, default None
         Observations it rests on (test rows, or total CV rows).
-    k : int or None
-        Predictors (for R2 formulas that need it).
-    metric : str
+    k : int or None, default None
+        Predictors (for the R² formulas that need it).
+    metric : str, default 'r2'
         ``'r2'``, ``'mse'``, ``'mae'``, ``'accuracy'``, ``'error_rate'``, ``'auc'`` or any name.
-    source : str
-        How ``se`` was obtained (``'olkin_finn'``, ``'folds:REML'``, ``'bootstrap'`` ...).
-    label : str
-        Study name.
-    interval : str
-        Default interval: ``'wald'`` (estimate +- z se; t(n-1) quantiles for an R2 with the
-        delta-method SE), ``'lee'``, ``'wilson'``, or a bootstrap interval (``'percentile'``,
-        ``'basic'``, ``'bca'``).
-    replicates : tuple
-        Bootstrap replicates (empty otherwise), used for bootstrap intervals and differences.
-    jackknife : tuple
+    source : str, default ''
+        How ``se`` was obtained (``'olkin_finn'``, ``'delta'``, ``'folds:REML'``,
+        ``'bootstrap'``, ``'reported'`` ...).
+    label : str, default ''
+        The study's name.
+    interval : str, default 'wald'
+        The estimate's own interval: ``'wald'`` (estimate ± z·SE; t(n − 1) quantiles for an R²
+        with the delta-method SE), ``'lee'``, ``'lee_fixed'``, ``'wilson'``, or a bootstrap
+        interval (``'percentile'``, ``'basic'``, ``'bca'``).
+    replicates : tuple of float, default ()
+        Bootstrap replicates (empty otherwise), used by bootstrap intervals and differences.
+    jackknife : tuple of float, default ()
         Leave-one-out values (for BCa intervals).
-    sample : {'test_set', 'in_sample', 'cross_validated'}
-        Where an R2 comes from (default ``'test_set'``, seed 000's use). It decides which
-        interval is calibrated: a Wald interval on an in-sample R2 and Lee's interval on a
-        test-set or cross-validated R2 emit a :class:`~replikit.errors.ValidityWarning` when
-        the estimate is made (see the module notes).
+    sample : {'test_set', 'in_sample', 'cross_validated'}, default 'test_set'
+        Where an R² comes from (the paper's use is a test set). It decides which interval is
+        calibrated: a Wald interval on an in-sample R² and Lee's interval on a test-set or
+        cross-validated R² emit a :class:`~replikit.errors.ValidityWarning` when the estimate
+        is made (see the module notes).
+
+    See Also
+    --------
+    from_summary : An estimate from a reported number.
+    from_folds : An estimate from cross-validation folds.
+    from_predictions : An estimate from test-set predictions.
+    difference : The difference of two estimates.
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
 
     Examples
     --------
     >>> e = Estimate(0.35, 0.03, n=667, k=36)
     >>> e.sample, e.interval
     ('test_set', 'wald')
-    >>> round(float(e.confidence_interval().low), 4)
-    0.2912
+    >>> print(e.confidence_interval())
+    [0.2912, 0.4088]
     """
 
     estimate: float
@@ -166,8 +184,24 @@ class Estimate:
         if issue:
             warn(issue, ValidityWarning, stacklevel=4)
 
+    @property
+    def title(self) -> str:
+        return f"Estimate of {self.metric}" + (f", {self.label}" if self.label else "")
+
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Interval by the estimate's ``interval`` method at ``confidence_level``."""
+        """The interval of the estimate by its ``interval`` method.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``: Wald (t(n − 1) quantiles for an R² with the delta-method SE),
+            Lee's, Wilson's or a bootstrap interval.
+        """
         level = check_confidence_level(confidence_level)
         if self.interval in BOOT_INTERVALS:
             return bootstrap_interval(self.replicates, self.estimate, level, self.interval,
@@ -181,21 +215,41 @@ class Estimate:
             return _wilson(self.estimate, self.n, level)
         if self.metric == "r2" and self.source == "delta" and self.n and self.n > 2:
             # delta-method R2: t(n-1) quantiles, a small-n fix (coverage .936 vs .931 at n = 50)
-            z = stats.t.ppf((1 + level) / 2, self.n - 1)
-            return ConfidenceInterval(self.estimate - z * self.se, self.estimate + z * self.se)
-        z = stats.norm.ppf((1 + level) / 2)
-        return ConfidenceInterval(self.estimate - z * self.se, self.estimate + z * self.se)
+            return wald_interval(self.estimate, self.se, level, df=self.n - 1)
+        return wald_interval(self.estimate, self.se, level)
 
     def with_label(self, label: str) -> Estimate:
-        """A copy with another ``label``."""
+        """A copy with another ``label``.
+
+        Parameters
+        ----------
+        label : str
+            The new label.
+
+        Returns
+        -------
+        Estimate
+            The same estimate, labelled ``label``.
+        """
         with _quiet():
             return Estimate(self.estimate, self.se, self.n, self.k, self.metric, self.source,
                             str(label), self.interval, self.replicates, self.jackknife,
                             self.sample)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row: ``label, metric, estimate, se, ci_low, ci_high, n, k, source, interval,
-        sample``."""
+        """One row: ``label, metric, estimate, se, ci_low, ci_high, confidence_level, n, k,
+        source, interval, sample``.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of ``ci_low``/``ci_high``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+        """
         ci = self.confidence_interval(confidence_level)
         return pd.DataFrame([{"label": self.label, "metric": self.metric,
                               "estimate": self.estimate, "se": self.se, "ci_low": ci.low,
@@ -203,13 +257,27 @@ class Estimate:
                               "n": self.n, "k": self.k, "source": self.source,
                               "interval": self.interval, "sample": self.sample}])
 
+    def to_dict(self) -> dict:
+        """The row of :meth:`to_frame` in JSON types, and how many bootstrap replicates the
+        estimate carries (``n_replicates``; the replicates themselves stay on the object).
+
+        Returns
+        -------
+        dict
+            ``label, metric, estimate, se, ci_low, ci_high, ..., n_replicates``.
+        """
+        row = to_jsonable(self.to_frame().iloc[0].to_dict())
+        row["n_replicates"] = len(self.replicates)
+        return row
+
     def __str__(self) -> str:
         ci = self.confidence_interval()
         lab = f"{self.label}: " if self.label else ""
-        nk = f", n = {self.n}" if self.n is not None else ""
-        nk += f", k = {self.k}" if self.k is not None else ""
-        return (f"{lab}{self.metric} = {self.estimate:.4g} (SE {self.se:.4g}, {self.source}), "
-                f"95% CI {ci} ({self.interval}){nk}")
+        nk = f", n = {number(self.n)}" if self.n is not None else ""
+        nk += f", k = {number(self.k)}" if self.k is not None else ""
+        source = f", {self.source}" if self.source else ""
+        return (f"{lab}{self.metric} = {number(self.estimate, 4)} (SE {number(self.se, 4)}"
+                f"{source}), 95% CI {ci} ({self.interval}){nk}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -234,29 +302,54 @@ def _r2_iv(r2, n, k, method, allow_negative=False):
 
 
 def r2_se(r2, n, k=None, *, method: str = "olkin_finn"):
-    """Standard error of R2.
+    """Standard error of an R² from its value and sample size.
 
     Parameters
     ----------
     r2 : float or array-like
-        Sample R2 in [0, 1).
+        Sample R² in [0, 1).
     n : int or array-like
-        Observations the R2 rests on.
+        Observations the R² rests on.
     k : int, optional
         Predictors (needed by ``'cohen'``).
-    method : {'olkin_finn', 'cohen'}
-        ``'olkin_finn'``: ``SE^2 = 4 R2 (1-R2)^2 / N`` (seed 000 eq. 1; Olkin & Finn 1995).
-        ``'cohen'``: ``SE^2 = 4 R2 (1-R2)^2 (n-k-1)^2 / ((n^2-1)(n+3))`` (Cohen et al. 2003,
-        sec. 3.6.2; R ``psychometric::CI.Rsq``).
+    method : {'olkin_finn', 'cohen'}, default 'olkin_finn'
+        ``'olkin_finn'``: ``SE² = 4 R² (1 − R²)² / N`` (Olkin & Finn 1995; Vijayakumar &
+        Cheung 2021, eq. 1). ``'cohen'``: ``SE² = 4 R² (1 − R²)² (n − k − 1)² / ((n² − 1)
+        (n + 3))`` (Cohen et al. 2003, sec. 3.6.2; R's ``psychometric::CI.Rsq``).
 
     Returns
     -------
     float or ndarray
+        The standard error(s), in the shape of ``r2`` and ``n`` broadcast.
+
+    See Also
+    --------
+    r2_delta_se : The SE of a test-set R² from its predictions.
+    r2_confidence_interval : Intervals of a population R².
 
     Notes
     -----
-    The two forms differ by about 29% at n = 133, k = 36 and agree for n >> k; the seed uses
-    Olkin-Finn, the default here. Example: ``r2_se(.5032, 62, 4, method='cohen')`` is 0.0804.
+    The two forms differ by about 29% at n = 133, k = 36 and agree for n ≫ k; Vijayakumar &
+    Cheung (2021) use Olkin–Finn, the default here. Both assume R² is a squared correlation of
+    calibrated predictions; for a fitted model's test-set R² use :func:`r2_delta_se`.
+
+    References
+    ----------
+    .. [1] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+    .. [2] Cohen, J., Cohen, P., West, S. G. & Aiken, L. S. (2003). Applied Multiple
+       Regression/Correlation Analysis for the Behavioral Sciences. Lawrence Erlbaum
+       Associates, 3rd edition.
+    .. [3] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+
+    Examples
+    --------
+    >>> round(r2_se(0.41, 667), 4)
+    0.0293
+    >>> round(r2_se(0.5032, 62, 4, method="cohen"), 4)  # psychometric::CI.Rsq
+    0.0804
     """
     method = check_choice(method, "method", SE_METHODS)
     r2, n = _r2_iv(r2, n, k, method)
@@ -275,14 +368,14 @@ def r2_se(r2, n, k=None, *, method: str = "olkin_finn"):
 
 
 def r2_delta_se(y_true, y_pred) -> float:
-    """Nonparametric delta-method SE of a test-set R2 ``1 - SSE/SST`` from its predictions.
+    """Nonparametric delta-method SE of a test-set R² ``1 - SSE/SST`` from its predictions.
 
     With ``d = y - yhat``, ``A = mean(d^2)``, ``B = mean((y - ybar)^2)`` and ``R2 = 1 - A/B``,
     the influence function of each row is
     ``IF_i = -(d_i^2 - A - (A/B) ((y_i - ybar)^2 - B)) / B`` and ``SE = sd(IF) / sqrt(n)``
-    (the delta method on the two means, Serfling 1980 sec. 3.3; equal to the infinitesimal
+    (the delta method on the two means, Serfling (1980), sec. 3.3; equal to the infinitesimal
     jackknife). It holds for any predictor (calibrated or not) and any error distribution with
-    finite fourth moments, and for a negative test R2.
+    finite fourth moments, and for a negative test R².
 
     Parameters
     ----------
@@ -292,13 +385,25 @@ def r2_delta_se(y_true, y_pred) -> float:
     Returns
     -------
     float or ndarray of shape (...)
+        The standard error of each test set's R².
+
+    See Also
+    --------
+    r2_se : The SE from an R² and its sample size alone (Olkin–Finn, Cohen).
+    from_predictions : An :class:`Estimate` with this SE by default.
 
     Notes
     -----
-    For calibrated predictions ``yhat = E[y | x]`` under normality ``Var(IF) = 4 R2 (1-R2)^2``,
-    Olkin-Finn's form (seed 000 eq. 1); for a fitted model with estimation error the residual is
-    correlated with the prediction and Olkin-Finn is too small, this SE is not (coverage .939-.946
-    where Olkin-Finn covers .66-.92; docs/replicate.md, "R2 by sample type").
+    For calibrated predictions ``yhat = E[y | x]`` under normality ``Var(IF) = 4 R² (1 − R²)²``,
+    the form of Olkin & Finn (1995); for a fitted model with estimation error the residual is
+    correlated with the prediction and Olkin–Finn is too small, this SE is not (coverage
+    .939–.946 where Olkin–Finn covers .66–.92; docs/replicate.md, "R² by sample type").
+
+    References
+    ----------
+    .. [1] Serfling, R. J. (1980). Approximation Theorems of Mathematical Statistics. Wiley.
+    .. [2] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
 
     Examples
     --------
@@ -363,7 +468,7 @@ def _lee_parameters(u, n, k):
 
 
 def r2_cdf_lee(r2, rho2, n, k):
-    """P(R2 <= r2 | rho2) by Lee's (1971) approximation, random (normal) predictors.
+    """P(R² <= r2 | ρ² = rho2) by Lee's (1971) approximation, random (normal) predictors.
 
     The numerator of ``F = [R2/(1-R2)] (n-k-1)`` has cumulants
     ``kappa_r = 2^(r-1) (r-1)! phi_r`` with ``phi_r = (n-1)(gamma^(2r) - 1) + k`` and
@@ -375,20 +480,47 @@ def r2_cdf_lee(r2, rho2, n, k):
     Parameters
     ----------
     r2 : float
+        The sample R² at which the distribution function is evaluated.
     rho2 : float or ndarray
         Population squared multiple correlation in [0, 1).
-    n, k : int
+    n : int
+        Observations.
+    k : int
+        Predictors.
 
     Returns
     -------
     float or ndarray
-        Finite everywhere: where scipy's noncentral F underflows to NaN (probabilities below
-        ~1e-170 at a large noncentrality), Patnaik's approximation is used.
+        ``P(R² <= r2)`` for each ``rho2``; finite everywhere: where scipy's noncentral F
+        underflows to NaN (probabilities below ~1e-170 at a large noncentrality), Patnaik's
+        approximation is used.
+
+    See Also
+    --------
+    r2_confidence_interval : Lee's interval, which inverts this distribution function.
 
     Notes
     -----
-    Used for the single-study limits of Zou's (2007) modified asymptotic difference interval that
-    seed 000 mentions ("MA method"). Example: ``r2_cdf_lee(0.3, 0.0, 100, 5)``.
+    Used for the single-study limits of Zou's (2007) modified asymptotic difference interval,
+    the "MA method" of Vijayakumar & Cheung (2021), for an in-sample R².
+
+    References
+    ----------
+    .. [1] Lee, Y. (1971). Some Results on the Sampling Distribution of the Multiple Correlation
+       Coefficient. Journal of the Royal Statistical Society: Series B, 33(1), 117–130.
+       https://doi.org/10.1111/j.2517-6161.1971.tb00863.x
+    .. [2] Zou, G. Y. (2007). Toward Using Confidence Intervals to Compare Correlations.
+       Psychological Methods, 12(4), 399–413. https://doi.org/10.1037/1082-989X.12.4.399
+    .. [3] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+
+    Examples
+    --------
+    >>> round(r2_cdf_lee(0.1, 0.0, 100, 5), 4)  # at rho2 = 0, the central F(5, 94)
+    0.9264
+    >>> round(r2_cdf_lee(0.3, 0.3, 100, 5), 4)
+    0.3436
     """
     rho2 = np.clip(np.asarray(rho2, float), 0.0, 1.0 - 1e-15)
     out = _lee_cdf_u(float(r2), rho2 / (1.0 - rho2), n, k)
@@ -423,44 +555,74 @@ def _invert_decreasing(cdf, target):
 def r2_confidence_interval(r2, n, k=None, confidence_level: float = 0.95, *,
                            method: str | None = None, predictors: str = "random",
                            sample: str = "test_set"):
-    """Confidence interval for a population R2 from a sample R2.
+    """Confidence interval for a population R² from a sample R².
 
     Parameters
     ----------
     r2 : float
-        Sample R2 in [0, 1).
+        Sample R² in [0, 1).
     n : int
+        Observations.
     k : int, optional
-        Predictors (required by 'cohen' and 'lee').
-    confidence_level : float
+        Predictors (required by ``'cohen'`` and ``'lee'``).
+    confidence_level : float, default 0.95
+        Level of the interval.
     method : {'olkin_finn', 'cohen', 'lee'}, optional
-        Wald intervals ``r2 +- z SE`` with the SE of :func:`r2_se`, or the inversion of Lee's
+        Wald intervals ``r2 ± z SE`` with the SE of :func:`r2_se`, or the inversion of Lee's
         approximation (``predictors='random'``, MBESS ``ci.R2(Random.Predictors=TRUE)``) or of
-        the noncentral F with ``lambda = n rho2/(1-rho2)`` (``predictors='fixed'``). Default:
+        the noncentral F with ``lambda = n ρ²/(1 − ρ²)`` (``predictors='fixed'``). Default:
         ``'lee'`` for ``sample='in_sample'``, ``'olkin_finn'`` otherwise (the only closed form
-        from a reported R2 and n; it assumes calibrated predictions, see the module notes).
-    predictors : {'random', 'fixed'}
-    sample : {'test_set', 'in_sample', 'cross_validated'}
-        Where the R2 comes from; a method wrong for it emits a
+        from a reported R² and n; it assumes calibrated predictions, see the module notes).
+    predictors : {'random', 'fixed'}, default 'random'
+        Random (multivariate normal) or fixed predictors, for ``method='lee'``.
+    sample : {'test_set', 'in_sample', 'cross_validated'}, default 'test_set'
+        Where the R² comes from; a method wrong for it emits a
         :class:`~replikit.errors.ValidityWarning` (Wald on in-sample, Lee otherwise).
 
     Returns
     -------
     ConfidenceInterval
-        For 'lee', limits in [0, 1]: the lower limit is 0 when ``P(R2 <= r2 | rho2 = 0)`` is
-        already below ``1 - a/2`` (R2 not significant at level ``a/2``); both are 0 when it is
-        below ``a/2`` (e.g. ``r2 = 0``); the upper limit is 1 when no rho2 with
-        ``rho2/(1-rho2) <= 1e12`` brings the cdf down to ``a/2``.
+        For ``'lee'``, limits in [0, 1]: the lower limit is 0 when ``P(R² <= r2 | ρ² = 0)`` is
+        already below ``1 - a/2`` (R² not significant at level ``a/2``); both are 0 when it is
+        below ``a/2`` (e.g. ``r2 = 0``); the upper limit is 1 when no ρ² with
+        ``ρ²/(1 − ρ²) <= 1e12`` brings the distribution function down to ``a/2``.
+
+    See Also
+    --------
+    r2_se : The standard errors of the Wald intervals.
+    r2_cdf_lee : The distribution function Lee's interval inverts.
 
     Notes
     -----
-    Seed 000 eq. 1 (Olkin-Finn SE) and its "MA method" (Zou 2007), which needs exact-ish
-    single-study limits. The 'lee' limits solve ``cdf(rho2) = 1 - a/2`` and ``a/2`` for a cdf
-    that decreases in rho2, by Brent's method on ``u = rho2/(1-rho2)`` inside a bracket found by
-    stepping up from ``u = 0`` (so every evaluation is finite; the noncentral F falls back to
-    Patnaik's approximation where scipy underflows). Example:
-    ``r2_confidence_interval(.5032, 62, 4, method='cohen')`` is [0.3457, 0.6607]
-    (psychometric ``CI.Rsq``).
+    The Olkin–Finn SE is eq. 1 of Vijayakumar & Cheung (2021); Lee's limits are the exact-ish
+    single-study limits their "MA method" (Zou 2007) needs. The ``'lee'`` limits solve
+    ``cdf(ρ²) = 1 − a/2`` and ``a/2`` for a distribution function that decreases in ρ², by
+    Brent's method on ``u = ρ²/(1 − ρ²)`` inside a bracket found by stepping up from ``u = 0``
+    (so every evaluation is finite; the noncentral F falls back to Patnaik's approximation
+    where scipy underflows).
+
+    References
+    ----------
+    .. [1] Lee, Y. (1971). Some Results on the Sampling Distribution of the Multiple Correlation
+       Coefficient. Journal of the Royal Statistical Society: Series B, 33(1), 117–130.
+       https://doi.org/10.1111/j.2517-6161.1971.tb00863.x
+    .. [2] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+    .. [3] Cohen, J., Cohen, P., West, S. G. & Aiken, L. S. (2003). Applied Multiple
+       Regression/Correlation Analysis for the Behavioral Sciences. Lawrence Erlbaum
+       Associates, 3rd edition.
+    .. [4] Zou, G. Y. (2007). Toward Using Confidence Intervals to Compare Correlations.
+       Psychological Methods, 12(4), 399–413. https://doi.org/10.1037/1082-989X.12.4.399
+    .. [5] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+
+    Examples
+    --------
+    >>> print(r2_confidence_interval(0.5032, 62, 4, method="cohen"))  # psychometric::CI.Rsq
+    [0.3457, 0.6607]
+    >>> print(r2_confidence_interval(0.25, 100, 5, sample="in_sample"))  # Lee's interval
+    [0.08008, 0.3721]
     """
     level = check_confidence_level(confidence_level)
     sample = _check_sample(sample)
@@ -508,39 +670,61 @@ def from_summary(r2: float | None = None, *, estimate: float | None = None,
                  n: int | None = None, k: int | None = None, metric: str = "r2",
                  se_method: str = "olkin_finn", interval: str | None = None,
                  label: str = "", sample: str = "test_set") -> Estimate:
-    """An :class:`Estimate` from a reported number (entry level 1: summary statistics).
+    """An :class:`Estimate` from a reported number (summary statistics only).
 
     Parameters
     ----------
     r2 : float, optional
-        A reported R2; its SE comes from ``se_method`` unless ``se`` is given.
+        A reported R²; its SE comes from ``se_method`` unless ``se`` is given.
     estimate : float, optional
         Any other reported metric (then ``se`` is required, or ``n`` for accuracy/error rate).
     se : float, optional
         A reported standard error.
-    n, k : int, optional
-        Observations and predictors.
-    metric : str
-    se_method : {'olkin_finn', 'cohen'}
-        SE formula for R2 (seed eq. 1 by default).
+    n : int, optional
+        Observations.
+    k : int, optional
+        Predictors.
+    metric : str, default 'r2'
+        The metric of ``estimate`` (``r2=`` sets ``'r2'``).
+    se_method : {'olkin_finn', 'cohen'}, default 'olkin_finn'
+        SE formula for R² (Olkin & Finn 1995, eq. 1 of Vijayakumar & Cheung 2021, by
+        default).
     interval : {'wald', 'lee', 'lee_fixed', 'wilson'}, optional
-        Default interval of the estimate: ``'lee'`` for an in-sample R2 (needs ``n`` and
+        Default interval of the estimate: ``'lee'`` for an in-sample R² (needs ``n`` and
         ``k``), ``'wald'`` otherwise.
-    label : str
-    sample : {'test_set', 'in_sample', 'cross_validated'}
-        Where the R2 comes from (see :class:`Estimate`).
+    label : str, default ''
+        The study's name.
+    sample : {'test_set', 'in_sample', 'cross_validated'}, default 'test_set'
+        Where the R² comes from (see :class:`Estimate`).
 
     Returns
     -------
     Estimate
+        The estimate with its SE and default interval.
+
+    See Also
+    --------
+    from_predictions : An estimate from the predictions (a calibrated SE for a test-set R²).
+    from_folds : An estimate from cross-validation folds.
 
     Notes
     -----
-    Seed 000, "Test R2": a replicator often has only the original's reported test R2 and n.
-    From those two numbers Olkin-Finn is the only closed form; it is right for calibrated
-    predictions and too small for an overfitted model (coverage .66 at n = 133, k = 36 with
-    133 training rows; docs/replicate.md, "R2 by sample type"). With the predictions, use
-    :func:`from_predictions` (delta-method SE or bootstrap).
+    Vijayakumar & Cheung (2021), "Test R²": a replicator often has only the original's
+    reported test R² and n. From those two numbers Olkin–Finn is the only closed form; it is
+    right for calibrated predictions and too small for an overfitted model (coverage .66 at
+    n = 133, k = 36 with 133 training rows; docs/replicate.md, "R² by sample type"). With the
+    predictions, use :func:`from_predictions` (delta-method SE or bootstrap).
+
+    References
+    ----------
+    .. [1] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+    .. [2] Lee, Y. (1971). Some Results on the Sampling Distribution of the Multiple Correlation
+       Coefficient. Journal of the Royal Statistical Society: Series B, 33(1), 117–130.
+       https://doi.org/10.1111/j.2517-6161.1971.tb00863.x
+    .. [3] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
 
     Examples
     --------
@@ -556,7 +740,7 @@ def from_summary(r2: float | None = None, *, estimate: float | None = None,
         interval = "lee" if (sample == "in_sample" and r2 is not None) else "wald"
     interval = check_choice(interval, "interval", ("wald", "lee", "lee_fixed", "wilson"))
     if interval in ("lee", "lee_fixed") and (n is None or k is None):
-        raise ParameterError(f"interval={interval!r} (the default for an in-sample R2) needs "
+        raise ParameterError(f"`interval`={interval!r} (the default for an in-sample R2) needs "
                              f"`n` and `k`; got n={n!r}, k={k!r}.")
     if (r2 is None) == (estimate is None):
         raise ParameterError("give exactly one of `r2` or `estimate`; got "
@@ -595,11 +779,11 @@ def from_summary(r2: float | None = None, *, estimate: float | None = None,
 def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str = "REML",
                se=None, k: int | None = None, metric: str = "r2",
                se_method: str = "olkin_finn", label: str = "", return_meta: bool = False):
-    """A study estimate from its cross-validation folds (seed 000, first stage).
+    """A study estimate from its cross-validation folds (the first of two stages).
 
-    Each fold's R2 gets an SE from ``se_method`` (seed eq. 1 with N = fold size) unless ``se``
-    is given; the folds are then pooled by fixed-effect (``pooling='fixed'``) or random-effects
-    (``'random'``, tau2 by ``tau2_method``) meta-analysis.
+    Each fold's R² gets an SE from ``se_method`` (Olkin & Finn (1995) with N = fold size)
+    unless ``se`` is given; the folds are then pooled by fixed-effect (``pooling='fixed'``) or
+    random-effects (``'random'``, τ² by ``tau2_method``) meta-analysis.
 
     Parameters
     ----------
@@ -607,28 +791,58 @@ def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str 
         Fold estimates.
     n_per_fold : int or array-like of shape (n_folds,)
         Test rows of each fold.
-    pooling : {'fixed', 'random'}
-    tau2_method : str
-        tau2 estimator for random pooling (see :func:`~replikit.replicate.tau2_estimate`).
+    pooling : {'fixed', 'random'}, default 'random'
+        Fixed-effect or random-effects pooling of the folds.
+    tau2_method : str, default 'REML'
+        τ² estimator of the random-effects pooling (see
+        :func:`~replikit.replicate.tau2_estimate`).
     se : array-like, optional
-        Fold SEs (for metrics other than R2).
+        Fold SEs (required for metrics other than R²).
     k : int, optional
-    metric, se_method, label : str
-    return_meta : bool
+        Predictors (for ``se_method='cohen'``).
+    metric : str, default 'r2'
+        The metric of the folds.
+    se_method : {'olkin_finn', 'cohen'}, default 'olkin_finn'
+        SE formula of each fold's R² (see :func:`r2_se`).
+    label : str, default ''
+        The study's name.
+    return_meta : bool, default False
         Also return the fold-level :class:`~replikit.replicate.MetaResult`.
 
     Returns
     -------
-    Estimate (and MetaResult if ``return_meta``)
+    Estimate or (Estimate, MetaResult)
+        The study's pooled CV estimate (``sample='cross_validated'``, Wald interval), and the
+        meta-analysis of its folds when ``return_meta``.
+
+    See Also
+    --------
+    two_stage : Folds to studies to the population, all four combinations.
+    from_summary : An estimate from a reported number.
 
     Notes
     -----
-    Seed 000, "CV R2: illustration of procedures" and Figures 1-2: fold R2s with Olkin-Finn SEs,
-    combined by FE or RE meta-analysis into the study's CV R2 and SE; the estimate has
-    ``sample='cross_validated'`` and a Wald interval. The fold SEs inherit Olkin-Finn's
-    assumption of calibrated predictions and the folds share training rows, so this SE is a
-    seed replay, not a calibrated one (docs/replicate.md, "R2 by sample type"). Example:
-    ``from_folds([.50, .47, .52, .49], 134, pooling='fixed')``.
+    Vijayakumar & Cheung (2021), "CV R²: illustration of procedures" and Figures 1–2: fold R²s
+    with Olkin–Finn SEs, combined by FE or RE meta-analysis into the study's CV R² and SE. The
+    fold SEs inherit Olkin–Finn's assumption of calibrated predictions and the folds share
+    training rows, so this SE replays the paper's procedure; it is not a calibrated one
+    (docs/replicate.md, "R² by sample type").
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+    .. [2] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+    .. [3] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48. https://doi.org/10.18637/jss.v036.i03
+
+    Examples
+    --------
+    >>> e = from_folds([0.50, 0.47, 0.52, 0.49], 134, pooling="fixed")
+    >>> e.source, e.n, round(e.estimate, 4)
+    ('folds:FE', 536, 0.4956)
     """
     pooling = check_choice(pooling, "pooling", ("fixed", "random"))
     vals = np.asarray(values, float)
@@ -653,9 +867,9 @@ def from_folds(values, n_per_fold, *, pooling: str = "random", tau2_method: str 
                             f"{fold_se.shape}.")
         fold_se = np.broadcast_to(fold_se, vals.shape)
     method = "FE" if pooling == "fixed" else tau2_method
-    res = meta_analysis(vals, se=fold_se, method=method,
+    res = meta_analysis(vals, se=fold_se, tau2_method=method,
                         labels=[f"fold {i + 1}" for i in range(vals.size)])
-    est = Estimate(res.estimate, res.se, int(nf.sum()), k, metric, f"folds:{res.method}",
+    est = Estimate(res.estimate, res.se, int(nf.sum()), k, metric, f"folds:{res.tau2_method}",
                    str(label), sample="cross_validated")
     return (est, res) if return_meta else est
 
@@ -747,24 +961,48 @@ def bootstrap_interval(replicates, estimate, confidence_level=0.95, interval="pe
     Parameters
     ----------
     replicates : array-like of shape (n_resamples,)
+        The bootstrap replicates of the estimate (non-finite ones are dropped; at least 10).
     estimate : float
         The full-sample estimate.
-    confidence_level : float
-    interval : {'percentile', 'basic', 'bca'}
-        ``percentile``: quantiles a/2, 1-a/2 of the replicates. ``basic`` (the seed's "empirical
-        bootstrap"): ``[2 estimate - q(1-a/2), 2 estimate - q(a/2)]``. ``bca``: Efron's
-        bias-corrected and accelerated interval with the jackknife acceleration.
+    confidence_level : float, default 0.95
+        Level of the interval.
+    interval : {'percentile', 'basic', 'bca'}, default 'percentile'
+        ``percentile``: quantiles a/2, 1 − a/2 of the replicates. ``basic`` (the "empirical
+        bootstrap" of Vijayakumar & Cheung 2021): ``[2 estimate − q(1 − a/2), 2 estimate −
+        q(a/2)]``. ``bca``: Efron's (1987) bias-corrected and accelerated interval with the
+        jackknife acceleration.
     jackknife : array-like, optional
-        Leave-one-out values (required for 'bca').
+        Leave-one-out values (required for ``'bca'``).
 
     Returns
     -------
     ConfidenceInterval
+        ``(low, high)``.
+
+    See Also
+    --------
+    from_predictions : Estimates that carry bootstrap replicates.
 
     Notes
     -----
-    Seed 000, "Bootstrap method" (Davison & Hinkley 1997). Example:
-    ``bootstrap_interval(reps, 0.4, 0.95, 'basic')``.
+    Vijayakumar & Cheung (2021), "Bootstrap method"; the intervals of Davison & Hinkley (1997,
+    ch. 5).
+
+    References
+    ----------
+    .. [1] Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and Their Application.
+       Cambridge University Press.
+    .. [2] Efron, B. (1987). Better Bootstrap Confidence Intervals. Journal of the American
+       Statistical Association, 82(397), 171–185. https://doi.org/10.1080/01621459.1987.10478410
+    .. [3] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+
+    Examples
+    --------
+    >>> reps = np.random.default_rng(0).normal(0.4, 0.05, 2000)
+    >>> print(bootstrap_interval(reps, 0.4, 0.95, "basic"))
+    [0.3046, 0.4968]
     """
     level = check_confidence_level(confidence_level)
     interval = check_choice(interval, "interval", BOOT_INTERVALS)
@@ -797,7 +1035,7 @@ def bootstrap_interval(replicates, estimate, confidence_level=0.95, interval="pe
 def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str | None = None,
                      k: int | None = None, interval: str | None = None, n_resamples: int = 2000,
                      random_state=None, label: str = "", sample: str = "test_set") -> Estimate:
-    """An :class:`Estimate` from test-set predictions (entry levels 2-3).
+    """An :class:`Estimate` from test-set predictions.
 
     Parameters
     ----------
@@ -806,38 +1044,65 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str 
         ``metric='auc'``, the score column ``proba_1`` or the last ``proba_*`` column).
     y_pred : array-like of shape (n,), optional
         Predictions (scores for AUC).
-    metric : {'r2', 'mse', 'mae', 'accuracy', 'error_rate', 'auc'} or callable
+    metric : {'r2', 'mse', 'mae', 'accuracy', 'error_rate', 'auc'} or callable, default 'r2'
         A callable ``metric(y_true, y_pred) -> float`` is estimated by the bootstrap (one call
         per replicate; BCa uses one call per left-out row).
     se_method : str, optional
-        How the SE is estimated: ``'delta'`` (R2: the nonparametric delta-method SE of
+        How the SE is estimated: ``'delta'`` (R²: the nonparametric delta-method SE of
         :func:`r2_delta_se`; MSE/MAE: SE of the mean per-observation loss), ``'olkin_finn'`` /
-        ``'cohen'`` (R2; seed eq. 1, calibrated predictions only), ``'wilson'`` (accuracy/error
-        rate), ``'delong'`` (AUC) or ``'bootstrap'`` (any metric; SE = SD of replicates).
-        Default: the closed form calibrated for the metric and ``sample`` — ``'delta'`` for a
-        test-set or cross-validated R2, ``'olkin_finn'`` (with Lee's interval) for an in-sample
-        R2.
+        ``'cohen'`` (R²; calibrated predictions only), ``'wilson'`` (accuracy/error rate),
+        ``'delong'`` (AUC) or ``'bootstrap'`` (any metric; SE = SD of replicates). Default: the
+        closed form calibrated for the metric and ``sample`` — ``'delta'`` for a test-set or
+        cross-validated R², ``'olkin_finn'`` (with Lee's interval) for an in-sample R².
     k : int, optional
-    interval : {'wald', 'percentile', 'basic', 'bca', 'lee', 'wilson'}, optional
-        Default interval carried by the estimate (bootstrap default: 'basic', the seed's
-        empirical bootstrap; in-sample R2: 'lee').
-    n_resamples : int
-    random_state : None, int or Generator
-    label : str
-    sample : {'test_set', 'in_sample', 'cross_validated'}
+        Predictors (for Lee's interval and the Cohen SE).
+    interval : {'wald', 'percentile', 'basic', 'bca', 'lee', 'lee_fixed', 'wilson'}, optional
+        Default interval carried by the estimate (bootstrap default: ``'basic'``, the
+        "empirical bootstrap" of Vijayakumar & Cheung 2021; in-sample R²: ``'lee'``).
+    n_resamples : int, default 2000
+        Bootstrap replicates.
+    random_state : None, int or Generator, optional
+        Randomness of the bootstrap.
+    label : str, default ''
+        The study's name.
+    sample : {'test_set', 'in_sample', 'cross_validated'}, default 'test_set'
         Where the predictions come from: rows the model never saw (default), pooled out-of-fold
         predictions, or the fit's own rows (see :class:`Estimate`).
 
     Returns
     -------
     Estimate
+        The estimate with its SE, default interval and (bootstrap) replicates.
+
+    See Also
+    --------
+    from_summary : An estimate from a reported number.
+    r2_delta_se : The delta-method SE of a test-set R².
+    bootstrap_interval : The bootstrap intervals.
 
     Notes
     -----
-    Seed 000: "we can derive SEs for the study sample using bootstrap or Olkin and Finn's
-    methods". The bootstrap resamples test rows (the fitted model is kept), one index matrix
-    for all ``n_resamples`` replicates. A negative test R2 is valid for the bootstrap and the
-    delta method but rejected by Olkin-Finn/Lee.
+    Vijayakumar & Cheung (2021): "we can derive SEs for the study sample using bootstrap or
+    Olkin and Finn's methods". The bootstrap resamples test rows (the fitted model is kept),
+    one index matrix for all ``n_resamples`` replicates. A negative test R² is valid for the
+    bootstrap and the delta method but rejected by Olkin–Finn and Lee.
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+    .. [2] Serfling, R. J. (1980). Approximation Theorems of Mathematical Statistics. Wiley.
+    .. [3] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+    .. [4] Wilson, E. B. (1927). Probable Inference, the Law of Succession, and Statistical
+       Inference. Journal of the American Statistical Association, 22(158), 209–212.
+       https://doi.org/10.1080/01621459.1927.10502953
+    .. [5] DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the Areas under
+       Two or More Correlated Receiver Operating Characteristic Curves: A Nonparametric
+       Approach. Biometrics, 44(3), 837–845. https://doi.org/10.2307/2531595
+    .. [6] Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and Their Application.
+       Cambridge University Press.
 
     Examples
     --------
@@ -916,7 +1181,7 @@ def from_predictions(y_true, y_pred=None, *, metric: str = "r2", se_method: str 
         default_iv = "lee" if sample == "in_sample" else "wald"
         interval = check_choice(interval or default_iv, "interval", ("wald", "lee", "lee_fixed"))
         if interval in ("lee", "lee_fixed") and k is None:
-            raise ParameterError(f"interval={interval!r} (the default for an in-sample R2) needs "
+            raise ParameterError(f"`interval`={interval!r} (the default for an in-sample R2) needs "
                                  "`k`, the number of predictors; got None.")
         se = r2_delta_se(y, yhat) if method == "delta" else r2_se(value, n, k, method=method)
         return Estimate(value, float(se), n, k, metric, method, str(label), interval,
