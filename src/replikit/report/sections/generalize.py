@@ -38,7 +38,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     res = audit(per_study_scores(ctx, models), metric=ctx.plan.metric_label, quick=ctx.quick,
                 random_state=ctx.random_state, left_out=per_study_left_out(ctx))
     metric, N = res.metric, res.N
-    conf, delta = res.confidence_level, res.delta
+    conf, delta = res.confidence_level, res.tolerance
     t = res.nstar
     nstar = pd.DataFrame({
         "goal": t["goal"],
