@@ -1,10 +1,12 @@
-"""Generalizability of experimental studies (seed 004): rankings, kernels, MMD and n*.
+"""Generalizability of experimental studies (Matteucci et al. 2024): rankings, kernels, MMD
+and n*.
 
 The result of a benchmark is a distribution of rankings of its alternatives over experimental
 conditions; the study is n-generalizable when two independent studies of n experiments give
 similar distributions (MMD <= epsilon) with high probability. :func:`analyze` estimates n*, the
-number of experiments needed, by Algorithm 1 of the paper; :func:`audit` asks it of the
-per-study scores of a set of models (the ``replikit audit`` section).
+number of experiments needed (by default from the asymptotic law of the MMD, Gretton et al.
+2012; Algorithm 1 of the paper on request); :func:`audit` asks it of the per-study scores of a
+set of models (the ``replikit audit`` section).
 
 Names are imported lazily from their modules so that ``import replikit.generalize`` stays cheap,
 except :func:`audit`, the audit entry: it is bound here (its module imports nothing heavy), so

@@ -1,4 +1,5 @@
-"""Maximum Mean Discrepancy (seed 004, Def. 4.3) and its distribution over disjoint subsamples.
+"""Maximum Mean Discrepancy (Matteucci et al. 2024, Def. 4.3) and its distribution over disjoint
+subsamples.
 
 The Gram matrix of the N observed results is computed once; the MMD of any pair of index
 subsets is then a quadratic form ``w K w^T`` with ``w = 1_x / n - 1_y / n``, evaluated for all
@@ -13,14 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed, renamed_fields
 from .._random import check_random_state
 from .._threads import single_blas
 from .._validation import check_choice, check_int
 from ..errors import DataError, ParameterError
+from ..results import Result
 
 __all__ = ["mmd", "mmd_from_gram", "subsample_pairs", "MMDDistribution", "mmd_distribution"]
 
-_METHODS = ("biased", "unbiased")
+#: The MMD estimators: the V-statistic of the paper (and genexpy) and the U-statistic.
+MMD_ESTIMATORS = ("biased", "unbiased")
 # MMD^2 below this is rounding error of sums of O(1) kernel values: identical samples (in the
 # kernel's eyes) must give MMD = 0 exactly, or a zero alpha*-quantile would look positive.
 _ZERO = 1e-12
@@ -32,8 +36,9 @@ _CHUNK_ARRAYS = 5
 _CHECKED: ContextVar[bool] = ContextVar("replikit_generalize_memory_checked", default=False)
 
 
+@renamed(method="mmd_estimator")
 @single_blas
-def mmd_from_gram(K, x_idx, y_idx, *, method: str = "biased") -> np.ndarray:
+def mmd_from_gram(K, x_idx, y_idx, *, mmd_estimator: str = "biased") -> np.ndarray:
     """MMD between index subsets of one set of results, from its Gram matrix.
 
     Parameters
@@ -42,22 +47,37 @@ def mmd_from_gram(K, x_idx, y_idx, *, method: str = "biased") -> np.ndarray:
         Gram matrix of the N results.
     x_idx, y_idx : array_like of int, shapes (R, n) and (R, m)
         Indices of the two samples in each of R repetitions (a 1-d array is one repetition).
-    method : {'biased', 'unbiased'}, default 'biased'
-        The MMD estimator. ``'biased'``: the V-statistic of Def. 4.3 (the paper's and
-        genexpy's); ``'unbiased'``: the U-statistic (Gretton et al. 2012, eq. 3) dropping the
-        diagonal terms of the two within-sample sums; it can be negative, and the returned value is then
-        ``sign(MMD_u^2) sqrt(|MMD_u^2|)``. ``|MMD^2| < 1e-12`` (rounding error) is set to 0.
+    mmd_estimator : {'biased', 'unbiased'}, default 'biased'
+        The MMD statistic. ``'biased'``: the V-statistic of Matteucci et al. (2024), Def. 4.3
+        (also genexpy's); ``'unbiased'``: the U-statistic of Gretton et al. (2012), eq. 3,
+        dropping the diagonal terms of the two within-sample sums; it can be negative, and the
+        returned value is then ``sign(MMD_u^2) sqrt(|MMD_u^2|)``. ``|MMD^2| < 1e-12``
+        (rounding error) is set to 0.
 
     Returns
     -------
     numpy.ndarray, shape (R,)
         ``MMD(x, y) = sqrt(mean K_xx + mean K_yy - 2 mean K_xy)`` per repetition.
 
+    See Also
+    --------
+    mmd : The MMD of two samples of rankings under a kernel.
+    mmd_distribution : The MMD of disjoint subsamples for every subsample size.
+
     Notes
     -----
-    Seed 004, Definition 4.3. With count vectors ``c_x, c_y`` (length N) the three block means
-    are ``c_x K c_x / n^2`` etc., so ``MMD^2 = w K w`` with ``w = c_x / n - c_y / m``; all R
-    repetitions are one product ``(W @ K) * W``. Indices may repeat (sampling with replacement).
+    Matteucci et al. (2024), Definition 4.3. With count vectors ``c_x, c_y`` (length N) the
+    three block means are ``c_x K c_x / n^2`` etc., so ``MMD^2 = w K w`` with
+    ``w = c_x / n - c_y / m``; all R repetitions are one product ``(W @ K) * W``. Indices may
+    repeat (sampling with replacement).
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+    .. [2] Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A
+       Kernel Two-Sample Test. Journal of Machine Learning Research, 13, 723–773.
 
     Examples
     --------
@@ -68,7 +88,7 @@ def mmd_from_gram(K, x_idx, y_idx, *, method: str = "biased") -> np.ndarray:
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise DataError(f"`K` must be a square Gram matrix; got shape {K.shape}.")
-    check_choice(method, "method", _METHODS)
+    check_choice(mmd_estimator, "mmd_estimator", MMD_ESTIMATORS)
     xi = np.atleast_2d(np.asarray(x_idx, dtype=np.int64))
     yi = np.atleast_2d(np.asarray(y_idx, dtype=np.int64))
     if xi.shape[0] != yi.shape[0]:
@@ -86,11 +106,11 @@ def mmd_from_gram(K, x_idx, y_idx, *, method: str = "biased") -> np.ndarray:
     cy = np.zeros((R, N))
     np.add.at(cx, (np.broadcast_to(rows, xi.shape), xi), 1.0)
     np.add.at(cy, (np.broadcast_to(rows, yi.shape), yi), 1.0)
-    return _mmd_counts(K, cx, cy, n, m, method)
+    return _mmd_counts(K, cx, cy, n, m, mmd_estimator)
 
 
-def _mmd_counts(K, cx, cy, n, m, method):
-    if method == "biased":
+def _mmd_counts(K, cx, cy, n, m, mmd_estimator):
+    if mmd_estimator == "biased":
         w = cx / n - cy / m
         sq = np.einsum("rj,rj->r", w @ K, w)
         return np.sqrt(np.where(sq < _ZERO, 0.0, sq))
@@ -105,23 +125,44 @@ def _mmd_counts(K, cx, cy, n, m, method):
     return np.sign(sq) * np.sqrt(np.abs(sq))
 
 
+@renamed(method="mmd_estimator")
 @single_blas
-def mmd(x, y, kernel, *, method: str = "biased", alternatives=None) -> float:
-    """MMD between two samples of results under a kernel (seed 004, Def. 4.3).
+def mmd(x, y, kernel, *, mmd_estimator: str = "biased", alternatives=None) -> float:
+    """MMD between two samples of results under a kernel.
 
     Parameters
     ----------
     x, y : array_like, shapes (n, n_a), (m, n_a)
         Rank vectors (or score vectors for the RBF kernel).
     kernel : Kernel
-    method : {'biased', 'unbiased'}, default 'biased'
-        The MMD estimator (see :func:`mmd_from_gram`).
+        The goal of the study (the kernel and its parameters).
+    mmd_estimator : {'biased', 'unbiased'}, default 'biased'
+        The MMD statistic (see :func:`mmd_from_gram`).
     alternatives : sequence, optional
         Alternative names (columns), to resolve a Borda alternative given by name.
 
     Returns
     -------
     float
+        ``MMD(x, y)`` under ``kernel``.
+
+    See Also
+    --------
+    mmd_from_gram : The MMD of index subsets from a precomputed Gram matrix.
+    mmd_distribution : The MMD of disjoint subsamples for every subsample size.
+
+    Notes
+    -----
+    Matteucci et al. (2024), Definition 4.3: the distance between the kernel mean embeddings
+    of the two samples, computed from one Gram matrix of both.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+    .. [2] Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A
+       Kernel Two-Sample Test. Journal of Machine Learning Research, 13, 723–773.
 
     Examples
     --------
@@ -137,7 +178,7 @@ def mmd(x, y, kernel, *, method: str = "biased", alternatives=None) -> float:
     K = kernel.gram(both, alternatives=alternatives)
     n = len(x)
     return float(mmd_from_gram(K, np.arange(n), np.arange(n, n + len(y)),
-                               method=method)[0])
+                               mmd_estimator=mmd_estimator)[0])
 
 
 def subsample_pairs(N: int, n: int, n_resamples: int, random_state=None, *,
@@ -145,14 +186,39 @@ def subsample_pairs(N: int, n: int, n_resamples: int, random_state=None, *,
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Index pairs of subsamples of size n from N results, for ``n_resamples`` repetitions.
 
-    Default (Algorithm 1 of seed 004): draw ``2n`` of the N results without replacement and
-    split them into two disjoint halves. ``disjoint=False`` draws the two samples independently
-    (each without replacement unless ``replace``); ``replace=True`` with ``disjoint=True`` draws
-    each sample with replacement from its own half of a random split (genexpy's variant).
+    Parameters
+    ----------
+    N : int
+        Number of results to draw from.
+    n : int
+        Size of each subsample.
+    n_resamples : int
+        Repetitions (pairs of subsamples).
+    random_state : None, int or numpy.random.Generator
+        Source of randomness.
+    disjoint : bool, default True
+        Draw ``2n`` of the N results without replacement and split them into two disjoint
+        halves (Algorithm 1 of Matteucci et al. 2024). ``False`` draws the two samples
+        independently (each without replacement unless ``replace``).
+    replace : bool, default False
+        With ``disjoint=True``, draw each sample with replacement from its own half of a
+        random split (the variant of genexpy, the authors' code).
 
     Returns
     -------
-    (x_idx, y_idx) : two int arrays of shape (n_resamples, n)
+    x_idx, y_idx : numpy.ndarray of int, shape (n_resamples, n)
+        Indices of the two subsamples of every repetition.
+
+    See Also
+    --------
+    mmd_distribution : The MMD of every such pair, for every subsample size.
+    mmd_from_gram : The MMD of given index subsets.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
 
     Examples
     --------
@@ -180,8 +246,9 @@ def subsample_pairs(N: int, n: int, n_resamples: int, random_state=None, *,
     return a, b
 
 
+@renamed_fields(method="mmd_estimator")
 @dataclass(frozen=True, slots=True)
-class MMDDistribution:
+class MMDDistribution(Result):
     """MMD values over repetitions for each subsample size n.
 
     Attributes
@@ -192,42 +259,102 @@ class MMDDistribution:
         ``values[i, r]`` is the MMD of repetition r at size ``n[i]``.
     N : int
         Number of results the subsamples were drawn from.
-    method : str
-        The MMD estimator (``'biased'`` or ``'unbiased'``).
+    mmd_estimator : str
+        The MMD statistic (``'biased'`` or ``'unbiased'``).
+
+    See Also
+    --------
+    mmd_distribution : The function that computes it.
+    NStarResult : n* estimated from it.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+
+    Examples
+    --------
+    >>> d = mmd_distribution(np.eye(6), n_resamples=10, random_state=0)
+    >>> d.n.tolist(), d.values.shape
+    ([1, 2, 3], (3, 10))
+    >>> [round(float(v), 4) for v in d.quantile(0.95)]
+    [1.4142, 1.0, 0.8165]
     """
 
     n: np.ndarray
     values: np.ndarray
     N: int
-    method: str = "biased"
+    mmd_estimator: str = "biased"
+
+    @property
+    def title(self) -> str:
+        """A heading: the MMD distribution and what it was drawn from."""
+        return (f"MMD of disjoint subsamples ({self.mmd_estimator} statistic, "
+                f"N = {self.N:,} results)")
 
     def quantile(self, level, *, quantile_method: str = "higher") -> np.ndarray:
-        """``level``-quantile of the MMD at each n (shape (L,), or (len(level), L) for a
-        sequence of levels): ``epsilon_n^{alpha*}`` of Algorithm 1 for ``level = alpha*``.
+        """The ``level``-quantile of the MMD at each subsample size.
 
-        ``quantile_method`` is numpy's quantile method; ``'higher'`` (an observed MMD value)
-        is the authors' choice."""
+        It is ``epsilon_n^{alpha*}`` of Algorithm 1 (Matteucci et al. 2024) for
+        ``level = alpha*``.
+
+        Parameters
+        ----------
+        level : float or sequence of float
+            Probability level(s) in [0, 1].
+        quantile_method : str, default 'higher'
+            numpy's quantile method; ``'higher'`` (an observed MMD value) is the authors'
+            choice.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (L,), or (len(level), L) for a sequence of levels.
+        """
         return np.quantile(self.values, level, axis=1, method=quantile_method)
 
     def generalizability(self, eps) -> np.ndarray:
-        """n-Gen(eps): share of repetitions with MMD <= eps at each n (seed 004, Def. 4.1)."""
+        """n-Gen(eps): the share of repetitions with MMD <= eps at each subsample size.
+
+        Parameters
+        ----------
+        eps : float
+            The MMD threshold ``epsilon``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (L,)
+            Matteucci et al. (2024), Def. 4.1, estimated at each ``n``.
+        """
         return np.mean(self.values <= eps, axis=1)
 
     def to_frame(self) -> pd.DataFrame:
-        """Long table: columns ``n``, ``resample``, ``mmd``."""
+        """The MMD values as a long table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``n``, ``resample``, ``mmd``.
+        """
         L, R = self.values.shape
         return pd.DataFrame({"n": np.repeat(self.n, R), "resample": np.tile(np.arange(R), L),
                              "mmd": self.values.ravel()})
 
     def __str__(self) -> str:
+        from .._format import number
+
         q = self.quantile(0.95)
-        body = ", ".join(f"n={a}: {b:.3g}" for a, b in zip(self.n[:6], q[:6], strict=False))
-        return (f"MMD distribution from N={self.N} results, {self.values.shape[1]} repetitions "
-                f"per n ({self.method}); 95% quantiles {body}{' ...' if len(q) > 6 else ''}")
+        body = ", ".join(f"n = {a}: {number(b)}" for a, b in zip(self.n[:6], q[:6],
+                                                                  strict=False))
+        return (f"MMD distribution from N = {self.N:,} results, {self.values.shape[1]:,} "
+                f"repetitions per n ({self.mmd_estimator} statistic); 95% quantiles "
+                f"{body}{' ...' if len(q) > 6 else ''}")
 
 
+@renamed(method="mmd_estimator")
 @single_blas
-def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biased",
+def mmd_distribution(K, *, n=None, n_resamples: int = 1000, mmd_estimator: str = "biased",
                      disjoint: bool = True, replace: bool = False,
                      random_state=None) -> MMDDistribution:
     """Distribution of the MMD between two subsamples of size n, for every n.
@@ -243,22 +370,35 @@ def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biase
         is used.
     n_resamples : int, default 1000
         Repetitions (subsample pairs) per n.
-    method : {'biased', 'unbiased'}, default 'biased'
-        The MMD estimator (see :func:`mmd_from_gram`).
+    mmd_estimator : {'biased', 'unbiased'}, default 'biased'
+        The MMD statistic (see :func:`mmd_from_gram`).
     disjoint, replace : bool
         Sampling scheme, see :func:`subsample_pairs` (default: Algorithm 1's disjoint samples
         without replacement).
     random_state : None, int or numpy.random.Generator
+        Source of randomness.
 
     Returns
     -------
     MMDDistribution
+        The MMD of every repetition at every subsample size.
+
+    See Also
+    --------
+    subsample_pairs : The subsamples drawn.
+    estimate_nstar : n* from this distribution.
 
     Notes
     -----
-    Seed 004, Algorithm 1 (inner loops) and Def. 4.3. Every repetition of every n is one row of a
-    weight matrix ``W`` (``+1/n`` on x, ``-1/n`` on y) and ``MMD^2 = rowsum((W @ K) * W)``: the
-    kernel is never re-evaluated.
+    Matteucci et al. (2024), Algorithm 1 (inner loops) and Def. 4.3. Every repetition of every
+    n is one row of a weight matrix ``W`` (``+1/n`` on x, ``-1/n`` on y) and
+    ``MMD^2 = rowsum((W @ K) * W)``: the kernel is never re-evaluated.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
 
     Examples
     --------
@@ -271,7 +411,7 @@ def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biase
         raise DataError(f"`K` must be a square Gram matrix; got shape {K.shape}.")
     N = K.shape[0]
     R = check_int(n_resamples, "n_resamples", min_value=1)
-    check_choice(method, "method", _METHODS)
+    check_choice(mmd_estimator, "mmd_estimator", MMD_ESTIMATORS)
     if isinstance(n, str):
         if n != "even":
             raise ParameterError(f"`n` must be a sequence of sizes, None or 'even'; got {n!r}.")
@@ -288,7 +428,7 @@ def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biase
         ns = np.unique(np.asarray(n, dtype=np.int64))
         if ns.size == 0 or ns.min() < 1:
             raise ParameterError(f"`n` must hold positive sizes; got {n!r}.")
-    if method == "unbiased":
+    if mmd_estimator == "unbiased":
         ns = ns[ns >= 2]
         if ns.size == 0:
             raise DataError(f"The unbiased MMD needs n >= 2, i.e. N >= 4; got N={N}.")
@@ -297,8 +437,8 @@ def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biase
         if 2 * int(ns.max()) > N:
             raise ParameterError(f"`n` must be <= N/2 = {N // 2} for disjoint samples; got "
                                  f"{int(ns.max())}.")
-        out = _mmd_disjoint(K, ns, R, rng, method)
-        return MMDDistribution(n=ns, values=out, N=N, method=method)
+        out = _mmd_disjoint(K, ns, R, rng, mmd_estimator)
+        return MMDDistribution(n=ns, values=out, N=N, mmd_estimator=mmd_estimator)
     out = np.empty((len(ns), R))
     rows = np.arange(R)[:, None]
     for i, size in enumerate(ns):
@@ -307,8 +447,8 @@ def mmd_distribution(K, *, n=None, n_resamples: int = 1000, method: str = "biase
         cy = np.zeros((R, N))
         np.add.at(cx, (np.broadcast_to(rows, xi.shape), xi), 1.0)
         np.add.at(cy, (np.broadcast_to(rows, yi.shape), yi), 1.0)
-        out[i] = _mmd_counts(K, cx, cy, int(size), int(size), method)
-    return MMDDistribution(n=ns, values=out, N=N, method=method)
+        out[i] = _mmd_counts(K, cx, cy, int(size), int(size), mmd_estimator)
+    return MMDDistribution(n=ns, values=out, N=N, mmd_estimator=mmd_estimator)
 
 
 def mmd_chunk_sizes(N: int, n_resamples: int, n_sizes: int) -> int:
@@ -374,7 +514,7 @@ def check_analysis_memory(N: int, n_a: int, n_resamples: int, n_sizes: int | Non
                       f"alternatives with {n_resamples:,} resamples")
 
 
-def _mmd_disjoint(K, ns, R, rng, method):
+def _mmd_disjoint(K, ns, R, rng, mmd_estimator):
     """MMD of Algorithm 1's disjoint subsamples for every size in ``ns`` (shape (L, R)).
 
     The draws are those of :func:`subsample_pairs` (one ``rng.random((R, N))`` per size, in
@@ -413,7 +553,7 @@ def _mmd_disjoint(K, ns, R, rng, method):
             sign[li, r, perm[:n]] = 1
             sign[li, r, perm[n:2 * n]] = -1
         del u
-        if method == "biased":
+        if mmd_estimator == "biased":
             # sign * (1/n) is exactly the c_x / n - c_y / n of mmd_from_gram
             w = sign * (1.0 / sizes)[:, None, None]
             wk = np.empty_like(w)
@@ -425,5 +565,5 @@ def _mmd_disjoint(K, ns, R, rng, method):
             for li, size in enumerate(sizes):
                 out[start + li] = _mmd_counts(K, (sign[li] == 1).astype(float),
                                               (sign[li] == -1).astype(float),
-                                              int(size), int(size), method)
+                                              int(size), int(size), mmd_estimator)
     return out

@@ -1,4 +1,5 @@
-"""The audit entry of seed 004: do the audited models' rankings generalize across studies?
+"""The audit entry of the generalizability analysis (Matteucci et al. 2024): do the audited
+models' rankings generalize across studies?
 
 :func:`audit` treats each study as one experimental condition of a benchmark of the audited
 models: from the per-study score of every model it ranks the models within each study and
@@ -16,25 +17,43 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .._compat import renamed, renamed_fields
+from ..results import Result
+
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..results import Verdict
+    from ..results import ConfidenceInterval, Verdict
     from .spec import GeneralizabilityResult
 
 __all__ = ["GeneralizabilityAudit", "audit", "check_applicable", "MIN_STUDIES"]
 
-#: n* needs two disjoint sets of at least 2 studies (seed 004, Algorithm 1).
+#: n* needs two disjoint sets of at least 2 studies (Matteucci et al. 2024, Algorithm 1).
 MIN_STUDIES = 4
-_NEED = "n* needs two disjoint sets of at least 2 studies (seed 004, Algorithm 1)"
-_GOALS = {"mallows": "whole ranking (Mallows)", "jaccard(k=1)": "best model (Jaccard, k=1)"}
+_NEED = "n* needs two disjoint sets of at least 2 studies (Matteucci et al. (2024), Algorithm 1)"
 
 
 def check_applicable(n_studies: int, n_models: int) -> None:
-    """Raise :class:`~replikit.errors.NotApplicableError` unless ``n_studies`` studies and
-    ``n_models`` models can give n* (at least 4 studies and 2 models).
+    """Refuse early when ``n_studies`` studies and ``n_models`` models cannot give n*.
 
-    Callers that still have to compute the per-study scores use it to refuse early.
+    n* needs at least 4 studies and 2 models. Callers that still have to compute the
+    per-study scores use it to refuse before any model is fitted.
+
+    Parameters
+    ----------
+    n_studies : int
+        Studies with a score for every model.
+    n_models : int
+        Models scored.
+
+    Raises
+    ------
+    replikit.errors.NotApplicableError
+        With the reason and, in ``advice``, what to do.
+
+    See Also
+    --------
+    audit : The analysis this guards.
 
     Examples
     --------
@@ -42,7 +61,7 @@ def check_applicable(n_studies: int, n_models: int) -> None:
     >>> check_applicable(3, 3)
     Traceback (most recent call last):
     ...
-    replikit.errors.NotApplicableError: 3 studies; n* needs two disjoint sets of at least 2 studies (seed 004, Algorithm 1), so at least 4.
+    replikit.errors.NotApplicableError: 3 studies; n* needs two disjoint sets of at least 2 studies (Matteucci et al. (2024), Algorithm 1), so at least 4.
     """
     from ..errors import NotApplicableError
 
@@ -56,8 +75,9 @@ def check_applicable(n_studies: int, n_models: int) -> None:
             f"{MIN_STUDIES}.", "audit data with four or more studies.")
 
 
+@renamed_fields(delta="tolerance")
 @dataclass(frozen=True, slots=True)
-class GeneralizabilityAudit:
+class GeneralizabilityAudit(Result):
     """Result of :func:`audit`: n* per goal, the rankings behind it and the verdict.
 
     Attributes
@@ -68,7 +88,7 @@ class GeneralizabilityAudit:
         reaches alpha*, NaN if none), ``nstar_bound`` (Prop. A.4), ``eps``, ``ci_low``/
         ``ci_high`` (jackknife 95% interval of n*), ``nstar_loglog``, ``beta0``, ``beta1``
         (Algorithm 1's log-log extrapolation, for contrast), ``confidence_level`` (alpha*)
-        and ``delta``. n* is the moment-matched asymptotic estimate
+        and ``tolerance`` (delta*). n* is the moment-matched asymptotic estimate
         (:func:`~replikit.generalize.nstar.gamma_nstar`).
     ranks : pandas.DataFrame
         Rank of each model (columns) in each study (index ``study``): 1 = best, ties share a
@@ -84,17 +104,46 @@ class GeneralizabilityAudit:
     metric : str
         What the scores are (as given to :func:`audit`).
     higher_is_better : bool
-    confidence_level, delta : float
-        alpha* and delta* of seed 004.
+        Direction of the score.
+    confidence_level, tolerance : float
+        alpha* and delta* of Matteucci et al. (2024).
     n_resamples : int
         Pairs of disjoint subsamples per subsample size.
     quick : bool
+        Whether the quick mode's fewer resamples were used.
     studies_left_out, models_left_out : tuple of (label, reason)
+        What could not be ranked, and why.
     verdict : replikit.results.Verdict
+        The conclusion: the hardest goal's n* against the studies at hand.
     notes : tuple of str
         What was done: studies and models left out, n* resting on few subsample sizes.
     result : GeneralizabilityResult
         The full analysis (quantile tables, MMD distributions per goal).
+
+    See Also
+    --------
+    audit : The function that computes it.
+    GeneralizabilityResult : The analysis of a general benchmark table.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"study": np.repeat([f"s{i}" for i in range(8)], 3),
+    ...                    "model": ["a", "b", "c"] * 8,
+    ...                    "score": np.tile([0.8, 0.7, 0.6], 8) + rng.normal(0, 0.05, 24)})
+    >>> res = audit(df, metric="AUC", random_state=0)
+    >>> res.hardest["goal"] == res.verdict.label.split(": ")[-1]
+    True
+    >>> ci = res.confidence_interval()
+    >>> bool(ci.low <= res.verdict.estimate <= ci.high)
+    True
     """
 
     nstar: pd.DataFrame
@@ -106,7 +155,7 @@ class GeneralizabilityAudit:
     metric: str
     higher_is_better: bool
     confidence_level: float
-    delta: float
+    tolerance: float
     n_resamples: int
     quick: bool
     studies_left_out: tuple
@@ -116,16 +165,80 @@ class GeneralizabilityAudit:
     result: GeneralizabilityResult | None = field(default=None, repr=False)
 
     @property
+    def title(self) -> str:
+        """A heading: the question the audit answers."""
+        return "Do the model rankings generalize across studies?"
+
+    @property
     def hardest(self) -> pd.Series:
         """The n* row of the goal that needs the most studies."""
         return self.nstar.loc[self.nstar["nstar"].idxmax()]
 
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Interval for the hardest goal's n* (the verdict's key number): jackknife, log scale.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        replikit.results.ConfidenceInterval
+            ``(low, high)``; see :meth:`NStarResult.confidence_interval
+            <replikit.generalize.NStarResult.confidence_interval>`.
+
+        Raises
+        ------
+        ParameterError
+            Fewer than 5 studies (no jackknife), or no analysis kept in :attr:`result`.
+        """
+        from ..errors import ParameterError
+
+        key = ("all", str(self.hardest["kernel"]))
+        if self.result is None or key not in self.result.details:
+            raise ParameterError("This audit keeps no analysis (`result` is None) to compute "
+                                 "an interval from.")
+        return self.result.details[key].confidence_interval(confidence_level)
+
     def to_frame(self) -> pd.DataFrame:
-        """The n* table (one row per goal); see :attr:`nstar`."""
+        """The n* table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per goal; see :attr:`nstar`.
+        """
         return self.nstar.copy()
 
+    def to_dict(self) -> dict:
+        """Every number of the audit in plain JSON types.
+
+        Returns
+        -------
+        dict
+            The fields, with ``ranks`` as the long table of :meth:`ranks_frame` and
+            ``result`` left out (its table is ``nstar``).
+        """
+        from ..results import to_jsonable
+
+        return to_jsonable({
+            "nstar": self.nstar, "ranks": self.ranks_frame(), "per_model": self.per_model,
+            "N": self.N, "models": self.models, "metric": self.metric,
+            "higher_is_better": self.higher_is_better,
+            "confidence_level": self.confidence_level, "tolerance": self.tolerance,
+            "n_resamples": self.n_resamples, "quick": self.quick,
+            "studies_left_out": self.studies_left_out, "models_left_out": self.models_left_out,
+            "verdict": self.verdict, "notes": self.notes})
+
     def ranks_frame(self) -> pd.DataFrame:
-        """Long table of the rankings: ``study``, ``model``, ``score``, ``rank`` (1 = best)."""
+        """The rankings as a long table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``study``, ``model``, ``score``, ``rank`` (1 = best).
+        """
         import pandas as pd
 
         return pd.DataFrame({
@@ -136,9 +249,24 @@ class GeneralizabilityAudit:
         })
 
     def plot(self, ax=None, *, goal: str = "mallows"):
-        """Log-log fit of the MMD quantiles of one goal with its extrapolated n* (seed 004,
-        Fig. 2); ``goal`` is a kernel label of :attr:`nstar` (``'mallows'``,
-        ``'jaccard(k=1)'``, ``'borda(NAME)'``). Returns the axes."""
+        """The MMD quantiles of one goal against n, with n* and its interval.
+
+        The figure 2 of Matteucci et al. (2024), with the asymptotic quantile curve of the
+        default estimate.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (default: a new figure).
+        goal : str, default 'mallows'
+            A kernel label of :attr:`nstar` (``'mallows'``, ``'jaccard(k=1)'``,
+            ``'borda(NAME)'``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            See :func:`replikit.generalize.plots.plot_quantile_fit`.
+        """
         from ..errors import ParameterError
         from .plots import plot_quantile_fit
 
@@ -149,9 +277,9 @@ class GeneralizabilityAudit:
         return plot_quantile_fit(self.result.details[key], ax=ax)
 
     def __str__(self) -> str:
-        body = self.nstar[["goal", "nstar", "N", "sufficient"]].to_string(
+        body = self.nstar[["goal", "nstar", "ci_low", "ci_high", "N", "sufficient"]].to_string(
             index=False, float_format=lambda v: f"{v:.1f}")
-        return f"{self.verdict}\n{body}"
+        return f"{self.title}\n{self.verdict}\n{body}"
 
 
 def _study_frame(study_scores, metric):
@@ -216,14 +344,16 @@ def _caveats(n_left, m_left, quick, n_resamples, N) -> list[str]:
     return out
 
 
+@renamed(delta="tolerance")
 def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | None = None,
-          confidence_level: float = 0.95, delta: float = 0.05, n_resamples: int | None = None,
-          quick: bool = False, random_state=None, left_out=()) -> GeneralizabilityAudit:
-    """Do the models' rankings generalize across studies? n* for three goals (seed 004).
+          confidence_level: float = 0.95, tolerance: float = 0.05,
+          n_resamples: int | None = None, quick: bool = False, random_state=None,
+          left_out=()) -> GeneralizabilityAudit:
+    """Do the models' rankings generalize across studies? n* for three goals.
 
     Each study is one experimental condition; the models are ranked within each study by
-    their score (ties share a rank) and n* is estimated (seed 004, with the asymptotic
-    quantile of :func:`~replikit.generalize.nstar.gamma_nstar`) for the whole ranking
+    their score (ties share a rank) and n* is estimated (Matteucci et al. 2024, with the
+    asymptotic quantile of :func:`~replikit.generalize.nstar.gamma_nstar`) for the whole ranking
     (Mallows kernel), the identity of the best model (Jaccard kernel, k = 1) and each model's
     position (Borda kernel, one goal per model). The verdict reports the hardest goal's n*
     against the N studies at hand: ``good`` when N >= n*, ``warn`` when n* <= 3 N, else
@@ -244,12 +374,14 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         loss).
     confidence_level : float, default 0.95
         alpha*: the probability with which two sets of n* studies must give rankings within
-        epsilon* (seed 004, Def. 4.1).
-    delta : float, default 0.05
-        delta*, the similarity threshold (eq. 2).
+        epsilon* (Matteucci et al. 2024, Def. 4.1).
+    tolerance : float, default 0.05
+        delta*, the similarity threshold (eq. 2): a practical tolerance on how dissimilar the
+        rankings of two sets of studies may be.
     n_resamples : int, optional
         Pairs of disjoint subsamples per subsample size; default 1000 (300 with ``quick``).
     quick : bool, default False
+        Fewer resamples (the test suite's and ``replikit audit --quick``'s).
     random_state : None, int or numpy.random.Generator
         Each goal draws from its own stream derived from it.
     left_out : sequence of (study, reason), optional
@@ -259,6 +391,7 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     Returns
     -------
     GeneralizabilityAudit
+        n* per goal, the rankings and the verdict.
 
     Raises
     ------
@@ -266,16 +399,29 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         Fewer than 4 studies with a score for every model, or fewer than 2 models; the message
         says why and ``advice`` what to do.
 
+    See Also
+    --------
+    check_applicable : The same refusal before any score is computed.
+    analyze : The analysis of a general benchmark table.
+
     Notes
     -----
-    Seed 004 (Matteucci et al., "Generalizability of experimental studies"): rankings with
-    ties (Def. 4.2), kernels of sec. 4.2, MMD (Def. 4.3) over disjoint subsample pairs for
-    every n <= N/2 (Algorithm 1, eqs. 2-4), and n* where the moment-matched asymptotic
-    alpha*-quantile of the MMD reaches epsilon* (:func:`~replikit.generalize.nstar.gamma_nstar`;
-    nearly unbiased from 10 studies on, where Algorithm 1's log-log extrapolation, kept as
-    ``nstar_loglog``, overshoots), with a jackknife 95% interval; computed by
-    :func:`~replikit.generalize.analyze`. A study without the score of some model
-    is left out (a ranking needs every model); a model without any score is left out first.
+    Matteucci et al. (2024): rankings with ties (Def. 4.2), kernels of sec. 4.2, MMD
+    (Def. 4.3) over disjoint subsample pairs for every n <= N/2 (Algorithm 1, eqs. 2-4), and
+    n* where the moment-matched asymptotic alpha*-quantile of the MMD (Gretton et al. (2012))
+    reaches epsilon* (:func:`~replikit.generalize.nstar.gamma_nstar`; nearly unbiased from 10
+    studies on, where Algorithm 1's log-log extrapolation, kept as ``nstar_loglog``,
+    overshoots), with a jackknife 95% interval; computed by
+    :func:`~replikit.generalize.analyze`. A study without the score of some model is left out
+    (a ranking needs every model); a model without any score is left out first.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+    .. [2] Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A
+       Kernel Two-Sample Test. Journal of Machine Learning Research, 13, 723–773.
 
     Examples
     --------
@@ -293,21 +439,23 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     import numpy as np
     import pandas as pd
 
+    from .._format import number
     from .._validation import check_int
     from ..errors import NotApplicableError, ParameterTypeError
     from ..results import Verdict
     from .kernels import Kernel
-    from .nstar import check_delta, check_levels
+    from .nstar import check_levels, check_tolerance
+    from .plots import goal_words
     from .spec import StudySpec, analyze, prepare
 
     if np.ndim(confidence_level) != 0:
         raise ParameterTypeError("`confidence_level` must be one number strictly between 0 and 1 "
                                  f"(use analyze for a grid); got {confidence_level!r}.")
-    if np.ndim(delta) != 0:
-        raise ParameterTypeError("`delta` must be one number strictly between 0 and 1 (use "
-                                 f"analyze for a grid); got {delta!r}.")
+    if np.ndim(tolerance) != 0:
+        raise ParameterTypeError("`tolerance` must be one number strictly between 0 and 1 (use "
+                                 f"analyze for a grid); got {tolerance!r}.")
     conf = float(check_levels(confidence_level)[0])
-    delta = float(check_delta(delta)[0])
+    tolerance = float(check_tolerance(tolerance)[0])
     n_resamples = (300 if quick else 1000) if n_resamples is None else check_int(
         n_resamples, "n_resamples", min_value=1)
     frame, metric = _study_frame(study_scores, metric)
@@ -347,18 +495,19 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     names = list(sample.alternatives)
     kernels = [Kernel("mallows"), Kernel("jaccard", k=1)] + [
         Kernel("borda", alternative=m) for m in names]
-    res = analyze(prepared, kernels=kernels, confidence_level=conf, delta=delta,
+    res = analyze(prepared, kernels=kernels, confidence_level=conf, tolerance=tolerance,
                   n_resamples=n_resamples, random_state=random_state)
     N = len(sample.conditions)
     t = res.table
-    goal = [_GOALS.get(k, f"position of {k[6:-1]} (Borda)") for k in t["kernel"]]
+    goal = [goal_words(k, "model") for k in t["kernel"]]
     nstar = pd.DataFrame({"goal": goal, "kernel": t["kernel"], "N": N, "nstar": t["nstar"],
                           "sufficient": t["sufficient"], "nstar_observed": t["nstar_observed"],
                           "nstar_bound": t["nstar_bound"], "eps": t["eps"],
                           "ci_low": t["ci_low"], "ci_high": t["ci_high"],
                           "nstar_loglog": t["nstar_loglog"],
                           "beta0": t["beta0"], "beta1": t["beta1"],
-                          "confidence_level": t["confidence_level"], "delta": t["delta"]})
+                          "confidence_level": t["confidence_level"],
+                          "tolerance": t["tolerance"]})
     ranks = sample.to_frame(wide=True).rename_axis("study").rename_axis(None, axis=1)
     scores = pd.DataFrame(sample.scores, index=ranks.index, columns=names)
     per_model = pd.DataFrame({"model": names, "mean_score": scores.mean().to_numpy(),
@@ -370,11 +519,12 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     worst_i = int(np.argmax(t["nstar"].to_numpy()))
     worst = float(t["nstar"].iloc[worst_i])
     light = "good" if worst <= N else ("warn" if worst <= 3 * N else "bad")
-    sentence = (f"With {N} studies, the whole ranking needs n* ≈ {m['nstar']:.1f} studies and "
-                f"the identity of the best model n* ≈ {j['nstar']:.1f} to be "
-                f"({conf:g}, {delta:g})-generalizable; "
+    sentence = (f"With {N:,} studies, the whole ranking needs n* ≈ {number(m['nstar'])} studies "
+                f"and the identity of the best model n* ≈ {number(j['nstar'])} to be "
+                f"({number(conf)}, {number(tolerance)})-generalizable; "
                 + ("every goal is met by the studies at hand." if worst <= N else
-                   f"the hardest goal ({goal[worst_i]}) needs about {worst:.0f} studies."))
+                   f"the hardest goal ({goal[worst_i]}) needs about {number(round(worst))} "
+                   "studies."))
     notes = list(res.notes)
     if studies_left_out:
         notes.append(f"{len(studies_left_out)} stud{'y' if len(studies_left_out) == 1 else 'ies'}"
@@ -383,6 +533,7 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         notes.append("models left out: " + "; ".join(f"{s} ({r})" for s, r in models_left_out))
     lo, hi = (float(t["ci_low"].iloc[worst_i]), float(t["ci_high"].iloc[worst_i]))
     verdict = Verdict(sentence=sentence, metric=f"studies needed (n*), ranking by {label}",
+                      label=f"studies needed (n*) for the hardest goal: {goal[worst_i]}",
                       level=light, estimate=worst,
                       ci_low=lo if np.isfinite(lo) else None,
                       ci_high=hi if np.isfinite(hi) else None,
@@ -390,6 +541,6 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
                                              quick, n_resamples, N)))
     return GeneralizabilityAudit(
         nstar=nstar, ranks=ranks, scores=scores, per_model=per_model, N=N, models=tuple(names),
-        metric=label, higher_is_better=hib, confidence_level=conf, delta=delta,
+        metric=label, higher_is_better=hib, confidence_level=conf, tolerance=tolerance,
         n_resamples=n_resamples, quick=bool(quick), studies_left_out=studies_left_out,
         models_left_out=models_left_out, verdict=verdict, notes=tuple(notes), result=res)

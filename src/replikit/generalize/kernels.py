@@ -1,18 +1,21 @@
-"""Kernels over rankings (seed 004, sec. 4.2) as vectorized Gram-matrix functions.
+"""Kernels over rankings (Matteucci et al. 2024, sec. 4.2) as vectorized Gram-matrix functions.
 
 Each ``*_gram`` function takes two samples of rank vectors, shapes ``(n1, n_a)`` and
 ``(n2, n_a)``, and returns the ``(n1, n2)`` Gram matrix with array expressions only (no Python
 loop over pairs). :class:`Kernel` bundles a kernel with its parameters, its range (Prop. 4.1) and
-the threshold ``epsilon(delta)`` of eq. (2).
+the MMD threshold ``epsilon*`` of a tolerance ``delta*`` (eq. 2).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._compat import REMOVED_IN, renamed
 from .._threads import single_blas
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
@@ -25,6 +28,29 @@ __all__ = ["borda_gram", "jaccard_gram", "mallows_gram", "rbf_gram", "Kernel", "
 RBF_MAX_SCORE = 1e150
 # discordant_pairs codes this many bytes of alternative pairs per ranking block at most
 _PAIR_BLOCK_BYTES = 32 * 1024**2
+
+
+def _cli_names_dropped(*names: str):
+    """Decorator: old keywords that named command-line flags in messages (``option=``,
+    ``options=``) are accepted for one release, ignored and warned about (the library's
+    messages name parameters; the command line shows its own flags)."""
+    def decorate(func):
+        where = f"{func.__qualname__.replace('.__init__', '')}()"
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for name in names:
+                if name in kwargs:
+                    kwargs.pop(name)
+                    warnings.warn(f"`{name}` of {where} is no longer used: messages name the "
+                                  "parameters, and the command line shows its flags; it will "
+                                  f"stop working in replikit {REMOVED_IN}.", FutureWarning,
+                                  stacklevel=2)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def _pair(r1, r2):
@@ -55,10 +81,23 @@ def borda_gram(r1, r2=None, *, idx: int, nu: float | None = None) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (n1, n2)
+        The kernel between every ranking of ``r1`` and every ranking of ``r2``.
+
+    See Also
+    --------
+    jaccard_gram : The goal "are the best alternatives the same?".
+    mallows_gram : The goal "are the alternatives ordered the same?".
+    Kernel : A goal with its parameters.
 
     Notes
     -----
-    Seed 004, sec. 4.2 and Definition A.1 (eq. 5). Range ``[exp(-nu n_a), 1]``.
+    Matteucci et al. (2024), sec. 4.2 and Definition A.1 (eq. 5). Range ``[exp(-nu n_a), 1]``.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
 
     Examples
     --------
@@ -91,13 +130,27 @@ def jaccard_gram(r1, r2=None, *, k: int = 1) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (n1, n2)
+        The kernel between every ranking of ``r1`` and every ranking of ``r2``.
+
+    See Also
+    --------
+    borda_gram : The goal "is a* ranked consistently?".
+    mallows_gram : The goal "are the alternatives ordered the same?".
+    Kernel : A goal with its parameters.
 
     Notes
     -----
-    Seed 004, sec. 4.2 and Definition A.2 (eq. 6). Intersections are one matrix product of the
-    top-k indicator matrices; unions follow from ``|T_1| + |T_2| - |T_1 ∩ T_2|``. The paper writes
-    ``r(a) <= k``; with tiers counted from 0 the top-``k`` tiers are ``r(a) < k``, which is the
-    reading that gives Example 4.1's value 1/3 (and genexpy's).
+    Matteucci et al. (2024), sec. 4.2 and Definition A.2 (eq. 6). Intersections are one matrix
+    product of the top-k indicator matrices; unions follow from
+    ``|T_1| + |T_2| - |T_1 ∩ T_2|``. The paper writes ``r(a) <= k``; with tiers counted from 0
+    the top-``k`` tiers are ``r(a) < k``, which is the reading that gives Example 4.1's value
+    1/3 (and genexpy's).
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
 
     Examples
     --------
@@ -126,10 +179,31 @@ def discordant_pairs(r1, r2=None) -> np.ndarray:
     A pair ordered oppositely counts 1, a pair tied in one ranking and not in the other counts
     1/2: ``n_d = 1/2 sum_{i<j} |sign(r1_i - r1_j) - sign(r2_i - r2_j)|``.
 
+    Parameters
+    ----------
+    r1, r2 : array_like of int, shapes (n1, n_a), (n2, n_a)
+        Rank vectors (0 = best); ``r2=None`` means ``r2 = r1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n1, n2)
+        ``n_d`` between every ranking of ``r1`` and every ranking of ``r2``.
+
+    See Also
+    --------
+    mallows_gram : The Mallows kernel ``exp(-nu n_d)``.
+
     Notes
     -----
-    Seed 004, sec. 4.2 (Mallows kernel). With the one-hot coding ``E`` of the pair signs,
-    ``|s - t| = |E_s|_1 + |E_t|_1 - 2 E_s . E_t``, so all pairs come from one matrix product.
+    Matteucci et al. (2024), sec. 4.2 (Mallows kernel). With the one-hot coding ``E`` of the
+    pair signs, ``|s - t| = |E_s|_1 + |E_t|_1 - 2 E_s . E_t``, so all pairs come from one
+    matrix product.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
 
     Examples
     --------
@@ -171,12 +245,26 @@ def mallows_gram(r1, r2=None, *, nu: float | None = None) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (n1, n2)
+        The kernel between every ranking of ``r1`` and every ranking of ``r2``.
+
+    See Also
+    --------
+    discordant_pairs : The ``n_d`` it is built on.
+    borda_gram : The goal "is a* ranked consistently?".
+    jaccard_gram : The goal "are the best alternatives the same?".
+    Kernel : A goal with its parameters.
 
     Notes
     -----
-    Seed 004, sec. 4.2 and Definition A.3 (eq. 7). Since ``n_d <= C(n_a, 2)``, the range is
-    ``[exp(-nu C(n_a, 2)), 1]`` (the paper prints ``exp(-2 nu C(n_a, 2))``, which holds for the
-    unhalved sum of sign differences).
+    Matteucci et al. (2024), sec. 4.2 and Definition A.3 (eq. 7). Since ``n_d <= C(n_a, 2)``,
+    the range is ``[exp(-nu C(n_a, 2)), 1]`` (the paper prints ``exp(-2 nu C(n_a, 2))``, which
+    holds for the unhalved sum of sign differences).
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
 
     Examples
     --------
@@ -196,14 +284,32 @@ def rbf_gram(x1, x2=None, *, gamma: float | None = None) -> np.ndarray:
     """Gaussian RBF Gram matrix on raw score vectors.
 
     ``kappa(x, y) = exp(-gamma ||x - y||^2)``, for users who prefer raw performances to rankings
-    (seed 004, sec. 6 "Limitations" suggests kernels on R^{n_a}).
+    (Matteucci et al. 2024, sec. 6 "Limitations", suggests kernels on R^{n_a}).
 
     Parameters
     ----------
     x1, x2 : array_like of float, shapes (n1, n_a), (n2, n_a)
-        Score vectors (no NaN).
+        Score vectors (no NaN); ``x2=None`` means ``x2 = x1``.
     gamma : float, optional
-        Default ``1 / n_a``.
+        Bandwidth; default ``1 / n_a``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n1, n2)
+        The kernel between every score vector of ``x1`` and every one of ``x2``.
+
+    See Also
+    --------
+    mallows_gram : A kernel on the rankings instead of the scores.
+    Kernel : A goal with its parameters.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+    .. [2] Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A
+       Kernel Two-Sample Test. Journal of Machine Learning Research, 13, 723–773.
 
     Examples
     --------
@@ -231,11 +337,14 @@ _KINDS = ("borda", "jaccard", "mallows", "rbf")
 
 @dataclass(frozen=True, slots=True)
 class Kernel:
-    """A goal of a study (seed 004, sec. 4.2): a kernel with its parameters.
+    """A goal of a study: a kernel over rankings with its parameters.
 
     Parameters
     ----------
     kind : {'borda', 'jaccard', 'mallows', 'rbf'}
+        The goal: ``'borda'`` "is a* ranked consistently?", ``'jaccard'`` "are the best
+        alternatives the same?", ``'mallows'`` "are the alternatives ordered the same?",
+        ``'rbf'`` raw scores instead of rankings.
     alternative : str or int, optional
         Borda only: the alternative ``a*``, by name (resolved against the alternatives actually
         analyzed, after any filtering) or by column index.
@@ -244,6 +353,28 @@ class Kernel:
     nu : float, optional
         Borda/Mallows bandwidth (RBF: ``gamma``); ``None`` = the paper's default, resolved from
         ``n_a`` at use time and never rounded.
+
+    See Also
+    --------
+    parse_goal : A kernel from a goal string such as ``'jaccard:1'``.
+    borda_gram, jaccard_gram, mallows_gram, rbf_gram : The Gram matrices.
+
+    Notes
+    -----
+    Matteucci et al. (2024), sec. 4.2: the kernels, their range (Prop. 4.1) and the MMD
+    threshold ``epsilon*`` of a tolerance ``delta*`` (eq. 2).
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+
+    Examples
+    --------
+    >>> k = Kernel("jaccard", k=1)
+    >>> k.label, round(float(k.epsilon(0.05, n_a=5)), 4)
+    ('jaccard(k=1)', 0.3162)
     """
 
     kind: str
@@ -263,7 +394,7 @@ class Kernel:
 
     @property
     def label(self) -> str:
-        """Short name, e.g. ``borda(OHE)``, ``jaccard(k=1)``, ``mallows``."""
+        """A short name, e.g. ``borda(OHE)``, ``jaccard(k=1)``, ``mallows``."""
         nu = "" if self.nu is None else f", nu={self.nu:g}"
         if self.kind == "borda":
             return f"borda({self.alternative}{nu})"
@@ -271,12 +402,25 @@ class Kernel:
             return f"jaccard(k={self.k})"
         return f"{self.kind}{'(' + nu[2:] + ')' if nu else ''}"
 
-    def resolve_index(self, alternatives=None, n_a: int | None = None, *,
-                      option: str = "alternative") -> int:
-        """Column of the Borda alternative among ``alternatives`` (names after filtering).
+    @_cli_names_dropped("option")
+    def resolve_index(self, alternatives=None, n_a: int | None = None) -> int:
+        """The column of the Borda alternative among ``alternatives`` (names after filtering).
 
-        ``option`` names the parameter (or command-line flag) in error messages.
+        Parameters
+        ----------
+        alternatives : sequence, optional
+            Names of the analyzed alternatives (needed when ``alternative`` is a name).
+        n_a : int, optional
+            Number of alternatives, to check a column index.
+
+        Returns
+        -------
+        int
+            The column of ``a*``.
         """
+        return self._resolve_index(alternatives, n_a, "alternative")
+
+    def _resolve_index(self, alternatives, n_a, option: str) -> int:
         alt = self.alternative
         if alternatives is not None:
             names = [str(a) for a in alternatives]
@@ -293,13 +437,19 @@ class Kernel:
         raise ParameterError(f"`{option}`: Borda alternative {alt!r} is a name: pass "
                              "`alternatives`.")
 
-    def check(self, alternatives, *, option: str = "kernels") -> Kernel:
+    @_cli_names_dropped("option")
+    def check(self, alternatives) -> Kernel:
         """Check that this goal makes sense for ``alternatives`` (the analyzed ones).
 
         Every goal needs at least 2 alternatives (one alternative has a single, trivial
         ranking); the Jaccard goal needs ``k`` below the number of alternatives (with
         ``k >= n_a`` every alternative is always in the top ``k`` tiers, the kernel is
         constantly 1 and n* = 1 whatever the data); a Borda alternative must be one of them.
+
+        Parameters
+        ----------
+        alternatives : sequence
+            Names of the analyzed alternatives.
 
         Returns
         -------
@@ -309,8 +459,10 @@ class Kernel:
         Raises
         ------
         DataError, ParameterError
-            Naming ``option`` (e.g. ``'--goal'``).
+            Naming ``kernels``, the parameter of :func:`~replikit.generalize.analyze` that
+            takes the goals.
         """
+        option = "kernels"
         names = list(alternatives)
         n_a = len(names)
         if n_a < 2:
@@ -323,11 +475,22 @@ class Kernel:
                 "always in the top k and n* = 1 means nothing. Use jaccard:1 for the best "
                 f"alternative (k <= {n_a - 1}).")
         if self.kind == "borda":
-            self.resolve_index(names, option=option)
+            self._resolve_index(names, None, option)
         return self
 
     def effective_nu(self, n_a: int) -> float:
-        """The bandwidth used for ``n_a`` alternatives (paper defaults when ``nu`` is None)."""
+        """The bandwidth used for ``n_a`` alternatives (paper defaults when ``nu`` is None).
+
+        Parameters
+        ----------
+        n_a : int
+            Number of alternatives.
+
+        Returns
+        -------
+        float
+            ``nu`` (NaN for the Jaccard kernel, which has none).
+        """
         if self.nu is not None:
             return float(self.nu)
         if n_a < 2 and self.kind in ("borda", "mallows", "rbf"):
@@ -341,10 +504,23 @@ class Kernel:
         return float("nan")
 
     def gram(self, r1, r2=None, *, alternatives=None) -> np.ndarray:
-        """Gram matrix between two samples (rank vectors; raw scores for ``rbf``)."""
+        """The Gram matrix between two samples (rank vectors; raw scores for ``rbf``).
+
+        Parameters
+        ----------
+        r1, r2 : array_like, shapes (n1, n_a), (n2, n_a)
+            The samples; ``r2=None`` means ``r2 = r1``.
+        alternatives : sequence, optional
+            Names of the columns (to resolve a Borda alternative by name).
+
+        Returns
+        -------
+        numpy.ndarray, shape (n1, n2)
+            The kernel between every pair.
+        """
         n_a = np.shape(r1)[-1]
         if self.kind == "borda":
-            idx = self.resolve_index(alternatives, n_a)
+            idx = self._resolve_index(alternatives, n_a, "alternative")
             return borda_gram(r1, r2, idx=idx, nu=self.effective_nu(n_a))
         if self.kind == "jaccard":
             return jaccard_gram(r1, r2, k=self.k)
@@ -353,11 +529,33 @@ class Kernel:
         return rbf_gram(r1, r2, gamma=self.effective_nu(n_a))
 
     def sup(self, n_a: int) -> float:
-        """``kappa_sup`` (Prop. 4.1): 1 for all four kernels."""
+        """``kappa_sup`` (Prop. 4.1): 1 for all four kernels.
+
+        Parameters
+        ----------
+        n_a : int
+            Number of alternatives.
+
+        Returns
+        -------
+        float
+            The kernel's largest value.
+        """
         return 1.0
 
     def inf(self, n_a: int) -> float:
-        """``kappa_inf`` (Prop. 4.1) for ``n_a`` alternatives."""
+        """``kappa_inf`` (Prop. 4.1) for ``n_a`` alternatives.
+
+        Parameters
+        ----------
+        n_a : int
+            Number of alternatives.
+
+        Returns
+        -------
+        float
+            The kernel's smallest value.
+        """
         nu = self.effective_nu(n_a)
         if self.kind == "borda":
             return math.exp(-nu * n_a)
@@ -373,6 +571,18 @@ class Kernel:
         RBF: ``delta = ||x - y||^2 / n_a`` (mean squared score difference),
         ``f = exp(-gamma n_a delta)`` (genexpy's convention). At the default bandwidths the
         Borda and Mallows forms reduce to the paper's ``exp(-delta)``.
+
+        Parameters
+        ----------
+        delta : float or array_like
+            Dissimilarity in [0, 1].
+        n_a : int
+            Number of alternatives.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The kernel value.
         """
         d = np.asarray(delta, dtype=float)
         nu = self.effective_nu(n_a)
@@ -384,36 +594,75 @@ class Kernel:
             return np.exp(-nu * math.comb(n_a, 2) * d)
         return np.exp(-nu * n_a * d)
 
-    def epsilon(self, delta, n_a: int):
-        """``epsilon*(delta*) = sqrt(2 (kappa_sup - f_kappa(delta*)))`` — seed 004, eq. (2)."""
-        d = np.asarray(delta, dtype=float)
+    @renamed(delta="tolerance")
+    def epsilon(self, tolerance, n_a: int):
+        """The MMD threshold of a tolerance: ``epsilon* = sqrt(2 (kappa_sup - f_kappa(delta*)))``.
+
+        Matteucci et al. (2024), eq. (2), with ``delta* = tolerance``.
+
+        Parameters
+        ----------
+        tolerance : float or array_like
+            ``delta*``, the similarity threshold, in [0, 1].
+        n_a : int
+            Number of alternatives.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``epsilon*`` for each tolerance.
+        """
+        d = np.asarray(tolerance, dtype=float)
         if np.any((d < 0) | (d > 1)):
-            raise ParameterError(f"`delta` must lie in [0, 1]; got {delta!r}.")
+            raise ParameterError(f"`tolerance` must lie in [0, 1]; got {tolerance!r}.")
         return np.sqrt(2.0 * np.maximum(self.sup(n_a) - self.f(d, n_a), 0.0))
 
     def mmd_max(self, n_a: int) -> float:
-        """Upper bound of the MMD, ``sqrt(2 (kappa_sup - kappa_inf))`` (Prop. 4.1)."""
+        """The upper bound of the MMD, ``sqrt(2 (kappa_sup - kappa_inf))`` (Prop. 4.1).
+
+        Parameters
+        ----------
+        n_a : int
+            Number of alternatives.
+
+        Returns
+        -------
+        float
+            The largest MMD this kernel allows.
+        """
         return math.sqrt(2.0 * (self.sup(n_a) - self.inf(n_a)))
 
 
-def parse_goal(text: str, *, option: str = "goal") -> Kernel:
+@renamed(text="goal")
+@_cli_names_dropped("option")
+def parse_goal(goal: str) -> Kernel:
     """Parse a goal string: ``borda:NAME``, ``jaccard[:K]``, ``mallows[:NU]``, ``rbf[:GAMMA]``.
 
     Parameters
     ----------
-    text : str
-    option : str, default 'goal'
-        The parameter (or command-line flag, ``'--goal'``) named in error messages.
+    goal : str
+        The goal, as :func:`~replikit.generalize.analyze` takes it in ``kernels`` (and the
+        command line in ``--goal``).
 
     Returns
     -------
     Kernel
+        The kernel of the goal, with its parameters.
+
+    See Also
+    --------
+    Kernel : The same goal built from its parts.
 
     Examples
     --------
     >>> parse_goal("jaccard:1")
     Kernel(kind='jaccard', alternative=None, k=1, nu=None)
     """
+    return _parse_goal(goal, "goal")
+
+
+def _parse_goal(text: str, option: str) -> Kernel:
+    """:func:`parse_goal`, naming the parameter ``option`` in its messages."""
     usage = "borda:NAME, jaccard:K, mallows[:NU] or rbf[:GAMMA]"
     if not isinstance(text, str) or not text.strip():
         raise ParameterError(f"`{option}` must be {usage}; got {text!r}.")

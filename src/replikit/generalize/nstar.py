@@ -1,22 +1,28 @@
-"""How many experiments are needed: n-Gen and n* by Algorithm 1 of seed 004."""
+"""How many experiments are needed: n-Gen and n* (Matteucci et al. 2024, Algorithm 1), by
+default from the asymptotic law of the MMD (Gretton et al. 2012)."""
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from .._compat import REMOVED_IN, renamed
 from .._random import check_random_state
 from .._threads import single_blas
 from .._validation import check_int, check_probability
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ParameterError, ParameterTypeError
+from ..methods import BootstrapMethod
+from ..results import Result
 from ._mmd import MMDDistribution, check_analysis_memory, mmd_distribution, n_sizes
 from .kernels import Kernel
 
 __all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar",
-           "check_levels", "check_delta", "kernel_moments", "gamma_nstar", "ESTIMATORS"]
+           "check_levels", "check_tolerance", "kernel_moments", "gamma_nstar", "ESTIMATORS"]
 
 #: n* estimators: the moment-matched asymptotic quantile (default) and Algorithm 1's log-log fit.
 ESTIMATORS = ("gamma", "loglog")
@@ -26,7 +32,7 @@ def check_levels(confidence_level, name: str = "confidence_level") -> np.ndarray
     """Levels ``alpha*`` of the generalizability statement (one or a grid), each strictly
     between 0 and 1.
 
-    ``name`` is the parameter (or command-line flag) named in error messages.
+    ``name`` is the parameter named in error messages.
     """
     try:
         a = np.atleast_1d(np.asarray(confidence_level, dtype=float))
@@ -41,21 +47,65 @@ def check_levels(confidence_level, name: str = "confidence_level") -> np.ndarray
     return a
 
 
-def check_delta(delta, name: str = "delta") -> np.ndarray:
-    """``delta*`` values (one or a grid), each strictly between 0 and 1 (eq. 2 maps them to
-    ``epsilon*``; 0 asks for identical distributions, 1 accepts anything)."""
+def check_tolerance(tolerance, name: str = "tolerance") -> np.ndarray:
+    """Tolerances ``delta*`` (one or a grid), each strictly between 0 and 1 (eq. 2 maps them to
+    ``epsilon*``; 0 asks for identical distributions, 1 accepts anything).
+
+    ``name`` is the parameter named in error messages.
+    """
     try:
-        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        d = np.atleast_1d(np.asarray(tolerance, dtype=float))
     except (TypeError, ValueError):
         raise ParameterError(f"`{name}` must be numbers strictly between 0 and 1; got "
-                             f"{delta!r}.") from None
+                             f"{tolerance!r}.") from None
     if d.ndim != 1 or d.size == 0:
         raise ParameterError(f"`{name}` needs at least one value strictly between 0 and 1; "
-                             f"got {delta!r}.")
+                             f"got {tolerance!r}.")
     if np.any(~np.isfinite(d)) or np.any((d <= 0) | (d >= 1)):
         raise ParameterError(f"`{name}` must lie strictly between 0 and 1; got "
                              f"{', '.join(f'{v:g}' for v in d)}.")
     return d
+
+
+def check_delta(delta, name: str = "tolerance") -> np.ndarray:
+    """Old name of :func:`check_tolerance` (warns)."""
+    warnings.warn("`check_delta` is now `check_tolerance`; the old name will stop working in "
+                  f"replikit {REMOVED_IN}.", FutureWarning, stacklevel=2)
+    return check_tolerance(delta, name)
+
+
+def _old_ci_resamples(func):
+    """``ci_resamples=B`` (the old form) as ``bootstrap=BootstrapMethod(n_resamples=B)``, or
+    ``bootstrap=None`` for 0, with a warning."""
+    where = f"{func.__name__}()"
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if "ci_resamples" in kwargs:
+            if "bootstrap" in kwargs:
+                raise ParameterTypeError(f"`ci_resamples` is the old form of `bootstrap` in "
+                                         f"{where}; give `bootstrap` only.")
+            B = check_int(kwargs.pop("ci_resamples"), "ci_resamples", min_value=0)
+            new = f"BootstrapMethod(n_resamples={B})" if B else "None"
+            warnings.warn(f"`ci_resamples={B}` is now `bootstrap={new}` in {where}; the old "
+                          f"name will stop working in replikit {REMOVED_IN}.", FutureWarning,
+                          stacklevel=3)
+            kwargs["bootstrap"] = BootstrapMethod(n_resamples=B) if B else None
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def check_bootstrap(bootstrap) -> int:
+    """The bootstrap resamples of ``bootstrap`` (None or a :class:`~replikit.BootstrapMethod`):
+    0 for None."""
+    if bootstrap is None:
+        return 0
+    if not isinstance(bootstrap, BootstrapMethod):
+        raise ParameterTypeError("`bootstrap` must be None or "
+                                 "replikit.BootstrapMethod(n_resamples=...); got "
+                                 f"{type(bootstrap).__name__}.")
+    return int(bootstrap.n_resamples)
 
 
 def fit_nstar(n, q, eps):
@@ -72,17 +122,39 @@ def fit_nstar(n, q, eps):
 
     Returns
     -------
-    (nstar, beta0, beta1) : (numpy.ndarray, float, float)
+    nstar : numpy.ndarray
+        n* for each ``eps`` (at least 1).
+    beta0, beta1 : float
+        Intercept and slope of the fit (NaN when every quantile is 0).
+
+    See Also
+    --------
+    estimate_nstar : n* of a set of results, with this fit as ``nstar_loglog``.
+    gamma_nstar : n* from the asymptotic law of the MMD (the default estimate).
 
     Notes
     -----
-    Seed 004, eq. (4) and Algorithm 1. Sizes whose quantile is 0 (the two subsamples always
-    coincide in the kernel's eyes) carry no information on the slope and are left out of the
-    fit, and n* is capped at the smallest such n (there n-Gen(eps) >= alpha* for every eps > 0);
-    if every quantile is 0 the study is perfectly generalizable and ``n* = 1`` (beta's NaN).
-    (genexpy sets n* = 1 as soon as any quantile is 0.)
-    With one positive quantile left, the slope is fixed at the distribution-free value -2
-    (Prop. A.4). ``n*`` is never below 1.
+    Matteucci et al. (2024), eq. (4) and Algorithm 1. Sizes whose quantile is 0 (the two
+    subsamples always coincide in the kernel's eyes) carry no information on the slope and are
+    left out of the fit, and n* is capped at the smallest such n (there n-Gen(eps) >= alpha* for
+    every eps > 0); if every quantile is 0 the study is perfectly generalizable and ``n* = 1``
+    (beta's NaN). (genexpy sets n* = 1 as soon as any quantile is 0.) With one positive
+    quantile left, the slope is fixed at the distribution-free value -2 (Prop. A.4). ``n*`` is
+    never below 1.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+
+    Examples
+    --------
+    Quantiles that halve when n quadruples (slope -2 on the log-log scale):
+
+    >>> ns, b0, b1 = fit_nstar([1, 4, 16], [0.8, 0.4, 0.2], 0.1)
+    >>> round(float(ns[0]), 6), round(b1, 6)
+    (64.0, -2.0)
     """
     n = np.asarray(n, dtype=float)
     q = np.asarray(q, dtype=float)
@@ -135,6 +207,15 @@ def kernel_moments(K) -> tuple[float, float]:
     >>> K = np.kron(np.eye(2), np.ones((2, 2)))
     >>> [round(v, 4) for v in kernel_moments(K)]
     [0.6667, 0.4444]
+
+    See Also
+    --------
+    gamma_nstar : n* from these two moments.
+
+    References
+    ----------
+    .. [1] Song, L., Smola, A., Gretton, A., Bedo, J. & Borgwardt, K. (2012). Feature Selection
+       via Dependence Maximization. Journal of Machine Learning Research, 13, 1393–1434.
     """
     tr, hs = _moments(np.asarray(K, dtype=float))
     return float(tr), float(hs)
@@ -184,11 +265,11 @@ def gamma_nstar(trace, hs, eps, confidence_level=0.95):
     """n* from the asymptotic law of the MMD with a moment-matched Gamma quantile.
 
     For two independent samples of size n from the same distribution, the squared (biased)
-    MMD satisfies ``n MMD^2 -> 2 sum_i lambda_i Z_i^2`` (Gretton et al. 2012, Thm. 12, with
+    MMD satisfies ``n MMD^2 -> 2 sum_i lambda_i Z_i^2`` (Gretton et al. (2012), Thm. 12, with
     ``m = n``), ``lambda_i`` the eigenvalues of the kernel covariance operator and ``Z_i`` iid
     N(0, 1); its mean ``2 tr(C) / n`` is exact at every n. Matching the mean and variance of
-    ``sum lambda_i Z_i^2`` with a scaled chi-square ``g chi2_h`` (Satterthwaite 1946; the Gamma
-    approximation of the MMD's null law of Gretton et al. 2009), ``g = ||C||^2_HS / tr(C)``,
+    ``sum lambda_i Z_i^2`` with a scaled chi-square ``g chi2_h`` (Satterthwaite (1946); the Gamma
+    approximation of the MMD's null law of Gretton et al. (2009)), ``g = ||C||^2_HS / tr(C)``,
     ``h = tr(C)^2 / ||C||^2_HS``, the alpha*-quantile of the MMD at n is
     ``sqrt(2 g chi2_h^{-1}(alpha*) / n)``, and it equals ``epsilon*`` at
 
@@ -208,14 +289,22 @@ def gamma_nstar(trace, hs, eps, confidence_level=0.95):
     numpy.ndarray
         n*, at least 1 (``trace = 0``: every result is the same in the kernel's eyes, n* = 1).
 
+    See Also
+    --------
+    kernel_moments : The two moments, estimated without bias.
+    fit_nstar : Algorithm 1's log-log extrapolation instead.
+
     References
     ----------
-    Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A kernel
-    two-sample test. JMLR 13. Gretton, A., Fukumizu, K., Harchaoui, Z. & Sriperumbudur, B. K.
-    (2009). A fast, consistent kernel two-sample test. NIPS 22. Satterthwaite, F. E. (1946).
-    An approximate distribution of estimates of variance components. Biometrics Bulletin 2.
-    Song, L., Smola, A., Gretton, A., Bedo, J. & Borgwardt, K. (2012). Feature selection via
-    dependence maximization. JMLR 13.
+    .. [1] Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A
+       Kernel Two-Sample Test. Journal of Machine Learning Research, 13, 723–773.
+    .. [2] Gretton, A., Fukumizu, K., Harchaoui, Z. & Sriperumbudur, B. K. (2009). A Fast,
+       Consistent Kernel Two-Sample Test. Advances in Neural Information Processing Systems
+       22, 673–681.
+    .. [3] Satterthwaite, F. E. (1946). An Approximate Distribution of Estimates of Variance
+       Components. Biometrics Bulletin, 2(6), 110–114.
+    .. [4] Song, L., Smola, A., Gretton, A., Bedo, J. & Borgwardt, K. (2012). Feature Selection
+       via Dependence Maximization. Journal of Machine Learning Research, 13, 1393–1434.
 
     Examples
     --------
@@ -237,13 +326,39 @@ def gamma_nstar(trace, hs, eps, confidence_level=0.95):
 
 
 def nstar_bound(confidence_level, eps, kappa_sup: float = 1.0):
-    """Distribution-free n* from Prop. A.4 of seed 004 (a conservative upper bound).
+    """Distribution-free n* (Matteucci et al. 2024, Prop. A.4): a conservative upper bound.
 
     ``n_bar* = 2 kappa_sup (sqrt(-2 log(1 - alpha*)) + 1)^2 / eps^2`` with
-    ``alpha* = confidence_level``, from the concentration bound of Gretton et al. (2012,
-    Thm. 8). Eq. (10) of the paper prints
+    ``alpha* = confidence_level``, from the concentration bound of Gretton et al. (2012),
+    Thm. 8. Eq. (10) of the paper prints
     ``beta0 = log(2 kappa_sup) + log(sqrt(-2 log(1-alpha)) + 1)``; the derivation just above it
     squares the second factor, which is what is implemented.
+
+    Parameters
+    ----------
+    confidence_level : float or array_like
+        ``alpha*``.
+    eps : float or array_like
+        ``epsilon*``.
+    kappa_sup : float, default 1.0
+        The kernel's largest value (1 for the four kernels of replikit).
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound on n*.
+
+    See Also
+    --------
+    estimate_nstar : The data-driven n* (one to two orders of magnitude smaller).
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+    .. [2] Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A
+       Kernel Two-Sample Test. Journal of Machine Learning Research, 13, 723–773.
 
     Examples
     --------
@@ -256,30 +371,50 @@ def nstar_bound(confidence_level, eps, kappa_sup: float = 1.0):
 
 
 @dataclass(frozen=True, slots=True)
-class NStarResult:
+class NStarResult(Result):
     """n* for one set of results and one kernel, over a grid of alpha* and delta*.
 
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per (alpha*, delta*): ``confidence_level`` (alpha*), ``delta``, ``eps``,
-        ``nstar`` (the chosen estimator's), ``estimator``, ``nstar_loglog`` (Algorithm 1's
-        log-log extrapolation, kept for contrast: biased upward at small N), ``beta0``,
-        ``beta1`` (its fit), ``nstar_observed`` (smallest n <= N/2 with n-Gen(eps) >= alpha*,
-        NaN if none), ``nstar_bound`` (Prop. A.4), ``sufficient`` (N >= nstar), ``se_log``
-        (jackknife SE of log n*) and ``ci_low``/``ci_high`` (the 95% interval
-        ``exp(log n* ± t_{N-1} se_log)``; NaN for the log-log estimator, which has no
+        One row per (alpha*, delta*): ``confidence_level`` (alpha*), ``tolerance`` (delta*),
+        ``eps`` (epsilon*), ``nstar`` (the chosen estimator's), ``estimator``, ``nstar_loglog``
+        (Algorithm 1's log-log extrapolation, kept for contrast: biased upward at small N),
+        ``beta0``, ``beta1`` (its fit), ``nstar_observed`` (smallest n <= N/2 with
+        n-Gen(eps) >= alpha*, NaN if none), ``nstar_bound`` (Prop. A.4), ``sufficient``
+        (N >= nstar), ``se_log`` (jackknife SE of log n*) and ``ci_low``/``ci_high`` (the 95%
+        interval ``exp(log n* ± t_{N-1} se_log)``; NaN for the log-log estimator, which has no
         calibrated interval, and when N < 5). :meth:`confidence_interval` gives other levels.
     quantiles : pandas.DataFrame
         ``n``, ``confidence_level``, ``q`` (the alpha*-quantile of the MMD at n).
     distribution : MMDDistribution
+        The MMD of disjoint subsample pairs at every subsample size.
     N : int
         Number of experiments (results) used.
     kernel : str
-    bootstrap : numpy.ndarray or None, shape (ci_resamples, len(table))
+        The goal's label (e.g. ``'jaccard(k=1)'``).
+    bootstrap : numpy.ndarray or None, shape (n_resamples, len(table))
         n* of every bootstrap resample of the N experiments (the whole estimator re-run), one
-        column per table row, when ``ci_resamples`` was given. Not used for the interval: its
-        percentiles are not calibrated (docs/generalize.md).
+        column per table row, when ``bootstrap`` was given to :func:`estimate_nstar`. Not used
+        for the interval: its percentiles are not calibrated (docs/generalize.md).
+
+    See Also
+    --------
+    estimate_nstar : The function that computes it.
+    GeneralizabilityResult : n* for every design combination and goal of a study.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+
+    Examples
+    --------
+    >>> r = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [0, 1, 2]] * 5)
+    >>> res = estimate_nstar(r, Kernel("jaccard"), n_resamples=200, random_state=0)
+    >>> round(res.nstar, 1), res.confidence_interval().low < res.nstar
+    (29.5, True)
     """
 
     table: pd.DataFrame
@@ -290,6 +425,11 @@ class NStarResult:
     bootstrap: np.ndarray | None = field(default=None, repr=False)
 
     @property
+    def title(self) -> str:
+        """A heading: the goal and the number of experiments."""
+        return f"Experiments needed (n*), goal {self.kernel}, from N = {self.N:,} experiments"
+
+    @property
     def nstar(self) -> float:
         """n* at the first (alpha*, delta*) of the grid."""
         return float(self.table["nstar"].iloc[0])
@@ -298,12 +438,18 @@ class NStarResult:
         """Interval for :attr:`nstar` (the first row of the grid): jackknife on the log scale.
 
         ``exp(log n* ± t_{N-1, (1+level)/2} · se_log)``, ``se_log`` the jackknife standard error
-        of ``log n*`` over the N experiments (Efron & Stein 1981; Quenouille-Tukey). Its
-        coverage on the Mallows design of docs/generalize.md is .93–.98 for N = 10–40.
+        of ``log n*`` over the N experiments (Efron & Stein (1981)). Its coverage on the Mallows
+        design of docs/generalize.md is .93–.98 for N = 10–40.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
 
         Returns
         -------
         replikit.results.ConfidenceInterval
+            ``(low, high)``.
 
         Raises
         ------
@@ -317,37 +463,75 @@ class NStarResult:
         conf = check_probability(confidence_level, "confidence_level")
         row = self.table.iloc[0]
         if row["estimator"] != "gamma":
-            raise ParameterError("n* by the log-log extrapolation (estimator='loglog') has no "
-                                 "calibrated interval (its bootstrap percentiles miss the truth "
-                                 "in most datasets at N <= 40); use estimator='gamma'.")
+            raise ParameterError("n* by the log-log extrapolation (`estimator` 'loglog') has "
+                                 "no calibrated interval (its bootstrap percentiles miss the "
+                                 "truth in most datasets at N <= 40); use `estimator` 'gamma'.")
         if not np.isfinite(row["se_log"]):
             raise ParameterError(f"An interval for n* needs N >= 5 experiments for the "
-                                 f"jackknife; got N={self.N}.")
+                                 f"jackknife; got N = {self.N}.")
         half = special.stdtrit(self.N - 1, (1 + conf) / 2) * row["se_log"]  # t.ppf
         return ConfidenceInterval(float(row["nstar"] * math.exp(-half)),
                                   float(row["nstar"] * math.exp(half)))
 
     def to_frame(self) -> pd.DataFrame:
-        """The n* table with ``kernel`` and ``N`` columns."""
+        """The n* table with ``kernel`` and ``N`` columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (alpha*, delta*); see :attr:`table`.
+        """
         t = self.table.copy()
         t.insert(0, "kernel", self.kernel)
         t.insert(1, "N", self.N)
         return t
 
     def generalizability(self, eps) -> pd.DataFrame:
-        """n-Gen(eps) curve: columns ``n``, ``ngen``."""
+        """The n-Gen(eps) curve of Matteucci et al. (2024), Def. 4.1.
+
+        Parameters
+        ----------
+        eps : float
+            The MMD threshold ``epsilon``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``n``, ``ngen``.
+        """
         return pd.DataFrame({"n": self.distribution.n,
                              "ngen": self.distribution.generalizability(eps)})
 
+    def plot(self, ax=None, *, confidence_level=None, tolerance=None):
+        """The MMD quantiles against n on log-log axes, with n* and its interval.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (default: a new figure).
+        confidence_level, tolerance : float, optional
+            Which (alpha*, delta*) row of :attr:`table` (default: the first).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            See :func:`replikit.generalize.plots.plot_quantile_fit`.
+        """
+        from .plots import plot_quantile_fit
+
+        return plot_quantile_fit(self, confidence_level=confidence_level, tolerance=tolerance,
+                                 ax=ax)
+
     def __str__(self) -> str:
-        lines = [f"n* ({self.kernel}, N={self.N} experiments)"]
+        from .._format import interval, number
+
+        lines = [self.title]
         for r in self.table.itertuples():
-            ci = ("" if not np.isfinite(r.ci_low) else
-                  f" [{r.ci_low:.3g}, {r.ci_high:.3g}]")
+            ci = "" if not np.isfinite(r.ci_low) else f" {interval(r.ci_low, r.ci_high)}"
             how = ("moment-matched asymptotic quantile" if r.estimator == "gamma" else
-                   f"log n = {r.beta1:.3g} log eps + {r.beta0:.3g}")
-            lines.append(f"  alpha*={r.confidence_level:g} delta*={r.delta:g} "
-                         f"eps*={r.eps:.4g}: n*={r.nstar:.3g}{ci} ({how}); "
+                   f"log n = {number(r.beta1)} log ε + {number(r.beta0)}")
+            lines.append(f"  α* = {number(r.confidence_level)}, δ* = {number(r.tolerance)} "
+                         f"(ε* = {number(r.eps, 4)}): n* = {number(r.nstar)}{ci} ({how}); "
                          f"{'N suffices' if r.sufficient else 'more experiments needed'}")
         return "\n".join(lines)
 
@@ -376,7 +560,7 @@ def _gamma_rows(K, eps, levels):
 def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimator):
     from scipy import special
 
-    names = ("confidence_level", "delta", "eps", "nstar", "estimator", "nstar_loglog", "beta0",
+    names = ("confidence_level", "tolerance", "eps", "nstar", "estimator", "nstar_loglog", "beta0",
              "beta1", "nstar_observed", "nstar_bound", "sufficient", "se_log", "ci_low",
              "ci_high")
     cols: dict = {c: [] for c in names}  # one frame from columns, not from a list of dicts
@@ -410,11 +594,13 @@ def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimato
     return pd.DataFrame(cols), qtab
 
 
+@renamed(delta="tolerance", method="mmd_estimator")
+@_old_ci_resamples
 @single_blas
-def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05,
-                   n_resamples: int = 1000, n=None, method: str = "biased",
+def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, tolerance=0.05,
+                   n_resamples: int = 1000, n=None, mmd_estimator: str = "biased",
                    estimator: str | None = None, quantile_method: str = "higher",
-                   alternatives=None, gram=None, ci_resamples: int = 0,
+                   alternatives=None, gram=None, bootstrap: BootstrapMethod | None = None,
                    random_state=None) -> NStarResult:
     """Estimate n*, the number of experiments needed for (alpha*, delta*)-generalizability.
 
@@ -428,23 +614,25 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05
         The paper's desired generalizability ``alpha*``: the probability with which two
         independent studies of n* experiments must give results within ``epsilon*``. A grid
         is computed from one MMD distribution.
-    delta : float or sequence of float, default 0.05
-        Similarity threshold ``delta*`` (mapped to ``epsilon*`` by eq. 2).
+    tolerance : float or sequence of float, default 0.05
+        The similarity threshold ``delta*`` of the paper, a practical tolerance on the
+        dissimilarity of two studies' results (mapped to the MMD threshold ``epsilon*`` by
+        eq. 2).
     n_resamples : int, default 1000
         Repetitions (pairs of disjoint subsamples) per subsample size, for the MMD
         distribution (the n-Gen curve, ``nstar_observed`` and the log-log fit).
     n : sequence of int, optional
         Subsample sizes; default all of ``1..floor(N/2)``.
-    method : {'biased', 'unbiased'}, default 'biased'
-        The MMD estimator (see :func:`mmd_from_gram`).
+    mmd_estimator : {'biased', 'unbiased'}, default 'biased'
+        The MMD statistic (see :func:`mmd_from_gram`).
     estimator : {'gamma', 'loglog'}, optional
         How n* is estimated. ``'gamma'`` (the default with the biased MMD): the
         moment-matched asymptotic quantile of :func:`gamma_nstar` with the unbiased moments of
         :func:`kernel_moments` — nearly unbiased from N = 10 on, with a calibrated jackknife
-        interval. ``'loglog'`` (the default with ``method='unbiased'``, whose law the Gamma
-        form does not model): Algorithm 1's extrapolation of the log-log fit of the empirical
-        quantiles, biased upward when N/2 is far below n* (+150% at N = 10 on the Mallows
-        design of docs/generalize.md), with no interval.
+        interval. ``'loglog'`` (the default with ``mmd_estimator='unbiased'``, whose law the
+        Gamma form does not model): Algorithm 1's extrapolation of the log-log fit of the
+        empirical quantiles, biased upward when N/2 is far below n* (+150% at N = 10 on the
+        Mallows design of docs/generalize.md), with no interval.
     quantile_method : str, default 'higher'
         numpy quantile method for ``epsilon_n^{alpha*}``; 'higher' (an observed MMD value, never
         below the interpolated one) as in the authors' code.
@@ -452,28 +640,51 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05
         Names of the columns (to resolve a Borda alternative by name).
     gram : array_like, optional
         Precomputed Gram matrix of ``results``.
-    ci_resamples : int, default 0
-        Bootstrap resamples of the N experiments (the whole estimator re-run on each) kept in
-        :attr:`NStarResult.bootstrap` for inspection. The interval in the table does not use
-        them: bootstrap percentiles of n* cover .53–.66 for the Mallows goal on the design of
+    bootstrap : replikit.BootstrapMethod, optional
+        Resample the N experiments ``bootstrap.n_resamples`` times and re-run the whole
+        estimator on each; the values are kept in :attr:`NStarResult.bootstrap` for
+        inspection (default None: no bootstrap). The interval in the table does not use them:
+        bootstrap percentiles of n* cover .53–.66 for the Mallows goal on the design of
         docs/generalize.md (resampling duplicates experiments, which the kernel sees as perfect
         agreement); the jackknife interval covers .93–.98.
     random_state : None, int or numpy.random.Generator
+        Source of randomness (the subsamples and the bootstrap).
 
     Returns
     -------
     NStarResult
+        n* for every (alpha*, delta*), with the quantile table and the MMD distribution.
+
+    See Also
+    --------
+    analyze : n* for every design combination and goal of a long results table.
+    iterate_nstar : Algorithm 1's outer loop: more experiments until N >= n*.
+    gamma_nstar : The default estimate's formula.
+    fit_nstar : Algorithm 1's log-log extrapolation.
 
     Notes
     -----
-    Seed 004, Algorithm 1 and eqs. (2)-(4) for the MMD distribution: for every n the
-    ``alpha*``-quantile of the MMD of two disjoint subsamples of size n drawn without
+    Matteucci et al. (2024), Algorithm 1 and eqs. (2)-(4) for the MMD distribution: for every
+    n the ``alpha*``-quantile of the MMD of two disjoint subsamples of size n drawn without
     replacement; ``epsilon* = sqrt(2 (kappa_sup - f_kappa(delta*)))``. Algorithm 1 then fits
     ``log n = beta1 log epsilon_n + beta0`` and extrapolates to ``epsilon*``; when the data
     reach only n <= N/2 << n*, the curvature of the small-n quantiles (discrete, far from their
     asymptotic ``n^{-1/2}`` slope) makes that extrapolation overshoot. The Gamma estimator uses
     the asymptotic law of the MMD instead, whose two moments are estimated without bias from
-    all N(N-1)/2 pairs of results (Gretton et al. 2012, Thm. 12; Song et al. 2012, eq. 5).
+    all N(N-1)/2 pairs of results (Gretton et al. (2012), Thm. 12; Song et al. (2012), eq. 5);
+    its interval is the jackknife's (Efron & Stein (1981)).
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+    .. [2] Gretton, A., Borgwardt, K. M., Rasch, M. J., Schölkopf, B. & Smola, A. (2012). A
+       Kernel Two-Sample Test. Journal of Machine Learning Research, 13, 723–773.
+    .. [3] Song, L., Smola, A., Gretton, A., Bedo, J. & Borgwardt, K. (2012). Feature Selection
+       via Dependence Maximization. Journal of Machine Learning Research, 13, 1393–1434.
+    .. [4] Efron, B. & Stein, C. (1981). The Jackknife Estimate of Variance. The Annals of
+       Statistics, 9(3), 586–596.
 
     Examples
     --------
@@ -495,14 +706,14 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05
     if n_a < 2:
         raise DataError(f"`results` must rank at least 2 alternatives; got {n_a}.")
     levels = check_levels(confidence_level)
-    deltas = check_delta(delta)
-    n_ci = check_int(ci_resamples, "ci_resamples", min_value=0)
+    deltas = check_tolerance(tolerance)
+    n_ci = check_bootstrap(bootstrap)
     if estimator is None:
-        estimator = "gamma" if method == "biased" else "loglog"
+        estimator = "gamma" if mmd_estimator == "biased" else "loglog"
     check_choice(estimator, "estimator", ESTIMATORS)
-    if estimator == "gamma" and method != "biased":
-        raise ParameterError("estimator='gamma' models the biased MMD (the paper's); with "
-                             "method='unbiased' use estimator='loglog'.")
+    if estimator == "gamma" and mmd_estimator != "biased":
+        raise ParameterError("`estimator` 'gamma' models the biased MMD (the paper's); with "
+                             "`mmd_estimator` 'unbiased' use `estimator` 'loglog'.")
     check_analysis_memory(N, n_a, check_int(n_resamples, "n_resamples", min_value=1),
                           n_sizes(N, n), (kernel.kind,),
                           conditions="fewer rows of `results`")
@@ -510,7 +721,8 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05
     K = kernel.gram(R, alternatives=alternatives) if gram is None else np.asarray(gram, float)
     if K.shape != (N, N):
         raise DataError(f"`gram` must have shape ({N}, {N}); got {K.shape}.")
-    dist = mmd_distribution(K, n=n, n_resamples=n_resamples, method=method, random_state=rng)
+    dist = mmd_distribution(K, n=n, n_resamples=n_resamples, mmd_estimator=mmd_estimator,
+                            random_state=rng)
     table, qtab = _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimator)
     boots = None
     if n_ci:
@@ -524,18 +736,19 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, delta=0.05
                     *_moments(Kb), np.tile(eps_all, len(levels)),
                     np.repeat(levels, len(eps_all)))
             else:
-                db = mmd_distribution(Kb, n=n, n_resamples=n_resamples, method=method,
-                                      random_state=rng)
+                db = mmd_distribution(Kb, n=n, n_resamples=n_resamples,
+                                      mmd_estimator=mmd_estimator, random_state=rng)
                 boots[b] = _nstar_table(db, kernel, n_a, levels, deltas, quantile_method, Kb,
                                         estimator)[0]["nstar"].to_numpy()
     return NStarResult(table=table, quantiles=qtab, distribution=dist, N=N, kernel=kernel.label,
                        bootstrap=boots)
 
 
+@renamed(delta="tolerance")
 @single_blas
 def iterate_nstar(run_experiment, initial, kernel: Kernel, *, n_step: int = 5,
                   max_experiments: int = 1000, confidence_level: float = 0.95,
-                  delta: float = 0.05, n_resamples: int = 1000, alternatives=None,
+                  tolerance: float = 0.05, n_resamples: int = 1000, alternatives=None,
                   random_state=None):
     """The outer loop of Algorithm 1: run ``n_step`` more experiments until N >= n*.
 
@@ -547,22 +760,55 @@ def iterate_nstar(run_experiment, initial, kernel: Kernel, *, n_step: int = 5,
     initial : array_like, shape (N0, n_a)
         Results already available (N0 >= 2).
     kernel : Kernel
+        The goal of the study.
     n_step : int, default 5
         Experiments added per iteration (``N_step``).
     max_experiments : int, default 1000
         Stop (and return) once this many experiments have been run.
-    confidence_level, delta, n_resamples, alternatives, random_state
-        As in :func:`estimate_nstar`.
+    confidence_level : float, default 0.95
+        ``alpha*``, as in :func:`estimate_nstar`.
+    tolerance : float, default 0.05
+        ``delta*``, as in :func:`estimate_nstar`.
+    n_resamples : int, default 1000
+        Pairs of disjoint subsamples per subsample size, as in :func:`estimate_nstar`.
+    alternatives : sequence, optional
+        Names of the columns (to resolve a Borda alternative by name).
+    random_state : None, int or numpy.random.Generator
+        Source of randomness, also passed to ``run_experiment``.
 
     Returns
     -------
-    (NStarResult, numpy.ndarray)
-        The last estimate and all the results gathered. Only the kernel rows of the new
-        experiments are computed at each step (the Gram matrix is extended, not rebuilt).
+    result : NStarResult
+        The last estimate.
+    results : numpy.ndarray
+        All the results gathered. Only the kernel rows of the new experiments are computed at
+        each step (the Gram matrix is extended, not rebuilt).
+
+    See Also
+    --------
+    estimate_nstar : One estimate of n* from the results at hand.
 
     Notes
     -----
-    Seed 004, Algorithm 1 (``while N < n*_N: run N_step more experiments``).
+    Matteucci et al. (2024), Algorithm 1 (``while N < n*_N: run N_step more experiments``).
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
+
+    Examples
+    --------
+    Rankings of 3 alternatives where the first is usually best:
+
+    >>> def one_more(rng):
+    ...     return np.array([0, 1, 2]) if rng.random() < 0.8 else np.array([1, 0, 2])
+    >>> first = np.array([[0, 1, 2], [1, 0, 2], [0, 1, 2], [0, 1, 2]])
+    >>> res, results = iterate_nstar(one_more, first, Kernel("jaccard"), n_resamples=50,
+    ...                              random_state=0)
+    >>> len(results) >= res.nstar or len(results) >= 1000
+    True
     """
     rng = check_random_state(random_state)
     n_step = check_int(n_step, "n_step", min_value=1)
@@ -571,7 +817,7 @@ def iterate_nstar(run_experiment, initial, kernel: Kernel, *, n_step: int = 5,
         raise DataError(f"`initial` must hold at least 2 results (2-d); got shape {R.shape}.")
     K = kernel.gram(R, alternatives=alternatives)
     while True:
-        res = estimate_nstar(R, kernel, confidence_level=confidence_level, delta=delta,
+        res = estimate_nstar(R, kernel, confidence_level=confidence_level, tolerance=tolerance,
                              n_resamples=n_resamples, alternatives=alternatives, gram=K,
                              random_state=rng)
         if len(R) >= res.nstar or len(R) >= max_experiments or not math.isfinite(res.nstar):

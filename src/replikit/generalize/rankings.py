@@ -1,4 +1,4 @@
-"""Rankings with ties from scores (seed 004, Def. 4.2).
+"""Rankings with ties from scores (Matteucci et al. 2024, Def. 4.2).
 
 A ranking of ``n_a`` alternatives is stored as an integer vector of dense tier indices — Def.
 4.2's ``r(a)``, the number of better score levels: 0 is the best tier, 1 the next, and
@@ -44,12 +44,23 @@ def rank_scores(scores, *, higher_is_better: bool = True, tol: float = 0.0,
         ``r[i, a]`` is the tier index of alternative ``a`` in experiment ``i`` (0 = best tier;
         add 1 for a rank with 1 = best).
 
+    See Also
+    --------
+    replikit.generalize.prepare : Rankings of every condition of a long results table.
+    replikit.generalize.RankingSample.to_frame : The same ranks for people (1 = best).
+
     Notes
     -----
-    Implements the rankings with ties of Definition 4.2 of seed 004 (Matteucci et al.,
-    "Generalizability of experimental studies"): ``r(a) = #{distinct better score levels}``.
-    Vectorized over rows: sort once, mark the positions where the sorted score jumps by more than
-    ``tol``, take the cumulative sum and scatter back.
+    The rankings with ties of Matteucci et al. (2024), Definition 4.2:
+    ``r(a) = #{distinct better score levels}``. Vectorized over rows: sort once, mark the
+    positions where the sorted score jumps by more than ``tol``, take the cumulative sum and
+    scatter back.
+
+    References
+    ----------
+    .. [1] Matteucci, F., Arzamasov, V., Cribeiro-Ramallo, J., Heyden, M., Ntoutsi, E. &
+       Böhm, K. (2024). Can You Trust Your Experiments? Generalizability of Experimental
+       Studies. arXiv:2406.17374.
 
     Examples
     --------

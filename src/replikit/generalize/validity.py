@@ -3,7 +3,7 @@
 ``replikit simulate validity --capabilities generalize`` runs :func:`validity`; the test suite
 runs its small size and fails when a calibrated row leaves its band.
 
-Design (issue 15): each experiment's result is a ranking of ``n_a = 10`` alternatives drawn
+Design: each experiment's result is a ranking of ``n_a = 10`` alternatives drawn
 from a Mallows model with Kendall distance and dispersion ``theta = 0.3`` (``P(pi) ∝
 exp(-theta d(pi, id))``, sampled by repeated insertion: alternative j is inserted so that it
 creates ``V_j`` inversions, ``P(V_j = r) ∝ exp(-theta r)``, ``r = 0..j``; Fligner & Verducci
@@ -118,14 +118,14 @@ def _loglog_cell(rng, name: str, N: int, R: int, n_resamples: int) -> np.ndarray
     out = np.empty(R)
     for r in range(R):
         X = mallows_rankings(rng, N)
-        out[r] = estimate_nstar(X, kernel, confidence_level=LEVEL, delta=DELTA,
+        out[r] = estimate_nstar(X, kernel, confidence_level=LEVEL, tolerance=DELTA,
                                 n_resamples=n_resamples, estimator="loglog",
                                 random_state=rng).nstar
     return out
 
 
 def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.DataFrame:
-    """Relative bias of n* and coverage of its interval on the Mallows design (issue 15).
+    """Relative bias of n* and coverage of its interval on the Mallows design.
 
     Parameters
     ----------
