@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed
 from .._plotting import axes_or_new as _axes
 from .._validation import check_confidence_level
 from ..errors import DataError, ParameterTypeError
@@ -176,76 +177,41 @@ def plot_differences(table: pd.DataFrame, *, ax=None, bounds: tuple[float, float
     return ax
 
 
+@renamed(margin="tolerance")
 def plot_simulation(result, *, measure: str = "cv", procedure: str = "inconsistency",
-                    margin: float | None = None, n_changed: int | None = None,
+                    tolerance: float | None = None, n_changed: int | None = None,
                     stage2: str = "random", fig=None):
-    """The seed's Figures 9-12 from a :class:`~replikit.replicate.ReplicationSimulation`.
-
-    One panel per model; x = reduction of R2 in the non-replications; solid lines =
-    replications, dashed = non-replications; one color per stage-1 pooling (CV) or one line
-    (test); error bars = Monte-Carlo SEs.
+    """Figures 9-12 of Vijayakumar & Cheung (2021) from a
+    :class:`~replikit.replicate.ReplicationSimulation` (its ``plot``).
 
     Parameters
     ----------
     result : ReplicationSimulation
-    measure : {'cv', 'test'}
-    procedure : {'inconsistency', 'consistency', 'captured'}
-    margin : float, optional
-        Region of equivalence for 'consistency' (default: the largest simulated).
+        The simulation.
+    measure : {'cv', 'test'}, default 'cv'
+        CV or test R².
+    procedure : {'inconsistency', 'consistency', 'captured'}, default 'inconsistency'
+        What the panels show.
+    tolerance : float, optional
+        Region of equivalence for ``'consistency'`` (default: the largest simulated).
     n_changed : int, optional
         Number of non-replications (default: the largest simulated).
-    stage2 : {'fixed', 'random'}
-        Population pooling for 'captured'.
+    stage2 : {'fixed', 'random'}, default 'random'
+        Population pooling for ``'captured'``.
     fig : matplotlib Figure, optional
+        A figure to draw on.
 
     Returns
     -------
-    matplotlib Figure
+    numpy.ndarray of matplotlib.axes.Axes
+        One panel per model.
 
-    Notes
-    -----
-    Seed 000, Study 2: Figure 9 (CV, single studies), 10 (test), 11 (CV population), 12 (test
-    population). Example: ``plot_simulation(sim, measure='test', procedure='consistency')``.
+    See Also
+    --------
+    replikit.replicate.ReplicationSimulation.plot : The same figure.
     """
-    t = result.table
-    n_changed = max(result.n_changed) if n_changed is None else n_changed
-    sub = t[(t["measure"] == measure) & (t["procedure"] == procedure)
-            & (t["n_changed"] == n_changed)]
-    if procedure == "consistency":
-        margin = max(result.margins) if margin is None else margin
-        sub = sub[np.isclose(sub["margin"], margin)]
-    if procedure == "captured":
-        sub = sub[sub["stage2"] == stage2]
-    if sub.empty:
-        raise DataError(f"no simulated rows for measure={measure!r}, procedure={procedure!r}, "
-                        f"n_changed={n_changed}.")
-    models = list(pd.unique(sub["model"]))
-    if fig is None:
-        from .._plotting import new_figure
-
-        fig = new_figure(2.3 * len(models) + 0.8, 2.8)
-    axes = fig.subplots(1, len(models), sharey=True, squeeze=False)[0]
-    colors = {"fixed": "#203a66", "random": "#b3261e", "-": "#203a66"}
-    for ax, m in zip(axes, models, strict=True):
-        for (stage1, group), g in sub[sub["model"] == m].groupby(["stage1", "group"]):
-            g = g.sort_values("delta")
-            ax.errorbar(g["delta"], g["proportion"], yerr=g["mc_se"].fillna(0.0),
-                        color=colors.get(stage1, "black"),
-                        ls="-" if group == "replication" else "--", marker="o", ms=3,
-                        capsize=2, label=f"{'' if stage1 == '-' else stage1 + ' folds, '}"
-                                         f"{group}")
-        ax.set_title(str(m), fontsize=9, parse_math=False)
-        ax.set_xlabel("R2 reduction")
-        ax.set_ylim(-0.05, 1.05)
-        ax.grid(alpha=0.3)
-    what = {"inconsistency": "judged inconsistent (95% CI)",
-            "consistency": f"judged consistent (90% CI, +-{margin})",
-            "captured": f"captured by the {stage2}-effects population CI"}[procedure]
-    axes[0].set_ylabel(f"proportion {what}", fontsize=8)
-    axes[-1].legend(fontsize=6, loc="best")
-    fig.suptitle(f"{measure.upper()} R2, {n_changed} non-replicating studies "
-                 f"({result.n_repetitions} repetition(s))", fontsize=9)
-    return fig
+    return result.plot(measure=measure, procedure=procedure, tolerance=tolerance,
+                       n_changed=n_changed, stage2=stage2, fig=fig)
 
 
 _BLUE, _ORANGE, _VERMILLION, _GREY = "#0072B2", "#E69F00", "#D55E00", "#7f7f7f"
