@@ -1,5 +1,4 @@
-"""Corpus of bad and odd inputs for ``replikit multistudy`` and ``replikit crossstudy`` (issue 13
-item 11).
+"""Corpus of bad and odd inputs for ``replikit multistudy`` and ``replikit crossstudy``.
 
 Every case ends in a clear one-line error naming the flag or column, or in an honest result
 whose warnings (one ``warning:`` line each on stderr) say what was done.
@@ -15,7 +14,7 @@ import pytest
 
 from .conftest import assert_clear_error, assert_ok
 
-FAST = ("--permutation-resamples", "19", "--resamples", "20")
+FAST = ("--permutation-resamples", "19", "--n-resamples", "20")
 
 
 def _warnings(err: str) -> list[str]:
@@ -54,7 +53,7 @@ def ms(cli, path, *args):
 
 def cs(cli, path, *args, study="school", models="lr"):
     return cli("crossstudy", "--data", path, "--target", "y", "--study", study,
-               "--models", models, "--cv", "3", *args)
+               "--models", models, "--n-folds", "3", *args)
 
 
 # == multistudy ===========================================================================
@@ -222,7 +221,7 @@ def test_duplicated_prediction_keys(cli, write_csv):
     (("--threshold", "bayes"), "--threshold"),
     (("--bootstrap", "xx"), "--bootstrap"),
     (("--bag-size", "3"), "--bag-size"),
-    (("--epsilon", "-1"), "--epsilon"),
+    (("--tolerance", "-1"), "--tolerance"),
     (("--permutation-resamples", "0"), "--permutation-resamples"),
 ])
 def test_multistudy_bad_options(cli, write_csv, args, flag):
@@ -284,7 +283,7 @@ def test_crossstudy_missing_class_json_has_empty_row(cli, write_csv):
     df = _data(classification=True)
     df.loc[df.school == "s2", "y"] = 1
     out = assert_ok(cli("--format", "json", "crossstudy", "--data", write_csv(df), "--target",
-                        "y", "--study", "school", "--models", "lr", "--cv", "3"))
+                        "y", "--study", "school", "--models", "lr", "--n-folds", "3"))
     rows = {r["train"]: r for r in json.loads(out)["models"]["lr"]["cross_study_matrix"]}
     assert rows["s2"]["s1"] is None and rows["s1"]["s2"] is not None
 

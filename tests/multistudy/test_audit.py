@@ -1,4 +1,4 @@
-"""replikit.multistudy.audit: the recipe of the audit report's cross-study section (seed 001),
+"""replikit.multistudy.audit: the recipe of the audit report's cross-study section (Parmigiani 2023),
 checked against hand computations with scikit-learn and numpy."""
 
 import importlib
@@ -12,6 +12,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import r2_score
 from sklearn.svm import LinearSVC
 
+from replikit._format import number, pvalue
 from replikit.data.userdata import dataset_from_frame
 from replikit.errors import NotApplicableError, ParameterError, ParameterTypeError
 from replikit.multistudy import MultiStudyAudit, audit, study_utilities
@@ -86,9 +87,9 @@ def test_best_rule_assessed_and_numbers_agree(reg_audit):
     # the headline interval: [0, the intersection-union test's upper bound of max|Δ|]
     from replikit.multistudy.equivalence import epsilon_test
     eq = epsilon_test(a.utilities, alpha=0.05)
-    assert a.smallest_epsilon == pytest.approx(eq.smallest_epsilon, rel=1e-12)
-    assert tuple(a.confidence_interval(0.95)) == pytest.approx((0.0, eq.smallest_epsilon))
-    assert a.confidence_interval(0.9).high < a.smallest_epsilon
+    assert a.smallest_tolerance == pytest.approx(eq.smallest_tolerance, rel=1e-12)
+    assert tuple(a.confidence_interval(0.95)) == pytest.approx((0.0, eq.smallest_tolerance))
+    assert a.confidence_interval(0.9).high < a.smallest_tolerance
     assert a.spread == pytest.approx(eq.spreads["eb"]) and a.spread <= a.statistic
     assert a.n_resamples == len(draws) == 200 and a.permutation.n_resamples == 199
     assert a.pvalue == a.assessment.permutation_utility.pvalue
@@ -108,9 +109,10 @@ def test_verdict_states_utility_spread_pvalue_and_caveats(reg_audit):
     assert v.estimate == a.spread
     assert (v.ci_low, v.ci_high) == tuple(a.confidence_interval())
     assert v.level == ("warn" if a.pvalue < audit_module.ALPHA else "good")
-    assert "minus the squared error" in v.sentence and f"{a.pvalue:.3g}" in v.sentence
-    assert f"{a.statistic:.3g}" in v.sentence and "utility" in v.metric
-    assert f"{a.spread:.3g}" in v.sentence and f"{a.smallest_epsilon:.3g}" in v.sentence
+    assert "minus the squared error" in v.sentence and pvalue(a.pvalue) in v.sentence
+    assert number(a.statistic) in v.sentence and "utility" in v.metric
+    assert number(a.spread) in v.sentence and number(a.smallest_tolerance) in v.sentence
+    assert v.label == "largest difference between studies, mean squared error"
     # lr beats dummy in at least u of K studies: per-study paired t-tests, partial conjunction
     conj = a.conjunction.table.set_index("finding").loc["lr beats dummy"]
     assert f"dummy in at least {int(conj['replicated_in'])} of the 3 studies" in v.sentence
@@ -136,15 +138,15 @@ def test_dominance_of_the_other_rules(reg_audit):
     # Def. 3.3: lr dominates when it is at least as good in every study and more replicable
     better = bool(np.all(lr_u >= dummy_u))
     assert not (dummy["dominates"] and better)
-    assert dummy["dominated"] == (better and reg_audit.utilities.smallest_epsilon()
-                                  <= dummy["smallest_epsilon"])
+    assert dummy["dominated"] == (better and reg_audit.utilities.smallest_tolerance()
+                                  <= dummy["smallest_tolerance"])
 
 
 def test_training_technique_on_the_primary_metric(reg_audit):
     a = reg_audit
     ds = _ds(_regression())
     X, y, s = ds.X.to_numpy(), ds.y.to_numpy(), ds.study.to_numpy()
-    assert a.metric == "r2" and a.cv == 3
+    assert a.metric == "r2" and a.n_folds == 3
     fit = LinearRegression().fit(X[s == "s0"], y[s == "s0"])
     assert a.cross_study.matrix.loc["s0", "s2"] == pytest.approx(
         r2_score(y[s == "s2"], fit.predict(X[s == "s2"])))

@@ -46,8 +46,8 @@ def data_csv(tmp_path):
 def test_multistudy_command_json(cli, preds_csv):
     path, df = preds_csv
     code, out, err = cli("--format", "json", "multistudy", str(path), "--study",
-                             "site", "--utility", "cost:-5,-1", "--epsilon", "0.05",
-                             "--permutation-resamples", "99", "--resamples", "50")
+                             "site", "--utility", "cost:-5,-1", "--tolerance", "0.05",
+                             "--permutation-resamples", "99", "--n-resamples", "50")
     assert code == 0, err
     res = json.loads(out)
     got = {r["study"]: r["utility"] for r in res["studies"]}
@@ -62,25 +62,25 @@ def test_multistudy_command_json(cli, preds_csv):
     from replikit.multistudy import assess, epsilon_test, load_predictions, parse_utility
     tests = {t[0]["kind"]: t[0] for t in res["epsilon_test"]}
     assert set(tests) == {"absolute", "relative", "tv"}
-    assert tests["tv"]["epsilon"] is None and tests["tv"]["smallest_epsilon"] > 0
+    assert tests["tv"]["tolerance"] is None and tests["tv"]["smallest_tolerance"] > 0
     a = assess(load_predictions(path, study="site"), parse_utility("cost:-5,-1"),
                n_resamples=10, random_state=0)
-    ref = epsilon_test(a, epsilon=0.05)
+    ref = epsilon_test(a, tolerance=0.05)
     assert tests["absolute"]["pvalue"] == pytest.approx(ref.pvalue)
-    assert tests["absolute"]["smallest_epsilon"] == pytest.approx(ref.smallest_epsilon)
+    assert tests["absolute"]["smallest_tolerance"] == pytest.approx(ref.smallest_tolerance)
     assert len(res["epsilon_pairs"]) == 3
 
 
 def test_multistudy_command_prints_the_epsilon_test(cli, preds_csv):
     path, _ = preds_csv
-    code, out, err = cli("multistudy", str(path), "--study", "site", "--epsilon", "0.2",
-                         "--permutation-resamples", "19", "--resamples", "20")
+    code, out, err = cli("multistudy", str(path), "--study", "site", "--tolerance", "0.2",
+                         "--permutation-resamples", "19", "--n-resamples", "20")
     assert code == 0, err
     out = " ".join(out.split())  # the terminal may wrap long lines
     assert "intersection-union test of pairwise TOSTs" in out
     assert "ε = 0.2: shown at level 0.05" in out or "ε = 0.2: not shown" in out
     code, out, err = cli("multistudy", str(path), "--study", "site",
-                         "--permutation-resamples", "19", "--resamples", "20")
+                         "--permutation-resamples", "19", "--n-resamples", "20")
     out = " ".join(out.split())
     assert code == 0 and "replicable within any ε >=" in out and "ε = " not in out
 
@@ -89,7 +89,7 @@ def test_multistudy_command_threshold_and_errors(cli, preds_csv):
     path, _ = preds_csv
     code, out, _ = cli("multistudy", str(path), "--study", "site", "--utility",
                            "cost:-5,-1", "--threshold", "bayes", "--permutation-resamples",
-                           "19", "--resamples", "20")
+                           "19", "--n-resamples", "20")
     assert code == 0 and "threshold 0.1667" in out
     code, _, err = cli("multistudy", str(path), "--study", "nope")
     assert code == 2 and "--study" in err and len(err.strip().splitlines()) == 1
@@ -105,7 +105,7 @@ def test_crossstudy_command(cli, data_csv):
     path, _ = data_csv
     code, out, err = cli("--format", "json", "crossstudy", "--data", str(path),
                              "--target", "y", "--study", "school", "--models", "lr",
-                             "--stacking", "--cv", "3")
+                             "--stacking", "--n-folds", "3")
     assert code == 0, err
     res = json.loads(out)["models"]["lr"]
     assert len(res["cross_study_matrix"]) == 3
@@ -145,10 +145,10 @@ def test_plot_epsilon_test_marks_the_bound_and_the_spread():
 
     t = pd.DataFrame({"study": ["a", "b", "c"], "utility": [0.8, 0.82, 0.7],
                       "se": [0.01, 0.01, 0.02]})
-    r = epsilon_test(t, epsilon=0.2)
+    r = epsilon_test(t, tolerance=0.2)
     ax = plot_epsilon_test(r)
     xs = sorted(line.get_xdata()[0] for line in ax.get_lines() if len(line.get_xdata()) == 2)
-    assert r.smallest_epsilon in xs and 0.2 in xs and r.estimate in xs
+    assert r.smallest_tolerance in xs and 0.2 in xs and r.estimate in xs
     assert len(ax.get_yticks()) == 3
 
 

@@ -1,6 +1,6 @@
 """The schemes across studies (replikit.experiment.cross_study) and their runs through
-experiment.run: CrossStudy (Bernau et al. 2014; seed 001 sec. 7.4) and StudyHoldOut (the half
-split of seed 001's fixed rule)."""
+experiment.run: CrossStudy (Bernau et al. 2014; Parmigiani 2023, sec. 7.4) and StudyHoldOut (the half
+split of the fixed rule of Parmigiani 2023)."""
 
 import numpy as np
 import pandas as pd
@@ -78,11 +78,11 @@ def test_cross_study_input_errors():
         _splits(CrossStudy(), 10)
     with pytest.raises(DataError, match="2 studies"):
         _splits(CrossStudy(2), 10, groups=np.zeros(10))
-    with pytest.raises(ParameterError, match="n_splits"):
+    with pytest.raises(ParameterError, match="n_folds"):
         CrossStudy(1)
     with pytest.raises(ParameterError, match="y"):
         CrossStudy(stratify=True).plan(None, np.repeat([0, 1], 5))
-    assert repr(CrossStudy(3)) == ("CrossStudy(n_splits=3, in_sample=False, stratify=False, "
+    assert repr(CrossStudy(3)) == ("CrossStudy(n_folds=3, in_sample=False, stratify=False, "
                                    "random_state=None)")
 
 

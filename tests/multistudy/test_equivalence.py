@@ -36,7 +36,7 @@ def _binary_studies(ps=(0.8, 0.75, 0.85), n=(120, 150, 90), seed=0):
 def test_two_studies_agree_with_statsmodels_welch_tost():
     d = _binary_studies(ps=(0.8, 0.72), n=(120, 150))
     su = study_utilities(d, "accuracy")
-    r = epsilon_test(su, epsilon=0.15)
+    r = epsilon_test(su, tolerance=0.15)
     # the unit utilities: 1 when the prediction is right
     u = (d.pred == d.y).astype(float)
     x1, x2 = u[d.codes == 0], u[d.codes == 1]
@@ -47,7 +47,7 @@ def test_two_studies_agree_with_statsmodels_welch_tost():
     df = (v1 + v2) ** 2 / (v1 ** 2 / (x1.size - 1) + v2 ** 2 / (x2.size - 1))
     dd, se = abs(x1.mean() - x2.mean()), np.sqrt(v1 + v2)
     assert r.pvalue == pytest.approx(stats.t.cdf((dd - 0.15) / se, df), rel=1e-12)
-    assert r.smallest_epsilon == pytest.approx(dd + stats.t.ppf(0.95, df) * se, rel=1e-12)
+    assert r.smallest_tolerance == pytest.approx(dd + stats.t.ppf(0.95, df) * se, rel=1e-12)
     assert r.pairs["df"].iloc[0] == pytest.approx(df)
     assert r.statistic == pytest.approx(dd)
 
@@ -55,12 +55,12 @@ def test_two_studies_agree_with_statsmodels_welch_tost():
 def test_intersection_union_takes_the_largest_pairwise_pvalue_and_bound():
     t = pd.DataFrame({"study": list("abcd"), "utility": [0.80, 0.82, 0.79, 0.86],
                       "se": [0.01, 0.02, 0.015, 0.01], "n": [400, 300, 350, 500]})
-    r = epsilon_test(t, epsilon=0.1)
+    r = epsilon_test(t, tolerance=0.1)
     assert len(r.pairs) == 6
-    assert r.pvalue == r.pairs["pvalue"].max() and r.smallest_epsilon == r.pairs[
+    assert r.pvalue == r.pairs["pvalue"].max() and r.smallest_tolerance == r.pairs[
         "upper_bound"].max()
     # no multiplicity correction: each pair is a level-α TOST
-    one = epsilon_test(t.iloc[[2, 3]], epsilon=0.1)
+    one = epsilon_test(t.iloc[[2, 3]], tolerance=0.1)
     assert one.pvalue == pytest.approx(r.pairs.query("study_a == 'c' and study_b == 'd'")
                                        ["pvalue"].iloc[0])
 
@@ -70,12 +70,12 @@ def test_bound_inverts_the_test(kind):
     t = pd.DataFrame({"study": list("abc"), "utility": [0.70, 0.78, 0.74],
                       "se": [0.02, 0.025, 0.02], "n": [200, 150, 220]})
     r = epsilon_test(t, kind=kind, alpha=0.05)
-    at = epsilon_test(t, kind=kind, epsilon=r.smallest_epsilon).pvalue
+    at = epsilon_test(t, kind=kind, tolerance=r.smallest_tolerance).pvalue
     assert at == pytest.approx(0.05, abs=1e-6)
-    assert epsilon_test(t, kind=kind, epsilon=r.smallest_epsilon * 1.01).replicable
-    assert not epsilon_test(t, kind=kind, epsilon=r.smallest_epsilon * 0.99).replicable
+    assert epsilon_test(t, kind=kind, tolerance=r.smallest_tolerance * 1.01).replicable
+    assert not epsilon_test(t, kind=kind, tolerance=r.smallest_tolerance * 0.99).replicable
     # a higher level widens the bound
-    assert r.confidence_interval(0.99).high > r.smallest_epsilon > r.confidence_interval(
+    assert r.confidence_interval(0.99).high > r.smallest_tolerance > r.confidence_interval(
         0.8).high
 
 
@@ -83,7 +83,7 @@ def test_relative_equals_absolute_test_of_the_contrast_by_hand():
     # two studies, sign of a + b certain: the contrast (a − b) − (ε/2)(a + b) < 0
     a, b, va, vb, eps = 0.8, 0.7, 0.0004, 0.0009, 0.3
     t = pd.DataFrame({"study": ["a", "b"], "utility": [a, b], "se": np.sqrt([va, vb])})
-    r = epsilon_test(t, kind="relative", epsilon=eps)
+    r = epsilon_test(t, kind="relative", tolerance=eps)
     L = (a - b) - eps / 2 * (a + b)
     se = np.sqrt(va * (1 - eps / 2) ** 2 + vb * (1 + eps / 2) ** 2)
     assert r.pvalue == pytest.approx(stats.norm.cdf(L / se), rel=1e-10)
@@ -96,16 +96,16 @@ def test_total_variation_bound_and_pvalue_by_hand():
     d = from_arrays(y, y, np.repeat(["a", "b"], 100))  # predictions right: cells (0,0), (1,1)
     res = assess(d, "accuracy", n_resamples=20, permutation=PermutationMethod(9),
                  random_state=0)
-    r = epsilon_test(res, kind="tv", epsilon=0.3)
+    r = epsilon_test(res, kind="tv", tolerance=0.3)
     p, q = 0.6, 0.45
     se = np.sqrt(p * (1 - p) / 100 + q * (1 - q) / 100)
     assert r.statistic == pytest.approx(0.15)
-    assert r.smallest_epsilon == pytest.approx(0.15 + stats.norm.ppf(0.95) * se)
+    assert r.smallest_tolerance == pytest.approx(0.15 + stats.norm.ppf(0.95) * se)
     assert r.pvalue == pytest.approx(stats.norm.cdf((0.15 - 0.3) / se))
     # the bias-corrected TV: below the observed maximum, deterministic
     assert r.spread_method == "bootstrap" and 0 <= r.estimate < r.statistic
     assert epsilon_test(res, kind="tv").estimate == r.estimate
-    assert epsilon_test(res, kind="tv", spread="plugin").estimate == r.statistic
+    assert epsilon_test(res, kind="tv", spread_method="plugin").estimate == r.statistic
     with pytest.raises(ParameterError, match="kind='tv'"):
         epsilon_test(res.utilities, kind="tv")
 
@@ -114,14 +114,14 @@ def test_bootstrap_standard_errors():
     d = _binary_studies()
     res = assess(d, "accuracy", n_resamples=300, permutation=PermutationMethod(9),
                  random_state=1)
-    r = epsilon_test(res, se="bootstrap", epsilon=0.2)
+    r = epsilon_test(res, se_method="bootstrap", tolerance=0.2)
     s = res.bootstrap.utility_se()
     assert r.pairs["se"].iloc[0] == pytest.approx(np.hypot(s[0], s[1]))
     assert np.isinf(r.pairs["df"]).all()
-    delta = epsilon_test(res, epsilon=0.2)
-    assert r.smallest_epsilon == pytest.approx(delta.smallest_epsilon, rel=0.2)
-    with pytest.raises(ParameterError, match="se='bootstrap'"):
-        epsilon_test(res.utilities, se="bootstrap")
+    delta = epsilon_test(res, tolerance=0.2)
+    assert r.smallest_tolerance == pytest.approx(delta.smallest_tolerance, rel=0.2)
+    with pytest.raises(ParameterError, match="se_method"):
+        epsilon_test(res.utilities, se_method="bootstrap")
 
 
 def test_pm_tau2_matches_statsmodels_and_expected_range_closed_form():
@@ -165,8 +165,8 @@ def test_errors_name_the_parameter():
     t = pd.DataFrame({"study": ["a", "b"], "utility": [0.8, 0.7], "se": [0.01, 0.01]})
     with pytest.raises(ParameterError, match="kind"):
         epsilon_test(t, kind="ratio")
-    with pytest.raises(ParameterError, match="epsilon"):
-        epsilon_test(t, epsilon=-1)
+    with pytest.raises(ParameterError, match="`tolerance`"):
+        epsilon_test(t, tolerance=-1)
     with pytest.raises(ParameterError, match="alpha"):
         epsilon_test(t, alpha=1.5)
     with pytest.raises(DataError, match="missing se"):
@@ -176,7 +176,7 @@ def test_errors_name_the_parameter():
     with pytest.raises(ParameterTypeError, match="data"):
         epsilon_test([0.8, 0.7])
     with pytest.raises(ParameterError, match="absolute spread"):
-        epsilon_test(t, kind="relative", spread="re_range")
+        epsilon_test(t, kind="relative", spread_method="re_range")
     r = epsilon_test(t)
     assert r.replicable is None and np.isnan(r.pvalue)
-    assert "smallest_epsilon" in r.to_frame() and "max |U_k - U_k'|" in str(r)
+    assert "smallest_tolerance" in r.to_frame() and "max |U_k - U_k'|" in str(r)

@@ -1,4 +1,4 @@
-"""Resampling and permutation tests (seed 001, sec. 6): properties and calibration."""
+"""Resampling and permutation tests (Parmigiani 2023, sec. 6): properties and calibration."""
 
 import numpy as np
 import pytest
@@ -68,7 +68,7 @@ def test_study_strap_bag_size_dials_heterogeneity():
 
 def test_proportion_replicable_is_monotone_in_epsilon():
     d = _data(shifts=(0.0, 0.3, 0.0))
-    r = resample_replicability(d, "squared", n_resamples=300, epsilon=0.5, random_state=2)
+    r = resample_replicability(d, "squared", n_resamples=300, tolerance=0.5, random_state=2)
     props = [r.proportion_replicable(e) for e in (0.0, 0.2, 0.5, 1.0, 100.0)]
     assert props == sorted(props) and props[-1] == 1.0
     assert r.to_frame().set_index("statistic").loc["absolute", "proportion_replicable"] == props[2]

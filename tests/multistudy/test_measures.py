@@ -1,4 +1,4 @@
-"""Distance replicability, dominance, benchmark comparison, local replicability (seed 001)."""
+"""Distance replicability, dominance, benchmark comparison, local replicability (Parmigiani 2023)."""
 
 import numpy as np
 import pandas as pd
@@ -29,17 +29,17 @@ def _from_counts(studies):
 
 
 def test_paper_section5_example_user_exact_but_not_distance_replicable():
-    # Seed 001, sec. 5: f01 and f10 equal, f00 + f11 equal, f00 different.
+    # Parmigiani (2023), sec. 5: f01 and f10 equal, f00 + f11 equal, f00 different.
     d = _from_counts({"S1": {(0, 0): 40, (1, 1): 40, (0, 1): 10, (1, 0): 10},
                       "S2": {(0, 0): 60, (1, 1): 20, (0, 1): 10, (1, 0): 10}})
     for u01, u10 in [(-1, -1), (-5, -1), (-0.3, -7)]:
         su = study_utilities(d, f"cost:{u01},{u10}")
-        assert su.smallest_epsilon() == pytest.approx(0.0, abs=1e-15)  # exact, utility (3)
+        assert su.smallest_tolerance() == pytest.approx(0.0, abs=1e-15)  # exact, utility (3)
     dm = distance_matrix(d)
     assert dm.max == pytest.approx(0.5 * (0.2 + 0.2))  # |f00| and |f11| differ by .2 each
     assert not dm.is_replicable(0.0)
     # accuracy too is exactly replicable, as the equal correct-prediction totals imply
-    assert study_utilities(d, "accuracy").smallest_epsilon() == pytest.approx(0.0, abs=1e-15)
+    assert study_utilities(d, "accuracy").smallest_tolerance() == pytest.approx(0.0, abs=1e-15)
 
 
 def test_exact_distance_replicability_implies_user_replicability():
@@ -51,7 +51,7 @@ def test_exact_distance_replicability_implies_user_replicability():
                     ["a"] * 30 + ["b"] * 90)
     assert distance_matrix(d).max == pytest.approx(0.0, abs=1e-15)
     for u in ["accuracy", "cost:-3,-1", "cost:-1,-9"]:
-        assert study_utilities(d, u).smallest_epsilon() == pytest.approx(0.0, abs=1e-15)
+        assert study_utilities(d, u).smallest_tolerance() == pytest.approx(0.0, abs=1e-15)
 
 
 def test_total_variation_closed_forms():
@@ -102,8 +102,8 @@ def test_invariance_to_relabeling_studies_and_permuting_rows():
     order = np.random.default_rng(5).permutation(len(y))
     other = from_arrays(y[order], p[order], np.array([rename[v] for v in s[order]]))
     su2, dm2 = study_utilities(other, "cost:-4,-1"), distance_matrix(other)
-    assert su2.smallest_epsilon() == pytest.approx(su.smallest_epsilon())
-    assert su2.smallest_epsilon("relative") == pytest.approx(su.smallest_epsilon("relative"))
+    assert su2.smallest_tolerance() == pytest.approx(su.smallest_tolerance())
+    assert su2.smallest_tolerance("relative") == pytest.approx(su.smallest_tolerance("relative"))
     assert dm2.max == pytest.approx(dm.max)
     # the matrices are the same up to the relabeling
     m1 = su.matrix().rename(index=rename, columns=rename)
@@ -136,7 +136,7 @@ def test_benchmark_comparison_matches_scipy_ttest():
     y = rng.normal(size=40)
     p = y + rng.normal(size=40)
     d = from_arrays(y, p, ["only"] * 40)
-    r = benchmark_comparison(d, -1.2, "squared", epsilon=0.5)
+    r = benchmark_comparison(d, -1.2, "squared", tolerance=0.5)
     u = -(y - p) ** 2
     t = stats.ttest_1samp(u, -1.2)
     row = r.table.iloc[0]
@@ -158,10 +158,10 @@ def test_local_replicability_and_subgroup():
     d = from_arrays(y, p, s)
     tab = local_replicability(d, g).set_index("group")
     # group x: a = 1, b = .5 ; group z: a = .5, b = 1
-    assert tab.loc["x", "epsilon_absolute"] == pytest.approx(0.5)
-    assert tab.loc["z", "epsilon_absolute"] == pytest.approx(0.5)
+    assert tab.loc["x", "smallest_tolerance_absolute"] == pytest.approx(0.5)
+    assert tab.loc["z", "smallest_tolerance_absolute"] == pytest.approx(0.5)
     # globally, both studies have accuracy .75: replicable overall, not locally
-    assert study_utilities(d).smallest_epsilon() == 0
+    assert study_utilities(d).smallest_tolerance() == 0
     sub = study_utilities(d, subgroup=g == "x")
     assert sub.utility.tolist() == [1.0, 0.5]
     with pytest.raises(DataError, match="no unit"):

@@ -1,5 +1,5 @@
 """replikit.multistudy on odd inputs: clear errors naming the parameter or column, flagged
-results (issue 13 item 11)."""
+results."""
 
 import warnings
 
@@ -59,8 +59,8 @@ def test_assess_picks_squared_for_continuous_outcomes_and_says_so():
     a = assess(from_arrays(lab, lab, np.repeat(["a", "b", "c"], 30)), n_resamples=20,
                permutation=PermutationMethod(19), random_state=0)
     assert a.utilities.utility_name == "accuracy" and not a.notes
-    with pytest.raises(DataError, match="`--utility`"):
-        assess(d, "accuracy", options={"utility": "--utility"}, n_resamples=20)
+    with pytest.raises(DataError, match="`utility`"):
+        assess(d, "accuracy", n_resamples=20)
 
 
 def test_squared_utility_overflow_refused():
@@ -70,9 +70,9 @@ def test_squared_utility_overflow_refused():
                         "squared")
 
 
-def test_cost_utility_names_the_option_and_the_positive_class():
-    with pytest.raises(ParameterError, match="--utility"):
-        parse_utility("cost:5,1", name="--utility")
+def test_cost_utility_names_the_parameter_and_the_positive_class():
+    with pytest.raises(ParameterError, match="`metric`"):
+        parse_utility("cost:5,1", name="metric")
     y = np.array(["benign", "malignant"] * 20)
     a = assess(from_arrays(y, y, np.repeat(["a", "b"], 20)), "cost:-5,-1", n_resamples=20,
                permutation=PermutationMethod(19), random_state=0)
@@ -99,10 +99,10 @@ def test_small_studies_flagged_and_min_units():
         assess(d, bag_size=2)
 
 
-def test_one_study_names_the_option():
+def test_one_study_names_the_parameter():
     y = np.array([0, 1] * 10)
-    with pytest.raises(DataError, match="`--study`.*1 study"):
-        assess(from_arrays(y, y, ["5"] * 20), options={"study": "--study"})
+    with pytest.raises(DataError, match="`data`.*1 study"):
+        assess(from_arrays(y, y, ["5"] * 20))
 
 
 # -- reading predictions --------------------------------------------------------------------
@@ -138,8 +138,8 @@ def test_load_predictions_refuses_infinite_values(tmp_path):
 # -- training techniques --------------------------------------------------------------------
 
 def test_metric_checked_against_the_task():
-    with pytest.raises(ParameterError, match="`--metric`.*continuous"):
-        get_metric("accuracy", task="regression", option="--metric")
+    with pytest.raises(ParameterError, match="`metric`.*continuous"):
+        get_metric("accuracy", task="regression")
     with pytest.raises(ParameterError, match="binary"):
         get_metric("roc_auc", task="classification", n_classes=3)
     with pytest.raises(ParameterError, match="`metric`"):
@@ -161,7 +161,7 @@ def test_stratified_folds_keep_every_class_in_training():
 def test_study_with_one_class_leaves_its_row_empty():
     X, y, s = _cls()
     y[s == "s1"] = 1
-    r = cross_study_matrix(LogisticRegression(), X, y, s, cv=3)
+    r = cross_study_matrix(LogisticRegression(), X, y, s, n_folds=3)
     M = r.matrix
     assert M.loc["s1"].isna().all()
     assert M.drop(index="s1").notna().all().all()
@@ -180,8 +180,8 @@ def test_tiny_study_left_out_equals_analysis_without_it():
     X = rng.normal(size=(91, 2))
     y = X[:, 0] + 0.3 * rng.normal(size=91)
     s = np.array(["a"] * 45 + ["b"] * 45 + ["tiny"])
-    r = cross_study_matrix(LinearRegression(), X, y, s, metric="r2", cv=3, random_state=1)
-    ref = cross_study_matrix(LinearRegression(), X[:90], y[:90], s[:90], metric="r2", cv=3,
+    r = cross_study_matrix(LinearRegression(), X, y, s, metric="r2", n_folds=3, random_state=1)
+    ref = cross_study_matrix(LinearRegression(), X[:90], y[:90], s[:90], metric="r2", n_folds=3,
                              random_state=1)
     pd.testing.assert_frame_equal(r.matrix, ref.matrix)
     assert any("tiny (1)" in n for n in r.notes)
@@ -194,7 +194,7 @@ def test_small_study_cross_validated_with_fewer_folds_and_said():
     X = rng.normal(size=(63, 2))
     y = X[:, 0] + 0.3 * rng.normal(size=63)
     s = np.array(["a"] * 30 + ["b"] * 30 + ["c"] * 3)
-    r = cross_study_matrix(LinearRegression(), X, y, s, metric="mse", cv=5)
+    r = cross_study_matrix(LinearRegression(), X, y, s, metric="mse", n_folds=5)
     assert np.isfinite(r.matrix.loc["c", "c"])
     assert any("c (3)" in n and "leave-one-out" in n for n in r.notes)
 

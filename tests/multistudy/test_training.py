@@ -1,4 +1,4 @@
-"""Cross-study validation, leave-one-study-out and multi-study stacking (seed 001, 7.4, 7.6)."""
+"""Cross-study validation, leave-one-study-out and multi-study stacking (Parmigiani 2023, secs. 7.4, 7.6)."""
 
 import numpy as np
 import pandas as pd
@@ -29,7 +29,7 @@ def _reg(seed=0, K=4, n=40):
 
 def test_cross_study_matrix_off_diagonal_equals_hand_loop():
     X, y, s = _reg()
-    r = cross_study_matrix(LinearRegression(), X, y, s, metric="r2", cv=4)
+    r = cross_study_matrix(LinearRegression(), X, y, s, metric="r2", n_folds=4)
     for a in np.unique(s):
         fit = LinearRegression().fit(X[s == a], y[s == a])
         for b in np.unique(s):

@@ -1,4 +1,4 @@
-"""Utilities per study (seed 001, eqs. 1-4): closed forms on hand-built tables."""
+"""Utilities per study (Parmigiani 2023, eqs. 1-4): closed forms on hand-built tables."""
 
 import numpy as np
 import pandas as pd
@@ -44,7 +44,7 @@ def test_accuracy_and_cost_closed_form():
         r = t.loc[k]
         assert r.f01 == pytest.approx(r.prevalence * (1 - r.sensitivity))
         assert r.f10 == pytest.approx((1 - r.prevalence) * (1 - r.specificity))
-    assert cost.smallest_epsilon() == pytest.approx(0.10)
+    assert cost.smallest_tolerance() == pytest.approx(0.10)
     assert cost.is_replicable(0.1) and not cost.is_replicable(0.099)
     m = cost.matrix().to_numpy()
     assert np.allclose(m, -m.T) and np.all(np.diag(m) == 0)
@@ -53,7 +53,7 @@ def test_accuracy_and_cost_closed_form():
 def test_relative_epsilon_closed_form():
     d = _table({(1, 1): 8, (0, 1): 2}, {(1, 1): 6, (0, 1): 4})
     su = study_utilities(d, "accuracy")
-    assert su.smallest_epsilon("relative") == pytest.approx(2 * 0.2 / 1.4)
+    assert su.smallest_tolerance("relative") == pytest.approx(2 * 0.2 / 1.4)
 
 
 def test_squared_absolute_log_match_sklearn():

@@ -1,9 +1,11 @@
 """``replikit multistudy`` (replicability of a fixed rule across studies, for its users) and
-``replikit crossstudy`` (cross-study validation of training techniques) — seed 001."""
+``replikit crossstudy`` (cross-study validation of training techniques), after Parmigiani
+(2023) and Bernau et al. (2014)."""
 
 from __future__ import annotations
 
 import contextlib
+import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,26 +21,31 @@ from ._common import (
     TableOpt,
     TargetOpt,
     emit,
+    epilog,
     frame_table,
     info,
+    parameter_flags,
     progress,
+    renamed_flags,
 )
 
-# how assess() names its parameters on this command line
-_OPTIONS = {"utility": "--utility", "model": "--model", "study": "--study",
-            "bootstrap": "--bootstrap", "bag_size": "--bag-size", "min_units": "--min-units",
-            "epsilon": "--epsilon"}
+_BOOTSTRAPS = ("within", "cluster", "studystrap")
+#: library parameters named otherwise on these command lines (the rest map by name)
+_MULTISTUDY_FLAGS = {"path": "predictions", "data": "predictions"}
 
 
 @contextlib.contextmanager
-def _warning_lines() -> Iterator[None]:
-    """Warnings raised inside the block, printed afterwards as one ``warning:`` line each."""
+def _warning_lines(flags: dict[str, str] | None = None) -> Iterator[None]:
+    """Warnings raised inside the block, printed afterwards as one ``warning:`` line each,
+    with the parameters they name (`` `study` ``) shown as this command's flags."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
     seen = set()
     for w in caught:
         text = " ".join(str(w.message).split())
+        for param, flag in (flags or {}).items():
+            text = re.sub(rf"`{re.escape(param)}`", f"`{flag}`", text)
         if text not in seen:
             seen.add(text)
             info(f"warning: {text}")
@@ -50,20 +57,20 @@ def multistudy(
                                                 "optionally model, proba_*.")],
     study: Annotated[str, typer.Option("--study", help="Column holding study labels.")] = "study",
     utility: Annotated[str | None, typer.Option(
-        "--utility", help="accuracy, cost:u01,u10 (two non-positive numbers), squared, absolute "
-                          "or log (default: accuracy for labels, squared for a continuous "
-                          "outcome).")] = None,
+        "--utility", help="accuracy, cost:u01,u10 (two non-positive numbers), squared, "
+                          "absolute, log or brier (default: accuracy for labels, squared for a "
+                          "continuous outcome).")] = None,
     threshold: Annotated[str | None, typer.Option("--threshold", help="Cost utility on risk "
                                                   "scores: bayes, empirical or a number in "
                                                   "[0, 1] (default: use y_pred).")] = None,
-    epsilon: Annotated[float | None, typer.Option("--epsilon", min=0.0, help="Tolerance of "
-                                                  "epsilon-replicability on the utility "
-                                                  "scale, tested by an intersection-union "
-                                                  "test of pairwise TOSTs.")] = None,
+    tolerance: Annotated[float | None, typer.Option(
+        "--tolerance", min=0.0, help="Practical tolerance ε of ε-replicability on the "
+                                     "utility's scale, tested by an intersection-union test of "
+                                     "pairwise TOSTs.")] = None,
     permutation_resamples: Annotated[int, typer.Option(
         "--permutation-resamples", min=1, help="Random permutations of the study labels in "
                                                "the permutation tests.")] = 999,
-    n_resamples: Annotated[int, typer.Option("--resamples", min=2, help="Bootstrap "
+    n_resamples: Annotated[int, typer.Option("--n-resamples", min=2, help="Bootstrap "
                                              "resamples.")] = 1000,
     bootstrap: Annotated[str, typer.Option("--bootstrap", help="within, cluster or "
                                            "studystrap.")] = "within",
@@ -78,7 +85,8 @@ def multistudy(
     table: TableOpt = None,
     random_state: RandomStateOpt = 0,
 ) -> None:
-    """Is a fixed prediction rule replicable across studies for a user? (seed 001)"""
+    """Is a fixed prediction rule replicable across studies for its users? Utilities per
+    study, ε-replicability, distances, bootstrap and permutation tests (Parmigiani 2023)."""
     from ..errors import ParameterError
     from ..multistudy import PermutationMethod, assess, load_predictions, parse_utility
 
@@ -92,37 +100,40 @@ def multistudy(
         if thr is None or not 0.0 <= thr <= 1.0:
             raise ParameterError(f"`--threshold` must be bayes, empirical or a number in "
                                  f"[0, 1]; got {threshold!r}.")
-    u = None if utility is None else parse_utility(utility, threshold=thr, name="--utility")
+    u = None if utility is None else parse_utility(utility, threshold=thr)
     if thr is not None and (u is None or u.kind != "cost"):
         raise ParameterError("`--threshold` applies to the cost utility only "
                              "(--utility cost:u01,u10).")
-    if bootstrap not in ("within", "cluster", "studystrap"):
+    if bootstrap not in _BOOTSTRAPS:
         raise ParameterError(f"`--bootstrap` must be within, cluster or studystrap; got "
                              f"{bootstrap!r}.")
     if bag_size is not None and bootstrap != "studystrap":
         raise ParameterError("`--bag-size` is the bag size of the study strap; it applies to "
                              "--bootstrap studystrap only.")
-    with _warning_lines():
-        table_ = load_predictions(predictions, study=study, table=table, study_option="--study",
-                                  min_studies=2)
+    with _warning_lines({"study": "--study"}):
+        table_ = load_predictions(predictions, study=study, table=table, min_studies=2)
         with progress("bootstrap and permutation tests"):
-            res = assess(table_, u, epsilon=epsilon, n_resamples=n_resamples,
+            res = assess(table_, u, tolerance=tolerance, n_resamples=n_resamples,
                          permutation=PermutationMethod(permutation_resamples),
                          bootstrap=bootstrap, bag_size=bag_size,
                          bins=bins, random_state=random_state, model=model,
-                         min_units=min_units, options=_OPTIONS)
+                         min_units=min_units)
     su = res.utilities
     info(f"Assessed {int(su.n.sum()):,} predictions in {su.K} studies ({su.utility_name}).")
+    flag_of = {"utility": "--utility", "min_units": "--min-units", "tolerance": "--tolerance"}
     for note in res.notes:
+        for param, flag in flag_of.items():
+            note = note.replace(f"`{param}`", f"`{flag}`")
         info(f"warning: {note}")
     summary = res.to_frame()
     human = [str(res), "", frame_table(su.matrix(), index=True,
                                        title="Utility differences U_k - U_k':"),
              "", frame_table(summary, title="Summary:", formats={"pvalue": "p"})]
-    eps_tests = _epsilon_tests(res, epsilon)
-    human += ["", "Epsilon-replicability (intersection-union test of pairwise TOSTs, level "
-              "0.05; seed 001 Defs. 3.1, 3.2, 5.1):", *(f"  {t.sentence()}" for t in eps_tests)]
-    data = {"utility": su.utility_name, "epsilon": epsilon, "studies": su.to_frame(),
+    eps_tests = _epsilon_tests(res, tolerance)
+    human += ["", "ε-replicability (intersection-union test of pairwise TOSTs, level 0.05; "
+              "Parmigiani (2023), Defs. 3.1, 3.2, 5.1):",
+              *(f"  {t.sentence()}" for t in eps_tests)]
+    data = {"utility": su.utility_name, "tolerance": tolerance, "studies": su.to_frame(),
             "utility_matrix": su.matrix().reset_index(names="study"),
             "distance_matrix": res.distance.to_frame().reset_index(names="study"),
             "bootstrap": res.bootstrap.to_frame(),
@@ -141,11 +152,12 @@ def crossstudy(
     target: TargetOpt,
     study: Annotated[str, typer.Option("--study", help="Column holding study labels.")],
     models: ModelsOpt = None,
-    metric: Annotated[str | None, typer.Option("--metric", help="accuracy, error_rate, r2, mse, "
-                                               "rmse, mae, roc_auc, log_loss or a utility "
-                                               "(default: accuracy / r2).")] = None,
-    cv: Annotated[int, typer.Option("--cv", min=2, help="Folds of the within-study CV on the "
-                                    "diagonal.")] = 5,
+    metric: Annotated[str | None, typer.Option("--metric", help="accuracy, balanced_accuracy, "
+                                               "error_rate, r2, mse, rmse, mae, roc_auc, "
+                                               "log_loss or a utility (default: accuracy / "
+                                               "r2).")] = None,
+    n_folds: Annotated[int, typer.Option("--n-folds", min=2, help="Folds of the within-study "
+                                         "cross-validation on the diagonal.")] = 5,
     stacking: Annotated[bool, typer.Option("--stacking/--no-stacking", help="Also fit "
                                            "multi-study stacking (evaluated by leaving one "
                                            "study out).")] = False,
@@ -153,8 +165,8 @@ def crossstudy(
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
 ) -> None:
-    """Cross-study validation matrix, leave-one-study-out and multi-study stacking (seed 001,
-    secs. 7.4 and 7.6)."""
+    """Cross-study validation matrix, leave-one-study-out and multi-study stacking of training
+    techniques (Bernau et al. 2014; Patil & Parmigiani 2018)."""
     from ..data.userdata import load_dataset
     from ..errors import DataError, ParameterError
     from ..experiment.models import make_models
@@ -165,18 +177,17 @@ def crossstudy(
         multistudy_stacking,
     )
 
-    dataset = load_dataset(data, target=target, study=study, table=table, min_studies=2,
-                           data_option="--data", target_option="--target", study_option="--study")
+    dataset = load_dataset(data, target=target, study=study, table=table, min_studies=2)
     classification = dataset.task == "classification"
     n_classes = int(dataset.y.nunique()) if classification else None
     # every choice checked against the data before anything is fitted
     get_metric(metric or ("accuracy" if classification else "r2"), task=dataset.task,
-               n_classes=n_classes, option="--metric")
+               n_classes=n_classes)
     if stacking and classification and n_classes != 2:
         raise ParameterError(f"`--stacking`: multi-study stacking of classifiers needs a binary "
                              f"outcome; {target!r} has {n_classes} classes.")
     chosen = make_models(models or ("lr" if dataset.task == "regression" else "lr,rf"),
-                         dataset.task, option="--models")
+                         dataset.task)
     sizes = dataset.study.value_counts()
     if int((sizes >= 2).sum()) < 2:
         raise DataError(f"`--study`: column {study!r} has {len(sizes)} studies but fewer than 2 "
@@ -193,8 +204,8 @@ def crossstudy(
         for name, est in chosen.items():
             advance.step(f"{name}: cross-study matrix")
             csv = cross_study_matrix(est, dataset.X, dataset.y, dataset.study, metric=metric,
-                                     cv=cv, task=dataset.task, random_state=random_state,
-                                     n_jobs=n_jobs)
+                                     n_folds=n_folds, task=dataset.task,
+                                     random_state=random_state, n_jobs=n_jobs)
             advance()
             advance.step(f"{name}: leave one study out")
             loso = leave_one_study_out(est, dataset.X, dataset.y, dataset.study, metric=metric,
@@ -205,7 +216,7 @@ def crossstudy(
                      "summary": csv.summary(), "overall": csv.overall(),
                      "leave_one_study_out": loso.scores,
                      "notes": [*csv.notes, *loso.notes]}
-            human += [f"== {name} ==", *_heading(csv),
+            human += [f"== {name} ==", csv.title, f"  {csv.headline()}",
                       frame_table(csv.matrix, index=True, formats=dict.fromkeys(
                           csv.matrix.columns, "{:.3f}")), str(loso)]
             if stacking:
@@ -218,7 +229,8 @@ def crossstudy(
                 entry["stacking_intercept"] = st.intercept
                 entry["stacking_evaluation"] = st.summary()
                 entry["notes"] += list(st.notes)
-                human += _stacking_human(st)
+                human += [st.title, frame_table(st.weights, index=True, formats=dict.fromkeys(
+                    st.weights.columns, "{:.3f}")), *st.evaluation_lines()]
             notes += [n for n in dict.fromkeys(entry["notes"]) if n not in notes]
             out["models"][name] = entry
     for note in notes:
@@ -226,32 +238,35 @@ def crossstudy(
     emit(human, out)
 
 
-def _heading(result) -> list[str]:
-    """The text lines of a result above its plain-text table (which ``frame_table`` shows)."""
-    lines = str(result).split("\n")
-    return lines[:len(lines) - len(result.matrix) - 1]
-
-
-def _stacking_human(st) -> list:
-    """Multi-study stacking for the terminal: its text with the weights as a table."""
-    lines = str(st).split("\n")
-    n_table = len(st.weights) + 1  # header and one line per learner
-    return [lines[0], frame_table(st.weights, index=True,
-                                  formats=dict.fromkeys(st.weights.columns, "{:.3f}")),
-            *lines[1 + n_table:]]
-
-
-def _epsilon_tests(res, epsilon):
-    """The intersection-union test of ε-replicability: ``--epsilon`` is tested on the utility
-    scale (Def. 3.1); the relative (Def. 3.2) and total-variation (Def. 5.1) forms, on their
-    own scales, report the smallest ε shown and the bias-aware spread."""
+def _epsilon_tests(res, tolerance):
+    """The intersection-union test of ε-replicability: ``--tolerance`` is tested on the
+    utility's scale (Def. 3.1); the relative (Def. 3.2) and total-variation (Def. 5.1) forms,
+    on their own scales, report the smallest ε shown and the bias-aware spread."""
     from ..multistudy import epsilon_test
 
     kinds = ["absolute", "relative"] + (["tv"] if res.distance.frequencies is not None else [])
-    return [epsilon_test(res, epsilon=epsilon if k == "absolute" else None, kind=k)
+    return [epsilon_test(res, tolerance=tolerance if k == "absolute" else None, kind=k)
             for k in kinds]
 
 
+_MULTISTUDY_EPILOG = epilog(
+    examples=["replikit multistudy preds.csv --study site",
+              "replikit multistudy preds.csv --utility cost:-5,-1 --tolerance 0.05"],
+    references=["parmigiani2023", "berger1982", "schuirmann1987", "davison1997",
+                "loewinger2022", "brier1950"],
+    note="The smallest ε shown is an upper confidence bound of the largest difference in "
+         "average utility between studies: the rule is replicable within any tolerance above "
+         "it.")
+
+_CROSSSTUDY_EPILOG = epilog(
+    examples=["replikit crossstudy --data d.csv --target y --study site",
+              "replikit crossstudy --data d.csv --target y --study site --stacking"],
+    references=["bernau2014", "parmigiani2023", "patil2018"])
+
+
 def register(app: typer.Typer) -> None:
-    app.command("multistudy")(multistudy)
-    app.command("crossstudy")(crossstudy)
+    app.command("multistudy", epilog=_MULTISTUDY_EPILOG)(multistudy)
+    app.command("crossstudy", epilog=_CROSSSTUDY_EPILOG)(crossstudy)
+    renamed_flags("multistudy", {"--epsilon": "--tolerance", "--resamples": "--n-resamples"})
+    renamed_flags("crossstudy", {"--cv": "--n-folds"})
+    parameter_flags("multistudy", _MULTISTUDY_FLAGS)

@@ -1,20 +1,22 @@
-"""Replicability of a prediction rule across studies, for its users (seed 001, Parmigiani).
+"""Replicability of a prediction rule across studies, for its users (Parmigiani 2023).
 
 A fixed rule φ is applied to studies S_1..S_K. :func:`study_utilities` gives each study's average
-utility ``U_k`` for a user (eqs. 1–4); the K×K matrix ``U_k − U_k'`` and the smallest ε of
-absolute/relative ε-replicability (Defs. 3.1, 3.2) follow; :func:`dominance` compares two rules
-(Def. 3.3); :func:`distance_matrix` measures distance replicability (Def. 5.1);
+utility ``U_k`` for a user (eqs. 1–4); the K×K matrix ``U_k − U_k'`` and the smallest tolerance
+ε of absolute and relative ε-replicability (Defs. 3.1, 3.2) follow; :func:`dominance` compares
+two rules (Def. 3.3); :func:`distance_matrix` measures distance replicability (Def. 5.1);
 :func:`resample_replicability` and :func:`permutation_test` add uncertainty and tests (sec. 6);
-:func:`epsilon_test` tests ε-replicability (an intersection–union test of pairwise TOSTs) and
-gives the smallest ε shown at level α with a bias-aware estimate of the spread;
-:func:`replicated_in` counts the studies a finding holds in (partial conjunctions with FDR
-control, Benjamini & Heller 2008) and :func:`r_values` adjusts follow-up studies (Heller,
-Bogomolov & Benjamini 2014);
-:func:`cross_study_matrix`, :func:`leave_one_study_out` and :func:`multistudy_stacking` assess
-training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole analysis of a fixed rule's
-predictions; :func:`audit` is the entry from data and models (the audit report's section): it
-trains each model once on half of every study, assesses the best rule, and runs cross-study
-validation and leave-one-study-out of its training technique.
+:func:`epsilon_test` tests ε-replicability within a practical ``tolerance`` (an
+intersection–union test of pairwise TOSTs; Berger 1982) and gives the smallest ε shown at level
+α with a bias-aware estimate of the spread; :func:`replicated_in` counts the studies a finding
+holds in (partial conjunctions with FDR control, Benjamini & Heller 2008) and :func:`r_values`
+adjusts follow-up studies (Heller, Bogomolov & Benjamini 2014); :func:`cross_study_matrix`
+(Bernau et al. 2014), :func:`leave_one_study_out` and :func:`multistudy_stacking` (Patil &
+Parmigiani 2018) assess training techniques (secs. 7.4, 7.6). :func:`assess` runs the whole
+analysis of a fixed rule's predictions; :func:`audit` is the entry from data and models (the
+audit report's section): it trains each model once on half of every study, assesses the best
+rule, and runs cross-study validation and leave-one-study-out of its training technique.
+
+:class:`PermutationMethod` is :class:`replikit.methods.PermutationMethod`, re-exported here.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _EXPORTS = {
     "study_labels_as_text": "_data",
     "Utility": "utilities", "accuracy": "utilities", "error_cost": "utilities",
     "squared": "utilities", "absolute": "utilities", "log_score": "utilities",
+    "brier": "utilities",
     "custom_utility": "utilities", "parse_utility": "utilities",
     "optimal_threshold": "utilities", "study_utilities": "utilities",
     "StudyUtilities": "utilities", "unit_utilities": "utilities",

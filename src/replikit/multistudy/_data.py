@@ -1,4 +1,5 @@
-"""The units of studies S_1..S_K after a fixed prediction rule φ was applied to them.
+"""The units of studies S_1..S_K after a fixed prediction rule φ was applied to them
+(Parmigiani 2023, sec. 2.3).
 
 Every public function of :mod:`replikit.multistudy` accepts a :class:`~replikit.data.Predictions`
 table (or a DataFrame with its columns), or a :class:`MultiStudyData` built by
@@ -19,6 +20,7 @@ from pandas.api import types as ptypes
 from .._validation import check_same_length, lookalike_labels
 from ..data.tables import Predictions
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitWarning
+from ._names import dropped
 
 __all__ = ["MultiStudyData", "from_arrays", "from_estimator", "from_predictions", "as_study_data",
            "load_predictions", "study_labels_as_text"]
@@ -26,9 +28,11 @@ __all__ = ["MultiStudyData", "from_arrays", "from_estimator", "from_predictions"
 
 @dataclass(frozen=True, eq=False)
 class MultiStudyData:
-    """Units ``(φ(x_ik), x_ik, y_ik)`` of studies ``S_1..S_K`` (seed 001, sec. 2.3 and 5).
+    """Units ``(φ(x_ik), x_ik, y_ik)`` of studies ``S_1..S_K`` (Parmigiani 2023, secs. 2.3, 5).
 
-    Attributes
+    Build one with :func:`from_arrays`, :func:`from_estimator` or :func:`from_predictions`.
+
+    Parameters
     ----------
     studies : tuple
         Study labels, in the order used by every matrix and table.
@@ -49,6 +53,18 @@ class MultiStudyData:
         table).
     extra : DataFrame or None
         Any further columns of a Predictions table (subgroup columns), aligned with ``y``.
+
+    See Also
+    --------
+    from_arrays, from_estimator, from_predictions : Build one.
+
+    Examples
+    --------
+    >>> d = from_arrays([0, 1, 1], [0, 1, 0], ["b", "a", "b"])
+    >>> d
+    MultiStudyData(3 units, 2 studies, discrete)
+    >>> d.studies, d.codes.tolist()
+    (('a', 'b'), [0, 1, 1])
     """
 
     studies: tuple
@@ -85,7 +101,7 @@ class MultiStudyData:
         return _is_discrete(self.y) and _is_discrete(self.pred)
 
     def subset(self, mask) -> MultiStudyData:
-        """The units where ``mask`` is true (local replicability, seed 001 sec. 7.2).
+        """The units where ``mask`` is true (local replicability, Parmigiani 2023, sec. 7.2).
 
         Studies left without units are dropped.
         """
@@ -95,7 +111,7 @@ class MultiStudyData:
                             f"{mask.dtype} and shape {mask.shape}.")
         if not mask.any():
             raise DataError("`subgroup` selects no unit; local replicability needs a non-empty "
-                            "subset X* (seed 001, sec. 7.2).")
+                            "subset X* (Parmigiani 2023, sec. 7.2).")
         kept = np.unique(self.codes[mask])
         remap = np.full(self.K, -1)
         remap[kept] = np.arange(kept.size)
@@ -182,6 +198,12 @@ def from_arrays(y_true, y_pred, study, *, proba=None, classes=None, X=None,
     Returns
     -------
     MultiStudyData
+        The units, sorted by study.
+
+    See Also
+    --------
+    from_estimator : Apply a fitted estimator to every study.
+    from_predictions : From a Predictions table.
 
     Examples
     --------
@@ -245,10 +267,12 @@ def _proba_label(col: str):
         return raw
 
 
+@dropped("model_option", "messages name `model`; the command line shows its flag")
 def from_predictions(predictions, *, model=None, repeat: int | None = 0,
-                     study_order=None, model_option: str = "model") -> MultiStudyData:
-    """Units from a :class:`~replikit.data.Predictions` table (one model, one repeat): the
-    rule φ applied to the units of every study (seed 001, sec. 2.3).
+                     study_order=None) -> MultiStudyData:
+    """Units from a :class:`~replikit.data.Predictions` table (one model, one repeat).
+
+    The rule φ applied to the units of every study (Parmigiani 2023, sec. 2.3).
 
     Parameters
     ----------
@@ -256,12 +280,11 @@ def from_predictions(predictions, *, model=None, repeat: int | None = 0,
         Columns ``study, model, repeat, fold, row, y_true, y_pred`` and optional ``proba_*``.
     model : str, optional
         Which model's predictions are the rule φ; required when the table holds several.
-    repeat : int or None
+    repeat : int or None, default 0
         Which repeat to use when the table holds several (each row once per repeat); ``None``
         keeps every row (use when repeats hold different rows).
     study_order : sequence, optional
-    model_option : str
-        How ``model`` is named in error messages (``'--model'`` on the command line).
+        Order of the studies in matrices (default: sorted labels).
 
     Returns
     -------
@@ -272,17 +295,30 @@ def from_predictions(predictions, *, model=None, repeat: int | None = 0,
     ------
     DataError
         ``y_true`` or ``y_pred`` holds an infinite value.
+
+    See Also
+    --------
+    load_predictions : Read a Predictions table from a file.
+    from_arrays : From plain arrays.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"study": ["a", "a", "b"], "model": "lr", "repeat": 0, "fold": 0,
+    ...                   "row": [0, 1, 2], "y_true": [1, 0, 1], "y_pred": [1, 1, 1]})
+    >>> from_predictions(f).sizes.tolist()
+    [2, 1]
     """
     table = predictions if isinstance(predictions, Predictions) else Predictions(predictions)
     f = table.frame
     models = list(pd.unique(f["model"]))
     if model is None:
         if len(models) > 1:
-            raise ParameterError(f"`{model_option}`: the predictions hold {len(models)} models "
+            raise ParameterError(f"`model`: the predictions hold {len(models)} models "
                                  f"({', '.join(map(str, models[:6]))}); name the rule to assess.")
         model = models[0]
     elif model not in models:
-        raise ParameterError(f"`{model_option}`: {model!r} is not in the predictions; "
+        raise ParameterError(f"`model`: {model!r} is not in the predictions; "
                              f"available: {', '.join(map(str, models))}.")
     f = f[f["model"] == model]
     repeats = np.unique(f["repeat"])
@@ -314,15 +350,33 @@ def from_estimator(estimator, X, y, study, *, study_order=None) -> MultiStudyDat
     Parameters
     ----------
     estimator : fitted scikit-learn estimator
-        The fixed rule φ (seed 001, sec. 3: trained without using S_1..S_K).
+        The fixed rule φ (Parmigiani 2023, sec. 3: trained without using S_1..S_K).
     X : DataFrame or array of shape (n, p)
+        Features of every unit.
     y : array-like of shape (n,)
+        Outcomes.
     study : array-like of shape (n,)
+        Study label of each unit.
+    study_order : sequence, optional
+        Order of the studies in matrices (default: sorted labels).
 
     Returns
     -------
     MultiStudyData
         With ``proba`` when the estimator has ``predict_proba``.
+
+    See Also
+    --------
+    from_arrays : When the predictions are already made.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
+    >>> d = from_estimator(LogisticRegression().fit(X, y), X, y, ["a", "a", "b", "b"])
+    >>> d.K, d.classes
+    (2, (0, 1))
     """
     if not hasattr(estimator, "predict"):
         raise ParameterTypeError(f"`estimator` must have a `predict` method; got "
@@ -341,7 +395,7 @@ def from_estimator(estimator, X, y, study, *, study_order=None) -> MultiStudyDat
 
 
 def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
-                  name: str = "data", model_option: str = "model") -> MultiStudyData:
+                  name: str = "data") -> MultiStudyData:
     """Normalize the accepted inputs into :class:`MultiStudyData` and apply ``subgroup``.
 
     ``subgroup`` is a boolean mask over the input rows (indexed like the caller's arrays, or by
@@ -352,7 +406,7 @@ def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
     if isinstance(data, MultiStudyData):
         d = data
     elif isinstance(data, (Predictions, pd.DataFrame)):
-        d = from_predictions(data, model=model, repeat=repeat, model_option=model_option)
+        d = from_predictions(data, model=model, repeat=repeat)
     else:
         raise ParameterTypeError(
             f"`{name}` must be a Predictions table, a DataFrame with its columns or a "
@@ -378,8 +432,31 @@ def as_study_data(data, *, model=None, repeat: int | None = 0, subgroup=None,
 
 
 def study_labels_as_text(col: pd.Series) -> pd.Series:
-    """Study labels as text: integer-valued numbers without '.0' (1978.0 -> '1978'), other
-    floats with every digit they need (1.0000001 and 1.0000002 stay apart); text as written."""
+    """Study labels as text, as a reader wrote them.
+
+    Integer-valued numbers lose their '.0' (1978.0 -> '1978'), other floats keep every digit
+    they need (1.0000001 and 1.0000002 stay apart); text stays as written.
+
+    Parameters
+    ----------
+    col : pandas.Series
+        The study column.
+
+    Returns
+    -------
+    pandas.Series
+        The labels as text (missing values kept).
+
+    See Also
+    --------
+    load_predictions : Reads study columns this way.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> study_labels_as_text(pd.Series([1978.0, 1.5])).tolist()
+    ['1978', '1.5']
+    """
     if ptypes.is_bool_dtype(col):
         return col.astype(str)
     if ptypes.is_float_dtype(col):
@@ -393,12 +470,12 @@ def study_labels_as_text(col: pd.Series) -> pd.Series:
     return col
 
 
+@dropped("study_option", "messages name `study`; the command line shows its flag")
 def load_predictions(path, *, study: str = "study", table: str | None = None,
-                     study_option: str = "study", min_studies: int = 1) -> Predictions:
-    """Read a rule's predictions (seed 001: φ applied to S_1..S_K) from CSV, Parquet or
-    DuckDB as a Predictions table.
+                     min_studies: int = 1) -> Predictions:
+    """Read a rule's predictions from CSV, Parquet or DuckDB as a Predictions table.
 
-    The file needs ``y_true``, ``y_pred`` and a study column (``study`` names it; it becomes the
+    The rule φ applied to the units of studies S_1..S_K (Parmigiani 2023). The file needs ``y_true``, ``y_pred`` and a study column (``study`` names it; it becomes the
     ``study`` column). Missing key columns are filled for a single fixed rule: ``model='rule'``,
     ``repeat=0``, ``fold=0`` and ``row`` = the line number.
 
@@ -407,19 +484,46 @@ def load_predictions(path, *, study: str = "study", table: str | None = None,
     written, in number format, case or surrounding spaces). Numeric study columns of Parquet or
     DuckDB files become text with every digit they need.
 
-    ``min_studies`` distinct labels are required (2 for replicability across studies).
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    study : str, default 'study'
+        The column of study labels.
+    table : str, optional
+        The table inside a DuckDB file.
+    min_studies : int, default 1
+        Distinct study labels required (2 for replicability across studies).
+
+    Returns
+    -------
+    Predictions
+        With columns ``study, model, repeat, fold, row, y_true, y_pred`` and any others.
 
     Raises
     ------
     DataError
         The study column or ``y_true``/``y_pred`` is missing, ``y_true``/``y_pred`` holds an
         infinite value, or the study column has fewer than ``min_studies`` distinct labels.
+
+    See Also
+    --------
+    from_predictions : The units of one rule from the table.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "preds.csv"
+    >>> _ = path.write_text("site,y_true,y_pred\\n1978,1,1\\n1978,0,1\\n1980,1,0\\n")
+    >>> p = load_predictions(path, study="site", min_studies=2)
+    >>> p.frame[["study", "model", "y_true"]].values.tolist()
+    [['1978', 'rule', 1], ['1978', 'rule', 0], ['1980', 'rule', 1]]
     """
     from ..data.io import read_frame
 
-    frame = read_frame(path, table=table, name="predictions", dtype={"model": str, study: str})
+    frame = read_frame(path, table=table, dtype={"model": str, study: str})
     if study not in frame.columns:
-        raise DataError(f"`{study_option}`: no column {study!r} in {path}; available columns: "
+        raise DataError(f"`study`: no column {study!r} in {path}; available columns: "
                         f"{', '.join(map(str, frame.columns[:30]))}.")
     if study != "study":
         if "study" in frame.columns:
@@ -428,13 +532,13 @@ def load_predictions(path, *, study: str = "study", table: str | None = None,
     frame["study"] = study_labels_as_text(frame["study"])
     labels = pd.unique(frame["study"].dropna())
     if len(labels) < min_studies:
-        raise DataError(f"`{study_option}`: column {study!r} holds {len(labels)} distinct "
+        raise DataError(f"`study`: column {study!r} holds {len(labels)} distinct "
                         f"stud{'y' if len(labels) == 1 else 'ies'} "
                         f"({', '.join(map(repr, labels[:5]))}); at least {min_studies} are "
                         "needed to compare studies.")
     for group in lookalike_labels(pd.unique(frame["study"].dropna())):
         shown = ", ".join(repr(g) for g in group[:5]) + (" ..." if len(group) > 5 else "")
-        warnings.warn(f"`{study_option}`: study labels {shown} differ only as written (number "
+        warnings.warn(f"`study`: study labels {shown} differ only as written (number "
                       "format, case or spaces); they are kept as separate studies",
                       ReplikitWarning, stacklevel=2)
     for col in ("y_true", "y_pred"):

@@ -1,4 +1,4 @@
-"""One call for the whole replicability analysis of a fixed rule (seed 001, secs. 3–6)."""
+"""One call for the whole replicability analysis of a fixed rule (Parmigiani 2023, secs. 3–6)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed, renamed_fields
+from .._format import number
 from .._random import root_seed_sequence, task_rng
 from .._threads import single_blas
-from .._validation import check_choice, check_confidence_level, check_float, check_int
+from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ..results import ConfidenceInterval
+from ..methods import PermutationMethod
+from ..results import ConfidenceInterval, Result
 from ._data import as_study_data
+from ._names import dropped, utility_words
 from .inference import (
-    PermutationMethod,
     PermutationResult,
     ResampleResult,
     _distance_use,
@@ -33,9 +36,14 @@ from .utilities import (
 __all__ = ["Assessment", "assess"]
 
 
+@renamed_fields(epsilon="tolerance")
 @dataclass(frozen=True, slots=True)
-class Assessment:
+class Assessment(Result):
     """Everything :func:`assess` computes.
+
+    As a test result: :attr:`statistic` is ``max|U_k − U_k'|`` (the observed smallest ε of
+    Def. 3.1), :attr:`pvalue` its permutation p-value (exact replicability as the null, sec.
+    6.2) and :meth:`confidence_interval` its bootstrap percentile interval (sec. 6.1).
 
     Attributes
     ----------
@@ -47,14 +55,27 @@ class Assessment:
         Resampling uncertainty (sec. 6.1).
     permutation_utility, permutation_distance : PermutationResult
         Permutation tests of ``max|U_k − U_k'|`` and ``max D`` (sec. 6.2).
-    epsilon : float or None
+    tolerance : float or None
+        The tolerance ε of Defs. 3.1, 3.2 and 5.1, when one was given.
     notes : tuple of str
         What the reader should know: the utility chosen for them, the positive class of a cost
         utility, studies too small to say much, studies left out by ``min_units``.
 
-    As a test result: :attr:`statistic` is ``max|U_k − U_k'|`` (the smallest ε of Def. 3.1),
-    :attr:`pvalue` its permutation p-value (exact replicability as the null, sec. 6.2) and
-    :meth:`confidence_interval` its bootstrap percentile interval (sec. 6.1).
+    See Also
+    --------
+    assess : Computes it.
+    epsilon_test : Tests ε-replicability of its utilities (an upper confidence bound).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.multistudy import PermutationMethod, assess, from_arrays
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 300); p = np.where(rng.random(300) < .8, y, 1 - y)
+    >>> a = assess(from_arrays(y, p, np.repeat(["a", "b", "c"], 100)), n_resamples=50,
+    ...            permutation=PermutationMethod(49), random_state=0)
+    >>> a.alternative, 0 < a.pvalue <= 1, a.confidence_interval().low <= a.statistic
+    ('greater', True, True)
     """
 
     utilities: StudyUtilities
@@ -62,36 +83,60 @@ class Assessment:
     bootstrap: ResampleResult
     permutation_utility: PermutationResult
     permutation_distance: PermutationResult
-    epsilon: float | None = None
+    tolerance: float | None = None
     notes: tuple = ()
 
     @property
+    def title(self) -> str:
+        return (f"Replicability of a fixed rule across {self.utilities.K} studies "
+                f"({utility_words(self.utilities.utility_name)}; Parmigiani 2023)")
+
+    @property
     def statistic(self) -> float:
-        """``max|U_k − U_k'|``: the smallest ε of absolute ε-replicability (Def. 3.1)."""
-        return self.utilities.smallest_epsilon("absolute")
+        """``max|U_k − U_k'|``: the observed smallest ε of absolute ε-replicability (Def. 3.1)."""
+        return self.utilities.smallest_tolerance("absolute")
 
     @property
     def pvalue(self) -> float:
         """Permutation p-value of :attr:`statistic` (sec. 6.2)."""
         return self.permutation_utility.pvalue
 
+    @property
+    def alternative(self) -> str:
+        """``'greater'``: a large spread speaks against exact replicability."""
+        return self.permutation_utility.alternative
+
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Bootstrap percentile interval of :attr:`statistic` (sec. 6.1), at any level."""
-        level = check_confidence_level(confidence_level)
-        a = (1 - level) / 2
-        lo, hi = np.quantile(self.bootstrap.draws["absolute"], [a, 1 - a])
-        return ConfidenceInterval(float(lo), float(hi))
+        """Bootstrap percentile interval of :attr:`statistic` (sec. 6.1).
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``.
+        """
+        return self.bootstrap.confidence_interval(confidence_level, "absolute")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per measure: ``measure, definition, estimate, pvalue, statistic`` and, with
-        ε, ``replicable`` and ``proportion_replicable`` (share of resamples meeting ε)."""
+        """One row per measure.
+
+        Returns
+        -------
+        DataFrame
+            ``measure, definition, estimate, pvalue, statistic`` and, with ``tolerance``,
+            ``replicable`` and ``proportion_replicable`` (share of resamples within it).
+        """
         u, dist, b = self.utilities, self.distance, self.bootstrap
         rows = [
             {"measure": "max |U_k - U_k'|", "definition": "Def. 3.1 (absolute)",
-             "estimate": u.smallest_epsilon("absolute"),
+             "estimate": u.smallest_tolerance("absolute"),
              "pvalue": self.permutation_utility.pvalue, "statistic": "absolute"},
             {"measure": "max 2|U_k - U_k'|/|U_k + U_k'|", "definition": "Def. 3.2 (relative)",
-             "estimate": u.smallest_epsilon("relative"), "pvalue": float("nan"),
+             "estimate": u.smallest_tolerance("relative"), "pvalue": float("nan"),
              "statistic": "relative"},
             {"measure": f"max D(F_k, F_k') [{dist.distance}]",
              "definition": "Def. 5.1 (distance)", "estimate": dist.max,
@@ -100,20 +145,45 @@ class Assessment:
              "statistic": "tv"},
         ]
         out = pd.DataFrame(rows)
-        if self.epsilon is not None:
-            out["replicable"] = out["estimate"] <= self.epsilon
+        if self.tolerance is not None:
+            out["replicable"] = out["estimate"] <= self.tolerance
             out["proportion_replicable"] = [
-                b.proportion_replicable(self.epsilon, s) if s in b.draws else float("nan")
+                b.proportion_replicable(self.tolerance, s) if s in b.draws else float("nan")
                 for s in out["statistic"]]
         return out
 
+    def plot(self, ax=None):
+        """``U_k`` per study with bootstrap percentile intervals (``U_k ± 1.96 SE`` when the
+        bootstrap resampled whole studies).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_study_utilities
+
+        interval = (self.bootstrap.utility_interval(0.95)
+                    if self.bootstrap.utility_draws is not None else None)
+        return plot_study_utilities(self.utilities, interval, ax=ax)
+
     def __str__(self) -> str:
-        parts = [str(self.utilities), str(self.distance), str(self.bootstrap),
+        head = (f"{self.title}\n  largest difference between studies "
+                f"{number(self.statistic, 4)} (bootstrap 95% interval "
+                f"{self.confidence_interval()}), permutation p = "
+                f"{number(self.pvalue, 3)}")
+        parts = [head, str(self.utilities), str(self.distance), str(self.bootstrap),
                  str(self.permutation_utility), str(self.permutation_distance)]
+        if self.notes:
+            parts.append("Notes:\n" + "\n".join(f"  - {n}" for n in self.notes))
         return "\n\n".join(parts)
 
 
-_OPTIONS = ("utility", "model", "study", "bootstrap", "bag_size", "min_units", "epsilon")
 SMALL_STUDY = 10  # units below which a study's U_k and F_k are flagged as too noisy
 
 
@@ -123,56 +193,52 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _assess_iv(data, utility, bootstrap, bag_size, min_units, epsilon, model, repeat,
-               subgroup, options):
-    opt = {k: k for k in _OPTIONS}
-    opt.update(options or {})
+def _assess_iv(data, utility, bootstrap, bag_size, min_units, tolerance, model, repeat,
+               subgroup):
     notes: list[str] = []
-    check_choice(bootstrap, opt["bootstrap"], ("within", "cluster", "studystrap"))
+    check_choice(bootstrap, "bootstrap", ("within", "cluster", "studystrap"))
     if bag_size is not None:
         if bootstrap != "studystrap":
-            raise ParameterError(f"`{opt['bag_size']}` is the bag size of the study strap; it "
-                                 f"applies to {opt['bootstrap']} studystrap only (got "
-                                 f"{bootstrap!r}).")
-        check_int(bag_size, opt["bag_size"], min_value=1)
-    eps = None if epsilon is None else check_float(epsilon, opt["epsilon"], min_value=0.0)
-    min_units = check_int(min_units, opt["min_units"], min_value=1)
-    d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup,
-                      model_option=opt["model"])
+            raise ParameterError(f"`bag_size` is the bag size of the study strap; it applies to "
+                                 f"`bootstrap`='studystrap' only (got {bootstrap!r}).")
+        check_int(bag_size, "bag_size", min_value=1)
+    eps = None if tolerance is None else check_float(tolerance, "tolerance", min_value=0.0)
+    min_units = check_int(min_units, "min_units", min_value=1)
+    d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
     if min_units > 1:
         small = d.sizes < min_units
         if small.any():
             left = [f"{d.studies[k]!s} ({d.sizes[k]})" for k in np.flatnonzero(small)]
             if (~small).sum() < 2:
-                raise DataError(f"`{opt['min_units']}`: only {int((~small).sum())} of {d.K} "
-                                f"studies have at least {min_units} units; replicability "
-                                "across studies needs 2.")
+                raise DataError(f"`min_units`: only {int((~small).sum())} of {d.K} studies have "
+                                f"at least {min_units} units; replicability across studies "
+                                "needs 2.")
             d = d.subset(~small[d.codes])
             notes.append(f"left out {_plural(len(left), 'study')} with fewer than {min_units} "
-                         f"units ({opt['min_units']}): {', '.join(left[:8])}"
+                         f"units (`min_units`): {', '.join(left[:8])}"
                          + (" ..." if len(left) > 8 else ""))
     if d.K < 2:
         shown = ", ".join(repr(str(s)) for s in d.studies)
-        raise DataError(f"`{opt['study']}`: the predictions hold {_plural(d.K, 'study')} "
-                        f"({shown}); replicability across studies needs at least 2 (for one "
-                        "study, compare it with a benchmark: benchmark_comparison, seed 001 "
-                        "sec. 4.3).")
+        raise DataError(f"`data`: the predictions hold {_plural(d.K, 'study')} ({shown}); "
+                        "replicability across studies needs at least 2 (for one study, "
+                        "compare it with a benchmark: benchmark_comparison, after Parmigiani "
+                        "(2023), sec. 4.3).")
     if utility is None:
         if d.is_discrete:
             u = parse_utility("accuracy")
         else:
             u = parse_utility("squared")
-            notes.append(f"utility: squared, U = -(y - prediction)^2 (-U_k is the study's mean "
+            notes.append("utility: squared, U = -(y - prediction)^2 (-U_k is the study's mean "
                          "squared error), because the outcome is continuous and accuracy would "
-                         f"be 0 in every study; choose another with {opt['utility']}")
+                         "be 0 in every study; choose another with `utility`")
     else:
-        u = parse_utility(utility, name=opt["utility"])
-    check_utility_data(d, u, name=opt["utility"])
+        u = parse_utility(utility, name="utility")
+    check_utility_data(d, u, name="utility")
     if u.kind == "cost" and u.positive is None:
         positive, labels = _positive(d, None)
         notes.append(f"cost utility: the positive class (y = 1 in eq. 3, a miss costs u01 = "
-                     f"{u.u01:g}, a false alarm u10 = {u.u10:g}) is {positive!r}, the larger "
-                     f"of the labels {', '.join(map(repr, labels))}")
+                     f"{number(u.u01)}, a false alarm u10 = {number(u.u10)}) is {positive!r}, "
+                     f"the larger of the labels {', '.join(map(repr, labels))}")
     small = np.flatnonzero(d.sizes < SMALL_STUDY)
     if small.size:
         shown = ", ".join(f"{d.studies[k]!s} ({d.sizes[k]})" for k in small[:8]) + \
@@ -181,16 +247,18 @@ def _assess_iv(data, utility, bootstrap, bag_size, min_units, epsilon, model, re
                      f"fewer than {SMALL_STUDY} units: {shown}; a tiny study's U_k has almost "
                      "no precision and its distribution F_k is nearly a point mass (total "
                      "variation near 1 from every other study); leave such studies out with "
-                     f"{opt['min_units']}")
+                     "`min_units`")
     return d, u, eps, notes
 
 
-def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int = 1000,
+@renamed(epsilon="tolerance")
+@dropped("options", "messages name the parameters; the command line shows its flags",
+         stacklevel=3)
+def assess(data, utility=None, *, tolerance: float | None = None, n_resamples: int = 1000,
            permutation: PermutationMethod | None = None, bootstrap: str = "within",
-           distance: str = "tv",
-           bins: int = 10, bag_size: int | None = None, confidence_level: float = 0.95,
-           random_state=None, model=None, repeat: int | None = 0, subgroup=None,
-           min_units: int = 1, options: dict | None = None) -> Assessment:
+           distance: str = "tv", bins: int = 10, bag_size: int | None = None,
+           confidence_level: float = 0.95, random_state=None, model=None,
+           repeat: int | None = 0, subgroup=None, min_units: int = 1) -> Assessment:
     """Utilities per study, ε-replicability, distances, resampling and permutation tests.
 
     Parameters
@@ -201,37 +269,60 @@ def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int
         See :func:`~replikit.multistudy.parse_utility`. ``None`` (default): ``'accuracy'``
         when outcomes and predictions are labels, ``'squared'`` when they are continuous (said
         in ``notes``). Accuracy on continuous values is refused: it would be 0 everywhere.
-    epsilon : float, optional
-        Tolerance of Defs. 3.1/3.2/5.1.
-    n_resamples : int
+    tolerance : float, optional
+        The practical tolerance ε of Defs. 3.1, 3.2 and 5.1: the table says whether each
+        observed measure is within it and the share of resamples that are.
+    n_resamples : int, default 1000
         Bootstrap resamples (sec. 6.1).
     permutation : PermutationMethod, optional
         The permutation tests of study labels (sec. 6.2); default
         ``PermutationMethod(n_resamples=999)``.
-    bootstrap : {'within', 'cluster', 'studystrap'}
-    distance : {'tv', 'energy'}
+    bootstrap : {'within', 'cluster', 'studystrap'}, default 'within'
+        The resampling scheme (see :func:`resample_replicability`).
+    distance : {'tv', 'energy'}, default 'tv'
         The distance matrix (the permutation test and resampling use total variation).
-    bins, bag_size, confidence_level : see :func:`resample_replicability`
-        ``bag_size`` applies to ``bootstrap='studystrap'`` only.
+    bins : int, default 10
+        Quantile bins of continuous predictions or outcomes for total variation.
+    bag_size : int, optional
+        The study strap's bag size; ``bootstrap='studystrap'`` only.
+    confidence_level : float, default 0.95
+        Level of the bootstrap percentile intervals.
     random_state : None, int or Generator
-        Root seed; the bootstrap and each permutation test get independent streams.
-    model, repeat, subgroup : see :func:`study_utilities`
-    min_units : int
+        The random state; the bootstrap and each permutation test draw from independent
+        streams derived from it.
+    model : str, optional
+        The model of a Predictions table that is the rule φ.
+    repeat : int or None, default 0
+        Repeat of a Predictions table to use.
+    subgroup : mask, column name or callable, optional
+        Restrict to ``x ∈ X*`` (see :func:`study_utilities`).
+    min_units : int, default 1
         Leave out studies with fewer units (a study of one unit has a point-mass ``F_k`` at
         total variation 1 from every other study and a ``U_k`` without variance); studies left
         out, and studies under 10 units that are kept, are listed in ``notes``.
-    options : dict, optional
-        How parameters are named in messages, e.g. ``{'utility': '--utility', 'study':
-        '--study'}`` on the command line.
 
     Returns
     -------
     Assessment
+        The utilities, distances, bootstrap and permutation tests.
+
+    See Also
+    --------
+    study_utilities : The utilities only.
+    epsilon_test : An upper confidence bound of the spread and a test of a tolerance.
+    audit : From data and models: trains the rules, then assesses the best.
 
     Notes
     -----
-    Seed 001: ``U_k`` (eq. 1), Defs. 3.1, 3.2 and 5.1, resampling (sec. 6.1) and permutation of
-    study labels (sec. 6.2).
+    ``U_k`` (eq. 1), Defs. 3.1, 3.2 and 5.1, resampling (sec. 6.1) and permutation of study
+    labels (sec. 6.2) of Parmigiani (2023).
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+    .. [2] Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and Their Application.
+       Cambridge University Press.
 
     Examples
     --------
@@ -245,8 +336,8 @@ def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int
     >>> round(a.statistic, 3), 0 < a.pvalue <= 1
     (0.35, True)
     """
-    d, u, eps, notes = _assess_iv(data, utility, bootstrap, bag_size, min_units, epsilon,
-                                  model, repeat, subgroup, options)
+    d, u, eps, notes = _assess_iv(data, utility, bootstrap, bag_size, min_units, tolerance,
+                                  model, repeat, subgroup)
     check_int(n_resamples, "n_resamples", min_value=2)
     if permutation is None:
         permutation = PermutationMethod()
@@ -259,7 +350,7 @@ def assess(data, utility=None, *, epsilon: float | None = None, n_resamples: int
         dm = distance_matrix(d, distance=distance, bins=bins, use=_distance_use(u), utility=u,
                              random_state=task_rng(root, "energy"))
         boot = resample_replicability(d, u, bootstrap=bootstrap, n_resamples=n_resamples,
-                                      epsilon=eps, bins=bins, bag_size=bag_size,
+                                      tolerance=eps, bins=bins, bag_size=bag_size,
                                       confidence_level=confidence_level,
                                       random_state=task_rng(root, "bootstrap"))
         pu = permutation_test(d, u, statistic="absolute", n_resamples=permutation.n_resamples,

@@ -1,7 +1,7 @@
-"""The cross-study replicability audit of a multi-study dataset (seed 001, Parmigiani).
+"""The cross-study replicability audit of a multi-study dataset (Parmigiani 2023).
 
 :func:`audit` is the entry of the audit report's section. From data and models it builds the
-fixed rules of seed 001 (each model trained once on a random half of every study), assesses the
+fixed rules of Parmigiani (2023) (each model trained once on a random half of every study), assesses the
 rule with the highest average utility for its users (``U_k`` per study with bootstrap intervals,
 the smallest ε, distances, permutation tests, dominance of the other rules), then the training
 technique behind it: the cross-study validation matrix and leave-one-study-out on the report's
@@ -20,19 +20,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._compat import renamed_fields
+from .._format import number, pvalue
 from .._random import root_seed_sequence, task_int_seed, task_rng
 from .._validation import check_int
 from ..errors import NotApplicableError, ParameterTypeError
-from ..results import ConfidenceInterval, Verdict
+from ..results import ConfidenceInterval, Result, Verdict, to_jsonable
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..data.tables import Predictions
+    from ..methods import PermutationMethod
     from .analysis import Assessment
     from .conjunction import ReplicatedIn
     from .equivalence import EpsilonTest
-    from .inference import PermutationMethod
     from .training import CrossStudyResult, LeaveOneStudyOutResult
     from .utilities import StudyUtilities
 
@@ -53,6 +55,10 @@ ALPHA = 0.05  # significance level of the verdict's permutation test
 
 UTILITY_LABELS = {"brier": "minus the Brier score", "accuracy": "accuracy",
                   "squared": "minus the squared error"}
+#: The quantity whose spread across studies the verdict's key number is (the spread of U_k and
+#: of -U_k are the same).
+UTILITY_QUANTITIES = {"brier": "Brier score", "accuracy": "accuracy",
+                      "squared": "mean squared error"}
 UTILITY_DESCRIPTIONS = {
     "brier": ("minus the Brier score, U = −½ Σ_c (p(c) − I{y = c})² (0 is perfect; a proper "
               "score)"),
@@ -61,8 +67,9 @@ UTILITY_DESCRIPTIONS = {
 }
 
 
+@renamed_fields(cv="n_folds", smallest_epsilon="smallest_tolerance")
 @dataclass(frozen=True, slots=True)
-class MultiStudyAudit:
+class MultiStudyAudit(Result):
     """Everything :func:`audit` computes.
 
     Attributes
@@ -85,11 +92,12 @@ class MultiStudyAudit:
         combined by Fisher's partial conjunction with BH across the rules at ``ALPHA``
         (Benjamini & Heller 2008); ``None`` with a single model.
     equivalence : EpsilonTest
-        :func:`~replikit.multistudy.equivalence.epsilon_test` of the rule's utilities
-        (delta-method SEs, level ``ALPHA``): the smallest ε shown at level ``ALPHA`` (the upper
-        confidence bound of ``max|Δ|``, the headline) and the bias-aware spread estimate.
+        :func:`~replikit.multistudy.epsilon_test` of the rule's utilities (delta-method SEs,
+        level ``ALPHA``): the smallest ε shown at level ``ALPHA`` (the upper confidence bound
+        of ``max|Δ|``, the headline) and the bias-aware spread estimate.
     rules : DataFrame
-        Every rule: ``rule, mean_utility, smallest_epsilon`` and, against the assessed rule,
+        Every rule: ``rule, mean_utility, smallest_tolerance`` (observed) and, against the
+        assessed rule,
         ``dominated`` (the assessed rule dominates it, Def. 3.3), ``dominates`` (it dominates
         the assessed rule) and ``region`` (Fig. 1). The assessed rule's row comes first.
     rule_utilities : dict
@@ -99,14 +107,14 @@ class MultiStudyAudit:
         study), ready for the other functions of :mod:`replikit.multistudy`.
     cross_study : CrossStudyResult
         Cross-study validation of the rule's training technique on ``metric`` (Bernau et al.
-        2014; seed 001 sec. 7.4).
+        2014; Parmigiani 2023, sec. 7.4).
     loso : LeaveOneStudyOutResult
         Leave-one-study-out on ``metric`` of ``loso_model``.
     loso_model : str
         The rule's model, or ``'lr'`` when the rule's model is neither linear nor a baseline
-        and its leave-one-study-out would take more than ``LOSO_BUDGET`` row-fits
-        (``loso_row_fits`` is the count: K fits on the left-in rows).
+        and its leave-one-study-out would take more than ``LOSO_BUDGET`` row-fits.
     loso_row_fits : int
+        The row-fits of the rule's leave-one-study-out: K fits on the left-in rows.
     metric : str
         The metric of the cross-study matrix and of leave-one-study-out.
     n_train : int
@@ -115,21 +123,44 @@ class MultiStudyAudit:
         Bootstrap resamples.
     permutation : PermutationMethod
         The permutation tests' settings.
-    cv : int
+    n_folds : int
         Folds of the within-study cross-validation (the matrix's diagonal).
     tv_bins : int
         Quantile bins of continuous (φ(x), y) in the total variation distance.
     quick : bool
+        Fewer resamples, permutations and folds.
     studies_left_out : tuple of (study, reason)
         Studies too small for the audit (fewer than ``MIN_STUDY_ROWS`` rows, or for
         classification fewer than ``MIN_PER_CLASS`` rows of a class).
     studies_dropped : tuple
         Studies with fewer than ``MIN_UNITS`` held-out units, left out of the rule's assessment.
     seconds : float
+        Time taken.
     notes : tuple of str
         What was done: studies left out and why, the model of leave-one-study-out, the notes of
         the assessment, the matrix and leave-one-study-out.
     verdict : Verdict
+        The conclusion: the bias-aware spread with ``[0, smallest ε shown]``, the light and
+        the caveats.
+
+    See Also
+    --------
+    audit : Computes it.
+    Assessment : The analysis of the rule assessed.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> from replikit.multistudy import audit
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.normal(size=120), "site": np.repeat(["a", "b", "c"], 40)})
+    >>> df["y"] = df.x + rng.normal(size=120)
+    >>> a = audit(dataset_from_frame(df, target="y", study="site"),
+    ...           models={"lr": LinearRegression()}, quick=True, random_state=0)
+    >>> a.verdict.label
+    'largest difference between studies, mean squared error'
     """
 
     rule: str
@@ -148,7 +179,7 @@ class MultiStudyAudit:
     n_train: int = 0
     n_resamples: int = 0
     permutation: PermutationMethod | None = None
-    cv: int = 5
+    n_folds: int = 5
     tv_bins: int = 10
     quick: bool = False
     studies_left_out: tuple = ()
@@ -158,6 +189,11 @@ class MultiStudyAudit:
     verdict: Verdict | None = None
     equivalence: EpsilonTest | None = field(default=None, repr=False)
     conjunction: ReplicatedIn | None = field(default=None, repr=False)
+
+    @property
+    def title(self) -> str:
+        return (f"Cross-study replicability of {self.rule} ({self.utility_label}; "
+                "Parmigiani 2023)")
 
     @property
     def utility_label(self) -> str:
@@ -178,34 +214,67 @@ class MultiStudyAudit:
     @property
     def spread(self) -> float:
         """The bias-aware estimate of the studies' true ``max|θ_k − θ_k'|`` (empirical Bayes,
-        :func:`~replikit.multistudy.equivalence.epsilon_test`)."""
+        :func:`~replikit.multistudy.epsilon_test`)."""
         return self.equivalence.estimate
 
     @property
-    def smallest_epsilon(self) -> float:
-        """The smallest ε for which ε-replicability is shown at level ``ALPHA``: the upper
-        ``1 − ALPHA`` confidence bound of ``max|Δ|`` (intersection–union test)."""
-        return self.equivalence.smallest_epsilon
+    def smallest_tolerance(self) -> float:
+        """The smallest tolerance ε for which ε-replicability is shown at level ``ALPHA``: the
+        upper ``1 − ALPHA`` confidence bound of ``max|Δ|`` (intersection–union test)."""
+        return self.equivalence.smallest_tolerance
 
     @property
     def pvalue(self) -> float:
         """Permutation p-value of :attr:`statistic` (exact replicability as the null)."""
         return self.assessment.pvalue
 
+    @property
+    def alternative(self) -> str:
+        """``'greater'``: a large spread speaks against exact replicability."""
+        return self.assessment.alternative
+
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """One-sided interval ``[0, bound]`` of the true ``max|Δ|``: the largest pairwise upper
-        bound of the intersection–union test (at 0.95, :attr:`smallest_epsilon`). The
-        percentile bootstrap interval of the biased maximum stays in ``assessment``."""
+        bound of the intersection–union test (at 0.95, :attr:`smallest_tolerance`). The
+        percentile bootstrap interval of the biased maximum stays in ``assessment``.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(0, bound)``.
+        """
         return self.equivalence.confidence_interval(confidence_level)
 
     def utility_intervals(self, confidence_level: float = 0.95) -> np.ndarray:
-        """Bootstrap percentile intervals of every ``U_k``, shape (K, 2)."""
+        """Bootstrap percentile intervals of every ``U_k``.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the intervals.
+
+        Returns
+        -------
+        ndarray of shape (K, 2)
+            Low and high end per study.
+        """
         return self.assessment.bootstrap.utility_interval(confidence_level)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per study assessed: ``study, n, utility, se, ci_low, ci_high`` (within-study
-        bootstrap, 95% percentile interval) and, for classification, ``sensitivity``,
-        ``specificity`` and ``prevalence``."""
+        """One row per study assessed.
+
+        Returns
+        -------
+        DataFrame
+            ``study, n, utility, se, ci_low, ci_high`` (within-study bootstrap, 95% percentile
+            interval) and, for classification, ``sensitivity``, ``specificity`` and
+            ``prevalence``.
+        """
         su, boot = self.utilities, self.assessment.bootstrap
         ci = self.utility_intervals()
         out = su.to_frame()[["study", "n", "utility"]].copy()
@@ -217,17 +286,54 @@ class MultiStudyAudit:
         return out.reset_index(drop=True)
 
     def plot(self, ax=None):
-        """``U_k`` per study with 95% bootstrap intervals; returns the axes."""
+        """``U_k`` per study with 95% bootstrap intervals.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         from .plots import plot_study_utilities
 
         return plot_study_utilities(self.utilities, self.utility_intervals(), ax=ax)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The numbers of the audit in JSON types (without the predictions and resamples).
+
+        Returns
+        -------
+        dict
+            The rule, utility, studies, spread, smallest ε shown, p-value, the equivalence
+            test, the rules compared, the cross-study matrix, leave-one-study-out, the settings,
+            the notes and the verdict.
+        """
+        return to_jsonable({
+            "rule": self.rule, "utility": self.utility, "mean_utility": self.mean_utility,
+            "studies": self.to_frame(), "statistic": self.statistic, "spread": self.spread,
+            "smallest_tolerance": self.smallest_tolerance, "pvalue": self.pvalue,
+            "alternative": self.alternative,
+            "equivalence": self.equivalence, "rules": self.rules,
+            "conjunction": None if self.conjunction is None else self.conjunction.table,
+            "cross_study": self.cross_study, "loso": self.loso.scores,
+            "loso_model": self.loso_model, "loso_row_fits": self.loso_row_fits,
+            "metric": self.metric, "n_train": self.n_train, "n_resamples": self.n_resamples,
+            "permutation_n_resamples": (None if self.permutation is None
+                                        else self.permutation.n_resamples),
+            "n_folds": self.n_folds, "tv_bins": self.tv_bins, "quick": self.quick,
+            "studies_left_out": [list(x) for x in self.studies_left_out],
+            "studies_dropped": list(self.studies_dropped), "seconds": self.seconds,
+            "notes": list(self.notes), "verdict": self.verdict})
+
     def __str__(self) -> str:
-        return (f"Cross-study replicability of {self.rule} (seed 001; utility: "
-                f"{self.utility_label})\n  {self.utilities.K} studies; max |U_k - U_k'| = "
-                f"{self.statistic:.4g} observed, {self.spread:.4g} bias-aware; replicable "
-                f"within any ε >= {self.smallest_epsilon:.4g} (95% upper bound); permutation "
-                f"p = {self.pvalue:.4g}\n  {self.verdict}")
+        return (f"{self.title}\n  {self.utilities.K} studies; max |U_k - U_k'| = "
+                f"{number(self.statistic, 4)} observed, {number(self.spread, 4)} bias-aware; "
+                f"replicable within any ε >= {number(self.smallest_tolerance, 4)} (95% upper "
+                f"bound); permutation p = {pvalue(self.pvalue)}\n  {self.verdict}")
 
 
 def _study_subset(d, min_rows: int, min_per_class: int):
@@ -286,7 +392,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
 
 def audit(dataset, *, models=None, metric=None, quick: bool = False, random_state=None,
           n_jobs: int = 1) -> MultiStudyAudit:
-    """Is a prediction rule replicable across studies, for its users? (seed 001, Parmigiani)
+    """Is a prediction rule replicable across studies, for its users? (Parmigiani 2023)
 
     The recipe:
 
@@ -338,27 +444,48 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     quick : bool
         Fewer resamples, permutations and folds (a preview).
     random_state : None, int or Generator
-        Root seed; the half split, every fit, the bootstrap and the permutations draw from
-        streams derived from it, so results are bit-identical whatever ``n_jobs``.
+        The random state; the half split, every fit, the bootstrap and the permutations draw
+        from streams derived from it, so results are bit-identical whatever ``n_jobs``.
     n_jobs : int
         Worker processes of the runner (cross-study matrix, leave-one-study-out).
 
     Returns
     -------
     MultiStudyAudit
+        Every number of the report's section, with a verdict.
 
     Raises
     ------
     NotApplicableError
         One study, or fewer than two studies large enough.
 
+    See Also
+    --------
+    assess : The analysis of one fixed rule's predictions.
+    epsilon_test : The test of ε-replicability.
+    cross_study_matrix : Cross-study validation of a training technique.
+
     Notes
     -----
-    Seed 001 (Parmigiani): eqs. 1–4, Defs. 3.1–3.3, 5.1, secs. 6.1–6.2 and 7.4; Berger (1982)
-    for the intersection–union test. The verdict states the utility, the bias-aware spread
-    (its estimate, with ``[0, smallest ε shown]`` as interval), the observed maximum, the
+    Parmigiani (2023): eqs. 1–4, Defs. 3.1–3.3, 5.1, secs. 6.1–6.2 and 7.4; Berger (1982) for
+    the intersection–union test. The verdict states the utility, the bias-aware spread (its
+    estimate, with ``[0, smallest ε shown]`` as interval), the observed maximum, the
     permutation p-value (``'warn'`` when it rejects exact replicability at ``ALPHA`` = 0.05,
     else ``'good'``) and the caveats.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+    .. [2] Berger, R. L. (1982). Multiparameter Hypothesis Testing and Acceptance Sampling.
+       Technometrics, 24(4), 295–300.
+    .. [3] Benjamini, Y. & Heller, R. (2008). Screening for Partial Conjunction Hypotheses.
+       Biometrics, 64(4), 1215–1222.
+    .. [4] Bernau, C., Riester, M., Boulesteix, A., Parmigiani, G., Huttenhower, C., Waldron,
+       L. & Trippa, L. (2014). Cross-Study Validation for the Assessment of Prediction
+       Algorithms. Bioinformatics, 30(12), i105–i112.
+    .. [5] Brier, G. W. (1950). Verification of Forecasts Expressed in Terms of Probability.
+       Monthly Weather Review, 78(1), 1–3.
 
     Examples
     --------
@@ -378,8 +505,10 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     d = dataset
     if d.study is None or d.n_studies < 2:
         raise NotApplicableError(
-            "one study only: replicability across studies needs at least two (seed 001).",
-            advice="name the column of studies, sites or years with --study.")
+            "one study only: replicability across studies needs at least two (Parmigiani "
+            "2023).",
+            advice="give the study labels (the column of studies, sites or years: --study on "
+                   "the command line, `study` of the Dataset).")
     d, left_out = _study_subset(d, MIN_STUDY_ROWS, MIN_PER_CLASS)
     if d.study.nunique() < 2:
         classification = d.task == "classification"
@@ -389,15 +518,15 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
             + f" ({len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} too small).",
             advice="pool small studies into larger units.")
     from ..experiment.models import default_models
+    from ..methods import PermutationMethod
     from .analysis import assess
     from .equivalence import epsilon_test
-    from .inference import PermutationMethod
     from .utilities import study_utilities
 
     models = models or default_models(d.task, quick=quick)
     root = root_seed_sequence(random_state)
     utility = _utility(d.task, models)
-    n_resamples, cv = (200, 3) if quick else (1000, 5)
+    n_resamples, n_folds = (200, 3) if quick else (1000, 5)
     permutation = PermutationMethod(199 if quick else 999)
     # 2-3: the fixed rules and their utilities; 4: the best rule, small studies out
     fits = _fixed_rules(d, models, utility, task_int_seed(root, "multistudy-rules"))
@@ -422,7 +551,7 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
                                            utility)
     # 7: the training technique
     conj = _conjunction(fits.rules, best, data_best.studies, utility)
-    tech = _technique(d, models, best, fits, metric, cv, root, n_jobs)
+    tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs)
     notes = _notes(left_out, dropped, tech, best, res)
     verdict = _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick,
                        tech.loso_model, n_resamples, permutation)
@@ -431,7 +560,7 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
         rules=rules_tab, equivalence=eq, conjunction=conj, rule_utilities=rule_utilities, predictions=fits.predictions,
         cross_study=tech.cross_study, loso=tech.loso, loso_model=tech.loso_model,
         loso_row_fits=tech.loso_row_fits, metric=tech.cross_study.metric, n_train=fits.n_train,
-        n_resamples=n_resamples, permutation=permutation, cv=cv, tv_bins=bins, quick=quick,
+        n_resamples=n_resamples, permutation=permutation, n_folds=n_folds, tv_bins=bins, quick=quick,
         studies_left_out=tuple(left_out), studies_dropped=tuple(dropped),
         seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
 
@@ -455,8 +584,8 @@ class _Rules:
 
 def _fixed_rules(d, models, utility, seed) -> _Rules:
     """Every model trained once on half of every study, applied to the other halves: one run
-    per model (the same split for each: the split stream depends on the seed only) to time
-    each model's fit for the leave-one-study-out budget."""
+    per model (the same split for each: the split stream depends on the random state only) to
+    time each model's fit for the leave-one-study-out budget."""
     import pandas as pd
 
     from ..data.tables import Predictions
@@ -501,11 +630,11 @@ def _dominance(rules, means, best, su, studies, utility):
         rule_utilities[name] = s
         dres = dominance(su, s, names=(best, name))
         rows.append({"rule": name, "mean_utility": means[name],
-                     "smallest_epsilon": s.smallest_epsilon(),
+                     "smallest_tolerance": s.smallest_tolerance(),
                      "dominated": dres.a_dominates_b, "dominates": dres.b_dominates_a,
                      "region": dres.region})
     first = {"rule": best, "mean_utility": means[best],
-             "smallest_epsilon": su.smallest_epsilon("absolute"), "dominated": False,
+             "smallest_tolerance": su.smallest_tolerance("absolute"), "dominated": False,
              "dominates": False, "region": ""}
     return pd.DataFrame([first, *rows]), rule_utilities
 
@@ -518,13 +647,13 @@ class _Technique:
     loso_row_fits: int
 
 
-def _technique(d, models, best, fits, metric, cv, root, n_jobs) -> _Technique:
+def _technique(d, models, best, fits, metric, n_folds, root, n_jobs) -> _Technique:
     """Cross-study validation and leave-one-study-out of the rule's model on ``metric``;
     leave-one-study-out of ``lr`` when the rule's would exceed ``LOSO_BUDGET``."""
     from ..experiment.models import make_model
     from .training import cross_study_matrix, leave_one_study_out
 
-    csv = cross_study_matrix(models[best], d.X, d.y, d.study, cv=cv, task=d.task,
+    csv = cross_study_matrix(models[best], d.X, d.y, d.study, n_folds=n_folds, task=d.task,
                              metric=metric, random_state=task_int_seed(root, "multistudy-csv"),
                              n_jobs=n_jobs)
     K, n = d.n_studies, len(d.y)
@@ -598,25 +727,33 @@ def _conjunction(rules, best, studies, utility):
     return replicated_in(pd.DataFrame(rows), method="fisher", alpha=ALPHA)
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_name,
              n_resamples, permutation) -> Verdict:
     p = res.pvalue
     label = UTILITY_LABELS[utility]
+    quantity = UTILITY_QUANTITIES[utility]
     rejects = p < ALPHA
-    level = 1 - ALPHA
+    level = f"{number(100 * (1 - ALPHA))}%"
+    typical = float(np.average(np.abs(su.utility), weights=su.n))
     sentence = (f"{best}'s average utility ({label}) differs across {su.K} studies by an "
-                f"estimated {eq.estimate:.3g} (empirical Bayes; the largest observed difference, "
-                f"{eq.statistic:.3g}, is biased upward); replicability is shown at level "
-                f"{ALPHA:g} for any tolerance ε ≥ {eq.smallest_epsilon:.3g} ({level:.0%} upper "
-                f"confidence bound of the largest difference, intersection-union test), and a "
-                f"permutation test of study labels {'rejects' if rejects else 'does not reject'} "
-                f"exact replicability (p = {p:.3g}).")
+                f"estimated {number(eq.estimate)}, on {_article(quantity)} {quantity} of about "
+                f"{number(typical)} "
+                f"(empirical Bayes; the largest observed difference, {number(eq.statistic)}, "
+                f"is biased upward); replicability is shown at level {number(ALPHA)} for any "
+                f"tolerance ε ≥ {number(eq.smallest_tolerance)} ({level} upper confidence "
+                f"bound of the largest difference, intersection-union test), and a permutation "
+                f"test of study labels {'rejects' if rejects else 'does not reject'} exact "
+                f"replicability (p = {pvalue(p)}).")
     if conj is not None:
         rows = list(conj.table.itertuples(index=False))
         shown = [f"{r.finding.split(' beats ', 1)[1]} in at least {r.replicated_in}"
                  for r in rows if r.replicated_in > 0]
         never = [r.finding.split(" beats ", 1)[1] for r in rows if r.replicated_in == 0]
-        how = f"paired t-tests per study, Fisher partial conjunction, FDR {ALPHA:g}"
+        how = f"paired t-tests per study, Fisher partial conjunction, FDR {number(ALPHA)}"
         if shown:
             sentence += (" Its utility is shown higher than that of " + ", ".join(shown)
                          + f" of the {su.K} studies"
@@ -637,8 +774,9 @@ def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_na
         caveats.append(f"leave-one-study-out of {loso_name} instead of {best} (budget of "
                        "row-fits)")
     if quick:
-        caveats.append(f"quick mode: {n_resamples} bootstrap resamples, "
-                       f"{permutation.n_resamples} permutations")
+        caveats.append(f"quick mode: {number(n_resamples)} bootstrap resamples, "
+                       f"{number(permutation.n_resamples)} permutations")
     return Verdict(sentence, metric=f"utility: {label}", level="warn" if rejects else "good",
-                   estimate=float(eq.estimate), ci_low=0.0, ci_high=float(eq.smallest_epsilon),
-                   caveats=tuple(caveats))
+                   estimate=float(eq.estimate), ci_low=0.0,
+                   ci_high=float(eq.smallest_tolerance), caveats=tuple(caveats),
+                   label=f"largest difference between studies, {quantity}")

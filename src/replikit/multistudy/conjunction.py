@@ -1,7 +1,7 @@
 """Replicability of many findings across studies: partial conjunctions, FDR, r-values.
 
 A finding (``lr`` beats ``rf``; a subgroup effect; a metric) is tested in each of K
-independent studies, giving K one-sided p-values. Seed 001 (sec. 7.5) asks whether it is
+independent studies, giving K one-sided p-values. Parmigiani (2023, sec. 7.5) asks whether it is
 *replicated*, which a meta-analysis p-value does not answer: one tiny p-value makes a small
 combined p-value. The partial-conjunction null (Benjamini & Heller 2008) ``H^{u/K}``: "the
 finding is true in fewer than u of the K studies" is rejected by combining only the
@@ -35,8 +35,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed
+from .._format import number
 from .._validation import check_choice, check_float, check_int, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import Result
 
 __all__ = ["partial_conjunction", "bh_adjust", "r_values", "ReplicatedIn", "replicated_in",
            "study_pvalues", "COMBINATIONS"]
@@ -62,14 +65,25 @@ def partial_conjunction(pvalues, u, *, method: str = "fisher") -> np.ndarray:
         One-sided p-values of a finding in each of K independent studies (rows: findings).
     u : int or array-like of int
         ``1 <= u <= K``; an array returns one column per value.
-    method : {'fisher', 'stouffer', 'simes', 'bonferroni'}
-        How the ``K − u + 1`` largest p-values are combined (Benjamini & Heller 2008).
+    method : {'fisher', 'stouffer', 'simes', 'bonferroni'}, default 'fisher'
+        How the ``K − u + 1`` largest p-values are combined (Benjamini & Heller 2008), as
+        ``method`` of :func:`scipy.stats.combine_pvalues`.
 
     Returns
     -------
     ndarray
         Shape ``(M,)`` (or a float for one finding) for a scalar ``u``; ``(M, len(u))``
         otherwise. Not made monotone in u (see :func:`replicated_in`).
+
+    See Also
+    --------
+    replicated_in : Partial conjunctions of many findings with FDR control.
+    bh_adjust : Benjamini–Hochberg adjusted p-values.
+
+    References
+    ----------
+    .. [1] Benjamini, Y. & Heller, R. (2008). Screening for Partial Conjunction Hypotheses.
+       Biometrics, 64(4), 1215–1222.
 
     Examples
     --------
@@ -118,9 +132,31 @@ def partial_conjunction(pvalues, u, *, method: str = "fisher") -> np.ndarray:
 
 
 def bh_adjust(pvalues) -> np.ndarray:
-    """Benjamini–Hochberg adjusted p-values (Benjamini & Hochberg 1995) along the last axis:
-    ``min_{j >= i} min(1, M p_(j) / j)``; a finding is a discovery at FDR level q when its
-    adjusted value is at most q.
+    """Benjamini–Hochberg adjusted p-values along the last axis.
+
+    ``min_{j >= i} min(1, M p_(j) / j)`` (Benjamini & Hochberg 1995); a finding is a discovery
+    at FDR level q when its adjusted value is at most q.
+
+    Parameters
+    ----------
+    pvalues : array-like of shape (..., M)
+        p-values of M findings (along the last axis).
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the input's order.
+
+    See Also
+    --------
+    replicated_in : Applies it across findings at each u.
+    scipy.stats.false_discovery_control : The same adjustment.
+
+    References
+    ----------
+    .. [1] Benjamini, Y. & Hochberg, Y. (1995). Controlling the False Discovery Rate: A
+       Practical and Powerful Approach to Multiple Testing. Journal of the Royal Statistical
+       Society: Series B, 57(1), 289–300.
 
     Examples
     --------
@@ -138,9 +174,10 @@ def bh_adjust(pvalues) -> np.ndarray:
     return out
 
 
+@renamed(tolerance="rtol")
 def r_values(p_original, p_followup, *, n_features: int, c2: float = 0.5,
              null_fraction: float = 0.0, dependence: str = "independent",
-             tolerance: float = 1e-10) -> np.ndarray:
+             rtol: float = 1e-10) -> np.ndarray:
     """r-values of the findings followed up from a screening study (Heller, Bogomolov &
     Benjamini 2014).
 
@@ -159,8 +196,8 @@ def r_values(p_original, p_followup, *, n_features: int, c2: float = 0.5,
     dependence : {'independent', 'general'}
         ``'general'`` replaces m by ``m Σ_{i<=m} 1/i`` (FDR control under any dependence of the
         original study's p-values; Benjamini & Yekutieli 2001).
-    tolerance : float
-        Relative tolerance of the fixed point below.
+    rtol : float, default 1e-10
+        Relative tolerance of the fixed point below (numerical, as scipy's ``rtol``).
 
     Returns
     -------
@@ -168,12 +205,28 @@ def r_values(p_original, p_followup, *, n_features: int, c2: float = 0.5,
         The r-value of each finding: declaring replicated every finding with r-value ``<= q``
         controls the FDR of replicability claims at level q.
 
+    See Also
+    --------
+    replicated_in : Replicability of findings over K studies, all tested alike.
+
     Notes
     -----
     With ``c1(x) = (1 − c2) / (1 − l00 (1 − c2 x))`` and ``E_i(x) = max(m p1_i / c1(x),
     R p2_i / c2)``, the BH-type adjustment ``r_i(x) = min(1, min_{j: E_j >= E_i} E_j /
     rank(E_j))``; the r-value is the fixed point ``r_i(x) = x`` (1 when ``r_i(1) >= 1``),
     found by bisection on ``log x`` (``l00 = 0`` makes ``c1`` constant and the fixed point explicit).
+
+    References
+    ----------
+    .. [1] Heller, R., Bogomolov, M. & Benjamini, Y. (2014). Deciding Whether Follow-up Studies
+       Have Replicated Findings in a Preliminary Large-Scale Omics Study. Proceedings of the
+       National Academy of Sciences, 111(46), 16262–16267.
+       https://doi.org/10.1073/pnas.1314814111
+    .. [2] Bogomolov, M. & Heller, R. (2013). Discovering Findings That Replicate from a Primary
+       Study of High Dimension to a Follow-up Study. Journal of the American Statistical
+       Association, 108(504), 1480–1492.
+    .. [3] Benjamini, Y. & Yekutieli, D. (2001). The Control of the False Discovery Rate in
+       Multiple Testing under Dependency. The Annals of Statistics, 29(4), 1165–1188.
 
     Examples
     --------
@@ -224,7 +277,7 @@ def r_values(p_original, p_followup, *, n_features: int, c2: float = 0.5,
         mid = (lo + hi) / 2
         above = adjusted(np.exp(mid)) - np.exp(mid) > 0
         lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
-        if np.all(hi - lo < tolerance):
+        if np.all(hi - lo < rtol):
             break
     return np.where(done, 1.0, np.exp((lo + hi) / 2))
 
@@ -232,7 +285,7 @@ def r_values(p_original, p_followup, *, n_features: int, c2: float = 0.5,
 # -- per-study comparisons -> replicated in at least u of K studies -------------------------------
 
 @dataclass(frozen=True, slots=True)
-class ReplicatedIn:
+class ReplicatedIn(Result):
     """Partial-conjunction analysis of findings over K studies.
 
     Attributes
@@ -245,7 +298,23 @@ class ReplicatedIn:
     pvalues : DataFrame
         The per-study p-values (findings × studies).
     method : str
+        The combination of the p-values (``'fisher'``, ``'stouffer'``, ``'simes'``,
+        ``'bonferroni'``).
     alpha : float
+        The FDR level.
+
+    See Also
+    --------
+    replicated_in : Computes it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from replikit.multistudy import replicated_in
+    >>> t = pd.DataFrame({"study": ["s1", "s2", "s3"], "finding": ["lr beats rf"] * 3,
+    ...                   "pvalue": [0.001, 0.004, 0.02]})
+    >>> print(replicated_in(t).sentences()[0])
+    lr beats rf: in at least 3 of 3 studies (FDR 0.05, fisher partial conjunction)
     """
 
     table: pd.DataFrame
@@ -253,27 +322,45 @@ class ReplicatedIn:
     method: str = "fisher"
     alpha: float = 0.05
 
+    @property
+    def title(self) -> str:
+        return (f"Replicated in at least u of K studies (partial conjunction, {self.method}; "
+                f"Benjamini-Hochberg across {number(len(self.table))} findings at FDR "
+                f"{number(self.alpha)})")
+
     def to_frame(self) -> pd.DataFrame:
+        """The table: one row per finding.
+
+        Returns
+        -------
+        DataFrame
+            See :attr:`table`.
+        """
         return self.table.copy()
 
     def sentences(self) -> list[str]:
-        """``'<finding> in at least u of K studies'`` for every finding."""
+        """``'<finding>: in at least u of K studies'`` for every finding.
+
+        Returns
+        -------
+        list of str
+            One sentence per finding.
+        """
         out = []
         for r in self.table.itertuples(index=False):
             out.append(f"{r.finding}: in at least {r.replicated_in} of {r.n_studies} studies "
-                       f"(FDR {self.alpha:g}, {self.method} partial conjunction)")
+                       f"(FDR {number(self.alpha)}, {self.method} partial conjunction)")
         return out
 
     def __str__(self) -> str:
-        head = (f"Replicated in at least u of K studies (partial conjunction, {self.method}; "
-                f"Benjamini-Hochberg across {len(self.table)} findings at {self.alpha:g})")
-        return "\n".join([head, *("  " + s for s in self.sentences())])
+        return "\n".join([self.title, *("  " + s for s in self.sentences())])
 
 
 def study_pvalues(scores, *, metric: str | None = None, higher_is_better: bool = True,
                   pairs=None) -> pd.DataFrame:
-    """One-sided p-values of "model a beats model b" in each study, from cross-validation
-    Scores: the corrected resampled t-test (Nadeau & Bengio 2003) of the per-fold differences,
+    """One-sided p-values of "model a beats model b" in each study, from cross-validation.
+
+    The corrected resampled t-test (Nadeau & Bengio 2003) of the per-fold differences,
     ``t = d̄ / sqrt((1/J + n_test/n_train) s²)`` on ``J − 1`` df, or the plain paired t-test
     when the table has no ``n_train``/``n_test`` (then the p-values are anti-conservative:
     folds share training rows).
@@ -284,7 +371,8 @@ def study_pvalues(scores, *, metric: str | None = None, higher_is_better: bool =
         Columns ``study, model, repeat, fold, metric, value`` (optionally ``n_train, n_test``).
     metric : str, optional
         Required when the table holds several metrics.
-    higher_is_better : bool
+    higher_is_better : bool, default True
+        Direction of the metric.
     pairs : list of (a, b), optional
         Default: every ordered pair ``a != b``.
 
@@ -292,6 +380,24 @@ def study_pvalues(scores, *, metric: str | None = None, higher_is_better: bool =
     -------
     DataFrame
         ``study, finding`` (``'a beats b'``), ``estimate`` (mean difference), ``pvalue``.
+
+    See Also
+    --------
+    replicated_in : In how many studies does each finding hold?
+
+    References
+    ----------
+    .. [1] Nadeau, C. & Bengio, Y. (2003). Inference for the Generalization Error. Machine
+       Learning, 52(3), 239–281.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"study": "s1", "model": ["lr", "rf"] * 3, "repeat": 0,
+    ...                   "fold": [0, 0, 1, 1, 2, 2], "metric": "accuracy",
+    ...                   "value": [0.80, 0.70, 0.82, 0.71, 0.79, 0.72]})
+    >>> study_pvalues(f, pairs=[("lr", "rf")])[["finding", "estimate"]].round(3).values.tolist()
+    [['lr beats rf', 0.093]]
     """
     from scipy import stats
 
@@ -352,16 +458,27 @@ def replicated_in(data, *, method: str = "fisher", alpha: float = 0.05, metric=N
         A long table ``study, finding, pvalue`` (one-sided p-values of each finding in each
         study), or cross-validation Scores (findings ``'a beats b'``, see
         :func:`study_pvalues`).
-    method : {'fisher', 'stouffer', 'simes', 'bonferroni'}
-        The combination of :func:`partial_conjunction`.
-    alpha : float
+    method : {'fisher', 'stouffer', 'simes', 'bonferroni'}, default 'fisher'
+        The combination of :func:`partial_conjunction` (as ``method`` of
+        :func:`scipy.stats.combine_pvalues`).
+    alpha : float, default 0.05
         FDR level of the Benjamini–Hochberg procedure across findings, at each u.
-    metric, higher_is_better, pairs
+    metric : str, optional
+        For Scores: see :func:`study_pvalues`.
+    higher_is_better : bool, default True
+        For Scores: see :func:`study_pvalues`.
+    pairs : list of (a, b), optional
         For Scores: see :func:`study_pvalues`.
 
     Returns
     -------
     ReplicatedIn
+        One row per finding with the largest u shown.
+
+    See Also
+    --------
+    partial_conjunction : The p-values of "true in at least u studies".
+    r_values : Replicability of findings followed up from a screening study.
 
     Notes
     -----
@@ -369,6 +486,16 @@ def replicated_in(data, *, method: str = "fisher", alpha: float = 0.05, metric=N
     K is its own). For each u the findings with BH-adjusted p-value at most ``alpha`` are an
     FDR-controlled set of claims "true in at least u studies" (Benjamini & Heller 2008, sec.
     4); ``replicated_in`` reports, per finding, the largest such u.
+
+    References
+    ----------
+    .. [1] Benjamini, Y. & Heller, R. (2008). Screening for Partial Conjunction Hypotheses.
+       Biometrics, 64(4), 1215–1222.
+    .. [2] Benjamini, Y. & Hochberg, Y. (1995). Controlling the False Discovery Rate: A
+       Practical and Powerful Approach to Multiple Testing. Journal of the Royal Statistical
+       Society: Series B, 57(1), 289–300.
+    .. [3] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Uncertainty and tests for replicability (seed 001, sec. 6), vectorized over resamples.
+"""Uncertainty and tests for replicability (Parmigiani 2023, sec. 6), vectorized over resamples.
 
 Resampling schemes (sec. 6.1):
 
@@ -13,7 +13,7 @@ Resampling schemes (sec. 6.1):
 
 For each scheme the result holds the resampled ``max|U_k − U_k'|`` (Def. 3.1), its relative
 form (Def. 3.2) and ``max TV(F_k, F_k')`` (Def. 5.1), and the share of resamples meeting
-ε-replicability. The permutation test (sec. 6.2) permutes study labels.
+ε-replicability within a tolerance. The permutation test (sec. 6.2) permutes study labels.
 
 Every scheme is an array expression over a block of resamples (index matrices, ``bincount``
 group sums); blocks hold at most ~4 million unit draws so memory stays bounded.
@@ -26,11 +26,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed, renamed_fields
+from .._format import number, pvalue
 from .._random import check_random_state
 from .._threads import single_blas
 from .._validation import check_choice, check_confidence_level, check_float, check_int
 from ..errors import DataError, ParameterError
+from ..methods import PermutationMethod
+from ..results import ConfidenceInterval, Result
 from ._data import MultiStudyData, as_study_data
+from ._names import utility_words
 from .measures import joint_cells
 from .utilities import _group_mean, _unit_values, parse_utility
 
@@ -38,6 +43,8 @@ __all__ = ["ResampleResult", "resample_replicability", "PermutationMethod", "Per
            "permutation_test", "STATISTICS"]
 
 STATISTICS = ("absolute", "relative", "tv")
+_STATISTIC_WORDS = {"absolute": "max |U_k - U_k'|", "relative": "max relative difference",
+                    "tv": "max TV(F_k, F_k')"}
 _BLOCK = 4_000_000
 
 
@@ -168,28 +175,53 @@ def _permutation_blocks(d, u, cells, C, n_res, rng):
 
 # -- results ---------------------------------------------------------------------------------
 
+@renamed_fields(epsilon="tolerance")
 @dataclass(frozen=True, slots=True)
-class ResampleResult:
-    """Resampling distribution of replicability measures (seed 001, sec. 6.1).
+class ResampleResult(Result):
+    """Resampling distribution of replicability measures (Parmigiani 2023, sec. 6.1).
 
     Attributes
     ----------
     bootstrap : str
         The resampling scheme: ``'within'``, ``'cluster'`` or ``'studystrap'``.
     n_resamples : int
+        The number of resamples.
     studies : tuple
+        Study labels.
     utility_name : str
+        The utility.
     observed : dict
         Observed ``absolute`` (max|U_k − U_k'|), ``relative`` and ``tv`` statistics.
     draws : dict of ndarray
         Resampled values of each statistic, shape (n_resamples,).
-    epsilon : float or None
+    tolerance : float or None
+        The tolerance ε of :meth:`proportion_replicable` in the table, when one was given.
     confidence_level : float
+        Level of the percentile intervals in the table.
     utility_draws : ndarray of shape (n_resamples, K) or None
         Resampled ``U_k`` (within-study bootstrap only: pseudo-studies of the other schemes
         carry no study identity).
+    utility : ndarray or None
+        Observed ``U_k``.
     settings : dict
         ``bag_size``, ``within``, ``bins``, ``cells``.
+
+    See Also
+    --------
+    resample_replicability : Computes it.
+    permutation_test : The test of exact replicability.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.multistudy import from_arrays, resample_replicability
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200); p = np.where(rng.random(200) < .8, y, 1 - y)
+    >>> r = resample_replicability(from_arrays(y, p, np.repeat(["a", "b"], 100)),
+    ...                            n_resamples=100, random_state=0)
+    >>> ci = r.confidence_interval()
+    >>> bool(ci.low < r.observed["absolute"] < ci.high)
+    True
     """
 
     bootstrap: str
@@ -198,34 +230,102 @@ class ResampleResult:
     utility_name: str
     observed: dict
     draws: dict = field(repr=False)
-    epsilon: float | None = None
+    tolerance: float | None = None
     confidence_level: float = 0.95
     utility_draws: np.ndarray | None = field(default=None, repr=False)
     utility: np.ndarray | None = field(default=None, repr=False)
     settings: dict = field(default_factory=dict)
 
-    def proportion_replicable(self, epsilon: float, statistic: str = "absolute") -> float:
-        """Share of resamples with ``statistic <= ε`` (sec. 6.1: the resampling measure of
-        whether φ meets Def. 3.1, 3.2 or 5.1)."""
-        eps = check_float(epsilon, "epsilon", min_value=0.0)
+    @property
+    def title(self) -> str:
+        return (f"Resampled replicability ({self.bootstrap} bootstrap, "
+                f"{number(self.n_resamples)} resamples; {utility_words(self.utility_name)}; "
+                "Parmigiani 2023, sec. 6.1)")
+
+    @renamed(epsilon="tolerance")
+    def proportion_replicable(self, tolerance: float, statistic: str = "absolute") -> float:
+        """Share of resamples with ``statistic <= tolerance``.
+
+        The resampling measure of whether φ meets Def. 3.1, 3.2 or 5.1 (sec. 6.1).
+
+        Parameters
+        ----------
+        tolerance : float >= 0
+            The tolerance ε.
+        statistic : {'absolute', 'relative', 'tv'}, default 'absolute'
+            Which statistic.
+
+        Returns
+        -------
+        float
+            In [0, 1].
+        """
+        eps = check_float(tolerance, "tolerance", min_value=0.0)
         check_choice(statistic, "statistic", tuple(self.draws))
         return float(np.mean(self.draws[statistic] <= eps))
 
+    def confidence_interval(self, confidence_level: float = 0.95,
+                            statistic: str = "absolute") -> ConfidenceInterval:
+        """Percentile interval of a resampled statistic.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+        statistic : {'absolute', 'relative', 'tv'}, default 'absolute'
+            Which statistic.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``.
+        """
+        level = check_confidence_level(confidence_level)
+        check_choice(statistic, "statistic", tuple(self.draws))
+        a = (1 - level) / 2
+        lo, hi = np.quantile(self.draws[statistic], [a, 1 - a])
+        return ConfidenceInterval(float(lo), float(hi))
+
     def utility_se(self) -> np.ndarray:
-        """Bootstrap SE of each ``U_k`` (within-study bootstrap)."""
+        """Bootstrap SE of each ``U_k`` (within-study bootstrap).
+
+        Returns
+        -------
+        ndarray of shape (K,)
+            Standard deviation of the resampled ``U_k``.
+        """
         self._need_within()
         return self.utility_draws.std(axis=0, ddof=1)
 
     def utility_interval(self, confidence_level: float | None = None) -> np.ndarray:
-        """Percentile interval of each ``U_k``, shape (K, 2)."""
+        """Percentile interval of each ``U_k`` (within-study bootstrap).
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Level of the intervals (default: the result's ``confidence_level``).
+
+        Returns
+        -------
+        ndarray of shape (K, 2)
+            Low and high end per study.
+        """
         self._need_within()
         level = check_confidence_level(confidence_level or self.confidence_level)
         a = (1 - level) / 2
         return np.quantile(self.utility_draws, [a, 1 - a], axis=0).T
 
     def difference_se(self) -> pd.DataFrame:
-        """Bootstrap SE of every ``U_k − U_k'`` (the matrix of sec. 3.2), assuming independent
-        studies (units are resampled within each study independently)."""
+        """Bootstrap SE of every ``U_k − U_k'`` (the matrix of sec. 3.2).
+
+        Studies are taken as independent (units are resampled within each study
+        independently).
+
+        Returns
+        -------
+        DataFrame
+            K×K, rows and columns the studies.
+        """
         self._need_within()
         D = self.utility_draws[:, :, None] - self.utility_draws[:, None, :]
         return pd.DataFrame(D.std(axis=0, ddof=1), index=list(self.studies),
@@ -233,19 +333,31 @@ class ResampleResult:
 
     def _need_within(self) -> None:
         if self.utility_draws is None:
-            raise ParameterError(f"per-study utilities are resampled by bootstrap='within' "
+            raise ParameterError(f"per-study utilities are resampled by `bootstrap`='within' "
                                  f"only; this result used {self.bootstrap!r}.")
 
     def study_frame(self) -> pd.DataFrame:
-        """``study, utility, se, ci_low, ci_high`` (within-study bootstrap)."""
+        """Per study: ``study, utility, se, ci_low, ci_high`` (within-study bootstrap).
+
+        Returns
+        -------
+        DataFrame
+            One row per study.
+        """
         ci = self.utility_interval()
         return pd.DataFrame({"study": list(self.studies), "utility": self.utility,
                              "se": self.utility_se(), "ci_low": ci[:, 0], "ci_high": ci[:, 1]})
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per statistic: ``bootstrap, statistic, estimate`` (observed), ``mean``,
-        ``se``, ``ci_low``, ``ci_high`` (percentile interval at ``confidence_level``),
-        ``n_resamples`` and, with ``epsilon``, ``proportion_replicable``."""
+        """One row per statistic.
+
+        Returns
+        -------
+        DataFrame
+            ``bootstrap, statistic, estimate`` (observed), ``mean``, ``se``, ``ci_low``,
+            ``ci_high`` (percentile interval at ``confidence_level``), ``n_resamples`` and, with
+            ``tolerance``, ``tolerance`` and ``proportion_replicable``.
+        """
         a = (1 - self.confidence_level) / 2
         rows = []
         for name, v in self.draws.items():
@@ -253,56 +365,62 @@ class ResampleResult:
             row = {"bootstrap": self.bootstrap, "statistic": name, "estimate": self.observed[name],
                    "mean": float(v.mean()), "se": float(v.std(ddof=1)), "ci_low": float(lo),
                    "ci_high": float(hi), "n_resamples": self.n_resamples}
-            if self.epsilon is not None:
-                row["epsilon"] = self.epsilon
-                row["proportion_replicable"] = float(np.mean(v <= self.epsilon))
+            if self.tolerance is not None:
+                row["tolerance"] = self.tolerance
+                row["proportion_replicable"] = float(np.mean(v <= self.tolerance))
             rows.append(row)
         return pd.DataFrame(rows)
 
     def __str__(self) -> str:
-        lines = [f"Resampled replicability ({self.bootstrap}, {self.n_resamples} resamples; "
-                 f"{self.utility_name}; seed 001, sec. 6.1)"]
+        lines = [self.title]
         for r in self.to_frame().itertuples(index=False):
-            line = (f"  {r.statistic:>8}: observed {r.estimate:.4g}, resampled mean {r.mean:.4g}"
-                    f" (SE {r.se:.4g})")
-            if self.epsilon is not None:
-                line += f", P(<= {self.epsilon:g}) = {r.proportion_replicable:.3f}"
+            line = (f"  {_STATISTIC_WORDS[r.statistic]}: observed {number(r.estimate, 4)}, "
+                    f"resampled mean {number(r.mean, 4)} (SE {number(r.se, 3)})")
+            if self.tolerance is not None:
+                line += (f", share within ε = {number(self.tolerance)}: "
+                         f"{number(r.proportion_replicable, 3)}")
             lines.append(line)
         return "\n".join(lines)
 
 
 @dataclass(frozen=True, slots=True)
-class PermutationMethod:
-    """How to run a permutation test of study labels, for functions that also bootstrap (the
-    shape of :class:`scipy.stats.PermutationMethod`): their own ``n_resamples`` counts the
-    bootstrap resamples, this one the permutations.
-
-    Parameters
-    ----------
-    n_resamples : int >= 1
-        Random permutations of the study labels; the p-value is
-        ``(1 + #{T_b >= T_obs}) / (n_resamples + 1)``, so 999 gives p-values on a grid of
-        1/1000.
-
-    Examples
-    --------
-    >>> PermutationMethod(199)
-    PermutationMethod(n_resamples=199)
-    """
-
-    n_resamples: int = 999
-
-    def __post_init__(self) -> None:
-        check_int(self.n_resamples, "n_resamples", min_value=1)
-
-
-@dataclass(frozen=True, slots=True)
-class PermutationResult:
-    """Permutation test of study labels (seed 001, sec. 6.2).
+class PermutationResult(Result):
+    """Permutation test of study labels (Parmigiani 2023, sec. 6.2).
 
     ``pvalue = (1 + #{T_b >= T_obs}) / (n_resamples + 1)`` — the +1 counts the observed
     labeling among the permutations, so the test is exact (valid at every level) under
     exchangeability of units across studies.
+
+    Attributes
+    ----------
+    statistic : float
+        The observed statistic ``T_obs``.
+    pvalue : float
+        The permutation p-value.
+    statistic_name : {'absolute', 'relative', 'tv'}
+        Which statistic: ``max|U_k − U_k'|``, its relative form or ``max TV(F_k, F_k')``.
+    n_resamples : int
+        Random permutations.
+    utility_name : str
+        The utility.
+    null_distribution : ndarray of shape (n_resamples,)
+        The statistic under the permutations.
+    alternative : str
+        ``'greater'``: large statistics speak against exact replicability.
+
+    See Also
+    --------
+    permutation_test : Computes it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.multistudy import from_arrays, permutation_test
+    >>> rng = np.random.default_rng(1)
+    >>> d = from_arrays(rng.normal(size=300), rng.normal(size=300), np.repeat([1, 2, 3], 100))
+    >>> r = permutation_test(d, "squared", n_resamples=99, random_state=0)
+    >>> r.alternative, r.null_distribution.shape
+    ('greater', (99,))
     """
 
     statistic: float
@@ -311,20 +429,32 @@ class PermutationResult:
     n_resamples: int
     utility_name: str
     null_distribution: np.ndarray = field(repr=False)
+    alternative: str = "greater"
+
+    @property
+    def title(self) -> str:
+        return "Permutation test of study labels (Parmigiani 2023, sec. 6.2)"
 
     def to_frame(self) -> pd.DataFrame:
+        """One row: the test.
+
+        Returns
+        -------
+        DataFrame
+            ``method, statistic_name, statistic, pvalue, alternative, n_resamples, null_mean,
+            utility``.
+        """
         return pd.DataFrame([{"method": "permutation of study labels",
                               "statistic_name": self.statistic_name, "statistic": self.statistic,
-                              "pvalue": self.pvalue, "n_resamples": self.n_resamples,
+                              "pvalue": self.pvalue, "alternative": self.alternative,
+                              "n_resamples": self.n_resamples,
                               "null_mean": float(self.null_distribution.mean()),
                               "utility": self.utility_name}])
 
     def __str__(self) -> str:
-        what = {"absolute": "max|U_k - U_k'|", "relative": "max relative difference",
-                "tv": "max TV(F_k, F_k')"}[self.statistic_name]
-        return (f"Permutation test of study labels (seed 001, sec. 6.2)\n"
-                f"  {what} = {self.statistic:.4g}, p = {self.pvalue:.4g} "
-                f"({self.n_resamples} permutations)")
+        return (f"{self.title}\n  {_STATISTIC_WORDS[self.statistic_name]} = "
+                f"{number(self.statistic, 4)}, p = {pvalue(self.pvalue)} "
+                f"({number(self.n_resamples)} permutations)")
 
 
 # -- public functions ------------------------------------------------------------------------
@@ -348,46 +478,64 @@ def _prepare(data, utility, bins, model, repeat, subgroup, need_cells):
     return d, u_spec, u, cells, C, desc
 
 
+@renamed(epsilon="tolerance")
 @single_blas
 def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within",
-                           n_resamples: int = 1000, epsilon: float | None = None,
+                           n_resamples: int = 1000, tolerance: float | None = None,
                            distance: bool = True, bins: int = 10, bag_size: int | None = None,
                            within: bool = True, confidence_level: float = 0.95,
                            random_state=None, model=None, repeat: int | None = 0,
                            subgroup=None) -> ResampleResult:
-    """Resampling uncertainty of ε-replicability (seed 001, sec. 6.1).
+    """Resampling uncertainty of ε-replicability (Parmigiani 2023, sec. 6.1).
 
     Parameters
     ----------
     data : Predictions, DataFrame or MultiStudyData
-    utility : str, Utility or callable
+        The rule's predictions on the units of every study.
+    utility : str, Utility or callable, default 'accuracy'
         See :func:`~replikit.multistudy.parse_utility`. A data-driven threshold
         (``'empirical'``) is computed once on the observed data and held fixed.
-    bootstrap : {'within', 'cluster', 'studystrap'}
-        The resampling scheme. ``'within'``: units resampled with replacement inside each study (conditional on the
-        studies; gives SEs of ``U_k`` and of the difference matrix). ``'cluster'``: randomized
-        cluster bootstrap (Davison & Hinkley 1997, sec. 3.8): K studies drawn with replacement,
-        then units within each (``within=False`` keeps drawn studies intact).
-        ``'studystrap'``: Loewinger et al. (2022) pseudo-studies with bag size ``bag_size``.
-    n_resamples : int
-    epsilon : float, optional
-        Report the share of resamples meeting ε-replicability.
-    distance : bool
+    bootstrap : {'within', 'cluster', 'studystrap'}, default 'within'
+        The resampling scheme. ``'within'``: units resampled with replacement inside each
+        study (conditional on the studies; gives SEs of ``U_k`` and of the difference matrix).
+        ``'cluster'``: randomized cluster bootstrap (Davison & Hinkley 1997, sec. 3.8): K
+        studies drawn with replacement, then units within each (``within=False`` keeps drawn
+        studies intact). ``'studystrap'``: the study strap of Loewinger et al. (2022),
+        pseudo-studies with bag size ``bag_size``.
+    n_resamples : int, default 1000
+        The number of resamples.
+    tolerance : float, optional
+        The tolerance ε: report the share of resamples meeting ε-replicability.
+    distance : bool, default True
         Also resample ``max TV(F_k, F_k')`` (cells as in :func:`distance_matrix`).
-    bins : int
+    bins : int, default 10
         Quantile bins of continuous predictions/outcomes for the distance.
     bag_size : int, optional
         Study strap bag size ``r`` (default: K). ``r = 1`` gives back the observed studies;
         larger ``r`` mixes studies, down to full exchangeability.
-    within : bool
+    within : bool, default True
         Cluster bootstrap: also resample units within the drawn studies.
-    confidence_level : float
+    confidence_level : float, default 0.95
+        Level of the percentile intervals.
     random_state : None, int or Generator
         Same value, same draws (bit-identical).
+    model : str, optional
+        The model of a Predictions table that is the rule φ.
+    repeat : int or None, default 0
+        Repeat of a Predictions table to use.
+    subgroup : mask, column name or callable, optional
+        Restrict to ``x ∈ X*`` (see :func:`study_utilities`).
 
     Returns
     -------
     ResampleResult
+        The resampled statistics and, for ``'within'``, the resampled ``U_k``.
+
+    See Also
+    --------
+    permutation_test : The test of exact replicability.
+    epsilon_test : An upper confidence bound of the spread from the delta method.
+    assess : Runs this with the rest of the analysis.
 
     Notes
     -----
@@ -395,6 +543,17 @@ def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within
     Σ_k m_k``; the statistics are ``max_{j,j'} |U_j − U_j'|`` (Def. 3.1),
     ``max 2|U_j − U_j'|/|U_j + U_j'|`` (Def. 3.2) and ``max TV(F_j, F_j')`` (Def. 5.1) over the
     K pseudo-studies of a resample.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+    .. [2] Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and Their Application.
+       Cambridge University Press.
+    .. [3] Loewinger, G., Patil, P., Kishida, K. T. & Parmigiani, G. (2022). Hierarchical
+       Resampling for Bagging in Multistudy Prediction with Applications to Human
+       Neurochemical Sensing. The Annals of Applied Statistics, 16(4), 2145–2165.
+       https://doi.org/10.1214/21-AOAS1574
 
     Examples
     --------
@@ -409,7 +568,7 @@ def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within
     """
     check_choice(bootstrap, "bootstrap", ("within", "cluster", "studystrap"))
     n_res = check_int(n_resamples, "n_resamples", min_value=2)
-    eps = None if epsilon is None else check_float(epsilon, "epsilon", min_value=0.0)
+    eps = None if tolerance is None else check_float(tolerance, "tolerance", min_value=0.0)
     level = check_confidence_level(confidence_level)
     d, u_spec, u, cells, C, desc = _prepare(data, utility, bins, model, repeat, subgroup, distance)
     if bag_size is None:
@@ -446,31 +605,50 @@ def resample_replicability(data, utility="accuracy", *, bootstrap: str = "within
 def permutation_test(data, utility="accuracy", *, statistic: str = "absolute",
                      n_resamples: int = 999, bins: int = 10, random_state=None, model=None,
                      repeat: int | None = 0, subgroup=None) -> PermutationResult:
-    """Test exact replicability by permuting study labels (seed 001, sec. 6.2).
+    """Test exact replicability by permuting study labels (Parmigiani 2023, sec. 6.2).
 
     Parameters
     ----------
     data : Predictions, DataFrame or MultiStudyData
-    utility : str, Utility or callable
-    statistic : {'absolute', 'relative', 'tv'}
+        The rule's predictions on the units of every study.
+    utility : str, Utility or callable, default 'accuracy'
+        See :func:`~replikit.multistudy.parse_utility`.
+    statistic : {'absolute', 'relative', 'tv'}, default 'absolute'
         ``max|U_k − U_k'|`` (Def. 3.1), its relative form (Def. 3.2), or
         ``max_{k,k'} TV(F_k, F_k')`` (Def. 5.1, the example of sec. 6.2).
-    n_resamples : int
+    n_resamples : int, default 999
         Random permutations of the study labels.
-    bins : int
+    bins : int, default 10
         Quantile bins for continuous predictions/outcomes (``'tv'``).
     random_state : None, int or Generator
+        Same value, same permutations.
+    model : str, optional
+        The model of a Predictions table that is the rule φ.
+    repeat : int or None, default 0
+        Repeat of a Predictions table to use.
+    subgroup : mask, column name or callable, optional
+        Restrict to ``x ∈ X*`` (see :func:`study_utilities`).
 
     Returns
     -------
     PermutationResult
         ``pvalue = (1 + #{T_b >= T_obs}) / (n_resamples + 1)``.
 
+    See Also
+    --------
+    resample_replicability : Resampling uncertainty of the same statistics.
+    epsilon_test : Tests replicability within a tolerance instead of exact replicability.
+
     Notes
     -----
     The null hypothesis is exchangeability of units across studies, so that all ``F_k`` are
     equal (and therefore all expected ``U_k``). Study sizes are kept. A small relative tolerance
     (1e-12) counts ties as ``>=``.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------

@@ -6,7 +6,7 @@ functions of :mod:`replikit.multistudy.equivalence` and the calibration study of
 :mod:`replikit.multistudy.validity` run the same code. They take arrays and skip input validation: call them for simulations,
 and :func:`~replikit.multistudy.equivalence.epsilon_test` for an analysis.
 
-The test (Berger 1982; Berger & Hsu 1996, sec. 2): ε-replicability (seed 001, Defs. 3.1, 3.2,
+The test (Berger 1982; Berger & Hsu 1996, sec. 2): ε-replicability (Parmigiani 2023, Defs. 3.1, 3.2,
 5.1) holds when *every* pair of studies is within ε, so H1 is an intersection over pairs and
 H0 a union; the intersection–union test rejects H0 when every pairwise two one-sided test
 (TOST) rejects at level α, with no multiplicity correction, and its p-value is the largest
@@ -333,7 +333,7 @@ def spread_bootstrap(U, v, *, statistic: str = "absolute", block: int = 256) -> 
 def spread_tv_bootstrap(F, n, *, n_draws: int = 500, block: int = 64) -> np.ndarray:
     """Bootstrap bias correction of ``max_{k,k'} TV(F_k, F_k')``: ``max(0, 2 TV̂ − mean TV̂*)``
     with ``F*_k ~ Multinomial(n_k, F_k)/n_k`` (a parametric bootstrap; Efron & Tibshirani 1993,
-    sec. 10.6) on a fixed seed, so the estimate is a deterministic function of the data.
+    sec. 10.6) on a fixed random state, so the estimate is a deterministic function of the data.
     ``F`` (R, K, C) cell frequencies, ``n`` (K,) study sizes; ``block`` rows at a time."""
     R, K, C = F.shape
     i, j = pair_index(K)

@@ -1,7 +1,9 @@
-"""Replicability measures beyond the utility matrix: distances between the studies' joint
-distributions of ``(φ(x), y)`` (seed 001, sec. 5, Def. 5.1), dominance between rules (Def. 3.3,
-Fig. 1), the single-study comparison with a benchmark (sec. 4.3) and local replicability
-(sec. 7.2)."""
+"""Replicability measures beyond the utility matrix (Parmigiani 2023).
+
+Distances between the studies' joint distributions of ``(φ(x), y)`` (sec. 5, Def. 5.1),
+dominance between rules (Def. 3.3, Fig. 1), the single-study comparison with a benchmark (sec.
+4.3) and local replicability (sec. 7.2).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +13,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._compat import renamed, renamed_fields
+from .._format import number, pvalue
 from .._random import check_random_state
 from .._validation import check_choice, check_confidence_level, check_float, check_int
 from ..errors import DataError, ParameterError
+from ..results import Result
 from ._data import MultiStudyData, as_study_data
+from ._names import utility_words, warn_old_name
 from .utilities import StudyUtilities, _binary_decisions, _summarize, _unit_values, parse_utility
 
 __all__ = ["total_variation", "energy_distance", "DistanceMatrix", "distance_matrix",
@@ -22,48 +28,82 @@ __all__ = ["total_variation", "energy_distance", "DistanceMatrix", "distance_mat
            "local_replicability", "joint_cells"]
 
 
-def total_variation(p, q) -> float:
-    """Total variation distance ``½ Σ_c |p_c − q_c|`` between two discrete distributions.
+@renamed(p="a", q="b")
+def total_variation(a, b) -> float:
+    """Total variation distance ``½ Σ_c |a_c − b_c|`` between two discrete distributions.
 
     Parameters
     ----------
-    p, q : array-like of shape (C,)
+    a, b : array-like of shape (C,)
         Probabilities (non-negative, summing to 1) on the same cells.
 
     Returns
     -------
     float
-        In ``[0, 1]``; 0 iff ``p = q`` (seed 001, Def. 5.1 with D = total variation).
+        In ``[0, 1]``; 0 iff ``a = b`` (Def. 5.1 of Parmigiani (2023) with D the total
+        variation).
+
+    See Also
+    --------
+    energy_distance : A distance between samples of continuous values.
+    distance_matrix : The distances between every pair of studies.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------
     >>> total_variation([0.5, 0.5], [1.0, 0.0])
     0.5
     """
-    p = np.asarray(p, float)
-    q = np.asarray(q, float)
-    if p.shape != q.shape or p.ndim != 1:
-        raise DataError(f"`p` and `q` must be 1-D of the same length; got {p.shape} and {q.shape}.")
-    for name, v in (("p", p), ("q", q)):
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise DataError(f"`a` and `b` must be 1-D of the same length; got {a.shape} and {b.shape}.")
+    for name, v in (("a", a), ("b", b)):
         if np.any(v < 0) or not np.isclose(v.sum(), 1.0):
-            raise DataError(f"`{name}` must be a probability vector (>= 0, sum 1); sum is {v.sum():.6g}.")
-    return float(0.5 * np.abs(p - q).sum())
+            raise DataError(f"`{name}` must be a probability vector (>= 0, sum 1); sum is "
+                            f"{number(float(v.sum()), 6)}.")
+    return float(0.5 * np.abs(a - b).sum())
 
 
 def energy_distance(a, b) -> float:
     """Energy distance ``sqrt(2E‖A−B‖ − E‖A−A'‖ − E‖B−B'‖)`` between two samples.
 
+    The continuous alternative to total variation in Def. 5.1 of Parmigiani (2023): the
+    maximum mean discrepancy with the distance kernel (Székely & Rizzo 2013).
+
     Parameters
     ----------
     a : array-like of shape (n, p) or (n,)
+        The first sample.
     b : array-like of shape (m, p) or (m,)
+        The second sample, with as many columns.
 
     Returns
     -------
     float
-        Zero iff the empirical distributions coincide; for one dimension equals
-        :func:`scipy.stats.energy_distance`. Used as the continuous alternative to total variation
-        in Def. 5.1 (seed 001) — it is the maximum mean discrepancy with the distance kernel.
+        Zero iff the empirical distributions coincide; for one dimension it equals
+        :func:`scipy.stats.energy_distance`.
+
+    See Also
+    --------
+    total_variation : The distance between discrete distributions.
+    distance_matrix : The distances between every pair of studies.
+
+    References
+    ----------
+    .. [1] Székely, G. J. & Rizzo, M. L. (2013). Energy Statistics: A Class of Statistics Based
+       on Distances. Journal of Statistical Planning and Inference, 143(8), 1249–1272.
+    .. [2] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> round(energy_distance([0.0, 1.0], [0.0, 1.0]), 6), round(energy_distance([0.0], [2.0]), 4)
+    (0.0, 2.0)
     """
     from scipy.spatial.distance import cdist
 
@@ -92,8 +132,11 @@ def joint_cells(d: MultiStudyData, *, bins: int = 10, use: str = "pred",
     Returns
     -------
     cells : ndarray of int, shape (n,)
+        The cell of each unit.
     n_cells : int
+        The number of cells.
     description : str
+        How the cells were formed, in words.
     """
     check_choice(use, "use", ("pred", "proba", "decision"))
     bins = check_int(bins, "bins", min_value=2)
@@ -133,13 +176,14 @@ def _tv_matrix(freq: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, slots=True)
-class DistanceMatrix:
-    """Pairwise distances ``D(F_k, F_k')`` between the studies' empirical joint distributions of
-    ``(φ(x), y)`` (seed 001, Def. 5.1).
+class DistanceMatrix(Result):
+    """Pairwise distances ``D(F_k, F_k')`` between the studies' joint distributions of
+    ``(φ(x), y)`` (Parmigiani 2023, Def. 5.1).
 
     Attributes
     ----------
     studies : tuple
+        Study labels, in the order of the matrix.
     matrix : ndarray of shape (K, K)
         Symmetric, zero diagonal.
     distance : str
@@ -147,7 +191,19 @@ class DistanceMatrix:
     cells : str
         How the cells were formed (exact or binned), or the energy-distance settings.
     frequencies : DataFrame or None
-        The per-study cell frequencies ``F_k`` (TV only).
+        The per-study cell frequencies ``F_k`` (total variation only).
+
+    See Also
+    --------
+    distance_matrix : Computes it.
+    permutation_test : Tests that every ``F_k`` is the same.
+
+    Examples
+    --------
+    >>> from replikit.multistudy import distance_matrix, from_arrays
+    >>> dm = distance_matrix(from_arrays([0, 1, 0, 1], [0, 1, 1, 1], ["a", "a", "b", "b"]))
+    >>> dm.max, dm.is_replicable(0.5)
+    (0.5, True)
     """
 
     studies: tuple
@@ -157,26 +213,87 @@ class DistanceMatrix:
     frequencies: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
+    def title(self) -> str:
+        name = "total variation" if self.distance == "tv" else "energy distance"
+        return f"Distances between the studies ({name}; Parmigiani 2023, Def. 5.1)"
+
+    @property
     def max(self) -> float:
-        """``max_{k,k'} D(F_k, F_k')``: the smallest ε of distance replicability."""
+        """``max_{k,k'} D(F_k, F_k')``: the smallest tolerance of distance replicability."""
         return float(self.matrix.max()) if self.matrix.size else 0.0
 
-    def smallest_epsilon(self) -> float:
+    def smallest_tolerance(self) -> float:
+        """The smallest tolerance ε of distance replicability: :attr:`max`.
+
+        Returns
+        -------
+        float
+            ``max_{k,k'} D(F_k, F_k')``.
+        """
         return self.max
 
-    def is_replicable(self, epsilon: float) -> bool:
-        """Def. 5.1: ``max_{k,k'} D(F_k, F_k') <= ε``."""
-        return bool(self.max <= check_float(epsilon, "epsilon", min_value=0.0))
+    def smallest_epsilon(self) -> float:
+        """Old name of :meth:`smallest_tolerance` (warns).
+
+        Returns
+        -------
+        float
+            :meth:`smallest_tolerance`.
+        """
+        warn_old_name("DistanceMatrix.smallest_epsilon()", "DistanceMatrix.smallest_tolerance()")
+        return self.max
+
+    @renamed(epsilon="tolerance")
+    def is_replicable(self, tolerance: float) -> bool:
+        """Def. 5.1: ``max_{k,k'} D(F_k, F_k') <= tolerance``.
+
+        Parameters
+        ----------
+        tolerance : float >= 0
+            The tolerance ε of distance replicability.
+
+        Returns
+        -------
+        bool
+            Every pair of studies is within ``tolerance``.
+        """
+        return bool(self.max <= check_float(tolerance, "tolerance", min_value=0.0))
 
     def to_frame(self) -> pd.DataFrame:
-        """The K×K matrix as a DataFrame (rows and columns are studies)."""
-        return pd.DataFrame(self.matrix, index=list(self.studies), columns=list(self.studies))
+        """The K×K matrix as a DataFrame (rows: studies; columns: the studies as text).
+
+        Returns
+        -------
+        DataFrame
+            ``D(F_k, F_k')``.
+        """
+        return pd.DataFrame(self.matrix, index=list(self.studies),
+                            columns=[str(s) for s in self.studies])
+
+    def plot(self, ax=None):
+        """The matrix as a heatmap.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_matrix
+
+        name = "total variation" if self.distance == "tv" else "energy distance"
+        return plot_matrix(self.to_frame(), ax=ax, symmetric=False,
+                           title=f"{name} between the studies' (prediction, outcome)",
+                           xlabel="study", ylabel="study")
 
     def __str__(self) -> str:
-        name = "total variation" if self.distance == "tv" else "energy distance"
         i, j = np.unravel_index(np.argmax(self.matrix), self.matrix.shape)
-        return (f"Distance replicability ({name}; {self.cells}; seed 001, Def. 5.1)\n"
-                f"  max D = {self.max:.4g} between {self.studies[i]!s} and {self.studies[j]!s}")
+        return (f"{self.title}\n  {self.cells}\n  largest distance "
+                f"{number(self.max, 4)}, between {self.studies[i]!s} and {self.studies[j]!s}")
 
 
 def distance_matrix(data, *, distance: str = "tv", bins: int = 10, use: str = "pred",
@@ -187,31 +304,54 @@ def distance_matrix(data, *, distance: str = "tv", bins: int = 10, use: str = "p
     Parameters
     ----------
     data : Predictions, DataFrame or MultiStudyData
-    distance : {'tv', 'energy'}
-        ``'tv'``: total variation ``½ Σ_c |F_k(c) − F_k'(c)|`` on the cells of
-        :func:`joint_cells` — exact when predictions and labels are discrete, on pooled-quantile
-        bins otherwise. ``'energy'``: the energy distance of the standardized points
-        ``(φ(x), y)``, no binning (each study subsampled to ``max_units`` units).
-    bins : int
-        Quantile bins per continuous coordinate (TV).
-    use : {'pred', 'proba', 'decision'}
-        What φ(x) is: the predicted label/value, the positive-class probability, or the
+        The rule's predictions on the units of every study.
+    distance : {'tv', 'energy'}, default 'tv'
+        ``'tv'``: total variation ``½ Σ_c |F_k(c) − F_k'(c)|`` on the cells of the pooled
+        contingency table of ``(φ(x), y)`` — exact when predictions and labels are discrete,
+        on pooled-quantile bins otherwise. ``'energy'``: the energy distance of the
+        standardized points ``(φ(x), y)``, no binning (each study subsampled to ``max_units``
+        units).
+    bins : int, default 10
+        Quantile bins per continuous coordinate (total variation).
+    use : {'pred', 'proba', 'decision'}, default 'pred'
+        What φ(x) is: the predicted label or value, the positive-class probability, or the
         user's action under ``utility``.
-    max_units : int
+    utility : str, Utility or callable, optional
+        The user's utility, for ``use='decision'`` (a cost utility with a threshold).
+    max_units : int, default 2000
         Energy distance: units per study at most (subsampled with ``random_state``).
     random_state : None, int or Generator
         The energy distance's subsample (only drawn when a study has more than ``max_units``
         units; total variation uses no randomness).
+    model : str, optional
+        The model of a Predictions table that is the rule φ.
+    repeat : int or None, default 0
+        Repeat of a Predictions table to use.
+    subgroup : mask, column name or callable, optional
+        Restrict to ``x ∈ X*`` (see :func:`study_utilities`).
 
     Returns
     -------
     DistanceMatrix
+        The K×K distances and, for total variation, the cell frequencies.
+
+    See Also
+    --------
+    total_variation, energy_distance : The two distances.
+    permutation_test : Tests that every ``F_k`` is the same (``statistic='tv'``).
 
     Notes
     -----
-    Seed 001, Def. 5.1: φ is ε-replicable in distance if ``max_{k,k'} D(F_k, F_k') <= ε``.
-    Exact distance replicability (ε = 0) implies exact replicability for every user (sec. 5),
-    but not conversely.
+    Parmigiani (2023), Def. 5.1: φ is ε-replicable in distance if
+    ``max_{k,k'} D(F_k, F_k') <= ε``. Exact distance replicability (ε = 0) implies exact
+    replicability for every user (sec. 5), but not conversely.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+    .. [2] Székely, G. J. & Rizzo, M. L. (2013). Energy Statistics: A Class of Statistics Based
+       on Distances. Journal of Statistical Planning and Inference, 143(8), 1249–1272.
 
     Examples
     --------
@@ -260,9 +400,9 @@ def distance_matrix(data, *, distance: str = "tv", bins: int = 10, use: str = "p
 # -- dominance ------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class DominanceResult:
+class DominanceResult(Result):
     """Comparison of rule ``a`` (φ) with rule ``b`` (φ') in utility and replicability
-    (seed 001, Def. 3.3 and Fig. 1).
+    (Parmigiani 2023, Def. 3.3 and Fig. 1).
 
     Attributes
     ----------
@@ -270,12 +410,29 @@ class DominanceResult:
         Def. 3.3: smaller-or-equal spread ``max|U_k − U_k'|`` and utility at least as high in
         every study.
     spread_a, spread_b : float
+        ``max|U_k − U_k'|`` of each rule.
     region : str
         Where ``b`` falls in Fig. 1 relative to ``a``: ``'B'`` better in every study and at
         least as replicable; ``'C'`` better in every study but less replicable; ``'A'`` at least
         as replicable but not better everywhere; ``'D'`` neither.
+    names : tuple of str
+        The two rules' names.
     table : DataFrame
-        ``study, utility_a, utility_b, difference``.
+        ``study, utility_<a>, utility_<b>, difference`` (``U_k`` of b minus that of a).
+
+    See Also
+    --------
+    dominance : Computes it.
+
+    Examples
+    --------
+    >>> from replikit.multistudy import dominance, from_arrays, study_utilities
+    >>> s = ["x", "x", "y", "y"]
+    >>> a = study_utilities(from_arrays([1, 1, 1, 1], [1, 1, 1, 0], s))
+    >>> b = study_utilities(from_arrays([1, 1, 1, 1], [1, 0, 0, 0], s))
+    >>> r = dominance(a, b, names=("lr", "rf"))
+    >>> r.a_dominates_b, r.region
+    (True, 'A')
     """
 
     a_dominates_b: bool
@@ -286,15 +443,44 @@ class DominanceResult:
     names: tuple = ("a", "b")
     table: pd.DataFrame = field(default=None, repr=False)
 
+    @property
+    def title(self) -> str:
+        return "Dominance between two rules (Parmigiani 2023, Def. 3.3)"
+
     def to_frame(self) -> pd.DataFrame:
+        """The utilities of both rules per study.
+
+        Returns
+        -------
+        DataFrame
+            ``study, utility_<a>, utility_<b>, difference``.
+        """
         return self.table.copy()
+
+    def plot(self, ax=None):
+        """Both rules' utilities: the plane of Fig. 1 for two studies, else per study.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_dominance_table
+
+        return plot_dominance_table(self.table, self.names, ax=ax)
 
     def __str__(self) -> str:
         a, b = self.names
         verdict = (f"{a} dominates {b}" if self.a_dominates_b else
                    f"{b} dominates {a}" if self.b_dominates_a else "neither rule dominates")
-        return (f"Dominance (seed 001, Def. 3.3): {verdict}\n"
-                f"  spread max|U_k - U_k'|: {a} {self.spread_a:.4g}, {b} {self.spread_b:.4g}\n"
+        return (f"{self.title}: {verdict}\n"
+                f"  spread max|U_k - U_k'|: {a} {number(self.spread_a, 4)}, "
+                f"{b} {number(self.spread_b, 4)}\n"
                 f"  {b} lies in region {self.region} of Fig. 1 relative to {a}")
 
 
@@ -305,18 +491,30 @@ def dominance(a: StudyUtilities, b: StudyUtilities, *, names=("a", "b")) -> Domi
     ----------
     a, b : StudyUtilities
         Utilities of the two rules over the same studies and utility.
-    names : tuple of str
+    names : tuple of str, default ('a', 'b')
+        The rules' names in the table and the text.
 
     Returns
     -------
     DominanceResult
+        Who dominates, the two spreads and the region of Fig. 1.
+
+    See Also
+    --------
+    study_utilities : The utilities compared.
 
     Notes
     -----
-    Seed 001, Def. 3.3: φ dominates φ' if ``max|U_k − U_k'| <= max|U'_k − U'_k'|`` and
-    ``U'_k <= U_k`` for every k. Fig. 1 partitions the plane of ``(U_1, U_2)`` around φ by the
-    two 45° lines through φ's point and its mirror image: regions B (φ' better in both studies
-    and more replicable), C (better in both, less replicable), A (more replicable only).
+    Parmigiani (2023), Def. 3.3: φ dominates φ' if ``max|U_k − U_k'| <= max|U'_k − U'_k'|``
+    and ``U'_k <= U_k`` for every k. Fig. 1 partitions the plane of ``(U_1, U_2)`` around φ by
+    the two 45° lines through φ's point and its mirror image: regions B (φ' better in both
+    studies and more replicable), C (better in both, less replicable), A (more replicable
+    only).
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------
@@ -335,7 +533,7 @@ def dominance(a: StudyUtilities, b: StudyUtilities, *, names=("a", "b")) -> Domi
     if a.utility_name != b.utility_name:
         raise DataError(f"`a` and `b` must use the same utility; got {a.utility_name!r} and "
                         f"{b.utility_name!r}.")
-    sa, sb = a.smallest_epsilon(), b.smallest_epsilon()
+    sa, sb = a.smallest_tolerance(), b.smallest_tolerance()
     a_dom = bool(sa <= sb and np.all(b.utility <= a.utility))
     b_dom = bool(sb <= sa and np.all(a.utility <= b.utility))
     better = bool(np.all(b.utility >= a.utility))
@@ -349,41 +547,81 @@ def dominance(a: StudyUtilities, b: StudyUtilities, *, names=("a", "b")) -> Domi
 
 # -- K = 1: comparison with a benchmark --------------------------------------------------------
 
+@renamed_fields(epsilon="tolerance")
 @dataclass(frozen=True, slots=True)
-class BenchmarkComparison:
-    """Each study's ``U_k`` against a benchmark ``U_0`` (seed 001, sec. 4.3).
+class BenchmarkComparison(Result):
+    """Each study's ``U_k`` against a benchmark ``U_0`` (Parmigiani 2023, sec. 4.3).
 
-    ``table`` has one row per study: ``study, n, utility, benchmark, estimate`` (``U_k − U_0``),
-    ``se``, ``ci_low``, ``ci_high``, ``statistic`` (t), ``df``, ``pvalue`` (two-sided t-test of
-    ``E U = U_0``) and, with ``epsilon``, ``within_epsilon`` (``|U_k − U_0| <= ε``) and
-    ``pvalue_equivalence`` (two one-sided t-tests of ``|E U − U_0| >= ε``).
+    Attributes
+    ----------
+    benchmark : float
+        ``U_0``.
+    tolerance : float or None
+        The tolerance ε of ``|U_k − U_0| <= ε``, when one was given.
+    utility_name : str
+        The utility.
+    confidence_level : float
+        Level of the intervals.
+    table : DataFrame
+        One row per study: ``study, n, utility, benchmark, estimate`` (``U_k − U_0``), ``se``,
+        ``ci_low``, ``ci_high``, ``statistic`` (t), ``df``, ``pvalue`` (two-sided t-test of
+        ``E U = U_0``) and, with ``tolerance``, ``within_tolerance`` (``|U_k − U_0| <= ε``) and
+        ``pvalue_equivalence`` (two one-sided t-tests of ``|E U − U_0| >= ε``).
+
+    See Also
+    --------
+    benchmark_comparison : Computes it.
+
+    Examples
+    --------
+    >>> from replikit.multistudy import benchmark_comparison, from_arrays
+    >>> r = benchmark_comparison(from_arrays([1, 0, 1, 1], [1, 0, 0, 1], ["a"] * 4), 0.5)
+    >>> r.table["estimate"].tolist()
+    [0.25]
     """
 
     benchmark: float
-    epsilon: float | None
+    tolerance: float | None
     utility_name: str
     confidence_level: float
     table: pd.DataFrame = field(repr=False)
 
+    @property
+    def title(self) -> str:
+        return (f"Comparison with the benchmark U_0 = {number(self.benchmark, 4)} "
+                f"({utility_words(self.utility_name)}; Parmigiani 2023, sec. 4.3)")
+
     def to_frame(self) -> pd.DataFrame:
+        """The table: one row per study.
+
+        Returns
+        -------
+        DataFrame
+            See :attr:`table`.
+        """
         return self.table.copy()
 
     def __str__(self) -> str:
-        lines = [f"Comparison with benchmark U0 = {self.benchmark:.4g} ({self.utility_name}; "
-                 "seed 001, sec. 4.3)"]
+        level = f"{number(100 * self.confidence_level)}%"
+        lines = [self.title]
         for r in self.table.itertuples(index=False):
-            line = (f"  {str(r.study):>12}  U - U0 = {r.estimate: .4f} "
-                    f"[{r.ci_low:.4f}, {r.ci_high:.4f}], p = {r.pvalue:.3g}")
-            if self.epsilon is not None:
-                line += f", within eps: {'yes' if r.within_epsilon else 'no'}"
+            line = (f"  {str(r.study):>12}  U - U_0 = {number(r.estimate, 4)} ({level} CI "
+                    f"[{number(r.ci_low, 4)}, {number(r.ci_high, 4)}]), "
+                    f"p = {pvalue(r.pvalue)}")
+            if self.tolerance is not None:
+                line += f", within ε = {number(self.tolerance)}: " \
+                        f"{'yes' if r.within_tolerance else 'no'}"
             lines.append(line)
         return "\n".join(lines)
 
 
-def benchmark_comparison(data, benchmark: float, utility="accuracy", *, epsilon=None,
+@renamed(epsilon="tolerance")
+def benchmark_comparison(data, benchmark: float, utility="accuracy", *, tolerance=None,
                          confidence_level: float = 0.95, model=None, repeat: int | None = 0,
                          subgroup=None) -> BenchmarkComparison:
-    """Compare the utility vector of each study with a benchmark ``U_0`` (seed 001, sec. 4.3).
+    """Compare the average utility of each study with a benchmark ``U_0``.
+
+    The case of a single study (K = 1) in Parmigiani (2023), sec. 4.3.
 
     Parameters
     ----------
@@ -391,23 +629,54 @@ def benchmark_comparison(data, benchmark: float, utility="accuracy", *, epsilon=
         One or more studies (the K = 1 case is the point).
     benchmark : float
         ``U_0``, e.g. the modeler's validation utility.
-    utility : str, Utility or callable
-    epsilon : float, optional
-        Tolerance: report ``|U_k − U_0| <= ε`` and a TOST equivalence p-value.
-    confidence_level : float
+    utility : str, Utility or callable, default 'accuracy'
+        See :func:`parse_utility`.
+    tolerance : float, optional
+        The tolerance ε: report ``|U_k − U_0| <= ε`` and a TOST equivalence p-value.
+    confidence_level : float, default 0.95
+        Level of the t intervals.
+    model : str, optional
+        The model of a Predictions table that is the rule φ.
+    repeat : int or None, default 0
+        Repeat of a Predictions table to use.
+    subgroup : mask, column name or callable, optional
+        Restrict to ``x ∈ X*`` (see :func:`study_utilities`).
 
     Returns
     -------
     BenchmarkComparison
+        One row per study.
+
+    See Also
+    --------
+    study_utilities : The utilities compared.
+    epsilon_test : Replicability across two or more studies.
 
     Notes
     -----
     ``U_k − U_0`` with SE ``s_k/√n_k`` and a t interval on ``n_k − 1`` df; the unit utilities
-    are taken as independent draws (the "appropriate summarization" of sec. 4.3).
+    are taken as independent draws (the "appropriate summarization" of sec. 4.3). The
+    equivalence p-value is the larger of the two one-sided t-tests (Schuirmann 1987).
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+    .. [2] Schuirmann, D. J. (1987). A Comparison of the Two One-Sided Tests Procedure and the
+       Power Approach for Assessing the Equivalence of Average Bioavailability. Journal of
+       Pharmacokinetics and Biopharmaceutics, 15(6), 657–680.
+
+    Examples
+    --------
+    >>> from replikit.multistudy import from_arrays
+    >>> d = from_arrays([1, 0, 1, 1, 0, 1], [1, 0, 0, 1, 0, 1], ["a"] * 6)
+    >>> r = benchmark_comparison(d, 0.8, tolerance=0.1)
+    >>> round(float(r.table["estimate"].iloc[0]), 4), bool(r.table["within_tolerance"].iloc[0])
+    (0.0333, True)
     """
     U0 = check_float(benchmark, "benchmark")
     level = check_confidence_level(confidence_level)
-    eps = None if epsilon is None else check_float(epsilon, "epsilon", min_value=0.0)
+    eps = None if tolerance is None else check_float(tolerance, "tolerance", min_value=0.0)
     d = as_study_data(data, model=model, repeat=repeat, subgroup=subgroup)
     u = parse_utility(utility)
     values, thr = _unit_values(d, u)
@@ -424,7 +693,7 @@ def benchmark_comparison(data, benchmark: float, utility="accuracy", *, epsilon=
                           "benchmark": U0, "estimate": est, "se": se, "ci_low": est - q * se,
                           "ci_high": est + q * se, "statistic": t, "df": df, "pvalue": p})
     if eps is not None:
-        table["within_epsilon"] = np.abs(est) <= eps
+        table["within_tolerance"] = np.abs(est) <= eps
         with np.errstate(divide="ignore", invalid="ignore"):
             p_low = stats.t.sf((est + eps) / se, df)
             p_up = stats.t.cdf((est - eps) / se, df)
@@ -436,25 +705,52 @@ def benchmark_comparison(data, benchmark: float, utility="accuracy", *, epsilon=
 
 def local_replicability(data, by, utility="accuracy", *, bins: int = 10, min_units: int = 1,
                         model=None, repeat: int | None = 0) -> pd.DataFrame:
-    """Replicability within each subgroup ``X*`` of the feature space (seed 001, sec. 7.2).
+    """Replicability within each subgroup ``X*`` of the feature space (Parmigiani 2023, sec.
+    7.2).
 
     Parameters
     ----------
     data : Predictions, DataFrame or MultiStudyData
+        The rule's predictions on the units of every study.
     by : str or array-like
         An extra column of the Predictions table (or of ``X`` of a MultiStudyData), or one group
         label per input row (indexed like ``row``).
-    utility : str, Utility or callable
-    bins : int
+    utility : str, Utility or callable, default 'accuracy'
+        See :func:`parse_utility`.
+    bins : int, default 10
         For the distance (see :func:`distance_matrix`).
-    min_units : int
+    min_units : int, default 1
         Studies with fewer units in a group are left out of that group's comparison.
+    model : str, optional
+        The model of a Predictions table that is the rule φ.
+    repeat : int or None, default 0
+        Repeat of a Predictions table to use.
 
     Returns
     -------
     DataFrame
-        One row per group: ``group, n, n_studies, utility_min, utility_max, epsilon_absolute,
-        epsilon_relative, max_tv``.
+        One row per group: ``group, n, n_studies, utility_min, utility_max,
+        smallest_tolerance_absolute, smallest_tolerance_relative, max_tv``.
+
+    See Also
+    --------
+    study_utilities : The utilities of one group (``subgroup=``).
+    distance_matrix : The distances of one group.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.multistudy import from_arrays
+    >>> d = from_arrays([1, 0, 1, 0, 1, 1, 0, 0], [1, 0, 0, 0, 1, 1, 0, 1],
+    ...                 ["a"] * 4 + ["b"] * 4)
+    >>> t = local_replicability(d, np.array(["x", "y"] * 4))
+    >>> t[["group", "n", "smallest_tolerance_absolute"]].values.tolist()
+    [['x', 4, 0.5], ['y', 4, 0.5]]
     """
     d = as_study_data(data, model=model, repeat=repeat)
     min_units = check_int(min_units, "min_units", min_value=1)
@@ -482,8 +778,8 @@ def local_replicability(data, by, utility="accuracy", *, bins: int = 10, min_uni
         dm = distance_matrix(sub, bins=bins) if sub.K > 1 else None
         rows.append({"group": level, "n": sub.n, "n_studies": sub.K,
                      "utility_min": float(su.utility.min()), "utility_max": float(su.utility.max()),
-                     "epsilon_absolute": su.smallest_epsilon("absolute"),
-                     "epsilon_relative": su.smallest_epsilon("relative"),
+                     "smallest_tolerance_absolute": su.smallest_tolerance("absolute"),
+                     "smallest_tolerance_relative": su.smallest_tolerance("relative"),
                      "max_tv": np.nan if dm is None else dm.max})
     return pd.DataFrame(rows)
 

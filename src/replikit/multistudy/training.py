@@ -1,4 +1,4 @@
-"""Replicability of training techniques across studies (seed 001, secs. 7.4 and 7.6).
+"""Replicability of training techniques across studies (Parmigiani 2023, secs. 7.4 and 7.6).
 
 * :func:`cross_study_matrix` — Bernau et al. (2014): train on study k, evaluate on study k'
   (diagonal: within-study cross-validation).
@@ -13,9 +13,9 @@ Every fit is a :func:`replikit.experiment.run` call with the study labels as ``g
 :class:`~replikit.experiment.cross_study.CrossStudy` scheme for the matrix,
 :class:`~replikit.experiment.LeaveOneStudyOut` for the left-out studies and the merged learner,
 one split per study for the stacked learners. So the runner's rules apply: estimators are
-``clone``d, a fit's seed depends only on ``random_state`` and the task key (model, study, repeat,
-fold) and is given to ``random_state`` parameters left ``None`` (ones the user fixed are kept),
-and results do not depend on ``n_jobs``.
+``clone``d, a fit's random state depends only on ``random_state`` and the task key (model,
+study, repeat, fold) and is given to ``random_state`` parameters left ``None`` (ones the user
+fixed are kept), and results do not depend on ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -27,11 +27,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed, renamed_fields
+from .._format import number
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..experiment.cross_study import CrossStudy
 from ..experiment.metrics import METRICS, NEEDS_PROBA, higher_is_better
 from ..experiment.schemes import LeaveOneStudyOut
+from ..results import Result, to_jsonable
+from ._names import dropped
 from .utilities import Utility, parse_utility
 
 __all__ = ["CrossStudyResult", "cross_study_matrix", "LeaveOneStudyOutResult",
@@ -60,45 +64,64 @@ _METRICS = {name: _builtin(name) for name in
 _LABEL_METRICS = ("accuracy", "balanced_accuracy", "error_rate", "roc_auc", "log_loss")
 
 
-def get_metric(metric, *, task: str | None = None, n_classes: int | None = None,
-               option: str = "metric") -> _Metric:
-    """A built-in metric name (accuracy, error_rate, r2, mse, rmse, mae, roc_auc, log_loss) or a
-    utility (``'cost:u01,u10'``, ``'squared'``, a :class:`Utility`, ...) whose study mean is the
-    score.
+@dropped("option", "messages name `metric`; the command line shows its flag")
+def get_metric(metric, *, task: str | None = None, n_classes: int | None = None) -> _Metric:
+    """The metric of cross-study validation: a built-in name or a utility.
+
+    A built-in metric name (accuracy, balanced_accuracy, error_rate, r2, mse, rmse, mae,
+    roc_auc, log_loss) or a utility (``'cost:u01,u10'``, ``'squared'``, a :class:`Utility`,
+    ...) whose study mean is the score.
 
     Parameters
     ----------
     metric : str or Utility
+        The metric.
     task : {'classification', 'regression'}, optional
         When given, a metric of class labels (accuracy, error_rate, roc_auc, log_loss, the
         cost, log and accuracy utilities) is refused for regression.
     n_classes : int, optional
         Classes of the outcome: roc_auc is refused for more than 2.
-    option : str
-        The parameter (or command-line flag, ``'--metric'``) named in messages.
+
+    Returns
+    -------
+    object
+        The metric: ``name``, ``higher_is_better``, ``needs_proba`` and ``func(y, pred, proba,
+        classes)``.
 
     Raises
     ------
     ParameterError
+        An unknown metric, or one that does not fit the task (messages name `metric`).
+
+    See Also
+    --------
+    cross_study_matrix, leave_one_study_out, multistudy_stacking : Score with it.
+    parse_utility : The utilities it accepts.
+
+    Examples
+    --------
+    >>> m = get_metric("mse")
+    >>> m.name, m.higher_is_better, m.func(np.array([1.0, 2.0]), np.array([1.0, 4.0]), None, None)
+    ('mse', False, 2.0)
     """
     if isinstance(metric, str) and metric in _METRICS:
         m = _METRICS[metric]
         labels_only = metric in _LABEL_METRICS
     else:
         try:
-            u = parse_utility(metric, name=option)
+            u = parse_utility(metric, name="metric")
         except (ParameterError, ParameterTypeError):
-            raise ParameterError(f"`{option}` must be one of {', '.join(map(repr, _METRICS))} "
+            raise ParameterError(f"`metric` must be one of {', '.join(map(repr, _METRICS))} "
                                  f"or a utility ('cost:u01,u10', 'squared', ...); got "
                                  f"{metric!r}.") from None
         m = _utility_metric(u)
         labels_only = u.kind in ("accuracy", "cost", "log", "brier")
     if task == "regression" and labels_only:
-        raise ParameterError(f"`{option}`: {m.name} scores class labels, but the outcome is "
+        raise ParameterError(f"`metric`: {m.name} scores class labels, but the outcome is "
                              "continuous (regression); use r2, mse, rmse, mae or the 'squared' "
                              "or 'absolute' utility.")
     if m.name == "roc_auc" and n_classes is not None and n_classes > 2:
-        raise ParameterError(f"`{option}`: roc_auc is defined here for binary outcomes; the "
+        raise ParameterError(f"`metric`: roc_auc is defined here for binary outcomes; the "
                              f"outcome has {n_classes} classes (use accuracy or log_loss).")
     return m
 
@@ -142,8 +165,8 @@ def _iv(estimator, X, y, study, task):
 
 
 def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int):
-    """One :func:`replikit.experiment.run` call: its seeding rule (a task's seed from the root
-    and the key (model, study, repeat, fold); ``random_state`` parameters left ``None`` get
+    """One :func:`replikit.experiment.run` call: its rule of random states (a task's from the
+    root and the key (model, study, repeat, fold); ``random_state`` parameters left ``None`` get
     it), one BLAS thread per fit, joblib processes when ``n_jobs > 1``. The runner's own score
     (accuracy or MSE over a split's test rows) is not used: cells are scored per test study
     from the predictions."""
@@ -246,38 +269,70 @@ def _undefined_note(M, expected_nan, metric, notes) -> None:
 
 # -- cross-study validation matrix -----------------------------------------------------------
 
+@renamed_fields(cv="n_folds")
 @dataclass(frozen=True, slots=True)
-class CrossStudyResult:
-    """Cross-study validation matrix (Bernau et al. 2014; seed 001, sec. 7.4).
+class CrossStudyResult(Result):
+    """Cross-study validation matrix (Bernau et al. 2014; Parmigiani 2023, sec. 7.4).
 
     Attributes
     ----------
     matrix : DataFrame
         Rows: training study k; columns: test study k'. Off-diagonal: the learner trained on all
-        of study k, scored on study k'. Diagonal: within-study ``cv``-fold cross-validation
-        (out-of-fold predictions pooled, then scored).
+        of study k, scored on study k'. Diagonal: within-study ``n_folds``-fold
+        cross-validation (out-of-fold predictions pooled, then scored).
     metric : str
+        The metric of every cell.
     higher_is_better : bool
-    cv : int
+        Direction of the metric.
+    n_folds : int
+        Folds of the within-study cross-validation.
     notes : tuple of str
         Studies left out or left empty and why (a single row, a single class, fewer rows than
         folds), cells where the metric is undefined.
+
+    See Also
+    --------
+    cross_study_matrix : Computes it.
+    LeaveOneStudyOutResult : Training on all studies but one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from replikit.multistudy import cross_study_matrix
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(60, 1))
+    >>> y = X[:, 0] + rng.normal(size=60) * .1; s = np.repeat(["a", "b"], 30)
+    >>> r = cross_study_matrix(LinearRegression(), X, y, s, metric="r2", n_folds=3)
+    >>> r.n_folds, r.to_frame().columns.tolist()
+    (3, ['train', 'test', 'metric', 'value', 'kind'])
     """
 
     matrix: pd.DataFrame
     metric: str
     higher_is_better: bool
-    cv: int
+    n_folds: int
     notes: tuple = ()
 
     @property
+    def title(self) -> str:
+        return (f"Cross-study validation matrix ({self.metric}; Bernau et al. 2014; "
+                "Parmigiani 2023, sec. 7.4)")
+
+    @property
     def studies(self) -> list:
+        """The study labels (rows and columns of :attr:`matrix`)."""
         return list(self.matrix.index)
 
     def summary(self) -> pd.DataFrame:
-        """Per training study: ``within`` (diagonal), ``external_mean`` (row mean off the
-        diagonal), ``gap`` (within − external) and ``as_test_mean`` (column mean off the
-        diagonal: how well the other studies' learners predict this study)."""
+        """Within-study against external performance, per training study.
+
+        Returns
+        -------
+        DataFrame
+            ``study, within`` (diagonal), ``external_mean`` (row mean off the diagonal),
+            ``gap`` (within − external) and ``as_test_mean`` (column mean off the diagonal:
+            how well the other studies' learners predict this study).
+        """
         M = self.matrix.to_numpy(float)
         K = M.shape[0]
         off = ~np.eye(K, dtype=bool)
@@ -290,7 +345,13 @@ class CrossStudyResult:
                              "gap": diag - ext, "as_test_mean": col})
 
     def overall(self) -> dict:
-        """Mean of the diagonal (within-study CV) and of all off-diagonal cells (cross-study)."""
+        """Mean of the diagonal (within-study CV) and of all off-diagonal cells (cross-study).
+
+        Returns
+        -------
+        dict
+            ``within_mean``, ``cross_study_mean``.
+        """
         M = self.matrix.to_numpy(float)
         off = ~np.eye(M.shape[0], dtype=bool)
         with warnings.catch_warnings():
@@ -299,7 +360,14 @@ class CrossStudyResult:
                     "cross_study_mean": float(np.nanmean(M[off]))}
 
     def to_frame(self) -> pd.DataFrame:
-        """Long form: ``train, test, metric, value, kind`` (within/cross)."""
+        """The matrix in long form.
+
+        Returns
+        -------
+        DataFrame
+            ``train, test, metric, value, kind`` (``'within'`` on the diagonal, else
+            ``'cross'``).
+        """
         m = self.matrix.copy()
         m.index.name = "train"
         long = m.reset_index().melt(id_vars="train", var_name="test", value_name="value")
@@ -307,39 +375,80 @@ class CrossStudyResult:
         long["kind"] = np.where(long["train"] == long["test"], "within", "cross")
         return long
 
-    def __str__(self) -> str:
+    def plot(self, ax=None):
+        """The matrix as a heatmap (rows: training study; columns: test study).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_matrix
+
+        frame = self.matrix.copy()
+        frame.index = [str(s) for s in frame.index]
+        frame.columns = [str(s) for s in frame.columns]
+        return plot_matrix(frame, ax=ax, symmetric=False, title=f"cross-study {self.metric}",
+                           xlabel="test study", ylabel="training study")
+
+    def headline(self) -> str:
+        """The number of studies and the mean within-study and cross-study scores.
+
+        Returns
+        -------
+        str
+            One line.
+        """
         o = self.overall()
-        return (f"Cross-study validation matrix ({self.metric}; Bernau et al. 2014; seed 001 "
-                f"sec. 7.4)\n  {len(self.studies)} studies; mean within-study CV "
-                f"{o['within_mean']:.4g}, mean cross-study {o['cross_study_mean']:.4g}\n"
-                + self.matrix.to_string(float_format=lambda v: f"{v:.3f}"))
+        return (f"{len(self.studies)} studies; mean within-study {self.metric} "
+                f"{number(o['within_mean'], 4)} ({self.n_folds}-fold cross-validation), mean "
+                f"cross-study {number(o['cross_study_mean'], 4)}")
+
+    def __str__(self) -> str:
+        return (f"{self.title}\n  {self.headline()}\n"
+                + self.matrix.to_string(float_format=lambda v: number(v, 3, grouping=False)))
 
 
-def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task=None,
+@renamed(cv="n_folds")
+def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5, task=None,
                        random_state=None, n_jobs: int = 1) -> CrossStudyResult:
-    """Train on each study and evaluate on every other (Bernau et al. 2014; seed 001 sec. 7.4).
+    """Train on each study and evaluate on every other (Bernau et al. 2014).
 
     Parameters
     ----------
     estimator : scikit-learn estimator
         The training technique (cloned for every fit).
     X : DataFrame or array of shape (n, p)
+        Features.
     y : array-like of shape (n,)
+        Outcomes.
     study : array-like of shape (n,)
+        Study label of each row.
     metric : str, Utility or None
         See :func:`get_metric`; default ``'accuracy'`` (classification) or ``'r2'``.
-    cv : int
+    n_folds : int, default 5
         Folds of the within-study cross-validation on the diagonal.
     task : {'classification', 'regression'}, optional
         Default: from the estimator.
     random_state : None, int or Generator
-        Root seed of the run (within-study folds and estimator seeds per task).
-    n_jobs : int
+        The random state of the run (within-study folds, and each fit's own random state).
+    n_jobs : int, default 1
         Parallel fits (joblib processes); the result does not depend on it.
 
     Returns
     -------
     CrossStudyResult
+        The K×K matrix of scores.
+
+    See Also
+    --------
+    leave_one_study_out : Train on all studies but one.
+    multistudy_stacking : Combine per-study learners.
 
     Notes
     -----
@@ -348,6 +457,14 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
     :func:`~replikit.experiment.run` with the
     :class:`~replikit.experiment.cross_study.CrossStudy` scheme (study labels as ``groups``);
     each cell is scored from the run's predictions on that test study.
+
+    References
+    ----------
+    .. [1] Bernau, C., Riester, M., Boulesteix, A., Parmigiani, G., Huttenhower, C., Waldron,
+       L. & Trippa, L. (2014). Cross-Study Validation for the Assessment of Prediction
+       Algorithms. Bioinformatics, 30(12), i105–i112. https://doi.org/10.1093/bioinformatics/btu279
+    .. [2] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------
@@ -360,7 +477,7 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, cv: int = 5, task
     True
     """
     Xa, ya, sa, labels, task = _iv(estimator, X, y, study, task)
-    cv = check_int(cv, "cv", min_value=2)
+    cv = check_int(n_folds, "n_folds", min_value=2)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
     classification = task == "classification"
     all_classes = sorted(pd.unique(pd.Series(ya)).tolist(), key=str) if classification else None
@@ -428,8 +545,8 @@ def _coded(sa: np.ndarray, labels: list) -> tuple[np.ndarray, np.ndarray]:
 # -- leave one study out ---------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class LeaveOneStudyOutResult:
-    """Leave-one-study-out results (seed 001, sec. 7.4).
+class LeaveOneStudyOutResult(Result):
+    """Leave-one-study-out results (Parmigiani 2023, sec. 7.4).
 
     Attributes
     ----------
@@ -440,8 +557,25 @@ class LeaveOneStudyOutResult:
         The out-of-study predictions (``fold`` = index of the left-out study), ready for
         :func:`~replikit.multistudy.study_utilities` and the other measures.
     metric : str
+        The metric of the scores.
     notes : tuple of str
         Studies left out and why, scores left empty.
+
+    See Also
+    --------
+    leave_one_study_out : Computes it.
+    CrossStudyResult : Training on one study at a time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from replikit.multistudy import leave_one_study_out
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(60, 1))
+    >>> y = X[:, 0] + rng.normal(size=60) * .1; s = np.repeat(["a", "b", "c"], 20)
+    >>> r = leave_one_study_out(LinearRegression(), X, y, s)
+    >>> r.scores["study"].tolist(), r.metric
+    (['a', 'b', 'c'], 'r2')
     """
 
     scores: pd.DataFrame
@@ -449,13 +583,36 @@ class LeaveOneStudyOutResult:
     metric: str = ""
     notes: tuple = ()
 
+    @property
+    def title(self) -> str:
+        return f"Leave-one-study-out ({self.metric}; Parmigiani 2023, sec. 7.4)"
+
     def to_frame(self) -> pd.DataFrame:
+        """The score of every study left out.
+
+        Returns
+        -------
+        DataFrame
+            ``study, n, metric, value``.
+        """
         return self.scores.copy()
+
+    def to_dict(self) -> dict:
+        """The scores, the metric, the notes and the predictions in JSON types.
+
+        Returns
+        -------
+        dict
+            ``scores``, ``metric``, ``notes``, ``predictions`` (records).
+        """
+        frame = getattr(self.predictions, "frame", None)
+        return to_jsonable({"scores": self.scores, "metric": self.metric,
+                            "notes": list(self.notes), "predictions": frame})
 
     def __str__(self) -> str:
         v = self.scores["value"]
-        return (f"Leave-one-study-out ({self.metric}; seed 001 sec. 7.4): {len(v)} studies, "
-                f"mean {v.mean():.4g}, range [{v.min():.4g}, {v.max():.4g}]")
+        return (f"{self.title}: {len(v)} studies, mean {number(v.mean(), 4)}, range "
+                f"[{number(v.min(), 4)}, {number(v.max(), 4)}]")
 
 
 def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model_name="model",
@@ -465,21 +622,55 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
     Parameters
     ----------
     estimator : scikit-learn estimator
-    X, y, study : array-likes with one row per unit
+        The training technique (cloned for every fit).
+    X : DataFrame or array of shape (n, p)
+        Features.
+    y : array-like of shape (n,)
+        Outcomes.
+    study : array-like of shape (n,)
+        Study label of each row.
     metric : str, Utility or None
-        Default ``'accuracy'`` or ``'r2'``.
-    model_name : str
+        See :func:`get_metric`; default ``'accuracy'`` or ``'r2'``.
+    task : {'classification', 'regression'}, optional
+        Default: from the estimator.
+    model_name : str, default 'model'
         The ``model`` column of the returned Predictions.
-    random_state, n_jobs : see :func:`cross_study_matrix`
+    random_state : None, int or Generator
+        The random state of the run.
+    n_jobs : int, default 1
+        Parallel fits (joblib processes); the result does not depend on it.
 
     Returns
     -------
     LeaveOneStudyOutResult
+        The score of each study left out and the out-of-study predictions.
+
+    See Also
+    --------
+    cross_study_matrix : Train on one study, score every other.
 
     Notes
     -----
-    The study-level jackknife of seed 001 (sec. 7.4, citing [39]). Each left-out study's score
-    is what a user in a new study would get from the technique trained on the others.
+    The study-level jackknife of Parmigiani (2023), sec. 7.4. Each left-out study's score is
+    what a user in a new study would get from the technique trained on the others.
+
+    References
+    ----------
+    .. [1] Bernau, C., Riester, M., Boulesteix, A., Parmigiani, G., Huttenhower, C., Waldron,
+       L. & Trippa, L. (2014). Cross-Study Validation for the Assessment of Prediction
+       Algorithms. Bioinformatics, 30(12), i105–i112. https://doi.org/10.1093/bioinformatics/btu279
+    .. [2] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(60, 1))
+    >>> y = X[:, 0] + rng.normal(size=60) * .1; s = np.repeat(["a", "b", "c"], 20)
+    >>> r = leave_one_study_out(LinearRegression(), X, y, s)
+    >>> bool((r.scores["value"] > 0.9).all())
+    True
     """
     from ..data.tables import Predictions
 
@@ -532,8 +723,8 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
 # -- multi-study stacking --------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class StackingResult:
-    """Multi-study stacking (Patil & Parmigiani 2018; seed 001, sec. 7.6).
+class StackingResult(Result):
+    """Multi-study stacking (Patil & Parmigiani 2018; Parmigiani 2023, sec. 7.6).
 
     Attributes
     ----------
@@ -547,9 +738,26 @@ class StackingResult:
         Leave-one-study-out: ``study, method, value`` for each ensemble and the ``merged``
         learner (trained on the pooled other studies).
     metric : str
+        The metric of the evaluation.
     higher_is_better : bool
+        Direction of the metric.
     notes : tuple of str
         Studies left out of the learners and why (a single row, a single class).
+
+    See Also
+    --------
+    multistudy_stacking : Computes it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from replikit.multistudy import multistudy_stacking
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(60, 1))
+    >>> y = X[:, 0] + rng.normal(size=60) * .1; s = np.repeat(["a", "b", "c"], 20)
+    >>> r = multistudy_stacking(LinearRegression(), X, y, s)
+    >>> r.to_frame().columns.tolist()
+    ['learner', 'stack', 'stack_intercept', 'cross_study', 'average']
     """
 
     weights: pd.DataFrame
@@ -559,8 +767,18 @@ class StackingResult:
     higher_is_better: bool
     notes: tuple = ()
 
+    @property
+    def title(self) -> str:
+        return "Multi-study stacking (Patil & Parmigiani 2018; Parmigiani 2023, sec. 7.6)"
+
     def summary(self) -> pd.DataFrame:
-        """Mean, SD, min and max of the left-out-study metric per method, best first."""
+        """Mean, SD, min and max of the left-out-study metric per method, best first.
+
+        Returns
+        -------
+        DataFrame
+            ``method, mean, sd, min, max``.
+        """
         if self.evaluation is None:
             raise ParameterError("no evaluation: call multistudy_stacking(..., evaluate=True).")
         s = (self.evaluation.groupby("method", sort=False)["value"]
@@ -569,17 +787,35 @@ class StackingResult:
                              ).reset_index(drop=True)
 
     def to_frame(self) -> pd.DataFrame:
+        """The weights of every learner.
+
+        Returns
+        -------
+        DataFrame
+            ``learner`` and one column per weighting.
+        """
         return self.weights.reset_index(names="learner")
 
-    def __str__(self) -> str:
-        lines = ["Multi-study stacking (Patil & Parmigiani 2018; seed 001 sec. 7.6)",
-                 self.weights.to_string(float_format=lambda v: f"{v:.3f}"),
-                 f"  intercept of stack_intercept: {self.intercept:.4g}"]
+    def evaluation_lines(self) -> list[str]:
+        """The intercept and the leave-one-study-out evaluation, one line each.
+
+        Returns
+        -------
+        list of str
+            For the text under the weights' table.
+        """
+        lines = [f"  intercept of stack_intercept: {number(self.intercept, 4)}"]
         if self.evaluation is not None:
             lines.append(f"  leave-one-study-out {self.metric}:")
             for r in self.summary().itertuples(index=False):
-                lines.append(f"    {r.method:>16}: mean {r.mean:.4g} (SD {r.sd:.3g})")
-        return "\n".join(lines)
+                lines.append(f"    {r.method:>16}: mean {number(r.mean, 4)} "
+                             f"(SD {number(r.sd, 3)})")
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join([self.title,
+                          self.weights.to_string(float_format=lambda v: f"{v:.3f}"),
+                          *self.evaluation_lines()])
 
 
 def _nnls(P: np.ndarray, y: np.ndarray, intercept: bool) -> tuple[np.ndarray, float]:
@@ -636,24 +872,41 @@ def _weights(P, target, sa, labels):
 
 def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool = True,
                         task=None, random_state=None, n_jobs: int = 1) -> StackingResult:
-    """Ensemble of per-study learners with replicability-rewarding weights (seed 001, sec. 7.6).
+    """Ensemble of per-study learners with replicability-rewarding weights.
+
+    Multi-study stacking (Patil & Parmigiani 2018; Parmigiani 2023, sec. 7.6).
 
     Parameters
     ----------
     estimator : scikit-learn estimator
         The single-study learner (SSL), cloned for every study.
-    X, y, study : array-likes with one row per unit
+    X : DataFrame or array of shape (n, p)
+        Features.
+    y : array-like of shape (n,)
+        Outcomes.
+    study : array-like of shape (n,)
+        Study label of each row.
     metric : str, Utility or None
         Used in the evaluation; default ``'accuracy'`` or ``'r2'``.
-    evaluate : bool
+    evaluate : bool, default True
         Leave each study out in turn: fit the SSLs and all weights on the other studies, then
         score each ensemble and the merged learner on the left-out study.
     task : {'classification', 'regression'}, optional
-    random_state, n_jobs : see :func:`cross_study_matrix`
+        Default: from the estimator.
+    random_state : None, int or Generator
+        The random state of the run.
+    n_jobs : int, default 1
+        Parallel fits (joblib processes); the result does not depend on it.
 
     Returns
     -------
     StackingResult
+        The weights and their leave-one-study-out evaluation.
+
+    See Also
+    --------
+    cross_study_matrix : The cross-study performance behind ``cross_study`` weights.
+    leave_one_study_out : The merged learner alone.
 
     Notes
     -----
@@ -666,6 +919,25 @@ def multistudy_stacking(estimator, X, y, study, *, metric=None, evaluate: bool =
     when its clipped score is >= 0.5). ``cross_study`` weights are proportional to the inverse
     mean squared error of ``φ_k`` on the other studies (our reading of cross-study-performance
     weighting). All weights are >= 0.
+
+    References
+    ----------
+    .. [1] Patil, P. & Parmigiani, G. (2018). Training Replicable Predictors in Multiple
+       Studies. Proceedings of the National Academy of Sciences, 115(11), 2578–2583.
+       https://doi.org/10.1073/pnas.1708283115
+    .. [2] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(60, 1))
+    >>> y = X[:, 0] + rng.normal(size=60) * .1; s = np.repeat(["a", "b", "c"], 20)
+    >>> r = multistudy_stacking(LinearRegression(), X, y, s)
+    >>> r.summary()["method"].tolist()[0] in {"stack", "stack_intercept", "merged",
+    ...                                       "cross_study", "average"}
+    True
     """
     Xa, ya, sa, labels, task = _iv(estimator, X, y, study, task)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)

@@ -1,4 +1,4 @@
-"""User utilities of a fixed prediction rule in each study (seed 001, secs. 3.2 and 4.1).
+"""User utilities of a fixed prediction rule in each study (Parmigiani 2023, secs. 3.2 and 4.1).
 
 A utility ``U(a, x, y)`` scores the user's action ``a = δ*(φ(x))`` on a unit. The average over
 study ``k``, ``U_k = (1/n_k) Σ_i U(δ*(φ(x_ik)), x_ik, y_ik)`` (eqs. 1–2), is what the user gets
@@ -15,6 +15,10 @@ Built-ins (all "higher is better"):
 ``brier``           ``−½ Σ_c (p_φ(c) − I{y = c})²``, the (halved) Brier score: for two classes
                     ``−(p − y)²``; bounded in [−1, 0], a proper score like ``log``
 callable            ``U(pred, X, y)`` returning one number per unit
+
+References: Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+Science, 38(4), 543–556; Brier, G. W. (1950). Verification of Forecasts Expressed in Terms of
+Probability. Monthly Weather Review, 78(1), 1–3.
 """
 
 from __future__ import annotations
@@ -25,9 +29,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed
+from .._format import number
 from .._validation import check_choice, check_float
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import Result
 from ._data import MultiStudyData, _is_discrete, as_study_data
+from ._names import utility_words, warn_old_name
 
 __all__ = ["Utility", "accuracy", "error_cost", "squared", "absolute", "log_score", "brier",
            "custom_utility", "parse_utility", "optimal_threshold", "study_utilities",
@@ -38,16 +46,18 @@ _LOG_FLOOR = 1e-15
 
 @dataclass(frozen=True)
 class Utility:
-    """A user's utility function ``U(δ*(φ(x)), x, y)`` (seed 001, sec. 3.2).
+    """A user's utility function ``U(δ*(φ(x)), x, y)`` (Parmigiani 2023, sec. 3.2).
 
     Build one with :func:`accuracy`, :func:`error_cost`, :func:`squared`, :func:`absolute`,
-    :func:`log_score`, :func:`custom_utility` or :func:`parse_utility`.
+    :func:`log_score`, :func:`brier`, :func:`custom_utility` or :func:`parse_utility`.
 
-    Attributes
+    Parameters
     ----------
     name : str
+        How the utility is named in tables (``'accuracy'``, ``'cost(u01=-5, u10=-1)'``).
     kind : str
-        ``'accuracy'``, ``'cost'``, ``'squared'``, ``'absolute'``, ``'log'`` or ``'callable'``.
+        ``'accuracy'``, ``'cost'``, ``'squared'``, ``'absolute'``, ``'log'``, ``'brier'`` or
+        ``'callable'``.
     u01, u10 : float or None
         Utilities of the two errors (cost utility, eq. 3), both ``<= 0``.
     threshold : None, float, str or callable
@@ -59,6 +69,19 @@ class Utility:
         user's own probability before the Bayes threshold.
     positive : label or None
         The class coded 1 in eq. (3) (default: the largest label).
+    func : callable or None
+        ``U(pred, X, y)`` of a custom utility.
+
+    See Also
+    --------
+    parse_utility : A utility from its name.
+    study_utilities : The average utility ``U_k`` in every study.
+
+    Examples
+    --------
+    >>> u = error_cost(-5, -1)
+    >>> u.kind, u.u01, u.u10
+    ('cost', -5.0, -1.0)
     """
 
     name: str
@@ -74,7 +97,24 @@ class Utility:
 
 
 def accuracy() -> Utility:
-    """``U(φ, x, y) = I{φ = y}`` (seed 001, sec. 4.1): ``U_k`` is the share of correct predictions.
+    """The accuracy utility ``U(φ, x, y) = I{φ = y}``.
+
+    ``U_k`` is then the share of correct predictions in study k (Parmigiani 2023, sec. 4.1).
+
+    Returns
+    -------
+    Utility
+        Of kind ``'accuracy'``.
+
+    See Also
+    --------
+    error_cost : Different utilities for the two errors.
+    brier : A proper score of the class probabilities.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------
@@ -85,7 +125,7 @@ def accuracy() -> Utility:
 
 
 def error_cost(u01: float, u10: float, *, threshold=None, positive=None) -> Utility:
-    """The two-error utility ``U = u01·I{φ<y} + u10·I{φ>y}`` (seed 001, eq. 3).
+    """The two-error utility ``U = u01·I{φ<y} + u10·I{φ>y}`` (Parmigiani 2023, eq. 3).
 
     Parameters
     ----------
@@ -95,7 +135,7 @@ def error_cost(u01: float, u10: float, *, threshold=None, positive=None) -> Util
         Utility (``<= 0``) of predicting 1 when ``y = 0`` (a false alarm).
     threshold : None, float, {'bayes', 'empirical'} or callable
         How the user turns risk scores into actions (see :class:`Utility`). The Bayes threshold
-        ``u10/(u01+u10)`` follows from maximizing ``E_π U`` (seed 001, sec. 3.2) with
+        ``u10/(u01+u10)`` follows from maximizing ``E_π U`` (sec. 3.2) with
         ``π(y=1|x) = p``: predicting 1 gives ``(1−p)·u10``, predicting 0 gives ``p·u01``.
     positive : label, optional
         Class coded 1 (default: the largest label).
@@ -104,6 +144,16 @@ def error_cost(u01: float, u10: float, *, threshold=None, positive=None) -> Util
     -------
     Utility
         ``U_k = u01·f01_k + u10·f10_k`` (eq. 4).
+
+    See Also
+    --------
+    optimal_threshold : The user's threshold on a risk score.
+    accuracy : Both errors cost the same.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------
@@ -128,42 +178,181 @@ def error_cost(u01: float, u10: float, *, threshold=None, positive=None) -> Util
 
 
 def squared() -> Utility:
-    """``U = −(y − φ)²``: ``−U_k`` is the study's mean squared error."""
+    """The squared-error utility ``U = −(y − φ)²``.
+
+    ``−U_k`` is then study k's mean squared error (Parmigiani 2023, sec. 3.2).
+
+    Returns
+    -------
+    Utility
+        Of kind ``'squared'``.
+
+    See Also
+    --------
+    absolute : Minus the absolute error.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> squared().kind
+    'squared'
+    """
     return Utility("squared", "squared")
 
 
 def absolute() -> Utility:
-    """``U = −|y − φ|``: ``−U_k`` is the study's mean absolute error."""
+    """The absolute-error utility ``U = −|y − φ|``.
+
+    ``−U_k`` is then study k's mean absolute error (Parmigiani 2023, sec. 3.2).
+
+    Returns
+    -------
+    Utility
+        Of kind ``'absolute'``.
+
+    See Also
+    --------
+    squared : Minus the squared error.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> absolute().kind
+    'absolute'
+    """
     return Utility("absolute", "absolute")
 
 
 def log_score() -> Utility:
-    """``U = log p_φ(y)``, the logarithmic score of the rule's class probabilities (sec. 2.1:
-    predictions as probability distributions on ``Y``). Probabilities are floored at 1e-15."""
+    """The logarithmic score ``U = log p_φ(y)`` of the rule's class probabilities.
+
+    Predictions are probability distributions on ``Y`` (Parmigiani 2023, sec. 2.1).
+    Probabilities are floored at 1e-15.
+
+    Returns
+    -------
+    Utility
+        Of kind ``'log'``.
+
+    See Also
+    --------
+    brier : A bounded proper score.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> log_score().name
+    'log'
+    """
     return Utility("log", "log")
 
 
 def brier() -> Utility:
-    """``U = −½ Σ_c (p_φ(c) − I{y = c})²``: minus the Brier score of the rule's class
-    probabilities, halved so that for two classes it is ``−(p − y)²`` with ``p`` the probability
-    of the positive class (Brier 1950). A proper scoring rule like :func:`log_score`, but
-    bounded in [−1, 0], so one overconfident unit cannot dominate ``U_k``."""
+    """Minus the Brier score ``U = −½ Σ_c (p_φ(c) − I{y = c})²`` of the class probabilities.
+
+    Halved so that for two classes it is ``−(p − y)²`` with ``p`` the probability of the
+    positive class (Brier 1950). A proper scoring rule like :func:`log_score`, but bounded in
+    [−1, 0], so one overconfident unit cannot dominate ``U_k``.
+
+    Returns
+    -------
+    Utility
+        Of kind ``'brier'``.
+
+    See Also
+    --------
+    log_score : The unbounded proper score.
+    accuracy : The share of correct labels.
+
+    References
+    ----------
+    .. [1] Brier, G. W. (1950). Verification of Forecasts Expressed in Terms of Probability.
+       Monthly Weather Review, 78(1), 1–3.
+    .. [2] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> brier().name
+    'brier'
+    """
     return Utility("brier", "brier")
 
 
 def custom_utility(func: Callable, name: str = "custom") -> Utility:
-    """A user's utility ``U(pred, X, y)``, vectorized: it receives the arrays of a study set and
-    returns one utility per unit (seed 001, eq. 1)."""
+    """A user's own utility ``U(pred, X, y)``, vectorized.
+
+    It receives the arrays of a set of units and returns one utility per unit (Parmigiani
+    2023, eq. 1).
+
+    Parameters
+    ----------
+    func : callable
+        ``func(pred, X, y)`` returning an array of shape (n,).
+    name : str, default 'custom'
+        The utility's name in tables.
+
+    Returns
+    -------
+    Utility
+        Of kind ``'callable'``.
+
+    See Also
+    --------
+    parse_utility : Built-in utilities by name.
+
+    Examples
+    --------
+    >>> u = custom_utility(lambda pred, X, y: -(y - pred) ** 4, "quartic")
+    >>> u.name, u.kind
+    ('quartic', 'callable')
+    """
     if not callable(func):
         raise ParameterTypeError(f"`func` must be callable; got {type(func).__name__}.")
     return Utility(name, "callable", func=func)
 
 
 def parse_utility(spec, *, threshold=None, positive=None, name: str = "utility") -> Utility:
-    """``'accuracy'``, ``'cost:u01,u10'``, ``'squared'``, ``'absolute'``, ``'log'``, ``'brier'``, a
-    Utility or a callable ``U(pred, X, y)``.
+    """A :class:`Utility` from its name, or as given.
 
-    ``name`` is the parameter (or command-line flag, ``'--utility'``) named in error messages.
+    Parameters
+    ----------
+    spec : str, Utility or callable
+        ``'accuracy'``, ``'cost:u01,u10'`` (two numbers <= 0, e.g. ``'cost:-5,-1'``),
+        ``'squared'``, ``'absolute'``, ``'log'``, ``'brier'``, a Utility (returned as it is) or a
+        callable ``U(pred, X, y)``.
+    threshold : None, float, {'bayes', 'empirical'} or callable
+        For ``'cost:u01,u10'``: see :func:`error_cost`.
+    positive : label, optional
+        For ``'cost:u01,u10'``: the class coded 1.
+    name : str, default 'utility'
+        The parameter named in error messages (the caller's parameter that holds ``spec``).
+
+    Returns
+    -------
+    Utility
+        The utility.
+
+    Raises
+    ------
+    ParameterError
+        An unknown name, or a cost utility that is not two numbers <= 0.
+
+    See Also
+    --------
+    error_cost, accuracy, squared, absolute, log_score, brier : The built-in utilities.
 
     Examples
     --------
@@ -205,10 +394,39 @@ def check_utility_data(d: MultiStudyData, u: Utility, *, name: str = "utility") 
     or risk scores) ``I{φ = y}`` is 0 for every unit and ``U_k = 0`` in every study. The cost
     utility needs a binary outcome.
 
+    Parameters
+    ----------
+    d : MultiStudyData
+        The units.
+    u : Utility
+        The utility to check.
+    name : str, default 'utility'
+        The parameter named in error messages.
+
+    Returns
+    -------
+    None
+        When the utility can score the units.
+
     Raises
     ------
     DataError
         Naming ``name`` and the column at fault.
+
+    See Also
+    --------
+    parse_utility : A utility from its name.
+
+    Examples
+    --------
+    >>> from replikit.multistudy import from_arrays
+    >>> d = from_arrays([0.5, 1.5], [0.4, 1.2], ["a", "b"])
+    >>> check_utility_data(d, squared())
+    >>> try:
+    ...     check_utility_data(d, accuracy())
+    ... except DataError as exc:
+    ...     print(str(exc)[:48])
+    `utility`: accuracy compares labels, but column
     """
     if u.kind == "accuracy":
         for col, v in (("y_pred", d.pred), ("y_true", d.y)):
@@ -261,7 +479,7 @@ def _positive_score(d: MultiStudyData, positive) -> np.ndarray:
 
 def optimal_threshold(score, y, u01: float, u10: float, *, method: str = "bayes",
                       user_probability: Callable | None = None) -> float:
-    """The user's optimal threshold ``δ*`` on a risk score (seed 001, secs. 3.2 and 4.2.1).
+    """The user's optimal threshold ``δ*`` on a risk score (Parmigiani 2023, secs. 3.2, 4.2.1).
 
     Parameters
     ----------
@@ -272,10 +490,11 @@ def optimal_threshold(score, y, u01: float, u10: float, *, method: str = "bayes"
     u01, u10 : float
         Utilities (``<= 0``) of a missed positive and of a false alarm (eq. 3).
     method : {'bayes', 'empirical'}
-        ``'bayes'``: the user takes the score as their probability ``π(y=1|x)`` and predicts 1
-        iff ``(1−p)·u10 ≥ p·u01``, i.e. ``p ≥ u10/(u01+u10)``. ``'empirical'``: the threshold
-        maximizing the empirical mean utility ``(1/n) Σ U(I{s_i ≥ t}, y_i)`` over the observed
-        scores (the user's empirical probability model).
+        How the threshold is computed. ``'bayes'``: the user takes the score as their
+        probability ``π(y=1|x)`` and predicts 1 iff ``(1−p)·u10 ≥ p·u01``, i.e.
+        ``p ≥ u10/(u01+u10)``. ``'empirical'``: the threshold maximizing the empirical mean
+        utility ``(1/n) Σ U(I{s_i ≥ t}, y_i)`` over the observed scores (the user's empirical
+        probability model).
     user_probability : callable, optional
         The user's own model ``π(p)`` mapping the score to a probability (increasing); the
         Bayes threshold is then mapped back to the score scale by bisection.
@@ -284,6 +503,15 @@ def optimal_threshold(score, y, u01: float, u10: float, *, method: str = "bayes"
     -------
     float
         Predict 1 iff ``score >= threshold``.
+
+    See Also
+    --------
+    error_cost : The utility whose ``threshold`` this computes.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------
@@ -328,7 +556,39 @@ def optimal_threshold(score, y, u01: float, u10: float, *, method: str = "bayes"
 def unit_utilities(data, utility="accuracy", **kwargs) -> tuple[np.ndarray, float | None]:
     """Per-unit utilities ``U(δ*(φ(x_ik)), x_ik, y_ik)`` in the (study-sorted) unit order.
 
-    Returns the utilities and the threshold used (``None`` when the rule's labels are used).
+    The terms of the study averages of :func:`study_utilities` (Parmigiani 2023, eq. 1).
+
+    Parameters
+    ----------
+    data : Predictions, DataFrame or MultiStudyData
+        The rule's predictions on the units of every study.
+    utility : str, Utility or callable, default 'accuracy'
+        See :func:`parse_utility`.
+    **kwargs
+        ``model``, ``repeat``, ``subgroup``: see :func:`study_utilities`.
+
+    Returns
+    -------
+    values : ndarray of shape (n,)
+        One utility per unit, units grouped by study.
+    threshold : float or None
+        The threshold used on the risk score (``None`` when the rule's labels are used).
+
+    See Also
+    --------
+    study_utilities : Their average in each study.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> from replikit.multistudy import from_arrays
+    >>> values, threshold = unit_utilities(from_arrays([1, 0, 1], [1, 1, 1], ["a", "a", "b"]))
+    >>> values.tolist(), threshold
+    ([1.0, 0.0, 1.0], None)
     """
     d = as_study_data(data, **kwargs)
     u = parse_utility(utility)
@@ -407,12 +667,13 @@ def _group_mean(values: np.ndarray, codes: np.ndarray, K: int) -> np.ndarray:
 # -- per-study summary -----------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class StudyUtilities:
-    """Average utilities ``U_k`` of a rule in each study (seed 001, eqs. 1–2).
+class StudyUtilities(Result):
+    """Average utilities ``U_k`` of a rule in each study (Parmigiani 2023, eqs. 1–2).
 
     Attributes
     ----------
     studies : tuple
+        Study labels, in the order of every array and matrix.
     n : ndarray of int
         Units per study ``n_k``.
     utility : ndarray
@@ -420,12 +681,26 @@ class StudyUtilities:
     se : ndarray
         ``sd_k / sqrt(n_k)`` (plug-in standard error of the study mean).
     utility_name : str
+        The utility (:attr:`Utility.name`).
     threshold : float or None
         Decision threshold used on the risk score, if any.
     table : DataFrame
         One row per study: ``study, n, utility, se`` and, for binary outcomes, the confusion
         frequencies ``f00, f01, f10, f11`` (``f01``: φ=0, y=1) with ``sensitivity``,
         ``specificity`` and ``prevalence`` (sec. 4.1).
+
+    See Also
+    --------
+    study_utilities : Computes it.
+    epsilon_test : Is the rule ε-replicable, with an upper confidence bound of the spread?
+    dominance : Compare two rules' utilities.
+
+    Examples
+    --------
+    >>> from replikit.multistudy import from_arrays, study_utilities
+    >>> su = study_utilities(from_arrays([1, 1, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"]))
+    >>> su.smallest_tolerance(), su.is_replicable(0.6)
+    (0.5, True)
     """
 
     studies: tuple
@@ -437,22 +712,56 @@ class StudyUtilities:
     table: pd.DataFrame = field(repr=False)
 
     @property
+    def title(self) -> str:
+        return f"Average utility per study ({utility_words(self.utility_name)})"
+
+    @property
     def K(self) -> int:
+        """The number of studies."""
         return len(self.studies)
 
     def matrix(self) -> pd.DataFrame:
-        """The K×K matrix with element ``U_k − U_k'`` (seed 001, sec. 3.2)."""
+        """The K×K matrix with element ``U_k − U_k'`` (Parmigiani 2023, sec. 3.2).
+
+        Returns
+        -------
+        DataFrame
+            Rows ``k`` and columns ``k'`` are the studies.
+        """
         m = self.utility[:, None] - self.utility[None, :]
         return pd.DataFrame(m, index=list(self.studies), columns=list(self.studies))
 
     def relative_matrix(self) -> pd.DataFrame:
-        """``2|U_k − U_k'| / |U_k + U_k'|`` (Def. 3.2; absolute value in the denominator so
-        that negative utilities such as costs give a non-negative ratio)."""
+        """The K×K matrix ``2|U_k − U_k'| / |U_k + U_k'|`` (Def. 3.2).
+
+        The absolute value in the denominator makes negative utilities, such as costs, give a
+        non-negative ratio.
+
+        Returns
+        -------
+        DataFrame
+            Rows and columns are the studies.
+        """
         return pd.DataFrame(_relative(self.utility), index=list(self.studies),
                             columns=list(self.studies))
 
-    def smallest_epsilon(self, kind: str = "absolute") -> float:
-        """The smallest ε for which the rule is ε-replicable (Defs. 3.1/3.2)."""
+    def smallest_tolerance(self, kind: str = "absolute") -> float:
+        """The smallest tolerance ε for which the rule is ε-replicable (Defs. 3.1, 3.2).
+
+        The observed maximum of noisy differences, biased upward;
+        :func:`~replikit.multistudy.epsilon_test` gives an upper confidence bound and a
+        bias-aware estimate.
+
+        Parameters
+        ----------
+        kind : {'absolute', 'relative'}, default 'absolute'
+            ``max |U_k − U_k'|`` (Def. 3.1) or ``max 2|U_k − U_k'| / |U_k + U_k'|`` (Def. 3.2).
+
+        Returns
+        -------
+        float
+            0 with a single study.
+        """
         check_choice(kind, "kind", ("absolute", "relative"))
         if self.K < 2:
             return 0.0
@@ -460,22 +769,79 @@ class StudyUtilities:
             return float(self.utility.max() - self.utility.min())
         return float(np.max(_relative(self.utility)))
 
-    def is_replicable(self, epsilon: float, kind: str = "absolute") -> bool:
-        """Whether ``max_{k,k'} |U_k − U_k'| <= ε`` (Def. 3.1) or the relative form (Def. 3.2)."""
-        eps = check_float(epsilon, "epsilon", min_value=0.0)
-        return bool(self.smallest_epsilon(kind) <= eps)
+    def smallest_epsilon(self, kind: str = "absolute") -> float:
+        """Old name of :meth:`smallest_tolerance` (warns).
+
+        Parameters
+        ----------
+        kind : {'absolute', 'relative'}, default 'absolute'
+            See :meth:`smallest_tolerance`.
+
+        Returns
+        -------
+        float
+            :meth:`smallest_tolerance`.
+        """
+        warn_old_name("StudyUtilities.smallest_epsilon()", "StudyUtilities.smallest_tolerance()")
+        return self.smallest_tolerance(kind)
+
+    @renamed(epsilon="tolerance")
+    def is_replicable(self, tolerance: float, kind: str = "absolute") -> bool:
+        """Whether ``max_{k,k'} |U_k − U_k'| <= tolerance`` (Def. 3.1) or its relative form.
+
+        Parameters
+        ----------
+        tolerance : float >= 0
+            The tolerance ε of ε-replicability, on the utility's scale.
+        kind : {'absolute', 'relative'}, default 'absolute'
+            Def. 3.1 or Def. 3.2.
+
+        Returns
+        -------
+        bool
+            The observed differences are all within ``tolerance``.
+        """
+        eps = check_float(tolerance, "tolerance", min_value=0.0)
+        return bool(self.smallest_tolerance(kind) <= eps)
 
     def to_frame(self) -> pd.DataFrame:
+        """The table: one row per study.
+
+        Returns
+        -------
+        DataFrame
+            ``study, n, utility, se`` and, for binary outcomes, the confusion frequencies.
+        """
         return self.table.copy()
 
+    def plot(self, ax=None):
+        """``U_k`` per study with ``U_k ± 1.96 SE`` bars.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_study_utilities
+
+        return plot_study_utilities(self, ax=ax)
+
     def __str__(self) -> str:
-        lines = [f"Study utilities U_k ({self.utility_name}; seed 001, eq. 1)"]
+        head = self.title
         if self.threshold is not None:
-            lines[0] += f", threshold {self.threshold:.4g}"
+            head += f", threshold {number(self.threshold, 4)}"
+        lines = [head]
         for s, n, u, se in zip(self.studies, self.n, self.utility, self.se, strict=True):
-            lines.append(f"  {str(s):>12}  n = {int(n):>6}  U = {u: .4f} (SE {se:.4f})")
-        lines.append(f"  smallest epsilon: absolute {self.smallest_epsilon('absolute'):.4g}, "
-                     f"relative {self.smallest_epsilon('relative'):.4g}")
+            lines.append(f"  {str(s):>12}  n = {number(int(n)):>7}  U = {number(u, 4)} "
+                         f"(SE {number(se, 3)})")
+        lines.append(f"  smallest tolerance ε (observed): absolute "
+                     f"{number(self.smallest_tolerance('absolute'), 4)}, relative "
+                     f"{number(self.smallest_tolerance('relative'), 4)}")
         return "\n".join(lines)
 
 
@@ -489,17 +855,17 @@ def _relative(U: np.ndarray) -> np.ndarray:
 
 def study_utilities(data, utility="accuracy", *, model=None, repeat: int | None = 0,
                     subgroup=None) -> StudyUtilities:
-    """Average utility ``U_k`` of a fixed rule in every study (seed 001, eqs. 1, 2 and 4).
+    """Average utility ``U_k`` of a fixed rule in every study (Parmigiani 2023, eqs. 1, 2, 4).
 
     Parameters
     ----------
     data : Predictions, DataFrame or MultiStudyData
         The rule's predictions on the units of every study.
-    utility : str, Utility or callable
+    utility : str, Utility or callable, default 'accuracy'
         See :func:`parse_utility`.
     model : str, optional
         The model of a Predictions table that is the rule φ.
-    repeat : int or None
+    repeat : int or None, default 0
         Repeat of a Predictions table to use.
     subgroup : mask, column name or callable, optional
         Restrict to ``x ∈ X*`` (local replicability, sec. 7.2).
@@ -507,6 +873,18 @@ def study_utilities(data, utility="accuracy", *, model=None, repeat: int | None 
     Returns
     -------
     StudyUtilities
+        ``U_k``, their standard errors and the confusion frequencies.
+
+    See Also
+    --------
+    assess : The whole analysis of a fixed rule.
+    epsilon_test : The test of ε-replicability of these utilities.
+    unit_utilities : The utility of every unit.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Notes
     -----

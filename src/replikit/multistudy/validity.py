@@ -2,7 +2,7 @@
 
 ``replikit simulate validity --capabilities multistudy`` runs :func:`validity`; the test suite
 runs its small size and fails when a calibrated row leaves its band. The settings follow the
-issue that asked for the test (K = 2, 5, 10 studies of n = 50 or 200 units; accuracy near 0.8):
+request for the test (K = 2, 5, 10 studies of n = 50 or 200 units; accuracy near 0.8):
 
 * **size at the boundary** of the intersection–union test (:mod:`.equivalence`), at n = 50,
   200 and 1000 units per study (with n = 50 the SE of a difference, about 0.08, leaves a margin

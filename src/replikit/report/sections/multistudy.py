@@ -50,7 +50,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     studies_tab = a.to_frame().rename(columns={
         "utility": "U_k", "se": "bootstrap SE", "ci_low": "CI low", "ci_high": "CI high"})
     model_tab = a.rules.rename(columns={
-        "mean_utility": "mean U", "smallest_epsilon": "spread (smallest eps)",
+        "mean_utility": "mean U", "smallest_tolerance": "spread (smallest eps)",
         "dominated": f"{best} dominates", "dominates": f"dominates {best}",
         "region": "region (Fig. 1)"})
     blocks: list = [
@@ -64,15 +64,15 @@ def build(ctx: AuditContext) -> SectionOutput:
             "rule assessed": best,
             "utility": a.utility_description,
             "smallest ε shown at level 0.05 (Def. 3.1)": (
-                f"{eq.smallest_epsilon:.4g} (95% upper confidence bound of max |Δ|, "
+                f"{eq.smallest_tolerance:.4g} (95% upper confidence bound of max |Δ|, "
                 f"intersection–union test of pairwise TOSTs)"),
             "spread max |U_k − U_k'|, bias-aware": (
                 f"{eq.estimate:.4g} (empirical Bayes; observed maximum {eps:.4g}, biased "
                 f"upward; its bootstrap 95% interval {eps_boot.low:.4g} – "
                 f"{eps_boot.high:.4g})"),
             "smallest relative ε shown at level 0.05 (Def. 3.2)": (
-                f"{eq_rel.smallest_epsilon:.4g} (observed {su.smallest_epsilon('relative'):.4g})"
-                if eq_rel is not None else f"{su.smallest_epsilon('relative'):.4g} (observed)"),
+                f"{eq_rel.smallest_tolerance:.4g} (observed {su.smallest_tolerance('relative'):.4g})"
+                if eq_rel is not None else f"{su.smallest_tolerance('relative'):.4g} (observed)"),
             "max distance TV(F_k, F_k') (Def. 5.1)": f"{res.distance.max:.4g} "
                                                      f"({res.distance.cells})",
             "permutation p, max |U_k − U_k'|": f"{p_u:.4g} ({perms} permutations)",
@@ -138,7 +138,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         Paragraph(
             f"Training technique ({best}): the cross-study validation matrix (Bernau et al. "
             f"2014) trains on study k (rows) and scores {csv.metric} on study k' (columns); the "
-            f"diagonal is {a.cv}-fold cross-validation within the study. Mean within-study "
+            f"diagonal is {a.n_folds}-fold cross-validation within the study. Mean within-study "
             f"{csv.metric} {o['within_mean']:.3g} against {o['cross_study_mean']:.3g} across "
             f"studies."),
         Figure(_svg(plot_matrix(csv.matrix, title=f"cross-study {csv.metric}", symmetric=False,
@@ -151,20 +151,20 @@ def build(ctx: AuditContext) -> SectionOutput:
     ]
     if ctx.quick:
         blocks.append(Paragraph(f"Quick mode: {a.n_resamples} bootstrap resamples, {perms} "
-                                f"permutations, {a.cv}-fold within-study CV."))
+                                f"permutations, {a.n_folds}-fold within-study CV."))
     data = {
         "rule": best, "utility": a.utility, "mean_utility": a.mean_utility,
         "studies": a.to_frame(), "utility_matrix": su.matrix().reset_index(names="study"),
         "smallest_epsilon_absolute": eps,
         "smallest_epsilon_absolute_ci": [eps_boot.low, eps_boot.high],
-        "smallest_epsilon_shown": eq.smallest_epsilon,
+        "smallest_epsilon_shown": eq.smallest_tolerance,
         "spread_estimate": eq.estimate, "spread_method": eq.spread_method,
         "spread_estimates": dict(eq.spreads),
         "epsilon_pairs": eq.pairs,
         "rules_replicated_in": (None if a.conjunction is None else a.conjunction.table),
-        "smallest_epsilon_relative": su.smallest_epsilon("relative"),
+        "smallest_epsilon_relative": su.smallest_tolerance("relative"),
         "smallest_relative_epsilon_shown": (None if eq_rel is None
-                                            else eq_rel.smallest_epsilon),
+                                            else eq_rel.smallest_tolerance),
         "distance_matrix": res.distance.to_frame().reset_index(names="study"),
         "max_distance": res.distance.max,
         "pvalue_utility": p_u,
@@ -181,7 +181,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         key=KEY, title=TITLE, blocks=blocks, data=data,
         summary=(f"{best}: utilities ({a.utility_label}) differ across {su.K} studies by an "
                  f"estimated {eq.estimate:.3g} (observed {eps:.3g}); replicable within any "
-                 f"ε ≥ {eq.smallest_epsilon:.3g} at level 0.05 (permutation p = {p_u:.3g}); "
+                 f"ε ≥ {eq.smallest_tolerance:.3g} at level 0.05 (permutation p = {p_u:.3g}); "
                  f"max TV distance "
                  f"{res.distance.max:.3g}; cross-study {csv.metric} {o['cross_study_mean']:.3g} "
                  f"vs within {o['within_mean']:.3g}."),
