@@ -44,8 +44,8 @@ def test_cards_follow_the_verdicts_in_question_order():
 def test_json_twin_has_the_versioned_summary_with_stable_keys():
     doc = json.loads(render_json(META, [_section("compare"), _section("resampling", "info")]))
     assert doc["summary"]["schema_version"] == SCHEMA_VERSION == 1
-    keys = {"key", "question", "state", "sentence", "metric", "estimate", "ci_low", "ci_high",
-            "caveat", "caveats", "link"}
+    keys = {"key", "question", "state", "sentence", "metric", "label", "estimate", "ci_low",
+            "ci_high", "caveat", "caveats", "link"}
     assert all(set(c) == keys for c in doc["summary"]["cards"])
     assert [c["key"] for c in doc["summary"]["cards"]] == ["resampling", "compare"]
 
@@ -107,7 +107,7 @@ def test_audit_writes_bibtex_methods_and_reproduce(tmp_path):
     assert doc["summary"]["cards"][0]["metric"] == "ROC AUC"
 
 
-def test_each_section_shows_its_core_and_keeps_the_rest_on_demand():
+def test_each_section_shows_its_verdict_and_key_figure_and_folds_the_rest():
     from replikit.report.blocks import Figure, KeyValues
     from replikit.report.render import split_blocks
 
@@ -116,16 +116,34 @@ def test_each_section_shows_its_core_and_keeps_the_rest_on_demand():
               Paragraph("more detail"), Table(pd.DataFrame({"x": [3]}), caption="t2"),
               Callout("a warning", "warn"), Figure("<svg></svg>", "f2")]
     main, more = split_blocks(blocks)
-    assert [getattr(b, "text", getattr(b, "caption", "")) for b in main if b.kind != "keyvalues"] \
-        == ["what was done", "verdict", "t1", "f1", "a warning"]
-    assert [b.kind for b in more] == ["paragraph", "table", "figure"]
-    assert main + more != blocks and sorted(map(id, main + more)) == sorted(map(id, blocks))
+    assert [getattr(b, "text", getattr(b, "caption", "")) for b in main] \
+        == ["verdict", "f1", "a warning"]
+    assert [b.kind for b in more] == ["paragraph", "keyvalues", "table", "paragraph", "table",
+                                      "figure"]
+    assert sorted(map(id, main + more)) == sorted(map(id, blocks))
     html = render_html(META, [SectionOutput("compare", "C", blocks=blocks)])
     sec = html[html.index('<section id="compare"'):]
     sec = sec[:sec.index("</section>")]
     more_at = sec.index('<details class="section-more">')
-    assert "More from this section: 1 table, 1 figure, notes" in sec
-    assert sec.index("a warning") < more_at < sec.index("more detail")
+    assert "Details: what was done, 2 tables, 1 figure" in sec
+    assert sec.index("verdict") < sec.index("f1") < sec.index("a warning") < more_at \
+        < sec.index("what was done</p>") < sec.index("more detail")
+    assert "<details class=\"section-more\" open" not in sec  # closed by default
+
+
+def test_cards_label_the_key_number():
+    v = Verdict("lr beats dummy.", "ROC AUC", "good", 0.1234, 0.1, 0.15,
+                label="best minus runner-up, ROC AUC")
+    sec = SectionOutput("compare", "C", data={"verdict": v.to_dict()})
+    bare = Verdict("pooled.", "test R2", "warn", 1110.3, 1000.0, 1234.5)
+    sec2 = SectionOutput("replicate", "R", data={"verdict": bare.to_dict()})
+    cards = summary_cards([sec, sec2])
+    assert cards[0]["label"] == "best minus runner-up, ROC AUC"
+    assert cards[1]["label"] == "pooled estimate, test R2"  # made from the metric
+    html = render_html(META, [sec, sec2])
+    summary = html[html.index('id="summary"'):html.index("</section>")]
+    assert "best minus runner-up, ROC AUC" in summary and "0.123" in summary
+    assert "pooled estimate, test R2" in summary and "1,110" in summary and "e+03" not in summary
 
 
 def test_long_card_sentences_are_cut_at_a_clause_in_html_only():

@@ -15,21 +15,24 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from .._outputs import check_output_dir, write_text_atomic
 from .._references import SECTION_REFERENCES, bibtex_for
 from .._threads import single_blas, usable_cores
+from ..data._shims import dropped
 from ..data.examples import load_example
 from ..data.userdata import Dataset
 from ..errors import ModelFitError, NotApplicableError, ReplikitError
+from ..results import Result, to_jsonable
 from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress
 from .fits import fit_log, fit_seconds
 from .preflight import preflight
 from .render import render_html, render_json
 from .sections import discover_sections
-from .summary import SCHEMA_VERSION
+from .summary import SCHEMA_VERSION, section_card, summary_cards
 
 __all__ = ["run_audit", "AuditReport", "example_dataset", "default_jobs", "REPORT_FILES"]
 
@@ -46,7 +49,49 @@ def default_jobs() -> int:
 
 
 @dataclass(frozen=True)
-class AuditReport:
+class AuditReport(Result):
+    """What :func:`run_audit` wrote: the report's files and every section's output.
+
+    In a notebook the report shows its summary cards (one per question, with the verdict, the
+    key number and its interval); ``to_frame()`` has one row per section with its verdict.
+
+    Attributes
+    ----------
+    html_path : pathlib.Path
+        The self-contained HTML report.
+    json_path : pathlib.Path
+        Its JSON twin (every number the report shows).
+    sections : list of SectionOutput
+        Every section that was run, in report order, the skipped ones included.
+    skipped : list of SectionOutput
+        The sections that could not run on these data, each with its reason and advice.
+    seconds : float
+        Wall time of the audit.
+    bib_path : pathlib.Path or None
+        ``references.bib``: the BibTeX of the papers behind the methods used.
+
+    See Also
+    --------
+    run_audit : Runs the audit and returns this.
+    SectionOutput : One section's blocks and numbers.
+
+    Examples
+    --------
+    >>> from replikit.results import Verdict
+    >>> v = Verdict("lr is better than dummy.", "ROC AUC", "good", 0.12, 0.08, 0.16,
+    ...             label="best minus runner-up, ROC AUC")
+    >>> report = AuditReport(Path("report.html"), Path("report.json"), [
+    ...     SectionOutput("compare", "Model comparisons", data={"verdict": v.to_dict()})])
+    >>> report.to_frame()[["section", "state", "label", "estimate"]]
+      section state                          label  estimate
+    0 compare  good  best minus runner-up, ROC AUC      0.12
+    >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+    Replicability audit (report.html)
+    [holds up] Are the differences between the models real?
+      lr is better than dummy.
+      best minus runner-up, ROC AUC: 0.12 [0.08, 0.16]
+    """
+
     html_path: Path
     json_path: Path
     sections: list[SectionOutput]
@@ -54,9 +99,101 @@ class AuditReport:
     seconds: float = 0.0
     bib_path: Path | None = None
 
+    @property
+    def title(self) -> str:
+        """``'Replicability audit'``."""
+        return "Replicability audit"
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        """The summary cards (the JSON twin's ``summary.cards``): one per question."""
+        return summary_cards(self.sections)
+
+    def to_frame(self):
+        """One row per section: its state and verdict.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``section, title, state, sentence, label, metric, estimate, ci_low,
+            ci_high, caveat``; ``state`` is ``good``, ``warn``, ``bad``, ``info`` (nothing to
+            judge) or ``skipped`` (then ``sentence`` is the reason).
+        """
+        import pandas as pd
+
+        rows = []
+        for s in self.sections:
+            card = section_card(s, s.title)
+            rows.append({"section": s.key, "title": s.title, "state": card["state"],
+                         "sentence": card["sentence"], "label": card["label"],
+                         "metric": card["metric"], "estimate": card["estimate"],
+                         "ci_low": card["ci_low"], "ci_high": card["ci_high"],
+                         "caveat": card["caveat"]})
+        return pd.DataFrame(rows, columns=["section", "title", "state", "sentence", "label",
+                                           "metric", "estimate", "ci_low", "ci_high", "caveat"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The files, the summary cards and every section's JSON (as in ``report.json``).
+
+        Returns
+        -------
+        dict
+            ``html_path, json_path, bib_path, seconds, summary, sections`` in plain JSON types.
+        """
+        return to_jsonable({
+            "html_path": str(self.html_path), "json_path": str(self.json_path),
+            "bib_path": None if self.bib_path is None else str(self.bib_path),
+            "seconds": self.seconds, "summary": self.cards,
+            "sections": [s.json() for s in self.sections]})
+
+    def __str__(self) -> str:
+        from .._format import interval, number
+        from .render import STATE_WORDS
+
+        lines = [f"{self.title} ({self.html_path})"]
+        for c in self.cards:
+            lines.append(f"[{STATE_WORDS[c['state']]}] {c['question']}")
+            lines.append(f"  {c['sentence']}")
+            if c["estimate"] is not None:
+                key = f"  {c['label'] or c['metric'] or 'estimate'}: {number(c['estimate'])}"
+                if c["ci_low"] is not None and c["ci_high"] is not None:
+                    key += f" {interval(c['ci_low'], c['ci_high'])}"
+                lines.append(key)
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from .render import render_cards
+
+        return render_cards(self.cards, title=self.title, path=str(self.html_path))
+
 
 def example_dataset(name: str = "anes") -> Dataset:
-    """A built-in example as a :class:`~replikit.data.userdata.Dataset`."""
+    """A built-in example, ready to audit.
+
+    Parameters
+    ----------
+    name : {'anes', 'nwtco', 'exam'}, default 'anes'
+        ``'anes'``: the American National Election Studies' feeling thermometers over ten
+        survey years; ``'nwtco'``: Wilms' tumour relapses in two trials (imbalanced classes);
+        ``'exam'``: exam scores of pupils in 65 schools (see
+        :func:`replikit.data.examples.load_example`).
+
+    Returns
+    -------
+    Dataset
+        Features, target, study labels, description and citation.
+
+    See Also
+    --------
+    run_audit : Audits it.
+    replikit.data.examples.load_example : The example as its parts.
+
+    Examples
+    --------
+    >>> ds = example_dataset("nwtco")
+    >>> ds.task, ds.n_studies
+    ('classification', 2)
+    """
     ex = load_example(name)
     classes = tuple(sorted(ex.y.unique().tolist())) if ex.task == "classification" else ()
     return Dataset(ex.name, ex.X, ex.y, ex.study, ex.task, ex.n_dropped, ex.description,
@@ -104,7 +241,9 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
             left_out.append((exc.model, " ".join(str(exc).split())))
             kept = {k: v for k, v in models.items() if k != exc.model}
             # the cache is kept: the fit sets are keyed by the models they hold
+            cache = ctx._cache
             ctx = dataclasses.replace(ctx, models=kept)
+            ctx._cache = cache
         except Exception as exc:  # noqa: BLE001 — isolation is the point: keep the others
             if debug:
                 raise
@@ -132,46 +271,63 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
               n_jobs: int | None = None,
               quick: bool = False, sections: list[str] | None = None,
               progress: bool = False, overwrite: bool = False, debug: bool = False,
-              command: str | None = None, out_option: str = "out_dir",
-              overwrite_option: str = "overwrite=True",
+              command: str | None = None,
               on_skip: Callable[[SectionOutput], None] | None = None,
-              moderators: list[str] | tuple[str, ...] | None = None) -> AuditReport:
-    """Run the audit sections on ``dataset``; write ``report.html``, its JSON twin
-    ``report.json`` and the BibTeX of the methods used, ``references.bib``.
+              moderators: list[str] | tuple[str, ...] | None = None, **old) -> AuditReport:
+    """Run the audit on ``dataset`` and write the report.
+
+    Every section (:func:`discover_sections`) runs in isolation: one that does not apply to
+    the data, or fails, is reported as skipped with its reason while the others are kept. Three
+    files are written to ``out_dir``: ``report.html`` (self-contained: summary cards, one
+    section per question, Methods and References, Reproduce), its JSON twin ``report.json``
+    and ``references.bib`` (the BibTeX of the methods used).
 
     Parameters
     ----------
     dataset : Dataset
-        The data (see :func:`replikit.data.userdata.load_dataset`).
-    out_dir : path-like
-        Directory for the two files (created if needed). Existing report files in it are
-        refused before any work unless ``overwrite``; other files are never touched.
+        The data (see :func:`replikit.data.userdata.load_dataset` and
+        :func:`example_dataset`).
+    out_dir : path-like, default 'replikit-audit'
+        Directory for the files (created if needed). Existing report files in it are refused
+        before any work unless ``overwrite``; other files are never touched.
     models : dict, optional
-        name -> estimator; by default :data:`replikit.experiment.models.DEFAULT_MODELS` (linear
-        model, lasso, random forest, gradient boosting, k nearest neighbours, baseline), or
-        ``QUICK_MODELS`` (linear model, random forest, baseline) when ``quick``.
+        Name -> scikit-learn estimator; by default
+        :func:`replikit.experiment.models.default_models` of the task (linear model, lasso,
+        random forest, gradient boosting, k nearest neighbours, baseline; with ``quick``:
+        linear model, random forest, baseline).
     random_state : int, optional
-        Root seed: the same seed gives the same report numbers. ``None`` draws fresh entropy and
-        records it in the report (``meta.random_state``), so the run can still be repeated.
+        The same value gives the same numbers. ``None`` draws fresh entropy and records it in
+        the report (``meta.random_state``), so the run can still be repeated.
     n_jobs : int, optional
         Worker processes for the fits (joblib). Default: one per CPU core, at most
-        :data:`MAX_DEFAULT_JOBS`. The report's numbers are bit-identical whatever the value.
-    quick : bool
+        :data:`MAX_DEFAULT_JOBS`. The numbers are bit-identical whatever the value.
+    quick : bool, default False
         Fewer resamples (for previews and tests); stamped in the report and its JSON.
     sections : list of str, optional
-        Keys of the sections to run (default: all registered).
-    overwrite : bool
-        Replace an existing ``report.html``/``report.json`` in ``out_dir``.
-    debug : bool
+        Keys of the sections to run (default: all).
+    progress : bool, default False
+        A progress bar per stage on stderr.
+    overwrite : bool, default False
+        Replace existing report files in ``out_dir``.
+    debug : bool, default False
         Let a failing section raise instead of reporting it as skipped.
     command : str, optional
-        The command line that produced the report (shown in its "Reproduce" line).
+        The command line that produced the report (shown in its Reproduce block).
     on_skip : callable, optional
-        Called with each skipped section as soon as it is known (the CLI prints one warning
-        line per skipped section).
+        Called with each skipped section as soon as it is known (the command line prints one
+        warning line per skipped section).
     moderators : list of str, optional
         Study-level columns for the replication section's meta-regression of the study
         estimates (default: the columns constant within every study, found and listed).
+    **old
+        ``out_option`` and ``overwrite_option`` (how errors used to name the parameters) are
+        accepted until replikit 0.3, with a FutureWarning.
+
+    Returns
+    -------
+    AuditReport
+        The paths written and every section's output; in a notebook it shows the summary
+        cards.
 
     Raises
     ------
@@ -179,11 +335,33 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         The report files exist (and ``overwrite`` is false) or cannot be written — checked
         before any work.
     DataError
-        The data cannot support any audit (checked before any work; see
-        :func:`replikit.report.preflight.preflight`).
+        The data cannot support any audit (too few rows, a class with one row): checked
+        before any work.
+
+    See Also
+    --------
+    example_dataset : A built-in dataset to audit.
+    AuditReport : What is returned.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.normal(size=40), "site": ["a", "b"] * 20})
+    >>> df["y"] = df["x"] + rng.normal(size=40)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     report = run_audit(dataset_from_frame(df, target="y", study="site"), d,
+    ...                        sections=["overview"], random_state=0)
+    ...     print(report.html_path.name, report.json_path.exists())
+    report.html True
     """
-    out = check_output_dir(out_dir, REPORT_FILES, option=out_option, overwrite=overwrite,
-                           overwrite_option=overwrite_option)
+    given = dropped(old, ("out_option", "overwrite_option"), "run_audit()")
+    out = check_output_dir(out_dir, REPORT_FILES, option=given.get("out_option", "out_dir"),
+                           overwrite=overwrite,
+                           overwrite_option=given.get("overwrite_option", "`overwrite`"))
     start = time.perf_counter()
     if random_state is None:  # fresh entropy, recorded so that the report can be reproduced
         import numpy as np

@@ -49,27 +49,44 @@ class Progress:
 
 @dataclass
 class AuditContext:
-    """Shared state of one audit run.
+    """What a report section can use: the data, the settings, shared work and progress bars.
 
-    Attributes
+    A section's ``build(ctx)`` reads the data and settings from here, hands them to its
+    capability's audit entry and reuses the fits other sections made (:meth:`shared`).
+
+    Parameters
     ----------
     dataset : Dataset
         The data (complete cases).
-    models : dict or None
-        name -> scikit-learn estimator; ``None`` means the defaults for the task.
-    random_state : int
-        Root seed of every random choice in the audit.
-    n_jobs : int
+    models : dict, optional
+        Name -> scikit-learn estimator; ``None`` means the defaults for the task.
+    random_state : int, optional
+        Root of every random choice in the audit; ``None`` draws fresh entropy (kept, so
+        every section shares one root).
+    n_jobs : int, default 1
         Worker processes for model fitting.
-    quick : bool
+    quick : bool, default False
         Fewer resamples everywhere (for tests and previews).
-    progress : Progress
-    plan : AuditPlan
+    progress : Progress, optional
+        Progress bars per stage (silent by default).
+    plan : AuditPlan, optional
         Report-wide choices made before any fit (primary metric, usable studies); computed
         from the data when not given.
     moderators : tuple of str, optional
         Study-level columns for the replication section's meta-regression; ``None`` lets the
         section find the columns constant within every study.
+
+    See Also
+    --------
+    replikit.report.Section : A section, built from a context.
+    replikit.report.run_audit : Makes the context and runs every section.
+
+    Examples
+    --------
+    >>> from replikit.report import example_dataset
+    >>> ctx = AuditContext(example_dataset("nwtco"), quick=True, random_state=0)
+    >>> ctx.metric, ctx.shared("answer", lambda: 42)
+    ('roc_auc', 42)
     """
 
     dataset: Dataset
@@ -80,7 +97,7 @@ class AuditContext:
     progress: Progress = field(default_factory=lambda: Progress(False))
     plan: AuditPlan | None = None
     moderators: tuple[str, ...] | None = None
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, init=False)
 
     def __post_init__(self) -> None:
         if self.random_state is None:  # fresh entropy, kept so every section shares one root
@@ -116,10 +133,37 @@ class AuditContext:
 
     def shared(self, key: str, compute: Callable[[], Any]) -> Any:
         """Compute ``compute()`` once per audit under ``key`` and reuse it (e.g. one runner call
-        whose scores feed several sections)."""
+        whose scores feed several sections).
+
+        Parameters
+        ----------
+        key : str
+            What the value is (include what it depends on, e.g. the models' names).
+        compute : callable
+            Makes the value, called the first time only.
+
+        Returns
+        -------
+        object
+            The value.
+        """
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
 
     def stage(self, title: str, total: int | None = None):
+        """A progress bar for one stage of a section (a context manager).
+
+        Parameters
+        ----------
+        title : str
+            What the stage does.
+        total : int, optional
+            Its number of steps.
+
+        Returns
+        -------
+        contextlib.AbstractContextManager
+            Yields ``advance(n=1)``.
+        """
         return self.progress.stage(title, total)

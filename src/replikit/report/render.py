@@ -54,16 +54,17 @@ def environment():
 
 
 def split_blocks(blocks) -> tuple[list, list]:
-    """A section's blocks in two parts: what a reader sees first — every callout (verdicts and
-    warnings are short), the first paragraph (what was done), the first key-value list
-    (settings), the first table and the first figure — and the rest, shown on demand under
-    one "More" disclosure at the end of the section. Order is kept within each part."""
-    main, more, seen = [], [], set()
+    """A section's blocks in two parts: what a reader sees at once — every callout (the verdict
+    and warnings: short) and the first figure (the key figure) — and the detail (what was done,
+    settings, tables, the other figures), shown on demand under one closed disclosure at the end
+    of the section. Order is kept within each part."""
+    main, more = [], []
+    figure_shown = False
     for b in blocks:
         kind = getattr(b, "kind", "")
-        if kind == "callout" or kind not in seen:
+        if kind == "callout" or (kind == "figure" and not figure_shown):
             main.append(b)
-            seen.add(kind)
+            figure_shown = figure_shown or kind == "figure"
         else:
             more.append(b)
     return main, more
@@ -82,39 +83,52 @@ def brief(sentence: str, limit: int = 260) -> str:
 
 
 def more_label(blocks) -> str:
-    """What the "More" disclosure holds, e.g. ``3 tables, 2 figures, notes``."""
-    counts = {}
+    """What the detail disclosure holds, e.g. ``what was done, 3 tables, 2 figures``."""
+    counts: dict[str, int] = {}
     for b in blocks:
         counts[b.kind] = counts.get(b.kind, 0) + 1
-    parts = [f"{counts[k]} {name}{'s' if counts[k] > 1 else ''}"
-             for k, name in (("table", "table"), ("figure", "figure")) if counts.get(k)]
-    if counts.get("paragraph") or counts.get("keyvalues"):
-        parts.append("notes")
+    parts = ["what was done"] if counts.get("paragraph") or counts.get("keyvalues") else []
+    parts += [f"{counts[k]} {name}{'s' if counts[k] > 1 else ''}"
+              for k, name in (("table", "table"), ("figure", "figure")) if counts.get(k)]
     return ", ".join(parts)
 
 
+#: The words of a card's light (the HTML shows them; ``str(AuditReport)`` too).
+STATE_WORDS = {"good": "holds up", "warn": "uncertain", "bad": "does not hold up",
+               "info": "estimate", "skipped": "not answered"}
+
+
 def _num(value) -> str:
-    """A number to 3 significant digits for the summary cards (no wrapping, no e-notation
-    between 1e-3 and 1e5)."""
-    from .blocks import format_value
+    """A number for the summary cards: 3 significant digits in plain notation (1,110)."""
+    from .._format import number
 
-    return format_value(value, 3)
+    return number(value, 3)
 
 
-def _methods(sections: list[SectionOutput]) -> list[dict[str, str]]:
+def _methods(sections: list[SectionOutput]) -> tuple[list[dict[str, str]], list[str]]:
     """The Methods block: per section that ran, what was done (its first paragraph) and the
-    papers behind it."""
-    from .._references import SECTION_REFERENCES, citation_text
+    papers behind it as Author (Year); and the References list of those papers in full."""
+    from .._references import SECTION_REFERENCES, citation_text, reference_list
     from .blocks import Paragraph
 
-    out = []
+    out, keys = [], []
     for s in sections:
         if s.skipped or s.key not in SECTION_REFERENCES:
             continue
         text = next((b.text for b in s.blocks if isinstance(b, Paragraph)), "")
         out.append({"key": s.key, "title": s.title, "text": text,
                     "cite": citation_text(SECTION_REFERENCES[s.key])})
-    return out
+        keys += SECTION_REFERENCES[s.key]
+    return out, reference_list(keys)
+
+
+def render_cards(cards: list[dict[str, Any]], *, title: str = "Replicability audit",
+                 path: str = "") -> str:
+    """The summary cards as a self-contained HTML fragment (a notebook's view of an audit)."""
+    here = Path(__file__).parent / "templates"
+    css = (here / "cards.css").read_text(encoding="utf-8")
+    return environment().get_template("notebook.html.j2").render(
+        cards=cards, title=title, path=path, css=Markup(css), words=STATE_WORDS)
 
 
 def render_html(meta: dict[str, Any], sections: list[SectionOutput]) -> str:
@@ -122,11 +136,14 @@ def render_html(meta: dict[str, Any], sections: list[SectionOutput]) -> str:
 
     env = environment()
     here = Path(__file__).parent / "templates"
-    css = (here / "style.css").read_text(encoding="utf-8")
+    css = "\n".join((here / name).read_text(encoding="utf-8")
+                    for name in ("style.css", "cards.css"))
     script = (here / "report.js").read_text(encoding="utf-8")
+    methods, references = _methods(sections)
     return env.get_template("report.html.j2").render(
         meta=meta, sections=sections, css=Markup(css), script=Markup(script),
-        cards=summary_cards(sections), methods=_methods(sections))
+        cards=summary_cards(sections), methods=methods, references=references,
+        words=STATE_WORDS)
 
 
 def render_json(meta: dict[str, Any], sections: list[SectionOutput]) -> str:

@@ -1,7 +1,8 @@
 """The report's first screen: one card per question, from the sections' verdicts.
 
 A card holds the question, a traffic-light ``state``, the verdict in one sentence, the key
-number with its interval, the metric it is about and the main caveat, and links to its section.
+number with its interval and its ``label`` (what the number is: ``"best minus runner-up, ROC
+AUC"``), the metric it is about and the main caveat, and links to its section.
 The same cards are the JSON twin's ``summary`` (schema below, versioned by
 :data:`SCHEMA_VERSION`).
 
@@ -15,13 +16,14 @@ States (``docs/audit.md`` defines them for readers):
 - ``info`` — a description with nothing to judge (error estimates);
 - ``skipped`` — the question could not be answered on these data (the reason is the sentence).
 
-JSON schema of ``summary`` (version 1)::
+JSON schema of ``summary`` (version 1; keys may be added, existing ones keep their meaning —
+``label`` was added in replikit 0.2)::
 
     {"schema_version": 1,
      "cards": [{"key": str, "question": str, "state": str, "sentence": str,
-                "metric": str | null, "estimate": float | null, "ci_low": float | null,
-                "ci_high": float | null, "caveat": str | null, "caveats": [str],
-                "link": "#<key>"}]}
+                "metric": str | null, "label": str | null, "estimate": float | null,
+                "ci_low": float | null, "ci_high": float | null, "caveat": str | null,
+                "caveats": [str], "link": "#<key>"}]}
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 from .blocks import SectionOutput
 
-__all__ = ["SCHEMA_VERSION", "QUESTIONS", "STATES", "summary_cards"]
+__all__ = ["SCHEMA_VERSION", "QUESTIONS", "STATES", "summary_cards", "section_card"]
 
 SCHEMA_VERSION = 1
 
@@ -53,29 +55,55 @@ def _number(value: Any) -> float | None:
     return v if v == v and abs(v) != float("inf") else None
 
 
+#: section key -> what its key number is, when a verdict does not say (``{metric}`` filled in)
+DEFAULT_LABELS = {
+    "resampling": "best model's estimated error, {metric}",
+    "compare": "best minus runner-up, {metric}",
+    "replicate": "pooled estimate, {metric}",
+    "multistudy": "largest difference between studies, {metric}",
+    "generalize": "studies needed for the ranking to generalize",
+}
+
+
+def _label(key: str, verdict: dict) -> str | None:
+    """What the key number is: the verdict's label, else one made from the metric."""
+    label = str(verdict.get("label") or "").strip()
+    if label:
+        return label
+    metric = str(verdict.get("metric") or "").strip()
+    template = DEFAULT_LABELS.get(key)
+    if template is None:
+        return metric or None
+    return template.format(metric=metric).rstrip(", ") if metric else template.split(",")[0]
+
+
+def section_card(s: SectionOutput, question: str | None = None) -> dict[str, Any]:
+    """The card of one section (see the module docstring for its keys): its verdict, or its
+    reason and advice when it was skipped; a section without a verdict is ``info``."""
+    key = s.key
+    question = question or QUESTIONS.get(key, s.title)
+    if s.skipped:
+        return {"key": key, "question": question, "state": "skipped", "sentence": s.skipped,
+                "metric": None, "label": None, "estimate": None, "ci_low": None,
+                "ci_high": None, "caveat": s.advice or None,
+                "caveats": [s.advice] if s.advice else [], "link": f"#{key}"}
+    v = s.data.get("verdict") if isinstance(s.data, dict) else None
+    v = v if isinstance(v, dict) else {}
+    caveats = [str(c) for c in v.get("caveats") or []]
+    level = v.get("level") if v.get("level") in STATES else "info"
+    estimate = _number(v.get("estimate"))
+    return {
+        "key": key, "question": question, "state": level,
+        "sentence": v.get("sentence") or s.summary, "metric": v.get("metric"),
+        "label": _label(key, v) if estimate is not None else (v.get("label") or None),
+        "estimate": estimate, "ci_low": _number(v.get("ci_low")),
+        "ci_high": _number(v.get("ci_high")), "caveat": caveats[0] if caveats else None,
+        "caveats": caveats, "link": f"#{key}",
+    }
+
+
 def summary_cards(sections: list[SectionOutput]) -> list[dict[str, Any]]:
     """One card per question whose section ran (or was skipped), in report order."""
-    cards = []
     by_key = {s.key: s for s in sections}
-    for key, question in QUESTIONS.items():
-        s = by_key.get(key)
-        if s is None:
-            continue
-        if s.skipped:
-            cards.append({"key": key, "question": question, "state": "skipped",
-                          "sentence": s.skipped, "metric": None, "estimate": None,
-                          "ci_low": None, "ci_high": None, "caveat": s.advice or None,
-                          "caveats": [s.advice] if s.advice else [], "link": f"#{key}"})
-            continue
-        v = s.data.get("verdict") if isinstance(s.data, dict) else None
-        v = v if isinstance(v, dict) else {}
-        caveats = [str(c) for c in v.get("caveats") or []]
-        level = v.get("level") if v.get("level") in STATES else "info"
-        cards.append({
-            "key": key, "question": question, "state": level,
-            "sentence": v.get("sentence") or s.summary, "metric": v.get("metric"),
-            "estimate": _number(v.get("estimate")), "ci_low": _number(v.get("ci_low")),
-            "ci_high": _number(v.get("ci_high")), "caveat": caveats[0] if caveats else None,
-            "caveats": caveats, "link": f"#{key}",
-        })
-    return cards
+    return [section_card(by_key[key], question) for key, question in QUESTIONS.items()
+            if key in by_key]
