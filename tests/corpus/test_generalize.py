@@ -1,4 +1,4 @@
-"""Corpus of bad and odd inputs for ``replikit generalize`` (issue 13 item 11, issue 20).
+"""Corpus of bad and odd inputs for ``replikit generalize`` (odd labels, bad values, output files).
 
 Every case ends in a clear one-line error naming the flag or column, or in an honest result
 whose warnings say what was done.
@@ -17,11 +17,11 @@ import pytest
 from .conftest import assert_clear_error, assert_ok
 
 ALTS = ["m1", "m2", "m3", "m4", "m5"]
-BASE = ("--alternative", "model", "--score", "score", "--factor", "dataset", "--resamples", "40")
+BASE = ("--alternative", "model", "--score", "score", "--factor", "dataset", "--n-resamples", "40")
 
 
-def _results(n_alt=5, n_cond=12, seed=0, alts=None, col="model"):
-    rng = np.random.default_rng(seed)
+def _results(n_alt=5, n_cond=12, random_state=0, alts=None, col="model"):
+    rng = np.random.default_rng(random_state)
     alts = alts or [f"m{i + 1}" for i in range(n_alt)]
     rows = [{col: a, "dataset": f"d{j}", "score": rng.normal(0.1 * i, 0.2)}
             for i, a in enumerate(alts) for j in range(n_cond)]
@@ -96,17 +96,17 @@ def test_borda_unknown_alternative(cli, write_csv):
                        "NOPE")
 
 
-# -- alpha* (--confidence-level), delta*, other options ----------------------------------
+# -- alpha* (--confidence-level), delta* (--tolerance), other options -----------------------
 
 LEVEL = "--confidence-level"
 
 
 @pytest.mark.parametrize("flag,value", [(LEVEL, "1.5"), (LEVEL, "0"), (LEVEL, "1"),
                                         (LEVEL, "x"), (LEVEL, "nan"),
-                                        ("--delta", "0"), ("--delta", "1"),
-                                        ("--delta", "-0.1"), ("--delta", "0.05,x"),
+                                        ("--tolerance", "0"), ("--tolerance", "1"),
+                                        ("--tolerance", "-0.1"), ("--tolerance", "0.05,x"),
                                         (LEVEL, "")])
-def test_level_delta_out_of_range(cli, tmp_path, flag, value):
+def test_level_tolerance_out_of_range(cli, tmp_path, flag, value):
     # checked before the results are read (the file does not exist)
     assert_clear_error(cli("generalize", tmp_path / "none.csv", *BASE, flag, value), flag)
 
@@ -149,7 +149,7 @@ def test_dollar_in_column_and_names_with_figures(cli, write_csv, tmp_path):
     out = tmp_path / "figs"
     assert_ok(cli("generalize", path, "--alternative", "$model", "--score", "score",
                   "--factor", "dataset", "--design", "$design", "--goal", "borda:$m1$",
-                  "--goal", "mallows", "--resamples", "30", "--out", out))
+                  "--goal", "mallows", "--n-resamples", "30", "--out", out))
     assert _parse_svgs(out) >= 3
 
 
@@ -271,7 +271,7 @@ def test_more_alternatives_than_conditions(cli, write_csv):
                   "--goal", "jaccard:1", "--goal", "mallows"))
 
 
-# -- outputs (issue 20) -------------------------------------------------------------------
+# -- outputs -----------------------------------------------------------------------------
 
 def test_out_writes_valid_svgs_and_csvs(cli, write_csv, tmp_path):
     out = tmp_path / "gen"

@@ -1,4 +1,5 @@
-"""The audit entry of seed 004: replikit.generalize.audit on per-study scores of models."""
+"""The audit entry (Matteucci et al. 2024): replikit.generalize.audit on per-study scores of
+models."""
 
 import itertools
 import math
@@ -13,9 +14,9 @@ from replikit.errors import NotApplicableError, ParameterError, ParameterTypeErr
 from replikit.generalize import GeneralizabilityAudit, audit, check_applicable
 
 
-def _scores(n_studies=12, models=("a", "b", "c", "d"), spread=0.05, seed=0):
+def _scores(n_studies=12, models=("a", "b", "c", "d"), spread=0.05, random_state=0):
     """Per-study scores: the models' true order a > b > c > d, blurred by noise."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     base = np.linspace(0.8, 0.6, len(models))
     rows = [{"study": f"s{i:02d}", "model": m, "score": b + rng.normal(0, spread)}
             for i in range(n_studies) for m, b in zip(models, base, strict=True)]
@@ -42,12 +43,12 @@ def _jaccard_best(r, s):
     return len(a & b) / len(a | b)
 
 
-def _reference_nstar(ranks, kernel, eps, level=0.95, reps=3000, seed=123):
+def _reference_nstar(ranks, kernel, eps, level=0.95, reps=3000, random_state=123):
     """Algorithm 1 written out: Gram matrix by explicit pairs, MMD of disjoint subsample
     pairs for n = 1..N/2, the level-quantile (an observed value), the log-log fit."""
     N = len(ranks)
     K = np.array([[kernel(ranks[i], ranks[j]) for j in range(N)] for i in range(N)])
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     ns, qs = [], []
     for n in range(1, N // 2 + 1):
         vals = []
@@ -68,7 +69,7 @@ def _reference_nstar(ranks, kernel, eps, level=0.95, reps=3000, seed=123):
 
 
 def test_nstar_agrees_with_an_independent_algorithm_1():
-    df = _scores(n_studies=14, spread=0.06, seed=2)
+    df = _scores(n_studies=14, spread=0.06, random_state=2)
     res = audit(df, n_resamples=3000, random_state=0)
     wide = df.pivot(index="study", columns="model", values="score")
     ranks = _dense_ranks(wide.to_numpy())
@@ -82,8 +83,8 @@ def test_nstar_agrees_with_an_independent_algorithm_1():
         # takes a few values only, and where the 0.95 level falls at the edge of one of them
         # the quantile is that value or the next one depending on the draw (here at n = 2:
         # 1.22 or 1.41, n* = 33.8 or 27.4 in both implementations); so the reference is drawn
-        # with three seeds and replikit's value must agree with one of them.
-        refs = [_reference_nstar(ranks, kernel, eps, seed=s) for s in range(3)]
+        # with three random states and replikit's value must agree with one of them.
+        refs = [_reference_nstar(ranks, kernel, eps, random_state=s) for s in range(3)]
         assert any(got[k] == pytest.approx(v, rel=0.1) for v in refs), (k, got[k], refs)
 
 
@@ -96,7 +97,7 @@ def test_result_shape_ranks_and_per_model():
     assert res.models == ("a", "b", "c", "d")
     assert list(res.nstar["kernel"]) == ["mallows", "jaccard(k=1)", "borda(a)", "borda(b)",
                                          "borda(c)", "borda(d)"]
-    assert list(res.nstar["goal"][:2]) == ["whole ranking (Mallows)", "best model (Jaccard, k=1)"]
+    assert list(res.nstar["goal"][:2]) == ["whole ranking (Mallows)", "best model (Jaccard, k = 1)"]
     assert np.all(res.nstar["nstar"] >= 1) and (res.nstar["N"] == 12).all()
     assert (res.nstar["sufficient"] == (res.nstar["nstar"] <= 12)).all()
     # ranks: 1 = best within each study; per-model summaries are their means
@@ -119,8 +120,8 @@ def test_result_shape_ranks_and_per_model():
 
 
 def test_verdict_level_follows_the_hardest_goal():
-    for seed, spread in [(0, 0.01), (1, 0.3)]:
-        res = audit(_scores(spread=spread, seed=seed), random_state=0)
+    for random_state, spread in [(0, 0.01), (1, 0.3)]:
+        res = audit(_scores(spread=spread, random_state=random_state), random_state=0)
         worst = res.nstar["nstar"].max()
         assert res.verdict.estimate == pytest.approx(worst)
         assert res.hardest["nstar"] == pytest.approx(worst)
@@ -139,17 +140,17 @@ def test_same_order_everywhere_needs_one_study():
 
 
 def test_exchangeable_models_need_more_studies_than_a_clear_order():
-    clear = audit(_scores(spread=0.01, seed=3), random_state=0)
-    noise = audit(_scores(spread=5.0, seed=3), random_state=0)
+    clear = audit(_scores(spread=0.01, random_state=3), random_state=0)
+    noise = audit(_scores(spread=5.0, random_state=3), random_state=0)
     j = {name: r.nstar.set_index("kernel").loc["jaccard(k=1)", "nstar"]
          for name, r in (("clear", clear), ("noise", noise))}
     assert j["noise"] > j["clear"]
     assert noise.verdict.level in ("warn", "bad")
 
 
-def test_nstar_grows_with_the_level_and_falls_with_delta():
-    df = _scores(spread=0.08, seed=4)
-    n = {(c, d): audit(df, confidence_level=c, delta=d, random_state=0).nstar["nstar"].to_numpy()
+def test_nstar_grows_with_the_level_and_falls_with_the_tolerance():
+    df = _scores(spread=0.08, random_state=4)
+    n = {(c, d): audit(df, confidence_level=c, tolerance=d, random_state=0).nstar["nstar"].to_numpy()
          for c in (0.9, 0.99) for d in (0.05, 0.2)}
     assert np.all(n[(0.99, 0.05)] >= n[(0.9, 0.05)] - 1e-9)
     assert np.all(n[(0.9, 0.2)] <= n[(0.9, 0.05)] + 1e-9)
@@ -169,7 +170,7 @@ def test_reproducible_and_quick():
 # -- inputs --------------------------------------------------------------------------------
 
 def test_scores_table_is_averaged_over_folds():
-    df = _scores(n_studies=6, seed=7)
+    df = _scores(n_studies=6, random_state=7)
     rng = np.random.default_rng(1)
     rows = []
     for r in df.itertuples():
@@ -245,8 +246,8 @@ def test_bad_inputs_name_the_parameter():
         audit(df, confidence_level=1.5)
     with pytest.raises(ParameterTypeError, match="`confidence_level`"):
         audit(df, confidence_level=[0.9, 0.95])
-    with pytest.raises(ParameterError, match="`delta`"):
-        audit(df, delta=0)
+    with pytest.raises(ParameterError, match="`tolerance`"):
+        audit(df, tolerance=0)
     with pytest.raises(ParameterError, match="`n_resamples`"):
         audit(df, n_resamples=0)
     with pytest.raises(ValueError, match="score"):
@@ -258,7 +259,7 @@ def test_bad_inputs_name_the_parameter():
 def test_plot_returns_axes():
     res = audit(_scores(spread=0.08), random_state=0)
     ax = res.plot()
-    assert ax.get_title().startswith("mallows")
-    assert res.plot(goal="jaccard(k=1)").get_title().startswith("jaccard")
+    assert ax.get_title().startswith("whole ranking (Mallows)")
+    assert res.plot(goal="jaccard(k=1)").get_title().startswith("best alternative (Jaccard")
     with pytest.raises(ParameterError, match="`goal`"):
         res.plot(goal="kendall")

@@ -1,4 +1,4 @@
-"""The default n* estimator (issue 15): unbiased kernel moments, the moment-matched asymptotic
+"""The default n* estimator: unbiased kernel moments, the moment-matched asymptotic
 quantile, its jackknife interval, and the Mallows design of the validity study."""
 
 import math
@@ -91,18 +91,19 @@ def test_estimator_choice_and_reproducibility():
     b = estimate_nstar(r, Kernel("mallows"), n_resamples=50, random_state=4)
     assert a.table.equals(b.table)
     assert a.table["estimator"][0] == "gamma" and a.table["nstar_loglog"][0] > 0
-    u = estimate_nstar(r, Kernel("mallows"), n_resamples=50, method="unbiased", random_state=0)
+    u = estimate_nstar(r, Kernel("mallows"), n_resamples=50, mmd_estimator="unbiased",
+                       random_state=0)
     assert u.table["estimator"][0] == "loglog"
     with pytest.raises(ParameterError, match="unbiased"):
-        estimate_nstar(r, Kernel("mallows"), method="unbiased", estimator="gamma")
+        estimate_nstar(r, Kernel("mallows"), mmd_estimator="unbiased", estimator="gamma")
     with pytest.raises(ParameterError, match="estimator"):
         estimate_nstar(r, Kernel("mallows"), estimator="median")
     # the grid of (alpha*, delta*) uses one set of moments
-    g = estimate_nstar(r, Kernel("jaccard"), confidence_level=[0.9, 0.95], delta=[0.05, 0.1],
+    g = estimate_nstar(r, Kernel("jaccard"), confidence_level=[0.9, 0.95], tolerance=[0.05, 0.1],
                        n_resamples=20, random_state=0).table
-    one = estimate_nstar(r, Kernel("jaccard"), confidence_level=0.95, delta=0.1,
+    one = estimate_nstar(r, Kernel("jaccard"), confidence_level=0.95, tolerance=0.1,
                          n_resamples=20, random_state=0).table
-    row = g[(g.confidence_level == 0.95) & (g.delta == 0.1)].iloc[0]
+    row = g[(g.confidence_level == 0.95) & (g.tolerance == 0.1)].iloc[0]
     assert row.nstar == pytest.approx(one.nstar[0]) and row.se_log == pytest.approx(
         one.se_log[0])
 

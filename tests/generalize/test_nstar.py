@@ -1,4 +1,5 @@
-"""n-Gen, n* (Algorithm 1), the study specification and the paper's case studies (seed 004)."""
+"""n-Gen, n* (Algorithm 1), the study specification and the case studies of Matteucci et al.
+(2024)."""
 
 import itertools
 import math
@@ -8,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from replikit import BootstrapMethod
 from replikit.errors import DataError, ParameterError
 from replikit.generalize import (
     Kernel,
@@ -38,7 +40,7 @@ def test_all_rankings_is_fubini():
 
 
 @pytest.mark.parametrize("kind", ["uniform", "degenerate"])
-def test_nstar_monotone_in_level_and_delta(kind):
+def test_nstar_monotone_in_level_and_tolerance(kind):
     """Appendix B.1 distributions: uniform and m-degenerate over rankings of 4 alternatives."""
     rng = np.random.default_rng(3)
     support = all_rankings(4)
@@ -48,11 +50,11 @@ def test_nstar_monotone_in_level_and_delta(kind):
     levels = [0.8, 0.9, 0.95, 0.99]
     deltas = [0.02, 0.05, 0.1, 0.2]
     for kern in (Kernel("borda", alternative=0), Kernel("jaccard"), Kernel("mallows")):
-        res = estimate_nstar(sample, kern, confidence_level=levels, delta=deltas,
+        res = estimate_nstar(sample, kern, confidence_level=levels, tolerance=deltas,
                              n_resamples=600, random_state=1)
-        t = res.table.pivot(index="confidence_level", columns="delta", values="nstar")
+        t = res.table.pivot(index="confidence_level", columns="tolerance", values="nstar")
         assert np.all(np.diff(t.to_numpy(), axis=0) >= -1e-9), (kern, t)   # up in alpha*
-        assert np.all(np.diff(t.to_numpy(), axis=1) <= 1e-9), (kern, t)    # down in delta
+        assert np.all(np.diff(t.to_numpy(), axis=1) <= 1e-9), (kern, t)    # down in tolerance
         # the distribution-free bound of Prop. A.4 is conservative
         assert np.all(res.table["nstar_bound"] >= res.table["nstar"])
 
@@ -102,7 +104,8 @@ def test_jackknife_ci_and_iteration():
     rng = np.random.default_rng(5)
     support = all_rankings(3)[:4]
     r = support[rng.integers(0, 4, 16)]
-    res = estimate_nstar(r, Kernel("jaccard"), n_resamples=200, ci_resamples=20, random_state=0)
+    res = estimate_nstar(r, Kernel("jaccard"), n_resamples=200,
+                         bootstrap=BootstrapMethod(n_resamples=20), random_state=0)
     row = res.table.iloc[0]
     assert row.estimator == "gamma" and row.ci_low <= row.nstar <= row.ci_high
     # the table's interval is exp(log n* ± t_{N-1} se_log), se_log the jackknife SE

@@ -1,5 +1,5 @@
 """replikit.generalize on odd inputs: clear errors naming the parameter, flagged results, and
-ranks for people counted from 1 = best (issue 13 items 7 and 11)."""
+ranks for people counted from 1 = best."""
 
 import numpy as np
 import pandas as pd
@@ -10,8 +10,8 @@ from replikit.generalize import Kernel, StudySpec, analyze, estimate_nstar, pars
 from replikit.generalize.rankings import rank_scores
 
 
-def _frame(n_alt=4, n_cond=10, seed=0):
-    rng = np.random.default_rng(seed)
+def _frame(n_alt=4, n_cond=10, random_state=0):
+    rng = np.random.default_rng(random_state)
     return pd.DataFrame([{"alt": f"a{i}", "cond": f"c{j}", "s": rng.normal(0.2 * i, 0.3)}
                          for i in range(n_alt) for j in range(n_cond)])
 
@@ -63,8 +63,8 @@ def test_bad_scores_refused_naming_the_option(value, match):
         df["s"] = "good"
         match = "no numbers"
     with pytest.raises(DataError, match=match) as err:
-        prepare(df, StudySpec("alt", "s", "cond"), options={"score": "--score"})
-    assert "--score" in str(err.value)
+        prepare(df, StudySpec("alt", "s", "cond"))
+    assert "`score`" in str(err.value)
 
 
 def test_infinite_scores_rank_as_extremes_and_are_noted():
@@ -82,11 +82,10 @@ def test_infinite_scores_rank_as_extremes_and_are_noted():
 
 def test_missing_columns_name_their_role():
     df = _frame()
-    for field, flag in [("alternative", "--alternative"), ("score", "--score"),
-                        ("factors", "--factor")]:
+    for field in ("alternative", "score", "factors"):
         kw = {"alternative": "alt", "score": "s", "factors": "cond", field: "nope"}
-        with pytest.raises(DataError, match=flag):
-            prepare(df, StudySpec(**kw), options={field: flag})
+        with pytest.raises(DataError, match=f"`{field}`"):
+            prepare(df, StudySpec(**kw))
 
 
 def test_one_alternative_and_one_condition():
@@ -137,15 +136,18 @@ def test_jaccard_k_checked_against_alternatives(k):
             kernels=[Kernel("jaccard", k=3)], n_resamples=20, random_state=0)
 
 
-def test_goal_and_level_delta_messages_name_the_option():
+def test_goal_level_and_tolerance_messages_name_the_parameter():
     for bad in ["foo", "jaccard:0", "jaccard:x", "rbf:-1", "borda", ""]:
-        with pytest.raises(ParameterError, match="--goal"):
-            parse_goal(bad, option="--goal")
+        with pytest.raises(ParameterError, match="`goal`"):
+            parse_goal(bad)
+        with pytest.raises(ParameterError, match="`kernels`"):
+            analyze(_frame(), alternative="alt", score="s", factors="cond", kernels=[bad],
+                    n_resamples=5)
     with pytest.raises(ParameterError, match="`confidence_level`"):
         analyze(_frame(), alternative="alt", score="s", factors="cond", confidence_level=1.0,
                 n_resamples=5)
-    with pytest.raises(ParameterError, match="`delta`"):
-        analyze(_frame(), alternative="alt", score="s", factors="cond", delta=[0.05, 0],
+    with pytest.raises(ParameterError, match="`tolerance`"):
+        analyze(_frame(), alternative="alt", score="s", factors="cond", tolerance=[0.05, 0],
                 n_resamples=5)
 
 
@@ -169,7 +171,7 @@ def test_held_constant_level_without_results():
     assert prep.samples[0].ranks.shape == (10, 4)
 
 
-def test_same_seed_same_table_after_the_checks():
+def test_same_random_state_same_table_after_the_checks():
     kw = dict(alternative="alt", score="s", factors="cond", kernels=["mallows", "jaccard"],
               n_resamples=50, random_state=3)
     pd.testing.assert_frame_equal(analyze(_frame(), **kw).table, analyze(_frame(), **kw).table)

@@ -1,4 +1,4 @@
-"""Scale of replikit.generalize (issue 19 item 3): bounded memory, a clear error beyond it, and
+"""Scale of replikit.generalize: bounded memory, a clear error beyond it, and
 the vectorized MMD / Mallows code giving the same numbers as the plain per-size loop."""
 
 from __future__ import annotations
@@ -12,48 +12,48 @@ from replikit.generalize import Kernel, _mmd, analyze, estimate_nstar, kernels, 
 from replikit.generalize._mmd import mmd_distribution, subsample_pairs
 
 
-def _gram(N, seed=0):
-    x = np.random.default_rng(seed).normal(size=(N, 4))
+def _gram(N, random_state=0):
+    x = np.random.default_rng(random_state).normal(size=(N, 4))
     return np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 4)
 
 
-def _loop(K, ns, R, seed):
+def _loop(K, ns, R, random_state):
     """Algorithm 1's inner loops written plainly: one subsample_pairs call per size."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     return np.array([mmd_from_gram(K, *subsample_pairs(len(K), int(n), R, rng)) for n in ns])
 
 
 @pytest.mark.parametrize("chunk", [None, 3000])
-@pytest.mark.parametrize("method", ["biased", "unbiased"])
-def test_mmd_distribution_equals_per_size_loop(monkeypatch, chunk, method):
+@pytest.mark.parametrize("mmd_estimator", ["biased", "unbiased"])
+def test_mmd_distribution_equals_per_size_loop(monkeypatch, chunk, mmd_estimator):
     """The chunked draw (one sort per chunk of sizes) is the loop's stream, bit for bit."""
     if chunk:
         monkeypatch.setattr(_mmd, "_CHUNK_BYTES", chunk)  # one or two sizes per chunk
     K = _gram(23)
-    d = mmd_distribution(K, n_resamples=17, method=method, random_state=5)
+    d = mmd_distribution(K, n_resamples=17, mmd_estimator=mmd_estimator, random_state=5)
     ns = d.n
     rng = np.random.default_rng(5)
     ref = []
     for n in ns:
         x, y = subsample_pairs(23, int(n), 17, rng)
-        ref.append(mmd_from_gram(K, x, y, method=method))
+        ref.append(mmd_from_gram(K, x, y, mmd_estimator=mmd_estimator))
     np.testing.assert_array_equal(d.values, np.array(ref))
-    if method == "biased":
+    if mmd_estimator == "biased":
         np.testing.assert_array_equal(d.values, _loop(K, ns, 17, 5))
 
 
 class _CoarseKeys:
     """A stand-in generator whose keys tie often (tenths), to exercise the tie fallback."""
 
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, random_state):
+        self.rng = np.random.default_rng(random_state)
 
     def random(self, shape):
         return np.round(self.rng.random(shape), 1)
 
 
 def test_tied_keys_are_split_as_argsort_does():
-    K = _gram(12, seed=1)
+    K = _gram(12, random_state=1)
     ns = np.arange(1, 7)
     got = _mmd._mmd_disjoint(K, ns, 40, _CoarseKeys(3), "biased")
     keys = _CoarseKeys(3)
@@ -73,8 +73,8 @@ def test_discordant_pairs_in_blocks_is_exact(monkeypatch):
     assert kernels.discordant_pairs([[0, 1, 2]], [[2, 1, 0]])[0, 0] == 3.0
 
 
-def _study(n_alt, n_cond, seed=0):
-    rng = np.random.default_rng(seed)
+def _study(n_alt, n_cond, random_state=0):
+    rng = np.random.default_rng(random_state)
     skill = rng.normal(0, 1, n_alt)
     return pd.DataFrame({"alternative": np.tile([f"a{i}" for i in range(n_alt)], n_cond),
                          "dataset": np.repeat([f"d{i}" for i in range(n_cond)], n_alt),
@@ -108,7 +108,7 @@ def test_cli_too_large_study_is_a_clear_error(tmp_path, monkeypatch, capsys):
     text = capsys.readouterr().err
     err = [ln for ln in text.splitlines() if ln.startswith("replikit: error:")]
     assert len(err) == 1 and "Traceback" not in text, text
-    assert all(m in err[0] for m in ("memory", "`--resamples`", "`--factor`", "--design")), err
+    assert all(m in err[0] for m in ("memory", "`--n-resamples`", "`--factor`", "--design")), err
 
 
 def test_mallows_guard_counts_pair_blocks():
@@ -121,7 +121,7 @@ def test_mallows_guard_counts_pair_blocks():
 
 @pytest.mark.slow
 def test_200_alternatives_x_1000_datasets_memory_is_bounded():
-    """The issue's scale case (with few resamples: memory, not time): the traced peak stays
+    """The scale case (with few resamples: memory, not time): the traced peak stays
     below the guard's estimate and far below what unchunked arrays would take."""
     import tracemalloc
 

@@ -39,7 +39,7 @@ def test_cli_json_and_errors(tmp_path, capsys):
     args = ["generalize", str(REF / "encoders_results.csv.gz"), "--alternative", "encoder",
             "--score", "cv_score", "--factor", "dataset", "--design", "scoring",
             "--hold", "model=DTC", "--hold", "tuning=full", "--goal", "jaccard:1",
-            "--goal", "borda:OHE", "--resamples", "200", "--grid", "even", "--out", str(tmp_path)]
+            "--goal", "borda:OHE", "--n-resamples", "200", "--grid", "even", "--out", str(tmp_path)]
     res = runner.invoke(app, ["--format", "json", *args])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)

@@ -251,7 +251,7 @@ def subsample_pairs(N: int, n: int, n_resamples: int, random_state=None, *,
 class MMDDistribution(Result):
     """MMD values over repetitions for each subsample size n.
 
-    Attributes
+    Parameters
     ----------
     n : numpy.ndarray, shape (L,)
         Subsample sizes.

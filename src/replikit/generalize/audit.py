@@ -80,7 +80,7 @@ def check_applicable(n_studies: int, n_models: int) -> None:
 class GeneralizabilityAudit(Result):
     """Result of :func:`audit`: n* per goal, the rankings behind it and the verdict.
 
-    Attributes
+    Parameters
     ----------
     nstar : pandas.DataFrame
         One row per goal: ``goal`` (in words), ``kernel``, ``N`` (studies), ``nstar``,

@@ -372,9 +372,9 @@ def nstar_bound(confidence_level, eps, kappa_sup: float = 1.0):
 
 @dataclass(frozen=True, slots=True)
 class NStarResult(Result):
-    """n* for one set of results and one kernel, over a grid of alpha* and delta*.
+    """The n* of one set of results and one kernel, over a grid of alpha* and delta*.
 
-    Attributes
+    Parameters
     ----------
     table : pandas.DataFrame
         One row per (alpha*, delta*): ``confidence_level`` (alpha*), ``tolerance`` (delta*),

@@ -111,7 +111,7 @@ class StudySpec:
 class RankingSample:
     """The results of one design combination as rankings.
 
-    Attributes
+    Parameters
     ----------
     design : dict
         The design-factor levels of this analysis.
@@ -233,7 +233,7 @@ class RankingSample:
 class PreparedStudy:
     """Rankings of every design combination plus what the missing-value policy did.
 
-    Attributes
+    Parameters
     ----------
     spec : StudySpec
         The specification the table was read with.
@@ -642,9 +642,9 @@ def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
 
 @dataclass(frozen=True, slots=True)
 class GeneralizabilityResult(Result):
-    """n* for every design combination, goal, alpha* and delta* of a study.
+    """The n* of every design combination, goal, alpha* and delta* of a study.
 
-    Attributes
+    Parameters
     ----------
     table : pandas.DataFrame
         Design columns, ``kernel``, ``N``, ``confidence_level`` (alpha*), ``tolerance``
