@@ -21,13 +21,33 @@ except ImportError:  # older typer uses click itself
 
 from .. import __version__
 from ..errors import ReplikitError
-from ._common import PARAMETER_FLAGS, RENAMED_FLAGS, OutputFormat, simulate_app, state
+from ._common import PARAMETER_FLAGS, RENAMED_FLAGS, OutputFormat, epilog, simulate_app, state
 
 __all__ = ["app", "main"]
+
+#: The command list of ``replikit --help``, in plain words (at most 64 characters each, so
+#: that click shows them whole at 80 columns); a command that sets its own ``short_help``
+#: keeps it.
+SUMMARIES = {
+    "audit": "A full replicability report on one dataset (HTML and JSON).",
+    "compare": "Compare models with tests valid on resampled scores.",
+    "estimate": "A model's prediction error, honestly estimated by resampling.",
+    "generalize": "How many studies until a ranking of models generalizes?",
+    "meta": "Meta-analysis of effects and their standard errors.",
+    "multistudy": "Is one prediction rule replicable across studies?",
+    "crossstudy": "Train on one study, test on another: cross-study validation.",
+    "replicate": "Does a replication confirm or contradict the original?",
+    "run": "Fit models on every split of a scheme and save their scores.",
+    "simulate": "Simulation studies: how well the tests and estimates work.",
+}
 
 app = typer.Typer(
     name="replikit",
     help="Will this result hold up elsewhere? Replicability audits for predictive models.",
+    epilog=epilog(examples=["replikit audit --quick --open",
+                            "replikit audit --data survey.csv --target score --study year"],
+                  note="Each command's --help shows its options, examples and the papers its "
+                       "methods come from."),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -112,7 +132,11 @@ def _register_commands() -> None:
         register = getattr(module, "register", None)
         if register is not None:
             register(app)
-    app.add_typer(simulate_app, name="simulate")
+    app.add_typer(simulate_app, name="simulate", short_help=SUMMARIES["simulate"])
+    for command in app.registered_commands:
+        name = command.name or getattr(command.callback, "__name__", "")
+        if command.short_help is None and name in SUMMARIES:
+            command.short_help = SUMMARIES[name]
 
 
 _register_commands()

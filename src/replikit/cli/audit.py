@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, info, state
+from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, epilog, info, parameter_flags, state
+
+#: The examples of ``replikit audit --help`` (each a real command line, at most 76 characters).
+EXAMPLES = (
+    "replikit audit --quick --open",
+    "replikit audit --data survey.csv --target score --study year --out audit",
+)
+#: The papers the audit's five questions rest on (the report lists every one it used).
+REFERENCES = ("etherington2019", "verbyla1989", "gardner2017", "vijayakumar2021",
+              "parmigiani2023", "matteucci2024")
+_SECTIONS = "overview, resampling, compare, replicate, multistudy, generalize"
 
 
 def audit(
@@ -36,13 +46,19 @@ def audit(
         "the numbers do not depend on it).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer resamples: a fast preview.")] = False,
     sections: Annotated[str | None, typer.Option(
-        "--sections", help="Comma-separated section keys to run (default: all).")] = None,
+        "--sections", help=f"Comma-separated sections to run (default: all): {_SECTIONS}.")]
+    = None,
     open_report: Annotated[bool, typer.Option(
         "--open", help="Open the report in the default web browser once it is written.")]
     = False,
 ) -> None:
     """Audit a dataset: error estimates, model comparisons, replication across studies,
-    cross-study replicability and ranking generalizability, in one HTML report + JSON twin."""
+    cross-study replicability and ranking generalizability, in one HTML report + JSON twin.
+
+    Without --data, the built-in ANES example (ten survey years) is audited. The report opens
+    with one card per question: the verdict, the key number with its interval, and the main
+    caveat; each section's detail is folded under it.
+    """
     import sys
 
     from .._outputs import check_output_dir
@@ -51,7 +67,8 @@ def audit(
     from ..experiment.models import make_models
     from ..report import REPORT_FILES, discover_sections, example_dataset, run_audit
 
-    check_output_dir(out, REPORT_FILES, option="--out", overwrite=overwrite)
+    check_output_dir(out, REPORT_FILES, option="out_dir", overwrite=overwrite,
+                     overwrite_option="`overwrite`")
     wanted = None
     if sections:
         known = [s.key for s in discover_sections()]
@@ -74,10 +91,8 @@ def audit(
         if target is None:
             raise ParameterError("`--target`: required with `--data` (the outcome column).")
         dataset = load_dataset(data, target=target, study=study, table=table,
-                               min_studies=2 if study else 1, data_option="--data",
-                               target_option="--target", study_option="--study", task=task,
-                               task_option="--task")
-    chosen = make_models(models, dataset.task, option="--models") if models is not None else None
+                               min_studies=2 if study else 1, task=task)
+    chosen = make_models(models, dataset.task) if models is not None else None
     moderators = _moderators(moderator, dataset)
     n_studies = dataset.n_studies
     info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
@@ -94,8 +109,7 @@ def audit(
     report = run_audit(dataset, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
                        quick=quick, sections=wanted, progress=state.progress,
                        overwrite=overwrite, debug=state.debug, command=command,
-                       out_option="--out", overwrite_option="--overwrite", on_skip=skipped,
-                       moderators=moderators)
+                       on_skip=skipped, moderators=moderators)
     emit(f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
          + (f"\n{len(report.skipped)} section(s) skipped: "
             + ", ".join(s.key for s in report.skipped) if report.skipped else ""),
@@ -129,7 +143,10 @@ def _quote(arg: str) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("audit")(audit)
+    app.command("audit", epilog=epilog(examples=EXAMPLES, references=REFERENCES))(audit)
+    # library parameters whose flag has another name (errors name the parameter)
+    parameter_flags("audit", {"out_dir": "--out", "moderators": "--moderator",
+                              "dataset": "--data"})
 
 
 def _moderators(given: list[str] | None, dataset) -> list[str] | None:

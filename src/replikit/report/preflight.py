@@ -73,7 +73,7 @@ def preflight(dataset: Dataset, models: dict | None = None) -> AuditPlan:
     """
     n = len(dataset.y)
     if n < MIN_ROWS:
-        raise DataError(f"`--data`: {n} complete row{'s' if n != 1 else ''}; an audit needs at "
+        raise DataError(f"`dataset`: {n} complete row{'s' if n != 1 else ''}; an audit needs at "
                         f"least {MIN_ROWS} (cross-validation and bootstrap need test rows).")
     notes = list(dataset.notes)
     n_classes = 0
@@ -91,7 +91,7 @@ def preflight(dataset: Dataset, models: dict | None = None) -> AuditPlan:
         if counts.min() < 2:
             rare = counts.idxmin()
             shown = dataset.classes[int(rare)] if dataset.classes else rare
-            raise DataError(f"`--target`: class {shown!r} has only {int(counts.min())} row; "
+            raise DataError(f"`target`: class {shown!r} has only {int(counts.min())} row; "
                             "every class needs at least 2 rows to appear in training and test "
                             "data.")
         share = counts.min() / n
