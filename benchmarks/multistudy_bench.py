@@ -2,7 +2,7 @@
 researcher would write today, on the ANES example (a linear rule trained on half of every
 survey year, applied to the other half: 6,720 units in 10 studies).
 
-Run: .venv/bin/python benchmarks/multistudy_bench.py [--resamples 200]  (1000 for the docs)
+Run: .venv/bin/python benchmarks/multistudy_bench.py [--n-resamples 200]  (1000 for the docs)
 Prints both times and the ratio for (1) the within-study bootstrap of U_k and of
 max|U_k - U_k'|, (2) the permutation test of study labels, (3) the cross-study validation matrix.
 """
@@ -30,9 +30,9 @@ from replikit.multistudy import (
 
 
 def hand_bootstrap(frame: pd.DataFrame, n_resamples: int,
-                   seed: int) -> tuple[np.ndarray, np.ndarray]:
+                   random_state: int) -> tuple[np.ndarray, np.ndarray]:
     """The usual loop: resample rows within each study with groupby().sample, then groupby."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     U, spread = [], []
     for _ in range(n_resamples):
         boot = frame.groupby("study", group_keys=False).sample(frac=1.0, replace=True,
@@ -43,8 +43,8 @@ def hand_bootstrap(frame: pd.DataFrame, n_resamples: int,
     return np.array(U), np.array(spread)
 
 
-def hand_permutation(frame: pd.DataFrame, n_resamples: int, seed: int) -> float:
-    rng = np.random.default_rng(seed)
+def hand_permutation(frame: pd.DataFrame, n_resamples: int, random_state: int) -> float:
+    rng = np.random.default_rng(random_state)
     u_obs = frame.groupby("study")["u"].mean()
     t_obs = u_obs.max() - u_obs.min()
     count = 0
@@ -55,7 +55,7 @@ def hand_permutation(frame: pd.DataFrame, n_resamples: int, seed: int) -> float:
     return (1 + count) / (n_resamples + 1)
 
 
-def hand_cross_study(est, X, y, s, cv=5, seed=0) -> pd.DataFrame:
+def hand_cross_study(est, X, y, s, n_folds=5, random_state=0) -> pd.DataFrame:
     labels = sorted(pd.unique(s))
     M = pd.DataFrame(index=labels, columns=labels, dtype=float)
     for a in labels:
@@ -65,7 +65,7 @@ def hand_cross_study(est, X, y, s, cv=5, seed=0) -> pd.DataFrame:
                 M.loc[a, b] = r2_score(y[s == b], fit.predict(X[s == b]))
         Xa, ya = X[s == a], y[s == a]
         oof = np.empty(len(ya))
-        for tr, te in KFold(cv, shuffle=True, random_state=seed).split(Xa):
+        for tr, te in KFold(n_folds, shuffle=True, random_state=random_state).split(Xa):
             oof[te] = clone(est).fit(Xa[tr], ya[tr]).predict(Xa[te])
         M.loc[a, a] = r2_score(ya, oof)
     return M
@@ -73,9 +73,10 @@ def hand_cross_study(est, X, y, s, cv=5, seed=0) -> pd.DataFrame:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--resamples", type=int, default=200)
+    ap.add_argument("--n-resamples", "--resamples", dest="n_resamples", type=int, default=200,
+                    help="bootstrap resamples and permutations (--resamples: its old name)")
     args = ap.parse_args()
-    n_resamples = args.resamples
+    n_resamples = args.n_resamples
     ex = anes()
     rng = np.random.default_rng(0)
     train = rng.random(len(ex.y)) < 0.5

@@ -56,7 +56,7 @@ NO_METHOD = _no_method()
 
 
 def _attributes(doc: str) -> set[str]:
-    match = re.search(r"^Attributes\n-+\n(.*?)(?:^\S.*\n-+\n|\Z)", doc, re.M | re.S)
+    match = re.search(r"^Attributes\n-+\n(.*?)(?:^\S[^\n]*\n-+\n|\Z)", doc, re.M | re.S)
     if not match:
         return set()
     names = set()

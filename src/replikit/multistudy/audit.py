@@ -392,7 +392,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
 
 def audit(dataset, *, models=None, metric=None, quick: bool = False, random_state=None,
           n_jobs: int = 1) -> MultiStudyAudit:
-    """Is a prediction rule replicable across studies, for its users? (Parmigiani 2023)
+    """Whether a prediction rule is replicable across studies, for its users (Parmigiani 2023).
 
     The recipe:
 

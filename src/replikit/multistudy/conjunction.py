@@ -178,8 +178,9 @@ def bh_adjust(pvalues) -> np.ndarray:
 def r_values(p_original, p_followup, *, n_features: int, c2: float = 0.5,
              null_fraction: float = 0.0, dependence: str = "independent",
              rtol: float = 1e-10) -> np.ndarray:
-    """r-values of the findings followed up from a screening study (Heller, Bogomolov &
-    Benjamini 2014).
+    """The r-values of findings followed up from a screening study.
+
+    After Heller, Bogomolov & Benjamini (2014).
 
     Parameters
     ----------
@@ -547,11 +548,9 @@ def replicated_in(data, *, method: str = "fisher", alpha: float = 0.05, metric=N
     shown = np.where(np.isnan(adj), False, adj <= alpha)
     # nested claims: the largest u with every smaller u shown as well
     rep = np.cumprod(shown, axis=1).sum(1)
-    table = pd.DataFrame({"finding": wide.index.to_list(), "n_studies": counts,
-                          "n_significant": (wide <= alpha).sum(axis=1).to_numpy(),
-                          "replicated_in": rep.astype(int)})
-    for u in range(Kmax):
-        table[f"pvalue_u{u + 1}"] = pc[:, u]
-    for u in range(Kmax):
-        table[f"adjusted_u{u + 1}"] = adj[:, u]
-    return ReplicatedIn(table, wide, method, alpha)
+    columns = {"finding": wide.index.to_list(), "n_studies": counts,
+               "n_significant": (wide <= alpha).sum(axis=1).to_numpy(),
+               "replicated_in": rep.astype(int)}
+    columns.update({f"pvalue_u{u + 1}": pc[:, u] for u in range(Kmax)})
+    columns.update({f"adjusted_u{u + 1}": adj[:, u] for u in range(Kmax)})
+    return ReplicatedIn(pd.DataFrame(columns), wide, method, alpha)

@@ -123,7 +123,7 @@ class EpsilonTest(Result):
     studies: tuple
     pairs: pd.DataFrame = field(repr=False)
     alternative: str = "less"
-    _inputs: tuple = field(default=(), repr=False, compare=False)
+    _inputs: tuple = field(default=(), init=False, repr=False, compare=False)
 
     @property
     def title(self) -> str:
@@ -471,8 +471,10 @@ def epsilon_test(data, *, tolerance: float | None = None, kind: str = "absolute"
                           "difference": diff, "se": se_pair, "df": df, "upper_bound": bounds})
     if eps is not None:
         pairs["pvalue"] = pv
-    return EpsilonTest(kind=kind, tolerance=eps, alpha=alpha, statistic=float(statistic),
-                       pvalue=float(np.max(pv)) if eps is not None else float("nan"),
-                       smallest_tolerance=float(np.max(bounds)), estimate=float(estimate),
-                       spread_method=method, spreads=spreads, se_method=se,
-                       studies=tuple(studies), pairs=pairs, _inputs=inputs)
+    result = EpsilonTest(kind=kind, tolerance=eps, alpha=alpha, statistic=float(statistic),
+                         pvalue=float(np.max(pv)) if eps is not None else float("nan"),
+                         smallest_tolerance=float(np.max(bounds)), estimate=float(estimate),
+                         spread_method=method, spreads=spreads, se_method=se,
+                         studies=tuple(studies), pairs=pairs)
+    object.__setattr__(result, "_inputs", inputs)  # the arrays behind confidence_interval()
+    return result

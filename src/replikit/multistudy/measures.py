@@ -485,7 +485,7 @@ class DominanceResult(Result):
 
 
 def dominance(a: StudyUtilities, b: StudyUtilities, *, names=("a", "b")) -> DominanceResult:
-    """Does rule ``a`` dominate rule ``b`` in absolute utility and replicability?
+    """Whether rule ``a`` dominates rule ``b`` in absolute utility and replicability.
 
     Parameters
     ----------
