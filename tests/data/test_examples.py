@@ -26,7 +26,7 @@ def test_anes_offline(no_network):
     assert ex.study.nunique() == 10
     assert sorted(ex.study.unique(), key=int)[0] == "1978"
     r2 = LinearRegression().fit(ex.X, ex.y).score(ex.X, ex.y)
-    assert 0.44 < r2 < 0.47  # the issue: "OLS R² about .45"
+    assert 0.44 < r2 < 0.47  # the documented "OLS R² about .45"
     assert not ex.X.isna().any().any() and ex.n_dropped > 0
     assert "ANES" in ex.citation or "American National Election" in ex.citation
 

@@ -230,10 +230,8 @@ def test_writers_never_overwrite_silently(tmp_path):
     s = Scores(scores_frame())
     for name in ("a.csv", "a.parquet"):
         s.write(tmp_path / name)
-        with pytest.raises(OutputExistsError, match="overwrite=True"):
+        with pytest.raises(OutputExistsError, match="`path`: .* pass `overwrite` to replace"):
             s.write(tmp_path / name)
-        with pytest.raises(FileExistsError, match="`--out`: .* pass --overwrite"):
-            s.write(tmp_path / name, name="--out", overwrite_option="--overwrite")
         s.write(tmp_path / name, overwrite=True)
         assert Scores.read(tmp_path / name) == s
         assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -21,13 +21,13 @@ def test_features_encoded_and_missing_rows_counted():
     assert d.task == "regression" and d.n_studies == 2
 
 
-def test_errors_name_option_and_list_columns():
-    with pytest.raises(DataError, match=r"`--target`: no column 'nope'.*available columns: x1, cat, site, y"):
-        dataset_from_frame(frame(), target="nope", target_option="--target")
+def test_errors_name_the_parameter_and_list_columns():
+    with pytest.raises(DataError, match=r"`target`: no column 'nope'.*available columns: x1, cat, site, y"):
+        dataset_from_frame(frame(), target="nope")
     with pytest.raises(DataError, match="`study`: no column 'place'"):
         dataset_from_frame(frame(), target="y", study="place")
-    with pytest.raises(DataError, match="`task`.*must be numeric for regression"):
-        dataset_from_frame(frame(), target="cat", task="regression", target_option="`task`")
+    with pytest.raises(DataError, match="`target`: column 'cat' must be numeric for regression"):
+        dataset_from_frame(frame(), target="cat", task="regression")
     one = frame().assign(site="only")
     with pytest.raises(DataError, match="holds 1 distinct study"):
         dataset_from_frame(one, target="y", study="site", min_studies=2)
@@ -45,7 +45,7 @@ def test_load_dataset_missing_file(tmp_path):
         load_dataset(tmp_path / "x.csv", target="y")
 
 
-# --- issue 13: ordinary data that used to fail or go silently wrong -------------------------
+# --- ordinary data that used to fail or go silently wrong -----------------------------------
 
 def test_string_class_labels_are_encoded_in_sorted_order():
     df = frame().assign(y=np.where(np.arange(40) % 3 == 0, "malignant", "benign"))
@@ -67,17 +67,16 @@ def test_integer_labels_0_to_k_kept_and_other_codes_encoded():
 
 def test_many_integer_values_flagged_and_task_overridable():
     df = frame().assign(y=np.arange(40) % 9)
-    d = dataset_from_frame(df, target="y", task_option="--task")
+    d = dataset_from_frame(df, target="y")
     assert d.task == "classification"
-    assert any("--task regression" in n for n in d.notes)
+    assert any("set `task` to regression" in n for n in d.notes)
     r = dataset_from_frame(df, target="y", task="regression")
     assert r.task == "regression" and r.y.dtype == float
 
 
 def test_constant_target_refused():
-    with pytest.raises(DataError, match=r"`--target`: column 'y' is constant"):
-        dataset_from_frame(frame().assign(y=3.0), target="y", target_option="--target",
-                           task="regression")
+    with pytest.raises(DataError, match=r"`target`: column 'y' is constant"):
+        dataset_from_frame(frame().assign(y=3.0), target="y", task="regression")
 
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e308])
@@ -88,8 +87,8 @@ def test_infinite_or_overflowing_values_refused(bad):
         dataset_from_frame(df, target="y")
     df = frame()
     df.loc[5, "y"] = bad
-    with pytest.raises(DataError, match="`--target`: column 'y'"):
-        dataset_from_frame(df, target="y", target_option="--target")
+    with pytest.raises(DataError, match="`target`: column 'y'"):
+        dataset_from_frame(df, target="y")
 
 
 def test_stray_text_in_numeric_column_refused_not_dummy_encoded():
@@ -115,8 +114,8 @@ def test_identifier_and_empty_columns_left_out_with_a_note():
 def test_duplicated_column_names_refused(tmp_path):
     path = tmp_path / "dup.csv"
     path.write_text("x,y,y\n1,2,3\n4,5,6\n7,8,9\n")
-    with pytest.raises(DataError, match=r"`--data`: column name\(s\) \['y'\] appear more than once"):
-        load_dataset(path, target="y", data_option="--data")
+    with pytest.raises(DataError, match=r"`data`: column name\(s\) \['y'\] appear more than once"):
+        load_dataset(path, target="y")
     df = pd.DataFrame([[1, 2, 3], [4, 5, 6]], columns=["x", "y", "y"])
     with pytest.raises(DataError, match="appear more than once"):
         dataset_from_frame(df, target="x")

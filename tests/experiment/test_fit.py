@@ -1,4 +1,5 @@
-"""The one fit path (experiment/fit.py): validation, the seeding rule, clone-seed-fit-predict."""
+"""The one fit path (experiment/fit.py): validation, the seeding rule, clone, set the random
+state, fit, predict."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def test_seeding_rule_only_fills_none():
     seeded = seed_estimator(pipe, 11)
     assert seeded.get_params()["randomforestregressor__random_state"] == 11
     fixed = seed_estimator(RandomForestRegressor(random_state=3), 11)
-    assert fixed.random_state == 3  # a seed the user fixed is kept
+    assert fixed.random_state == 3  # a random state the user fixed is kept
     state = np.random.RandomState(0)
     assert seed_estimator(RandomForestRegressor(random_state=state), 11).random_state is state
 
@@ -44,31 +45,31 @@ def test_fit_predict_clones_seeds_and_equals_a_manual_fit():
     X = rng.normal(size=(80, 3))
     y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
     rf = RandomForestClassifier(n_estimators=5)
-    out = fit_predict(rf, X[:60], y[:60], X[60:], seed=5, proba=True)
+    out = fit_predict(rf, X[:60], y[:60], X[60:], random_state=5, proba=True)
     assert not hasattr(rf, "estimators_")  # the caller's object is never fitted
     manual = RandomForestClassifier(n_estimators=5, random_state=5).fit(X[:60], y[:60])
     np.testing.assert_array_equal(out.y_pred, manual.predict(X[60:]))
     np.testing.assert_array_equal(out.proba, manual.predict_proba(X[60:]))
-    again = fit_predict(rf, X[:60], y[:60], X[60:], seed=5, proba=True)
+    again = fit_predict(rf, X[:60], y[:60], X[60:], random_state=5, proba=True)
     np.testing.assert_array_equal(out.proba, again.proba)
 
 
 def test_fit_predict_aligns_probabilities_to_all_classes():
     X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
     y = np.array(["b", "b", "c", "c", "b", "c"])
-    out = fit_predict(LogisticRegression(), X, y, X[:2], seed=0, proba=True,
+    out = fit_predict(LogisticRegression(), X, y, X[:2], random_state=0, proba=True,
                       classes=np.array(["a", "b", "c"]))
     assert out.classes.tolist() == ["a", "b", "c"]
     assert np.all(out.proba[:, 0] == 0) and np.allclose(out.proba.sum(axis=1), 1)
     ref = LogisticRegression().fit(X, y).predict_proba(X[:2])
     np.testing.assert_allclose(out.proba[:, 1:], ref)
     with pytest.raises(DataError, match="`classes`"):
-        fit_predict(LogisticRegression(), X, y, X[:2], seed=0, proba=True, classes=["b"])
+        fit_predict(LogisticRegression(), X, y, X[:2], random_state=0, proba=True, classes=["b"])
 
 
 def test_fit_predict_without_probabilities():
     X = np.arange(12.0).reshape(6, 2)
     y = np.array([0, 1, 0, 1, 0, 1])
-    out = fit_predict(SVC(), X, y, X, seed=0, proba=True)  # SVC(probability=False)
+    out = fit_predict(SVC(), X, y, X, random_state=0, proba=True)  # SVC(probability=False)
     assert out.proba is None and out.classes is None and out.y_pred.shape == (6,)
-    assert fit_predict(SVC(), X, y, X, seed=None).proba is None
+    assert fit_predict(SVC(), X, y, X, random_state=None).proba is None

@@ -80,5 +80,5 @@ def test_study_with_fewer_rows_than_folds_names_the_study():
     study = np.array(["big"] * 20 + ["tiny"] * 3)
     from sklearn.dummy import DummyRegressor
 
-    with pytest.raises(DataError, match=r"study 'tiny' \(3 rows\): `n_splits`=5 exceeds"):
+    with pytest.raises(DataError, match=r"study 'tiny' \(3 rows\): `n_folds`=5 exceeds"):
         run({"d": DummyRegressor()}, X, y, scheme="5", metrics="mse", study=study)

@@ -105,7 +105,7 @@ def test_dataframe_input_and_validation(clf_data):
         run({"lr": LogisticRegression()}, X, y[:-1], scheme="3", metrics="accuracy")
     with pytest.raises(ParameterError, match="`backend` must be one of"):
         run({"lr": LogisticRegression()}, X, y, scheme="3", metrics="accuracy", backend="spark")
-    with pytest.raises(ParameterError, match="a store needs a fixed int seed"):
+    with pytest.raises(ParameterError, match="a store needs a fixed int"):
         run({"lr": LogisticRegression()}, X, y, scheme="3", metrics="accuracy", store="x.duckdb")
 
 
@@ -195,7 +195,7 @@ def test_spawned_seed_sequences_seed_the_estimators_too():
         return res.predictions.frame["y_pred"].to_numpy()
 
     assert np.array_equal(preds(a), preds(np.random.SeedSequence(5).spawn(2)[0]))
-    assert not np.array_equal(preds(a), preds(b))  # resubstitution: only the seed differs
+    assert not np.array_equal(preds(a), preds(b))  # resubstitution: only the random state differs
 
 
 class _Noisy(RegressorMixin, BaseEstimator):

@@ -116,7 +116,7 @@ def test_bad_parameters():
         parse_scheme("weird")
     with pytest.raises(ParameterError, match="`test_size`"):
         HoldOut(1.5)
-    with pytest.raises(ParameterError, match="`n_splits` must be >= 2"):
+    with pytest.raises(ParameterError, match="`n_folds` must be >= 2"):
         RepeatedKFold(1)
     with pytest.raises(ParameterError, match="`rounding`"):
         HoldOut(0.3, rounding="round")

@@ -1,4 +1,4 @@
-"""The thread policy (issue 13 item 4, ``replikit._threads``) in the runner, the error
+"""The thread policy (``replikit._threads``) in the runner, the error
 estimates and the simulations: one BLAS thread around every fit and batched product, one BLAS
 and one OpenMP thread inside every joblib/Dask worker task, and the same numbers with or
 without the policy."""
@@ -81,7 +81,7 @@ def test_joblib_worker_tasks_have_one_blas_and_one_openmp_thread(tmp_path):
 def test_generic_error_estimates_in_workers_have_one_thread(tmp_path):
     log = tmp_path / "pools.jsonl"
     X, y = _data()
-    estimate_errors(Recorder(str(log)), X, y, methods=["kfold"], n_splits=4, random_state=0,
+    estimate_errors(Recorder(str(log)), X, y, methods=["kfold"], n_folds=4, random_state=0,
                     n_jobs=2)
     for pools in _pools(log):
         assert all(n == 1 for api, n in pools if api in ("blas", "openmp")), pools
@@ -145,7 +145,7 @@ def test_every_fit_path_has_one_openmp_thread(tmp_path):
     HistGradientBoostingRegressor(max_iter=2).fit(*_data())
     log = tmp_path / "pools.jsonl"
     X, y = _data()
-    estimate_errors(Recorder(str(log)), X, y, methods=["kfold"], n_splits=3, random_state=0,
+    estimate_errors(Recorder(str(log)), X, y, methods=["kfold"], n_folds=3, random_state=0,
                     fast=False)
     seen = _pools(log)
     assert seen

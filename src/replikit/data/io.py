@@ -69,19 +69,25 @@ def _check_unique_header(path: Path, sep: str, name: str) -> None:
 
 
 def read_frame(path: str | os.PathLike, *, table: str | None = None,
-               name: str = "path", dtype: dict | None = None) -> pd.DataFrame:
+               dtype: dict | None = None, **old) -> pd.DataFrame:
     """Read a CSV, TSV, Parquet file or a DuckDB table into a DataFrame.
 
     Parameters
     ----------
     path : path-like
-        The file. Its suffix picks the reader.
+        The file. Its suffix picks the reader (compressed CSVs count as CSV).
     table : str, optional
         For DuckDB files, the table to read; may be omitted when the file holds exactly one.
-    name : str
-        The parameter name used in error messages (e.g. ``"--data"``).
     dtype : dict, optional
         Column dtypes for the CSV reader.
+    **old
+        ``name`` (what errors used to call the file) is accepted until replikit 0.3, with a
+        FutureWarning; errors name `path` and `table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, with at least one row.
 
     Raises
     ------
@@ -89,7 +95,31 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
         The file does not exist or is empty.
     DataError
         The file cannot be parsed or has no rows.
+
+    See Also
+    --------
+    write_frame : The writer.
+    replikit.data.Scores.read : Reads and validates a Scores table.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "t.csv"
+    ...     _ = path.write_text("a,b\\n1,x\\n2,y\\n")
+    ...     read_frame(path)
+       a  b
+    0  1  x
+    1  2  y
     """
+    from ._shims import dropped
+
+    name = dropped(old, ("name",), "read_frame()").get("name", "path")
+    return _read(path, table, dtype, name)
+
+
+def _read(path, table, dtype, name: str) -> pd.DataFrame:
+    """:func:`read_frame`, its errors naming ``name`` (the caller's parameter)."""
     p = Path(path)
     fmt = file_format(p, name=name)
     if not p.exists():
@@ -138,8 +168,7 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
 
 
 def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | None = None,
-                overwrite: bool = False, name: str = "path",
-                overwrite_option: str | None = "overwrite=True") -> Path:
+                overwrite: bool = False, **old) -> Path:
     """Write ``frame`` to CSV, Parquet or a DuckDB table (by suffix of ``path``).
 
     Refuses to replace an existing file (CSV/Parquet) or table (DuckDB) unless ``overwrite``.
@@ -149,10 +178,23 @@ def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | No
 
     Parameters
     ----------
-    name : str
-        The parameter or flag named in messages (``'--out'``).
-    overwrite_option : str or None
-        How the caller says ``overwrite`` (``'--overwrite'`` on the command line).
+    frame : pandas.DataFrame
+        The table.
+    path : path-like
+        The file; its suffix picks the format.
+    table : str, optional
+        The table inside a DuckDB file (default ``'data'``).
+    overwrite : bool, default False
+        Replace an existing file or table.
+    **old
+        ``name`` and ``overwrite_option`` (how errors used to call the file and ``overwrite``)
+        are accepted until replikit 0.3, with a FutureWarning; errors name `path` and
+        `overwrite`.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
 
     Raises
     ------
@@ -160,7 +202,29 @@ def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | No
         The file or table exists and ``overwrite`` is false.
     OutputError
         The path cannot be written (a directory, no permission, not a DuckDB file, in use).
+
+    See Also
+    --------
+    read_frame : The reader.
+    replikit.data.Scores.write : Writes a Scores table.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     out = write_frame(pd.DataFrame({"a": [1, 2]}), pathlib.Path(d) / "t.parquet")
+    ...     read_frame(out)["a"].tolist()
+    [1, 2]
     """
+    from ._shims import dropped
+
+    given = dropped(old, ("name", "overwrite_option"), "write_frame()")
+    return _write(frame, path, table, overwrite, given.get("name", "path"),
+                  given.get("overwrite_option", "`overwrite`"))
+
+
+def _write(frame, path, table, overwrite: bool, name: str, overwrite_option: str | None) -> Path:
+    """:func:`write_frame`, its errors naming ``name`` and ``overwrite_option``."""
     from .._outputs import check_output_file, replace_hint, write_text_atomic
     from ..errors import OutputError, OutputExistsError
 

@@ -26,7 +26,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from ..errors import DataError, ParameterTypeError
-from .io import read_frame, write_frame
+from .io import _read, _write
 
 __all__ = ["Scores", "Predictions", "ColumnSpec"]
 
@@ -201,6 +201,13 @@ class _Table:
         return self._frame.copy()
 
     def to_frame(self) -> pd.DataFrame:
+        """The validated table (a copy).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The same as :attr:`frame`.
+        """
         return self.frame
 
     def __len__(self) -> int:
@@ -227,21 +234,52 @@ class _Table:
 
     @classmethod
     def read(cls, path: str | os.PathLike, *, table: str | None = None):
-        """Read a table from CSV, Parquet or a DuckDB file (table ``table``) and validate it."""
-        frame = read_frame(path, table=table, name="path", dtype=cls._CSV_DTYPES)
+        """Read a table from CSV, Parquet or a DuckDB file (table ``table``) and validate it.
+
+        Parameters
+        ----------
+        path : path-like
+            The file; its suffix picks the reader.
+        table : str, optional
+            The table inside a DuckDB file (may be left out when it holds one).
+
+        Returns
+        -------
+        Scores or Predictions
+            The validated table.
+        """
+        frame = _read(path, table, cls._CSV_DTYPES, "path")
         return cls(frame)
 
     def write(self, path: str | os.PathLike, *, table: str | None = None,
-              overwrite: bool = False, name: str = "path",
-              overwrite_option: str | None = "overwrite=True") -> Path:
+              overwrite: bool = False, **old) -> Path:
         """Write to CSV, Parquet or a DuckDB table (default name: ``scores``/``predictions``).
 
         An existing file (CSV/Parquet) or table (DuckDB) is replaced only with ``overwrite``;
-        messages name ``name`` and ``overwrite_option`` (the command line passes its flags).
-        See :func:`replikit.data.io.write_frame`.
+        messages name `path` and `overwrite`. See :func:`replikit.data.io.write_frame`.
+
+        Parameters
+        ----------
+        path : path-like
+            The file; its suffix picks the format.
+        table : str, optional
+            The table inside a DuckDB file.
+        overwrite : bool, default False
+            Replace an existing file or table.
+        **old
+            ``name`` and ``overwrite_option`` are accepted until replikit 0.3, with a
+            FutureWarning.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
         """
-        return write_frame(self._frame, path, table=table or self.NAME.lower(),
-                           overwrite=overwrite, name=name, overwrite_option=overwrite_option)
+        from ._shims import dropped
+
+        given = dropped(old, ("name", "overwrite_option"), f"{self.NAME}.write()")
+        return _write(self._frame, path, table or self.NAME.lower(), overwrite,
+                      given.get("name", "path"), given.get("overwrite_option", "`overwrite`"))
 
 
 class Scores(_Table):
@@ -259,6 +297,11 @@ class Scores(_Table):
     DataError
         A required column is missing, a column has the wrong dtype, ``value`` is missing or not
         finite, a key appears twice or the table is empty.
+
+    See Also
+    --------
+    Predictions : The out-of-sample predictions table.
+    replikit.experiment.run : Makes both.
 
     Examples
     --------
@@ -308,6 +351,20 @@ class Predictions(_Table):
     ------
     DataError
         As for :class:`Scores`; also a ``proba_*`` value outside [0, 1].
+
+    See Also
+    --------
+    Scores : The scores table.
+    replikit.experiment.run : Makes both.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> p = Predictions(pd.DataFrame({"study": "s", "model": "lr", "repeat": 0, "fold": 0,
+    ...                               "row": [0, 1], "y_true": [1, 0], "y_pred": [1, 1],
+    ...                               "proba_1": [0.8, 0.6]}))
+    >>> p.proba_columns, len(p)
+    (['proba_1'], 2)
     """
 
     NAME = "Predictions"

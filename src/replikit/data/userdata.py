@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
+from .._compat import renamed
 from .._validation import lookalike_labels
 from ..errors import DataError
-from .io import read_frame
+from ._shims import dropped
+from .io import _read
 
 __all__ = ["Dataset", "dataset_from_frame", "load_dataset", "infer_task"]
 
@@ -80,7 +82,23 @@ class Dataset:
 def infer_task(y: pd.Series) -> str:
     """``'classification'`` for booleans, text or categorical targets and for integer-valued
     targets with at most 10 distinct values (scikit-learn's ``type_of_target`` reading);
-    ``'regression'`` otherwise. Pass ``task=`` (``--task``) to override."""
+    ``'regression'`` otherwise. Pass ``task`` to :func:`dataset_from_frame` to override.
+
+    Parameters
+    ----------
+    y : pandas.Series
+        The target (missing values left out).
+
+    Returns
+    -------
+    str
+        ``'classification'`` or ``'regression'``.
+
+    Examples
+    --------
+    >>> infer_task(pd.Series([0, 1, 1])), infer_task(pd.Series([0.5, 1.2, 3.0]))
+    ('classification', 'regression')
+    """
     if ptypes.is_bool_dtype(y) or not ptypes.is_numeric_dtype(y):
         return "classification"
     values = y.to_numpy(dtype=float)
@@ -209,11 +227,12 @@ def _study_labels(col: pd.Series) -> pd.Series:
     return col.astype(str)
 
 
+_OPTIONS = ("target_option", "study_option", "task_option")
+
+
 def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = None,
                        features: list[str] | None = None, task: str | None = None,
-                       min_studies: int = 1, name: str = "data",
-                       target_option: str = "target", study_option: str = "study",
-                       task_option: str = "task") -> Dataset:
+                       min_studies: int = 1, name: str = "data", **old) -> Dataset:
     """Validate a user's table and split it into features, target and study labels.
 
     What is checked, and what is done (each recorded in ``Dataset.notes``):
@@ -228,15 +247,60 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
       order (``classes`` keeps the labels); for regression it must be numeric and not constant;
     - rows with a missing value in a used column are dropped and counted per column.
 
-    ``target_option``/``study_option``/``task_option`` name the parameters in messages (e.g.
-    ``--target`` on the command line).
+    Errors name the parameters (`target`, `study`, `task`, `features`); the command line shows
+    its flags instead.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The user's table.
+    target : str
+        The outcome column.
+    study : str, optional
+        The study column (its values become text labels).
+    features : list of str, optional
+        The feature columns (default: every other column).
+    task : {'regression', 'classification'}, optional
+        Default :func:`infer_task` of the target.
+    min_studies : int, default 1
+        The fewest distinct studies accepted.
+    name : str, default 'data'
+        What messages call the table (a file's name).
+    **old
+        ``target_option``, ``study_option`` and ``task_option`` (how errors used to name the
+        parameters) are accepted until replikit 0.3, with a FutureWarning.
+
+    Returns
+    -------
+    Dataset
+        Features, target, study labels and notes.
 
     Raises
     ------
     DataError
         Any of the checks above fails, the study column has fewer than ``min_studies`` studies,
         or no complete rows remain.
+
+    See Also
+    --------
+    load_dataset : Reads a file, then calls this.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": [0.1, 0.5, 0.2, 0.9],
+    ...                    "site": ["a", "a", "b", "b"]})
+    >>> ds = dataset_from_frame(df, target="y", study="site")
+    >>> ds.task, ds.n_studies, list(ds.X.columns)
+    ('regression', 2, ['x'])
     """
+    given = dropped(old, _OPTIONS, "dataset_from_frame()")
+    return _from_frame(frame, target, study, features, task, min_studies, name,
+                       given.get("target_option", "target"), given.get("study_option", "study"),
+                       given.get("task_option", "task"))
+
+
+def _from_frame(frame, target, study, features, task, min_studies, name, target_option,
+                study_option, task_option) -> Dataset:
     notes: list[str] = []
     dup = frame.columns[frame.columns.duplicated()].unique().tolist()
     if dup:
@@ -282,8 +346,8 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
         if task == "classification" and ptypes.is_numeric_dtype(y_raw) and \
                 y_raw.nunique() > 2:
             notes.append(f"target {target!r} has {y_raw.nunique()} distinct integer values: "
-                         f"treated as classification (say {task_option} regression if it is a "
-                         "score)")
+                         f"treated as classification (set `{task_option}` to regression if it "
+                         "is a score)")
     features = _prepare_features(frame, list(features), name, len(frame), notes)
     if not features:
         raise DataError(f"{name}: no usable feature column besides the target {target!r} "
@@ -330,12 +394,60 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
                    notes=tuple(notes))
 
 
-def load_dataset(path: str | os.PathLike, *, target: str, study: str | None = None,
-                 table: str | None = None, min_studies: int = 1, data_option: str = "data",
-                 **kwargs) -> Dataset:
-    """Read a CSV/Parquet/DuckDB file and validate it as in :func:`dataset_from_frame`."""
+@renamed(path="data")
+def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = None,
+                 table: str | None = None, min_studies: int = 1, task: str | None = None,
+                 features: list[str] | None = None, **old) -> Dataset:
+    """Read a CSV/Parquet/DuckDB file and validate it as in :func:`dataset_from_frame`.
+
+    Study labels are kept as written in a CSV file: ``'05'``, ``'5'`` and ``'5.0'`` are three
+    studies, not one number. Errors name the parameters (`data`, `table`, `target`, `study`,
+    `task`, `features`); the command line shows its flags instead.
+
+    Parameters
+    ----------
+    data : path-like
+        The file (its suffix picks the reader).
+    target : str
+        The outcome column.
+    study : str, optional
+        The study column.
+    table : str, optional
+        The table inside a DuckDB file.
+    min_studies : int, default 1
+        The fewest distinct studies accepted.
+    task : {'regression', 'classification'}, optional
+        Default :func:`infer_task` of the target.
+    features : list of str, optional
+        The feature columns (default: every other column).
+    **old
+        ``data_option``, ``target_option``, ``study_option`` and ``task_option`` (how errors
+        used to name the parameters) are accepted until replikit 0.3, with a FutureWarning.
+
+    Returns
+    -------
+    Dataset
+        Features, target, study labels and notes.
+
+    See Also
+    --------
+    dataset_from_frame : The same checks on a DataFrame.
+    replikit.data.read_frame : The reader.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = pathlib.Path(d) / "survey.csv"
+    ...     _ = path.write_text("x,y,year\\n1,0.5,05\\n2,0.7,05\\n3,0.2,5\\n4,0.9,5\\n")
+    ...     ds = load_dataset(path, target="y", study="year")
+    >>> ds.name, sorted(ds.study.unique())
+    ('survey.csv', ['05', '5'])
+    """
+    given = dropped(old, ("data_option", *_OPTIONS), "load_dataset()", stacklevel=4)
     # study labels as written: '05', '5' and '5.0' are three studies, not one number
     dtype = {study: str} if study is not None else None
-    frame = read_frame(path, table=table, name=data_option, dtype=dtype)
-    return dataset_from_frame(frame, target=target, study=study, min_studies=min_studies,
-                              name=os.path.basename(str(path)), **kwargs)
+    frame = _read(data, table, dtype, given.get("data_option", "data"))
+    return _from_frame(frame, target, study, features, task, min_studies,
+                       os.path.basename(str(data)), given.get("target_option", "target"),
+                       given.get("study_option", "study"), given.get("task_option", "task"))

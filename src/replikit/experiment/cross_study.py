@@ -6,14 +6,15 @@ The study labels are the ``groups`` of the run (not its ``study``: with ``study=
 runs a scheme *within* each study, while these schemes train on one study, or on parts of all
 of them, and test elsewhere).
 
-* :class:`CrossStudy` — Bernau et al. (2014), seed 001 sec. 7.4: train on all of study k, test on
-  every other study k' (the off-diagonal cells of the cross-study validation matrix); the
-  diagonal is K-fold cross-validation within study k.
+* :class:`CrossStudy` — Bernau et al. (2014), Parmigiani (2023) sec. 7.4: train on all of study
+  k, test on every other study k' (the off-diagonal cells of the cross-study validation
+  matrix); the diagonal is K-fold cross-validation within study k.
 * :class:`StudyHoldOut` — hold out a share of every study and train one rule on the rest of all
-  of them pooled: the fixed rule φ of seed 001 (sec. 3), which must not be trained on the units
-  used to assess it, then applied unchanged to the held-out units of every study.
+  of them pooled: the fixed rule φ of Parmigiani (2023, sec. 3), which must not be trained on
+  the units used to assess it, then applied unchanged to the held-out units of every study.
 
-Leave-one-study-out (seed 001, sec. 7.4) is :class:`~replikit.experiment.schemes.LeaveOneStudyOut`.
+Leave-one-study-out (Parmigiani (2023), sec. 7.4) is
+:class:`~replikit.experiment.schemes.LeaveOneStudyOut`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._compat import renamed_fields
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
 from .schemes import Scheme, SplitBlock
@@ -45,13 +47,14 @@ def _labels(groups, name: str) -> tuple[np.ndarray, np.ndarray]:
 class StudyPlan:
     """What :class:`CrossStudy` does with one training study.
 
-    Attributes
+    Parameters
     ----------
     study : object
         The label (as in ``groups``).
     repeat : int
         Its position in the sorted labels: the ``repeat`` number of its splits.
     n_rows : int
+        Its rows.
     trained : bool
         Whether a learner is trained on it (fold 0). Not for a study of one row, nor (with
         ``stratify``) for a study holding a single class — no classifier can be trained there.
@@ -62,6 +65,16 @@ class StudyPlan:
         fall in one unstratified fold).
     stratified : bool
         Whether those folds are stratified by class.
+
+    See Also
+    --------
+    CrossStudy.plan : Makes one per study.
+
+    Examples
+    --------
+    >>> s = np.repeat(["a", "b"], [4, 1])
+    >>> [(p.study, p.trained, p.n_folds) for p in CrossStudy(2).plan(groups=s)]
+    [('a', True, 2), ('b', False, 0)]
     """
 
     study: object
@@ -72,25 +85,26 @@ class StudyPlan:
     stratified: bool
 
 
+@renamed_fields(n_splits="n_folds")
 class CrossStudy(Scheme):
-    """Cross-study validation (Bernau et al. 2014; seed 001, sec. 7.4).
+    """Cross-study validation (Bernau et al. (2014) [1]_; Parmigiani (2023) [2]_, sec. 7.4).
 
     For every study k (``groups`` labels, in sorted order): train on all of study k and test on
-    the rows of every other study; then ``n_splits``-fold cross-validation within study k.
+    the rows of every other study; then ``n_folds``-fold cross-validation within study k.
     Scored per test study, the first gives the off-diagonal cells ``m(φ_k; S_k')`` of the
     cross-study validation matrix; the pooled out-of-fold predictions of the second give its
     diagonal.
 
     Parameters
     ----------
-    n_splits : int >= 2 or None
+    n_folds : int >= 2 or None, default 5
         Folds of the within-study cross-validation. A study with fewer rows gets one fold per
         row (leave-one-out). ``None``: no within-study cross-validation (fold 0 only).
-    in_sample : bool
+    in_sample : bool, default False
         Fold 0 also tests the training study's own rows — the in-sample predictions of the
         single-study learners that multi-study stacking combines (Patil & Parmigiani 2018;
-        seed 001 sec. 7.6).
-    stratify : bool
+        Parmigiani (2023), sec. 7.6).
+    stratify : bool, default False
         ``y`` holds class labels: a study with a single class is not trained on (its splits are
         left out, it is still tested); within-study folds are stratified when every class of the
         study has at least 2 rows and some class at least ``n_splits``; a study's within-study
@@ -98,14 +112,27 @@ class CrossStudy(Scheme):
     random_state : None, int or Generator
         Shuffles the within-study folds (the runner passes its own stream).
 
+    See Also
+    --------
+    LeaveOneStudyOut : Train on all studies but one.
+    StudyHoldOut : A hold-out within every study.
+
     Notes
     -----
     Splits are numbered by training study: ``repeat`` r is the r-th label of
     ``numpy.unique(groups)``; ``fold`` 0 trains on all of it and tests on every other study
     (every study, its own included, with ``in_sample``); folds ``1..n`` are its within-study
-    cross-validation. :meth:`plan` says, per study, what is
-    done and why. Each study's folds are shuffled from its own seed (one draw per study, in
-    label order), so leaving a study out of training does not change the others' folds.
+    cross-validation. :meth:`plan` says, per study, what is done and why. Each study's folds
+    are shuffled from its own random integer (one draw per study, in label order), so leaving
+    a study out of training does not change the others' folds.
+
+    References
+    ----------
+    .. [1] Bernau, C., Riester, M., Boulesteix, A., Parmigiani, G., Huttenhower, C., Waldron, L.
+       & Trippa, L. (2014). Cross-Study Validation for the Assessment of Prediction
+       Algorithms. Bioinformatics, 30(12), i105–i112. https://doi.org/10.1093/bioinformatics/btu279
+    .. [2] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------
@@ -116,19 +143,31 @@ class CrossStudy(Scheme):
     [(0, 0, 4, 8), (0, 1, 2, 2), (0, 2, 2, 2)]
     """
 
-    def __init__(self, n_splits=5, in_sample=False, stratify=False, random_state=None):
-        self.n_splits = None if n_splits is None else check_int(n_splits, "n_splits",
-                                                                 min_value=2)
+    def __init__(self, n_folds=5, in_sample=False, stratify=False, random_state=None):
+        self.n_folds = None if n_folds is None else check_int(n_folds, "n_folds", min_value=2)
         self.in_sample = bool(in_sample)
         self.stratify = bool(stratify)
         self.random_state = random_state
 
     @property
     def randomized(self) -> bool:  # type: ignore[override]
-        return self.n_splits is not None
+        return self.n_folds is not None
 
     def plan(self, y=None, groups=None) -> list[StudyPlan]:
-        """One :class:`StudyPlan` per study (sorted labels), before any split is drawn."""
+        """One :class:`StudyPlan` per study (sorted labels), before any split is drawn.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,), optional
+            Class labels (needed with ``stratify``).
+        groups : array-like of shape (n_samples,)
+            Study labels.
+
+        Returns
+        -------
+        list of StudyPlan
+            One per study.
+        """
         labels, codes = _labels(groups, "cross-study validation")
         y_arr = None if y is None else np.asarray(y)
         if self.stratify and y_arr is None:
@@ -139,7 +178,7 @@ class CrossStudy(Scheme):
             n = idx.size
             trained = n >= 2
             stratified = False
-            n_folds = min(self.n_splits, n) if trained and self.n_splits else 0
+            n_folds = min(self.n_folds, n) if trained and self.n_folds else 0
             if self.stratify and trained:
                 _, counts = np.unique(y_arr[idx], return_counts=True)
                 if counts.size < 2:
@@ -201,17 +240,28 @@ class StudyHoldOut(Scheme):
 
     Within each study (``groups`` label) ``ceil(n_k · test_size)`` rows are drawn at random
     without replacement as test rows; the training set is every other row of every study. With
-    ``test_size=0.5`` this is the half split of seed 001's fixed rule φ (sec. 3): trained once,
-    on data other than the units it is assessed on, then applied unchanged to the held-out
-    units of every study.
+    ``test_size=0.5`` this is the half split of the fixed rule φ of Parmigiani (2023) [1]_
+    (sec. 3): trained once, on data other than the units it is assessed on, then applied
+    unchanged to the held-out units of every study.
 
     Parameters
     ----------
-    test_size : float in (0, 1)
+    test_size : float in (0, 1), default 0.5
         Share of each study's rows held out (rounded up: a study of one row is all test).
-    n_repeats : int
+    n_repeats : int, default 1
         Independent draws (``repeat`` 0..n_repeats-1, ``fold`` 0).
     random_state : None, int or Generator
+        The scheme's own random stream (the runner passes its own).
+
+    See Also
+    --------
+    CrossStudy : Train on one study, test on each other.
+    LeaveOneStudyOut : Train on all studies but one.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
 
     Examples
     --------

@@ -1,12 +1,14 @@
-"""One fit path for every model fit in replikit: validate, clone, seed, fit, predict.
+"""One fit path for every model fit in replikit: validate, clone, set the random state, fit,
+predict.
 
-**The seeding rule** (the only one in replikit). A fit gets an integer *task seed* from the run's
-root seed and a stable task key (:func:`replikit._random.task_int_seed`). The estimator is
-``clone``\\ d — the caller's object is never fitted — and every ``random_state`` parameter of
-the clone, nested ones included (``rf__random_state`` in a Pipeline), that is ``None`` gets the
-task seed. A ``random_state`` the user fixed (an int or a ``RandomState``) is kept as given. So
-a run is reproducible from its own ``random_state`` alone, bit-identical whatever the backend or
-worker count, and a user who pins an estimator's seed gets exactly that estimator.
+**The seeding rule** (the only one in replikit). A fit gets an integer *task random state* from
+the run's root random state and a stable task key (:func:`replikit._random.task_int_seed`). The
+estimator is ``clone``\\ d — the caller's object is never fitted — and every ``random_state``
+parameter of the clone, nested ones included (``rf__random_state`` in a Pipeline), that is
+``None`` gets the task's integer. A ``random_state`` the user fixed (an int or a
+``RandomState``) is kept as given. So a run is reproducible from its own ``random_state``
+alone, bit-identical whatever the backend or worker count, and a user who pins an estimator's
+random state gets exactly that estimator.
 
 :func:`fit_predict` applies the rule and is what the runner's tasks (:func:`replikit.experiment.run`)
 and the generic path of the resampling error estimates call; the batched fast paths solve the
@@ -20,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from .._compat import renamed
 from .._threads import fit_limits
 from ..errors import DataError
+from ..results import Result
 
 __all__ = ["check_Xy", "seed_estimator", "fit_predict", "FitPrediction"]
 
@@ -33,8 +37,11 @@ def check_Xy(X, y, *, min_rows: int = 1):
     Parameters
     ----------
     X : array-like or DataFrame of shape (n_samples, n_features)
+        Features.
     y : array-like or Series of shape (n_samples,)
+        Outcome.
     min_rows : int, default 1
+        The fewest rows accepted.
 
     Returns
     -------
@@ -47,6 +54,10 @@ def check_Xy(X, y, *, min_rows: int = 1):
     ------
     DataError
         Naming `X` or `y`, what was expected and what was got.
+
+    See Also
+    --------
+    fit_predict : The fit these inputs go to.
 
     Examples
     --------
@@ -71,20 +82,30 @@ def check_Xy(X, y, *, min_rows: int = 1):
     return Xc, ya
 
 
-def seed_estimator(est, seed: int):
-    """Give every ``random_state`` parameter of ``est`` that is ``None`` the integer ``seed``.
+@renamed(seed="random_state")
+def seed_estimator(est, random_state: int):
+    """Give every ``random_state`` parameter of ``est`` that is ``None`` the integer
+    ``random_state``.
 
     Nested parameters (``step__random_state`` of a Pipeline or a meta-estimator) are included;
-    a seed the user fixed is kept. ``est`` is changed in place and returned — pass a clone.
+    a random state the user fixed is kept. ``est`` is changed in place and returned — pass a
+    clone. This is the one seeding rule of replikit (see the module docstring).
 
     Parameters
     ----------
     est : scikit-learn estimator
-    seed : int
+        The estimator (a clone: it is changed in place).
+    random_state : int
+        The task's integer, given to every ``random_state`` parameter that is ``None``.
 
     Returns
     -------
-    est
+    estimator
+        ``est`` itself.
+
+    See Also
+    --------
+    fit_predict : Clones, applies this rule, fits and predicts.
 
     Examples
     --------
@@ -95,7 +116,7 @@ def seed_estimator(est, seed: int):
     1
     """
     params = est.get_params(deep=True)
-    updates = {k: seed for k, v in params.items()
+    updates = {k: random_state for k, v in params.items()
                if (k == "random_state" or k.endswith("__random_state")) and v is None}
     if updates:
         est.set_params(**updates)
@@ -103,19 +124,34 @@ def seed_estimator(est, seed: int):
 
 
 @dataclass(frozen=True)
-class FitPrediction:
-    """What :func:`fit_predict` returns.
+class FitPrediction(Result):
+    """What :func:`fit_predict` returns: the fitted clone and its predictions of the test rows.
 
     Attributes
     ----------
     estimator : fitted clone
         The seeded, fitted clone (for scorers that need the estimator).
     y_pred : ndarray of shape (n_test,)
+        Predicted outcomes of the test rows.
     proba : ndarray of shape (n_test, n_classes) or None
         Predicted probabilities, columns in the order of ``classes``; ``None`` when not asked
         for or when the estimator has no ``predict_proba``.
     classes : ndarray or None
         The column labels of ``proba``.
+
+    See Also
+    --------
+    fit_predict : Makes it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> X = np.array([[0.0], [1.0], [2.0]]); y = np.array([0.0, 1.0, 2.0])
+    >>> fit_predict(LinearRegression(), X, y, X[:2], random_state=0).to_frame().round(6)
+       y_pred
+    0     0.0
+    1     1.0
     """
 
     estimator: Any
@@ -123,21 +159,61 @@ class FitPrediction:
     proba: np.ndarray | None
     classes: np.ndarray | None
 
+    @property
+    def title(self) -> str:
+        """The estimator's class and the number of test rows."""
+        return f"Predictions of {type(self.estimator).__name__} ({len(self.y_pred):,} rows)"
 
-def fit_predict(estimator, X_train, y_train, X_test, *, seed: int | None, proba: bool = False,
-                classes=None) -> FitPrediction:
-    """Clone ``estimator``, seed it (the rule of this module), fit it on the training rows and
-    predict the test rows.
+    def to_frame(self):
+        """One row per test row: ``y_pred`` and a ``proba_<class>`` column per class.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The predictions.
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame({"y_pred": self.y_pred})
+        if self.proba is not None:
+            labels = self.classes if self.classes is not None else range(self.proba.shape[1])
+            for j, c in enumerate(labels):
+                frame[f"proba_{c}"] = self.proba[:, j]
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """The estimator's parameters as text and the predictions in JSON types.
+
+        Returns
+        -------
+        dict
+            ``estimator, y_pred, proba, classes``.
+        """
+        from ..results import to_jsonable
+
+        return {"estimator": repr(self.estimator), "y_pred": to_jsonable(self.y_pred),
+                "proba": to_jsonable(self.proba), "classes": to_jsonable(self.classes)}
+
+
+@renamed(seed="random_state")
+def fit_predict(estimator, X_train, y_train, X_test, *, random_state: int | None = None,
+                proba: bool = False, classes=None) -> FitPrediction:
+    """Clone ``estimator``, give it the task's random state (the rule of this module), fit it
+    on the training rows and predict the test rows.
 
     Parameters
     ----------
     estimator : scikit-learn estimator
         Never fitted in place.
-    X_train, y_train : training rows (repeat a row to give it weight, as a bootstrap does)
-    X_test : test rows
-    seed : int or None
-        The task seed for ``random_state`` parameters that are ``None``; ``None`` leaves the
-        clone unseeded.
+    X_train : array-like or DataFrame of shape (n_train, n_features)
+        Training rows (repeat a row to give it weight, as a bootstrap does).
+    y_train : array-like of shape (n_train,)
+        Their outcomes.
+    X_test : array-like or DataFrame of shape (n_test, n_features)
+        Test rows.
+    random_state : int or None, default None
+        The task's integer for ``random_state`` parameters that are ``None``; ``None`` leaves
+        the clone as it is.
     proba : bool, default False
         Also return ``predict_proba`` of the test rows (when the estimator has it).
     classes : array-like, optional
@@ -148,18 +224,24 @@ def fit_predict(estimator, X_train, y_train, X_test, *, seed: int | None, proba:
     Returns
     -------
     FitPrediction
+        The fitted clone, its predictions and probabilities.
 
     Raises
     ------
     ValueError
         scikit-learn's own error when the fit or prediction fails (the caller adds where).
 
+    See Also
+    --------
+    seed_estimator : The seeding rule.
+    replikit.experiment.run : Every task of a scheme is one call of this function.
+
     Examples
     --------
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array(["a", "a", "b", "b"])
-    >>> out = fit_predict(LogisticRegression(), X, y, X[:1], seed=0, proba=True,
+    >>> out = fit_predict(LogisticRegression(), X, y, X[:1], random_state=0, proba=True,
     ...                   classes=["a", "b", "c"])
     >>> out.y_pred.tolist(), out.proba.shape, float(out.proba[0, 2])
     (['a'], (1, 3), 0.0)
@@ -167,8 +249,8 @@ def fit_predict(estimator, X_train, y_train, X_test, *, seed: int | None, proba:
     from sklearn.base import clone
 
     est = clone(estimator)
-    if seed is not None:
-        seed_estimator(est, int(seed))
+    if random_state is not None:
+        seed_estimator(est, int(random_state))
     with fit_limits():  # the thread policy: one BLAS and one OpenMP thread per fit
         est.fit(X_train, y_train)
         y_pred = np.asarray(est.predict(X_test))

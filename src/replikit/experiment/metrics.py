@@ -16,8 +16,9 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["METRIC_LABELS", "metric_label", "primary_metric", "METRICS", "HIGHER_IS_BETTER", "NEEDS_PROBA", "CLASSIFICATION_METRICS",
-           "check_metrics", "compute_metric", "needs_proba", "higher_is_better"]
+__all__ = ["METRIC_LABELS", "metric_label", "primary_metric", "METRICS", "HIGHER_IS_BETTER",
+           "NEEDS_PROBA", "CLASSIFICATION_METRICS", "check_metrics", "compute_metric",
+           "needs_proba", "higher_is_better"]
 
 
 def _r2(y, p, proba, classes):
@@ -102,6 +103,21 @@ def higher_is_better(metric: str) -> bool:
     Any other name is a scikit-learn scorer, which is always higher-is-better (scikit-learn
     negates its losses: ``'neg_mean_squared_error'``).
 
+    Parameters
+    ----------
+    metric : str
+        A built-in metric or a scikit-learn scorer name.
+
+    Returns
+    -------
+    bool
+        True when larger is better.
+
+    See Also
+    --------
+    primary_metric : The metric a report's headlines are about.
+    metric_label : A metric's name in words.
+
     Examples
     --------
     >>> higher_is_better("roc_auc"), higher_is_better("log_loss")
@@ -113,7 +129,35 @@ def higher_is_better(metric: str) -> bool:
 
 
 def check_metrics(metrics, task: str | None = None) -> list[str]:
-    """Normalise ``metrics`` (a name, a comma-separated text or a list) and check each name."""
+    """Normalise ``metrics`` (a name, a comma-separated text or a list) and check each name.
+
+    Parameters
+    ----------
+    metrics : str or list of str
+        Built-in metrics (:data:`METRICS`) or scikit-learn scorer names.
+    task : {'classification', 'regression'}, optional
+        With ``'regression'``, classification metrics are refused.
+
+    Returns
+    -------
+    list of str
+        The names, in order.
+
+    Raises
+    ------
+    ParameterError
+        No name, an unknown name, a name given twice, or a metric that does not fit the task;
+        the message names `metrics`.
+
+    See Also
+    --------
+    compute_metric : The value of a metric on one test set.
+
+    Examples
+    --------
+    >>> check_metrics("r2, mse", "regression")
+    ['r2', 'mse']
+    """
     from sklearn.metrics import get_scorer_names
 
     if isinstance(metrics, str):
@@ -137,7 +181,40 @@ def check_metrics(metrics, task: str | None = None) -> list[str]:
 
 
 def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=None, X_test=None):
-    """Value of metric ``name`` on one test set."""
+    """Value of metric ``name`` on one test set.
+
+    Parameters
+    ----------
+    name : str
+        A built-in metric or a scikit-learn scorer name.
+    y_true : array-like of shape (n_test,)
+        Observed outcomes.
+    y_pred : array-like of shape (n_test,)
+        Predicted outcomes.
+    proba : ndarray of shape (n_test, n_classes), optional
+        Predicted probabilities (``log_loss`` and ``roc_auc`` need them).
+    classes : array-like, optional
+        The column labels of ``proba``.
+    estimator : fitted estimator, optional
+        For a scikit-learn scorer.
+    X_test : array-like, optional
+        For a scikit-learn scorer.
+
+    Returns
+    -------
+    float
+        The metric's value.
+
+    See Also
+    --------
+    check_metrics : Checks the names before any fit.
+    higher_is_better : The metric's direction.
+
+    Examples
+    --------
+    >>> compute_metric("accuracy", [0, 1, 1], [0, 1, 0])
+    0.6666666666666666
+    """
     if name in METRICS:
         if name in NEEDS_PROBA and proba is None:
             raise ParameterError(f"`metrics`: {name!r} needs predicted probabilities; the model "
@@ -157,7 +234,27 @@ METRIC_LABELS = {"r2": "R²", "r2_corr": "R² (squared correlation)", "roc_auc":
 
 
 def metric_label(metric: str) -> str:
-    """How a metric is named in sentences and tables (``'roc_auc'`` → ``'ROC AUC'``)."""
+    """How a metric is named in sentences and tables (``'roc_auc'`` → ``'ROC AUC'``).
+
+    Parameters
+    ----------
+    metric : str
+        A metric name.
+
+    Returns
+    -------
+    str
+        Its name in words (the name itself when replikit has none).
+
+    See Also
+    --------
+    primary_metric : The metric a report's headlines are about.
+
+    Examples
+    --------
+    >>> metric_label("roc_auc"), metric_label("neg_log_loss")
+    ('ROC AUC', 'neg_log_loss')
+    """
     return METRIC_LABELS.get(metric, metric)
 
 
@@ -171,6 +268,27 @@ def primary_metric(task: str, n_classes: int = 0, models: dict | None = None) ->
     - more classes: balanced accuracy (the mean recall over classes; chance is 1/K).
 
     Plain accuracy is never chosen: with 14% cases, always predicting "no case" is 86% accurate.
+
+    Parameters
+    ----------
+    task : {'classification', 'regression'}
+        The task.
+    n_classes : int, default 0
+        Classes of a classification target.
+    models : dict of str -> estimator, optional
+        The models (whether each has ``predict_proba``).
+
+    Returns
+    -------
+    metric : str
+        The metric's name.
+    rule : str
+        Why it was chosen, in words.
+
+    See Also
+    --------
+    higher_is_better : The metric's direction.
+    metric_label : Its name in words.
 
     Examples
     --------

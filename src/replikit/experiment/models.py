@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .._compat import renamed
 from ..errors import ParameterError
 
 __all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models", "DEFAULT_MODELS",
@@ -201,71 +202,152 @@ def _literal(text: str):
 def model_from_path(spec: str, params: dict | None = None):
     """An estimator from ``'module:Class'`` (e.g. ``'sklearn.svm:SVC'``) and keyword params.
 
-    Only importing a module and looking up an attribute; no string is evaluated.
+    Only importing a module and looking up an attribute; no string is evaluated. Errors name
+    `model` and `param`, the parameters of :func:`models_from_options`.
     """
     import importlib
 
     if ":" not in spec:
-        raise ParameterError(f"`--model`: expected NAME=module:Class; got {spec!r}.")
+        raise ParameterError(f"`model`: expected NAME=module:Class; got {spec!r}.")
     module_name, cls_name = spec.split(":", 1)
     try:
         cls = getattr(importlib.import_module(module_name), cls_name)
     except (ImportError, AttributeError) as exc:
-        raise ParameterError(f"`--model`: cannot import {spec!r} ({exc}).") from None
+        raise ParameterError(f"`model`: cannot import {spec!r} ({exc}).") from None
     from sklearn.base import BaseEstimator
 
     if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
-        raise ParameterError(f"`--model`: {spec!r} is not a scikit-learn estimator class "
+        raise ParameterError(f"`model`: {spec!r} is not a scikit-learn estimator class "
                              "(a subclass of sklearn.base.BaseEstimator).")
     try:
         est = cls(**(params or {}))
     except TypeError as exc:
-        raise ParameterError(f"`--param`: bad parameters for {spec!r}: {exc}.") from None
+        raise ParameterError(f"`param`: bad parameters for {spec!r}: {exc}.") from None
     if not (hasattr(est, "fit") and hasattr(est, "predict")):
-        raise ParameterError(f"`--model`: {spec!r} is not an estimator with fit and predict.")
+        raise ParameterError(f"`model`: {spec!r} is not an estimator with fit and predict.")
     return est
 
 
 def parse_model_options(models: list[str], params: list[str]) -> dict[str, object]:
-    """``['svc=sklearn.svm:SVC']`` and ``['svc.C=10', 'svc.kernel=linear']`` -> estimators."""
+    """``['svc=sklearn.svm:SVC']`` and ``['svc.C=10', 'svc.kernel=linear']`` -> estimators.
+
+    Errors name `model` and `param`, the parameters of :func:`models_from_options`.
+    """
     specs: dict[str, str] = {}
     for m in models:
         name, sep, path = m.partition("=")
         if not sep or not name.strip():
-            raise ParameterError(f"`--model`: expected NAME=module:Class; got {m!r}.")
+            raise ParameterError(f"`model`: expected NAME=module:Class; got {m!r}.")
         specs[name.strip()] = path.strip()
     kwargs: dict[str, dict] = {n: {} for n in specs}
     for p in params:
         key, sep, value = p.partition("=")
         name, dot, param = key.partition(".")
         if not sep or not dot or name not in specs:
-            raise ParameterError(f"`--param`: expected NAME.key=value for a model named with "
-                                 f"--model ({', '.join(specs) or 'none'}); got {p!r}.")
+            raise ParameterError(f"`param`: expected NAME.key=value for a model named with "
+                                 f"`model` ({', '.join(specs) or 'none'}); got {p!r}.")
         kwargs[name][param] = _literal(value)
     return {n: model_from_path(specs[n], kwargs[n]) for n in specs}
 
 
-def make_model(alias: str, task: str, *, option: str = "models"):
-    """A fresh estimator for ``alias`` (see :data:`MODEL_ALIASES`) and ``task``."""
+def _make(alias: str, task: str, name: str):
     if alias not in MODEL_ALIASES:
         raise ParameterError(
-            f"`{option}`: unknown model {alias!r}; choose from {', '.join(MODEL_ALIASES)}."
+            f"`{name}`: unknown model {alias!r}; choose from {', '.join(MODEL_ALIASES)}."
         )
     try:
         return MODEL_ALIASES[alias](task)
     except ParameterError as exc:
-        raise ParameterError(str(exc).replace("`models`", f"`{option}`")) from None
+        raise ParameterError(str(exc).replace("`models`", f"`{name}`")) from None
 
 
-def make_models(spec: str | list[str], task: str, *, option: str = "models") -> dict[str, object]:
-    """``'lr,rf'`` or ``['lr', 'rf']`` -> ``{'lr': ..., 'rf': ...}``."""
-    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
+@renamed(alias="model")
+def make_model(model: str, task: str, **old):
+    """A fresh, unfitted estimator for a model alias (see :data:`MODEL_ALIASES`) and a task.
+
+    Parameters
+    ----------
+    model : str
+        The alias: ``lr``, ``ridge``, ``lasso``, ``enet``, ``lda``, ``rf``, ``gb``, ``svm``,
+        ``mlp``, ``knn``, ``tree`` or ``dummy``.
+    task : {'classification', 'regression'}
+        The task.
+    **old
+        ``option`` (the name errors used to give the alias) is accepted until replikit 0.3,
+        with a FutureWarning.
+
+    Returns
+    -------
+    estimator
+        A scikit-learn estimator (scale-sensitive models behind a ``StandardScaler``).
+
+    Raises
+    ------
+    ParameterError
+        An unknown alias, or a classifier alias (``lda``) for a continuous target; the message
+        names `model`.
+
+    See Also
+    --------
+    make_models : Several aliases at once.
+    default_models : The audit's default line-up.
+
+    Examples
+    --------
+    >>> make_model("ridge", "regression")
+    Pipeline(steps=[('standardscaler', StandardScaler()), ('ridge', Ridge())])
+    """
+    from ..data._shims import dropped
+
+    name = dropped(old, ("option",), "make_model()").get("option", "model")
+    return _make(model, task, name)
+
+
+@renamed(spec="models")
+def make_models(models: str | list[str], task: str, **old) -> dict[str, object]:
+    """Estimators for several model aliases: ``'lr,rf'`` or ``['lr', 'rf']`` ->
+    ``{'lr': ..., 'rf': ...}``.
+
+    Parameters
+    ----------
+    models : str or list of str
+        Comma-separated aliases (see :func:`make_model`), each at most once.
+    task : {'classification', 'regression'}
+        The task.
+    **old
+        ``option`` (the name errors used to give the aliases) is accepted until replikit 0.3,
+        with a FutureWarning.
+
+    Returns
+    -------
+    dict of str -> estimator
+        Alias -> a fresh, unfitted estimator, in the order given.
+
+    Raises
+    ------
+    ParameterError
+        No alias, an alias named twice or an unknown one; the message names `models`.
+
+    See Also
+    --------
+    make_model : One alias.
+    default_models : The audit's default line-up.
+
+    Examples
+    --------
+    >>> list(make_models("lr,dummy", "classification"))
+    ['lr', 'dummy']
+    """
+    from ..data._shims import dropped
+
+    option = dropped(old, ("option",), "make_models()").get("option", "models")
+    names = [s.strip() for s in models.split(",")] if isinstance(models, str) else list(models)
     names = [n for n in names if n]
     if not names:
         raise ParameterError(f"`{option}`: give at least one model alias.")
     if len(set(names)) != len(names):
         raise ParameterError(f"`{option}`: a model is named twice in {names}.")
-    return {n: make_model(n, task, option=option) for n in names}
+    return {n: _make(n, task, option) for n in names}
 
 
 #: The audit's default line-up: a linear model, the lasso, a random forest, gradient boosting,
@@ -280,6 +362,22 @@ def default_models(task: str, *, quick: bool = False) -> dict[str, object]:
     :data:`QUICK_MODELS` when ``quick`` (a preview: a linear model, a random forest and the
     baseline).
 
+    Parameters
+    ----------
+    task : {'classification', 'regression'}
+        The task.
+    quick : bool, default False
+        The short line-up.
+
+    Returns
+    -------
+    dict of str -> estimator
+        Alias -> a fresh, unfitted estimator.
+
+    See Also
+    --------
+    make_models : Any aliases.
+
     Examples
     --------
     >>> list(default_models("regression"))
@@ -292,19 +390,21 @@ def default_models(task: str, *, quick: bool = False) -> dict[str, object]:
 
 def models_from_options(models: str | None, model: list[str] | None, param: list[str] | None,
                         task: str) -> dict[str, object]:
-    """Estimators named on the command line: ``--models`` aliases plus ``--model NAME=module:Class``
-    (with ``--param NAME.key=value``), as ``replikit run`` and ``replikit compare`` read them.
+    """Estimators named as on the command line: ``models`` aliases plus ``model``
+    ``NAME=module:Class`` entries (with ``param`` ``NAME.key=value`` entries), as
+    ``replikit run`` and ``replikit compare`` read their ``--models``, ``--model`` and
+    ``--param`` flags. Errors name `models`, `model` and `param`.
 
     Returns an empty dict when neither is given (the caller picks its default).
     """
-    chosen = make_models(models, task, option="--models") if models is not None else {}
+    chosen = make_models(models, task) if models is not None else {}
     if model:
         extra = parse_model_options(model, param or [])
         clash = set(extra) & set(chosen)
         if clash:
-            raise ParameterError(f"`--model`: name(s) {sorted(clash)} also given in --models.")
+            raise ParameterError(f"`model`: name(s) {sorted(clash)} also given in `models`.")
         chosen.update(extra)
     elif param:
-        raise ParameterError("`--param` applies to models given with --model.")
+        raise ParameterError("`param` applies to models given with `model`.")
     return chosen
 

@@ -3,10 +3,11 @@
 Every (model, study, repeat, fold) is one task. A task's randomness comes from
 ``task_seed_sequence(root, key)`` (``replikit._random``), so results are bit-identical whatever
 the backend (serial, joblib processes, Dask distributed) and the number of workers. All models
-see the same splits (paired designs need it). Each task is one :func:`replikit.experiment.fit.fit_predict`
-call, so the one seeding rule of :mod:`replikit.experiment.fit` applies: estimators are cloned,
-and ``random_state`` parameters that are ``None`` get the task's integer seed (a seed the user
-fixed is kept), so a run is reproducible from its own ``random_state`` alone.
+see the same splits (paired designs need it). Each task is one
+:func:`replikit.experiment.fit.fit_predict` call, so the one seeding rule of
+:mod:`replikit.experiment.fit` applies: estimators are cloned, and ``random_state`` parameters
+that are ``None`` get the task's integer (a random state the user fixed is kept), so a run is
+reproducible from its own ``random_state`` alone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .._threads import fit_limits, worker_limits
 from .._validation import check_choice, check_int
 from ..data.tables import Predictions, Scores
 from ..errors import DataError, ModelFitError, ParameterError, ParameterTypeError, ReplikitError
+from ..results import Result
 from .fit import check_Xy, fit_predict
 from .metrics import check_metrics, compute_metric, needs_proba
 from .schemes import Scheme, as_scheme
@@ -38,8 +40,8 @@ BACKENDS = ("serial", "joblib", "dask")
 
 
 @dataclass(frozen=True)
-class RunResult:
-    """What :func:`run` returns.
+class RunResult(Result):
+    """What :func:`run` returns: the Scores and Predictions tables and how they were made.
 
     Attributes
     ----------
@@ -49,18 +51,78 @@ class RunResult:
         Out-of-sample predictions (``row`` = 0-based position in ``X``), ``proba_<class>``
         columns for classifiers with ``predict_proba``.
     provenance : dict
-        Versions, root seed entropy, scheme, model parameters, data fingerprint, timings.
+        Versions, the root random state's entropy, scheme, model parameters, data fingerprint,
+        timings.
+
+    See Also
+    --------
+    run : Makes it.
+    replikit.data.Scores : The scores table.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 2)); y = X[:, 0]
+    >>> res = run({"ols": LinearRegression()}, X, y, scheme="5x2", metrics="mse",
+    ...           random_state=0)
+    >>> res.summary()[["model", "metric", "n"]]
+      model metric   n
+    0   ols    mse  10
     """
 
     scores: Scores
     predictions: Predictions | None
     provenance: dict = field(default_factory=dict)
 
+    @property
+    def title(self) -> str:
+        """The scheme and the number of tasks in a line."""
+        n = self.provenance.get("n_tasks")
+        scheme = self.provenance.get("scheme", "")
+        return f"Run of {scheme}" + (f": {n:,} fits" if isinstance(n, int) else "")
+
     def summary(self) -> pd.DataFrame:
-        """Mean, SD and count of each metric per model (and study)."""
+        """Mean, SD and count of each metric per model (and study).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``study, model, metric, mean, sd, n``.
+        """
         f = self.scores.frame
         return (f.groupby(["study", "model", "metric"], sort=False)["value"]
                 .agg(mean="mean", sd="std", n="size").reset_index())
+
+    def to_frame(self) -> pd.DataFrame:
+        """The Scores table (one row per study, model, repeat, fold and metric).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``scores.frame``.
+        """
+        return self.scores.frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """Scores, predictions and provenance in JSON types.
+
+        Returns
+        -------
+        dict
+            ``scores`` and ``predictions`` as lists of records (``None`` without
+            predictions), ``provenance`` as a dict.
+        """
+        from ..results import to_jsonable
+
+        return {"scores": to_jsonable(self.scores.frame),
+                "predictions": (None if self.predictions is None
+                                else to_jsonable(self.predictions.frame)),
+                "provenance": to_jsonable(self.provenance)}
+
+    def __str__(self) -> str:
+        summary = self.summary().to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        return f"{self.title}\n{summary}"
 
 
 @dataclass(frozen=True)
@@ -298,16 +360,41 @@ def _check_nan(frame: pd.DataFrame) -> None:
 
 
 def study_split_rng(random_state, study) -> np.random.Generator:
-    """The random stream from which :func:`run` draws the splits of ``study`` (``'all'`` when
-    the run has no study labels), for code that must reproduce those splits — e.g. a batched
-    fast path that fits on the runner's own splits."""
+    """The random stream from which :func:`run` draws the splits of ``study``.
+
+    For code that must reproduce those splits — e.g. a batched fast path that fits on the
+    runner's own splits.
+
+    Parameters
+    ----------
+    random_state : None, int, Generator or numpy.random.SeedSequence
+        The run's ``random_state`` (or its root sequence).
+    study : object
+        The study label (``'all'`` when the run has no study labels).
+
+    Returns
+    -------
+    numpy.random.Generator
+        The stream ``run`` passes to the scheme for that study.
+
+    See Also
+    --------
+    run : Draws each study's splits from this stream.
+
+    Examples
+    --------
+    >>> a = study_split_rng(0, "all").integers(0, 10**6)
+    >>> b = study_split_rng(0, "all").integers(0, 10**6)
+    >>> bool(a == b)
+    True
+    """
     root = random_state if isinstance(random_state, np.random.SeedSequence) else \
         root_seed_sequence(random_state)
     return np.random.default_rng(task_seed_sequence(root, ("split", str(study))))
 
 
 def _execute(task: _Task, estimator, X, ya, settings: _Settings):
-    """Fit and evaluate one task (one :func:`fit_predict` call under the task's seed); returns
+    """Fit and evaluate one task (one :func:`fit_predict` call under the task's integer); returns
     its metric values and (optionally) predictions, probabilities aligned to the run's
     classes."""
     t0 = time.perf_counter()
@@ -319,8 +406,8 @@ def _execute(task: _Task, estimator, X, ya, settings: _Settings):
     y_train, y_test = ya[task.train], ya[task.test]
     want_proba = return_predictions or any(map(needs_proba, metrics))
     try:
-        fitted = fit_predict(estimator, X_train, y_train, X_test, seed=seed, proba=want_proba,
-                             classes=settings.classes)
+        fitted = fit_predict(estimator, X_train, y_train, X_test, random_state=seed,
+                             proba=want_proba, classes=settings.classes)
     except ReplikitError:
         raise
     except ValueError as exc:  # scikit-learn's message says what the data lack
@@ -462,10 +549,13 @@ def _iter_joblib(tasks, models, X, ya, settings, n_jobs) -> Iterator:
 SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
 
 
-def connect_scheduler(address: str, *, option: str = "client",
-                      timeout: float = SCHEDULER_TIMEOUT):
+def connect_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT, **old):
     """A ``dask.distributed.Client`` for the scheduler at ``address``, or one clear
-    :class:`~replikit.errors.ParameterError` naming ``option`` after ``timeout`` seconds."""
+    :class:`~replikit.errors.ParameterError` naming `client` (the parameter of :func:`run`)
+    after ``timeout`` seconds."""
+    from ..data._shims import dropped
+
+    option = dropped(old, ("option",), "connect_scheduler()").get("option", "client")
     try:
         from dask.distributed import Client
     except ImportError:
@@ -511,16 +601,20 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     models : dict of str -> estimator
         scikit-learn estimators (cloned per task, never fitted in place).
     X : array-like or DataFrame of shape (n_samples, n_features)
+        Features.
     y : array-like of shape (n_samples,)
+        Outcome.
     scheme : Scheme, str or scikit-learn splitter
-        E.g. ``RepeatedKFold(10, 10)``, ``"10x10"``, ``"5x2"``, ``"bootstrap:200"``.
+        E.g. ``RepeatedKFold(10, 10)``, ``"10x10"``, ``"5x2"``, ``"bootstrap:200"``
+        (:func:`parse_scheme` reads the text).
     metrics : str or list of str
         Built-ins of :mod:`replikit.experiment.metrics` or scikit-learn scorer names.
     study : array-like of shape (n_samples,), optional
         With study labels, the scheme runs within each study.
     groups : array-like, optional
         Group labels passed to the scheme (e.g. for leave-one-study-out).
-    backend : {'serial', 'joblib', 'dask'}
+    backend : {'serial', 'joblib', 'dask'}, default 'serial'
+        Where the tasks run; the numbers do not depend on it.
     n_jobs : int, optional
         Workers for joblib (processes) or a local Dask cluster.
     client : dask.distributed.Client or str, optional
@@ -530,26 +624,43 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         A DuckDB file of replikit's own (see :mod:`replikit.experiment.store`): each finished
         task is committed at once and a re-run resumes. A file holding other tables, a
         non-DuckDB file, or a store open in another process is refused.
-    clear_store : bool
+    clear_store : bool, default False
         Delete the results in ``store`` (replikit's tables only) and start afresh; needed when
         the store holds a different run specification.
     random_state : None, int or Generator
-        Root of every task's seed. A store needs a fixed int.
-    return_predictions : bool
-    progress : bool
+        Root of every task's random state. A store needs a fixed int.
+    return_predictions : bool, default True
+        Keep the out-of-sample predictions (``RunResult.predictions``).
+    progress : bool, default False
         A rich progress bar on stderr.
 
     Returns
     -------
     RunResult
+        The Scores and Predictions tables and the run's provenance.
+
+    See Also
+    --------
+    parse_scheme : Schemes from short texts such as ``'10x10'``.
+    fit_predict : What each task calls.
+    replikit.resampling.estimate_errors : Error estimates by batched fits of the same schemes.
 
     Notes
     -----
-    Schemes follow seed 003 (eqs. 3–7) and seed 002 (5×2). The per-task seed depends only on the
-    root and the key (model, study, repeat, fold), so the result does not depend on the backend,
-    the worker count or the order in which tasks finish. Threads follow
-    :mod:`replikit._threads`: one BLAS thread around each fit; in joblib and Dask workers also
-    one OpenMP thread.
+    The schemes follow Etherington & Lieske (2019, eqs. 3–7) and Dietterich (1998, the 5×2
+    design). A task's random state depends only on the root and the key (model, study,
+    repeat, fold), so the result does not depend on the backend, the worker count or the order
+    in which tasks finish. Threads follow :mod:`replikit._threads`: one BLAS thread around each
+    fit; in joblib and Dask workers also one OpenMP thread.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Dietterich, T. G. (1998). Approximate Statistical Tests for Comparing Supervised
+       Classification Learning Algorithms. Neural Computation, 10(7), 1895–1923.
+       https://doi.org/10.1162/089976698300017197
 
     Examples
     --------
@@ -569,7 +680,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     if n_jobs is not None and not (isinstance(n_jobs, (int, np.integer)) and n_jobs == -1):
         n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
     if store is not None and not isinstance(random_state, (int, np.integer)):
-        raise ParameterError("`random_state`: a store needs a fixed int seed so that a re-run "
+        raise ParameterError("`random_state`: a store needs a fixed int so that a re-run "
                              f"can resume; got {random_state!r}.")
     root = root_seed_sequence(random_state)
     entropy = root.entropy
@@ -582,7 +693,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         "models": {k: _model_params(v) for k, v in models.items()},
         "random_state": str(entropy), "return_predictions": bool(return_predictions),
     }
-    if root.spawn_key:  # a spawned child sequence is another run (absent for plain seeds)
+    if root.spawn_key:  # a spawned child sequence is another run (absent for plain ints)
         spec["spawn_key"] = [int(k) for k in root.spawn_key]
     spec_hash = hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=16).hexdigest()
     results: dict[tuple, _TaskOutput] = {}

@@ -18,10 +18,10 @@ matrices is the r-th split of ``iter_splits``, whose training index array lists 
 passes a per-study stream). Splits are drawn in blocks of at most about four million cells, so
 memory stays bounded however many splits there are.
 
-The schemes follow the resampling estimators of Etherington & Lieske's replication of Verbyla &
-Litvaitis (seed 003, eqs. 3–7): resubstitution, hold-out with H repeats and test share p,
-K-fold (K = n is leave-one-out), bootstrap with out-of-bag test sets; plus Dietterich's 5×2
-design (seed 002) and leave-one-study-out (seed 001, sec. 7.4).
+The schemes follow the resampling estimators of Etherington & Lieske (2019), a replication of
+Verbyla & Litvaitis (1989), eqs. 3–7: resubstitution, hold-out with H repeats and test share p,
+K-fold (K = n is leave-one-out), bootstrap with out-of-bag test sets; plus the 5×2 design of
+Dietterich (1998) and leave-one-study-out (Parmigiani (2023), sec. 7.4).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._compat import renamed_fields
 from .._random import check_random_state
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, ParameterError
@@ -48,6 +49,31 @@ _MAX_REDRAWS = 10_000
 
 
 class Split(NamedTuple):
+    """One split of a scheme, with the numbers the Scores table needs.
+
+    Parameters
+    ----------
+    repeat : int
+        The repeat (or, for cross-study validation, the training study) it belongs to.
+    fold : int
+        Its number within the repeat.
+    train : ndarray of int
+        Training rows; a row is listed as often as its weight (a bootstrap draw).
+    test : ndarray of int
+        Test rows.
+
+    See Also
+    --------
+    SplitBlock : Consecutive splits as matrices.
+    Scheme.iter_splits : Yields these.
+
+    Examples
+    --------
+    >>> sp = next(RepeatedKFold(2, random_state=0).iter_splits(np.zeros((4, 1))))
+    >>> sp.repeat, sp.fold, len(sp.train), len(sp.test)
+    (0, 0, 2, 2)
+    """
+
     repeat: int
     fold: int
     train: np.ndarray
@@ -55,9 +81,33 @@ class Split(NamedTuple):
 
 
 class SplitBlock(NamedTuple):
-    """Consecutive splits as matrices: ``weights`` (m, n) float, ``test`` (m, n) bool, with
-    their ``repeat`` and ``fold`` numbers. A :class:`Scheme` subclass yields these from
-    ``_blocks`` (or single splits from ``_iter``)."""
+    """Consecutive splits as matrices, as a :class:`Scheme` subclass yields them from
+    ``_blocks`` (or single splits from ``_iter``).
+
+    Parameters
+    ----------
+    repeat : ndarray of int, shape (m,)
+        The repeat of each split.
+    fold : ndarray of int, shape (m,)
+        The fold of each split.
+    weights : ndarray of float, shape (m, n)
+        Times each row is in each split's training set.
+    test : ndarray of bool, shape (m, n)
+        The rows each split tests.
+    counts : bool, default False
+        Whether the weights may exceed 1 (bootstrap counts).
+
+    See Also
+    --------
+    Split : One split as index arrays.
+    Scheme.masks : Every split of a scheme as two matrices.
+
+    Examples
+    --------
+    >>> block = SplitBlock(np.array([0]), np.array([0]), np.ones((1, 3)), np.ones((1, 3), bool))
+    >>> block.weights.shape, bool(block.test.all())
+    ((1, 3), True)
+    """
 
     repeat: np.ndarray
     fold: np.ndarray
@@ -77,7 +127,7 @@ def _rows_per_block(n: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# split matrices from drawn orders and indices (shared with the seed-003 simulation)
+# split matrices from drawn orders and indices (shared with simulate_resampling)
 # --------------------------------------------------------------------------------------------
 
 def _fold_ids(order: np.ndarray, n_splits: int) -> np.ndarray:
@@ -178,10 +228,32 @@ def _class_codes(y) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 class Scheme:
-    """Base class. Subclasses implement ``get_n_splits`` and either ``_iter(n, y, groups, rng)``
-    (yield :class:`Split` records; the matrices of :meth:`masks` are built from them) or
+    """Base of replikit's resampling schemes: a scikit-learn splitter that also numbers its
+    splits and gives them as weight/mask matrices.
+
+    Subclasses implement ``get_n_splits`` and either ``_iter(n, y, groups, rng)`` (yield
+    :class:`Split` records; the matrices of :meth:`masks` are built from them) or
     ``_blocks(n, y, groups, rng)`` (yield blocks of weight/mask matrices, for vectorised
-    draws; the index arrays of :meth:`iter_splits` are read off them)."""
+    draws; the index arrays of :meth:`iter_splits` are read off them).
+
+    See Also
+    --------
+    RepeatedKFold : K-fold cross-validation, repeated.
+    Bootstrap : Bootstrap resamples with out-of-bag test sets.
+    replikit.experiment.run : Fits every split of a scheme.
+
+    Examples
+    --------
+    >>> class FirstHalf(Scheme):
+    ...     randomized = False
+    ...     def get_n_splits(self, X=None, y=None, groups=None):
+    ...         return 1
+    ...     def _iter(self, n, y, groups, rng):
+    ...         yield Split(0, 0, np.arange(n // 2), np.arange(n // 2, n))
+    >>> W, T = FirstHalf().masks(4)
+    >>> W.tolist(), T.tolist()
+    ([[1.0, 1.0, 0.0, 0.0]], [[False, False, True, True]])
+    """
 
     randomized = True
 
@@ -191,7 +263,24 @@ class Scheme:
 
     def iter_splits(self, X, y=None, groups=None, random_state=None) -> Iterator[Split]:
         """The splits of the rows of ``X`` as :class:`Split` records (repeat, fold, train,
-        test); a training array lists a row as often as its weight."""
+        test); a training array lists a row as often as its weight.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, ...)
+            The rows (only their number is used by replikit's schemes).
+        y : array-like of shape (n_samples,), optional
+            Outcome (stratification and redraw rules).
+        groups : array-like of shape (n_samples,), optional
+            Group labels (leave-one-study-out, cross-study validation).
+        random_state : None, int or Generator, optional
+            Overrides the scheme's own.
+
+        Yields
+        ------
+        Split
+            One split at a time.
+        """
         n = _n_samples(X)
         if n < 2:
             raise DataError(f"`X` must have at least 2 rows to resample; got {n}.")
@@ -254,6 +343,8 @@ class Scheme:
         return W, T
 
     def split(self, X, y=None, groups=None):
+        """``(train, test)`` index arrays of every split, as a scikit-learn splitter yields
+        them (drawn with the scheme's own ``random_state``)."""
         for s in self.iter_splits(X, y, groups):
             yield s.train, s.test
 
@@ -292,7 +383,31 @@ def _from_test(test: np.ndarray, repeat, fold) -> SplitBlock:
 
 
 class Resubstitution(Scheme):
-    """Train and test on all rows: the apparent (resubstitution) error, seed 003 eq. 3."""
+    """Train and test on all rows: the apparent (resubstitution) error.
+
+    Eq. 3 of Etherington & Lieske (2019) [1]_ and Verbyla & Litvaitis (1989) [2]_; optimistic,
+    shown to measure the optimism of the other estimates.
+
+    See Also
+    --------
+    HoldOut : Random train/test splits.
+    RepeatedKFold : K-fold cross-validation.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+
+    Examples
+    --------
+    >>> W, T = Resubstitution().masks(3)
+    >>> W.tolist(), T.tolist()
+    ([[1.0, 1.0, 1.0]], [[True, True, True]])
+    """
 
     randomized = False
 
@@ -304,27 +419,50 @@ class Resubstitution(Scheme):
 
 
 class HoldOut(Scheme):
-    """H repeated random hold-outs with test share ``p`` (seed 003 eq. 4).
+    """H repeated random hold-outs with test share ``p`` (eq. 4 of Etherington & Lieske (2019)
+    [1]_ and Verbyla & Litvaitis (1989) [2]_).
 
     Parameters
     ----------
-    test_size : float in (0, 1)
+    test_size : float in (0, 1), default 0.33
         Share p of rows in the test set.
-    n_repeats : int
+    n_repeats : int, default 1
         Number H of independent hold-outs.
-    stratify : bool
+    stratify : bool, default False
         Keep class proportions (needs ``y``).
-    rounding : {'ceil', 'floor'}
+    rounding : {'ceil', 'floor'}, default 'ceil'
         Test rows ``ceil(n p)`` (scikit-learn's rule, the default) or ``floor(n p)`` (the
-        ``int(n*p)`` of the ReScience code of seed 003).
-    redraw_all_zero : bool
-        Redraw a split whose training labels are all 0 (what seed 003's code does for hold-out).
+        ``int(n*p)`` of Etherington & Lieske's code).
+    redraw_all_zero : bool, default False
+        Redraw a split whose training labels are all 0 (what Etherington & Lieske's code does
+        for hold-out).
     random_state : None, int or Generator
+        The scheme's own random stream (the runner passes its own).
+
+    See Also
+    --------
+    RepeatedKFold : Every row tested once per repeat.
+    Bootstrap : Resamples with replacement.
 
     Notes
     -----
     A split's test rows are the first ``n_test`` of a random permutation of the rows (a
     stratified split takes each class's share from a permutation of that class).
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+
+    Examples
+    --------
+    >>> W, T = HoldOut(0.25, 3).masks(8, random_state=0)
+    >>> T.sum(axis=1).tolist()
+    [2, 2, 2]
     """
 
     def __init__(self, test_size=0.33, n_repeats=1, stratify=False, rounding="ceil",
@@ -346,6 +484,18 @@ class HoldOut(Scheme):
 
         Raises :class:`~replikit.errors.DataError` unless there is at least one test row and
         ``min_train`` training rows.
+
+        Parameters
+        ----------
+        n : int
+            Rows in the data.
+        min_train : int, default 1
+            The fewest training rows accepted.
+
+        Returns
+        -------
+        int
+            The number of test rows.
 
         Examples
         --------
@@ -404,28 +554,54 @@ def _stratified_sample(y, k, rng):
     return np.sort(np.concatenate(chosen))
 
 
+@renamed_fields(n_splits="n_folds")
 class RepeatedKFold(Scheme):
-    """K-fold cross-validation repeated R times (seed 003 eq. 5; K = n is leave-one-out).
+    """K-fold cross-validation repeated R times (eq. 5 of Etherington & Lieske (2019) [1]_ and
+    Verbyla & Litvaitis (1989) [2]_; K = n is leave-one-out).
 
     Parameters
     ----------
-    n_splits : int >= 2
-    n_repeats : int >= 1
-    stratify : bool
+    n_folds : int >= 2, default 10
+        K, the number of folds.
+    n_repeats : int >= 1, default 1
+        R, the number of independent partitions.
+    stratify : bool, default False
         Stratified folds (scikit-learn's StratifiedKFold rule; needs ``y``).
-    shuffle : bool
+    shuffle : bool, default True
         Shuffle before splitting (each repeat reshuffles); without shuffling, repeats coincide.
     random_state : None, int or Generator
+        The scheme's own random stream (the runner passes its own).
+
+    See Also
+    --------
+    LeaveOneOut : K = n.
+    FiveByTwo : Five repeats of 2-fold cross-validation.
+    HoldOut : Random train/test splits.
 
     Notes
     -----
-    Each repeat draws one integer seed from the stream; the folds are then those of
-    scikit-learn's ``KFold(shuffle=True, random_state=seed)`` (contiguous folds of a shuffled
-    order, the first ``n % K`` one row larger) or ``StratifiedKFold``.
+    Each repeat draws one integer from the stream; the folds are then those of scikit-learn's
+    ``KFold(shuffle=True, random_state=<that integer>)`` (contiguous folds of a shuffled order,
+    the first ``n % K`` one row larger) or ``StratifiedKFold``.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+
+    Examples
+    --------
+    >>> W, T = RepeatedKFold(3, 2).masks(6, random_state=0)
+    >>> T.shape, T.sum(axis=0).tolist()  # every row tested once per repeat
+    ((6, 6), [2, 2, 2, 2, 2, 2])
     """
 
-    def __init__(self, n_splits=10, n_repeats=1, stratify=False, shuffle=True, random_state=None):
-        self.n_splits = check_int(n_splits, "n_splits", min_value=2)
+    def __init__(self, n_folds=10, n_repeats=1, stratify=False, shuffle=True, random_state=None):
+        self.n_folds = check_int(n_folds, "n_folds", min_value=2)
         self.n_repeats = check_int(n_repeats, "n_repeats", min_value=1)
         self.stratify = bool(stratify)
         self.shuffle = bool(shuffle)
@@ -436,26 +612,26 @@ class RepeatedKFold(Scheme):
         return self.shuffle
 
     def get_n_splits(self, X=None, y=None, groups=None) -> int:
-        return self.n_splits * self.n_repeats
+        return self.n_folds * self.n_repeats
 
     def _fold_of_rows(self, n, y, seed) -> np.ndarray:
         if not self.stratify:
             order = (np.random.RandomState(seed).permutation(n) if self.shuffle
                      else np.arange(n))
-            return _fold_ids(order, self.n_splits)
+            return _fold_ids(order, self.n_folds)
         from sklearn.model_selection import StratifiedKFold
 
         fold = np.empty(n, np.int64)
-        splitter = StratifiedKFold(n_splits=self.n_splits, shuffle=self.shuffle,
+        splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=self.shuffle,
                                    random_state=seed)
         for f, (_, test) in enumerate(splitter.split(np.zeros((n, 1)), y)):
             fold[test] = f
         return fold
 
     def _blocks(self, n, y, groups, rng):
-        K = self.n_splits
+        K = self.n_folds
         if K > n:
-            raise DataError(f"`n_splits`={K} exceeds the number of rows ({n}).")
+            raise DataError(f"`n_folds`={K} exceeds the number of rows ({n}).")
         if self.stratify and y is None:
             raise ParameterError("`stratify=True` needs `y`.")
         step = _rows_per_block(n)
@@ -468,15 +644,60 @@ class RepeatedKFold(Scheme):
 
 
 class FiveByTwo(RepeatedKFold):
-    """Five repetitions of 2-fold cross-validation (Dietterich 1998; seed 002)."""
+    """Five repetitions of 2-fold cross-validation: the design of Dietterich's (1998) [1]_ 5×2
+    tests.
+
+    Parameters
+    ----------
+    stratify : bool, default False
+        Stratified folds (needs ``y``).
+    random_state : None, int or Generator
+        The scheme's own random stream (the runner passes its own).
+
+    See Also
+    --------
+    RepeatedKFold : Any K and number of repeats.
+
+    References
+    ----------
+    .. [1] Dietterich, T. G. (1998). Approximate Statistical Tests for Comparing Supervised
+       Classification Learning Algorithms. Neural Computation, 10(7), 1895–1923.
+       https://doi.org/10.1162/089976698300017197
+
+    Examples
+    --------
+    >>> FiveByTwo().get_n_splits()
+    10
+    """
 
     def __init__(self, stratify=False, random_state=None):
-        super().__init__(n_splits=2, n_repeats=5, stratify=stratify, shuffle=True,
+        super().__init__(n_folds=2, n_repeats=5, stratify=stratify, shuffle=True,
                          random_state=random_state)
 
 
 class LeaveOneOut(Scheme):
-    """Leave-one-out: K-fold with K = n (the jackknife setting of seed 003 eq. 5)."""
+    """Leave-one-out: K-fold with K = n (the jackknife setting of eq. 5 of Etherington & Lieske
+    (2019) [1]_ and Verbyla & Litvaitis (1989) [2]_).
+
+    See Also
+    --------
+    RepeatedKFold : K < n folds.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+
+    Examples
+    --------
+    >>> W, T = LeaveOneOut().masks(3)
+    >>> T.astype(int).tolist()
+    [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    """
 
     randomized = False
 
@@ -495,22 +716,48 @@ class LeaveOneOut(Scheme):
 
 
 class Bootstrap(Scheme):
-    """Bootstrap resamples; the test set of each is its out-of-bag rows (seed 003 eqs. 6–7).
+    """Bootstrap resamples; the test set of each is its out-of-bag rows (eqs. 6–7 of
+    Etherington & Lieske (2019) [1]_; Efron & Tibshirani (1997) [3]_).
 
     Parameters
     ----------
-    n_resamples : int
+    n_resamples : int, default 200
         Number of bootstrap resamples.
-    redraw_single_class : bool
-        Redraw a resample whose training labels are a single class (as seed 003's replication
-        does, so that LDA can be fitted). Resamples with no out-of-bag row are always redrawn.
+    redraw_single_class : bool, default False
+        Redraw a resample whose training labels are a single class (as Etherington & Lieske's
+        replication does, so that LDA can be fitted). Resamples with no out-of-bag row are
+        always redrawn.
     random_state : None, int or Generator
+        The scheme's own random stream (the runner passes its own).
+
+    See Also
+    --------
+    HoldOut : Random splits without replacement.
+    replikit.resampling.estimate_error : The bootstrap error estimates (eqs. 6, 7, .632+).
 
     Notes
     -----
     A resample is n draws with replacement; its training weights are the counts
     (:func:`bootstrap_weights`) and its training index array repeats a row as often as it was
     drawn.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+    .. [3] Efron, B. & Tibshirani, R. (1997). Improvements on Cross-Validation: The .632+
+       Bootstrap Method. Journal of the American Statistical Association, 92(438), 548–560.
+       https://doi.org/10.1080/01621459.1997.10474007
+
+    Examples
+    --------
+    >>> W, T = Bootstrap(4).masks(5, random_state=0)
+    >>> W.sum(axis=1).tolist(), bool(((W == 0) == T).all())
+    ([5.0, 5.0, 5.0, 5.0], True)
     """
 
     def __init__(self, n_resamples=200, redraw_single_class=False, random_state=None):
@@ -553,9 +800,25 @@ class Bootstrap(Scheme):
 
 
 class LeaveOneStudyOut(Scheme):
-    """Train on all studies but one, test on the one left out (seed 001, sec. 7.4).
+    """Train on all studies but one, test on the one left out (Parmigiani (2023) [1]_, sec. 7.4).
 
     Needs ``groups`` (the study labels); fold ``i`` leaves out the i-th study in sorted order.
+
+    See Also
+    --------
+    CrossStudy : Train on one study, test on each other.
+    StudyHoldOut : A hold-out within every study.
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+
+    Examples
+    --------
+    >>> W, T = LeaveOneStudyOut().masks(4, groups=np.array(["a", "a", "b", "b"]))
+    >>> T.astype(int).tolist()
+    [[1, 1, 0, 0], [0, 0, 1, 1]]
     """
 
     randomized = False
@@ -584,6 +847,21 @@ class SklearnScheme(Scheme):
     The splitter's own ``random_state`` is used (the runner cannot reseed it). Its training
     index arrays are passed on unchanged (order and repeats included); the weight matrix counts
     how often each row appears in them.
+
+    Parameters
+    ----------
+    splitter : scikit-learn splitter
+        Anything with ``split(X, y, groups)`` and ``get_n_splits(X, y, groups)``.
+
+    See Also
+    --------
+    RepeatedKFold : replikit's own K-fold, reseeded by the runner.
+
+    Examples
+    --------
+    >>> from sklearn.model_selection import KFold
+    >>> [len(sp.test) for sp in SklearnScheme(KFold(3)).iter_splits(np.zeros((6, 1)))]
+    [2, 2, 2]
     """
 
     def __init__(self, splitter):
@@ -609,15 +887,52 @@ _SPEC_HELP = ("'10x10' (K-fold x repeats), '10' or 'kfold:10', '5x2', 'loo', 'bo
               "'holdout:0.33x200', 'resub', 'loso'")
 
 
-def parse_scheme(spec: str, *, stratify: bool = False, random_state=None,
-                 option: str = "scheme") -> Scheme:
+def parse_scheme(spec: str, *, stratify: bool = False, random_state=None, **old) -> Scheme:
     """Build a scheme from a short text (as on the command line).
 
     ``'10x10'`` → ``RepeatedKFold(10, 10)``; ``'10'``/``'kfold:10'`` → one 10-fold;
     ``'5x2'`` → :class:`FiveByTwo`; ``'loo'``; ``'bootstrap:200'``; ``'holdout:0.33x200'``
-    (share 0.33, 200 repeats); ``'resub'``; ``'loso'`` (leave one study out). ``option`` is the
-    name used in error messages (``'--scheme'`` on the command line).
+    (share 0.33, 200 repeats); ``'resub'``; ``'loso'`` (leave one study out). Errors name the
+    parameter `scheme` (the argument of :func:`~replikit.experiment.run` this text is for).
+
+    Parameters
+    ----------
+    spec : str or Scheme
+        The text (a :class:`Scheme` is returned as it is).
+    stratify : bool, default False
+        Stratified folds and hold-outs; for the bootstrap, resamples of a single class are
+        redrawn.
+    random_state : None, int or Generator
+        The scheme's own random stream.
+    **old
+        ``option`` (the name errors used to give the text) is accepted until replikit 0.3,
+        with a FutureWarning.
+
+    Returns
+    -------
+    Scheme
+        The scheme.
+
+    Raises
+    ------
+    ParameterError
+        The text cannot be read, or names a scheme with impossible settings.
+
+    See Also
+    --------
+    RepeatedKFold, HoldOut, Bootstrap : The schemes it builds.
+    replikit.experiment.run : Takes the text directly.
+
+    Examples
+    --------
+    >>> parse_scheme("10x5")
+    RepeatedKFold(n_folds=10, n_repeats=5, stratify=False, shuffle=True, random_state=None)
+    >>> parse_scheme("bootstrap:50").n_resamples
+    50
     """
+    from ..data._shims import dropped
+
+    option = dropped(old, ("option",), "parse_scheme()").get("option", "scheme")
     if isinstance(spec, Scheme):
         return spec
     if not isinstance(spec, str):
@@ -671,6 +986,26 @@ def subsample(y, rows: int, *, stratify: bool = False, random_state=None) -> np.
 
     With ``stratify``, every class keeps its share of the rows, rounded, and at least 2 rows
     (or all of them when it has fewer), so a rare class survives the draw.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The outcome (class labels with ``stratify``).
+    rows : int
+        How many rows to keep.
+    stratify : bool, default False
+        Keep each class's share.
+    random_state : None, int or Generator
+        The random stream.
+
+    Returns
+    -------
+    ndarray of int
+        Sorted row indices.
+
+    See Also
+    --------
+    HoldOut : Random train/test splits.
 
     Examples
     --------

@@ -61,8 +61,13 @@ def _tables(con) -> list[str]:
     return [name if schema == "main" else f"{schema}.{name}" for schema, name in rows]
 
 
+#: How the messages name the store and the way to clear it: the parameters of
+#: :func:`~replikit.experiment.run` (the command line shows its flags instead).
+_OPTION, _CLEAR = "store", "`clear_store`"
+
+
 def _clear_hint(clear_option: str) -> str:
-    return f"name a new store path, or clear this one ({clear_option})"
+    return f"name a new store path, or clear this one with {clear_option}"
 
 
 def _inspect(con, path: Path, option: str, clear_option: str) -> str:
@@ -121,19 +126,54 @@ def _check_path(path: Path, option: str) -> None:
                          "is not writable.") from None
 
 
-def check_store(path, *, option: str = "store", clear: bool = False,
-                clear_option: str = "clear_store=True") -> Path:
+def _options(old: dict, where: str) -> tuple[str, str]:
+    """The names the messages use: the parameters of ``run``, or what an old caller passed."""
+    from ..data._shims import dropped
+
+    given = dropped(old, ("option", "clear_option"), where, stacklevel=4)
+    return given.get("option", _OPTION), given.get("clear_option", _CLEAR)
+
+
+def check_store(path, *, clear: bool = False, **old) -> Path:
     """Check, before any work, that ``path`` can be used as a store.
 
     A new path needs a writable directory; an existing one must be a DuckDB file holding only
     replikit's tables, not in use by another process, and (without ``clear``) of the current
     store format. Nothing is written.
 
+    Parameters
+    ----------
+    path : path-like
+        The store (a DuckDB file of replikit's own, or a new path).
+    clear : bool, default False
+        The caller will clear the store (an older store format is then no error).
+    **old
+        ``option`` and ``clear_option`` (the names errors used to give) are accepted until
+        replikit 0.3, with a FutureWarning.
+
+    Returns
+    -------
+    pathlib.Path
+        The path, user directory expanded.
+
     Raises
     ------
     StoreError
-        With one line naming ``option``.
+        With one line naming `store` (the parameter of :func:`~replikit.experiment.run`).
+
+    See Also
+    --------
+    TaskStore : The open store of a run.
+    replikit.experiment.run : Its ``store`` parameter.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     check_store(pathlib.Path(d) / "run.duckdb").name
+    'run.duckdb'
     """
+    option, clear_option = _options(old, "check_store()")
     p = Path(path).expanduser()
     _check_path(p, option)
     if not p.exists():
@@ -149,10 +189,46 @@ def check_store(path, *, option: str = "store", clear: bool = False,
 
 
 class TaskStore:
-    """The open store of one run (see the module docstring)."""
+    """The open store of one run: finished tasks, committed one at a time (see the module
+    docstring).
+
+    Parameters
+    ----------
+    path : path-like
+        A DuckDB file of replikit's own, or a new path.
+    spec : dict
+        The run's specification (scheme, metrics, data fingerprint, models, random state).
+    spec_hash : str
+        Its hash; a store holding another one is refused unless ``clear``.
+    clear : bool, default False
+        Delete the stored results (replikit's tables only) and start afresh.
+    **old
+        ``option`` and ``clear_option`` (the names errors used to give) are accepted until
+        replikit 0.3, with a FutureWarning.
+
+    Raises
+    ------
+    StoreError
+        The path cannot be a store, or holds another run.
+
+    See Also
+    --------
+    check_store : The same checks, before any work, writing nothing.
+    replikit.experiment.run : Opens one with ``store=``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     store = TaskStore(pathlib.Path(d) / "run.duckdb", {"scheme": "5x2"}, "abc")
+    ...     print(store.done())
+    ...     store.close()
+    set()
+    """
 
     def __init__(self, path, spec: dict, spec_hash: str, *, clear: bool = False,
-                 option: str = "store", clear_option: str = "clear_store=True") -> None:
+                 **old) -> None:
+        option, clear_option = _options(old, "TaskStore()")
         self.path = Path(path).expanduser()
         _check_path(self.path, option)
         self.path.parent.mkdir(parents=True, exist_ok=True)
