@@ -1,4 +1,4 @@
-"""The true n* of the Mallows design of ``replikit.generalize.validity`` (issue 15).
+"""The true n* of the Mallows design of ``replikit.generalize.validity``.
 
 Rankings of 10 alternatives from a Mallows model (Kendall distance, theta = 0.3); for each goal
 (Jaccard k = 1, Mallows kernel, Borda of alternative 0; the paper's default bandwidths) and
@@ -14,7 +14,7 @@ this script printed (40,000 pairs for Jaccard and Borda, 10,000 for the Mallows 
 It also prints the Gamma estimator's n* at the model's own moments (from a pool of 3,000
 rankings): the asymptotic approximation's own error, without estimation noise.
 
-    .venv/bin/python benchmarks/generalize_nstar_truth.py [--reps R] [--seed S]
+    .venv/bin/python benchmarks/generalize_nstar_truth.py [--reps R] [--random-state S]
 
 The default ``--reps 500`` is a quick check (~10 s of CPU; n-Gen to about ±0.01) that keeps
 ``make bench`` short; the values above need ``--reps 40000`` (``10000`` for the Mallows kernel).
@@ -47,9 +47,10 @@ def ngen(rng, kernel, n: int, reps: int, eps: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=2)
+    ap.add_argument("--random-state", "--seed", dest="random_state", type=int, default=2,
+                    help="makes the run reproducible (--seed: the old name)")
     args = ap.parse_args()
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(args.random_state)
     for name, kernel in KERNELS.items():
         eps = float(np.atleast_1d(kernel.epsilon(DELTA, N_ALT))[0])
         pool = mallows_rankings(rng, 3000)

@@ -1,4 +1,5 @@
-"""Generate reference fixtures from genexpy (the seed-004 authors' package) for replikit's tests.
+"""Generate reference fixtures from genexpy (the package of Matteucci et al. 2024) for replikit's
+tests.
 
 Run with the Python >= 3.13 virtualenv that has genexpy installed (not replikit's .venv):
 

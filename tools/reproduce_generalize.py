@@ -1,6 +1,7 @@
-"""Reproduce seed 004's two case studies with replikit: tables and figures for docs/generalize.md.
+"""Reproduce the two case studies of Matteucci et al. (2024) with replikit: tables and figures
+for docs/generalize.md.
 
-    .venv/bin/python tools/reproduce_generalize.py [--resamples 1000] [--out docs/figures/generalize]
+    .venv/bin/python tools/reproduce_generalize.py [--n-resamples 1000] [--out docs/figures/generalize]
 
 Case study 1 (categorical encoders, sec. 5.1): 48 (model, tuning, scoring) combinations,
 missing evaluations ranked worst, goals Borda (one-hot encoder), Jaccard k=1 and Mallows,
@@ -43,7 +44,7 @@ def _anchor(res, design: dict, kernel: str, paper: float, label: str) -> dict:
     for c, v in design.items():
         m &= t[c].astype(str).to_numpy() == str(v)
     row = t[m & (t["kernel"] == kernel) & np.isclose(t["confidence_level"], 0.95)
-            & np.isclose(t["delta"], 0.05)].iloc[0]
+            & np.isclose(t["tolerance"], 0.05)].iloc[0]
     return {"configuration": label, "N": int(row["N"]), "paper n*": paper,
             "replikit n*": round(float(row["nstar"]), 1),
             "n observed": row["nstar_observed"], "sufficient": bool(row["sufficient"])}
@@ -64,14 +65,14 @@ def _markdown(t: pd.DataFrame, index: bool = False) -> str:
 def _medians(table: pd.DataFrame) -> pd.DataFrame:
     t = table.copy()
     t["alpha*/delta*"] = [f"{a:g} / {d:g}"
-                          for a, d in zip(t["confidence_level"], t["delta"], strict=True)]
+                          for a, d in zip(t["confidence_level"], t["tolerance"], strict=True)]
     return t.pivot_table(index="kernel", columns="alpha*/delta*", values="nstar",
                          aggfunc="median").round(1)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--resamples", type=int, default=1000,
+    ap.add_argument("--n-resamples", type=int, default=1000,
                     help="pairs of disjoint subsamples per subsample size")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "figures" / "generalize")
     a = ap.parse_args()
@@ -83,11 +84,11 @@ def main() -> None:
     t0 = time.perf_counter()
     spec = StudySpec("encoder", "cv_score", "dataset", design=["model", "tuning", "scoring"])
     kernels = [Kernel("borda", alternative="OHE"), Kernel("jaccard", k=1), Kernel("mallows")]
-    res_enc = analyze(enc, spec, kernels=kernels, confidence_level=LEVELS, delta=DELTAS,
-                      n_resamples=a.resamples, estimator="loglog", random_state=0)
+    res_enc = analyze(enc, spec, kernels=kernels, confidence_level=LEVELS, tolerance=DELTAS,
+                      n_resamples=a.n_resamples, estimator="loglog", random_state=0)
     res_enc_even = analyze(enc, spec, kernels=[Kernel("jaccard", k=1)], confidence_level=0.95,
-                           delta=0.05, n_resamples=a.resamples, n="even", estimator="loglog",
-                           random_state=0)
+                           tolerance=0.05, n_resamples=a.n_resamples, n="even",
+                           estimator="loglog", random_state=0)
     print(f"encoders: {len(res_enc.table)} + {len(res_enc_even.table)} n* values in "
           f"{time.perf_counter() - t0:.1f} s")
     anchors = pd.DataFrame([
@@ -107,12 +108,13 @@ def main() -> None:
            "## Encoders: median n* over the 48 combinations", "",
            _markdown(_medians(res_enc.table), index=True), ""]
     dtc = res_enc.details[("DTC, full, ACC", "jaccard(k=1)")]
-    _save(plots.plot_quantile_fit(dtc, confidence_level=0.95, delta=0.05),
+    _save(plots.plot_quantile_fit(dtc, confidence_level=0.95, tolerance=0.05),
           a.out / "encoders_fit_dtc_full_acc.svg")
     _save(plots.plot_nstar(res_enc.table, by="confidence_level", fixed=0.05),
           a.out / "encoders_nstar_alpha.svg")
-    _save(plots.plot_nstar(res_enc.table, by="delta", fixed=0.95), a.out / "encoders_nstar_delta.svg")
-    _save(plots.plot_generalizability(dtc, delta=[0.05, 0.1, 0.2]),
+    _save(plots.plot_nstar(res_enc.table, by="tolerance", fixed=0.95),
+          a.out / "encoders_nstar_delta.svg")
+    _save(plots.plot_generalizability(dtc, tolerance=[0.05, 0.1, 0.2]),
           a.out / "encoders_ngen_dtc_full_acc.svg")
 
     # case study 2: BIG-bench
@@ -121,7 +123,7 @@ def main() -> None:
     spec_bb = StudySpec("model_family_model_name", "score_value", "subtask_description",
                         design=["task_name", "number_of_shots"], missing="drop")
     res_bb = analyze(bb, spec_bb, kernels=[Kernel("jaccard", k=1), Kernel("mallows")],
-                     confidence_level=LEVELS, delta=DELTAS, n_resamples=a.resamples,
+                     confidence_level=LEVELS, tolerance=DELTAS, n_resamples=a.n_resamples,
                      estimator="loglog", random_state=0)
     print(f"BIG-bench: {len(res_bb.table)} n* values in {time.perf_counter() - t0:.1f} s")
     big = res_bb.table[res_bb.table["N"] >= 10]
@@ -138,9 +140,9 @@ def main() -> None:
            _markdown(_medians(big), index=True), ""]
     _save(plots.plot_nstar(big, by="confidence_level", fixed=0.05),
           a.out / "bigbench_nstar_alpha.svg")
-    _save(plots.plot_nstar(big, by="delta", fixed=0.95), a.out / "bigbench_nstar_delta.svg")
+    _save(plots.plot_nstar(big, by="tolerance", fixed=0.95), a.out / "bigbench_nstar_delta.svg")
     conlang = res_bb.details[("conlang_translation, 0", "jaccard(k=1)")]
-    _save(plots.plot_quantile_fit(conlang, confidence_level=0.95, delta=0.05),
+    _save(plots.plot_quantile_fit(conlang, confidence_level=0.95, tolerance=0.05),
           a.out / "bigbench_fit_conlang_0shots.svg")
     write_text_atomic(a.out / "tables.md", "\n".join(md))
     print("\n".join(md))

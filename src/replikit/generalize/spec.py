@@ -17,8 +17,13 @@ from ..errors import DataError, ParameterError
 from ..methods import BootstrapMethod
 from ..results import Result
 from .kernels import Kernel, _cli_names_dropped
-from .nstar import (_old_ci_resamples, check_bootstrap, check_levels, check_tolerance,
-                    estimate_nstar)
+from .nstar import (
+    _old_ci_resamples,
+    check_bootstrap,
+    check_levels,
+    check_tolerance,
+    estimate_nstar,
+)
 from .rankings import rank_scores
 
 __all__ = ["StudySpec", "RankingSample", "PreparedStudy", "prepare", "GeneralizabilityResult",
