@@ -40,9 +40,9 @@ def test_regression_plan_loss_and_verdict():
     assert isinstance(res, ErrorAudit) and res.loss == "squared" and res.n_rows == 600
     # every model on every row; the forest refitted per resample within the row-fit budget
     # (quick: clip(round(40,000 / 600), 5, 10) = 10 resamples)
-    assert res.plans["lr"] == {"rows": 600, "n_resamples": 50, "n_splits": 10, "path": "fast"}
+    assert res.plans["lr"] == {"rows": 600, "n_resamples": 50, "n_folds": 10, "path": "fast"}
     assert res.plans["dummy"]["path"] == "fast"
-    assert res.plans["rf"] == {"rows": 600, "n_resamples": 10, "n_splits": 5, "path": "generic"}
+    assert res.plans["rf"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic"}
     frame = res.to_frame()
     assert len(frame) == 3 * len(AUDIT_METHODS)
     assert set(frame["n"]) == {600}
@@ -66,7 +66,7 @@ def test_estimates_are_estimate_errors_under_the_plan():
     ds = _dataset("regression", seed=3)
     res = audit(ds, models={"ols": LinearRegression()}, random_state=7)
     ref = estimate_errors(LinearRegression(), ds.X, ds.y, methods=AUDIT_METHODS, loss="squared",
-                          n_resamples=200, n_splits=10, random_state=7).to_frame()
+                          n_resamples=200, n_folds=10, random_state=7).to_frame()
     got = res.to_frame().drop(columns=["model", "rows_used"])
     pd.testing.assert_frame_equal(got, ref)
 
@@ -75,10 +75,10 @@ def test_plan_budget_of_refitted_models():
     from replikit.resampling.audit import _plan
 
     # clip(round(150,000 / n), 10, 50) resamples, every row, whatever n
-    assert _plan(False, 600, False) == {"rows": 600, "n_resamples": 50, "n_splits": 10}
+    assert _plan(False, 600, False) == {"rows": 600, "n_resamples": 50, "n_folds": 10}
     assert _plan(False, 13440, False)["n_resamples"] == 11
     assert _plan(False, 10**6, False)["n_resamples"] == 10
-    assert _plan(True, 10**6, False) == {"rows": 10**6, "n_resamples": 200, "n_splits": 10}
+    assert _plan(True, 10**6, False) == {"rows": 10**6, "n_resamples": 200, "n_folds": 10}
 
 
 def test_kfold_from_a_shared_run_is_the_runners_first_repeat():
@@ -181,8 +181,8 @@ def test_plan_follows_the_path_the_loss_allows():
     log = audit(ds, models={**lda, **make_models("lr", "classification")}, quick=True,
                 random_state=0)
     assert log.loss == "log"
-    assert log.plans["lda"] == {"rows": 600, "n_resamples": 10, "n_splits": 5, "path": "generic"}
+    assert log.plans["lda"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic"}
     assert log.plans["lr"]["path"] == "fast" and log.plans["lr"]["rows"] == 600
     zero_one = audit(ds, models={**lda, "ridge": RidgeClassifier()}, quick=True, random_state=0)
-    assert zero_one.plans["lda"] == {"rows": 600, "n_resamples": 50, "n_splits": 10,
+    assert zero_one.plans["lda"] == {"rows": 600, "n_resamples": 50, "n_folds": 10,
                                      "path": "fast"}

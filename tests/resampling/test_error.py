@@ -1,4 +1,4 @@
-"""Error estimators of seed 003 (eqs. 3-7), .632 and .632+: closed forms, properties, inputs."""
+"""Error estimators of Etherington & Lieske (2019) (eqs. 3-7), .632 and .632+: closed forms, properties, inputs."""
 
 from __future__ import annotations
 
@@ -46,13 +46,13 @@ def test_loo_equals_press_closed_form():
     for fast in (True, False):
         res = estimate_error(LinearRegression(), X, y, method="loo", fast=fast)
         assert res.estimate == pytest.approx(press, rel=1e-10)
-        res_k = estimate_error(LinearRegression(), X, y, method="kfold", n_splits=25, fast=fast)
+        res_k = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=25, fast=fast)
         assert res_k.estimate == pytest.approx(press, rel=1e-10)
 
 
 def test_kfold_tests_every_row_once_per_repeat_and_holdout_sizes():
     X, y = _null(2, n=31)
-    res = estimate_error(LDA(), X, y, method="kfold", n_splits=4, n_repeats=3, random_state=0)
+    res = estimate_error(LDA(), X, y, method="kfold", n_folds=4, n_repeats=3, random_state=0)
     assert res.per_resample.size == 12
     for rounding, k in (("floor", 11), ("ceil", 12)):
         h = estimate_error(LDA(), X, y, method="holdout", n_repeats=7, test_size=0.368,
@@ -231,8 +231,8 @@ def test_result_frame_and_str():
 
 @pytest.mark.parametrize("kwargs, err, text", [
     ({"method": "cv"}, ParameterError, "`method`"),
-    ({"method": "kfold", "n_splits": 1}, ParameterError, "`n_splits`"),
-    ({"method": "kfold", "n_splits": 31}, ParameterError, "`n_splits`"),
+    ({"method": "kfold", "n_folds": 1}, ParameterError, "`n_folds`"),
+    ({"method": "kfold", "n_folds": 31}, ParameterError, "`n_folds`"),
     ({"method": "holdout", "test_size": 1.5}, ParameterError, "`test_size`"),
     ({"method": "holdout", "test_size": 0.01, "rounding": "floor"}, ParameterError,
      "`test_size`"),
@@ -280,7 +280,7 @@ def test_resamples_are_the_experiment_schemes_splits(method, scheme):
     rng = np.random.default_rng(21)
     X = rng.normal(size=(40, 3))
     y = X @ [1.0, 0.5, -1.0] + rng.normal(size=40)
-    res = estimate_error(LinearRegression(), X, y, method=method, n_splits=5, n_repeats=2 if
+    res = estimate_error(LinearRegression(), X, y, method=method, n_folds=5, n_repeats=2 if
                          method == "kfold" else 6, n_resamples=15, random_state=4)
     assert res.path == "fast"
     splits = scheme.iter_splits(X, y, random_state=task_rng(4, ("resamples", method)))

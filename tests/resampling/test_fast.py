@@ -195,7 +195,7 @@ def _mlxtend_scores(method, score, y, pred, W):
 @pytest.mark.parametrize("method", ["oob", ".632", ".632+"])
 def test_matches_mlxtend_bootstrap_point632_classification(method):
     X, y, _ = _data(13, n=30, p=10)
-    y = np.random.default_rng(14).binomial(1, 0.5, 30)  # null design, as seed 003
+    y = np.random.default_rng(14).binomial(1, 0.5, 30)  # null design, as Etherington & Lieske (2019)
     W = _mlxtend_resamples(30, 50, seed=15)
     fp = FastPredictor("lda", {"priors": None, "divisor": "n"}, True, True)  # sklearn 1.9 LDA
     pred = fp.predict(X[None], y[None], W[None], 2)[0]

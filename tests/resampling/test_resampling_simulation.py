@@ -1,4 +1,4 @@
-"""The seed-003 experiment: the published bootstrap figures, an independent loop-by-loop
+"""The experiment of Etherington & Lieske (2019): the published bootstrap figures, an independent loop-by-loop
 re-implementation of the original script, and properties of the vectorised mode."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class ClassicLDA(ClassifierMixin, BaseEstimator):
 
 def _original_script(n_experiments, seed=1):
     """The original experiment written out loop by loop (one fit per resample), on the legacy
-    global-style RandomState, in the order the issue documents."""
+    global-style RandomState, in the order docs/resampling.md documents."""
     rs = np.random.RandomState(seed)
     out = []
     for _ in range(n_experiments):
@@ -155,7 +155,7 @@ def test_cli_simulate_and_estimate(tmp_path, capsys):
     from replikit.cli import main
 
     with pytest.raises(SystemExit) as exc:
-        main(["--format", "json", "simulate", "resampling", "--experiments", "10",
+        main(["--format", "json", "simulate", "resampling", "--n-experiments", "10",
               "--out", str(tmp_path)])
     assert exc.value.code in (0, None)
     data = json.loads(capsys.readouterr().out)
@@ -170,10 +170,10 @@ def test_cli_simulate_and_estimate(tmp_path, capsys):
     frame.to_csv(tmp_path / "d.csv", index=False)
     with pytest.raises(SystemExit) as exc:
         main(["--format", "json", "estimate", "--data", str(tmp_path / "d.csv"), "--target", "y",
-              "--model", "lr", "--method", "kfold,.632+"])
+              "--model", "lr", "--methods", "kfold,.632+"])
     assert exc.value.code in (0, None)
     out = json.loads(capsys.readouterr().out)
     assert [r["method"] for r in out["estimates"]] == ["kfold", ".632+"]
     with pytest.raises(SystemExit) as exc:
-        main(["estimate", "--data", str(tmp_path / "d.csv"), "--target", "y", "--method", "x"])
+        main(["estimate", "--data", str(tmp_path / "d.csv"), "--target", "y", "--methods", "x"])
     assert exc.value.code == 2

@@ -1,7 +1,7 @@
-"""The faster kernels of issue 19 against the references they replace: the Cholesky solver
+"""The faster kernels against the references they replace: the Cholesky solver
 against LU / the minimum-norm solution, the two-class LDA (Sherman–Morrison) against the
 general path and a textbook LDA, the numpy KDE against scipy, and the stacked legacy draws of the
-seed-003 replay against single draws."""
+exact replay of Etherington & Lieske's script against single draws."""
 
 from __future__ import annotations
 
@@ -152,7 +152,7 @@ def test_modern_draws_follow_the_redraw_rules():
 @pytest.mark.parametrize("scaled", [True, False])
 def test_logistic_newton_on_collinear_unscaled_features_matches_sklearn(scaled):
     # breast cancer: features in units from 1e-3 to 1e3 and nearly collinear (radius,
-    # perimeter, area) — the case that made the batched Newton slow before issue 19
+    # perimeter, area) — the case that made the batched Newton slow before
     from sklearn.datasets import load_breast_cancer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline

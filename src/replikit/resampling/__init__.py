@@ -1,6 +1,7 @@
-"""Prediction-error estimation by resampling (seed 003): resubstitution, hold-out, K-fold,
-leave-one-out, the bootstrap (eqs. 6, 7), .632 and .632+, with a batched fast path; and the
-audit entry :func:`audit` (every model's estimates and a verdict).
+"""Prediction-error estimation by resampling (Etherington & Lieske (2019), replicating Verbyla &
+Litvaitis (1989)): resubstitution, hold-out, K-fold, leave-one-out, the bootstrap (eqs. 6, 7),
+.632 and .632+, with a batched fast path; and the audit entry :func:`audit` (every model's
+estimates and a verdict).
 
 The schemes and the runner live in :mod:`replikit.experiment`. Names are imported lazily so
 that ``import replikit.resampling`` stays cheap, except :func:`audit`: it is bound here (its

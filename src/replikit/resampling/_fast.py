@@ -1,5 +1,5 @@
-"""Batched fits of linear models over many resamples at once (the fast path of seed 003's
-estimators).
+"""Batched fits of linear models over many resamples at once (the fast path of the resampling
+estimators of Etherington & Lieske (2019)).
 
 A resample is a vector of non-negative *training weights* over the n rows: bootstrap counts, or
 0/1 masks for folds and hold-outs. Fitting a weighted linear model only needs weighted moments of
@@ -7,7 +7,8 @@ the data, and the moments of all resamples come from one matrix product ``W @ F`
 ``(R, n)`` weight matrix, ``F``: per-row features such as ``x_i``, ``x_i x_i'``, ``x_i y_i``).
 The R small systems are then solved by batched Cholesky factorisations (:func:`spd_solve`) and
 every row is predicted by every resample's rule in one more product. All functions take a leading *batch*
-axis ``E`` (independent datasets, used by the seed-003 experiment; ``E = 1`` for one dataset):
+axis ``E`` (independent datasets, used by :func:`~replikit.resampling.simulate_resampling`;
+``E = 1`` for one dataset):
 
 - ``X``: ``(E, n, p)`` features, ``y``: ``(E, n)`` outcome (class codes ``0..K-1`` for
   classifiers), ``W``: ``(E, R, n)`` training weights.
@@ -28,7 +29,7 @@ newton-cg / newton-cholesky / sag / saga), ``DummyRegressor`` (mean), ``DummyCla
 
 LDA uses the classic pooled within-class covariance with divisor ``n - K`` (n training rows, K
 classes present), as scikit-learn's ``svd`` solver did up to version 1.8 and as the original code
-of seed 003 ran; scikit-learn 1.9 divides by ``n``. The divisor scales the quadratic form against
+of Etherington & Lieske (2019) ran; scikit-learn 1.9 divides by ``n``. The divisor scales the quadratic form against
 the log-prior term, so the two agree exactly when the priors are equal and otherwise differ only
 for rows very close to the boundary. ``divisor='n'`` reproduces scikit-learn >= 1.9.
 """

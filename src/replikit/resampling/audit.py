@@ -1,4 +1,6 @@
-"""The audit entry of seed 003: honest prediction-error estimates of several models.
+"""The audit entry of the resampling capability: honest prediction-error estimates of several
+models, by the estimators of Etherington & Lieske (2019), a replication of Verbyla & Litvaitis
+(1989).
 
 :func:`audit` estimates each model's prediction error on a dataset by resubstitution (eq. 3),
 K-fold cross-validation (eq. 5), the bootstrap with pooled out-of-bag errors (eq. 6), Efron's
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-from ..results import Verdict
+from ..results import Result, Verdict
 
 __all__ = ["ErrorAudit", "audit", "AUDIT_METHODS", "METHOD_LABELS", "LOSS_LABELS"]
 
@@ -50,10 +52,10 @@ def _plan(fast: bool, n: int, quick: bool) -> dict:
     resamples (50 in quick mode); a model refitted per resample ``clip(round(150,000 / n), 10,
     50)`` (quick: ``clip(round(40,000 / n), 5, 10)``), with 10-fold CV (5 in quick mode)."""
     if fast:
-        return {"rows": n, "n_resamples": 50 if quick else 200, "n_splits": 10}
+        return {"rows": n, "n_resamples": 50 if quick else 200, "n_folds": 10}
     budget, low, high = (QUICK_ROW_FITS, 5, 10) if quick else (GENERIC_ROW_FITS, 10, 50)
     return {"rows": n, "n_resamples": int(min(high, max(low, round(budget / max(n, 1))))),
-            "n_splits": 5 if quick else 10}
+            "n_folds": 5 if quick else 10}
 
 
 def _choose_loss(task: str, models: dict) -> str:
@@ -66,7 +68,7 @@ def _choose_loss(task: str, models: dict) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class ErrorAudit:
+class ErrorAudit(Result):
     """Result of :func:`audit`: every model's error estimates, the plan behind them, the verdict.
 
     Attributes
@@ -81,22 +83,45 @@ class ErrorAudit:
     methods : tuple of str
         :data:`AUDIT_METHODS`.
     plans : dict
-        Model -> ``{'rows', 'n_resamples', 'n_splits', 'path'}``.
+        Model -> ``{'rows', 'n_resamples', 'n_folds', 'path'}``.
     failed : dict
         Model -> why its error could not be estimated (the other models are kept).
     best_model : str
         The model with the lowest .632+ error; ``best_estimate`` is that error.
+    best_estimate : float
+        The best model's .632+ error.
     optimism_model : str
-        The model whose resubstitution error is furthest below its K-fold error; ``optimism``
-        is that gap (K-fold minus resubstitution).
+        The model whose resubstitution error is furthest below its K-fold error.
+    optimism : float
+        That gap (K-fold minus resubstitution).
     quick : bool
+        Whether the audit ran in quick mode (fewer resamples and folds).
     n_rows : int
         Rows of the dataset (studies pooled).
     notes : tuple of str
         What was done: resamples, folds, models left out.
     verdict : Verdict
+        The sentence, with the best model's .632+ error as its key number.
     seconds : dict
         Model -> seconds spent (timing only; not part of the numbers).
+
+    See Also
+    --------
+    audit : Computes it.
+    ErrorEstimates : One model's estimates.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from replikit.data.userdata import Dataset
+    >>> from replikit.experiment.models import make_models
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame(rng.normal(size=(120, 3)), columns=list("abc"))
+    >>> y = pd.Series(X["a"] + rng.normal(size=120), name="y")
+    >>> res = audit(Dataset("toy", X, y, None, "regression", 0),
+    ...             models=make_models("lr,dummy", "regression"), quick=True, random_state=0)
+    >>> list(res.table().columns[:3]), res.verdict.label
+    (['model', 'resubstitution', 'kfold'], "best model's .632+ mean squared error")
     """
 
     estimates: pd.DataFrame = field(repr=False)
@@ -124,14 +149,31 @@ class ErrorAudit:
         """The models whose errors were estimated, in the order given."""
         return tuple(self.plans)
 
+    @property
+    def title(self) -> str:
+        """``'Prediction error by resampling (<loss>)'``."""
+        return f"Prediction error by resampling ({self.loss_label})"
+
     def to_frame(self) -> pd.DataFrame:
-        """The tidy table: one row per (model, method) (a copy of :attr:`estimates`)."""
+        """The tidy table: one row per (model, method) (a copy of :attr:`estimates`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``model, method, estimate, se, loss, n, n_resamples, path, ...``.
+        """
         return self.estimates.copy()
 
     def table(self) -> pd.DataFrame:
         """One row per model: ``model``, the estimate of each method (columns named as in
         :attr:`methods`), ``optimism`` (K-fold minus resubstitution), ``rows_used``,
-        ``path``."""
+        ``path``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per model, in the order given.
+        """
         wide = self.estimates.pivot(index="model", columns="method", values="estimate").reindex(
             index=list(self.models), columns=list(self.methods))
         out = wide.reset_index()
@@ -144,9 +186,15 @@ class ErrorAudit:
     def plot(self, ax=None):
         """Bars of every model's estimates by method (±1 naive SE where defined).
 
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; by default a new figure (shown inline in a notebook).
+
         Returns
         -------
-        matplotlib Axes
+        matplotlib.axes.Axes
+            The axes drawn on.
         """
         from .plots import plot_error_estimates
 
@@ -157,7 +205,7 @@ class ErrorAudit:
 
     def __str__(self) -> str:
         body = self.table().to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return f"Prediction error by resampling ({self.loss_label})\n{body}\n{self.verdict}"
+        return f"{self.title}\n{body}\n{self.verdict}"
 
 
 def _audit_iv(dataset, models, quick, n_jobs):
@@ -183,12 +231,13 @@ def _audit_iv(dataset, models, quick, n_jobs):
 def audit(dataset, *, models: dict | None = None, quick: bool = False, random_state=None,
           n_jobs: int = 1, progress: Callable[[int], Any] | None = None,
           cv=None) -> ErrorAudit:
-    r"""Honest prediction-error estimates of each model on a dataset (seed 003).
+    r"""Honest prediction-error estimates of each model on a dataset (Etherington & Lieske
+    (2019) [1]_, replicating Verbyla & Litvaitis (1989) [2]_).
 
     For every model, :func:`~replikit.resampling.estimate_errors` computes the resubstitution
     error (eq. 3), K-fold cross-validation (eq. 5), the bootstrap with pooled out-of-bag errors
     (eq. 6), the leave-one-out bootstrap (eq. 7) and the .632+ bootstrap (Efron & Tibshirani
-    1997, overfitting rate clipped to [0, 1]) on the pooled rows, with one loss for all models:
+    (1997) [3]_, overfitting rate clipped to [0, 1]) on the pooled rows, with one loss for all models:
     the log loss for classifiers when every model has ``predict_proba`` (.632+ needs a loss per
     row, and the log loss is a proper score), else the misclassification rate; the squared
     error for a continuous outcome. The optimism of the apparent error is
@@ -211,27 +260,45 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     quick : bool, default False
         Fewer resamples and folds (previews, tests).
     random_state : None, int or numpy.random.Generator
-        Root of every draw (resamples, folds, model seeds); the same int gives the same
-        numbers, whatever ``n_jobs``.
+        Root of every draw (resamples, folds, the models' random states); the same int gives
+        the same numbers, whatever ``n_jobs``.
     n_jobs : int, default 1
         Worker processes for the refitted models.
+    progress : callable, optional
+        Called with 1 after each model (a progress bar's ``advance``).
     cv : RunResult, optional
         Predictions of ``models`` under repeated K-fold CV of every row of ``dataset``
         (:func:`replikit.experiment.run` with ``return_predictions=True``, e.g. the design of
         :func:`replikit.compare.audit_design`): its first repeat is the K-fold estimate (eq. 5),
         so the report's one cross-validation serves both sections. Checked: every row tested
         once in that repeat, every model present.
-    progress : callable, optional
-        Called with 1 after each model (a progress bar's ``advance``).
 
     Returns
     -------
     ErrorAudit
+        Every model's estimates, the plan behind them and the verdict.
 
     Raises
     ------
     DataError
         When no model's error can be estimated (each model's reason is given).
+
+    See Also
+    --------
+    estimate_errors : One model's estimates by several methods.
+    ErrorAudit : The result.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+    .. [3] Efron, B. & Tibshirani, R. (1997). Improvements on Cross-Validation: The .632+
+       Bootstrap Method. Journal of the American Statistical Association, 92(438), 548–560.
+       https://doi.org/10.1080/01621459.1997.10474007
 
     Examples
     --------
@@ -271,7 +338,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         start = time.perf_counter()
         try:
             res = estimate_errors(model, X, y, methods=methods, loss=loss, task=task,
-                                  n_resamples=plan["n_resamples"], n_splits=plan["n_splits"],
+                                  n_resamples=plan["n_resamples"], n_folds=plan["n_folds"],
                                   random_state=root, n_jobs=n_jobs)
         except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
             failed[name] = " ".join(str(exc).split())
@@ -283,7 +350,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         path = res[methods[-1]].path
         if shared is not None:
             kfold = _kfold_row(shared[name], loss, y, n, path)
-            plan["n_splits"] = int(kfold["n_splits"])
+            plan["n_folds"] = int(kfold["n_folds"])
             frame = pd.concat([frame.iloc[:1], pd.DataFrame([kfold]), frame.iloc[1:]],
                               ignore_index=True)
         frame.insert(0, "model", name)
@@ -291,7 +358,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         frames.append(frame)
         plans[name] = {**plan, "path": path}
         notes.append(f"{name}: all {n:,} rows, {plan['n_resamples']} bootstrap resamples "
-                     f"({path} path), {plan['n_splits']}-fold CV"
+                     f"({path} path), {plan['n_folds']}-fold CV"
                      + (" (the report's shared cross-validation)" if shared is not None else ""))
         if progress is not None:
             progress(1)
@@ -364,16 +431,19 @@ def _kfold_row(p, loss: str, y, n: int, path: str) -> dict:
     se = float(np.std(means, ddof=1) / np.sqrt(means.size)) if means.size > 1 else np.nan
     return {"method": "kfold", "estimate": float(row_loss.mean()), "se": se, "loss": loss,
             "n": n, "n_resamples": int(means.size), "path": path,
-            "n_splits": float(means.size), "n_repeats": 1.0}
+            "n_folds": float(means.size), "n_repeats": 1.0}
 
 
 def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick,
              n_studies) -> Verdict:
+    from .._format import number
+
     label = LOSS_LABELS[loss]
-    sentence = f"{best} has the lowest estimated {label} (.632+ bootstrap: {best_estimate:.3g})"
+    sentence = (f"{best} has the lowest estimated {label} (.632+ bootstrap: "
+                f"{number(best_estimate)})")
     if optimism > 0:
         sentence += (f"; judged on the rows it was fitted to, {worst} would look better than "
-                     f"under cross-validation by {optimism:.3g}.")
+                     f"under cross-validation by {number(optimism)}.")
     else:
         sentence += "; no model looks better on its training rows than under cross-validation."
     caveats = []
@@ -390,4 +460,5 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
     if n_studies > 1:
         caveats.append("studies pooled: the error of a model applied within the same studies, "
                        "not to a new one")
-    return Verdict(sentence, label, "info", estimate=best_estimate, caveats=tuple(caveats))
+    return Verdict(sentence, label, "info", estimate=best_estimate, caveats=tuple(caveats),
+                   label=f"best model's .632+ {label}")

@@ -1,5 +1,6 @@
-"""Prediction-error estimates by resampling (seed 003: Etherington & Lieske's replication of
-Verbyla & Litvaitis 1989, eqs. 3–7, plus Efron & Tibshirani's .632 and .632+ bootstrap).
+"""Prediction-error estimates by resampling: the estimators of Etherington & Lieske (2019),
+a replication of Verbyla & Litvaitis (1989) (their eqs. 3–7), and Efron's .632 and Efron &
+Tibshirani's (1997) .632+ bootstrap.
 
 Every method is computed the same way: the method's scheme of :mod:`replikit.experiment.schemes`
 (:class:`~replikit.experiment.Resubstitution`, :class:`~replikit.experiment.HoldOut`,
@@ -25,10 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed
 from .._random import root_seed_sequence, task_int_seed, task_rng
 from .._threads import single_blas, worker_limits
 from .._validation import check_choice, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitError
+from ..results import Result
 
 __all__ = ["ErrorEstimate", "ErrorEstimates", "estimate_error", "estimate_errors", "METHODS",
            "LOSSES"]
@@ -44,9 +47,14 @@ _NAMES = {
     "loo": "leave-one-out (jackknife) cross-validation, eq. 5 with K = n",
     "bootstrap": "bootstrap, pooled out-of-bag errors, eq. 6",
     "loo_bootstrap": "leave-one-out bootstrap, eq. 7",
-    ".632": ".632 bootstrap (Efron 1983)",
-    ".632+": ".632+ bootstrap (Efron & Tibshirani 1997)",
+    ".632": ".632 bootstrap, Efron (1983)",
+    ".632+": ".632+ bootstrap, Efron & Tibshirani (1997)",
 }
+#: Each method in a few words, for figure labels.
+_SHORT = {"resubstitution": "resubstitution", "holdout": "hold-out", "kfold": "K-fold CV",
+          "loo": "leave-one-out", "bootstrap": "bootstrap (eq. 6)",
+          "loo_bootstrap": "leave-one-out bootstrap", ".632": ".632 bootstrap",
+          ".632+": ".632+ bootstrap"}
 _NOINFO_EXACT_MAX = 3000  # callable losses: all n^2 pairs up to this n, else a subsample
 
 
@@ -55,8 +63,8 @@ _NOINFO_EXACT_MAX = 3000  # callable losses: all n^2 pairs up to this n, else a 
 # --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class ErrorEstimate:
-    """A prediction-error estimate from one resampling method.
+class ErrorEstimate(Result):
+    """A prediction-error estimate from one resampling method (see :func:`estimate_error`).
 
     Attributes
     ----------
@@ -74,7 +82,7 @@ class ErrorEstimate:
     loss : str
         ``'zero_one'``, ``'absolute'``, ``'squared'``, ``'log'`` or a callable's name.
     parameters : dict
-        The scheme's settings (``n_resamples``, ``n_splits``, ``n_repeats``, ``test_size``,
+        The scheme's settings (``n_resamples``, ``n_folds``, ``n_repeats``, ``test_size``,
         ``rounding``, ``n_test``).
     n : int
         Rows in the data.
@@ -83,6 +91,22 @@ class ErrorEstimate:
     components : dict
         For .632 and .632+: ``apparent`` (err, eq. 3), ``loo_bootstrap`` (Err(1), eq. 7),
         ``no_information`` (gamma), ``overfitting_rate`` (R, clipped), ``weight`` (w).
+
+    See Also
+    --------
+    estimate_error : Computes it.
+    ErrorEstimates : Several methods' estimates for one model and dataset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + rng.normal(size=40)
+    >>> est = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=5,
+    ...                      random_state=0)
+    >>> est.title, est.n_resamples
+    ('K-fold cross-validation, eq. 5', 5)
     """
 
     estimate: float
@@ -97,11 +121,23 @@ class ErrorEstimate:
 
     @property
     def n_resamples(self) -> int:
+        """The number of resamples (splits, folds or bootstrap resamples) behind the estimate."""
         return int(np.size(self.per_resample))
+
+    @property
+    def title(self) -> str:
+        """The method in words (``'K-fold cross-validation, eq. 5'``)."""
+        return _NAMES[self.method]
 
     def to_frame(self) -> pd.DataFrame:
         """One tidy row: ``method, estimate, se, loss, n, n_resamples, path`` + parameters and
-        components."""
+        components.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+        """
         row: dict[str, Any] = {"method": self.method, "estimate": self.estimate, "se": self.se,
                                "loss": self.loss, "n": self.n, "n_resamples": self.n_resamples,
                                "path": self.path}
@@ -110,19 +146,48 @@ class ErrorEstimate:
         return pd.DataFrame([row])
 
     def __str__(self) -> str:
-        se = "" if not np.isfinite(self.se) else f" (SE {self.se:.4g})"
-        params = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
-        out = (f"{_NAMES[self.method]}\n  {self.loss} loss = {self.estimate:.4g}{se}; "
-               f"n = {self.n}, {self.n_resamples} resample(s){', ' + params if params else ''}; "
-               f"{self.path} path")
+        from .._format import number
+
+        se = "" if not np.isfinite(self.se) else f" (SE {number(self.se, 4)})"
+        params = ", ".join(f"{k} = {number(v, 4) if not isinstance(v, str) else v}"
+                           for k, v in self.parameters.items() if k != "n_resamples")
+        k = self.n_resamples
+        out = (f"{self.title}\n  {self.loss} loss = {number(self.estimate, 4)}{se}; "
+               f"n = {number(self.n)}, {number(k)} resample{'s' if k != 1 else ''}"
+               f"{', ' + params if params else ''}; {self.path} path")
         if self.components:
-            out += "\n  " + ", ".join(f"{k} = {v:.4g}" for k, v in self.components.items())
+            out += "\n  " + ", ".join(f"{k} = {number(v, 4)}" for k, v in self.components.items())
         return out
 
 
 @dataclass(frozen=True, slots=True)
-class ErrorEstimates:
-    """Several methods' estimates for one model and dataset (see :func:`estimate_errors`)."""
+class ErrorEstimates(Result):
+    """Several methods' estimates for one model and dataset (see :func:`estimate_errors`).
+
+    ``result["kfold"]`` is the :class:`ErrorEstimate` of a method; iterating gives the method
+    names in the order asked for.
+
+    Attributes
+    ----------
+    estimates : dict of str -> ErrorEstimate
+        Method name -> its estimate.
+
+    See Also
+    --------
+    estimate_errors : Computes it.
+    ErrorEstimate : One method's estimate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + rng.normal(size=40)
+    >>> res = estimate_errors(LinearRegression(), X, y, methods=["resubstitution", "kfold"],
+    ...                       random_state=0)
+    >>> list(res), list(res.to_frame()["method"])
+    (['resubstitution', 'kfold'], ['resubstitution', 'kfold'])
+    """
 
     estimates: dict
 
@@ -132,13 +197,58 @@ class ErrorEstimates:
     def __iter__(self):
         return iter(self.estimates)
 
+    def __len__(self) -> int:
+        return len(self.estimates)
+
+    @property
+    def title(self) -> str:
+        """``'Prediction error by resampling (<loss> loss)'``."""
+        losses = sorted({e.loss for e in self.estimates.values()})
+        return f"Prediction error by resampling ({', '.join(losses)} loss)"
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per method (columns as :meth:`ErrorEstimate.to_frame`)."""
+        """One row per method (columns as :meth:`ErrorEstimate.to_frame`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per method, in the order asked for.
+        """
         return pd.concat([e.to_frame() for e in self.estimates.values()], ignore_index=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The methods' estimates in JSON types.
+
+        Returns
+        -------
+        dict
+            ``{"estimates": {method: ErrorEstimate.to_dict()}}``.
+        """
+        return {"estimates": {m: e.to_dict() for m, e in self.estimates.items()}}
 
     def __str__(self) -> str:
         frame = self.to_frame()[["method", "estimate", "se", "n_resamples", "path"]]
-        return frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+        return f"{self.title}\n" + frame.to_string(index=False,
+                                                   float_format=lambda v: f"{v:.4f}")
+
+    def plot(self, ax=None):
+        """Each method's estimate as a bar (±1 SE where the method has one).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; by default a new figure (shown inline in a notebook).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_method_estimates
+
+        frame = self.to_frame()
+        return plot_method_estimates(frame.assign(method=[_SHORT[m] for m in frame["method"]]),
+                                     loss=", ".join(dict.fromkeys(frame["loss"])), ax=ax)
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,15 +333,16 @@ def _estimate_error_iv(model, X, y, loss, task) -> _Problem:
                                  "(use 'squared' or 'absolute').")
         if task == "classification" and loss == "absolute":
             if not np.issubdtype(np.asarray(classes).dtype, np.number):
-                raise ParameterError("`loss`='absolute' needs numeric class labels (as seed 003's "
-                                     "|y - y_hat| with 0/1 labels); use 'zero_one'.")
+                raise ParameterError("`loss`='absolute' needs numeric class labels (as the "
+                                     "|y - y_hat| of Verbyla & Litvaitis (1989) with 0/1 "
+                                     "labels); use 'zero_one'.")
         if loss == "squared" and task == "classification":
             if not np.issubdtype(np.asarray(classes).dtype, np.number):
                 raise ParameterError("`loss`='squared' needs numeric class labels.")
     return _Problem(model, Xg, Xf, y_arr, yf, classes, task, loss, name, n)
 
 
-def _scheme_iv(method, n_resamples, n_splits, n_repeats, test_size, rounding, n):
+def _scheme_iv(method, n_resamples, n_folds, n_repeats, test_size, rounding, n):
     method = check_choice(method, "method", METHODS)
     params: dict[str, Any] = {}
     if method == "holdout":
@@ -247,11 +358,11 @@ def _scheme_iv(method, n_resamples, n_splits, n_repeats, test_size, rounding, n)
         params = {"n_repeats": reps, "test_size": float(test_size), "rounding": rounding,
                   "n_test": k}
     elif method == "kfold":
-        k = check_int(n_splits, "n_splits", min_value=2, max_value=n)
+        k = check_int(n_folds, "n_folds", min_value=2, max_value=n)
         reps = 1 if n_repeats is None else check_int(n_repeats, "n_repeats", min_value=1)
-        params = {"n_splits": k, "n_repeats": reps}
+        params = {"n_folds": k, "n_repeats": reps}
     elif method == "loo":
-        params = {"n_splits": n}
+        params = {"n_folds": n}
     elif method in _BOOTSTRAP_FAMILY:
         params = {"n_resamples": check_int(n_resamples, "n_resamples", min_value=1)}
     return method, params
@@ -262,8 +373,8 @@ def _scheme_iv(method, n_resamples, n_splits, n_repeats, test_size, rounding, n)
 # --------------------------------------------------------------------------------------------
 
 def _scheme(family: str, params: dict, prob: _Problem):
-    """The :mod:`replikit.experiment.schemes` scheme of ``family``, with seed 003's redraw
-    rules for a classifier: a hold-out split whose training labels are all class 0 and a
+    """The :mod:`replikit.experiment.schemes` scheme of ``family``, with the redraw rules of
+    Etherington & Lieske's code for a classifier: a hold-out split whose training labels are all class 0 and a
     bootstrap resample whose training labels are a single class are redrawn."""
     from ..experiment.schemes import Bootstrap, HoldOut, LeaveOneOut, RepeatedKFold, Resubstitution
 
@@ -276,7 +387,7 @@ def _scheme(family: str, params: dict, prob: _Problem):
         return HoldOut(params["test_size"], params["n_repeats"], rounding=params["rounding"],
                        redraw_all_zero=clf)
     if family == "kfold":
-        return RepeatedKFold(params["n_splits"], params["n_repeats"])
+        return RepeatedKFold(params["n_folds"], params["n_repeats"])
     return Bootstrap(params["n_resamples"], redraw_single_class=clf)
 
 
@@ -349,8 +460,8 @@ def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes, tick=None):
         train = np.repeat(np.arange(n), w.astype(np.int64))
         Xt = _take(X, np.flatnonzero(t))
         try:
-            out = fit_predict(model, _take(X, train), y[train], Xt, seed=seed, proba=proba,
-                              classes=classes)
+            out = fit_predict(model, _take(X, train), y[train], Xt, random_state=seed,
+                              proba=proba, classes=classes)
         except ReplikitError:
             raise
         except ValueError as exc:
@@ -527,30 +638,95 @@ def _reduce(method, params, L, T, apparent, gamma):
 # public functions
 # --------------------------------------------------------------------------------------------
 
+@renamed(n_splits="n_folds")
 @single_blas
 def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", "kfold",
                     "bootstrap", "loo_bootstrap", ".632+"), loss: str | Callable | None = None,
-                    n_resamples: int = 200, n_splits: int = 10, n_repeats: int | None = None,
+                    n_resamples: int = 200, n_folds: int = 10, n_repeats: int | None = None,
                     test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
                     fast: bool | None = None, random_state=None,
                     n_jobs: int = 1, progress=None) -> ErrorEstimates:
     """Prediction-error estimates of ``model`` by several resampling methods at once.
 
+    Each method is computed as :func:`estimate_error` computes it (the formulas are there).
     The bootstrap methods (``bootstrap``, ``loo_bootstrap``, ``.632``, ``.632+``) share one set
     of resamples and fits; the full-data fit is shared by ``resubstitution``, ``.632`` and
-    ``.632+``. Parameters are those of :func:`estimate_error`; ``methods`` lists method names.
-    ``progress``, optional, is a callable (a progress bar's ``advance``): called once as
-    ``progress(0, total=k)`` with the number ``k`` of fits (the full-data fit and every
-    resample of every distinct scheme), then as ``progress(m)`` as ``m`` more are done — one
-    at a time on the generic serial path, a scheme's resamples at once on the fast path (one
-    batched fit) and with ``n_jobs > 1``. It does not change the result (every scheme's
-    resamples come from their own stream, so drawing them first changes no draw).
+    ``.632+``.
+
+    Parameters
+    ----------
+    model : scikit-learn estimator
+        Never fitted in place: the generic path fits ``clone(model)`` per resample (an unset
+        ``random_state`` gets a per-resample integer drawn from ``random_state``).
+    X : array-like of shape (n_samples, n_features)
+        Features.
+    y : array-like of shape (n_samples,)
+        Outcome (class labels for a classifier).
+    methods : sequence of str, default ('resubstitution', 'kfold', 'bootstrap', 'loo_bootstrap', '.632+')
+        Method names of :data:`METHODS`, each at most once.
+    loss : {'zero_one', 'absolute', 'squared', 'log'} or callable, optional
+        Per-row loss; default ``'zero_one'`` for classifiers, ``'squared'`` for regressors.
+        ``'log'`` uses ``predict_proba``. A callable takes ``(y_true, y_pred)`` arrays and
+        returns one loss per row.
+    n_resamples : int, default 200
+        Number of bootstrap resamples (B in Etherington & Lieske's equations) for the bootstrap
+        methods.
+    n_folds : int, default 10
+        K for ``'kfold'``.
+    n_repeats : int, optional
+        H for ``'holdout'`` (default 200, as Etherington & Lieske) or repeats of ``'kfold'``
+        (default 1).
+    test_size : float, default 0.368
+        Hold-out test share p (Etherington & Lieske's 0.368 matches the bootstrap's out-of-bag
+        share).
+    rounding : {'ceil', 'floor'}, default 'ceil'
+        How ``n p`` becomes a number of test rows (the rule of
+        :class:`~replikit.experiment.HoldOut`); ``'floor'`` is the original code's
+        ``int(n * p)``.
+    task : {'classification', 'regression'}, optional
+        Default from ``sklearn.base.is_classifier(model)``.
+    fast : bool or None, default None
+        ``None`` uses the batched fast path when the model supports it; ``False`` forces the
+        generic path; ``True`` requires the fast path.
+    random_state : None, int or numpy.random.Generator
+        Root of every draw; the same value gives bit-identical results, and the bootstrap
+        methods drawn with the same random state share resamples.
+    n_jobs : int, default 1
+        Worker processes for the generic path (the numbers do not depend on it).
+    progress : callable, optional
+        A progress bar's ``advance``: called once as ``progress(0, total=k)`` with the number
+        ``k`` of fits (the full-data fit and every resample of every distinct scheme), then as
+        ``progress(m)`` as ``m`` more are done — one at a time on the generic serial path, a
+        scheme's resamples at once on the fast path (one batched fit) and with ``n_jobs > 1``.
+        It does not change the result (every scheme's resamples come from their own stream,
+        so drawing them first changes no draw).
 
     Returns
     -------
     ErrorEstimates
         ``result['kfold']`` is an :class:`ErrorEstimate`; ``result.to_frame()`` one row per
         method.
+
+    See Also
+    --------
+    estimate_error : One method.
+    audit : Several models' estimates and a verdict.
+    replikit.experiment.run : Scores of any scheme, for model comparisons.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+    .. [3] Efron, B. (1983). Estimating the Error Rate of a Prediction Rule: Improvement on
+       Cross-Validation. Journal of the American Statistical Association, 78(382), 316–331.
+       https://doi.org/10.1080/01621459.1983.10477973
+    .. [4] Efron, B. & Tibshirani, R. (1997). Improvements on Cross-Validation: The .632+
+       Bootstrap Method. Journal of the American Statistical Association, 92(438), 548–560.
+       https://doi.org/10.1080/01621459.1997.10474007
 
     Examples
     --------
@@ -569,9 +745,10 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
         raise ParameterError("`methods` must name at least one method.")
     if len(set(methods)) != len(methods):
         raise ParameterError(f"`methods` names a method twice: {methods}.")
+    methods = [check_choice(m, "methods", METHODS) for m in methods]
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
     prob = _estimate_error_iv(model, X, y, loss, task)
-    specs = {m: _scheme_iv(m, n_resamples, n_splits, n_repeats, test_size, rounding, prob.n)
+    specs = {m: _scheme_iv(m, n_resamples, n_folds, n_repeats, test_size, rounding, prob.n)
              for m in methods}
     root = root_seed_sequence(random_state)
     need_proba = prob.loss == "log"
@@ -625,15 +802,16 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     return ErrorEstimates(out)
 
 
+@renamed(n_splits="n_folds")
 def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable | None = None,
-                   n_resamples: int = 200, n_splits: int = 10, n_repeats: int | None = None,
+                   n_resamples: int = 200, n_folds: int = 10, n_repeats: int | None = None,
                    test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
                    fast: bool | None = None, random_state=None, n_jobs: int = 1) -> ErrorEstimate:
     r"""Estimate the prediction error of ``model`` on ``(X, y)`` by a resampling method.
 
-    Implements the estimators of Etherington & Lieske (2019, ReScience C 5.1 #4; seed 003),
-    replicating Verbyla & Litvaitis (1989), with the per-row error ``Err_i = L(y_i, f(x_i))``
-    (eq. 2 is the absolute loss ``|y_i - y_hat_i|``, equal to the 0/1 loss for 0/1 labels):
+    Implements the estimators of Etherington & Lieske (2019) [1]_, replicating Verbyla &
+    Litvaitis (1989) [2]_, with the per-row error ``Err_i = L(y_i, f(x_i))`` (their eq. 2 is
+    the absolute loss ``|y_i - y_hat_i|``, equal to the 0/1 loss for 0/1 labels):
 
     - ``'resubstitution'`` (eq. 3): ``Err_R = (1/n) sum_i L(y_i, f(d)(x_i))``, the apparent
       error of the rule fitted to all rows (optimistic);
@@ -642,15 +820,16 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
       rule) or ``floor(n p)`` (``rounding='floor'``, the original code's ``int(n * p)``); for
       classifiers a split whose training labels are all 0 is redrawn, as the original code did;
     - ``'kfold'`` (eq. 5): ``Err_K = (1/n) sum_i L(y_i, f(d - k_i)(x_i))``, averaged over
-      ``n_repeats`` random partitions into ``n_splits`` folds; ``'loo'`` is K = n (jackknife);
-    - ``'bootstrap'`` (eq. 6): ``Err_B = sum_b sum_{i notin b} L_bi / sum_b #(d - b)``, the
-      seed's definition — all out-of-bag errors pooled; for classifiers a resample whose
-      training labels are a single class is redrawn (seed's convention);
+      ``n_repeats`` random partitions into ``n_folds`` folds; ``'loo'`` is K = n (jackknife);
+    - ``'bootstrap'`` (eq. 6): ``Err_B = sum_b sum_{i notin b} L_bi / sum_b #(d - b)``,
+      Etherington & Lieske's definition — all out-of-bag errors pooled; for classifiers a
+      resample whose training labels are a single class is redrawn (their convention);
     - ``'loo_bootstrap'`` (eq. 7): ``Err(1) = (1/n) sum_i (1/#C_i) sum_{b in C_i} L_bi``,
       Efron's leave-one-out bootstrap (rows never out of bag are left out of the mean, as
-      Efron & Tibshirani 1997 do); eqs. 6 and 7 agree as B grows;
-    - ``'.632'``: ``0.368 err + 0.632 Err(1)`` with ``err`` the apparent error (eq. 3);
-    - ``'.632+'`` (Efron & Tibshirani 1997, eqs. 27–32): no-information error
+      Efron & Tibshirani (1997) do); eqs. 6 and 7 agree as B grows;
+    - ``'.632'`` (Efron (1983) [3]_): ``0.368 err + 0.632 Err(1)`` with ``err`` the apparent
+      error (eq. 3);
+    - ``'.632+'`` (Efron & Tibshirani (1997) [4]_, eqs. 27–32): no-information error
       ``gamma = (1/n^2) sum_i sum_j L(y_i, f(d)(x_j))`` from the full-data rule;
       ``Err(1)' = min(Err(1), gamma)``; relative overfitting rate
       ``R = (Err(1)' - err) / (gamma - err)`` when ``Err(1)' > err`` and ``gamma > err``, else 0,
@@ -663,9 +842,11 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
     ----------
     model : scikit-learn estimator
         Never fitted in place: the generic path fits ``clone(model)`` per resample (an unset
-        ``random_state`` gets a per-resample seed from ``random_state``).
+        ``random_state`` gets a per-resample integer drawn from ``random_state``).
     X : array-like of shape (n_samples, n_features)
+        Features.
     y : array-like of shape (n_samples,)
+        Outcome (class labels for a classifier).
     method : str, default '.632+'
         One of :data:`METHODS`.
     loss : {'zero_one', 'absolute', 'squared', 'log'} or callable, optional
@@ -673,30 +854,57 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
         ``'log'`` uses ``predict_proba``. A callable takes ``(y_true, y_pred)`` arrays and
         returns one loss per row.
     n_resamples : int, default 200
-        Number of bootstrap resamples (B in the seed's equations) for the bootstrap methods.
-    n_splits : int, default 10
+        Number of bootstrap resamples (B in Etherington & Lieske's equations) for the bootstrap
+        methods.
+    n_folds : int, default 10
         K for ``'kfold'``.
     n_repeats : int, optional
-        H for ``'holdout'`` (default 200, as the seed) or repeats of ``'kfold'`` (default 1).
+        H for ``'holdout'`` (default 200, as Etherington & Lieske) or repeats of ``'kfold'``
+        (default 1).
     test_size : float, default 0.368
-        Hold-out test share p (the seed's 0.368 matches the bootstrap's out-of-bag share).
+        Hold-out test share p (Etherington & Lieske's 0.368 matches the bootstrap's out-of-bag
+        share).
     rounding : {'ceil', 'floor'}, default 'ceil'
         How ``n p`` becomes a number of test rows (the rule of
-        :class:`~replikit.experiment.HoldOut`); ``'floor'`` is seed 003's ``int(n * p)``.
+        :class:`~replikit.experiment.HoldOut`); ``'floor'`` is the original code's
+        ``int(n * p)``.
     task : {'classification', 'regression'}, optional
         Default from ``sklearn.base.is_classifier(model)``.
     fast : bool or None, default None
         ``None`` uses the batched fast path when the model supports it; ``False`` forces the
         generic path; ``True`` requires the fast path.
     random_state : None, int or numpy.random.Generator
-        Root seed; the same value gives bit-identical results, and the bootstrap methods drawn
-        with the same seed share resamples.
+        Root of every draw; the same value gives bit-identical results, and the bootstrap
+        methods drawn with the same random state share resamples.
     n_jobs : int, default 1
-        Worker processes for the generic path.
+        Worker processes for the generic path (the numbers do not depend on it).
 
     Returns
     -------
     ErrorEstimate
+        The estimate, its SE where the method has one, each resample's error and, for .632
+        and .632+, the components.
+
+    See Also
+    --------
+    estimate_errors : Several methods at once, sharing resamples and fits.
+    audit : Several models' estimates and a verdict.
+    simulate_resampling : The estimators' bias and spread on data with no signal.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+    .. [3] Efron, B. (1983). Estimating the Error Rate of a Prediction Rule: Improvement on
+       Cross-Validation. Journal of the American Statistical Association, 78(382), 316–331.
+       https://doi.org/10.1080/01621459.1983.10477973
+    .. [4] Efron, B. & Tibshirani, R. (1997). Improvements on Cross-Validation: The .632+
+       Bootstrap Method. Journal of the American Statistical Association, 92(438), 548–560.
+       https://doi.org/10.1080/01621459.1997.10474007
 
     Examples
     --------
@@ -709,8 +917,9 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
     >>> 0.2 < est.estimate < 0.8
     True
     """
+    method = check_choice(method, "method", METHODS)
     res = estimate_errors(model, X, y, methods=[method], loss=loss, n_resamples=n_resamples,
-                          n_splits=n_splits, n_repeats=n_repeats, test_size=test_size,
+                          n_folds=n_folds, n_repeats=n_repeats, test_size=test_size,
                           rounding=rounding, task=task, fast=fast, random_state=random_state,
                           n_jobs=n_jobs)
     return res[method]

@@ -6,7 +6,8 @@ import numpy as np
 
 from .._plotting import axes_or_new as _axes
 
-__all__ = ["plot_experiment_densities", "plot_error_estimates", "gaussian_kde_1d"]
+__all__ = ["plot_experiment_densities", "plot_error_estimates", "plot_method_estimates",
+           "gaussian_kde_1d"]
 
 
 def gaussian_kde_1d(values, grid, *, bw_factor: float = 1.0) -> np.ndarray:
@@ -22,11 +23,14 @@ def gaussian_kde_1d(values, grid, *, bw_factor: float = 1.0) -> np.ndarray:
     values : array-like of shape (m,)
         At least two values, not all equal.
     grid : array-like of shape (g,)
+        Where to evaluate the density.
     bw_factor : float, default 1.0
+        The bandwidth as a multiple of the sample SD.
 
     Returns
     -------
     ndarray of shape (g,)
+        The density at each grid point.
 
     Examples
     --------
@@ -42,21 +46,24 @@ def gaussian_kde_1d(values, grid, *, bw_factor: float = 1.0) -> np.ndarray:
 
 
 def plot_experiment_densities(result, *, ax=None, include_extra: bool = False):
-    """Smoothed densities of each estimator's errors over the datasets of the seed-003
-    experiment (Etherington & Lieske 2019, Figure 1): Gaussian kernel density estimates with
-    a bandwidth factor of 1 (``scipy.stats.gaussian_kde(bw_method=1)``, as the paper; computed
-    by :func:`gaussian_kde_1d`).
+    """Smoothed densities of each estimator's errors over the datasets of the experiment of
+    Etherington & Lieske (2019), Figure 1: Gaussian kernel density estimates with a bandwidth
+    factor of 1 (``scipy.stats.gaussian_kde(bw_method=1)``, as the paper; computed by
+    :func:`gaussian_kde_1d`).
 
     Parameters
     ----------
     result : ResamplingExperiment
+        What :func:`~replikit.resampling.simulate_resampling` returned.
     ax : matplotlib Axes, optional
+        Where to draw; by default a new figure.
     include_extra : bool
         Also draw the estimators not in the paper (eq. 7 and .632+).
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.axes.Axes
+        The axes drawn on.
     """
     ax = _axes(ax, 7.0, 4.2)
     grid = np.linspace(-0.1, 1.1, 400)
@@ -84,10 +91,12 @@ def plot_error_estimates(frame, *, ax=None):
     frame : DataFrame
         Columns ``model``, ``method``, ``estimate`` and optionally ``se`` (drawn as ±1 SE).
     ax : matplotlib Axes, optional
+        Where to draw; by default a new figure.
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.axes.Axes
+        The axes drawn on.
     """
     ax = _axes(ax, 7.0, 3.6)
     models = list(dict.fromkeys(frame["model"]))
@@ -104,4 +113,36 @@ def plot_error_estimates(frame, *, ax=None):
     ax.set_ylabel("estimated prediction error")
     ax.legend(fontsize=7, frameon=False, ncols=min(3, len(methods)))
     ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+def plot_method_estimates(frame, *, loss: str = "", ax=None):
+    """One model's error estimates by method: a horizontal bar per method (±1 SE where the
+    method has one).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``method`` (labels as shown), ``estimate`` and optionally ``se``.
+    loss : str
+        The loss, for the axis label (``'zero_one'``, ``'squared'`` ...).
+    ax : matplotlib Axes, optional
+        Where to draw; by default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
+    ax = _axes(ax, 6.0, 0.9 + 0.35 * len(frame))
+    y = np.arange(len(frame))[::-1]
+    se = frame["se"].to_numpy(float) if "se" in frame else np.full(len(frame), np.nan)
+    err = None if np.all(np.isnan(se)) else np.nan_to_num(se)
+    ax.barh(y, frame["estimate"].to_numpy(float), xerr=err, height=0.6, color="#0072B2",
+            capsize=2)
+    ax.set_yticks(y, [str(m) for m in frame["method"]])
+    words = {"zero_one": "misclassification rate", "squared": "mean squared error",
+             "absolute": "mean absolute error", "log": "log loss"}
+    ax.set_xlabel(f"estimated {words.get(loss, (loss + ' loss') if loss else 'error')}")
+    ax.grid(axis="x", alpha=0.3)
     return ax

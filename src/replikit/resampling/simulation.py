@@ -1,5 +1,5 @@
-"""The computational experiment of seed 003 (Etherington & Lieske 2019, sec. 4; Verbyla &
-Litvaitis 1989): how biased and how precise are resampling estimates of the error of a linear
+"""The computational experiment of Etherington & Lieske (2019, sec. 4), replicating Verbyla &
+Litvaitis (1989): how biased and how precise are resampling estimates of the error of a linear
 discriminant analysis on data with no signal?
 
 Each of ``n_experiments`` datasets has n = 30 rows, a response ``Binomial(1, 0.5)`` and 10
@@ -33,6 +33,7 @@ from .._threads import single_blas
 from .._validation import check_int
 from ..errors import ParameterTypeError
 from ..experiment.schemes import bootstrap_weights, holdout_test_masks, kfold_test_masks
+from ..results import Result
 from ._fast import lda_margin
 
 if TYPE_CHECKING:  # pandas is imported when the tables are built (0.2 s less before the work)
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # pandas is imported when the tables are built (0.2 s less be
 __all__ = ["ResamplingExperiment", "simulate_resampling", "EXPERIMENT_METHODS", "PAPER_TABLE"]
 
 N_ROWS, N_PREDICTORS, N_RESAMPLES = 30, 10, 200
-# (label, family, parameter) in the order of the paper's Figure 1 legend / the issue
+# (label, family, parameter) in the order of the paper's Figure 1 legend
 EXPERIMENT_METHODS = (
     ("resubstitution", "resub", None),
     ("hold-out H=1 p=.368", "holdout", (1, 0.368)),
@@ -54,13 +55,15 @@ EXPERIMENT_METHODS = (
 )
 # extra estimators computed from the same bootstrap fits (not in the paper)
 EXTRA_METHODS = ("leave-one-out bootstrap (eq. 7)", ".632+ bootstrap")
-# figures printed in the text of seed 003 (sec. 5); the other rows are only drawn in Figure 1
+# figures printed in the text of Etherington & Lieske (2019, sec. 5); the other rows are only
+# drawn in its Figure 1
 PAPER_TABLE = {"bootstrap B=200 (eq. 6)": (0.497, 0.069)}
 
 
 @dataclass(frozen=True, slots=True)
-class ResamplingExperiment:
-    """Result of :func:`simulate_resampling`.
+class ResamplingExperiment(Result):
+    """Result of :func:`simulate_resampling`: every estimator's error on every dataset, and
+    their mean and SD beside the published figures.
 
     Attributes
     ----------
@@ -68,10 +71,29 @@ class ResamplingExperiment:
         One row per dataset, one column per estimator: the estimated error.
     table : DataFrame
         ``method, mean, sd`` (population SD, ddof = 0, as ``numpy.std``) over datasets, plus
-        ``paper_mean, paper_sd`` where the seed prints them.
-    n_experiments, exact, runtime_seconds
+        ``paper_mean, paper_sd`` where Etherington & Lieske (2019) print them, and
+        ``in_paper`` (False for the two estimators added from the same bootstrap fits).
+    n_experiments : int
+        The number of simulated datasets.
     random_state : int
         The int that reproduces the run (the one given, or the entropy drawn for ``None``).
+    exact : bool
+        Whether the original script's random stream was replayed.
+    runtime_seconds : float
+        Time taken (not part of the numbers).
+
+    See Also
+    --------
+    simulate_resampling : Runs the experiment.
+    ErrorEstimates : The same estimators on one real dataset.
+
+    Examples
+    --------
+    >>> res = simulate_resampling(n_experiments=20, random_state=3)
+    >>> res.title
+    'Resampling estimators of the error of LDA on 20 datasets with no signal'
+    >>> list(res.to_frame().columns)
+    ['method', 'mean', 'sd', 'paper_mean', 'paper_sd', 'in_paper']
     """
 
     errors: pd.DataFrame = field(repr=False)
@@ -81,17 +103,74 @@ class ResamplingExperiment:
     exact: bool
     runtime_seconds: float
 
+    @property
+    def title(self) -> str:
+        """What was simulated, in a line."""
+        from .._format import number
+
+        return (f"Resampling estimators of the error of LDA on {number(self.n_experiments)} "
+                "datasets with no signal")
+
+    @property
+    def description(self) -> str:
+        """The design and the random stream in a sentence (for captions and the terminal)."""
+        from .._format import number
+
+        mode = ("exact replay of the original script's random stream" if self.exact
+                else "numpy Generator stream")
+        return (f"Etherington & Lieske (2019): {number(self.n_experiments)} datasets of n = 30 "
+                "rows, 10 N(0, 1) predictors and a Binomial(1, 0.5) response (true error "
+                f"0.5); {mode}, random state {self.random_state}")
+
     def to_frame(self) -> pd.DataFrame:
-        """The summary table (one row per estimator)."""
+        """The summary table (one row per estimator).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``method, mean, sd, paper_mean, paper_sd, in_paper``.
+        """
         return self.table.copy()
 
+    def to_dict(self) -> dict:
+        """The settings and the summary table in JSON types (the per-dataset errors are left
+        out: :attr:`errors` has them).
+
+        Returns
+        -------
+        dict
+            ``n_experiments, random_state, exact, runtime_seconds, table``.
+        """
+        from ..results import to_jsonable
+
+        return {"n_experiments": self.n_experiments, "random_state": self.random_state,
+                "exact": self.exact, "runtime_seconds": self.runtime_seconds,
+                "table": to_jsonable(self.table)}
+
     def __str__(self) -> str:
-        mode = "exact replay of the original stream" if self.exact else "numpy Generator stream"
         body = self.table.to_string(index=False, float_format=lambda v: f"{v:.3f}",
                                     na_rep="")
-        return (f"Seed-003 experiment: {self.n_experiments} datasets (n = 30, 10 N(0,1) "
-                f"predictors, Binomial(1, .5) response), LDA; {mode}, random_state {self.random_state}; "
-                f"{self.runtime_seconds:.2f} s\n{body}")
+        return f"{self.title}\n{self.description}; {self.runtime_seconds:.2f} s\n{body}"
+
+    def plot(self, ax=None, *, include_extra: bool = False):
+        """Smoothed densities of each estimator's errors over the datasets (the paper's
+        Figure 1).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; by default a new figure (shown inline in a notebook).
+        include_extra : bool, default False
+            Also draw the two estimators not in the paper (eq. 7 and .632+).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_experiment_densities
+
+        return plot_experiment_densities(self, ax=ax, include_extra=include_extra)
 
 
 # --------------------------------------------------------------------------------------------
@@ -111,9 +190,9 @@ def _layout():
 
 
 def _schemes() -> dict:
-    """The scheme of every estimator, with seed 003's redraw rules: hold-out splits whose
-    training labels are all 0 and bootstrap resamples whose training labels are one class are
-    redrawn; ``int(30 p)`` hold-out test rows (``rounding='floor'``)."""
+    """The scheme of every estimator, with the original code's redraw rules: hold-out splits
+    whose training labels are all 0 and bootstrap resamples whose training labels are one
+    class are redrawn; ``int(30 p)`` hold-out test rows (``rounding='floor'``)."""
     from ..experiment.schemes import Bootstrap, HoldOut, RepeatedKFold, Resubstitution
 
     out = {}
@@ -345,7 +424,8 @@ def _summary(errors: pd.DataFrame) -> pd.DataFrame:
 def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
                         random_state=None, progress=None,
                         n_jobs: int = 1) -> ResamplingExperiment:
-    """Run seed 003's computational experiment (Etherington & Lieske 2019, sec. 4, Figure 1).
+    """Run the computational experiment of Etherington & Lieske (2019) [1]_ (sec. 4, Figure 1),
+    replicating Verbyla & Litvaitis (1989) [2]_.
 
     For each of ``n_experiments`` datasets (n = 30, ``y ~ Binomial(1, .5)``, 10 predictors
     ``N(0, 1)``) estimate the error of LDA by resubstitution (eq. 3), hold-out (eq. 4; H = 1
@@ -354,18 +434,20 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
     order) and the bootstrap (eq. 6; 200 resamples, redrawn while their training labels are
     a single class), then summarise each estimator by the mean and population SD (``numpy.std``,
     ddof = 0) over datasets, rounded to 3 decimals. The leave-one-out bootstrap (eq. 7) and the
-    .632+ bootstrap are added from the same bootstrap fits (marked ``in_paper = False``).
+    .632+ bootstrap of Efron & Tibshirani (1997) [3]_ are added from the same bootstrap fits
+    (marked ``in_paper = False``).
 
     Parameters
     ----------
     n_experiments : int, default 1000
+        The number of simulated datasets.
     exact : bool, default False
         Replay the original script's stream (legacy ``RandomState(random_state)``, draws in the
         original order; needs an int) — reproduces the published numbers with
         ``random_state=1``. Otherwise a ``numpy.random.Generator`` stream, the splits drawn by
         the schemes of :mod:`replikit.experiment.schemes`: the same experiment statistically.
     random_state : None, int or numpy.random.Generator
-        Seed of the run (an int with ``exact=True``; the paper used 1).
+        Root of every draw (an int with ``exact=True``; the paper used 1).
     progress : callable, optional
         A progress bar's ``advance``: called once as ``progress(0, total=n_experiments)``,
         then with the number of datasets whose estimates are done (blocks of 50). It does not
@@ -377,6 +459,24 @@ def simulate_resampling(*, n_experiments: int = 1000, exact: bool = False,
     Returns
     -------
     ResamplingExperiment
+        Every estimator's error on every dataset, and the summary table.
+
+    See Also
+    --------
+    estimate_error : The same estimators on one real dataset.
+    estimate_errors : Several of them at once.
+
+    References
+    ----------
+    .. [1] Etherington, T. R. & Lieske, D. J. (2019). [Re] Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. ReScience C, 5.
+       https://doi.org/10.5281/zenodo.3234524
+    .. [2] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+    .. [3] Efron, B. & Tibshirani, R. (1997). Improvements on Cross-Validation: The .632+
+       Bootstrap Method. Journal of the American Statistical Association, 92(438), 548–560.
+       https://doi.org/10.1080/01621459.1997.10474007
 
     Examples
     --------
