@@ -168,7 +168,7 @@ ESTIMATE_BEFORE = [
     ("loo_bootstrap", 0.11925783603221683, None, 50, "fast"),
     (".632+", 0.11011388159263771, None, 50, "fast"),
 ]
-ESTIMATE_KEYS = ["method", "estimate", "se", "loss", "n", "n_resamples", "path", "n_splits",
+ESTIMATE_KEYS = ["method", "estimate", "se", "loss", "n", "n_resamples", "path", "n_folds",
                  "n_repeats", "rows_never_out_of_bag", "apparent", "loo_bootstrap",
                  "no_information", "overfitting_rate", "weight"]
 

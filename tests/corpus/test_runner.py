@@ -167,7 +167,7 @@ def test_run_models_and_metrics(cli, data, tmp_path, extra, mentions):
 
 
 def test_run_jobs_zero(cli, data, tmp_path):
-    assert_clear_error(cli(*run_args(data, tmp_path, "--jobs", "0")), "--jobs")
+    assert_clear_error(cli(*run_args(data, tmp_path, "--n-jobs", "0")), "--n-jobs")
 
 
 def test_run_multiclass_int_target_default_metrics_have_no_auc(cli, write_csv, tmp_path):
@@ -300,7 +300,7 @@ def test_unreachable_scheduler_is_one_line_naming_the_flag(cli, data, tmp_path):
 
 
 def test_jobs_imply_joblib_and_say_so(cli, data, tmp_path):
-    res = cli(*run_args(data, tmp_path, "--jobs", "2"))
+    res = cli(*run_args(data, tmp_path, "--n-jobs", "2"))
     assert_ok(res)
     assert "joblib" in res[2]
 
@@ -309,12 +309,12 @@ def test_jobs_imply_joblib_and_say_so(cli, data, tmp_path):
 
 @pytest.mark.parametrize("extra,mentions", [
     (("--model", "nope"), ("--model", "nope")),
-    (("--method", "magic"), ("--method", "magic")),
+    (("--methods", "magic"), ("--methods", "magic")),
     (("--loss", "zero_one"), ("--loss",)),
-    (("--folds", "500", "--method", "kfold"), ("--folds",)),
-    (("--test-size", "1.5", "--method", "holdout"), ("--test-size",)),
-    (("--resamples", "0"), ("--resamples",)),
-    (("--rounding", "up", "--method", "holdout"), ("--rounding",)),
+    (("--n-folds", "500", "--methods", "kfold"), ("--n-folds",)),
+    (("--test-size", "1.5", "--methods", "holdout"), ("--test-size",)),
+    (("--n-resamples", "0"), ("--n-resamples",)),
+    (("--rounding", "up", "--methods", "holdout"), ("--rounding",)),
 ])
 def test_estimate_bad_options(cli, reg, extra, mentions):
     assert_clear_error(cli("estimate", "--data", reg, "--target", "y", *extra), *mentions)
@@ -331,8 +331,8 @@ def test_estimate_out_writes_csv_and_standalone_svg(cli, reg, tmp_path):
     import xml.etree.ElementTree as ET
 
     out = tmp_path / "est"
-    assert_ok(cli("estimate", "--data", reg, "--target", "y", "--method", "kfold,.632+",
-                  "--resamples", "20", "--out", out))
+    assert_ok(cli("estimate", "--data", reg, "--target", "y", "--methods", "kfold,.632+",
+                  "--n-resamples", "20", "--out", out))
     table = pd.read_csv(out / "estimates.csv")
     assert list(table.method) == ["kfold", ".632+"]
     root = ET.parse(out / "estimates.svg").getroot()
@@ -345,7 +345,7 @@ def test_estimate_out_writes_csv_and_standalone_svg(cli, reg, tmp_path):
 
 def test_simulate_resampling_out_refuses_existing_files(cli, tmp_path):
     (tmp_path / "resampling_table.csv").write_text("mine\n")
-    res = cli("simulate", "resampling", "--experiments", "3", "--out", tmp_path)
+    res = cli("simulate", "resampling", "--n-experiments", "3", "--out", tmp_path)
     assert_clear_error(res, "--out", "resampling_table.csv")
     assert (tmp_path / "resampling_table.csv").read_text() == "mine\n"
 
@@ -353,18 +353,18 @@ def test_simulate_resampling_out_refuses_existing_files(cli, tmp_path):
 def test_simulate_resampling_out_is_a_file(cli, tmp_path):
     f = tmp_path / "file"
     f.write_text("x")
-    assert_clear_error(cli("simulate", "resampling", "--experiments", "3", "--out", f), "--out")
+    assert_clear_error(cli("simulate", "resampling", "--n-experiments", "3", "--out", f), "--out")
 
 
 def test_simulate_resampling_svg_is_standalone(cli, tmp_path):
     import xml.etree.ElementTree as ET
 
-    assert_ok(cli("simulate", "resampling", "--experiments", "5", "--out", tmp_path / "s"))
+    assert_ok(cli("simulate", "resampling", "--n-experiments", "5", "--out", tmp_path / "s"))
     root = ET.parse(tmp_path / "s" / "resampling_densities.svg").getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    assert_ok(cli("simulate", "resampling", "--experiments", "5", "--out", tmp_path / "s",
+    assert_ok(cli("simulate", "resampling", "--n-experiments", "5", "--out", tmp_path / "s",
                   "--overwrite"))
 
 
 def test_simulate_resampling_zero_experiments(cli):
-    assert_clear_error(cli("simulate", "resampling", "--experiments", "0"), "--experiments")
+    assert_clear_error(cli("simulate", "resampling", "--n-experiments", "0"), "--n-experiments")

@@ -1,4 +1,4 @@
-"""Corpus: the runner's DuckDB store (issue 20) — a store is replikit's own file, never a
+"""Corpus: the runner's DuckDB store — a store is replikit's own file, never a
 user's database; non-DuckDB files, directories, read-only paths, concurrent runs and labels
 with separators are refused or handled with one clear line; SIGKILLs lose nothing but the tasks
 in flight and duplicate nothing.
@@ -345,7 +345,7 @@ def test_soak_sigkills_lose_and_duplicate_nothing(data, tmp_path):
     run without interruption, each task stored exactly once."""
     env = _env(tmp_path)
     serial = _soak(data, tmp_path, env, (), 14, "serial")
-    joblib = _soak(data, tmp_path, env, ("--backend", "joblib", "--jobs", "2"), 8, "joblib")
+    joblib = _soak(data, tmp_path, env, ("--backend", "joblib", "--n-jobs", "2"), 8, "joblib")
     clean = subprocess.run(_cmd(data, tmp_path / "clean.csv", tmp_path / "clean.duckdb",
                                 tmp_path / "clean.log", delay=0.0, scheme="10x6"), env=env,
                            capture_output=True, text=True)

@@ -1,8 +1,8 @@
-"""Every calibration study at its reduced size (issue 15 item 5): a method replikit claims is
-calibrated must stay inside its tolerance band, or this test fails and names the rows.
+"""Every calibration study at its reduced size: a method replikit claims is calibrated must
+stay inside its tolerance band, or this test fails and names the rows.
 
-Each capability's ``validity(size='small')`` is run once with a fixed seed (so the check is
-deterministic); the full sizes are in docs/validity.md (``replikit simulate validity``).
+Each capability's ``validity(size='small')`` is run once with a fixed random state (so the check
+is deterministic); the full sizes are in docs/validity.md (``replikit simulate validity``).
 """
 
 import importlib

@@ -1,5 +1,5 @@
 """``replikit estimate`` (prediction error of one model by resampling) and
-``replikit simulate resampling`` (the seed-003 experiment)."""
+``replikit simulate resampling`` (the experiment of Etherington & Lieske (2019))."""
 
 from __future__ import annotations
 
@@ -16,42 +16,44 @@ from ._common import (
     TableOpt,
     TargetOpt,
     emit,
+    epilog,
     frame_table,
     info,
     progress,
+    renamed_flags,
     simulate_app,
 )
 
-ESTIMATE_FLAGS = {"method": "--method", "methods": "--method", "loss": "--loss",
-                  "n_splits": "--folds", "test_size": "--test-size", "rounding": "--rounding",
-                  "n_resamples": "--resamples", "n_repeats": "--repeats", "models": "--model",
-                  "fast": "--generic", "n_jobs": "--n-jobs"}
 ESTIMATE_FILES = ("estimates.csv", "estimates.svg")
 SIMULATION_FILES = ("resampling_table.csv", "resampling_errors.csv", "resampling_densities.svg")
+REFERENCES = ("etherington2019", "verbyla1989", "efron1983", "efron1997")
 
 
 def estimate(
     data: DataOpt,
     target: TargetOpt,
-    model: Annotated[str, typer.Option("--model", help="Model alias: lr, ridge, lda, rf, gb, "
-                                       "knn, tree, dummy.")] = "lr",
-    method: Annotated[str, typer.Option("--method", help="Comma-separated methods: "
-                                        "resubstitution, holdout, kfold, loo, bootstrap, "
-                                        "loo_bootstrap, .632, .632+.")] = "resubstitution,kfold,"
-                                        "bootstrap,loo_bootstrap,.632+",
+    model: Annotated[str, typer.Option("--model", help="Model alias: lr, ridge, lasso, enet, "
+                                       "lda, rf, gb, svm, mlp, knn, tree, dummy.")] = "lr",
+    methods: Annotated[str, typer.Option(
+        "--methods", show_default=False, help="Comma-separated methods: resubstitution, "
+        "holdout, kfold, loo, bootstrap, loo_bootstrap, .632, .632+ (default: resubstitution, "
+        "kfold, bootstrap, loo_bootstrap, .632+).")] = "resubstitution,kfold,bootstrap,"
+        "loo_bootstrap,.632+",
     loss: Annotated[str | None, typer.Option("--loss", help="zero_one, absolute, squared or log "
                                              "(default: zero_one / squared).")] = None,
-    n_resamples: Annotated[int, typer.Option("--resamples", min=1,
+    n_resamples: Annotated[int, typer.Option("--n-resamples", min=1,
                                              help="Number of bootstrap resamples.")] = 200,
-    n_splits: Annotated[int, typer.Option("--folds", "-K", min=2, help="Folds K.")] = 10,
-    n_repeats: Annotated[int | None, typer.Option("--repeats", min=1, help="Hold-out splits H "
+    n_folds: Annotated[int, typer.Option("--n-folds", min=2, help="Folds K.")] = 10,
+    n_repeats: Annotated[int | None, typer.Option("--n-repeats", min=1, help="Hold-out splits H "
                                                   "(default 200) or K-fold repeats (1).")] = None,
     test_size: Annotated[float, typer.Option("--test-size", help="Hold-out test share p.")] = 0.368,
     rounding: Annotated[str, typer.Option("--rounding", help="Hold-out test rows: ceil (default, "
-                                          "scikit-learn's rule) or floor (seed 003's int(n*p)) "
-                                          "of n*p.")] = "ceil",
-    slow: Annotated[bool, typer.Option("--generic", help="Force the generic path (one cloned "
-                                       "estimator per resample).")] = False,
+                                          "scikit-learn's rule) or floor (the original code's "
+                                          "int(n*p)) of n*p.")] = "ceil",
+    fast: Annotated[bool | None, typer.Option(
+        "--fast/--generic", help="Require the batched fast path, or force the generic path (one "
+        "cloned estimator per resample); default: the fast path when the model has one.")]
+    = None,
     table: TableOpt = None,
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
@@ -61,43 +63,37 @@ def estimate(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace estimates.csv and "
                                             "estimates.svg in --out.")] = False,
 ) -> None:
-    """Estimate a model's prediction error by resampling (seed 003, eqs. 3-7, .632, .632+)."""
+    """Estimate a model's prediction error by resampling: resubstitution, hold-out, K-fold,
+    leave-one-out, the bootstrap (Etherington & Lieske (2019), eqs. 3-7), .632 and .632+."""
     from .._outputs import check_output_dir
     from ..data.userdata import load_dataset
-    from ..errors import ReplikitError
     from ..experiment.models import make_model
     from ..resampling.error import estimate_errors
-    from .run import as_flags
 
     if out is not None:
         check_output_dir(out, ESTIMATE_FILES, option="--out", overwrite=overwrite)
-    dataset = load_dataset(data, target=target, table=table, data_option="--data",
-                           target_option="--target")
-    methods = [m.strip() for m in method.split(",") if m.strip()]
-    try:
-        est = make_model(model, dataset.task)
-        info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "
-             f"{dataset.task}.")
-        with progress(f"{model}: fits") as advance:
-            res = estimate_errors(est, dataset.X, dataset.y, methods=methods, loss=loss,
-                                  n_resamples=n_resamples, n_splits=n_splits,
-                                  n_repeats=n_repeats, test_size=test_size, rounding=rounding,
-                                  task=dataset.task, fast=False if slow else None,
-                                  random_state=random_state, n_jobs=n_jobs, progress=advance)
-    except ReplikitError as exc:
-        raise as_flags(exc, ESTIMATE_FLAGS) from None
+    dataset = load_dataset(data, target=target, table=table)
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    est = make_model(model, dataset.task)
+    info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "
+         f"{dataset.task}.")
+    with progress(f"{model}: fits") as advance:
+        res = estimate_errors(est, dataset.X, dataset.y, methods=chosen, loss=loss,
+                              n_resamples=n_resamples, n_folds=n_folds, n_repeats=n_repeats,
+                              test_size=test_size, rounding=rounding, task=dataset.task,
+                              fast=fast, random_state=random_state, n_jobs=n_jobs,
+                              progress=advance)
     frame = res.to_frame()
+    first = res[chosen[0]]
     if out is not None:
         from .._outputs import write_csv_atomic
-        from .._plotting import save_svg
-        from ..resampling.plots import plot_error_estimates
+        from .._plotting import new_axes, save_svg
 
         write_csv_atomic(out / "estimates.csv", frame)
-        ax = plot_error_estimates(frame.assign(model=model))
-        ax.set_title(f"{model} on {dataset.name} ({res[methods[0]].loss} loss)", fontsize=9)
+        ax = res.plot(ax=new_axes(6.0, 0.9 + 0.35 * len(frame)))
+        ax.set_title(f"{model} on {dataset.name}", fontsize=9)
         save_svg(ax.figure, out / "estimates.svg")
         info(f"Wrote estimates.csv and estimates.svg to {out}/")
-    first = res[methods[0]]
     title = (f"Prediction error of {model} on {dataset.name}: {first.loss} loss, "
              f"{first.n:,} rows, {first.path} path")
     emit(frame_table(frame[["method", "estimate", "se", "n_resamples", "path"]], title=title),
@@ -105,13 +101,14 @@ def estimate(
 
 
 def simulate_resampling_cmd(
-    n_experiments: Annotated[int, typer.Option("--experiments", min=1,
+    n_experiments: Annotated[int, typer.Option("--n-experiments", min=1,
                                                help="Number of random datasets.")] = 1000,
     exact: Annotated[bool, typer.Option("--exact", help="Replay the original script's random "
                                         "stream (legacy RandomState) to reproduce the published "
                                         "figures.")] = False,
-    random_state: Annotated[int, typer.Option("--random-state", "--seed", min=0,
-                                              help="Root random seed (the paper used 1).")] = 1,
+    random_state: Annotated[int, typer.Option(
+        "--random-state", min=0, help="Makes the run reproducible (the paper used 1; the same "
+        "number gives the same results, whatever --n-jobs).")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the table (CSV), the "
                                              "per-dataset errors and the figure (SVG).")] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace the files in "
@@ -120,7 +117,8 @@ def simulate_resampling_cmd(
         "--n-jobs", "-j", min=1, help="Threads (default: one per CPU core, at most 8; the "
         "numbers do not depend on it).")] = None,
 ) -> None:
-    """Seed 003's experiment: 8 resampling estimators of LDA's error on 1000 null datasets."""
+    """The experiment of Etherington & Lieske (2019): eight resampling estimators of the error
+    of LDA on 1,000 datasets with no signal (true error 0.5)."""
     from .._outputs import check_output_dir
     from .._threads import usable_cores
     from ..resampling.simulation import simulate_resampling
@@ -129,28 +127,24 @@ def simulate_resampling_cmd(
         check_output_dir(out, SIMULATION_FILES, option="--out", overwrite=overwrite)
     _preload(plotting=out is not None)  # imported by a thread while the experiment computes
     with _retained_freed_memory(), \
-            progress(f"Seed-003 experiment ({n_experiments} datasets)") as advance:
+            progress(f"Resampling experiment ({n_experiments:,} datasets)") as advance:
         res = simulate_resampling(n_experiments=n_experiments, exact=exact,
                                   random_state=random_state, progress=advance,
                                   n_jobs=n_jobs if n_jobs is not None else usable_cores())
     if out is not None:
         from .._outputs import write_csv_atomic
-        from .._plotting import save_svg
-        from ..resampling.plots import plot_experiment_densities
+        from .._plotting import new_axes, save_svg
 
         write_csv_atomic(out / "resampling_table.csv", res.table)
         write_csv_atomic(out / "resampling_errors.csv", res.errors)
-        save_svg(plot_experiment_densities(res).figure, out / "resampling_densities.svg")
+        save_svg(res.plot(ax=new_axes(7.0, 4.2)).figure, out / "resampling_densities.svg")
         info(f"Wrote {out}/resampling_table.csv, resampling_errors.csv, resampling_densities.svg")
-    mode = "exact replay of the original stream" if res.exact else "numpy Generator stream"
     human = frame_table(res.table, formats={c: "{:.3f}" for c in ("mean", "sd", "paper_mean",
-                                                            "paper_sd")},
-                  title=f"Seed-003 experiment: {res.n_experiments} datasets (n = 30, 10 N(0,1) "
-                        f"predictors, Binomial(1, .5) response), LDA; {mode}, random_state "
-                        f"{res.random_state}; {res.runtime_seconds:.2f} s")
+                                                                  "paper_sd")},
+                        title=f"{res.description}; {res.runtime_seconds:.2f} s")
     emit(human, {"n_experiments": res.n_experiments, "random_state": res.random_state,
-                    "exact": res.exact,
-                    "runtime_seconds": res.runtime_seconds, "table": res.table})
+                 "exact": res.exact, "runtime_seconds": res.runtime_seconds,
+                 "table": res.table})
 
 
 def _preload(*, plotting: bool) -> None:
@@ -206,5 +200,15 @@ def _retained_freed_memory():
 
 
 def register(app: typer.Typer) -> None:
-    app.command("estimate")(estimate)
-    simulate_app.command("resampling")(simulate_resampling_cmd)
+    app.command("estimate", epilog=epilog(
+        examples=["replikit estimate --data survey.csv --target y --model lda",
+                  "replikit estimate --data d.csv --target y --methods kfold,.632+ --n-folds 5"],
+        references=REFERENCES))(estimate)
+    simulate_app.command("resampling", epilog=epilog(
+        examples=["replikit simulate resampling --exact --random-state 1",
+                  "replikit simulate resampling --n-experiments 200 --out results/"],
+        references=REFERENCES))(simulate_resampling_cmd)
+    renamed_flags("estimate", {"--method": "--methods", "--resamples": "--n-resamples",
+                               "--folds": "--n-folds", "-K": "--n-folds",
+                               "--repeats": "--n-repeats"})
+    renamed_flags("simulate resampling", {"--experiments": "--n-experiments"})

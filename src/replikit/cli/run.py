@@ -13,7 +13,19 @@ from typing import Annotated
 
 import typer
 
-from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, frame_table, info, state
+from ._common import (
+    RandomStateOpt,
+    StudyOpt,
+    TableOpt,
+    emit,
+    epilog,
+    flags,
+    frame_table,
+    info,
+    parameter_flags,
+    renamed_flags,
+    state,
+)
 
 BACKENDS = ("serial", "joblib", "dask")
 
@@ -36,8 +48,8 @@ def check_table_output(path: Path, option: str, overwrite: bool) -> Path:
 
 
 def choose_backend(backend: str | None, scheduler: str | None, n_jobs: int) -> str:
-    """``--backend`` as given, or implied by ``--scheduler`` (dask) or ``--jobs`` > 1 (joblib);
-    a scheduler with another backend is refused."""
+    """``--backend`` as given, or implied by ``--scheduler`` (dask) or ``--n-jobs`` > 1
+    (joblib); a scheduler with another backend is refused."""
     from .._validation import check_choice
     from ..errors import ParameterError
 
@@ -51,19 +63,27 @@ def choose_backend(backend: str | None, scheduler: str | None, n_jobs: int) -> s
         info("--scheduler given: running on the Dask backend (--backend dask).")
         return "dask"
     if n_jobs > 1:
-        info(f"--jobs {n_jobs}: running in {n_jobs} joblib worker processes (--backend joblib).")
+        info(f"--n-jobs {n_jobs}: running in {n_jobs} joblib worker processes (--backend "
+             "joblib).")
         return "joblib"
     return "serial"
 
 
-RUN_FLAGS = {"store": "--store", "clear_store=True": "--clear-store", "metrics": "--metrics",
-             "scheme": "--scheme", "stratify": "--stratify", "client": "--scheduler",
-             "n_jobs": "--jobs", "backend": "--backend"}
+#: Library parameter -> flag of ``replikit run`` (kept for the commands that still translate
+#: errors themselves with :func:`as_flags`; the entry point now maps parameters to flags by
+#: itself, see ``_common.parameter_flags``).
+RUN_FLAGS = {"store": "--store", "clear_store": "--clear-store",
+             "clear_store=True": "--clear-store", "metrics": "--metrics", "scheme": "--scheme",
+             "stratify": "--stratify", "client": "--scheduler", "n_jobs": "--n-jobs",
+             "backend": "--backend"}
 
 
 def as_flags(exc: Exception, flags: dict[str, str]) -> Exception:
     """The same error with the Python parameter names in backticks (`store`) replaced by the
-    command-line flags (`--store`), so that the message names what the user typed."""
+    command-line flags (`--store`), so that the message names what the user typed.
+
+    The entry point (``replikit.cli.main``) now does this for every command, from the
+    command's own options and ``_common.parameter_flags``."""
     text = str(exc)
     for name, flag in flags.items():
         text = text.replace(f"`{name}`", f"`{flag}`") if "=" not in name else (
@@ -126,17 +146,18 @@ def run_command(
         "--predictions", help="Also write predictions to this file.")] = None,
     backend: Annotated[str | None, typer.Option(
         "--backend", help="serial | joblib | dask (default: serial; dask with --scheduler, "
-        "joblib with --jobs > 1).")] = None,
+        "joblib with --n-jobs > 1).")] = None,
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", help="Dask scheduler address (implies --backend dask).")] = None,
-    n_jobs: Annotated[int, typer.Option("--jobs", "--n-jobs", "-j", min=1,
-                                        help="Worker processes.")] = 1,
+    n_jobs: Annotated[int, typer.Option("--n-jobs", "-j", min=1,
+                                        help="Worker processes (joblib, or a local Dask "
+                                        "cluster).")] = 1,
     random_state: RandomStateOpt = 0,
 ) -> None:
     """Fit MODELS on every split of SCHEME and write one Scores row per split and metric."""
     from .._outputs import check_distinct
     from ..data.userdata import load_dataset
-    from ..errors import ParameterError, ReplikitError
+    from ..errors import ParameterError
     from ..experiment.models import make_models, models_from_options
     from ..experiment.runner import connect_scheduler, run
     from ..experiment.schemes import parse_scheme
@@ -150,27 +171,26 @@ def run_command(
     if predictions is not None:
         check_table_output(predictions, "--predictions", overwrite)
     if store is not None:
-        check_store(store, option="--store", clear=clear_store, clear_option="--clear-store")
+        check_store(store, clear=clear_store)
     elif clear_store:
         raise ParameterError("`--clear-store` needs `--store` (the store to clear).")
-    sch = parse_scheme(scheme, stratify=stratify, option="--scheme")
+    sch = parse_scheme(scheme, stratify=stratify)
 
     ds = load_dataset(data, target=target, study=None if scheme.lower() == "loso" else study,
-                      table=table, data_option="--data", target_option="--target",
-                      study_option="--study")
+                      table=table)
     groups = None
     if scheme.lower() == "loso":
         if study is None:
             raise ParameterError("`--scheme loso` needs `--study` (the study column).")
         groups = load_dataset(data, target=target, study=study, table=table,
-                              min_studies=2, data_option="--data", study_option="--study").study
+                              min_studies=2).study
     chosen = models_from_options(models, model, param, ds.task)
     if not chosen:
         chosen = make_models("lr,dummy", ds.task)
     if metrics is None:
         metrics = default_metrics(ds.task, ds.y, chosen, sch)
-    client = connect_scheduler(scheduler, option="--scheduler") if scheduler else None
-    info(f"Running {', '.join(chosen)} under {scheme} (every split seeded from --seed "
+    client = connect_scheduler(scheduler) if scheduler else None
+    info(f"Running {', '.join(chosen)} under {scheme} (every split drawn from --random-state "
          f"{random_state}) on {len(ds.y):,} rows; metrics {metrics}.")
     try:
         res = run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics,
@@ -178,17 +198,15 @@ def run_command(
                   backend=backend, n_jobs=n_jobs, client=client, store=store,
                   clear_store=clear_store, random_state=random_state,
                   return_predictions=predictions is not None, progress=state.progress)
-    except ReplikitError as exc:  # name the flags, not the Python parameters
-        raise as_flags(exc, RUN_FLAGS) from None
     finally:
         if client is not None:
             client.close()
-    written = {"scores": str(res.scores.write(out, overwrite=overwrite, name="--out",
-                                              overwrite_option="--overwrite"))}
+    with flags({"path": "--out"}):
+        written = {"scores": str(res.scores.write(out, overwrite=overwrite))}
     if predictions is not None:
-        written["predictions"] = str(res.predictions.write(
-            predictions, overwrite=overwrite, name="--predictions",
-            overwrite_option="--overwrite"))
+        with flags({"path": "--predictions"}):
+            written["predictions"] = str(res.predictions.write(predictions,
+                                                               overwrite=overwrite))
     summary = res.summary()
     emit([frame_table(summary, title="Scores by study, model and metric (mean and SD over "
                                  "splits):"),
@@ -197,4 +215,10 @@ def run_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run")(run_command)
+    app.command("run", epilog=epilog(
+        examples=["replikit run --data survey.csv --target y --models lr,rf --scheme 10x10",
+                  "replikit run --data survey.csv --target y --scheme 5x2 --store run.duckdb",
+                  "replikit run --data survey.csv --target y --n-jobs 2 --out scores.csv"],
+        references=("etherington2019", "dietterich1998")))(run_command)
+    renamed_flags("run", {"--jobs": "--n-jobs"})
+    parameter_flags("run", {"client": "--scheduler"})

@@ -1,6 +1,6 @@
 """``replikit simulate validity``: rerun the calibration studies of every capability that ships
 one (``replikit.<capability>.validity.validity``) and write one table of rates ± Monte-Carlo SEs
-against their nominal values and tolerance bands, with figures (issue 15; docs/validity.md).
+against their nominal values and tolerance bands, with figures (docs/validity.md).
 
 The capabilities are discovered, not listed: any capability with a public ``validity`` module
 whose ``validity(*, size, random_state, n_jobs)`` returns a table of
@@ -22,15 +22,22 @@ from typing import Annotated
 import typer
 
 from ..errors import NotApplicableError, ParameterError
-from ._common import NJobsOpt, RandomStateOpt, emit, frame_table, info, progress, simulate_app
+from ._common import (
+    NJobsOpt,
+    RandomStateOpt,
+    emit,
+    epilog,
+    frame_table,
+    info,
+    progress,
+    simulate_app,
+)
 
 __all__ = ["CAPABILITIES", "Size", "providers", "output_names", "simulate_validity_cmd",
            "register"]
 
 #: Capabilities searched for a ``validity`` module, in the order their rows are stacked.
 CAPABILITIES = ("replicate", "compare", "generalize", "multistudy", "resampling")
-
-VALIDITY_FLAGS = {"size": "--size", "random_state": "--random-state", "n_jobs": "--n-jobs"}
 
 
 class Size(StrEnum):
@@ -148,7 +155,8 @@ def simulate_validity_cmd(
                                        "docs/validity.md (minutes).")] = Size.full,
     capabilities: Annotated[str | None, typer.Option(
         "--capabilities", help="Comma-separated capabilities to run (replicate, compare, "
-        "generalize), or all; default all that ship a validity study.")] = None,
+        "generalize, multistudy, resampling: those that ship a validity study), or all "
+        "(default).")] = None,
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for validity.csv and "
@@ -158,7 +166,7 @@ def simulate_validity_cmd(
                                             "SVGs in --out.")] = False,
 ) -> None:
     """Rerun the calibration studies: coverage, size and bias of every interval, test and
-    estimator against its nominal value (issue 15; docs/validity.md).
+    estimator against its nominal value (docs/validity.md).
 
     Each row is a Monte-Carlo rate (or bias) ± its SE, the nominal value and the tolerance
     band; a row replikit claims calibrated is FAIL when it leaves its band, a documented or
@@ -179,13 +187,8 @@ def simulate_validity_cmd(
             info(f"{step}: validity study, size {size.value} ...")
             advance.step(f"validity studies: {capability}")
             start = time.perf_counter()
-            try:
-                table = available[capability](size=size.value, random_state=random_state,
-                                              n_jobs=n_jobs)
-            except ParameterError as exc:
-                from .run import as_flags
-
-                raise as_flags(exc, VALIDITY_FLAGS) from None
+            table = available[capability](size=size.value, random_state=random_state,
+                                          n_jobs=n_jobs)
             advance()
             table = stack_tables([table])
             failing = len(check_table(table))
@@ -211,4 +214,9 @@ def simulate_validity_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    simulate_app.command("validity")(simulate_validity_cmd)
+    simulate_app.command("validity", epilog=epilog(
+        examples=["replikit simulate validity --size small",
+                  "replikit simulate validity --capabilities replicate --out validity/"],
+        note="What each row means, and every study's settings and claims: docs/validity.md "
+             "(each capability's validity module names the papers its methods rest on).",
+    ))(simulate_validity_cmd)
