@@ -1,4 +1,4 @@
-"""Benchmark: the .632+ bootstrap (200 resamples), replikit vs mlxtend (issue 19 goal 2).
+"""Benchmark: the .632+ bootstrap (200 resamples), replikit vs mlxtend.
 
 Tasks, each timed for replikit's batched fast path, replikit's generic path (``fast=False``: one
 cloned scikit-learn estimator per resample, what mlxtend does too) and mlxtend's
@@ -7,7 +7,7 @@ cloned scikit-learn estimator per resample, what mlxtend does too) and mlxtend's
 - scikit-learn's breast cancer data (569 x 30) with a scaled logistic regression
   (``make_pipeline(StandardScaler(), LogisticRegression())``, the ``lr`` alias);
 - the same data with ``LinearDiscriminantAnalysis``;
-- seed 003's design (30 x 10, null signal) with LDA.
+- the design of Etherington & Lieske (2019) (30 x 10, null signal) with LDA.
 
 Goal: the fast path >= 10x mlxtend and never slower than the generic path. One ``BENCH`` line per
 task and anchor (:func:`_timing.bench_row`).
@@ -23,7 +23,7 @@ LDA, 569 x 30       0.06 s             0.045 s (0.11)   0.36 s (0.98)   76 s (13
 LDA, 30 x 10        2 ms               1.6 ms (1.6)     0.22 s (0.62)   0.29 s       180x        140x
 ==================  =================  ===============  ==============  ===========  ==========  ==========
 
-Before issue 19 the logistic fast path was 2.4x *slower* than the generic path (6.4 s vs 2.7 s).
+Before this work the logistic fast path was 2.4x *slower* than the generic path (6.4 s vs 2.7 s).
 Why the logistic path was slow: the Newton iterations ran on the raw features, whose units on
 the breast cancer data span 1e-3 to 1e3, so the absolute step tolerance 1e-10 was reached only
 after ~56 iterations and every Hessian failed the collinearity test into an eigendecomposition.
@@ -115,7 +115,7 @@ def main() -> None:
     rng = np.random.default_rng(2019)
     X = rng.normal(size=(30, 10))
     y = rng.binomial(1, 0.5, size=30)
-    _task("LDA, 30 x 10 (seed 003 design)", LinearDiscriminantAnalysis(), X, y, repeats=3)
+    _task("LDA, 30 x 10 (Etherington & Lieske design)", LinearDiscriminantAnalysis(), X, y, repeats=3)
 
 
 if __name__ == "__main__":

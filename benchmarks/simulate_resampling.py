@@ -1,14 +1,14 @@
-"""Benchmark: ``replikit simulate resampling`` as a whole process (issue 19 goal 1).
+"""Benchmark: ``replikit simulate resampling`` as a whole process.
 
-Seed 003's computational experiment (Etherington & Lieske 2019): 1000 null datasets of 30 x 10,
+The computational experiment of Etherington & Lieske (2019): 1000 null datasets of 30 x 10,
 eight resampling estimators of LDA's error, 645 fits per dataset, plus the two CSV tables and the
 density figure (SVG). Goals on the 2-core machine: <= 2 s in the default mode, <= 8 s with
 ``--exact`` (the original script's legacy random stream). Each command runs as a subprocess
 (interpreter start, imports, computation, files), best of 3. One ``BENCH`` line per mode
 (anchor ``goal``).
 
-Measured (whole process, ``--out DIR --overwrite``, best of 3; before = the code at the start
-of issue 19, timed alternately with after in one script on the shared 2-core machine, load
+Measured (whole process, ``--out DIR --overwrite``, best of 3; before = the code before the
+speed work, timed alternately with after in one script on the shared 2-core machine, load
 average ~3.6 from other work):
 
 =============  ==========================================  ==========================
@@ -75,7 +75,7 @@ def main() -> None:
                   f"{seconds:6.2f} s (goal {GOALS[mode]:.0f} s)")
             bench_row(f"replikit simulate resampling{' --exact' if extra else ''} "
                       "(whole process, 1000 datasets)", "goal", GOALS[mode], seconds,
-                      "seed-003 experiment incl. imports, CSVs and SVG")
+                      "Etherington & Lieske experiment incl. imports, CSVs and SVG")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The thread policy (replikit._threads, issue 13 item 4): the same work with the policy and with
+"""The thread policy (replikit._threads): the same work with the policy and with
 BLAS threads unlimited, in one process, on a quiet machine and under a competing CPU load.
 
 Work (scikit-learn's breast_cancer data, 569 x 30):
@@ -7,7 +7,7 @@ Work (scikit-learn's breast_cancer data, 569 x 30):
    (resubstitution, 10-fold, bootstrap, LOO bootstrap and .632+ with 200 resamples; the batched fast
    path of a scaled logistic regression);
 2. ``run``: a serial ``replikit run`` of lr and rf under 10x10 cross-validation;
-3. ``experiment``: the batched seed-003 experiment (``simulate_resampling``).
+3. ``experiment``: the batched experiment of Etherington & Lieske (2019) (``simulate_resampling``).
 
 "policy" is replikit as shipped (one BLAS thread in batched paths and around each fit);
 "unlimited" replaces every limit of ``replikit._threads`` by BLAS threads = cpu_count (what the
