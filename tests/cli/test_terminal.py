@@ -89,7 +89,7 @@ def _commands(d: Path) -> dict:
         "crossstudy": ["crossstudy", "--data", d / "small.csv", "--target", "label",
                        "--study", "site", "--models", "lr", "--stacking"],
         "generalize": ["generalize", d / "gen.csv", "--alternative", "model", "--score",
-                       "score", "--factor", "dataset", "--resamples", "50"],
+                       "score", "--factor", "dataset", "--n-resamples", "50"],
         "simulate_resampling": ["simulate", "resampling", "--experiments", "20"],
         "simulate_tests": ["simulate", "tests", "--datasets", "10", "--differences", "0,0.1",
                            "--replications", "2", "--tests",
