@@ -1,7 +1,7 @@
 """One original and several replications: the three aims for every model at once.
 
-:func:`estimates_from_table` turns a table of study estimates (entry level 1) or a Scores table
-of CV folds (entry level 2) into :class:`~replikit.replicate.Estimate` objects;
+:func:`estimates_from_table` turns a table of study estimates (reported numbers) or a Scores
+table of CV folds into :class:`~replikit.replicate.Estimate` objects;
 :func:`analyze_replications` runs inconsistency, consistency and the FE/RE combination for each
 group (model x CV/test); :func:`meta_from_table` is the meta-analysis of a table of effects. The
 command line and the audit report are thin layers over these.
@@ -21,9 +21,11 @@ import numpy as np
 import pandas as pd
 
 from .._compat import renamed
+from .._format import interval as _interval_text
 from .._validation import check_choice
 from ..errors import DataError, ParameterError, warn
-from .aims import consistency, inconsistency, replication_row
+from ..results import Result, to_jsonable
+from .aims import _OLD_INTERVALS, consistency, inconsistency, replication_row
 from .estimates import SAMPLES, SE_METHODS, Estimate, from_folds, from_summary
 from .meta import MetaResult, meta_analysis
 
@@ -120,32 +122,40 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
 
     Parameters
     ----------
-    frame : DataFrame
+    frame : pandas.DataFrame
         Either one row per study (``study``, a column of estimates ``value``/``r2``/
         ``estimate``/``yi``, ``n`` and optionally ``k``, ``se``, ``model``), or a Scores table
         (``study``, ``model``, ``fold``, ``metric``, ``value``, ``n_test``) whose folds are
         pooled per study.
-    study, estimate, n : str
-        Column names: study labels, estimates (in a Scores table, the fold values; default
-        ``value``) and sample sizes (estimates and sizes are detected when None).
-    k : str or int, optional
+    study : str, default 'study'
+        Column of study labels.
+    estimate : str, optional
+        Column of estimates (in a Scores table, the fold values; default ``value``); detected
+        when None.
+    n : str, optional
+        Column of sample sizes (``n`` or ``n_test``); detected when None.
+    k : str or int, optional, default 'k'
         Column of predictor counts, or one count for all rows.
-    se : str, optional
+    se : str, optional, default 'se'
         Column of reported SEs (used when present).
-    metric : str
+    metric : str, default 'r2'
         Metric of the estimates (rows of a Scores table with another metric are dropped).
-    pooling : {'fixed', 'random'}
-        Stage-1 pooling of folds (Scores input only).
-    tau2_method, se_method : str
-    sample : {'test_set', 'in_sample', 'cross_validated'}
-        Where the reported R2s of a study table come from (see
-        :class:`~replikit.replicate.Estimate`): an in-sample R2 gets Lee's interval and needs
+    pooling : {'fixed', 'random'}, default 'random'
+        Pooling of the folds within each study (Scores input only).
+    tau2_method : str, default 'REML'
+        τ² estimator of a random-effects pooling of folds.
+    se_method : {'olkin_finn', 'cohen'}, default 'olkin_finn'
+        SE formula of a reported R² or a fold R² without a reported SE.
+    sample : {'test_set', 'in_sample', 'cross_validated'}, default 'test_set'
+        Where the reported R²s of a study table come from (see
+        :class:`~replikit.replicate.Estimate`): an in-sample R² gets Lee's interval and needs
         ``k``. Pooled folds of a Scores table are always ``'cross_validated'``.
 
     Returns
     -------
-    dict mapping ``(model, source)`` to a list of Estimates in table order; ``source`` is
-    ``'cv'`` for pooled folds and ``'reported'`` for a study table.
+    dict
+        ``(model, source)`` → list of :class:`~replikit.replicate.Estimate` in table order;
+        ``source`` is ``'cv'`` for pooled folds and ``'reported'`` for a study table.
 
     Raises
     ------
@@ -157,10 +167,30 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
         reported); an SE that is not finite and > 0; a study label used twice in a group; a
         study with fewer than 2 folds, or a fold R2 outside (0, 1) (no Olkin-Finn SE).
 
+    See Also
+    --------
+    analyze_replications : The three aims for every group of estimates.
+    meta_from_table : The meta-analysis of a table of effects.
+
     Notes
     -----
-    Seed 000's entry points: a reported test R2 and n, or CV fold R2s (first stage). Example:
-    ``estimates_from_table(pd.DataFrame({'study': ['a', 'b'], 'r2': [.4, .35], 'n': [600, 700]}))``.
+    The two entry points of Vijayakumar & Cheung (2021): a reported test R² and n, or CV fold
+    R²s (the first stage, :func:`~replikit.replicate.from_folds`).
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+    .. [2] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"study": ["a", "b"], "r2": [0.40, 0.35], "n": [600, 700]})
+    >>> groups = estimates_from_table(table)
+    >>> [(e.label, round(e.se, 4)) for e in groups[("model", "reported")]]
+    [('a', 0.031), ('b', 0.0291)]
     """
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise DataError("the estimates table is empty or not a table.")
@@ -297,22 +327,32 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
 
     Parameters
     ----------
-    frame : DataFrame
+    frame : pandas.DataFrame
         One row per study.
     effect : str, optional
         Column of effects (default: the first of ``yi``, ``effect``, ``estimate``, ``value``).
-    variance, se : str, optional
-        Column of sampling variances (default ``vi``/``variance``/``var``) or of standard errors
-        (default ``se``/``sei``, used when there is no variance column). Name at most one.
+    variance : str, optional
+        Column of sampling variances (default ``vi``/``variance``/``var``). Name at most one of
+        ``variance`` and ``se``.
+    se : str, optional
+        Column of standard errors (default ``se``/``sei``, used when there is no variance
+        column).
     label : str, optional
         Column of study labels (default ``label``/``study``/``author``); repeated labels are
         allowed and flagged with a :class:`~replikit.errors.ReplikitWarning`.
-    tau2_method, interval, knha_floor, pi_dist
-        As :func:`~replikit.replicate.meta_analysis`.
+    tau2_method : str, default 'REML'
+        ``'FE'`` or the τ² estimator (as :func:`~replikit.replicate.meta_analysis`).
+    interval : {'wald', 'knha'}, default 'wald'
+        The pooled interval (as :func:`~replikit.replicate.meta_analysis`).
+    knha_floor : bool, default False
+        Never let the Knapp–Hartung SE fall below the Wald one.
+    pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
+        Reference distribution of the prediction interval.
 
     Returns
     -------
     MetaResult
+        The meta-analysis of the table's effects.
 
     Raises
     ------
@@ -321,10 +361,31 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
         finite, a variance or SE that is not finite and > 0 (a negative SE is never squared
         into a valid variance), fewer than 2 studies.
 
+    See Also
+    --------
+    meta_analysis : The same on arrays.
+    estimates_from_table : Study estimates from a table, for the three aims.
+
     Notes
     -----
-    The table form of seed 000's third aim (combination); metafor's ``rma(yi, vi)`` /
-    ``rma(yi, sei=)``. Example: ``meta_from_table(pd.read_csv('dat_bcg.csv'), method='DL')``.
+    The table form of the third aim of Vijayakumar & Cheung (2021) (combination); metafor's
+    ``rma(yi, vi)`` / ``rma(yi, sei=)`` (Viechtbauer 2010).
+
+    References
+    ----------
+    .. [1] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48. https://doi.org/10.18637/jss.v036.i03
+    .. [2] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"study": ["a", "b", "c"], "yi": [0.40, 0.35, 0.45],
+    ...                       "vi": [0.001, 0.002, 0.0015]})
+    >>> res = meta_from_table(table, tau2_method="DL")
+    >>> res.labels, round(res.estimate, 4)
+    (('a', 'b', 'c'), 0.403)
     """
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise DataError("the effects table is empty or not a table.")
@@ -380,33 +441,51 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
 
 
 @dataclass(frozen=True, slots=True)
-class ReplicationAnalysis:
-    """Aims 1-3 for each group (model x source).
+class ReplicationAnalysis(Result):
+    """The three aims for each group of estimates (model × kind of estimate).
 
     Attributes
     ----------
-    table : DataFrame
+    table : pandas.DataFrame
         One row per (model, source, replication): the replication's ``estimate``; the
-        ``difference`` replication − original, its ``se``, its 95% CI (``ci_low``,
+        ``difference`` replication − original, its ``se``, its 95% interval (``ci_low``,
         ``ci_high``), the z test of difference = 0 (``statistic``, ``pvalue``) and the
-        ``inconsistency`` verdict; the 90% CI (``tost_ci_low``, ``tost_ci_high``), the binding
-        one-sided test of the TOST (``statistic_tost``, ``pvalue_tost``) and the ``consistency``
-        verdict.
-    pooled : DataFrame
-        One row per (model, source, pooling): estimate, SE, CI, tau2, Q, I2, estimator, CI
-        method.
-    estimates : DataFrame
-        One row per (model, source, study): estimate, SE and CI.
+        ``inconsistency`` verdict; the 90% interval (``tost_ci_low``, ``tost_ci_high``), the
+        binding one-sided test of the TOST (``statistic_tost``, ``pvalue_tost``) and the
+        ``consistency`` verdict.
+    pooled : pandas.DataFrame
+        One row per (model, source, pooling): estimate, SE, interval, τ², Q, I², the τ²
+        estimator (``tau2_method``) and the pooled interval (``interval``).
+    estimates : pandas.DataFrame
+        One row per (model, source, study): estimate, SE and 95% interval.
     meta : dict
-        ``(model, source, 'fixed'|'random') -> MetaResult``.
+        ``(model, source, 'fixed' | 'random')`` → :class:`~replikit.replicate.MetaResult`.
     original : str
-    bounds : tuple
+        The original study.
+    bounds : tuple of float
         The region of equivalence.
     interval : str
-        The difference interval (``'sa'``, ``'mover'``, ``'bootstrap'``; ``'bootstrap/sa'``
-        when the default chose per pair).
+        The interval of the differences (``'wald'``, ``'mover'``, ``'percentile'``,
+        ``'basic'``; ``'basic/wald'`` when the default chose per pair).
     tau2_method : str
         τ² estimator of the random-effects pooling.
+    meta_interval : {'wald', 'knha'}
+        The pooled interval.
+
+    See Also
+    --------
+    analyze_replications : Builds it.
+    replication_table : The first two aims for one group.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"study": ["2002", "2004", "2006"], "r2": [0.41, 0.39, 0.30],
+    ...                       "se": [0.02, 0.02, 0.02], "n": [667, 650, 700]})
+    >>> res = analyze_replications(estimates_from_table(table), "2002")
+    >>> res.table[["replication", "inconsistency"]]
+      replication           inconsistency
+    0        2004  not shown inconsistent
+    1        2006            inconsistent
     """
 
     table: pd.DataFrame
@@ -415,55 +494,159 @@ class ReplicationAnalysis:
     meta: dict = field(repr=False)
     original: str = ""
     bounds: tuple = (-0.05, 0.05)
-    interval: str = "sa"
+    interval: str = "wald"
     tau2_method: str = "REML"
+    meta_interval: str = "wald"
+
+    @property
+    def title(self) -> str:
+        return f"Replication of {self.original!r}"
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-replication table."""
+        """The per-replication table (a copy of :attr:`table`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (model, source, replication).
+        """
         return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """The analysis in JSON types (what ``replikit replicate --format json`` prints).
+
+        Returns
+        -------
+        dict
+            ``original, bounds, interval, tau2_method, meta_interval, replications, pooled,
+            estimates``.
+        """
+        return to_jsonable({"original": self.original, "bounds": list(self.bounds),
+                            "interval": self.interval, "tau2_method": self.tau2_method,
+                            "meta_interval": self.meta_interval, "replications": self.table,
+                            "pooled": self.pooled, "estimates": self.estimates})
+
+    def plot(self, ax=None, *, model: str | None = None, source: str | None = None,
+             aim: str = "inconsistency", title: str | None = None):
+        """The differences replication − original of one group with their intervals.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        model : str, optional
+            The model (default: the first).
+        source : str, optional
+            The kind of estimate (default: the model's first).
+        aim : {'inconsistency', 'consistency'}, default 'inconsistency'
+            The 95% intervals (an interval that misses 0 is an inconsistent replication) or
+            the 90% intervals with the region of equivalence (one inside it is consistent).
+        title : str, optional
+            A title (default: the group and the aim).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_differences
+
+        aim = check_choice(aim, "aim", ("inconsistency", "consistency"))
+        t = self.table
+        model = t["model"].iloc[0] if model is None else model
+        rows = t[t["model"] == model]
+        source = rows["source"].iloc[0] if source is None and not rows.empty else source
+        rows = rows[rows["source"] == source]
+        if rows.empty:
+            raise ParameterError(f"no replications for `model` {model!r} and `source` "
+                                 f"{source!r}; the groups are "
+                                 f"{sorted(set(zip(t['model'], t['source'], strict=True)))}.")
+        if aim == "inconsistency":
+            return plot_differences(rows, ax=ax, title=title or f"{model} ({source}): "
+                                    "inconsistency, 95% CI")
+        return plot_differences(rows, ax=ax, low="tost_ci_low", high="tost_ci_high",
+                                bounds=self.bounds,
+                                title=title or f"{model} ({source}): consistency, 90% CI")
 
     def __str__(self) -> str:
         lines = [f"Replication of {self.original!r}: difference = replication - original; "
                  f"inconsistency: 95% CI excludes 0; consistency: 90% CI inside "
-                 f"[{self.bounds[0]:.3g}, {self.bounds[1]:.3g}] (difference CI: {self.interval})"]
+                 f"{_interval_text(*self.bounds)} (difference CI: {self.interval})"]
         show = ["model", "source", "replication", "estimate", "difference", "ci_low", "ci_high",
                 "inconsistency", "pvalue_tost", "consistency"]
         lines.append(self.table[show].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         lines.append("Pooled (original + replications):")
-        cols = ["model", "source", "pooling", "method", "ci_method", "estimate", "ci_low",
+        cols = ["model", "source", "pooling", "tau2_method", "interval", "estimate", "ci_low",
                 "ci_high", "tau2", "i2_q"]
         lines.append(self.pooled[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
         return "\n".join(lines)
 
 
-def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
+@renamed(margin="tolerance", ci="meta_interval",
+         values={"interval": _OLD_INTERVALS, "meta_interval": {"z": "wald"}})
+def analyze_replications(groups: dict, original: str, *, tolerance: float = 0.05,
                          bounds: tuple[float, float] | None = None,
                          interval: str | None = None,
-                         tau2_method: str = "REML", ci: str = "z") -> ReplicationAnalysis:
+                         tau2_method: str = "REML",
+                         meta_interval: str = "wald") -> ReplicationAnalysis:
     """Inconsistency, consistency and combination for each group of study estimates.
 
     Parameters
     ----------
     groups : dict
-        ``(model, source) -> list of Estimate`` (e.g. from :func:`estimates_from_table`).
+        ``(model, source)`` → list of :class:`~replikit.replicate.Estimate` (e.g. from
+        :func:`estimates_from_table`).
     original : str
         Label of the original study; every other study is a replication.
-    margin, bounds : region of equivalence (see :func:`~replikit.replicate.consistency`).
-    interval : {'sa', 'mover', 'bootstrap'}, optional
-        Difference interval (see :func:`~replikit.replicate.difference`; default per pair:
-        the bootstrap when both estimates carry replicates, else simple asymptotic).
-    tau2_method : str
-        Estimator of the random-effects combination.
-    ci : {'z', 'knha'}
+    tolerance : float, default 0.05
+        Region of equivalence ``±tolerance`` of the consistency test.
+    bounds : (float, float), optional
+        An asymmetric region ``(low, high)``; overrides ``tolerance``.
+    interval : {'wald', 'mover', 'percentile', 'basic'}, optional
+        The interval of each difference (see :func:`~replikit.replicate.difference`; default
+        per pair: the basic bootstrap when both estimates carry replicates, else Wald).
+    tau2_method : str, default 'REML'
+        τ² estimator of the random-effects combination.
+    meta_interval : {'wald', 'knha'}, default 'wald'
+        The pooled interval: Wald (z) or Knapp & Hartung (2003), t(k − 1).
 
     Returns
     -------
     ReplicationAnalysis
+        The per-replication table, the pooled results and the study estimates.
+
+    See Also
+    --------
+    estimates_from_table : The groups of estimates from a table.
+    replication_table : The first two aims for one group.
+    combine : The third aim for one group.
 
     Notes
     -----
-    Seed 000, Study 1: the three aims applied to each method's CV and test R2 (Figures 3-8).
-    Example: ``analyze_replications(estimates_from_table(df), original='2002')``.
+    Study 1 of Vijayakumar & Cheung (2021): the three aims applied to each method's CV and test
+    R² (Figures 3–8).
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+    .. [2] Schuirmann, D. J. (1987). A Comparison of the Two One-Sided Tests Procedure and the
+       Power Approach for Assessing the Equivalence of Average Bioavailability. Journal of
+       Pharmacokinetics and Biopharmaceutics, 15(6), 657–680.
+       https://doi.org/10.1007/BF01068419
+    .. [3] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48. https://doi.org/10.18637/jss.v036.i03
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"study": ["2002", "2004", "2006"], "r2": [0.41, 0.39, 0.30],
+    ...                       "se": [0.02, 0.02, 0.02], "n": [667, 650, 700]})
+    >>> res = analyze_replications(estimates_from_table(table), "2002", tolerance=0.05)
+    >>> res.pooled[["pooling", "tau2_method", "interval"]]
+      pooling tau2_method interval
+    0   fixed          FE     wald
+    1  random        REML     wald
     """
     if not groups:
         raise DataError("no estimates to analyze.")
@@ -491,7 +674,7 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 inc = inconsistency(orig, e, interval=interval)
-                con = consistency(orig, e, margin=margin, bounds=bounds, interval=interval)
+                con = consistency(orig, e, tolerance=tolerance, bounds=bounds, interval=interval)
             for w in caught:  # once per message, not once per pair and aim
                 said.setdefault((w.category, str(w.message)), None)
             used.add(inc.difference.interval)
@@ -500,16 +683,18 @@ def analyze_replications(groups: dict, original: str, *, margin: float = 0.05,
                          **replication_row(e, inc, con)})
         for pooling, mth in (("fixed", "FE"), ("random", tau2_method)):
             res: MetaResult = meta_analysis([e.estimate for e in ests], se=[e.se for e in ests],
-                                            labels=labels, method=mth, ci=ci)
+                                            labels=labels, tau2_method=mth,
+                                            interval=meta_interval)
             meta[(model, source, pooling)] = res
             c = res.confidence_interval()
             pooled.append({"model": model, "source": source, "pooling": pooling,
-                           "method": res.method, "ci_method": res.ci_method, "k": res.k,
+                           "tau2_method": res.tau2_method, "interval": res.interval, "k": res.k,
                            "estimate": res.estimate, "se": res.se, "ci_low": c.low,
                            "ci_high": c.high, "tau2": res.tau2, "q": res.q,
                            "q_pvalue": res.q_pvalue, "i2_q": res.i2_q})
     for category, message in said:
         warn(message, category)
     return ReplicationAnalysis(pd.DataFrame(rows), pd.DataFrame(pooled), pd.DataFrame(est_rows),
-                               meta, str(original), tuple(reg_bounds or (-margin, margin)),
-                               "/".join(sorted(used)) or (interval or "sa"), tau2_method)
+                               meta, str(original), tuple(reg_bounds or (-tolerance, tolerance)),
+                               "/".join(sorted(used)) or (interval or "wald"), tau2_method,
+                               meta_interval)
