@@ -47,8 +47,8 @@ def ngen(rng, kernel, n: int, reps: int, eps: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=500)
-    ap.add_argument("--random-state", "--seed", dest="random_state", type=int, default=2,
-                    help="makes the run reproducible (--seed: the old name)")
+    ap.add_argument("--random-state", dest="random_state", type=int, default=2,
+                    help="makes the run reproducible")
     args = ap.parse_args()
     rng = np.random.default_rng(args.random_state)
     for name, kernel in KERNELS.items():

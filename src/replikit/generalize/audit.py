@@ -332,15 +332,15 @@ def _higher_is_better(metric) -> bool:
 def _caveats(n_left, m_left, quick, n_resamples, N) -> list[str]:
     out = []
     if n_left:
-        out.append(f"{n_left} stud{'y' if n_left == 1 else 'ies'} left out (a model without a "
+        out.append(f"{n_left:,} stud{'y' if n_left == 1 else 'ies'} left out (a model without a "
                    "score)")
     if m_left:
-        out.append(f"{m_left} model{'s' if m_left > 1 else ''} left out (no score in any study)")
+        out.append(f"{m_left:,} model{'s' if m_left > 1 else ''} left out (no score in any study)")
     if N < 10:
         out.append(f"n* from {N} studies: its bias was measured only from 10 studies on "
                    "(docs/generalize.md); read its interval")
     if quick:
-        out.append(f"quick mode: {n_resamples} subsample pairs per size")
+        out.append(f"quick mode: {n_resamples:,} subsample pairs per size")
     return out
 
 

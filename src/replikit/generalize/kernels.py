@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._compat import REMOVED_IN, renamed
+from .._format import number
 from .._threads import single_blas
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
@@ -326,7 +327,7 @@ def rbf_gram(x1, x2=None, *, gamma: float | None = None) -> np.ndarray:
     big = max(np.abs(a).max(initial=0.0), np.abs(b).max(initial=0.0))
     if big > RBF_MAX_SCORE:
         raise DataError(f"`x1`/`x2`: the RBF kernel squares score differences; scores beyond "
-                        f"±{RBF_MAX_SCORE:g} overflow (found {big:g}); rescale them.")
+                        f"±{number(RBF_MAX_SCORE)} overflow (found {number(big)}); rescale them.")
     gamma = 1.0 / a.shape[1] if gamma is None else check_float(gamma, "gamma", min_value=0.0)
     d2 = (a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2.0 * (a @ b.T)
     return np.exp(-gamma * np.maximum(d2, 0.0))

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._compat import REMOVED_IN, renamed
+from .._format import number
 from .._random import check_random_state
 from .._threads import single_blas
 from .._validation import check_int, check_probability
@@ -63,7 +64,7 @@ def check_tolerance(tolerance, name: str = "tolerance") -> np.ndarray:
                              f"got {tolerance!r}.")
     if np.any(~np.isfinite(d)) or np.any((d <= 0) | (d >= 1)):
         raise ParameterError(f"`{name}` must lie strictly between 0 and 1; got "
-                             f"{', '.join(f'{v:g}' for v in d)}.")
+                             f"{', '.join(number(v) for v in d)}.")
     return d
 
 
