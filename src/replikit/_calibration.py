@@ -56,6 +56,32 @@ def rate_row(capability: str, study: str, method: str, setting: str, quantity: s
     for ``'size'`` it is one-sided, ``[0, nominal + 3 SE + slack]`` (a conservative test holds
     its level); ``'power'`` has no band (``lower = 0``, ``upper = 1``).
 
+    Parameters
+    ----------
+    capability, study, method, setting : str
+        What was simulated (the first columns of the row).
+    quantity : {'coverage', 'size', 'power'}
+        What the rate is.
+    hits : int
+        Replications that covered (or rejected).
+    n_replications : int
+        Replications in the cell.
+    nominal : float
+        The rate a calibrated method gives (the confidence level, or ``alpha``).
+    claim : {'calibrated', 'documented', 'invalid'}, default 'calibrated'
+        What replikit says about the method in that cell.
+    slack : float, default 0.0
+        The method's documented finite-sample error, added to the band.
+
+    Returns
+    -------
+    dict
+        One row of :data:`COLUMNS`.
+
+    See Also
+    --------
+    bias_row : A row for the bias of an estimator.
+
     Examples
     --------
     >>> r = rate_row("replicate", "R2 CI", "lee", "n=133", "coverage", hits=948,
@@ -93,6 +119,30 @@ def bias_row(capability: str, study: str, method: str, setting: str, *, estimate
     """One row for the (relative) bias of an estimator: mean of ``estimates`` minus ``truth``
     (divided by ``truth`` when ``relative``), its Monte-Carlo SE, and the band ``±tolerance``
     widened by 3 SEs.
+
+    Parameters
+    ----------
+    capability, study, method, setting : str
+        What was simulated (the first columns of the row).
+    estimates : array-like
+        The estimator's value in each replication (non-finite values are left out).
+    truth : float
+        The true value.
+    relative : bool, default True
+        Report the relative bias ``(mean - truth) / truth``.
+    tolerance : float
+        The bias the method may have and still be called calibrated.
+    claim : {'calibrated', 'documented', 'invalid'}, default 'calibrated'
+        What replikit says about the method in that cell.
+
+    Returns
+    -------
+    dict
+        One row of :data:`COLUMNS`.
+
+    See Also
+    --------
+    rate_row : A row for a coverage, size or power.
 
     Examples
     --------
