@@ -123,7 +123,7 @@ TableOpt = Annotated[str | None, typer.Option("--table", help="Table name inside
 OutDirOpt = Annotated[Path, typer.Option("--out", help="Output directory.")]
 RandomStateOpt = Annotated[int, typer.Option(
     "--random-state", min=0, help="Makes the run reproducible: the same number gives the same "
-    "results, whatever --n-jobs.")]
+    "results (on any number of workers).")]
 NJobsOpt = Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Worker processes.")]
 ModelsOpt = Annotated[str | None, typer.Option(
     "--models", help="Comma-separated model aliases: lr, ridge, lda, rf, gb, knn, tree, dummy.")]
