@@ -37,7 +37,7 @@ def studies_csv(tmp_path):
 def test_analysis_matches_the_single_functions(studies_csv):
     _, df = studies_csv
     groups = estimates_from_table(df)
-    res = analyze_replications(groups, "2002", margin=0.05)
+    res = analyze_replications(groups, "2002", tolerance=0.05)
     orig = from_summary(r2=0.41, n=667, k=36)
     for row in res.table.itertuples():
         rep = from_summary(r2=row.estimate, n=int(df.loc[df.study == row.replication, "n"].iloc[0]),
@@ -46,9 +46,10 @@ def test_analysis_matches_the_single_functions(studies_csv):
         assert row.pvalue_tost == pytest.approx(consistency(orig, rep).pvalue)
     assert res.table.set_index("replication").loc["2006", "inconsistency"] == "inconsistent"
     fe = res.pooled.query("pooling == 'fixed'").iloc[0]
-    direct = meta_analysis(df.r2, se=[e.se for e in groups[("model", "reported")]], method="FE")
+    direct = meta_analysis(df.r2, se=[e.se for e in groups[("model", "reported")]],
+                           tau2_method="FE")
     assert fe.estimate == pytest.approx(direct.estimate)
-    assert "REML" in set(res.pooled["method"]) and "Replication of '2002'" in str(res)
+    assert "REML" in set(res.pooled["tau2_method"]) and "Replication of '2002'" in str(res)
     with pytest.raises(ParameterError, match="original"):
         analyze_replications(groups, "1999")
 
@@ -69,7 +70,7 @@ def test_scores_table_and_two_stage():
         ("fixed", "fixed"), ("fixed", "random"), ("random", "fixed"), ("random", "random")}
     ff = ts.population.query("stage1 == 'fixed' and stage2 == 'fixed'").iloc[0]
     st = ts.studies.query("stage1 == 'fixed'")
-    again = meta_analysis(st.estimate, se=st.se, method="FE")
+    again = meta_analysis(st.estimate, se=st.se, tau2_method="FE")
     assert ff.estimate == pytest.approx(again.estimate) and "Two-stage" in str(ts)
     with pytest.raises(DataError, match="metric"):
         estimates_from_table(scores, metric="auc")
@@ -77,7 +78,7 @@ def test_scores_table_and_two_stage():
 
 def test_forest_plot_layout():
     bcg = pd.read_csv(REF / "dat_bcg.csv")
-    res = meta_analysis(bcg.yi, bcg.vi, method="REML", labels=bcg.author)
+    res = meta_analysis(bcg.yi, bcg.vi, tau2_method="REML", labels=bcg.author)
     ax = forest_plot(res, xlabel="log RR")
     texts = [t.get_text() for t in ax.texts]
     assert "RE Model (REML)" in texts and "Aronson" in texts
@@ -131,7 +132,7 @@ def test_audit_section(tmp_path):
     assert set(rows["inconsistency"]) <= {"inconsistent", "not shown inconsistent"}
     assert sec["summary"] == data["verdict"]["sentence"]
     assert data["verdict"]["metric"] == "test R2"
-    assert data["studies_left_out"] == [] and data["margin"] == 0.05
+    assert data["studies_left_out"] == [] and data["tolerance"] == 0.05
     html = rep.html_path.read_text()
     assert "RE Model (REML)" in html
     # one study only -> skipped with a reason and advice naming --study
@@ -144,3 +145,40 @@ def test_audit_section(tmp_path):
     rep2 = run_audit(clf, tmp_path / "clf", sections=["replicate"], quick=True)
     sec2 = json.loads(rep2.json_path.read_text())["sections"][0]
     assert "continuous" in sec2["skipped"] and "replikit replicate" in sec2["advice"]
+
+
+def test_cli_new_and_old_flags(cli, studies_csv):
+    path, _ = studies_csv
+    code, new, err = cli("--format", "json", "replicate", str(path), "--tolerance", "0.1",
+                         "--tau2-method", "DL", "--meta-interval", "knha", "--interval", "wald")
+    assert code == 0, err
+    doc = json.loads(new)
+    assert doc["tau2_method"] == "DL" and doc["meta_interval"] == "knha"
+    assert doc["bounds"] == [-0.1, 0.1] and {r["tau2_method"] for r in doc["pooled"]} == {
+        "FE", "DL"}
+    code, old, err = cli("--format", "json", "replicate", str(path), "--margin", "0.1",
+                         "--tau2", "DL", "--ci", "knha", "--interval", "sa")
+    assert code == 0, err
+    assert json.loads(old) == doc
+    for flag, new_flag in (("--margin", "--tolerance"), ("--tau2", "--tau2-method"),
+                           ("--ci", "--meta-interval")):
+        assert f"`{flag}` is now `{new_flag}`" in err
+    assert "`--interval sa` is now `--interval wald`" in err
+    code, _, err = cli("replicate", str(path), "--tolerance", "0")
+    assert code == 2 and "`--tolerance`" in err
+
+
+def test_two_stage_and_analysis_old_names_warn():
+    rows = [{"study": s, "value": v, "n_test": 100}
+            for s, vals in (("a", (0.40, 0.42, 0.38)), ("b", (0.45, 0.43, 0.47)))
+            for v in vals]
+    folds = pd.DataFrame(rows)
+    with pytest.warns(FutureWarning, match="interval"):
+        old = two_stage(folds, ci="knha")
+    assert old.population.equals(two_stage(folds, interval="knha").population)
+    groups = estimates_from_table(pd.DataFrame({"study": ["a", "b"], "r2": [0.4, 0.35],
+                                                "se": [0.02, 0.02]}))
+    with pytest.warns(FutureWarning, match="meta_interval"):
+        a = analyze_replications(groups, "a", ci="z")
+    b = analyze_replications(groups, "a", meta_interval="wald")
+    assert a.table.equals(b.table) and a.pooled.equals(b.pooled)

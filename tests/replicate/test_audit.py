@@ -1,9 +1,12 @@
-"""The audit entry ``replikit.replicate.audit``: seed 000's replication analysis of a dataset.
+"""The audit entry ``replikit.replicate.audit``: the replication analysis of Vijayakumar &
+Cheung (2021) on a dataset.
 
 Checked against independent references (scikit-learn's ``LinearRegression`` fitted by the runner
 on the same scheme, the Olkin-Finn formula, the single-study functions) and by properties (natural
 order of studies, what is left out and why, reproducibility whatever the backend).
 """
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -30,8 +33,8 @@ from replikit.replicate import audit as audit_entry
 AUDIT_MODULE = __import__("sys").modules["replikit.replicate.audit"]
 
 
-def _frame(sizes, seed=0, noise=1.0, labels=None):
-    rng = np.random.default_rng(seed)
+def _frame(sizes, random_state=0, noise=1.0, labels=None):
+    rng = np.random.default_rng(random_state)
     n = sum(sizes)
     labels = labels or [str(1990 + 2 * i) for i in range(len(sizes))]
     df = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n)})
@@ -55,7 +58,7 @@ def test_the_package_binds_the_function():
 def test_batched_least_squares_equals_the_runner_on_the_same_scheme():
     """The fast path fits exactly the splits experiment.run fits on HoldOutCV, study by study
     (fewer folds in small studies), and predicts what LinearRegression predicts there."""
-    ds = _dataset([90, 150, 400], seed=1)
+    ds = _dataset([90, 150, 400], random_state=1)
     X, y = ds.X.to_numpy(float), ds.y.to_numpy(float)
     study = ds.study.astype(str).to_numpy()
     order = ["1990", "1992", "1994"]
@@ -67,7 +70,7 @@ def test_batched_least_squares_equals_the_runner_on_the_same_scheme():
               random_state=root)
     scores, preds = res.scores.frame, res.predictions.frame
     for s, k in zip(order, (3, 5, 10), strict=True):  # 60, 100, 267 training rows
-        assert scheme.n_folds(int((study == s).sum())) == k
+        assert scheme.folds_for(int((study == s).sum())) == k
         sc = scores[scores.study == s].sort_values("fold")
         assert sc["fold"].tolist() == list(range(k + 1))
         np.testing.assert_allclose(fast[s].fold_r2, sc["value"].to_numpy()[:k], rtol=1e-9)
@@ -101,7 +104,7 @@ def test_audited_models_share_the_linear_models_test_parts_and_a_shared_run():
     lin, ols = est.loc[(LINEAR_MODEL, "test")], est.loc[("ols", "test")]
     np.testing.assert_allclose(lin.sort_index().to_numpy(), ols.sort_index().to_numpy(),
                                rtol=1e-9)
-    assert res.design["audited_n_splits"] == 5 and res.design["n_splits"] == 10
+    assert res.design["audited_n_folds"] == 5 and res.design["n_folds"] == 10
     d = audit_design()
     shared = run({"ols": LinearRegression(), "tree": DecisionTreeRegressor(max_depth=2)}, ds.X,
                  ds.y, scheme=d["scheme"], metrics=["r2", "mae"], study=ds.study,
@@ -114,15 +117,15 @@ def test_audited_models_share_the_linear_models_test_parts_and_a_shared_run():
         audit(ds, models={"ols": LinearRegression()}, random_state=3, study_run=other)
 
 
-def test_numbers_follow_the_seed_formulas():
-    res = audit(_dataset([400, 350, 500, 450], seed=2), models={}, random_state=4)
+def test_numbers_follow_the_papers_formulas():
+    res = audit(_dataset([400, 350, 500, 450], random_state=2), models={}, random_state=4)
     assert isinstance(res, ReplicationAudit) and res.models == (LINEAR_MODEL,)
     est = res.estimates[res.estimates.source == "test"].set_index("study")
-    # the test-set R2's SE is the delta-method SE of its predictions (issue 15 item 1: replaces
-    # the seed's Olkin-Finn form, which assumes calibrated predictions) on the test third
+    # the test-set R2's SE is the delta-method SE of its predictions (it replaces the paper's
+    # Olkin-Finn form, which assumes calibrated predictions) on the test third
     from replikit.replicate.estimates import r2_delta_se
 
-    ds = _dataset([400, 350, 500, 450], seed=2)
+    ds = _dataset([400, 350, 500, 450], random_state=2)
     study = ds.study.astype(str).to_numpy()
     order = ["1990", "1992", "1994", "1996"]
     root = root_seed_sequence(4)
@@ -138,13 +141,13 @@ def test_numbers_follow_the_seed_formulas():
     tab = res.table[res.table.source == "test"].set_index("replication")
     for s in ("1992", "1994", "1996"):
         rep = from_summary(r2=est.loc[s, "estimate"], se=est.loc[s, "se"])
-        inc, con = inconsistency(orig, rep), consistency(orig, rep, margin=0.05)
+        inc, con = inconsistency(orig, rep), consistency(orig, rep, tolerance=0.05)
         assert tab.loc[s, "difference"] == pytest.approx(inc.estimate)
         assert tab.loc[s, "ci_low"] == pytest.approx(inc.ci_low)
         assert tab.loc[s, "pvalue_tost"] == pytest.approx(con.pvalue)
         assert tab.loc[s, "inconsistency"] == inc.verdict
     fe = res.meta(pooling="fixed")
-    direct = meta_analysis(est["estimate"], se=est["se"], method="FE")
+    direct = meta_analysis(est["estimate"], se=est["se"], tau2_method="FE")
     assert fe.estimate == pytest.approx(direct.estimate)
     re_ = res.meta()
     assert res.verdict.estimate == pytest.approx(re_.estimate)
@@ -152,7 +155,7 @@ def test_numbers_follow_the_seed_formulas():
         tuple(re_.confidence_interval()))
     # the full design: 10 folds (267 training rows would allow 13 of 20 rows)
     cv = res.meta(source="cv")
-    assert cv.method == "REML" and res.design["n_splits"] == 10 and not res.design["quick"]
+    assert cv.tau2_method == "REML" and res.design["n_folds"] == 10 and not res.design["quick"]
 
 
 def test_original_is_the_first_study_in_natural_order():
@@ -171,7 +174,7 @@ def test_original_is_the_first_study_in_natural_order():
 
 
 def test_small_studies_left_out_with_reasons():
-    ds = _dataset([300, 20, 300, 280], seed=3)
+    ds = _dataset([300, 20, 300, 280], random_state=3)
     res = audit(ds, models={}, quick=True, random_state=1)
     assert res.studies_left_out == (("1992", "20 rows (fewer than 30)"),)
     assert "1992" not in res.studies and res.original == "1990"
@@ -189,7 +192,7 @@ def test_small_studies_left_out_with_reasons():
     ("noise", "outside", "near-zero"),
 ])
 def test_not_applicable_says_why_and_what_to_do(case, match, advice):
-    df = _frame([150, 150, 150], seed=4)
+    df = _frame([150, 150, 150], random_state=4)
     if case == "one study":
         df["year"] = "1990"
     elif case == "classification":
@@ -207,7 +210,7 @@ def test_not_applicable_says_why_and_what_to_do(case, match, advice):
 def test_a_model_without_a_positive_r2_is_left_out_not_the_analysis():
     # a fully grown tree on noisy data predicts worse than the mean: its R2 is negative, so the
     # Olkin-Finn SE does not apply; the model is left out with the reason, the rest stays
-    ds = _dataset([300, 300, 300], seed=6, noise=2.0)
+    ds = _dataset([300, 300, 300], random_state=6, noise=2.0)
     res = audit(ds, models={"tree": DecisionTreeRegressor()}, quick=True, random_state=2)
     assert "tree" in res.models_left_out or "tree" in res.studies_outside
     if "tree" in res.models_left_out:
@@ -225,9 +228,9 @@ def test_dummy_baselines_are_dropped_and_the_linear_name_reserved():
         audit(_dataset([200, 200, 200]), models={LINEAR_MODEL: LinearRegression()})
 
 
-def test_same_seed_same_numbers_whatever_the_backend():
-    ds = _dataset([250, 250, 250], seed=7)
-    models = {"tree": DecisionTreeRegressor(max_depth=3)}  # seeded by the runner per task
+def test_same_random_state_same_numbers_whatever_the_backend():
+    ds = _dataset([250, 250, 250], random_state=7)
+    models = {"tree": DecisionTreeRegressor(max_depth=3)}  # its random state set by the runner per task
     a = audit(ds, models=models, quick=True, random_state=8)
     b = audit(ds, models=models, quick=True, random_state=8, n_jobs=2)
     pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
@@ -239,7 +242,7 @@ def test_same_seed_same_numbers_whatever_the_backend():
 
 
 def test_result_tables_figures_and_text():
-    res = audit(_dataset([300, 300, 300], seed=8), models={"ols": LinearRegression()},
+    res = audit(_dataset([300, 300, 300], random_state=8), models={"ols": LinearRegression()},
                 quick=True, random_state=5)
     frame = res.to_frame()
     assert {"estimate", "difference", "se", "ci_low", "ci_high", "statistic", "pvalue",
@@ -252,7 +255,7 @@ def test_result_tables_figures_and_text():
     assert "RE Model (REML)" in [t.get_text() for t in ax.texts]
     ax = res.plot(kind="differences", model="ols", source="cv_fixed")
     assert len(ax.get_yticklabels()) == 2
-    assert res.plot(source="cv").get_xlabel().startswith("CV R2")
+    assert res.plot(source="cv").get_xlabel().startswith("CV R²")
     with pytest.raises(ParameterError, match="kind"):
         res.plot(kind="bars")
     with pytest.raises(ParameterError, match="source"):
@@ -261,23 +264,23 @@ def test_result_tables_figures_and_text():
 
 
 def test_why_studies_differ_moderators_influence_funnel():
-    """Issue 17: study-level columns found and used in a meta-regression of the test R2;
+    """Study-level columns found and used in a meta-regression of the test R2;
     influence and small-study diagnostics of its random-effects pooling; Knapp-Hartung with few
     studies."""
     from replikit.replicate import MetaRegression, meta_regression
 
-    ds = _dataset([200, 220, 240, 260, 280], seed=5)
+    ds = _dataset([200, 220, 240, 260, 280], random_state=5)
     res = audit(ds, models={}, quick=True, random_state=1)
     assert res.moderator_source == "found" and res.moderators == ("site_level",)
     assert isinstance(res.metareg, MetaRegression)
-    assert res.design["ci"] == "knha"  # 5 studies < KNHA_BELOW
+    assert res.design["meta_interval"] == "knha"  # 5 studies < KNHA_BELOW
     pooled = res.meta()
-    assert pooled.ci_method == "knha" and pooled.pi_dist == "t(k-1)"
+    assert pooled.interval == "knha" and pooled.pi_dist == "t(k-1)"
     # the meta-regression is the one of the pooled estimates on the per-study column
     site = ds.X.groupby(ds.study.astype(str).to_numpy())["site_level"].first()
     direct = meta_regression(list(pooled.y), list(pooled.v),
                              moderators={"site_level": site.loc[list(pooled.labels)].to_numpy()},
-                             method=pooled.method, ci="knha")
+                             tau2_method=pooled.tau2_method, interval="knha")
     np.testing.assert_allclose(res.metareg.beta, direct.beta)
     assert any("meta-regression" in n for n in res.notes)
     assert len(res.influence.table) == 5 and res.small_study.k == 5
@@ -286,7 +289,7 @@ def test_why_studies_differ_moderators_influence_funnel():
                                np.arctanh(np.sqrt(pooled.y)))
     for kind in ("funnel", "bubble", "baujat"):
         assert res.plot(kind=kind) is not None
-    assert len(res.plot(kind="influence").axes) == 8
+    assert np.size(res.plot(kind="influence")) == 8
     # turned off, given explicitly, and refused
     off = audit(ds, models={}, quick=True, random_state=1, moderators=())
     assert off.metareg is None and off.moderator_source == "none"
@@ -304,26 +307,44 @@ def test_why_studies_differ_moderators_influence_funnel():
 
 
 def test_many_studies_use_z_intervals():
-    res = audit(_dataset([120] * 22, seed=6, noise=0.5), models={}, quick=True, random_state=2,
+    res = audit(_dataset([120] * 22, random_state=6, noise=0.5), models={}, quick=True, random_state=2,
                 moderators=())
     assert len(res.studies) >= 20
-    assert res.design["ci"] == "z" and res.meta().ci_method == "z"
+    assert res.design["meta_interval"] == "wald" and res.meta().interval == "wald"
 
 
 def test_report_section_shows_why_studies_differ():
     from replikit.report.context import AuditContext
     from replikit.report.sections.replicate import build
 
-    ctx = AuditContext(dataset=_dataset([200, 220, 240, 260, 280], seed=5), models={},
+    ctx = AuditContext(dataset=_dataset([200, 220, 240, 260, 280], random_state=5), models={},
                        random_state=1, quick=True)
     out = build(ctx)
     captions = [getattr(b, "caption", "") for b in out.blocks]
     texts = " ".join(getattr(b, "text", "") for b in out.blocks)
-    assert "Knapp-Hartung" in texts and "site_level" in texts
+    assert re.search("Knapp.Hartung", texts) and "site_level" in texts
     assert any("Meta-regression" in c for c in captions)
     assert any("funnel plot" in c for c in captions)
     assert any("influence diagnostics" in c for c in captions)
     assert any("Heterogeneity" in c for c in captions)
-    assert out.data["ci"] == "knha" and out.data["moderators"] == ["site_level"]
-    assert "Knapp-Hartung" in next(b for b in out.blocks if type(b).__name__ == "KeyValues"
-                                   ).items["interval method"]
+    assert out.data["interval"] == "knha" and out.data["moderators"] == ["site_level"]
+    assert re.search("Knapp.Hartung", next(b for b in out.blocks
+                                           if type(b).__name__ == "KeyValues"
+                                           ).items["interval method"])
+
+
+def test_result_contract_and_old_names():
+    from _checks import check_result
+
+    ds = _dataset([300, 300, 300], random_state=8)
+    res = audit(ds, models={}, quick=True, random_state=5)
+    check_result(res)
+    assert res.verdict.label == "random-effects pooled test R2, linear model"
+    assert "±0.05" in res.verdict.sentence
+    with pytest.warns(FutureWarning, match="tolerance"):
+        old = audit(ds, models={}, quick=True, random_state=5, margin=0.05)
+    pd.testing.assert_frame_equal(old.table, res.table)
+    for key, new in (("margin", "tolerance"), ("n_splits", "n_folds"), ("ci", "meta_interval"),
+                     ("audited_n_splits", "audited_n_folds")):
+        with pytest.warns(FutureWarning, match=new):
+            assert res.design[key] == res.design[new]

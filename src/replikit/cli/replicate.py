@@ -136,7 +136,7 @@ def replicate(
     from ..data.io import read_frame
     from ..replicate import analyze_replications, estimates_from_table
 
-    frame = read_frame(path, table=table, name="PATH")
+    frame = read_frame(path, table=table)
     with _warning_lines():
         groups = estimates_from_table(frame, study=study, estimate=estimate, metric=metric,
                                       pooling=pooling, tau2_method=tau2_method,

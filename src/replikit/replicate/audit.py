@@ -1,15 +1,16 @@
-"""The replication audit of a multi-study dataset (seed 000, Study 1 on the user's data).
+"""The replication audit of a multi-study dataset (Study 1 of Vijayakumar & Cheung (2021) on the
+user's data).
 
 :func:`audit` treats the first study (in natural order: numerically when every label is a
 number, else as they appear) as the original and every other study as a replication of the R²
-of a least-squares linear model and of each audited model. Per study, seed 000's design
+of a least-squares linear model and of each audited model. Per study, the paper's design
 (:class:`~replikit.replicate.design.HoldOutCV`): a 2:1 train/test split and K-fold CV on the
 training part. The fold R² are pooled within each study by random and by fixed effects (the
-seed's first stage), the test R² gets the delta-method SE from its predictions (calibrated
-for a fitted model's test-set R²; the seed's eq. 1, Olkin–Finn, under-covers there — see
-docs/replicate.md, "R² by sample type"); then the three aims:
-inconsistency (95% CI of replication − original excludes 0), consistency (90% CI inside
-±margin, TOST) and the fixed/random-effects combination of all studies.
+paper's first stage), the test R² gets the delta-method SE from its predictions (calibrated
+for a fitted model's test-set R²; the paper's eq. 1, Olkin & Finn (1995), under-covers there
+— see docs/replicate.md, "R² by sample type"); then the three aims: inconsistency (95% CI of
+replication − original excludes 0), consistency (90% CI inside ±tolerance, TOST) and the
+fixed/random-effects combination of all studies.
 
 Every model is fitted on the same kind of splits: the audited scikit-learn models by
 :func:`replikit.experiment.run` on :class:`HoldOutCV` within each study, the linear model by the
@@ -28,10 +29,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._compat import REMOVED_IN, renamed
+from .._format import number
 from .._random import root_seed_sequence
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, NotApplicableError, ParameterError, ParameterTypeError
-from ..results import Verdict
+from ..results import Result, Verdict
 from .design import HoldOutCV, fold_labels_from_masks
 
 if TYPE_CHECKING:
@@ -45,8 +48,8 @@ __all__ = ["ReplicationAudit", "audit", "LINEAR_MODEL"]
 LINEAR_MODEL = "linear model"
 MIN_FOLD_ROWS = 20  # an R2 on fewer held-out rows is mostly noise (and often negative)
 #: CV folds of the audited models' within-study fits (refitted per fold by the runner; the
-#: batched linear model uses 10, as seed 000 does)
-AUDITED_N_SPLITS = 5
+#: batched linear model uses 10, as Vijayakumar & Cheung (2021) do)
+AUDITED_N_FOLDS = 5
 _CV_RANDOM = "CV, folds RE"
 _CV_FIXED = "CV, folds FE"
 #: With fewer studies than this, the pooled intervals and prediction intervals use Knapp-Hartung
@@ -74,10 +77,33 @@ def _shown(items, limit: int = 15) -> str:
     return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
 
 
+class _Design(dict):
+    """The audit's design; the keys of replikit 0.1 (``n_splits``, ``audited_n_splits``,
+    ``margin``, ``ci``) still read, with a FutureWarning."""
+
+    OLD = {"n_splits": "n_folds", "audited_n_splits": "audited_n_folds",
+           "margin": "tolerance", "ci": "meta_interval"}
+
+    def _new(self, key):
+        if key in self.OLD and key not in self:
+            import warnings
+
+            warnings.warn(f"the design key {key!r} is now {self.OLD[key]!r}; the old name will "
+                          f"stop working in replikit {REMOVED_IN}.", FutureWarning, stacklevel=3)
+            return self.OLD[key]
+        return key
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._new(key))
+
+    def get(self, key, default=None):
+        return super().get(self._new(key), default)
+
+
 @dataclass(frozen=True, slots=True)
-class ReplicationAudit:
-    """Result of :func:`audit`: the replication of a linear model's (and the audited models')
-    R² across studies.
+class ReplicationAudit(Result):
+    """The result of :func:`audit`: the replication of a linear model's (and the audited
+    models') R² across studies.
 
     Attributes
     ----------
@@ -89,9 +115,9 @@ class ReplicationAudit:
         The three aims for every (model, kind of estimate): ``table`` (one row per
         replication), ``pooled`` (FE and RE pooling), ``estimates`` (one row per study) and
         ``meta`` (the :class:`~replikit.replicate.MetaResult` of each pooling).
-    summary : DataFrame
+    summary : pandas.DataFrame
         Per (model, kind of estimate): replications, how many are inconsistent (95% CI of the
-        difference excludes 0) and how many consistent (90% CI inside ±margin).
+        difference excludes 0) and how many consistent (90% CI inside ±tolerance).
     verdict : Verdict
         About the linear model's test R²: the sentence, its level, the random-effects pooled
         test R² with its 95% CI, and the caveats.
@@ -106,27 +132,48 @@ class ReplicationAudit:
         Model -> tuple of (study, reason): studies whose fold or test R² is outside [0, 1)
         (the fold R²'s Olkin–Finn SE does not apply), left out of that model only.
     design : dict
-        The design: ``n_splits``, ``min_fold_rows``, ``train_share``, ``max_rows`` (linear
-        model), ``audited_n_splits``, ``audited_max_rows``, ``min_rows``, ``n_features``,
-        ``margin``, ``tau2_method``, ``quick``.
+        The design: ``n_folds`` (the linear model's CV folds), ``min_fold_rows``,
+        ``train_share``, ``audited_n_folds`` (the audited models' CV folds, None without
+        audited models), ``min_rows`` (the smallest study analyzed), ``n_features``,
+        ``tolerance``, ``tau2_method``, ``meta_interval`` (``'knha'`` with fewer than
+        :data:`KNHA_BELOW` studies, else ``'wald'``) and ``quick``. Every row of every study
+        is used.
     notes : tuple of str
-        What was done, in words (subsamples, fold counts, what was left out and why).
+        What was done, in words (fold counts, what was left out and why).
     metareg : MetaRegression or None
-        Meta-regression of the linear model's test R2 on the study-level moderators
-        (:attr:`moderators`), with the random-effects model's tau2 estimator and interval
-        method; None without moderators or when too few studies.
+        Meta-regression of the linear model's test R² on the study-level moderators
+        (:attr:`moderators`), with the random-effects model's τ² estimator and interval; None
+        without moderators or when too few studies.
     moderators : tuple of str
         The study-level columns used as moderators.
     moderator_source : {'given', 'found', 'none'}
         Moderators given by the caller, found in the data (columns constant within every
         study), or none.
     influence : Influence or None
-        Influence diagnostics of the random-effects pooling of the linear model's test R2
+        Influence diagnostics of the random-effects pooling of the linear model's test R²
         (k >= 3).
     small_study : SmallStudyEffects or None
         Funnel-plot tests and trim-and-fill of that pooling (k >= 3), on the ``r2_z`` scale
-        (``atanh(sqrt(R2))``, :mod:`~replikit.replicate.transforms`): on the raw scale the SE
-        of an R2 shrinks as R2 grows, which alone makes the funnel asymmetric.
+        (``atanh(sqrt(R²))``, :mod:`~replikit.replicate.transforms`): on the raw scale the SE
+        of an R² shrinks as R² grows, which alone makes the funnel asymmetric.
+
+    See Also
+    --------
+    audit : Builds it.
+    ReplicationAnalysis : The three aims it holds.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.normal(size=(900, 2)), columns=["x1", "x2"])
+    >>> df["y"] = df.x1 + 0.5 * df.x2 + rng.normal(size=900)
+    >>> df["year"] = np.repeat([1990, 1992, 1994], 300)
+    >>> res = audit(dataset_from_frame(df, target="y", study="year"), models={},
+    ...             quick=True, random_state=0)
+    >>> res.verdict.label
+    'random-effects pooled test R2, linear model'
     """
 
     original: str
@@ -147,6 +194,10 @@ class ReplicationAudit:
     small_study: object = field(default=None, repr=False)
 
     @property
+    def title(self) -> str:
+        return "Replication across studies"
+
+    @property
     def table(self) -> pd.DataFrame:
         """One row per (model, kind of estimate, replication) — see
         :meth:`ReplicationAnalysis.to_frame`."""
@@ -163,14 +214,55 @@ class ReplicationAudit:
         return self.analysis.estimates
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-replication table (a copy of :attr:`table`)."""
+        """The per-replication table (a copy of :attr:`table`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (model, kind of estimate, replication).
+        """
         return self.analysis.table.copy()
+
+    def to_dict(self) -> dict:
+        """Every number of the audit in JSON types.
+
+        Returns
+        -------
+        dict
+            The verdict, the studies, the design, the summary, the per-replication, pooled
+            and per-study tables, what was left out and why, the notes, and the
+            meta-regression, influence and small-study results where there are some.
+        """
+        from ..results import to_jsonable
+
+        return to_jsonable({
+            "original": self.original, "studies": self.studies, "verdict": self.verdict,
+            "models": self.models, "design": dict(self.design), "summary": self.summary,
+            "replications": self.table, "pooled": self.pooled, "estimates": self.estimates,
+            "models_left_out": self.models_left_out, "studies_left_out": self.studies_left_out,
+            "studies_outside": self.studies_outside, "notes": self.notes,
+            "moderators": self.moderators, "moderator_source": self.moderator_source,
+            "metareg": self.metareg, "influence": self.influence,
+            "small_study": self.small_study})
 
     def meta(self, model: str = LINEAR_MODEL, source: str = "test",
              pooling: str = "random") -> MetaResult:
-        """The meta-analysis of ``model``'s ``source`` estimates (``'test'``,
-        ``'CV, folds RE (<tau2>)'`` or ``'CV, folds FE'``) by ``pooling`` (``'fixed'`` or
-        ``'random'``)."""
+        """The meta-analysis of one model's estimates of one kind.
+
+        Parameters
+        ----------
+        model : str, default 'linear model'
+            The model.
+        source : {'test', 'cv', 'cv_fixed'}, default 'test'
+            Test R², CV R² with folds pooled by random effects, or by fixed effect.
+        pooling : {'fixed', 'random'}, default 'random'
+            The pooling of the studies.
+
+        Returns
+        -------
+        MetaResult
+            The meta-analysis.
+        """
         key = (model, _source_name(source, self.design["tau2_method"]), pooling)
         if key not in self.analysis.meta:
             raise ParameterError(f"no pooled result for model {model!r}, source {source!r}, "
@@ -185,22 +277,26 @@ class ReplicationAudit:
         Parameters
         ----------
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
         kind : {'forest', 'differences', 'funnel', 'bubble', 'influence', 'baujat'}
-            ``'forest'``: metafor-style forest plot of the studies and their random-effects
-            pooling; ``'differences'``: replication − original with 95% CIs (a CI missing 0 is
-            an inconsistent replication); ``'funnel'``: contour-enhanced funnel plot with the
-            trim-and-fill studies and Egger's line; ``'bubble'``: the meta-regression on the
-            first numeric moderator; ``'influence'``: the influence diagnostics (returns a
-            Figure); ``'baujat'``: the Baujat plot. The last four are about the linear model's
-            test R2.
-        model : str
-        source : {'test', 'cv', 'cv_fixed'}
+            ``'forest'`` (default): metafor-style forest plot of the studies and their
+            random-effects pooling; ``'differences'``: replication − original with 95% CIs (a
+            CI missing 0 is an inconsistent replication); ``'funnel'``: contour-enhanced
+            funnel plot with the trim-and-fill studies and Egger's line; ``'bubble'``: the
+            meta-regression on the first numeric moderator; ``'influence'``: the influence
+            diagnostics (several panels); ``'baujat'``: the Baujat plot. The last four are
+            about the linear model's test R².
+        model : str, default 'linear model'
+            The model of ``'forest'`` and ``'differences'``.
+        source : {'test', 'cv', 'cv_fixed'}, default 'test'
             Test R², CV R² with folds pooled by random effects, or by fixed effect.
         title : str, optional
+            A title.
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.axes.Axes or numpy.ndarray of Axes
+            The axes drawn on (an array of panels for ``'influence'``).
         """
         from .plots import baujat_plot, forest_plot, plot_differences
 
@@ -208,24 +304,24 @@ class ReplicationAudit:
                                            "influence", "baujat"))
         if kind in ("funnel", "influence", "baujat"):
             if self.small_study is None or self.influence is None:
-                raise ParameterError(f"kind={kind!r} needs at least 3 studies; got "
+                raise ParameterError(f"`kind`={kind!r} needs at least 3 studies; got "
                                      f"{len(self.studies)}.")
             if kind == "funnel":
                 return self.small_study.plot(ax=ax, contours=(0.90, 0.95, 0.99),
-                                             xlabel="atanh(sqrt(test R2)), linear model",
-                                             title=title or "Funnel plot of the test R2 "
-                                                            "(r2_z scale)")
+                                             xlabel="atanh(sqrt(test R²)), linear model",
+                                             title=title or "Funnel plot of the test R² "
+                                                            "(atanh of its square root)")
             if kind == "influence":
-                return self.influence.plot(title=title)
+                return self.influence.plot(ax=ax, title=title)
             return baujat_plot(self.meta(), ax=ax, title=title)
         if kind == "bubble":
             if self.metareg is None:
-                raise ParameterError("kind='bubble' needs a meta-regression: give study-level "
-                                     "`moderators` (none were used).")
-            return self.metareg.plot(ax=ax, title=title, ylabel="test R2, linear model")
+                raise ParameterError("`kind`='bubble' needs a meta-regression: give "
+                                     "study-level `moderators` (none were used).")
+            return self.metareg.plot(ax=ax, title=title, ylabel="test R², linear model")
         name = _source_name(source, self.design["tau2_method"])
         if kind == "forest":
-            what = "test R2" if name == "test" else f"CV R2 ({name[4:]})"
+            what = "test R²" if name == "test" else f"CV R² ({name[4:]})"
             return forest_plot(self.meta(model, source, "random"), ax=ax, refline=None,
                                xlabel=f"{what}, {model}", title=title)
         rows = self.table[(self.table["model"] == model) & (self.table["source"] == name)]
@@ -258,7 +354,7 @@ class _Fit:
     test_pred: np.ndarray
 
 
-def _audit_iv(dataset, models, margin, tau2_method, quick, n_jobs):
+def _audit_iv(dataset, models, tolerance, tau2_method, quick, n_jobs):
     for attr in ("X", "y", "study", "task"):
         if not hasattr(dataset, attr):
             raise ParameterTypeError("`dataset` must be a replikit Dataset (X, y, study, task); "
@@ -268,12 +364,13 @@ def _audit_iv(dataset, models, margin, tau2_method, quick, n_jobs):
                                  f"{type(models).__name__}.")
     from .meta import TAU2_METHODS
 
-    margin = check_float(margin, "margin")
-    if not margin > 0:
-        raise ParameterError(f"`margin` must be > 0 (the region is +-margin); got {margin}.")
+    tolerance = check_float(tolerance, "tolerance")
+    if not tolerance > 0:
+        raise ParameterError(f"`tolerance` must be > 0 (the region is ±tolerance); got "
+                             f"{tolerance}.")
     tau2_method = check_choice(str(tau2_method).upper(), "tau2_method", TAU2_METHODS)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
-    return margin, tau2_method, bool(quick), n_jobs
+    return tolerance, tau2_method, bool(quick), n_jobs
 
 
 def _rows(study: np.ndarray, order) -> np.ndarray:
@@ -316,19 +413,38 @@ def _linear_fits(X, y, study, order, labels) -> dict[str, _Fit]:
 
 def audit_design(dataset=None, *, quick: bool = False) -> dict:
     """The within-study fits :func:`audit` makes, so that a caller can make them once and
-    share them: ``scheme`` (:class:`HoldOutCV` with 5 folds on every row of each study, fewer
-    where a fold would hold fewer than ``MIN_FOLD_ROWS`` rows; the batched linear model uses 10,
-    on the same train/test parts) and ``metrics`` (``['r2']``). Run the audited models with :func:`replikit.experiment.run`
-    (``study=`` the study labels, ``return_predictions=True``, the audit's ``random_state``)
-    and pass the result as ``audit(..., study_run=...)``; the run may hold more studies and
-    more models (a baseline) than the audit uses, and other metrics besides.
+    share them.
+
+    Run the audited models with :func:`replikit.experiment.run` on this ``scheme`` (``study=``
+    the study labels, ``return_predictions=True``, the audit's ``random_state``) and pass the
+    result as ``audit(..., study_run=...)``; the run may hold more studies and more models (a
+    baseline) than the audit uses, and other metrics besides.
+
+    Parameters
+    ----------
+    dataset : Dataset, optional
+        The data (unused: the design is the same for every dataset; accepted so that every
+        capability's ``audit_design`` is called alike).
+    quick : bool, default False
+        The audit's quick mode (unused: the audited models use 5 folds either way).
+
+    Returns
+    -------
+    dict
+        ``scheme``: :class:`HoldOutCV` with 5 folds on every row of each study, fewer where a
+        fold would hold fewer than ``MIN_FOLD_ROWS`` rows (the batched linear model uses 10,
+        on the same train/test parts); ``metrics``: ``['r2']``.
+
+    See Also
+    --------
+    audit : The audit these fits are for.
 
     Examples
     --------
-    >>> audit_design()["scheme"].n_splits
+    >>> audit_design()["scheme"].n_folds
     5
     """
-    return {"scheme": HoldOutCV(AUDITED_N_SPLITS, min_fold_rows=MIN_FOLD_ROWS),
+    return {"scheme": HoldOutCV(AUDITED_N_FOLDS, min_fold_rows=MIN_FOLD_ROWS),
             "metrics": ["r2"]}
 
 
@@ -391,11 +507,13 @@ def _study_estimates(fits: dict[str, _Fit], k: int, tau2_method: str):
     return per_source, outside
 
 
+@renamed(margin="tolerance")
 def audit(dataset, *, models: dict | None = None, original: str | None = None,
-          margin: float = 0.05, tau2_method: str = "REML", quick: bool = False,
+          tolerance: float = 0.05, tau2_method: str = "REML", quick: bool = False,
           moderators=None, random_state=None, n_jobs: int = 1,
           study_run=None) -> ReplicationAudit:
-    """Does each later study reproduce the R² of the first? Seed 000's three aims on a dataset.
+    """Does each later study reproduce the R² of the first? The three aims of Vijayakumar &
+    Cheung (2021) on a dataset.
 
     Parameters
     ----------
@@ -407,20 +525,20 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         have no R² to replicate.
     original : str, optional
         The original study (default: the first usable study in natural order).
-    margin : float
-        Region of equivalence ±margin of the consistency test (TOST).
-    tau2_method : str
+    tolerance : float, default 0.05
+        Region of equivalence ±tolerance of the consistency test (TOST), in R² units.
+    tau2_method : str, default 'REML'
         τ² estimator of every random-effects pooling (``'REML'``, ``'DL'``, ...).
-    quick : bool
+    quick : bool, default False
         Fewer folds (5) for every model (every row is still used).
     moderators : str or sequence of str, optional
         Study-level columns of the data (one value per study) to explain the differences
-        between the studies' test R2 by a meta-regression. Default: every column constant
+        between the studies' test R² by a meta-regression. Default: every column constant
         within every study (and not across studies) is used, as many as the number of studies
-        allows (k - 3); ``()`` turns the meta-regression off.
-    random_state : None, int or Generator
-        Root of every random choice (splits, model seeds).
-    n_jobs : int
+        allows (k − 3); ``()`` turns the meta-regression off.
+    random_state : None, int or Generator, optional
+        Root of every random choice (splits, model fits).
+    n_jobs : int, default 1
         Worker processes for the audited models (the joblib backend of
         :func:`replikit.experiment.run` when above 1; the numbers do not depend on it).
     study_run : RunResult, optional
@@ -432,6 +550,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     Returns
     -------
     ReplicationAudit
+        The verdict, the tables, the design and what was left out.
 
     Raises
     ------
@@ -440,30 +559,56 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         for the design (``max(30, 3 (p + 2))`` rows with p predictors), or a linear-model R²
         outside [0, 1) in all but one study (with advice on what to do).
     ParameterError
-        ``original`` is not a study of ``dataset``, or a bad ``margin``/``tau2_method``, or a
-        moderator that is not a column of the data.
+        ``original`` is not a study of ``dataset``, or a bad ``tolerance``/``tau2_method``, or
+        a moderator that is not a column of the data.
     DataError
         A moderator that varies within a study.
 
+    See Also
+    --------
+    analyze_replications : The three aims on study estimates.
+    audit_design : The within-study fits of the audited models.
+
     Notes
     -----
-    Seed 000 (Vijayakumar & Cheung 2021), Study 1: per study a 2:1 train/test split and K-fold
-    CV on the training part (K = 10, or 5 with ``quick``; fewer where a fold would hold fewer
-    than 20 rows, at least 2); fold R² pooled by FE and RE meta-analysis (Figures 1-2) with the
+    Study 1 of Vijayakumar & Cheung (2021): per study a 2:1 train/test split and K-fold CV on
+    the training part (K = 10, or 5 with ``quick``; fewer where a fold would hold fewer than 20
+    rows, at least 2); fold R² pooled by FE and RE meta-analysis (Figures 1-2) with the
     Olkin–Finn SE ``SE² = 4 R² (1 − R²)² / N`` (eq. 1), test R² with the delta-method SE from
     its predictions (:func:`~replikit.replicate.estimates.r2_delta_se`); the difference
-    replication − original with the simple asymptotic interval (eq. 2); inconsistency (95% CI
-    excludes 0, Figures 3 and 6A), consistency (90% CI inside ±margin, Figures 4 and 6B) and the
-    FE/RE combination (Figures 7-8), with Knapp-Hartung t(k-1) intervals (and prediction
-    intervals) when there are fewer than :data:`KNHA_BELOW` studies, z intervals from there on.
-    Then, on the linear model's test R2: a meta-regression on study-level moderators
-    (:func:`~replikit.replicate.meta_regression`), influence diagnostics
-    (:func:`~replikit.replicate.influence`) and small-study effects
+    replication − original with the simple asymptotic (Wald) interval (eq. 2); inconsistency
+    (95% CI excludes 0, Figures 3 and 6A), consistency (90% CI inside ±tolerance, Figures 4 and
+    6B) and the FE/RE combination (Figures 7-8), with Knapp & Hartung (2003) t(k − 1)
+    intervals (and prediction intervals) when there are fewer than :data:`KNHA_BELOW` studies
+    (IntHout et al. 2014), Wald intervals from there on. Then, on the linear model's test R²: a
+    meta-regression on study-level moderators (:func:`~replikit.replicate.meta_regression`),
+    influence diagnostics (:func:`~replikit.replicate.influence`) and small-study effects
     (:func:`~replikit.replicate.small_study_effects`). The audited models are fitted by
-    :func:`replikit.experiment.run` on at most 1,000 rows per study (400 with ``quick``) with
-    5-fold CV, to keep within the audit's time budget. A study whose fold or test R² of a model
-    is outside [0, 1) is left out of that model's analysis (the fold R²'s Olkin–Finn SE needs
-    a squared correlation), and a model whose R² is outside [0, 1) in the original study is left out.
+    :func:`replikit.experiment.run` on every row with 5-fold CV on the same training parts.
+    A study whose fold or test R² of a model is outside [0, 1) is left out of that model's
+    analysis (the fold R²'s Olkin–Finn SE needs a squared correlation), and a model whose R²
+    is outside [0, 1) in the original study is left out. ``margin`` is the old name of
+    ``tolerance`` (it still works, with a FutureWarning).
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+    .. [2] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+    .. [3] Schuirmann, D. J. (1987). A Comparison of the Two One-Sided Tests Procedure and the
+       Power Approach for Assessing the Equivalence of Average Bioavailability. Journal of
+       Pharmacokinetics and Biopharmaceutics, 15(6), 657–680. https://doi.org/10.1007/BF01068419
+    .. [4] Knapp, G. & Hartung, J. (2003). Improved Tests for a Random Effects Meta-Regression
+       with a Single Covariate. Statistics in Medicine, 22(17), 2693–2710.
+       https://doi.org/10.1002/sim.1482
+    .. [5] IntHout, J., Ioannidis, J. P. A. & Borm, G. F. (2014). The Hartung-Knapp-Sidik-Jonkman
+       Method for Random Effects Meta-Analysis Is Straightforward and Considerably Outperforms
+       the Standard DerSimonian-Laird Method. BMC Medical Research Methodology, 14, 25.
+       https://doi.org/10.1186/1471-2288-14-25
+    .. [6] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48. https://doi.org/10.18637/jss.v036.i03
 
     Examples
     --------
@@ -482,10 +627,10 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     [2, 2, 2, 2, 2, 2]
     >>> print(res.verdict.sentence)
     Test R2 of the linear model: 0 of 2 replications are inconsistent with the original
-    (1990); 0 are shown consistent within +-0.05.
+    (1990); 0 are shown consistent within ±0.05.
     """
-    margin, tau2_method, quick, n_jobs = _audit_iv(dataset, models, margin, tau2_method, quick,
-                                                   n_jobs)
+    tolerance, tau2_method, quick, n_jobs = _audit_iv(dataset, models, tolerance, tau2_method,
+                                                      quick, n_jobs)
     d = dataset
     mod_cols, mod_source = _moderators_iv(d, moderators)
     if d.study is None or d.study.nunique() < 2:
@@ -532,8 +677,8 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     if LINEAR_MODEL in audited:
         raise ParameterError(f"`models`: the name {LINEAR_MODEL!r} is the audit's own batched "
                              "least squares; give the model another name.")
-    n_splits = 5 if quick else 10
-    scheme = HoldOutCV(n_splits, min_fold_rows=MIN_FOLD_ROWS)
+    n_folds = 5 if quick else 10
+    scheme = HoldOutCV(n_folds, min_fold_rows=MIN_FOLD_ROWS)
     aud_scheme = audit_design(quick=quick)["scheme"]
     root = root_seed_sequence(random_state)
 
@@ -589,17 +734,17 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
             continue
         for name, ests in sources.items():
             groups[(model, name)] = ests
-    ci = "knha" if len(usable) < KNHA_BELOW else "z"
-    res = analyze_replications(groups, original, margin=margin, interval="sa",
-                               tau2_method=tau2_method, ci=ci)
-    summary = _summary(res.table, margin)
+    meta_interval = "knha" if len(usable) < KNHA_BELOW else "wald"
+    res = analyze_replications(groups, original, tolerance=tolerance, interval="wald",
+                               tau2_method=tau2_method, meta_interval=meta_interval)
+    summary = _summary(res.table, tolerance)
     analyzed = tuple(m for m in fits if m not in models_left_out)
     studies = (original,) + tuple(s for s in usable if s != original)
-    design = {"n_splits": n_splits, "min_fold_rows": MIN_FOLD_ROWS, "train_share": 2 / 3,
-              "audited_n_splits": AUDITED_N_SPLITS if audited else None, "min_rows": min_rows,
-              "n_features": p, "margin": margin, "tau2_method": tau2_method, "quick": quick,
-              "ci": ci}
-    verdict = _verdict(res, original, margin, left_out, outside, models_left_out, design,
+    design = _Design(n_folds=n_folds, min_fold_rows=MIN_FOLD_ROWS, train_share=2 / 3,
+                     audited_n_folds=AUDITED_N_FOLDS if audited else None, min_rows=min_rows,
+                     n_features=p, tolerance=tolerance, tau2_method=tau2_method, quick=quick,
+                     meta_interval=meta_interval)
+    verdict = _verdict(res, original, tolerance, left_out, outside, models_left_out, design,
                        bool(audited))
     notes = _notes(design, left_out, outside, models_left_out, tuple(audited))
     pooled = res.meta[(LINEAR_MODEL, "test", "random")]
@@ -610,7 +755,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
                             why["small_study"])
 
 
-def _summary(table: pd.DataFrame, margin: float) -> pd.DataFrame:
+def _summary(table: pd.DataFrame, tolerance: float) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
@@ -618,46 +763,47 @@ def _summary(table: pd.DataFrame, margin: float) -> pd.DataFrame:
         rows.append({"model": model, "estimate": source, "replications": len(sub),
                      "inconsistent (95% CI excludes 0)":
                          int((sub["inconsistency"] == "inconsistent").sum()),
-                     f"consistent (90% CI inside +-{margin:g})":
+                     f"consistent (90% CI inside ±{number(tolerance)})":
                          int((sub["consistency"] == "consistent").sum())})
     return pd.DataFrame(rows)
 
 
-def _verdict(res, original, margin, left_out, outside, models_left_out, design,
+def _verdict(res, original, tolerance, left_out, outside, models_left_out, design,
              has_audited) -> Verdict:
     test = res.table[(res.table["source"] == "test") & (res.table["model"] == LINEAR_MODEL)]
     n_inc = int((test["inconsistency"] == "inconsistent").sum())
     n_con = int((test["consistency"] == "consistent").sum())
     level = "bad" if n_inc > len(test) / 2 else ("good" if n_con > 0 else "warn")
-    sentence = (f"Test R2 of the linear model: {n_inc} of {len(test)} replications are "
-                f"inconsistent with the original ({original}); {n_con} are shown consistent "
-                f"within +-{margin:g}.")
+    sentence = (f"Test R2 of the linear model: {number(n_inc)} of {number(len(test))} "
+                f"replications are inconsistent with the original ({original}); "
+                f"{number(n_con)} are shown consistent within ±{number(tolerance)}.")
     pooled = res.meta[(LINEAR_MODEL, "test", "random")]
     ci = pooled.confidence_interval()
     caveats = []
     if left_out:
-        caveats.append(f"{len(left_out)} {_plural(len(left_out), 'study', 'studies')} left out "
-                       f"({_shown(s for s, _ in left_out)})")
+        caveats.append(f"{number(len(left_out))} {_plural(len(left_out), 'study', 'studies')} "
+                       f"left out ({_shown(s for s, _ in left_out)})")
     bad = outside.get(LINEAR_MODEL, ())
     if bad:
-        caveats.append(f"{len(bad)} {_plural(len(bad), 'study', 'studies')} without a "
+        caveats.append(f"{number(len(bad))} {_plural(len(bad), 'study', 'studies')} without a "
                        f"linear-model R2 in [0, 1) left out ({_shown(s for s, _ in bad)})")
     if models_left_out:
         caveats.append(f"left out: {', '.join(models_left_out)} (R2 outside [0, 1))")
     if design["quick"]:
-        caveats.append(f"quick mode: {design['n_splits']}-fold CV")
+        caveats.append(f"quick mode: {design['n_folds']}-fold CV")
     return Verdict(sentence, "test R2", level, float(pooled.estimate), float(ci.low),
-                   float(ci.high), tuple(caveats))
+                   float(ci.high), tuple(caveats),
+                   label="random-effects pooled test R2, linear model")
 
 
 def _notes(design, left_out, outside, models_left_out, audited) -> tuple:
-    notes = [f"design per study: 2:1 train/test split, {design['n_splits']}-fold CV on the "
+    notes = [f"design per study: 2:1 train/test split, {design['n_folds']}-fold CV on the "
              f"training part (fewer folds where a fold would hold fewer than "
              f"{design['min_fold_rows']} rows, at least 2)"
  + "; every row of each study"]
     if audited:
         notes.append(f"audited models ({', '.join(audited)}): scikit-learn fits by "
-                     f"replikit.experiment.run on every row, {AUDITED_N_SPLITS}-fold CV on the "
+                     f"replikit.experiment.run on every row, {AUDITED_N_FOLDS}-fold CV on the "
                      "same training parts as the linear model; "
                      "constant baselines have no R2 to replicate")
     for s, why in left_out:
@@ -735,7 +881,8 @@ def _why(d, pooled, mod_cols, mod_source) -> dict:
                     warnings.simplefilter("always", ReplikitWarning)
                     fit = meta_regression(list(pooled.y), list(pooled.v),
                                           moderators=pd.DataFrame(frame), labels=pooled.labels,
-                                          method=pooled.method, ci=pooled.ci_method)
+                                          tau2_method=pooled.tau2_method,
+                                          interval=pooled.interval)
                 notes += [" ".join(str(w.message).split()) for w in caught]
                 out.update(metareg=fit, moderators=tuple(used), source=mod_source)
                 notes.append(f"meta-regression of the test R2 (linear model) on "
@@ -753,8 +900,8 @@ def _why(d, pooled, mod_cols, mod_source) -> dict:
             # funnel tests on atanh(sqrt(R2)): on the raw scale SE(R2) falls as R2 rises (Olkin-
             # Finn: 2 sqrt(R2)(1 - R2)/sqrt(N)), an asymmetry that says nothing about small studies
             yz, sz = to_scale(np.asarray(pooled.y), np.sqrt(np.asarray(pooled.v)), "r2_z")
-            on_z = meta_analysis(yz, se=sz, labels=list(pooled.labels), method=pooled.method,
-                                 ci=pooled.ci_method)
+            on_z = meta_analysis(yz, se=sz, labels=list(pooled.labels),
+                                 tau2_method=pooled.tau2_method, interval=pooled.interval)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out["small_study"] = small_study_effects(on_z)

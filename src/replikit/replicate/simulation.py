@@ -42,6 +42,7 @@ from .._threads import single_blas
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, ParameterError, warn
 from ..results import Result, to_jsonable
+from . import _draw
 from ._fits import ols_cv_test
 from .design import HoldOutCV, LabeledFolds
 from .meta import TAU2_METHODS, tau2_estimate
@@ -53,7 +54,7 @@ SIM_MODELS = ("lr", "ridge", "lasso", "enet", "rf", "svm", "mlp")
 PAPER_CHANGED = (2, 4)  # the paper's numbers of non-replicating studies
 _R2_FLOOR = 1e-3  # Olkin-Finn needs R2 > 0: fold/test R2 below this get the SE of R2 = 1e-3
 _PROCEDURE_WORDS = {"inconsistency": "judged inconsistent (95% CI)",
-                    "consistency": "judged consistent (90% CI, ±{tolerance:g})",
+                    "consistency": "judged consistent (90% CI, ±{tolerance})",
                     "captured": "captured by the {stage2}-effects population CI"}
 
 
@@ -210,28 +211,15 @@ class ReplicationSimulation(Result):
             raise DataError(f"no simulated rows for `measure`={measure!r}, "
                             f"`procedure`={procedure!r}, `n_changed`={n_changed}.")
         models = list(pd.unique(sub["model"]))
-        axes = _panels(ax, fig, len(models))
-        colors = {"fixed": "#0072B2", "random": "#D55E00", "-": "#0072B2"}
-        for panel, m in zip(axes, models, strict=True):
-            for (stage1, group), g in sub[sub["model"] == m].groupby(["stage1", "group"]):
-                g = g.sort_values("delta")
-                folds = "" if stage1 == "-" else f"{stage1}-effect folds, "
-                panel.errorbar(g["delta"], g["proportion"], yerr=g["mc_se"].fillna(0.0),
-                               color=colors.get(stage1, "black"),
-                               ls="-" if group == "replication" else "--", marker="o", ms=3,
-                               capsize=2, label=f"{folds}{group.replace('nonrep', 'non-rep')}s")
-            panel.set_title(str(m), fontsize=9, parse_math=False)
-            panel.set_xlabel("reduction of R² (Δ)")
-            panel.set_ylim(-0.05, 1.05)
-            panel.grid(alpha=0.3)
-        words = _PROCEDURE_WORDS[procedure].format(tolerance=tolerance, stage2=stage2)
-        axes[0].set_ylabel(f"proportion {words}", fontsize=8)
-        axes[-1].legend(fontsize=6, loc="best")
-        axes[0].figure.suptitle(
-            f"{'CV' if measure == 'cv' else 'Test'} R², {n_changed} non-replicating studies "
-            f"({number(self.n_repeats)} repeat{'s' if self.n_repeats != 1 else ''})",
-            fontsize=9)
-        return axes
+        axes = _draw.panels(ax, fig, 1, len(models), 2.3 * len(models) + 0.8, 2.8,
+                            sharey=True)[0]
+        words = _PROCEDURE_WORDS[procedure].format(tolerance=number(tolerance), stage2=stage2)
+        repeats = f"{number(self.n_repeats)} repeat{'s' if self.n_repeats != 1 else ''}"
+        return _draw.simulation(
+            axes, frames={m: sub[sub["model"] == m] for m in models},
+            ylabel=f"proportion {words}",
+            title=f"{'CV' if measure == 'cv' else 'Test'} R², {n_changed} non-replicating "
+                  f"studies ({repeats})")
 
     def __str__(self) -> str:
         t = self.table
@@ -248,28 +236,6 @@ class ReplicationSimulation(Result):
         lines.append(piv.to_string(float_format=lambda v: f"{v:.2f}"))
         lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
-
-
-def _panels(ax, fig, n: int) -> np.ndarray:
-    """``n`` side-by-side panels sharing y: on ``fig``, in the cell of ``ax`` (which they
-    replace), or on a new figure (pyplot's in a notebook, off pyplot elsewhere)."""
-    from .._plotting import axes_or_new
-
-    width, height = 2.3 * n + 0.8, 2.8
-    if fig is not None:
-        return np.asarray(fig.subplots(1, n, sharey=True, squeeze=False)[0])
-    if ax is not None and n == 1:
-        return np.asarray([ax])
-    first = axes_or_new(ax, width, height)
-    figure, spec = first.figure, first.get_subplotspec()
-    if spec is None:  # an axes placed by hand: the panels take the whole figure
-        first.remove()
-        return np.asarray(figure.subplots(1, n, sharey=True, squeeze=False)[0])
-    first.remove()
-    cells = spec.subgridspec(1, n)
-    panels = [figure.add_subplot(cells[0, 0])]
-    panels += [figure.add_subplot(cells[0, i], sharey=panels[0]) for i in range(1, n)]
-    return np.asarray(panels)
 
 
 class _Quiet:
