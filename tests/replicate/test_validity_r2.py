@@ -1,4 +1,4 @@
-"""R2 by sample type (issue 15 item 1): defaults, warnings and closed forms."""
+"""R2 by sample type: defaults, warnings and closed forms."""
 
 import warnings
 
@@ -22,8 +22,8 @@ from replikit.replicate import (
 from replikit.replicate.estimates import r2_delta_se
 
 
-def _preds(n=300, seed=0, slope=0.8):
-    rng = np.random.default_rng(seed)
+def _preds(n=300, random_state=0, slope=0.8):
+    rng = np.random.default_rng(random_state)
     s = rng.standard_normal(n)
     y = s + rng.standard_normal(n)
     return y, slope * s + 0.3 * rng.standard_normal(n)
@@ -36,7 +36,7 @@ def _no_validity_warning(fn):
 
 
 def test_closed_forms():
-    # Olkin-Finn (seed eq. 1) and Cohen et al. (psychometric::CI.Rsq) at published values
+    # Olkin-Finn (the paper's eq. 1) and Cohen et al. (psychometric::CI.Rsq) at published values
     assert r2_se(0.41, 667) == pytest.approx(np.sqrt(4 * .41 * .59 ** 2 / 667))
     assert r2_se(0.5032, 62, 4, method="cohen") == pytest.approx(0.0804, abs=5e-5)
     ci = r2_confidence_interval(0.5032, 62, 4, method="cohen")
@@ -58,7 +58,7 @@ def test_delta_se_agrees_with_olkin_finn_for_calibrated_predictions_and_the_boot
     # calibrated yhat = E[y|x] under normality: Var(IF) = 4 R2 (1 - R2)^2 (Olkin-Finn)
     assert r2_delta_se(y, s) == pytest.approx(r2_se(r2, n), rel=0.03)
     # any predictor: the bootstrap SE of the same R2 (an independent estimate of the SD)
-    y2, yhat2 = _preds(n=600, seed=2, slope=1.6)
+    y2, yhat2 = _preds(n=600, random_state=2, slope=1.6)
     boot = from_predictions(y2, yhat2, se_method="bootstrap", n_resamples=3000, random_state=0)
     assert r2_delta_se(y2, yhat2) == pytest.approx(boot.se, rel=0.08)
 
@@ -107,17 +107,16 @@ def test_a_method_wrong_for_the_sample_type_warns(make, words):
 
 
 def test_difference_defaults_and_warnings():
-    y1, p1 = _preds(seed=3)
-    y2, p2 = _preds(seed=4)
+    y1, p1 = _preds(random_state=3)
+    y2, p2 = _preds(random_state=4)
     o, r = from_predictions(y1, p1), from_predictions(y2, p2)
     d = _no_validity_warning(lambda: difference(o, r))
-    assert d.interval == "sa" and d.se == pytest.approx(np.hypot(o.se, r.se))
+    assert d.interval == "wald" and d.se == pytest.approx(np.hypot(o.se, r.se))
     ob = from_predictions(y1, p1, se_method="bootstrap", n_resamples=200, random_state=0)
     rb = from_predictions(y2, p2, se_method="bootstrap", n_resamples=200, random_state=1)
-    assert _no_validity_warning(lambda: inconsistency(ob, rb)).difference.interval == \
-        "bootstrap"
-    assert consistency(ob, rb).difference.interval == "bootstrap"
-    # the seed's literal test: Olkin-Finn SEs of reported test R2s
+    assert _no_validity_warning(lambda: inconsistency(ob, rb)).difference.interval == "basic"
+    assert consistency(ob, rb).difference.interval == "basic"
+    # the paper's literal test: Olkin-Finn SEs of reported test R2s
     with pytest.warns(ValidityWarning, match="olkin_finn"):
         inconsistency(from_summary(r2=0.4, n=133), from_summary(r2=0.3, n=133))
     with pytest.warns(ValidityWarning, match="no common parameter"):
@@ -146,4 +145,4 @@ def test_analyze_replications_warns_once_per_message():
         res = analyze_replications(estimates_from_table(df), "a")
     validity = [w for w in caught if issubclass(w.category, ValidityWarning)]
     assert len(validity) == 1 and "olkin_finn" in str(validity[0].message)
-    assert res.interval == "sa" and len(res.table) == 3
+    assert res.interval == "wald" and len(res.table) == 3

@@ -54,10 +54,10 @@ def test_meta_limits_are_meta_analysis():
     v = np.linspace(0.005, 0.05, 6)
     y = 0.3 + 0.2 * rng.standard_normal((4, 6))
     for method in ("FE", "DL", "REML"):
-        for ci in ("z", "knha"):
-            est, lo, hi, plo, phi, _ = V.meta_limits(y, v, method, ci)
+        for interval in ("wald", "knha"):
+            est, lo, hi, plo, phi, _ = V.meta_limits(y, v, method, interval)
             for i in range(y.shape[0]):
-                res = meta_analysis(y[i], v, method=method, ci=ci)
+                res = meta_analysis(y[i], v, tau2_method=method, interval=interval)
                 c, p = res.confidence_interval(), res.prediction_interval()
                 assert (est[i], lo[i], hi[i]) == pytest.approx((res.estimate, c.low, c.high))
                 assert (plo[i], phi[i]) == pytest.approx((p.low, p.high))
@@ -74,15 +74,16 @@ def test_cells_are_deterministic_and_claims_hold(monkeypatch):
     assert a.equals(b)
     assert set(a["capability"]) == {"replicate"}
     cov = a.set_index(["study", "method"])["estimate"]
-    # the numbers at (n, k, rho2) = (133, 36, .4): Wald on in-sample and Lee on
+    # the numbers at (n, k, rho2) = (133, 36, .4): Wald on in-sample and Lee on
     # test-set R2 are far off; Lee in-sample and delta on test-set are not
     assert cov[("R2 CI: in-sample R2", "wald (olkin_finn)")] < 0.4
     assert cov[("R2 CI: in-sample R2", "lee (default)")] > 0.9
     assert cov[("R2 CI: test-set R2", "lee")] < 0.4
     assert cov[("R2 CI: test-set R2", "wald t(n-1) (delta, default)")] > 0.9
-    seed = a.set_index(["study", "method"]).loc[("inconsistency test: test-set R2",
-                                                  "sa (olkin_finn SE, seed)")]
-    assert seed["claim"] == "documented"
+    paper = a.set_index(["study", "method"]).loc[("inconsistency test: test-set R2",
+                                                   "wald (olkin_finn SE, paper)")]
+    assert paper["claim"] == "documented"
+    assert ("meta-analysis CI of mu", "REML, interval=knha") in cov.index
 
 
 def test_run_cell_key_gives_its_own_stream():

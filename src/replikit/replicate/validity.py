@@ -1,4 +1,4 @@
-"""Calibration of replicate's intervals and tests, by simulation (issue 15).
+"""Calibration of replicate's intervals and tests, by simulation.
 
 ``replikit simulate validity --capabilities replicate`` runs :func:`validity`; the test suite
 runs its small size and fails when a calibrated row leaves its band. Studies (docs/replicate.md,
@@ -20,17 +20,17 @@ runs its small size and fails when a calibrated row leaves its band. Studies (do
   (so the null, equal out-of-sample R2, holds exactly): the size of
   :func:`~replikit.replicate.inconsistency` at its defaults (simple asymptotic with
   delta-method SEs from :func:`~replikit.replicate.from_predictions`; the bootstrap when the
-  estimates carry replicates), called on each replication, and of the seed's literal
-  simple asymptotic test with Olkin-Finn or Cohen SEs and of MOVER on Lee's limits
-  (documented).
-* **TOST size at the margin** — calibrated predictions on two test sets whose out-of-sample R2
-  differ by exactly the margin (.40 vs .45): the rate at which
-  :func:`~replikit.replicate.consistency` (defaults, margin .05) declares consistency.
+  estimates carry replicates), called on each replication, and of the literal test of
+  Vijayakumar & Cheung (2021) — the Wald interval with Olkin-Finn or Cohen SEs — and of MOVER
+  on Lee's limits (documented).
+* **TOST size at the tolerance** — calibrated predictions on two test sets whose out-of-sample
+  R2 differ by exactly the tolerance (.40 vs .45): the rate at which
+  :func:`~replikit.replicate.consistency` (defaults, tolerance .05) declares consistency.
 * **Meta-analysis** — ``k`` = 5, 10, 30 studies with sampling variances spread evenly over
   [.005, .05] and ``tau2`` = .01, .05: coverage of mu by the FE, DL and REML intervals with z
-  and Knapp-Hartung (``ci='knha'``) and of a new study's true effect by the prediction
+  and Knapp-Hartung (``interval='knha'``) and of a new study's true effect by the prediction
   interval with the distribution :func:`~replikit.replicate.meta_analysis` picks by default
-  for that ``ci``. tau2 comes from the public :func:`~replikit.replicate.tau2_estimate`
+  for that ``interval``. tau2 comes from the public :func:`~replikit.replicate.tau2_estimate`
   (vectorized over replications) and the limits follow :class:`~replikit.replicate.MetaResult`
   (the tests check a replication against ``meta_analysis`` itself). KH CIs are claimed
   calibrated; FE (tau2 > 0), z intervals at k <= 10 and PIs are documented.
@@ -61,7 +61,7 @@ CAP = "replicate"
 RHO2 = 0.4
 LEVEL = 0.95
 ALPHA = 0.05
-MARGIN = 0.05
+TOLERANCE = 0.05
 DELTA_SLACK = 0.01  # the delta-method Wald interval runs .936-.944 (asymptotic error)
 KH_SLACK = 0.025  # Knapp-Hartung: .925-.95 over k = 5-30, tau2 = .01-.05 (finite-k error)
 SIZES = {
@@ -258,13 +258,13 @@ def _inconsistency_cell(rng, n, k, R, n_boot, B):
     # the defaults, called on every replication: from_predictions -> inconsistency
     hits = sum(inconsistency(from_predictions(ya[i], pa[i], k=k),
                              from_predictions(yb[i], pb[i], k=k)).inconsistent for i in range(R))
-    rows.append(rate_row(CAP, study, "sa (delta SE, default)", setting, "size", hits=hits,
+    rows.append(rate_row(CAP, study, "wald (delta SE, default)", setting, "size", hits=hits,
                          n_replications=R, nominal=ALPHA))
     z = stats.norm.ppf((1 + LEVEL) / 2)
     d = rb - ra
     for method in ("olkin_finn", "cohen"):
         se = np.hypot(_wald_se(ra, n, k, method), _wald_se(rb, n, k, method))
-        rows.append(rate_row(CAP, study, f"sa ({method} SE, seed)", setting, "size",
+        rows.append(rate_row(CAP, study, f"wald ({method} SE, paper)", setting, "size",
                              hits=int(np.sum(np.abs(d) > z * se)), n_replications=R,
                              nominal=ALPHA, claim="documented"))
     la, ha = lee_limits(ra, n, k)
@@ -292,25 +292,25 @@ def _tost_cell(rng, n, R):
     from .aims import consistency
     from .estimates import from_predictions
 
-    rho_o, rho_r = RHO2, RHO2 + MARGIN
+    rho_o, rho_r = RHO2, RHO2 + TOLERANCE
     rows = []
-    setting = _setting(n=n, r2_original=rho_o, r2_replication=rho_r, margin=MARGIN)
-    study = "TOST size at the margin: test-set R2"
+    setting = _setting(n=n, r2_original=rho_o, r2_replication=rho_r, tolerance=TOLERANCE)
+    study = "TOST size at the tolerance: test-set R2"
     draws = []
     for rho in (rho_o, rho_r):  # calibrated predictions: the out-of-sample R2 is rho2
         s = math.sqrt(rho) * rng.standard_normal((R, n))
         draws.append((s + math.sqrt(1 - rho) * rng.standard_normal((R, n)), s))
     (yo, po), (yr, pr) = draws
     hits = sum(consistency(from_predictions(yo[i], po[i]), from_predictions(yr[i], pr[i]),
-                           margin=MARGIN).consistent for i in range(R))
+                           tolerance=TOLERANCE).consistent for i in range(R))
     rows.append(rate_row(CAP, study, "tost (delta SE, default)", setting, "size", hits=hits,
                          n_replications=R, nominal=ALPHA))
     z = stats.norm.ppf(1 - ALPHA)
     ro, rr = _r2(yo, po), _r2(yr, pr)
     se = np.hypot(_wald_se(ro, n, None, "olkin_finn"), _wald_se(rr, n, None, "olkin_finn"))
     d = rr - ro
-    hits = int(np.sum((d - z * se > -MARGIN) & (d + z * se < MARGIN)))
-    rows.append(rate_row(CAP, study, "tost (olkin_finn SE, seed)", setting, "size", hits=hits,
+    hits = int(np.sum((d - z * se > -TOLERANCE) & (d + z * se < TOLERANCE)))
+    rows.append(rate_row(CAP, study, "tost (olkin_finn SE, paper)", setting, "size", hits=hits,
                          n_replications=R, nominal=ALPHA, claim="documented"))
     return rows
 
@@ -324,29 +324,30 @@ def _meta_cell(rng, k, tau2, R):
     setting = _setting(k=k, tau2=tau2)
     rows = []
     for method in ("FE", "DL", "REML"):
-        for ci in (("z",) if method == "FE" else ("z", "knha")):
-            est, lo, hi, plo, phi, pi_dist = meta_limits(y, v, method, ci)
-            kh = ci == "knha"
-            rows.append(rate_row(CAP, "meta-analysis CI of mu", f"{method}, ci={ci}", setting,
-                                 "coverage", hits=_covers(lo, hi, mu), n_replications=R,
+        for interval in (("wald",) if method == "FE" else ("wald", "knha")):
+            est, lo, hi, plo, phi, pi_dist = meta_limits(y, v, method, interval)
+            kh = interval == "knha"
+            rows.append(rate_row(CAP, "meta-analysis CI of mu", f"{method}, interval={interval}",
+                                 setting, "coverage", hits=_covers(lo, hi, mu), n_replications=R,
                                  nominal=LEVEL, claim="calibrated" if kh else "documented",
                                  slack=KH_SLACK if kh else 0.0))
             rows.append(rate_row(CAP, "meta-analysis PI of a new study's effect",
-                                 f"{method}, ci={ci}, pi={pi_dist}", setting, "coverage",
-                                 hits=_covers(plo, phi, new), n_replications=R,
+                                 f"{method}, interval={interval}, pi={pi_dist}", setting,
+                                 "coverage", hits=_covers(plo, phi, new), n_replications=R,
                                  nominal=LEVEL, claim="documented"))
     return rows
 
 
-def meta_limits(y, v, method: str, ci: str, confidence_level: float = LEVEL):
+def meta_limits(y, v, tau2_method: str, interval: str, confidence_level: float = LEVEL):
     """Estimate, CI and PI of :func:`~replikit.replicate.meta_analysis` for many data sets.
 
     ``y`` has shape (R, k), ``v`` shape (k,); tau2 by the public
     :func:`~replikit.replicate.tau2_estimate` (vectorized), the interval formulas of
-    :class:`~replikit.replicate.MetaResult` (z or Knapp-Hartung, no floor) and the
-    prediction-interval distribution that ``meta_analysis`` picks by default for ``ci``.
-    Returns ``(estimate, ci_low, ci_high, pi_low, pi_high, pi_dist)``.
+    :class:`~replikit.replicate.MetaResult` (Wald or Knapp-Hartung, no floor) and the
+    prediction-interval distribution that ``meta_analysis`` picks by default for
+    ``interval``. Returns ``(estimate, ci_low, ci_high, pi_low, pi_high, pi_dist)``.
     """
+    method = tau2_method
     from .meta import meta_analysis, tau2_estimate
 
     R, k = y.shape
@@ -357,14 +358,15 @@ def meta_limits(y, v, method: str, ci: str, confidence_level: float = LEVEL):
     sw = w.sum(axis=1)
     est = (w * y).sum(axis=1) / sw
     p = (1 + confidence_level) / 2
-    if ci == "z":
+    if interval == "wald":
         se, q = 1 / np.sqrt(sw), stats.norm.ppf(p)
     else:
         se = np.sqrt((w * (y - est[:, None]) ** 2).sum(axis=1) / ((k - 1) * sw))
         q = stats.t.ppf(p, k - 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pi_dist = meta_analysis(np.arange(k, dtype=float), v, method=method, ci=ci).pi_dist
+        pi_dist = meta_analysis(np.arange(k, dtype=float), v, tau2_method=method,
+                                interval=interval).pi_dist
     df = {"z": None, "t(k-1)": k - 1, "t(k-2)": max(1, k - 2), "t": k - 1}[pi_dist]
     qp = stats.norm.ppf(p) if df is None else stats.t.ppf(p, df)
     half = qp * np.sqrt(se ** 2 + t2)
@@ -409,7 +411,8 @@ def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.D
         10 s of CPU); ``'full'``: the sizes of docs/validity.md (4,000 replications per cell, 1,000 with the
         bootstrap; about 95 s of CPU).
     random_state : None, int or Generator
-        Root seed; each cell draws from its own stream, so rows do not depend on ``n_jobs``.
+        Root of every draw; each cell draws from its own stream, so rows do not depend on
+        ``n_jobs``.
     n_jobs : int
         Cells run in parallel (joblib), one BLAS thread each.
 
