@@ -1,19 +1,32 @@
-"""Replication of a reported performance (seed 000, Vijayakumar & Cheung 2021).
+"""Will a reported performance hold up in another study? The replication of a result, after
+Vijayakumar & Cheung (2021).
 
-The audit entry :func:`audit` runs the whole replication analysis on a multi-study dataset and
-returns a :class:`ReplicationAudit` (numbers, verdict, tables, figures). Its parts: estimates with
-uncertainty (R2 by Olkin-Finn, Cohen et al., Lee's approximation, bootstrap;
-other metrics), differences of two independent estimates, the three aims (inconsistency,
-consistency, combination), meta-analysis with metafor's tau2 estimators, and the two-stage
-fold -> study -> population procedure; meta-regression on study-level moderators
-(:func:`meta_regression`), heterogeneity intervals, influence diagnostics (:func:`influence`),
-small-study effects (:func:`small_study_effects`) and bounded metrics pooled on a transformed
-scale (:func:`meta_analysis_on_scale`).
+Start with :func:`audit`: on a dataset with several studies (survey years, sites) it takes the
+first study as the original and every other one as a replication, fits a linear model (and any
+models you give) the same way in each, and answers three questions about their R² — does a
+replication contradict the original (:func:`inconsistency`), does it confirm it within a
+tolerance you choose (:func:`consistency`), and what do all studies say together
+(:func:`combine`, a meta-analysis). It returns a :class:`ReplicationAudit` with a verdict, tables
+and figures.
 
-Names are imported lazily from their modules so that ``import replikit.replicate`` stays cheap,
-except :func:`audit`, bound here (its module imports nothing heavy), so that
-``replikit.replicate.audit`` is the function whichever way the module ``audit`` was first
-imported.
+The parts work on their own too:
+
+* estimates with their uncertainty — from a reported number (:func:`from_summary`), from
+  cross-validation folds (:func:`from_folds`) or from predictions (:func:`from_predictions`) —
+  and the difference of two of them (:func:`difference`);
+* the three aims for many models and studies at once (:func:`estimates_from_table`,
+  :func:`analyze_replications`) and the two-stage pooling of folds, then studies
+  (:func:`two_stage`);
+* meta-analysis as in R's metafor (Viechtbauer 2010): :func:`meta_analysis`,
+  :func:`meta_regression` on study-level moderators, heterogeneity intervals, influence
+  diagnostics (:func:`influence`), small-study effects (:func:`small_study_effects`) and bounded
+  metrics pooled on a transformed scale (:func:`meta_analysis_on_scale`);
+* Study 2 of the paper, a simulation of how well these procedures tell replications from
+  non-replications (:func:`simulate_replication`).
+
+Names are imported when first used, so ``import replikit.replicate`` stays cheap; :func:`audit`
+and :func:`influence` are bound at once, so that ``replikit.replicate.audit`` is the function
+whichever way its module was first imported.
 """
 
 from __future__ import annotations
@@ -27,7 +40,8 @@ _EXPORTS = {
     "tau2_qprofile_ci": "meta", "q_statistic": "meta", "leave_one_out": "meta",
     "TAU2_METHODS": "meta", "PI_DISTS": "meta", "SE_METHODS": "estimates",
     "Estimate": "estimates", "r2_se": "estimates", "r2_confidence_interval": "estimates",
-    "r2_cdf_lee": "estimates", "from_summary": "estimates", "from_folds": "estimates",
+    "r2_cdf_lee": "estimates", "r2_delta_se": "estimates", "from_summary": "estimates",
+    "from_folds": "estimates",
     "from_predictions": "estimates", "bootstrap_interval": "estimates",
     "Difference": "aims", "difference": "aims", "Inconsistency": "aims", "inconsistency": "aims",
     "Consistency": "aims", "consistency": "aims", "combine": "aims",
@@ -42,7 +56,7 @@ _EXPORTS = {
     "ReplicationAudit": "audit", "LINEAR_MODEL": "audit", "audit_design": "audit",
     "HoldOutCV": "design", "LabeledFolds": "design",
     "DIFF_INTERVALS": "aims",
-    # meta-regression, heterogeneity, influence, small-study effects, transforms (issue 17)
+    # meta-regression, heterogeneity, influence, small-study effects, transforms
     "meta_regression": "metareg", "MetaRegression": "metareg", "ModeratorTest": "metareg",
     "Heterogeneity": "metareg",
     "Influence": "influence", "baujat": "influence",
