@@ -1,8 +1,10 @@
 """The report in a real browser (issue 16): headless Chromium opens reports written by
 ``run_audit`` and checks what a reader meets — no console errors, no network request, the
 summary cards first and linked to their sections, collapsed tables that expand, sortable
-tables that sort, a print layout with the summary on page 1 — and that hostile labels in the
-data (script tags, event handlers, bidi overrides) execute nothing.
+tables that sort, a print layout with the summary on page 1, a page that fits a phone's width (390 px: tables
+scroll inside their own box) and is at most eight screens long at 1,300 px with the detail
+folded — and that hostile labels in the data (script tags, event handlers, bidi overrides)
+execute nothing.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them) and selenium
 (the ``dev`` extra). Outside CI the module is skipped when the browser is missing; in CI
@@ -18,8 +20,6 @@ import os
 import shutil
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 pytestmark = pytest.mark.slow
@@ -33,43 +33,13 @@ if not (CHROMIUM and DRIVER):
     pytest.skip("chromium/chromedriver not installed", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver")
 
-# Labels a careless template would turn into markup; each sets window.__pwned if executed.
-HOSTILE = ['<script>window.__pwned=1</script>', '"><img src=x onerror="window.__pwned=2">',
-           "<svg onload=window.__pwned=3>", "s\u202etxt.exe"]
-
-
-def _hostile_data(n_per=60) -> pd.DataFrame:
-    rng = np.random.default_rng(3)
-    frames = []
-    for i, label in enumerate(HOSTILE + ["plain"]):
-        X = rng.normal(size=(n_per, 3))
-        y = X @ [0.8, -0.4, 0.2] + 0.3 * i + rng.normal(size=n_per)
-        frames.append(pd.DataFrame({"<b>a</b>": X[:, 0], "b\"'": X[:, 1], "c": X[:, 2],
-                                    "y": y, "site": label}))
-    return pd.concat(frames, ignore_index=True)
+#: The default report's page at most this many screens of 900 px at 1,300 px wide.
+SCREENS, SCREEN = 8, 900
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    from replikit.data.userdata import dataset_from_frame
-    from replikit.report import run_audit
-
-    out = {}
-    base = tmp_path_factory.mktemp("reports")
-    data = _hostile_data()
-    ds = dataset_from_frame(data, target="y", study="site", name="<i>hostile</i>")
-    run_audit(ds, base / "hostile", quick=True, random_state=0)
-    out["hostile"] = base / "hostile" / "report.html"
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(400, 4))
-    logit = X[:, 0] - 0.5 * X[:, 1]
-    frame = pd.DataFrame(X, columns=list("abcd"))
-    frame["y"] = (rng.random(400) < 1 / (1 + np.exp(-logit))).astype(int)
-    frame["study"] = np.repeat([f"s{i}" for i in range(8)], 50)
-    ds = dataset_from_frame(frame, target="y", study="study", name="binary")
-    run_audit(ds, base / "binary", quick=True, random_state=0)
-    out["binary"] = base / "binary" / "report.html"
-    return out
+def reports(quick_reports):
+    return quick_reports
 
 
 @pytest.fixture(scope="module")
@@ -161,8 +131,12 @@ def test_hostile_labels_are_shown_as_text(reports, browser):
 def test_collapsed_tables_expand_and_sortable_tables_sort(reports, browser):
     d = _open(browser, reports["binary"])
     details = d.find_elements("css selector", "details.table-details")
-    for det in details:
+    for det in [*details, *d.find_elements("css selector", "details.section-more")]:
         assert det.get_attribute("open") is None
+    for more in d.find_elements("css selector", "details.section-more"):  # a reader opens
+        d.execute_script("arguments[0].scrollIntoView()", more)  # each section's Details
+        more.find_element("css selector", ":scope > summary").click()
+        assert more.get_attribute("open") is not None
     if details:
         det = details[0]
         d.execute_script("arguments[0].scrollIntoView()", det)
@@ -216,3 +190,61 @@ def test_print_puts_summary_on_page_one_and_opens_details(reports, browser, tmp_
     pdf = base64.b64decode(d.execute_cdp_cmd("Page.printToPDF", {"printBackground": True})["data"])
     assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") >= 2
     (tmp_path / "report.pdf").write_bytes(pdf)
+
+
+def _page_size(driver, path: Path, width: int) -> tuple[int, int]:
+    """``(scrollWidth, scrollHeight)`` of the report at a viewport ``width`` px wide (a phone
+    below 500 px), the details closed as a reader finds them."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": SCREEN, "deviceScaleFactor": 1, "mobile": width < 500})
+    try:
+        _open(driver, path)
+        return tuple(driver.execute_script(
+            "var e = document.documentElement; return [e.scrollWidth, e.scrollHeight];"))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("name", ["hostile", "binary"])
+def test_page_fits_a_phone_and_eight_screens(reports, browser, name):
+    width, _ = _page_size(browser, reports[name], 390)
+    assert width <= 390, f"the page is {width} px wide on a 390 px phone"
+    _, height = _page_size(browser, reports[name], 1300)
+    assert height <= SCREENS * SCREEN, f"the page is {height} px long at 1,300 px wide"
+
+
+def test_tables_scroll_in_their_box_and_figures_scale(reports, browser):
+    d = browser
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 390, "height": SCREEN, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        _open(d, reports["hostile"])
+        d.execute_script("document.querySelectorAll('details').forEach("
+                         "function (x) { x.open = true; })")
+        page = d.execute_script("return document.documentElement.clientWidth")
+        boxes = d.execute_script("""
+            return Array.from(document.querySelectorAll('.tablewrap')).map(function (w) {
+              return [w.getBoundingClientRect().right, w.scrollWidth > w.clientWidth,
+                      getComputedStyle(w).overflowX]; });""")
+        assert boxes and all(right <= page + 0.5 for right, _, _ in boxes)
+        assert any(wide for _, wide, _ in boxes)  # some table is wider than a phone: it scrolls
+        assert all(overflow == "auto" for _, wide, overflow in boxes if wide)
+        figures = d.execute_script("""
+            return Array.from(document.querySelectorAll('figure svg')).map(function (f) {
+              return f.getBoundingClientRect().right; });""")
+        assert figures and max(figures) <= page + 0.5
+        assert d.execute_script("return document.documentElement.scrollWidth") <= page
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_detail_is_folded_and_the_key_figure_shown(reports, browser):
+    d = _open(browser, reports["hostile"])
+    sections = d.find_elements("css selector", "section.report-section")
+    assert len(sections) >= 5
+    for sec in sections:
+        more = sec.find_elements("css selector", ":scope > details.section-more")
+        assert all(m.get_attribute("open") is None for m in more)
+        if sec.get_attribute("id") in ("resampling", "compare", "replicate", "generalize"):
+            figure = sec.find_element("css selector", ":scope > figure")
+            assert figure.is_displayed()

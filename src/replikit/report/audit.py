@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import __version__
 from .._outputs import check_output_dir, write_text_atomic
-from .._references import SECTION_REFERENCES, bibtex_for
+from .._references import bibtex_for
 from .._threads import single_blas, usable_cores
 from ..data._shims import dropped
 from ..data.examples import load_example
@@ -30,7 +30,7 @@ from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress
 from .fits import fit_log, fit_seconds
 from .preflight import preflight
-from .render import render_html, render_json
+from .render import cited_keys, render_html, render_json
 from .sections import discover_sections
 from .summary import SCHEMA_VERSION, section_card, summary_cards
 
@@ -383,8 +383,7 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         for section in discover_sections():
             _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
     seconds = time.perf_counter() - start
-    ran = [s for s in outputs if not s.skipped]
-    reference_keys = [k for s in ran for k in SECTION_REFERENCES.get(s.key, ())]
+    reference_keys = cited_keys(outputs)
     meta = {
         "dataset_name": dataset.name, "replikit_version": __version__,
         "random_state": random_state, "n_rows": len(dataset.y), "n_studies": dataset.n_studies,
@@ -393,7 +392,7 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         "primary_metric_rule": plan.primary_metric_rule, "data_notes": list(plan.notes),
         "command": command, "seconds": round(seconds, 1), "section_seconds": timings,
         "sections_skipped": [s.key for s in outputs if s.skipped],
-        "versions": _versions(), "references": list(dict.fromkeys(reference_keys)),
+        "versions": _versions(), "references": reference_keys,
         "schema_version": SCHEMA_VERSION, "fit_sets": fit_log(ctx),
         "fit_seconds": fit_seconds(ctx),
     }

@@ -10,7 +10,8 @@ from markupsafe import Markup
 
 from .blocks import SectionOutput, to_jsonable
 
-__all__ = ["render_html", "render_json", "environment", "neutralize_bidi"]
+__all__ = ["render_html", "render_json", "render_cards", "environment", "neutralize_bidi",
+           "cited_keys"]
 
 
 # Unicode bidirectional controls (and the invisible marks) in a label could reorder what the
@@ -105,21 +106,50 @@ def _num(value) -> str:
     return number(value, 3)
 
 
+def _texts(section: SectionOutput):
+    """Every sentence a section shows: its summary, paragraphs, callouts, captions, facts and
+    its verdict."""
+    yield section.summary
+    for b in section.blocks:
+        yield getattr(b, "text", "") or getattr(b, "caption", "")
+        if getattr(b, "kind", "") == "keyvalues":
+            yield from (f"{k} {v}" for k, v in b.items.items())
+    verdict = section.data.get("verdict") if isinstance(section.data, dict) else None
+    if isinstance(verdict, dict):
+        yield str(verdict.get("sentence") or "")
+        yield from (str(c) for c in verdict.get("caveats") or [])
+
+
+def cited_keys(sections: list[SectionOutput]) -> list[str]:
+    """The bibliography keys of the papers behind the sections that ran: each section's
+    :data:`~replikit._references.SECTION_REFERENCES`, then every other paper their text cites
+    as Author (Year), in order of first appearance."""
+    from .._references import BIBTEX, SECTION_REFERENCES
+
+    keys: list[str] = []
+    ran = [s for s in sections if not s.skipped]
+    for s in ran:
+        keys += SECTION_REFERENCES.get(s.key, ())
+    text = "\n".join(t for s in ran for t in _texts(s) if t)
+    keys += [k for k, (short, _) in BIBTEX.items() if short in text]
+    return list(dict.fromkeys(keys))
+
+
 def _methods(sections: list[SectionOutput]) -> tuple[list[dict[str, str]], list[str]]:
     """The Methods block: per section that ran, what was done (its first paragraph) and the
-    papers behind it as Author (Year); and the References list of those papers in full."""
+    papers behind it as Author (Year); and the References list of every paper the report
+    cites, in full."""
     from .._references import SECTION_REFERENCES, citation_text, reference_list
     from .blocks import Paragraph
 
-    out, keys = [], []
+    out = []
     for s in sections:
         if s.skipped or s.key not in SECTION_REFERENCES:
             continue
         text = next((b.text for b in s.blocks if isinstance(b, Paragraph)), "")
         out.append({"key": s.key, "title": s.title, "text": text,
                     "cite": citation_text(SECTION_REFERENCES[s.key])})
-        keys += SECTION_REFERENCES[s.key]
-    return out, reference_list(keys)
+    return out, reference_list(cited_keys(sections))
 
 
 def render_cards(cards: list[dict[str, Any]], *, title: str = "Replicability audit",

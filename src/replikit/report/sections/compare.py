@@ -1,4 +1,4 @@
-"""Section 2: are the audited models' differences real? (seed 002, Gardner & Brooks 2017)
+"""Section 2: are the audited models' differences real? (Gardner & Brooks (2017))
 
 The analysis is :func:`replikit.compare.audit` (every pair of models on the same splits of
 repeated 10-fold CV on every row, the recommended tests Holm-adjusted across pairs and metrics with
@@ -13,6 +13,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..._format import number, pvalue
 from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
@@ -48,9 +49,10 @@ def build(ctx: AuditContext) -> SectionOutput:
         advance(1)
     blocks, facts = _blocks(res, ctx, with_studies=study_scores is not None)
     data = {"scheme": res.scheme, "rows_used": res.rows_used, "metrics": list(res.metrics),
-            "primary_metric": res.primary_metric, "quick": res.quick, "rope": res.rope,
-            "alpha": res.alpha, "confidence_level": res.confidence_level,
-            "interval": res.interval, "headline_test": res.headline_test,
+            "primary_metric": res.primary_metric, "quick": res.quick,
+            "tolerance": res.tolerance, "alpha": res.alpha,
+            "confidence_level": res.confidence_level, "simultaneous": res.simultaneous,
+            "headline_test": res.headline_test,
             "comparisons": res.comparisons, "naive_rejections": res.naive_rejections,
             "valid_rejections": res.valid_rejections, "verdict": res.verdict.to_dict(),
             "notes": list(res.notes)}
@@ -69,8 +71,8 @@ def build(ctx: AuditContext) -> SectionOutput:
     data["seconds"] = time.perf_counter() - t0
     data["seconds_fits"] = res.seconds_fits
     data["seconds_across_studies"] = seconds_studies
-    facts["time"] = (f"{data['seconds']:.1f} s ({res.seconds_fits:.1f} s fitting the models on "
-                     "the splits)")
+    facts["time"] = (f"{number(data['seconds'], 2)} s ({number(res.seconds_fits, 2)} s fitting "
+                     "the models on the splits)")
     return SectionOutput(key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
                          data=data)
 
@@ -83,53 +85,57 @@ def _design_text(res) -> str:
 
 def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
     """The section's blocks, and the facts dict (the caller adds the time to it)."""
+    from ...experiment.metrics import metric_label
+
     label = res.metric_label
     quick_tests = res.scheme == "5x2"
     facts = {
         "primary metric": f"{label} ({ctx.plan.primary_metric_rule})",
-        "scheme": f"{res.scheme} CV" + (" (stratified)" if res.stratified else ""),
+        "design": _design_text(res) + (" (stratified)" if res.stratified else ""),
         "rows used": f"{res.rows_used:,} of {res.n_rows:,}",
-        "metrics": ", ".join(res.metrics),
+        "metrics": ", ".join(metric_label(m) for m in res.metrics),
         "recommended tests": ", ".join(dict.fromkeys(res.comparisons["method"])),
         "headline test": res.headline_method,
-        "naive paired t (invalid)": f"{res.naive_rejections} significant difference(s) on "
-                                    f"{res.primary_metric}, against {res.valid_rejections} "
-                                    "with the headline test",
+        "naive paired t-test (invalid)": f"{res.naive_rejections} significant difference(s) "
+                                         f"on {label}, against {res.valid_rejections} with the "
+                                         "headline test",
     }
     level = f"{res.confidence_level:.0%}"
     blocks = [
         Paragraph(
             "A table of mean scores does not say whether one model is better than another: the "
-            "differences may be noise of the resampling. Following Gardner & Brooks (2017, seed "
-            f"002), every pair of models is compared on the same splits of {_design_text(res)}"
+            "differences may be noise of the resampling. Following Gardner & Brooks (2017), "
+            f"every pair of models is compared on the same splits of {_design_text(res)}"
             + (" (stratified by class)" if res.stratified else "")
             + f" on all {res.rows_used:,} rows of the pooled data, with the "
             "recommended tests: "
-            + ("Alpaydin's combined 5x2cv F-test (the headline: it uses all ten differences) "
-               "and Dietterich's 5x2cv paired t-test" if quick_tests else
-               "the corrected repeated k-fold CV t-test, whose variance "
+            + ("the combined 5x2cv F-test of Alpaydın (1999) (the headline: it uses all ten "
+               "differences) and the 5x2cv paired t-test of Dietterich (1998)" if quick_tests
+               else "the corrected repeated k-fold CV t-test, whose variance "
                "(1/n + n_test/n_train)·S² accounts for the overlap of training sets (Nadeau & "
-               "Bengio 2003; Bouckaert & Frank 2004)")
-            + ", and the Bayesian correlated t-test (Corani & Benavoli 2015), which gives the "
+               "Bengio (2003); Bouckaert & Frank (2004))")
+            + ", and the Bayesian correlated t-test (Corani & Benavoli (2015)), which gives the "
             "posterior probability that the difference is practically null (inside a region of "
-            f"practical equivalence, ROPE, of ±{res.rope[res.primary_metric]:g} "
-            f"{res.primary_metric}). P-values are Holm-adjusted within each test across the "
+            f"practical equivalence of ±{number(res.tolerance[res.primary_metric])} in "
+            f"{label}). P-values are Holm-adjusted (Holm (1979)) within each test across the "
             f"{len(res.pairs)} pair(s) and {len(res.metrics)} metric(s); a difference counts at "
-            f"alpha = {res.alpha:g} after the adjustment. The intervals are simultaneous: "
+            f"alpha = {number(res.alpha)} after the adjustment. The intervals are simultaneous: "
             f"all the intervals of one test cover their differences together with probability "
             f"at least {level} (Bonferroni)."),
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(facts),
         *_headline_figure(res, level),
         *[Figure(svg_inline(res.plot(metric=m).figure),
-                 f"{m}: mean difference a − b per pair with its interval (simultaneous {level} "
-                 f"CI of the test; {level} credible interval of the Bayesian test) and the "
-                 "Holm-adjusted p-value.") for m in res.metrics],
+                 f"{metric_label(m)}: mean difference a − b per pair with its interval "
+                 f"(simultaneous {level} confidence interval of each test; {level} credible "
+                 "interval of the Bayesian test) and the Holm-adjusted p-value.")
+          for m in res.metrics],
         Table(_display(res.comparisons), "Pairwise comparisons. p (Holm) is adjusted across "
               f"pairs and metrics; the CI beside it is simultaneous over the same comparisons "
               f"(jointly {level}, each at the level in 'CI level'). Bayesian rows: a "
-              f"{level} credible interval and the posterior probabilities a − b below / inside "
-              "/ above the ROPE. ★ marks the headline test's rows."),
+              f"{level} credible interval and the posterior probabilities that a − b is below, "
+              "inside or above the region of practical equivalence. ★ marks the headline "
+              "test's rows."),
     ]
     if res.verdict.caveats:
         blocks.insert(2, Paragraph("Caveats: " + "; ".join(res.verdict.caveats) + "."))
@@ -139,14 +145,14 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
         blocks.append(Paragraph("Across studies: " + res.notes_about("Friedman")))
     else:
         blocks.append(Paragraph("Across studies: fewer than three studies, so no Friedman test "
-                                "or critical-difference diagram (Demšar 2006 compares models "
+                                "or critical-difference diagram (Demšar (2006) compares models "
                                 "over many datasets)."))
     return blocks, facts
 
 
 def _headline_figure(res, level: str) -> list:
     """The primary metric's pairs by the headline test alone (one row per pair), the figure
-    in view; the all-tests figures per metric follow under "More"."""
+    in view; the all-tests figures per metric follow under "Details"."""
     from ...compare.plots import plot_comparisons
     from ...experiment.metrics import metric_label
 
@@ -159,7 +165,8 @@ def _headline_figure(res, level: str) -> list:
     return [Figure(svg_inline(ax.figure),
                    f"{metric_label(res.primary_metric)}, {res.headline_method}: mean "
                    "difference a − b per "
-                   f"pair with its simultaneous {level} CI and the Holm-adjusted p-value.")]
+                   f"pair with its simultaneous {level} confidence interval and the "
+                   "Holm-adjusted p-value.")]
 
 
 def _display(frame: pd.DataFrame) -> pd.DataFrame:
@@ -178,10 +185,10 @@ def _cd_blocks(res) -> list:
     ranks = res.ranks_frame().rename(columns={"mean_rank": "mean rank (1 = best)",
                                               "mean_score": f"mean {label}"})
     sig = "rejects" if res.friedman_rejects else "does not reject"
-    f_text = (f"F = {fried.f_statistic:.3g}, p = {fried.f_pvalue:.3g}"
+    f_text = (f"F = {number(fried.f_statistic)}, p = {pvalue(fried.f_pvalue)}"
               if np.isfinite(fried.f_statistic) else
-              f"F infinite: every study ranks the models in the same order; chi2 = "
-              f"{fried.statistic:.3g}, p = {fried.pvalue:.3g}")
+              f"F infinite: every study ranks the models in the same order; χ² = "
+              f"{number(fried.statistic)}, p = {pvalue(fried.pvalue)}")
     left = ("" if not res.studies_left_out else
             f" {len(res.studies_left_out)} stud{'y' if len(res.studies_left_out) == 1 else 'ies'}"
             " without a score for every model are left out.")
@@ -191,9 +198,10 @@ def _cd_blocks(res) -> list:
             "each study on every row, the scores of the generalizability section) is ranked "
             "within each study. The Friedman test with the Iman–Davenport F "
             f"({f_text}) {sig} equal mean ranks; "
-            "in the critical-difference diagram (Nemenyi, alpha = "
-            f"{res.alpha:g}, CD = {nem.critical_distance:.3g}) models joined by a bar do not "
-            "differ significantly (Demšar 2006). Studies, not folds, are the units here."
+            "in the critical-difference diagram (Nemenyi test, alpha = "
+            f"{number(res.alpha)}, critical difference {number(nem.critical_distance)}) models "
+            "joined by a bar do not differ significantly (Demšar (2006)). Studies, not folds, "
+            "are the units here."
             + left),
         Figure(svg_inline(res.plot_cd().figure), f"Critical-difference diagram of the "
                f"mean ranks of {label} over {n_studies} studies."),
@@ -213,7 +221,7 @@ def _bayes_blocks(res) -> list:
     worse, better = ((f["p_left"], f["p_right"]) if higher_is_better(res.primary_metric)
                      else (f["p_right"], f["p_left"]))  # an error: a − b < −rope is better
     show = pd.DataFrame({
-        "test": f["method"], "studies": f["n_datasets"], "rope": f["rope"],
+        "test": f["method"], "studies": f["n_datasets"], "tolerance": f["tolerance"],
         "mean difference": f["estimate"],
         f"P({res.best} worse)": worse, "P(equivalent)": f["p_rope"],
         f"P({res.best} better)": better, "MC SE (max)": f[["mc_se_left", "mc_se_rope",
@@ -221,12 +229,14 @@ def _bayes_blocks(res) -> list:
     return [
         Paragraph(
             f"Is {res.best} practically better than {res.runner_up} on a new study? The "
-            "Bayesian signed-rank test (Benavoli et al. 2014, 2017) reads the studies' mean "
-            f"scores; the hierarchical model (Corani et al. 2017), when the fold scores of each "
+            "Bayesian signed-rank test (Benavoli et al. (2014); Benavoli et al. (2017)) reads "
+            "the studies' mean "
+            f"scores; the hierarchical model (Corani et al. (2017)), when the fold scores of each "
             "study are at hand, also weighs each study's own noise and shrinks the study "
             "differences towards their common mean. Each gives the posterior probability that "
             f"the difference {res.best} − {res.runner_up} lies below, inside or above the "
-            f"region of practical equivalence (±{res.rope[res.primary_metric]:g}); a region "
+            f"region of practical equivalence (±{number(res.tolerance[res.primary_metric])}); "
+            "a region "
             "reached with probability 0.95 decides. The posterior samples are kept small for "
             "the audit's time budget (Monte-Carlo SE in the table)."),
         Table(show, f"{res.metric_label}: {res.best} − {res.runner_up} across studies"),
@@ -237,4 +247,4 @@ SECTION = Section(key=KEY, title=TITLE, order=20, build=build,
                   description="All pairs of models: corrected repeated k-fold t and Bayesian "
                               "correlated t on 10x10 CV, Holm-adjusted with simultaneous "
                               "intervals; Friedman/Nemenyi CD diagram across studies "
-                              "(seed 002).")
+                              "(Gardner & Brooks (2017)).")

@@ -1,4 +1,5 @@
-"""Section 5: do the audited models' rankings generalize across studies? (seed 004)
+"""Section 5: do the audited models' rankings generalize across studies? (Matteucci et al.
+(2024))
 
 Each study is one experimental condition: the audited models are scored in every study by
 within-study cross-validation on every row (``_shared.per_study_scores``), and
@@ -14,6 +15,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..._format import interval, number
 from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
@@ -30,24 +32,25 @@ def build(ctx: AuditContext) -> SectionOutput:
     d = ctx.dataset
     if d.study is None:
         return SectionOutput(key=KEY, title=TITLE, skipped=(
-            "no study column: n* needs two disjoint sets of at least 2 studies (seed 004, "
-            "Algorithm 1)."), advice="name the column of studies, sites or years with --study.")
+            "no study column: the number of studies needed (n*) takes two disjoint sets of at "
+            "least 2 studies (Matteucci et al. (2024), Algorithm 1)."),
+            advice="name the column of studies, sites or years with --study.")
     models = ctx.models or default_models(d.task, quick=ctx.quick)
     check_applicable(d.n_studies, len(models))  # refuse before any model is fitted
     t0 = time.perf_counter()
     res = audit(per_study_scores(ctx, models), metric=ctx.plan.metric_label, quick=ctx.quick,
                 random_state=ctx.random_state, left_out=per_study_left_out(ctx))
     metric, N = res.metric, res.N
-    conf, delta = res.confidence_level, res.tolerance
+    conf, tolerance = res.confidence_level, res.tolerance
     t = res.nstar
     nstar = pd.DataFrame({
         "goal": t["goal"],
         "n*": t["nstar"].round(1),
-        "95% CI": [f"[{lo:.1f}, {hi:.1f}]" if np.isfinite(lo) and np.isfinite(hi) else "–"
-                   for lo, hi in zip(t["ci_low"], t["ci_high"], strict=True)],
+        "95% interval": [interval(lo, hi) if np.isfinite(lo) and np.isfinite(hi) else "–"
+                         for lo, hi in zip(t["ci_low"], t["ci_high"], strict=True)],
         "studies available": N,
         "enough": t["sufficient"].map({True: "yes", False: "no"}),
-        "n* (log-log, Alg. 1)": t["nstar_loglog"].round(1),
+        "n* by log-log extrapolation (Algorithm 1)": t["nstar_loglog"].round(1),
     })
     per_model = pd.DataFrame({
         "model": res.per_model["model"],
@@ -64,29 +67,31 @@ def build(ctx: AuditContext) -> SectionOutput:
             + ("the CV folds of the replication design" if d.task == "regression" else
                "stratified 3-fold CV") + "), models are ranked within each study (ties share "
             "a tier), and n* — the number of studies after which two independent sets of studies "
-            f"give similar ranking distributions (MMD ≤ ε*) with probability {conf:g} — is "
-            "estimated from the large-sample law of the MMD (n·MMD² as a weighted sum of χ² "
-            "variables, Gretton et al. 2012, its quantile by a scaled χ² with the kernel's "
-            f"estimated moments; δ* = {delta:g}), with a jackknife interval over the studies. "
-            "Seed 004's Algorithm 1 (a log-log fit of the MMD quantiles of "
-            f"{res.n_resamples} disjoint subsample pairs per n, extrapolated to ε*) is shown "
-            "beside it: its extrapolation overstates n* when N is small (+170% at N = 10 in "
-            "replikit's validity study)."),
+            f"give similar ranking distributions (MMD ≤ ε*) with probability {number(conf)} "
+            "(Matteucci et al. (2024)) — is estimated from the large-sample law of the MMD "
+            "(n·MMD² as a weighted sum of χ² variables, Gretton et al. (2012), its quantile by "
+            "a scaled χ² with the kernel's estimated moments; tolerance δ* = "
+            f"{number(tolerance)}), with a jackknife interval over the studies. Matteucci et "
+            "al. (2024)'s Algorithm 1 (a log-log fit of the MMD quantiles of "
+            f"{number(res.n_resamples)} disjoint subsample pairs per n, extrapolated to ε*) is "
+            "shown beside it: its extrapolation overstates n* when N is small (+170% at N = 10 "
+            "in replikit's validity study)."),
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues({"studies (N)": N, "models": len(res.models),
-                   "subsample pairs per n": res.n_resamples,
-                   "alpha* (confidence level)": conf, "delta*": delta,
-                   "time": f"{time.perf_counter() - t0:.1f} s"}),
-        Table(nstar, "n*: studies needed per goal"),
+                   "subsample pairs per n": number(res.n_resamples),
+                   "confidence level (α*)": number(conf), "tolerance (δ*)": number(tolerance),
+                   "time": f"{number(time.perf_counter() - t0, 2)} s"}),
+        Table(nstar, "Studies needed (n*) per goal"),
         Table(per_model, "Models across studies"),
         Table(ranks, "Rank of each model in each study (1 = best; ties share a rank)"),
     ]
     try:
         blocks.insert(4, Figure(svg_inline(res.plot().figure),
-                                "Mallows goal: MMD quantile vs n on log-log axes with the "
-                                "asymptotic quantile curve (dotted), n* and its interval at ε* "
-                                "(dashed), and Algorithm 1's fitted line and extrapolated n* "
-                                "(hollow triangle)."))
+                                "Studies needed for the ranking to generalize (Mallows "
+                                "goal): the MMD quantile against the number of studies n on "
+                                "log-log axes, with the large-sample quantile curve (dotted), "
+                                "n* and its interval at ε* (dashed), and the fitted line and "
+                                "extrapolated n* of Algorithm 1 (hollow triangle)."))
     except (KeyError, ValueError):
         pass
     left = res.studies_left_out
@@ -101,11 +106,12 @@ def build(ctx: AuditContext) -> SectionOutput:
             "n_resamples": res.n_resamples, "primary_metric": ctx.metric,
             "studies_left_out": [s for s, _ in left],
             "models_left_out": [m for m, _ in res.models_left_out],
-            "confidence_level": conf, "delta": delta,
+            "confidence_level": conf, "tolerance": tolerance,
             "verdict": res.verdict.to_dict()}
     return SectionOutput(key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
                          data=data)
 
 
 SECTION = Section(key=KEY, title=TITLE, order=50, build=build,
-                  description="n* for the audited models' rankings across studies (seed 004)")
+                  description="Studies needed (n*) for the audited models' rankings to "
+                              "generalize (Matteucci et al. (2024)).")

@@ -1,4 +1,4 @@
-"""Section 4: cross-study replicability of a prediction rule for its users (seed 001).
+"""Section 4: cross-study replicability of a prediction rule for its users (Parmigiani (2023)).
 
 Calls :func:`replikit.multistudy.audit` (the recipe: studies left out, the half split, the
 utility, the best rule, the assessment, dominance, cross-study validation and
@@ -7,6 +7,7 @@ leave-one-study-out all live there) and formats its result.
 
 from __future__ import annotations
 
+from ..._format import interval, number, pvalue
 from ..._plotting import svg_inline
 from ...errors import NotApplicableError
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
@@ -48,35 +49,42 @@ def build(ctx: AuditContext) -> SectionOutput:
     eq_rel = _relative_test(a)
     perms = a.permutation.n_resamples
     studies_tab = a.to_frame().rename(columns={
-        "utility": "U_k", "se": "bootstrap SE", "ci_low": "CI low", "ci_high": "CI high"})
+        "utility": "average utility", "se": "bootstrap SE", "ci_low": "CI low",
+        "ci_high": "CI high"})
     model_tab = a.rules.rename(columns={
-        "mean_utility": "mean U", "smallest_tolerance": "spread (smallest eps)",
+        "mean_utility": "mean utility", "smallest_tolerance": "spread (smallest tolerance)",
         "dominated": f"{best} dominates", "dominates": f"dominates {best}",
         "region": "region (Fig. 1)"})
     blocks: list = [
         Paragraph(
             f"Each model is trained once on a random half of every study's units "
             f"({a.n_train:,} rows) and then applied, unchanged, to the other half of every "
-            f"study — the fixed rule φ of seed 001 (Parmigiani), which must not be trained on "
-            f"the studies used to assess it. The user's utility is {a.utility_description}. The "
-            f"rule assessed is the one with the highest average utility: {best}."),
+            f"study — the fixed prediction rule φ of Parmigiani (2023), which must not be "
+            f"trained on the studies used to assess it. The user's utility is "
+            f"{a.utility_description}. The rule assessed is the one with the highest average "
+            f"utility: {best}. It is ε-replicable when the average utilities U_k of any two "
+            f"studies differ by at most a tolerance ε."),
         KeyValues({
             "rule assessed": best,
             "utility": a.utility_description,
-            "smallest ε shown at level 0.05 (Def. 3.1)": (
-                f"{eq.smallest_tolerance:.4g} (95% upper confidence bound of max |Δ|, "
-                f"intersection–union test of pairwise TOSTs)"),
-            "spread max |U_k − U_k'|, bias-aware": (
-                f"{eq.estimate:.4g} (empirical Bayes; observed maximum {eps:.4g}, biased "
-                f"upward; its bootstrap 95% interval {eps_boot.low:.4g} – "
-                f"{eps_boot.high:.4g})"),
-            "smallest relative ε shown at level 0.05 (Def. 3.2)": (
-                f"{eq_rel.smallest_tolerance:.4g} (observed {su.smallest_tolerance('relative'):.4g})"
-                if eq_rel is not None else f"{su.smallest_tolerance('relative'):.4g} (observed)"),
-            "max distance TV(F_k, F_k') (Def. 5.1)": f"{res.distance.max:.4g} "
-                                                     f"({res.distance.cells})",
-            "permutation p, max |U_k − U_k'|": f"{p_u:.4g} ({perms} permutations)",
-            "permutation p, max TV": f"{res.permutation_distance.pvalue:.4g}",
+            "smallest tolerance ε shown at level 0.05 (Def. 3.1)": (
+                f"{number(eq.smallest_tolerance, 4)} (95% upper confidence bound of the "
+                "largest difference between studies, intersection–union test of pairwise "
+                "equivalence tests)"),
+            "largest difference between studies, bias-aware": (
+                f"{number(eq.estimate, 4)} (empirical Bayes; observed maximum "
+                f"{number(eps, 4)}, biased upward; its bootstrap 95% interval "
+                f"{interval(eps_boot.low, eps_boot.high, 4)})"),
+            "smallest relative tolerance shown at level 0.05 (Def. 3.2)": (
+                f"{number(eq_rel.smallest_tolerance, 4)} (observed "
+                f"{number(su.smallest_tolerance('relative'), 4)})"
+                if eq_rel is not None else
+                f"{number(su.smallest_tolerance('relative'), 4)} (observed)"),
+            "largest total variation distance between studies (Def. 5.1)": (
+                f"{number(res.distance.max, 4)} ({res.distance.cells})"),
+            "permutation p-value, largest utility difference": (
+                f"{pvalue(p_u)} ({number(perms)} permutations)"),
+            "permutation p-value, largest distance": pvalue(res.permutation_distance.pvalue),
         }),
     ]
     if a.studies_left_out:
@@ -97,29 +105,31 @@ def build(ctx: AuditContext) -> SectionOutput:
     blocks.append(Callout(a.verdict.sentence, a.verdict.level))
     blocks += [
         Figure(_svg(a.plot()),
-               f"U_k per study for {best} with 95% bootstrap percentile intervals "
-               f"({a.n_resamples} resamples within each study); dotted line: mean."),
+               f"Average utility per study for {best} with 95% bootstrap percentile intervals "
+               f"({number(a.n_resamples)} resamples within each study); dotted line: mean."),
         Table(studies_tab, f"Average utility per study ({best})"),
-        Figure(_svg(plot_matrix(su.matrix(), title="U_k − U_k'", xlabel="k'", ylabel="k")),
-               "The K×K matrix of utility differences (seed 001, sec. 3.2)."),
-        Figure(_svg(plot_matrix(res.distance.to_frame(), title="TV(F_k, F_k')",
-                                symmetric=False)),
-               f"Total variation between the studies' joint distributions of (φ(x), y) "
-               f"({res.distance.cells})."),
+        Figure(_svg(plot_matrix(su.matrix(), title="Utility difference (row − column)",
+                                xlabel="study", ylabel="study")),
+               "Differences of average utility between every two studies (Parmigiani (2023), "
+               "sec. 3.2)."),
+        Figure(_svg(plot_matrix(res.distance.to_frame(), title="Total variation distance",
+                                symmetric=False, xlabel="study", ylabel="study")),
+               f"Total variation distance between the studies' joint distributions of the "
+               f"prediction and the outcome ({res.distance.cells})."),
         Figure(_svg(plot_epsilon_test(eq)),
-               "ε-replicability as a test: each pair's observed |U_a − U_b| and its upper 95% "
-               "bound; the largest bound is the smallest ε shown at level 0.05 "
-               "(intersection–union test of pairwise TOSTs); dashed: the empirical-Bayes "
-               "estimate of the spread."),
-        Table(eq.pairs.rename(columns={"difference": "U_a − U_b",
-                                       "upper_bound": "upper 95% bound of |Δ|"}),
+               "ε-replicability as a test: each pair's observed difference of average utility "
+               "and its upper 95% bound; the largest bound is the smallest tolerance ε shown at "
+               "level 0.05 (intersection–union test of pairwise equivalence tests); dashed: the "
+               "empirical-Bayes estimate of the largest difference."),
+        Table(eq.pairs.rename(columns={"difference": "utility difference",
+                                       "upper_bound": "upper 95% bound of |difference|"}),
               "Pairs of studies: difference, delta-method SE, Welch df and the upper bound of "
-              "the absolute difference (the largest is the smallest ε shown)"),
+              "the absolute difference (the largest is the smallest tolerance shown)"),
         Table(res.to_frame().drop(columns="statistic"),
               "Replicability measures: observed value, permutation p-value"),
         Table(boot.to_frame().drop(columns=["bootstrap"]),
-              f"Within-study bootstrap of the replicability statistics ({a.n_resamples} "
-              "resamples)"),
+              f"Within-study bootstrap of the replicability statistics "
+              f"({number(a.n_resamples)} resamples)"),
         Table(model_tab, "Rules compared with the assessed rule (dominance, Def. 3.3)"),
     ]
     if a.conjunction is not None:
@@ -127,31 +137,36 @@ def build(ctx: AuditContext) -> SectionOutput:
             a.conjunction.table,
             f"In how many studies does {best} beat each other rule? Per study a one-sided "
             f"paired t-test of the unit utilities; Fisher partial-conjunction p-values for "
-            f"'in at least u of {su.K} studies' (Benjamini & Heller 2008), BH-adjusted across "
-            f"the rules; replicated_in is the largest u shown at FDR 0.05"))
+            f"'in at least u of {su.K} studies' (Benjamini & Heller (2008)), adjusted across "
+            f"the rules (Benjamini–Hochberg); replicated_in is the largest u shown at a false "
+            f"discovery rate of 0.05"))
     if su.K == 2 and len(a.rule_utilities) > 1:
         others = [n for n in a.rule_utilities if n != best]
         ax = plot_dominance(su, [a.rule_utilities[n] for n in others], names=[best, *others])
-        blocks.append(Figure(_svg(ax), "Average utility in the two studies (seed 001, Fig. 1)."))
+        blocks.append(Figure(_svg(ax), "Average utility of each rule in the two studies "
+                                       "(as in Fig. 1 of Parmigiani (2023))."))
     o = csv.overall()
     blocks += [
         Paragraph(
             f"Training technique ({best}): the cross-study validation matrix (Bernau et al. "
-            f"2014) trains on study k (rows) and scores {csv.metric} on study k' (columns); the "
-            f"diagonal is {a.n_folds}-fold cross-validation within the study. Mean within-study "
-            f"{csv.metric} {o['within_mean']:.3g} against {o['cross_study_mean']:.3g} across "
-            f"studies."),
-        Figure(_svg(plot_matrix(csv.matrix, title=f"cross-study {csv.metric}", symmetric=False,
-                                xlabel="test study", ylabel="training study")),
-               "Cross-study validation matrix."),
+            f"(2014)) trains on one study (rows) and scores {csv.metric} on another (columns); "
+            f"the diagonal is {a.n_folds}-fold cross-validation within the study. Mean "
+            f"within-study {csv.metric} {number(o['within_mean'])} against "
+            f"{number(o['cross_study_mean'])} across studies."),
+        Figure(_svg(plot_matrix(csv.matrix, title=f"Cross-study {csv.metric}",
+                                symmetric=False, xlabel="test study",
+                                ylabel="training study")),
+               f"Cross-study validation: {csv.metric} of {best} trained on the study of the row "
+               "and tested on the study of the column."),
         Table(csv.summary(), "Cross-study validation: within-study vs external performance"),
         Table(a.loso.scores, f"Leave-one-study-out {a.loso.metric} ({a.loso_model}"
               + ("" if a.loso_model == best else f"; {best} would need "
                  f"{a.loso_row_fits:,} row-fits, over the section's budget") + ")"),
     ]
     if ctx.quick:
-        blocks.append(Paragraph(f"Quick mode: {a.n_resamples} bootstrap resamples, {perms} "
-                                f"permutations, {a.n_folds}-fold within-study CV."))
+        blocks.append(Paragraph(f"Quick mode: {number(a.n_resamples)} bootstrap resamples, "
+                                f"{number(perms)} permutations, {a.n_folds}-fold within-study "
+                                "CV."))
     data = {
         "rule": best, "utility": a.utility, "mean_utility": a.mean_utility,
         "studies": a.to_frame(), "utility_matrix": su.matrix().reset_index(names="study"),
@@ -180,14 +195,16 @@ def build(ctx: AuditContext) -> SectionOutput:
     return SectionOutput(
         key=KEY, title=TITLE, blocks=blocks, data=data,
         summary=(f"{best}: utilities ({a.utility_label}) differ across {su.K} studies by an "
-                 f"estimated {eq.estimate:.3g} (observed {eps:.3g}); replicable within any "
-                 f"ε ≥ {eq.smallest_tolerance:.3g} at level 0.05 (permutation p = {p_u:.3g}); "
-                 f"max TV distance "
-                 f"{res.distance.max:.3g}; cross-study {csv.metric} {o['cross_study_mean']:.3g} "
-                 f"vs within {o['within_mean']:.3g}."),
+                 f"estimated {number(eq.estimate)} (observed {number(eps)}); replicable within "
+                 f"any tolerance ε ≥ {number(eq.smallest_tolerance)} at level 0.05 "
+                 f"(permutation p = {pvalue(p_u)}); largest total variation distance "
+                 f"{number(res.distance.max)}; cross-study {csv.metric} "
+                 f"{number(o['cross_study_mean'])} against {number(o['within_mean'])} within "
+                 "studies."),
     )
 
 
 SECTION = Section(key=KEY, title=TITLE, order=40, build=build,
                   description="A rule trained once and applied to every study: utilities, "
-                              "epsilon-replicability, distances, tests, cross-study validation.")
+                              "ε-replicability, distances, tests, cross-study validation "
+                              "(Parmigiani (2023)).")

@@ -1,4 +1,4 @@
-"""Section 3: replication of a reported performance (seed 000, Vijayakumar & Cheung).
+"""Section 3: replication of a reported performance (Vijayakumar & Cheung (2021)).
 
 The analysis is :func:`replikit.replicate.audit` (the first study as the original, every other
 study as a replication of a linear model's and the audited models' R²); this section only
@@ -7,16 +7,39 @@ formats its result.
 
 from __future__ import annotations
 
+from ..._format import interval, number, pvalue
 from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..registry import Section
 
-KEY, TITLE = "replicate", "Replication of the reported R2"
+KEY, TITLE = "replicate", "Replication of the reported R²"
+
+#: Column headers of the influence table, in words.
+_INFLUENCE = {"label": "study", "rstudent": "studentized residual", "dffits": "DFFITS",
+              "cook_d": "Cook's distance", "cov_r": "covariance ratio",
+              "tau2_del": "τ² without it", "qe_del": "Q without it", "hat": "hat value",
+              "weight": "weight (%)", "flagged_by": "flagged by"}
+
+
+def _design(res) -> dict:
+    """The audit's design in the current vocabulary (``tolerance``, ``n_folds``,
+    ``audited_n_folds``, ``interval``), whichever names the result uses."""
+    d = dict(res.design)
+    for new, old in (("tolerance", "margin"), ("n_folds", "n_splits"),
+                     ("audited_n_folds", "audited_n_splits"), ("interval", "meta_interval")):
+        if new not in d and old in d:
+            d[new] = d[old]
+    return d
+
+
+def _columns(frame, wanted):
+    """The columns of ``wanted`` that ``frame`` has, in that order."""
+    return frame[[c for c in wanted if c in frame.columns]]
 
 
 def _facts(res) -> dict:
-    design = res.design
+    design = _design(res)
     tau2 = design["tau2_method"]
     fe, re_ = res.meta(pooling="fixed"), res.meta(pooling="random")
     fe_ci, re_ci = fe.confidence_interval(), re_.confidence_interval()
@@ -28,25 +51,27 @@ def _facts(res) -> dict:
         "replications": f"{len(res.studies) - 1}",
         "models": f"linear regression (least squares, {design['n_features']} features, "
                   "all rows)"
-                  + (f"; {', '.join(audited)} (the audited models, fitted by the runner on "
-                     f"every row, {design['audited_n_splits']}-fold CV on the same training "
-                     "parts; a constant baseline has no R2 to replicate)" if audited else ""),
-        "design per study": f"2:1 train/test split, {design['n_splits']}-fold CV on the "
+                  + (f"; {', '.join(audited)} (the audited models, fitted on every row, "
+                     f"{design['audited_n_folds']}-fold CV on the same training parts; a "
+                     "constant baseline has no R² to replicate)" if audited else ""),
+        "design per study": f"2:1 train/test split, {design['n_folds']}-fold CV on the "
                             f"training part (fewer folds in studies where a fold would hold "
                             f"fewer than {design['min_fold_rows']} rows, at least 2)",
-        "SE of R2": "test R2: " + ", ".join(sorted(
+        "standard error of the R²": "test R²: " + ", ".join(sorted(
             set(res.estimates.loc[res.estimates["source"] == "test", "se_source"].astype(str))))
-            + "; CV R2: folds pooled within each study",
-        "difference CI": "simple asymptotic (seed eq. 2); replication - original",
-        "pooled (test R2)": (f"FE {fe.estimate:.4f} [{fe_ci.low:.4f}, {fe_ci.high:.4f}]; "
-                             f"RE ({tau2}, {_ci_name(design)}) {re_.estimate:.4f} "
-                             f"[{re_ci.low:.4f}, {re_ci.high:.4f}], tau2 = {re_.tau2:.3g}, "
-                             f"I2 = {re_.i2_q:.1f}%"),
+            + "; CV R²: folds pooled within each study",
+        "interval of a difference": "simple asymptotic (Vijayakumar & Cheung (2021), eq. 2); "
+                                    "replication − original",
+        "pooled test R²": (f"fixed effect {number(fe.estimate, 4)} "
+                           f"{interval(fe_ci.low, fe_ci.high, 4)}; random effects ({tau2}, "
+                           f"{_ci_name(design)}) {number(re_.estimate, 4)} "
+                           f"{interval(re_ci.low, re_ci.high, 4)}, τ² = {number(re_.tau2)}, "
+                           f"I² = {number(re_.i2_q, 3)}%"),
         "interval method": _ci_why(design, len(res.studies)),
     }
     for model, bad in res.studies_outside.items():
         if model not in res.models_left_out:
-            facts[f"{model}: studies without an R2 in [0, 1)"] = ", ".join(
+            facts[f"{model}: studies without an R² in [0, 1)"] = ", ".join(
                 str(s) for s, _ in bad[:15]) + (" ..." if len(bad) > 15 else "")
     if res.studies_left_out:
         shown = ", ".join(f"{s} ({why})" for s, why in res.studies_left_out[:15])
@@ -58,21 +83,41 @@ def _facts(res) -> dict:
 
 
 def _ci_name(design) -> str:
-    return "Knapp-Hartung t" if design.get("ci") == "knha" else "z"
+    return "Knapp–Hartung t" if design.get("interval") == "knha" else "normal (Wald)"
 
 
 def _ci_why(design, k: int) -> str:
     from ...replicate.audit import KNHA_BELOW
 
-    if design.get("ci") == "knha":
-        return (f"Knapp-Hartung t(k-1) for the pooled intervals and prediction intervals: only "
-                f"{k} studies (fewer than {KNHA_BELOW}), where z intervals are too narrow "
-                "(IntHout et al. 2014)")
-    return f"z intervals ({k} studies, at least {KNHA_BELOW})"
+    if design.get("interval") == "knha":
+        return (f"Knapp–Hartung t with k − 1 degrees of freedom for the pooled intervals and "
+                f"prediction intervals: only {k} studies (fewer than {KNHA_BELOW}), where "
+                "normal intervals are too narrow (IntHout et al. (2014))")
+    return f"normal (Wald) intervals ({k} studies, at least {KNHA_BELOW})"
+
+
+def _moderator_blocks(res) -> tuple[list, dict]:
+    """The meta-regression on the study-level columns, when there are any."""
+    fit = res.metareg
+    facts = {"moderators": ", ".join(res.moderators), "test of moderators": str(fit.qm_test),
+             "residual heterogeneity": f"QE({fit.qe_df}) = {number(fit.qe, 4)}, p = "
+                                       f"{pvalue(fit.qe_pvalue)}; τ² = {number(fit.tau2)}",
+             "R² (share of τ² explained)": "–" if fit.r2 is None else f"{number(fit.r2)}%"}
+    blocks: list = [KeyValues(facts),
+                    Table(fit.to_frame(), "Meta-regression of the test R² (linear model)")]
+    numeric = [t for t, idx in fit.terms.items() if len(idx) == 1 and fit.names[idx[0]] == t]
+    if numeric:
+        ax = fit.plot(numeric[0], ylabel="test R², linear model")
+        blocks.append(Figure(svg_inline(ax.figure),
+                             f"Test R² of each study against {numeric[0]} (area: weight), with "
+                             "the predicted average, its confidence interval and the "
+                             "prediction interval."))
+    return blocks, {"meta_regression": fit.to_frame(),
+                    "meta_regression_summary": fit.summary_frame()}
 
 
 def _why_blocks(res) -> tuple[list, dict]:
-    """Meta-regression, heterogeneity intervals, influence and the funnel (issue 17)."""
+    """Why the studies differ: heterogeneity, meta-regression, influence and the funnel."""
     blocks: list = []
     data: dict = {"moderators": list(res.moderators), "moderator_source": res.moderator_source}
     pooled = res.meta()
@@ -80,9 +125,8 @@ def _why_blocks(res) -> tuple[list, dict]:
         return blocks, data
     het = pooled.heterogeneity()
     intro = ("Why do the studies differ? The between-study variance of the linear model's "
-             "test R2 with Q-profile intervals; ")
+             "test R² with Q-profile intervals (Viechtbauer (2007)); ")
     if res.metareg is not None:
-        fit = res.metareg
         how = ("given" if res.moderator_source == "given"
                else "found in the data (constant within every study)")
         intro += (f"a meta-regression on the study-level column(s) {', '.join(res.moderators)} "
@@ -91,52 +135,41 @@ def _why_blocks(res) -> tuple[list, dict]:
         intro += ("no meta-regression (no study-level column: one that is constant within every "
                   "study; give them with --moderator); ")
     intro += ("which study drives the pooled result (leave-one-out influence, Viechtbauer & "
-              "Cheung 2010) and whether small studies tell a different story (funnel plot, "
+              "Cheung (2010)) and whether small studies tell a different story (funnel plot, "
               "Egger's regression test, Begg's rank test, trim-and-fill).")
     blocks.append(Paragraph(intro))
     blocks.append(Table(het.to_frame().drop(columns="confidence_level"),
-                        f"Heterogeneity of the test R2 ({pooled.model_label}), 95% Q-profile "
+                        f"Heterogeneity of the test R² ({pooled.model_label}), 95% Q-profile "
                         "intervals"))
     data["heterogeneity"] = het.to_frame()
     if res.metareg is not None:
-        fit = res.metareg
-        facts = {"moderators": ", ".join(res.moderators), "test of moderators": str(fit.qm_test),
-                 "residual heterogeneity": f"QE({fit.qe_df}) = {fit.qe:.4f}, p = "
-                                           f"{fit.qe_pvalue:.4g}; tau2 = {fit.tau2:.4g}",
-                 "R2 (share of tau2 explained)": "-" if fit.r2 is None else f"{fit.r2:.1f}%"}
-        blocks.append(KeyValues(facts))
-        blocks.append(Table(fit.to_frame(), "Meta-regression of the test R2 (linear model)"))
-        numeric = [t for t, idx in fit.terms.items() if len(idx) == 1 and fit.names[idx[0]] == t]
-        if numeric:
-            ax = fit.plot(numeric[0], ylabel="test R2, linear model")
-            blocks.append(Figure(svg_inline(ax.figure),
-                                 f"Bubble plot: test R2 against {numeric[0]} (area = weight), "
-                                 "predicted average with its CI and prediction interval."))
-        data["meta_regression"] = fit.to_frame()
-        data["meta_regression_summary"] = fit.summary_frame()
+        more, more_data = _moderator_blocks(res)
+        blocks += more
+        data.update(more_data)
     inf = res.influence
     flagged = inf.table[inf.table["influential"]]
     blocks.append(Callout(
         ("Influential studies: " + "; ".join(f"{r.label} ({r.flagged_by})"
                                               for r in flagged.itertuples())
-         if len(flagged) else "No study is influential by metafor's criteria (DFFITS, Cook's "
-                             "distance, hat value, DFBETAS)."),
+         if len(flagged) else "No study is influential by the criteria of Viechtbauer & "
+                             "Cheung (2010) (DFFITS, Cook's distance, hat value, DFBETAS)."),
         "warn" if len(flagged) else "info"))
-    show = inf.table[["label", "rstudent", "dffits", "cook_d", "cov_r", "tau2_del", "qe_del",
-                      "hat", "weight", "flagged_by"]]
-    blocks.append(Table(show, "Leave-one-out influence diagnostics of the pooled test R2"))
+    show = _columns(inf.table, list(_INFLUENCE)).rename(columns=_INFLUENCE)
+    blocks.append(Table(show, "Leave-one-out influence diagnostics of the pooled test R²"))
     sse = res.small_study
     ax = res.plot(kind="funnel")
     blocks.append(Figure(svg_inline(ax.figure),
-                         "Contour-enhanced funnel plot of the test R2 on the r2_z scale "
-                         "(atanh(sqrt(R2)); on the raw scale the SE of an R2 shrinks as the R2 "
-                         "grows, which alone would look like asymmetry); shaded: p > .10, .05, "
-                         ".01 against R2 = 0; open dots: trim-and-fill studies; line: Egger's "
-                         "regression. " + " ".join(f"Caveat: {c}." for c in sse.caveats)))
-    tests = sse.to_frame()[["test", "model", "predictor", "estimator", "statistic", "pvalue",
-                            "k0", "estimate"]]
-    blocks.append(Table(tests, "Small-study effects on the r2_z scale: regression tests, rank "
-                               "test, trim-and-fill (estimate: atanh(sqrt(R2)))"))
+                         "Contour-enhanced funnel plot of the test R² on the z scale of R² "
+                         "(atanh of its square root: on the raw scale the standard error of an "
+                         "R² shrinks as the R² grows, which alone would look like asymmetry); "
+                         "shaded: p > 0.10, 0.05, 0.01 against R² = 0; open dots: trim-and-fill "
+                         "studies; line: Egger's regression. "
+                         + " ".join(f"Caveat: {c}." for c in sse.caveats)))
+    tests = _columns(sse.to_frame(), ["test", "model", "predictor", "estimator", "statistic",
+                                      "pvalue", "k0", "estimate"])
+    blocks.append(Table(tests, "Small-study effects on the z scale of R²: regression tests, "
+                               "rank test, trim-and-fill (estimate: atanh of the square root "
+                               "of R²)"))
     data["influence"] = inf.to_frame()
     data["small_study"] = sse.to_frame()
     return blocks, data
@@ -150,48 +183,50 @@ def build(ctx: AuditContext) -> SectionOutput:
         from ..fits import study_cv
 
         study_run = study_cv(ctx, ctx.models)[0]  # shared with the sections across studies
-    with ctx.stage("Replication: per-study CV and test R2", total=1) as advance:
+    with ctx.stage("Replication: per-study CV and test R²", total=1) as advance:
         res = audit(ctx.dataset, models=ctx.models, quick=ctx.quick,
                     moderators=getattr(ctx, "moderators", None),
                     random_state=ctx.random_state, n_jobs=ctx.n_jobs, study_run=study_run)
         advance(1)
-    design = res.design
-    margin, tau2 = design["margin"], design["tau2_method"]
-    diff = res.plot(kind="differences", title="Test R2: replication - original, 95% CI")
-    forest = res.plot(title="Test R2 by study, pooled by random effects")
-    forest_cv = res.plot(source="cv", title="CV R2 by study, pooled by random effects")
+    design = _design(res)
+    tolerance, tau2 = design["tolerance"], design["tau2_method"]
+    diff = res.plot(kind="differences", title="Test R²: replication − original, 95% CI")
+    forest = res.plot(title="Test R² by study, pooled by random effects")
+    forest_cv = res.plot(source="cv", title="CV R² by study, pooled by random effects")
     test_meta, cv_meta = res.meta(), res.meta(source="cv")
-    show = res.table[["model", "source", "replication", "estimate", "difference", "ci_low",
-                      "ci_high", "inconsistency", "tost_ci_low", "tost_ci_high", "pvalue_tost",
-                      "consistency"]]
-    pooled = res.pooled[["model", "source", "pooling", "method", "ci_method", "k", "estimate",
-                         "se", "ci_low", "ci_high", "tau2", "q", "q_pvalue", "i2_q"]]
+    show = _columns(res.table, ["model", "source", "replication", "estimate", "difference",
+                                "ci_low", "ci_high", "inconsistency", "tost_ci_low",
+                                "tost_ci_high", "pvalue_tost", "consistency"])
+    pooled = _columns(res.pooled, ["model", "source", "pooling", "method", "tau2_method",
+                                   "ci_method", "interval", "k", "estimate", "se", "ci_low",
+                                   "ci_high", "tau2", "q", "q_pvalue", "i2_q"])
     blocks = [
-        Paragraph("Does a later study reproduce the R2 reported by the first? Following "
+        Paragraph("Does a later study reproduce the R² reported by the first? Following "
                   "Vijayakumar & Cheung (2021), the first study is the original and each later "
-                  "study a replication. A replication is inconsistent when the 95% CI of "
-                  "(replication - original) excludes 0; failing that is not evidence of "
-                  "consistency, which needs the 90% CI to lie inside a region of equivalence "
-                  f"(here +-{margin:g}, two one-sided tests). The third aim pools all studies by "
-                  f"fixed- and random-effects meta-analysis (tau2 by {tau2}, "
-                  f"{_ci_name(design)} intervals). CV R2 "
-                  "is first pooled over folds within each study (random or fixed effects)."),
+                  "study a replication. A replication is inconsistent when the 95% confidence "
+                  "interval of (replication − original) excludes 0; failing that is not "
+                  "evidence of consistency, which needs the 90% interval to lie inside a region "
+                  f"of equivalence (here ±{number(tolerance)}, two one-sided tests, Schuirmann "
+                  "(1987)). The third aim pools all studies by fixed- and random-effects "
+                  f"meta-analysis (τ² by {tau2}, {_ci_name(design)} intervals). CV R² is first "
+                  "pooled over folds within each study (random or fixed effects)."),
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(_facts(res)),
         Table(res.summary, "Verdicts per model and kind of estimate"),
         Figure(svg_inline(diff.figure),
-               "Test of inconsistency for the test R2: differences with 95% CIs; a CI that "
-               "misses 0 marks an inconsistent replication."),
+               "Test of inconsistency for the test R²: each replication's difference from the "
+               "original with its 95% confidence interval; an interval that misses 0 marks an "
+               "inconsistent replication."),
         Figure(svg_inline(forest.figure),
-               f"Forest plot (metafor layout) of the test R2, {test_meta.model_label}, "
-               f"{_ci_name(design)} CI, dotted line: 95% prediction interval "
+               f"Forest plot of the test R², {test_meta.model_label}, {_ci_name(design)} "
+               f"confidence intervals; dotted line: 95% prediction interval "
                f"({test_meta.pi_dist})."),
         Figure(svg_inline(forest_cv.figure),
-               f"Forest plot of the CV R2 (folds pooled by random effects), "
+               f"Forest plot of the CV R² (folds pooled by random effects), "
                f"{cv_meta.model_label}."),
         Table(show.reset_index(drop=True), "Inconsistency (95%) and consistency (90%, "
-              f"+-{margin:g}) per replication"),
-        Table(pooled.reset_index(drop=True), "Pooled estimates (original + replications)"),
+              f"±{number(tolerance)}) per replication"),
+        Table(pooled.reset_index(drop=True), "Pooled estimates (original and replications)"),
     ]
     why, why_data = _why_blocks(res)
     blocks += why
@@ -200,14 +235,15 @@ def build(ctx: AuditContext) -> SectionOutput:
         data={"original": res.original, "models": list(res.models),
               "models_left_out": dict(res.models_left_out),
               "studies_left_out": [s for s, _ in res.studies_left_out],
-              "margin": margin, "tau2_method": tau2, "n_splits": design["n_splits"],
+              "tolerance": tolerance, "tau2_method": tau2, "n_folds": design["n_folds"],
               "n_features": design["n_features"],
               "verdict": res.verdict.to_dict(), "notes": list(res.notes),
               "estimates": res.estimates, "replications": res.table, "pooled": res.pooled,
-              "summary": res.summary, "ci": design.get("ci"), **why_data},
+              "summary": res.summary, "interval": design.get("interval"), **why_data},
     )
 
 
 SECTION = Section(key=KEY, title=TITLE, order=30, build=build,
                   description="First study as original, the others as replications of a "
-                              "linear model's R2: inconsistency, consistency, meta-analysis.")
+                              "linear model's R²: inconsistency, consistency, meta-analysis "
+                              "(Vijayakumar & Cheung (2021)).")

@@ -1,10 +1,12 @@
-"""Section 2: honest error estimates of each audited model (seed 003) — resubstitution beside
-K-fold, the bootstrap (eqs. 6 and 7) and .632+, so the optimism of the apparent error shows.
+"""Section 2: honest error estimates of each audited model (Etherington & Lieske (2019),
+replicating Verbyla & Litvaitis (1989)) — resubstitution beside K-fold, the bootstrap (eqs. 6
+and 7) and .632+, so the optimism of the apparent error shows.
 
 The analysis is :func:`replikit.resampling.audit`; this module only formats its result."""
 
 from __future__ import annotations
 
+from ..._format import number
 from ..._plotting import svg_inline
 from ..blocks import Callout, Figure, Paragraph, SectionOutput, Table
 from ..context import AuditContext
@@ -30,13 +32,13 @@ def build(ctx: AuditContext) -> SectionOutput:
     blocks = [
         Paragraph(
             f"Prediction error ({label}) of each model on the pooled data, estimated by "
-            "resampling as in Etherington & Lieske's replication of Verbyla & Litvaitis (seed "
-            "003): the resubstitution (apparent) error of the model fitted to all rows, K-fold "
+            "resampling as in Etherington & Lieske (2019), who replicated Verbyla & Litvaitis "
+            "(1989): the resubstitution (apparent) error of the model fitted to all rows, K-fold "
             "cross-validation, the bootstrap with pooled out-of-bag errors (eq. 6), Efron's "
-            "leave-one-out bootstrap (eq. 7) and the .632+ bootstrap (Efron & Tibshirani 1997, "
-            "overfitting rate clipped to [0, 1]). The gap between resubstitution and the "
-            "resampling estimates is the optimism of judging a model on the rows it was fitted "
-            "to."),
+            "leave-one-out bootstrap (eq. 7) and the .632+ bootstrap (Efron & Tibshirani "
+            "(1997), overfitting rate clipped to [0, 1]). The gap between resubstitution and "
+            "the resampling estimates is the optimism of judging a model on the rows it was "
+            "fitted to."),
         Paragraph(
             "Every model is estimated on all rows. Linear models and baselines are refitted "
             "for all 200 resamples at once by the batched fast path; models without a batched "
@@ -65,7 +67,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     return SectionOutput(
         key="resampling", title="Prediction error by resampling",
         summary=(f".632+ {label}: " + ", ".join(
-            f"{m} {v:.4g}" for m, v in zip(table["model"], best, strict=True)) + "."),
+            f"{m} {number(v, 4)}" for m, v in zip(table["model"], best, strict=True)) + "."),
         blocks=blocks,
         data={"loss": res.loss, "methods": list(res.methods), "plans": res.plans,
               "models_failed": res.failed, "estimates": detail.to_dict("records"),
@@ -76,4 +78,4 @@ def build(ctx: AuditContext) -> SectionOutput:
 
 SECTION = Section(key="resampling", title="Prediction error by resampling", order=10,
                   build=build, description="Resubstitution vs K-fold, bootstrap (eqs. 6, 7) "
-                  "and .632+ error estimates of each model (seed 003).")
+                  "and .632+ error estimates of each model (Etherington & Lieske (2019)).")
