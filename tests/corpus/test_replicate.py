@@ -113,7 +113,7 @@ def test_meta_empty_inputs(cli, write_csv, text):
     assert_clear_error(cli("meta", write_csv(text)), "PATH")
 
 
-@pytest.mark.parametrize("flag, value", [("--method", "XX"), ("--ci", "t"),
+@pytest.mark.parametrize("flag, value", [("--tau2-method", "XX"), ("--interval", "t"),
                                          ("--pi-dist", "t(k-3)")])
 def test_meta_bad_choices(cli, write_csv, flag, value):
     assert_clear_error(cli("meta", write_csv(META), flag, value), flag)
@@ -125,7 +125,7 @@ def test_meta_leave_one_out_needs_three(cli, write_csv):
 
 
 def test_meta_pi_dist_follows_ci(cli, write_csv):
-    out = assert_ok(cli("meta", write_csv(BCG), "--ci", "knha"))
+    out = assert_ok(cli("meta", write_csv(BCG), "--interval", "knha"))
     assert "prediction interval" in out and "t(k-1)" in out
     out = assert_ok(cli("meta", write_csv(BCG), "--pi-dist", "t(k-2)"))
     assert "t(k-2)" in out
@@ -370,7 +370,7 @@ def test_meta_extreme_magnitudes(cli, write_csv):
 
 def test_meta_identical_effects(cli, write_csv):
     out = assert_ok(cli("meta", write_csv(META.assign(yi=0.25))))
-    assert "tau2 = 0" in out and "I2 = 0.0%" in out
+    assert "τ² = 0 " in out and "I² = 0%" in out
 
 
 def test_meta_mathtext_and_unicode_labels_in_figures(cli, write_csv, tmp_path):
@@ -382,15 +382,15 @@ def test_meta_mathtext_and_unicode_labels_in_figures(cli, write_csv, tmp_path):
 
 
 def test_meta_two_studies_knha_and_higgins(cli, write_csv):
-    out = assert_ok(cli("meta", write_csv(META.iloc[:2]), "--ci", "knha", "--pi-dist",
-                        "t(k-2)", "--method", "DL"))
+    out = assert_ok(cli("meta", write_csv(META.iloc[:2]), "--interval", "knha", "--pi-dist",
+                        "t(k-2)", "--tau2-method", "DL"))
     assert "Knapp-Hartung t(1)" in out
 
 
 def test_meta_json_after_the_subcommand(cli, write_csv):
     import json
 
-    code, out, err = cli("meta", write_csv(BCG), "--format", "json", "--ci", "knha")
+    code, out, err = cli("meta", write_csv(BCG), "--format", "json", "--interval", "knha")
     doc = json.loads(assert_ok((code, out, err)))
     assert doc["result"][0]["pi_dist"] == "t(k-1)" and doc["result"][0]["df"] == 12
 

@@ -159,5 +159,5 @@ def test_errors_and_output():
     inf = influence(meta_analysis(Y, V))
     assert "Influence diagnostics" in str(inf)
     assert "dfbetas_intercept" in inf.to_frame().columns
-    fig = inf.plot()
-    assert len(fig.axes) == 8
+    axes = inf.plot()
+    assert axes.shape == (4, 2) and len(axes.flat[0].figure.axes) == 8

@@ -146,7 +146,7 @@ def test_leave_one_out_and_errors():
     with pytest.raises(ParameterError, match="exactly one"):
         meta_analysis([1.0, 2.0])
     s = str(res)
-    assert "DerSimonian-Laird" in s and "I2" in s and "Q(12)" in s
+    assert "DerSimonian-Laird" in s and "I²" in s and "Q(12)" in s
     frame = res.to_frame()
     assert {"estimate", "se", "ci_low", "ci_high", "tau2", "i2_q", "i2_tau", "tau2_method",
             "interval"} <= set(frame.columns)
@@ -261,7 +261,7 @@ def test_higgins_t_k_minus_2_option():
     half = stats.t.ppf(0.975, 11) * np.sqrt(kh.se ** 2 + kh.tau2)
     assert kh.prediction_interval().width == pytest.approx(2 * half, rel=1e-12)
     # per call, and the ordering z < t(k-1) < t(k-2)
-    widths = [res.prediction_interval(dist=d).width for d in ("z", "t(k-1)", "t(k-2)")]
+    widths = [res.prediction_interval(pi_dist=d).width for d in ("z", "t(k-1)", "t(k-2)")]
     assert widths[0] < widths[1] < widths[2]
     # the old spelling 't' still means t(k-1)
     assert meta_analysis(Y, V, pi_dist="t").pi_dist == "t(k-1)"
@@ -330,33 +330,49 @@ def test_ml_reml_converge_to_the_likelihood_maximum(y, v, method):
 
 # --- old names (one release) ----------------------------------------------------------------
 
+def _warned(record, text):
+    return any(text in str(w.message) for w in record)
+
+
 def test_old_keywords_values_and_attributes_warn_and_agree():
     from replikit.replicate import meta_analysis_on_scale, meta_regression
 
     new = meta_analysis(Y, V, tau2_method="DL", interval="wald")
-    with pytest.warns(FutureWarning, match="tau2_method"):
+    with pytest.warns(FutureWarning) as rec:
         old = meta_analysis(Y, V, method="DL")
+    assert _warned(rec, "`method` is now `tau2_method`")
     assert old.estimate == new.estimate and old.tau2 == new.tau2
-    with pytest.warns(FutureWarning, match="'z' is now interval='wald'"):
+    with pytest.warns(FutureWarning) as rec:
         old = meta_analysis(Y, V, tau2_method="DL", ci="z")
+    assert _warned(rec, "`ci` is now `interval`") and _warned(rec, "interval='wald'")
     assert old.interval == "wald" and old.se == new.se
-    with pytest.warns(FutureWarning, match="MetaResult.tau2_method"):
-        assert new.method == "DL"
-    with pytest.warns(FutureWarning, match="MetaResult.interval"):
-        assert new.ci_method == "wald"
+    with pytest.warns(FutureWarning) as rec:
+        assert new.method == "DL" and new.ci_method == "wald"
+    assert _warned(rec, "MetaResult.tau2_method") and _warned(rec, "MetaResult.interval")
+    with pytest.warns(FutureWarning) as rec:
+        assert new.prediction_interval(dist="t(k-2)") == new.prediction_interval(
+            pi_dist="t(k-2)")
+    assert _warned(rec, "`dist` is now `pi_dist`")
     with pytest.warns(FutureWarning):
         assert float(tau2_estimate(Y, V, method="DL")) == float(tau2_estimate(Y, V, "DL"))
     fit = meta_regression(Y, V, tau2_method="REML", interval="knha")
     with pytest.warns(FutureWarning):
         old_fit = meta_regression(Y, V, method="REML", ci="knha")
     assert old_fit.tau2 == fit.tau2
-    with pytest.warns(FutureWarning, match="MetaRegression.interval"):
-        assert fit.ci_method == "knha"
-    with pytest.warns(FutureWarning, match="Heterogeneity.tau2_method"):
+    with pytest.warns(FutureWarning) as rec:
+        assert fit.ci_method == "knha" and fit.p == 1
         assert fit.heterogeneity().method == "REML"
+    assert _warned(rec, "MetaRegression.interval") and _warned(rec, "n_coefficients")
+    assert _warned(rec, "Heterogeneity.tau2_method")
     x = np.array([0.8, 0.85, 0.9, 0.7])
     s = np.array([0.05, 0.04, 0.03, 0.06])
     with pytest.warns(FutureWarning):
         old_scaled = meta_analysis_on_scale(x, s, metric="roc_auc", method="DL", ci="z")
     assert old_scaled.estimate == meta_analysis_on_scale(x, s, metric="roc_auc",
                                                          tau2_method="DL").estimate
+    from replikit.replicate import influence
+
+    inf = influence(new)
+    with pytest.warns(FutureWarning) as rec:
+        assert inf.method == "DL" and inf.p == 1
+    assert _warned(rec, "Influence.tau2_method") and _warned(rec, "Influence.n_coefficients")

@@ -1,4 +1,4 @@
-"""``replikit meta --moderator/--influence/--funnel`` (issue 17): outputs, JSON, clear errors."""
+"""``replikit meta --moderator/--influence/--funnel``: outputs, JSON, clear errors; old flags."""
 
 import json
 from pathlib import Path
@@ -60,7 +60,7 @@ def test_human_output_and_files(cli, tmp_path):
 
 
 def test_json_without_moderators_has_heterogeneity_intervals(cli):
-    code, out, err = cli("--format", "json", "meta", BCG_PATH, "--method", "DL", "--funnel")
+    code, out, err = cli("--format", "json", "meta", BCG_PATH, "--tau2-method", "DL", "--funnel")
     assert code == 0, err
     data = json.loads(out)
     het = pd.DataFrame(data["heterogeneity"]).set_index("quantity")
@@ -98,3 +98,18 @@ def test_too_few_studies_for_influence(cli, tmp_path):
     pd.DataFrame({"yi": [0.1, 0.3], "vi": [0.01, 0.02]}).to_csv(path, index=False)
     code, _, err = cli("meta", path, "--influence")
     assert code == 2 and "studies" in _error_line(err)
+
+
+def test_old_flags_and_values_warn_and_agree(cli):
+    code, new, err = cli("--format", "json", "meta", BCG_PATH, "--tau2-method", "DL",
+                         "--interval", "wald", "--pi-dist", "t(k-1)")
+    assert code == 0 and "is now" not in err, err
+    code, old, err = cli("--format", "json", "meta", BCG_PATH, "--method", "DL", "--ci", "z",
+                         "--pi", "t(k-1)")
+    assert code == 0, err
+    warnings = [ln for ln in err.splitlines() if ln.startswith("replikit: warning:")]
+    assert any("--tau2-method" in w for w in warnings), err
+    assert any("--interval" in w for w in warnings), err
+    assert any("--interval wald" in w for w in warnings), err
+    assert any("--pi-dist" in w for w in warnings), err
+    assert json.loads(old)["result"] == json.loads(new)["result"]

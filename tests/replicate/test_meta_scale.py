@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import replikit.replicate.influence  # noqa: F401 - the module, for monkeypatching
+import replikit.replicate._rma  # noqa: F401 - the engine module, for monkeypatching
 from replikit.errors import ParameterError, ResourceLimitError
 from replikit.replicate import (
     baujat,
@@ -20,10 +20,11 @@ from replikit.replicate import (
     meta_analysis,
     meta_regression,
 )
-from replikit.replicate.metareg import _p2_sum, _se_tau2
+from replikit.replicate._rma import p2_sum as _p2_sum
+from replikit.replicate._rma import se_tau2 as _se_tau2
 from replikit.replicate.smallstudy import rank_test
 
-INF = sys.modules["replikit.replicate.influence"]
+INF = sys.modules["replikit.replicate._rma"]
 
 
 def _data(k, seed=0):
@@ -96,7 +97,7 @@ def test_100000_studies_in_bounded_memory(method):
     try:
         res = meta_analysis(y, v, tau2_method=method)
         het = res.heterogeneity(0.90)
-        pi = res.prediction_interval(dist="t(k-2)")
+        pi = res.prediction_interval(pi_dist="t(k-2)")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -1,8 +1,8 @@
-"""``replikit meta`` extras (issue 17): ``--moderator``, ``--influence``, ``--funnel``.
+"""``replikit meta`` extras: ``--moderator``, ``--influence``, ``--funnel``.
 
-Kept apart from :mod:`replikit.cli.replicate` so that the command only names the flags: this
-module parses them, fits the meta-regression, the influence diagnostics and the small-study
-tests, and writes their files.
+Kept apart from :mod:`replikit.cli.meta` so that the command only names the flags: this module
+parses them, calls the meta-regression, the influence diagnostics and the small-study tests,
+and writes their files.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def meta_extras(frame, res, moderators: list[str], influence: bool, funnel: bool
             from ..replicate import baujat_plot
 
             write_csv_atomic(out / "influence.csv", inf.to_frame())
-            save_svg(inf.plot(), out / "influence.svg")
+            save_svg(inf.plot().flat[0].figure, out / "influence.svg")
             save_svg(baujat_plot(fit if fit is not None else res).figure, out / "baujat.svg")
             written += ["influence.csv", "influence.svg", "baujat.svg"]
         if sse is not None:

@@ -2,346 +2,37 @@
 
 :func:`meta_regression` fits ``y_i = x_i' beta + u_i + e_i`` with ``u_i ~ N(0, tau2)`` and
 ``e_i ~ N(0, v_i)`` (Raudenbush 2009, eq. 16.9; Viechtbauer 2005, 2010; metafor's ``rma.uni``
-with ``mods``), with every tau2 estimator of :func:`~replikit.replicate.meta_analysis`: the
+with ``mods``), with every τ² estimator of :func:`~replikit.replicate.meta_analysis`: the
 coefficient table, the omnibus test of moderators QM (chi-square, or F under Knapp-Hartung), the
-test of residual heterogeneity QE, residual tau2 with its SE and Q-profile interval, I2, H2, the
-pseudo-R2 (proportion of tau2 explained), predicted effects with confidence and prediction
+test of residual heterogeneity QE, residual τ² with its SE and Q-profile interval, I², H², the
+pseudo-R² (proportion of τ² explained), predicted effects with confidence and prediction
 intervals, and a bubble plot.
 
-The engine underneath is batched: arrays of shape ``(..., k)`` (``y``, ``v``, a 0/1 ``mask`` of
-the studies each problem uses) and ``(..., k, p)`` (``X``) give a stack of fits in one call, so
-leave-one-out fits (:mod:`~replikit.replicate.influence`), cumulative fits and the tests of
-small-study effects share it. A mask entry of 0 drops a study from every sum.
-
-Weighted least squares goes through the QR decomposition of ``W^(1/2) X`` (never the normal
-equations), so a moderator such as a publication year next to the intercept loses no accuracy:
-
-* ``beta = R^-1 Q' W^(1/2) y``, ``(X'WX)^-1 = R^-1 R^-T``;
-* hat values ``h_i = ||Q_i||^2`` (the diagonal of ``X (X'WX)^-1 X' W``);
-* ``tr(P) = sum w_i (1 - h_i)`` with ``P = W - W X (X'WX)^-1 X' W`` and ``y'Py = sum w e^2``.
-
-The tau2 estimators are metafor's definitions with moderators (Viechtbauer 2005; Raudenbush
-2009, sec. 16.4; the ``rma.uni`` help page): DL ``(QE - (k - p)) / tr(P)``, HS
-``(QE - k) / sum w``, HE ``(RSS_OLS - tr(P_OLS V)) / (k - p)``, SJ ``tau0 RSS_tau0 / (k - p)``
-with ``tau0 = mean((y - ybar)^2)``, PM the root of ``QE(tau2) = k - p``, ML and REML by Fisher
-scoring started at HE; all truncated at 0. Without moderators they are the estimators of
-:func:`~replikit.replicate.tau2_estimate`.
+The numbers come from the one engine :mod:`replikit.replicate._rma` (weighted least squares
+through the QR decomposition of ``W^(1/2) X``, never the normal equations, so that a moderator
+such as a publication year next to the intercept loses no accuracy); without moderators it is
+the meta-analysis of :func:`~replikit.replicate.meta_analysis`, number for number. This module
+turns moderators (a frame, a dict, an array or a formula) into the model matrix and presents the
+fit.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._compat import renamed, renamed_fields
+from .._format import number, percent
 from .._validation import check_confidence_level, check_float
-from ..errors import ConvergenceError, DataError, ParameterError, ParameterTypeError
-from ..results import ConfidenceInterval
+from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import ConfidenceInterval, Result, TestResult, wald_interval
+from . import _draw, _rma
+from ._rma import RANK_TOL
+from .meta import Heterogeneity, heterogeneity_of, model_name
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-__all__: list[str] = []
-
-TAU2_METHODS = ("DL", "HE", "HS", "SJ", "ML", "REML", "PM")
-RANK_TOL = 1e-9
-
-
-def _wls(y, w, X):
-    """Weighted least squares of ``y`` on ``X`` with weights ``w`` (0 drops a study).
-
-    Returns ``beta (..., p)``, ``A = (X'WX)^-1 (..., p, p)``, residuals ``e (..., k)`` and hat
-    values ``h (..., k)``.
-    """
-    sw = np.sqrt(w)
-    Z = X * sw[..., None]
-    Q, R = np.linalg.qr(Z)
-    Rinv = np.linalg.inv(R)
-    qty = np.einsum("...kp,...k->...p", Q, sw * y)
-    beta = np.einsum("...pq,...q->...p", Rinv, qty)
-    A = Rinv @ np.swapaxes(Rinv, -1, -2)
-    e = y - np.einsum("...kp,...p->...k", X, beta)
-    h = (Q ** 2).sum(axis=-1)
-    return beta, A, e, h
-
-
-def _full_rank(X, mask) -> np.ndarray:
-    """True where the studies kept by ``mask`` leave ``X`` of full column rank."""
-    Z = X * mask[..., None]
-    s = np.linalg.svd(Z, compute_uv=False)
-    p = X.shape[-1]
-    return s[..., p - 1] > RANK_TOL * np.maximum(s[..., 0], 1e-300)
-
-
-def _rss(y, v, X, mask, tau2):
-    w = mask / (v + np.asarray(tau2)[..., None])
-    _, _, e, _ = _wls(y, w, X)
-    return (w * e ** 2).sum(axis=-1)
-
-
-def _bisect_decreasing(fun, target, lo, hi, n_iter=200):
-    """Root of a decreasing ``fun(t) = target`` on ``[lo, hi]`` for a batch (bisection), or
-    by Brent's method for a single problem."""
-    from scipy import optimize
-
-    target = np.asarray(target, float)
-    if np.ndim(lo) == 0 and np.ndim(hi) == 0 and target.ndim == 0:
-        f = lambda t: float(fun(np.asarray(t, float))) - float(target)  # noqa: E731
-        if f(lo) <= 0:
-            return np.asarray(float(lo))
-        if f(hi) >= 0:
-            return np.asarray(float(hi))
-        return np.asarray(optimize.brentq(f, float(lo), float(hi), xtol=1e-15, rtol=1e-14))
-    shape = np.broadcast_shapes(target.shape, np.shape(lo), np.shape(hi))
-    lo = np.array(np.broadcast_to(lo, shape), float)
-    hi = np.array(np.broadcast_to(hi, shape), float)
-    for _ in range(n_iter):
-        mid = 0.5 * (lo + hi)
-        above = fun(mid) > target
-        lo = np.where(above, mid, lo)
-        hi = np.where(above, hi, mid)
-        if np.all(hi - lo <= 1e-14 * np.maximum(1.0, hi)):
-            break
-    return 0.5 * (lo + hi)
-
-
-def _upper_bracket(y, v, X, mask, target):
-    """A tau2 with ``QE(tau2) < target`` for every problem (grown by doubling)."""
-    k = mask.sum(axis=-1)
-    ybar = (mask * y).sum(axis=-1) / k
-    spread = (mask * (y - ybar[..., None]) ** 2).sum(axis=-1)
-    hi = np.asarray(10.0 * (spread + np.max(np.where(mask > 0, v, 0.0), axis=-1)) + 1.0)
-    for _ in range(200):
-        bad = _rss(y, v, X, mask, hi) >= target
-        if not np.any(bad):
-            break
-        hi = np.where(bad, hi * 4.0, hi)
-    return hi
-
-
-def _qe_root(y, v, X, mask, target):
-    """The tau2 where the generalized ``QE(tau2) = target``, 0 where ``QE(0) <= target``."""
-    target = np.broadcast_to(np.asarray(target, float), y.shape[:-1])
-    q0 = _rss(y, v, X, mask, np.zeros(y.shape[:-1]))
-    hi = _upper_bracket(y, v, X, mask, target)
-    fun = lambda t: _rss(y, v, X, mask, t)  # noqa: E731
-    if target.ndim == 0:
-        root = _bisect_decreasing(fun, target, 0.0, float(hi))
-    else:
-        root = _bisect_decreasing(fun, target, np.zeros(target.shape), hi)
-    return np.where(q0 <= target, 0.0, root)
-
-
-def _tau2_mixed(y, v, X, mask, method, *, max_iter=1000, tol=1e-12, strict=True):
-    """tau2 by ``method`` for every problem of the stack (see the module docstring)."""
-    k = mask.sum(axis=-1)
-    p = X.shape[-1]
-    dfr = k - p
-    if method in ("DL", "HS"):
-        w = mask / v
-        _, _, e, h = _wls(y, w, X)
-        qe = (w * e ** 2).sum(axis=-1)
-        if method == "HS":
-            return np.maximum(0.0, (qe - k) / w.sum(axis=-1))
-        trp = (w * (1.0 - h)).sum(axis=-1)
-        return np.maximum(0.0, (qe - dfr) / trp)
-    if method == "SJ":
-        ybar = (mask * y).sum(axis=-1) / k
-        tau0 = (mask * (y - ybar[..., None]) ** 2).sum(axis=-1) / k
-        w = mask / (v + tau0[..., None])
-        _, _, e, _ = _wls(y, w, X)
-        return tau0 * (w * e ** 2).sum(axis=-1) / dfr
-    if method == "PM":
-        return _qe_root(y, v, X, mask, dfr.astype(float))
-    # HE, and the start of ML / REML
-    _, _, e, h = _wls(y, mask.astype(float), X)
-    he = ((mask * e ** 2).sum(axis=-1) - (mask * v * (1.0 - h)).sum(axis=-1)) / dfr
-    he = np.maximum(0.0, he)
-    if method == "HE":
-        return he
-    tau2 = np.array(he, float)
-    done = np.zeros(tau2.shape, bool)
-    for _ in range(max_iter):
-        w = mask / (v + tau2[..., None])
-        _, _, e, h = _wls(y, w, X)
-        we2 = ((w * e) ** 2).sum(axis=-1)
-        if method == "ML":
-            new = tau2 + (we2 - w.sum(axis=-1)) / (w ** 2).sum(axis=-1)
-        else:
-            trp = (w * (1.0 - h)).sum(axis=-1)
-            new = tau2 + (we2 - trp) / _tr_pp(w, X)
-        # step halving instead of truncation keeps tau2 >= 0 on metafor's path (rma.uni's
-        # Fisher scoring), so its 1e-5 stopping rule stops where metafor stops
-        new = _scoring_step(tau2, new - tau2)
-        conv = np.abs(new - tau2) <= tol * np.maximum(1.0, new)
-        tau2 = np.where(done, tau2, new)
-        done = done | conv
-        if np.all(done):
-            return tau2
-    if strict:
-        raise ConvergenceError(f"`method`={method!r}: tau2 did not converge in {max_iter} "
-                               "iterations.")
-    return np.where(done, tau2, np.nan)
-
-
-def _scoring_step(tau2, step):
-    """``tau2 + step`` of a Fisher-scoring iteration kept >= 0 by halving the step (rma.uni's
-    step halving, not truncation); at ``tau2 = 0`` only an increase is taken."""
-    step = np.where(tau2 > 0, step, np.maximum(step, 0.0))
-    for _ in range(1100):
-        neg = tau2 + step < 0
-        if not np.any(neg):
-            break
-        step = np.where(neg, step / 2, step)
-    return np.maximum(tau2 + step, 0.0)
-
-
-def _p2_sum(w, X, a=None, b=None):
-    """``sum_ij P_ij^2 a_i b_j`` with ``P = W - W X (X'WX)^-1 X' W``, without forming P.
-
-    With ``Q`` from the QR of ``W^1/2 X`` (hat matrix ``H = Q Q'``, ``h = diag H``),
-    ``P = W^1/2 (I - H) W^1/2`` and ``(I - H)_ij^2 = delta_ij (1 - 2 h_i) + H_ij^2``, so the sum
-    is ``sum_i a_i b_i w_i^2 (1 - 2 h_i) + <Q' diag(a w) Q, Q' diag(b w) Q>_F``: O(k p^2) time
-    and memory instead of the k x k matrix (a meta-analysis of 100,000 studies would need 80 GB
-    for P). Works on stacks ``w (..., k)``, ``X (..., k, p)``; ``a``, ``b`` default to ones.
-    """
-    sw = np.sqrt(w)
-    Q, _ = np.linalg.qr(X * sw[..., None])
-    h = (Q ** 2).sum(axis=-1)
-    aw = w if a is None else a * w
-    bw = w if b is None else b * w
-    Ma = np.einsum("...ia,...i,...ib->...ab", Q, aw, Q)
-    Mb = Ma if b is None and a is None else np.einsum("...ia,...i,...ib->...ab", Q, bw, Q)
-    return (aw * bw * (1.0 - 2.0 * h)).sum(axis=-1) + (Ma * Mb).sum(axis=(-2, -1))
-
-
-def _tr_pp(w, X):
-    """``tr(P P)`` with ``P = W - W X (X'WX)^-1 X' W`` (see :func:`_p2_sum`)."""
-    return _p2_sum(w, X)
-
-
-def _p_diag(w, X):
-    """The diagonal of ``P = W - W X (X'WX)^-1 X' W``: ``w_i (1 - h_i)`` (one problem)."""
-    _, _, _, h = _wls(np.zeros(w.shape), w, X)
-    return w * (1.0 - h)
-
-
-def _se_tau2(y, v, X, method, tau2):
-    """Standard error of tau2 as metafor's ``rma.uni`` reports it (one problem).
-
-    The quadratic-form estimators ``tau2 = (y'Ay - c) / d`` with ``AX = 0`` have
-    ``Var(y'Ay) = 2 tr(A S A S)``, ``S = V + tau2 I``; ML and REML use the inverse Fisher
-    information (``2 / sum w^2``, ``2 / tr(P P)``) and PM ``sqrt(2 k^2 / (k - p)) / sum w``.
-    The traces are computed without the k x k projection (:func:`_p2_sum`), so the SE of a
-    meta-analysis of 100,000 studies needs O(k p^2) memory.
-    """
-    k, p = X.shape
-    t = max(float(tau2), 0.0)
-    if method in ("HS", "DL"):
-        w = 1.0 / v
-        trp = float(_p_diag(w, X).sum())
-        num = 2 * (k - p) + 4 * t * trp + 2 * t ** 2 * _p2_sum(w, X)
-        den = w.sum() if method == "HS" else trp
-        return math.sqrt(num) / den
-    if method == "HE":
-        ones = np.ones(k)
-        num = 2 * _p2_sum(ones, X, v, v) + 4 * t * float((_p_diag(ones, X) * v).sum()) \
-            + 2 * t ** 2 * (k - p)
-        return math.sqrt(num) / (k - p)
-    if method == "SJ":
-        tau0 = float(np.mean((y - y.mean()) ** 2))
-        w = 1.0 / (v + tau0)
-        num = 2 * _p2_sum(w, X, v, v) + 4 * t * _p2_sum(w, X, None, v) \
-            + 2 * t ** 2 * _p2_sum(w, X)
-        return tau0 / (k - p) * math.sqrt(num)
-    w = 1.0 / (v + t)
-    if method == "ML":
-        return math.sqrt(2.0 / np.sum(w ** 2))
-    if method == "REML":
-        return math.sqrt(2.0 / _p2_sum(w, X))
-    if method == "PM":
-        return math.sqrt(2.0 * k ** 2 / (k - p)) / w.sum()
-    return float("nan")
-
-
-@dataclass(frozen=True, slots=True)
-class _Fit:
-    """The arrays of a stack of fitted models (leading shape ``(...)``).
-
-    ``beta``, ``vb`` (with the Knapp-Hartung factor ``s2w``), ``A = (X'WX)^-1`` (without it),
-    ``tau2``, residuals ``e = y - X beta``, RE weights ``w``, hat values ``h``, ``qe`` and
-    ``trp0`` (Cochran's QE and ``tr(P)`` under FE weights), ``k`` studies used, ``rss`` (the
-    generalized QE at tau2) and ``ok`` (X of full rank, tau2 found).
-    """
-
-    beta: np.ndarray
-    vb: np.ndarray
-    A: np.ndarray
-    tau2: np.ndarray
-    s2w: np.ndarray
-    e: np.ndarray
-    w: np.ndarray
-    h: np.ndarray
-    qe: np.ndarray
-    trp0: np.ndarray
-    k: np.ndarray
-    rss: np.ndarray
-    ok: np.ndarray
-
-
-def _fit_stack(y, v, X, mask=None, *, method: str, ci: str = "wald", knha_floor: bool = False,
-               strict: bool = True, tol: float = 1e-12) -> _Fit:
-    """Fit the mixed-effects model (``method='FE'``: tau2 = 0) to every problem of the stack.
-
-    Problems whose ``X`` is rank deficient on their studies (or whose tau2 did not converge,
-    ``strict=False``) give NaN and ``ok = False``.
-    """
-    y = np.asarray(y, float)
-    v = np.asarray(v, float)
-    X = np.asarray(X, float)
-    shape = np.broadcast_shapes(y.shape, v.shape, X.shape[:-1],
-                                () if mask is None else np.shape(mask))
-    mask = np.ones(shape) if mask is None else np.broadcast_to(np.asarray(mask, float), shape)
-    y = np.broadcast_to(y, shape)
-    v = np.broadcast_to(v, shape)
-    X = np.broadcast_to(X, shape + X.shape[-1:])
-    p = X.shape[-1]
-    ok = _full_rank(X, mask) & (mask.sum(axis=-1) > p)
-    if not np.all(ok):  # fit the rank-deficient problems on all studies, then blank them
-        mask = np.where(ok[..., None], mask, 1.0)
-    k = mask.sum(axis=-1)
-    w0 = mask / v
-    _, _, e0, h0 = _wls(y, w0, X)
-    qe = (w0 * e0 ** 2).sum(axis=-1)
-    trp0 = (w0 * (1.0 - h0)).sum(axis=-1)
-    if method == "FE":
-        tau2 = np.zeros(shape[:-1])
-    else:
-        tau2 = _tau2_mixed(y, v, X, mask, method, strict=strict, tol=tol)
-    ok = ok & np.isfinite(tau2)
-    tau2 = np.where(np.isfinite(tau2), tau2, 0.0)
-    w = mask / (v + tau2[..., None])
-    beta, A, e, h = _wls(y, w, X)
-    rss = (w * e ** 2).sum(axis=-1)
-    if ci == "knha":
-        s2w = np.where(rss <= np.finfo(float).eps, 0.0, rss / (k - p))
-        if knha_floor:
-            s2w = np.maximum(s2w, 1.0)
-    else:
-        s2w = np.ones(shape[:-1])
-    vb = s2w[..., None, None] * A
-    bad = ~ok
-    if np.any(bad):
-        def blank(a):
-            a = np.array(a, float)
-            a[bad] = np.nan
-            return a
-        beta, vb, A, tau2, s2w, e, w, h, qe, trp0, rss = map(
-            blank, (beta, vb, A, tau2, s2w, e, w, h, qe, trp0, rss))
-    return _Fit(beta, vb, A, tau2, s2w, e, w, h, qe, trp0, k, rss, ok)
+__all__ = ["MetaRegression", "ModeratorTest", "Heterogeneity", "meta_regression"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -581,182 +272,158 @@ def _has_intercept_space(X) -> bool:
     return bool(np.allclose(X @ coef, ones, atol=1e-8))
 
 
+
+
 # ---------------------------------------------------------------------------------------------
 # results
 
 
 @dataclass(frozen=True, slots=True)
-class ModeratorTest:
+class ModeratorTest(TestResult):
     """Omnibus Wald test that a set of coefficients is zero (metafor's QM, ``anova(btt=)``).
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         ``QM = b' Var(b)^-1 b`` over the tested coefficients (chi-square with ``df``), or
         ``QM / df`` (F with ``df`` and ``df2``) under Knapp-Hartung.
-    df, df2 : int, int or None
     pvalue : float
-    coefficients : tuple of str
+        The p-value.
+    df : int
+        Number of tested coefficients (the chi-square df, or the F numerator df).
+    estimate, se : float
+        The coefficient and its SE when one coefficient is tested; NaN otherwise.
+    alternative : str, default 'two-sided'
+        The test is two-sided.
+    method : str, default 'Test of moderators'
+        Name of the test.
+    extra : dict
+        Nothing else.
+    df2 : int or None, default None
+        Denominator df ``k - p`` of the F test (Knapp-Hartung), None for chi-square.
+    coefficients : tuple of str, default ()
         The tested coefficients.
-    distribution : {'chi2', 'F'}
+    distribution : {'chi2', 'F'}, default 'chi2'
+        Reference distribution of the statistic.
+
+    See Also
+    --------
+    MetaRegression.test_moderators : Builds it.
+
+    References
+    ----------
+    .. [1] Raudenbush, S. W. (2009). Analyzing Effect Sizes: Random-Effects Models. In H.
+       Cooper, L. V. Hedges & J. C. Valentine (Eds.), The Handbook of Research Synthesis and
+       Meta-Analysis (2nd ed., pp. 295–315). Russell Sage Foundation.
+    .. [2] Knapp, G. & Hartung, J. (2003). Improved Tests for a Random Effects Meta-Regression
+       with a Single Covariate. Statistics in Medicine, 22(17), 2693–2710.
+
+    Examples
+    --------
+    >>> fit = meta_regression([0.10, 0.30, 0.35, 0.65, 0.45, 0.15],
+    ...                       [0.01, 0.02, 0.015, 0.01, 0.02, 0.03],
+    ...                       moderators={"dose": [1, 2, 3, 6, 4, 1]})
+    >>> test = fit.test_moderators()
+    >>> test.coefficients, test.df, round(test.statistic, 3)
+    (('dose',), 1, 20.301)
     """
 
-    statistic: float
-    df: int
-    df2: int | None
-    pvalue: float
-    coefficients: tuple
-    distribution: str
+    df2: int | None = None
+    coefficients: tuple = ()
+    distribution: str = "chi2"
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Interval of the tested coefficient (NaN when several are tested): z, or t(``df2``)
+        under Knapp-Hartung.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``.
+        """
+        return wald_interval(self.estimate, self.se, confidence_level,
+                             df=self.df2 if self.distribution == "F" else None)
+
+    def to_frame(self, confidence_level: float = 0.95):
+        """One row: the tested coefficients, ``statistic, df, df2, pvalue, distribution`` and
+        the estimate with its interval where one coefficient is tested.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of ``ci_low, ci_high``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+        """
+        frame = TestResult.to_frame(self, confidence_level)
+        frame["coefficients"] = ", ".join(self.coefficients)
+        return frame
 
     def __str__(self) -> str:
         which = ", ".join(self.coefficients)
         if self.distribution == "F":
             return (f"Test of moderators ({which}): F({self.df}, {self.df2}) = "
-                    f"{self.statistic:.4f}, {_p_is(self.pvalue)}")
-        return (f"Test of moderators ({which}): QM({self.df}) = {self.statistic:.4f}, "
-                f"{_p_is(self.pvalue)}")
+                    f"{number(self.statistic, 5)}, p {_p(self.pvalue)}")
+        return (f"Test of moderators ({which}): QM({self.df}) = {number(self.statistic, 5)}, "
+                f"p {_p(self.pvalue)}")
 
-    def to_frame(self):
-        import pandas as pd
 
-        return pd.DataFrame([{"coefficients": ", ".join(self.coefficients),
-                              "statistic": self.statistic, "df": self.df, "df2": self.df2,
-                              "pvalue": self.pvalue, "distribution": self.distribution}])
+def _p(p: float) -> str:
+    """``'= 0.031'`` or ``'< 0.001'`` for a sentence."""
+    from .._format import pvalue
+
+    text = pvalue(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _fmt_p(p: float) -> str:
+    """A p-value in a coefficient table (metafor's printing)."""
     return "<.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def _p_is(p: float) -> str:
-    """``'p < .0001'`` or ``'p = 0.0123'`` (metafor's printing)."""
-    return "p < .0001" if p < 1e-4 else f"p = {p:.4f}"
-
-
-@renamed_fields(method="tau2_method")
-@dataclass(frozen=True, slots=True)
-class Heterogeneity:
-    """Between-study (or residual) heterogeneity with Q-profile intervals (metafor ``confint``).
-
-    Attributes
-    ----------
-    tau2, se_tau2 : float
-        The tau2 estimate and its SE (as ``rma.uni`` reports it; NaN for FE).
-    tau2_ci, tau_ci, i2_ci, h2_ci : ConfidenceInterval
-        Q-profile interval of tau2 (Viechtbauer 2007) and its images: ``tau = sqrt(tau2)``,
-        ``I2 = 100 tau2 / (vt + tau2)``, ``H2 = 1 + tau2 / vt`` with the typical within-study
-        variance ``vt = (k - p) / tr(P)`` (Higgins & Thompson 2002; metafor's ``confint.rma``).
-    i2, h2 : float
-        The estimates as metafor prints them: tau2-based for random effects, Q-based
-        (``100 (QE - df)/QE``, ``QE/df``) for FE.
-    q, q_df, q_pvalue : float, int, float
-        Cochran's Q (QE with moderators) and its test.
-    confidence_level : float
-    residual : bool
-        True for a meta-regression (heterogeneity not explained by the moderators).
-    method : str
-    """
-
-    tau2: float
-    se_tau2: float
-    tau2_ci: ConfidenceInterval
-    tau: float
-    tau_ci: ConfidenceInterval
-    i2: float
-    i2_ci: ConfidenceInterval
-    h2: float
-    h2_ci: ConfidenceInterval
-    q: float
-    q_df: int
-    q_pvalue: float
-    vt: float
-    confidence_level: float
-    residual: bool
-    tau2_method: str
-
-    def to_frame(self):
-        """Rows tau2, tau, I2 (%), H2: ``estimate, se, ci_low, ci_high``."""
-        import pandas as pd
-
-        rows = [("tau2", self.tau2, self.se_tau2, self.tau2_ci),
-                ("tau", self.tau, float("nan"), self.tau_ci),
-                ("I2 (%)", self.i2, float("nan"), self.i2_ci),
-                ("H2", self.h2, float("nan"), self.h2_ci)]
-        return pd.DataFrame([{"quantity": q, "estimate": e, "se": s, "ci_low": c.low,
-                              "ci_high": c.high, "confidence_level": self.confidence_level}
-                             for q, e, s, c in rows])
-
-    def __str__(self) -> str:
-        lvl = round(100 * self.confidence_level)
-        what = "residual heterogeneity" if self.residual else "heterogeneity"
-        lines = [f"{what} ({self.tau2_method}; {lvl}% Q-profile intervals):"]
-        for r in self.to_frame().itertuples(index=False):
-            se = "" if not np.isfinite(r.se) else f" (SE {r.se:.4f})"
-            lines.append(f"  {r.quantity:<7} {r.estimate:9.4f}{se} [{r.ci_low:.4f}, "
-                         f"{r.ci_high:.4f}]")
-        lines.append(f"  Q({self.q_df}) = {self.q:.4f}, {_p_is(self.q_pvalue)}")
-        return "\n".join(lines)
-
-
-def _qprofile(y, v, X, level: float) -> tuple[float, float]:
-    """Q-profile interval of tau2: ``QE(tau2) = chi2_{k-p}`` quantiles (Viechtbauer 2007)."""
-    from scipy import stats
-
-    k, p = X.shape
-    a = 1.0 - level
-    mask = np.ones(k)
-    lo = _qe_root(y, v, X, mask, stats.chi2.ppf(1 - a / 2, k - p))
-    hi = _qe_root(y, v, X, mask, stats.chi2.ppf(a / 2, k - p))
-    return float(lo), float(hi)
-
-
-def _heterogeneity(y, v, X, *, method, tau2, qe, trp0, i2, h2, level, residual):
-    from scipy import stats
-
-    k, p = X.shape
-    lo, hi = _qprofile(y, v, X, level)
-    vt = (k - p) / trp0
-    se = float(_se_tau2(y, v, X, method, tau2)) if method != "FE" else float("nan")
-    return Heterogeneity(
-        tau2=float(tau2), se_tau2=se, tau2_ci=ConfidenceInterval(lo, hi),
-        tau=math.sqrt(max(tau2, 0.0)), tau_ci=ConfidenceInterval(math.sqrt(lo), math.sqrt(hi)),
-        i2=float(i2), i2_ci=ConfidenceInterval(100 * lo / (vt + lo), 100 * hi / (vt + hi)),
-        h2=float(h2), h2_ci=ConfidenceInterval(1 + lo / vt, 1 + hi / vt), q=float(qe),
-        q_df=int(k - p), q_pvalue=float(stats.chi2.sf(qe, k - p)), vt=float(vt),
-        confidence_level=level, residual=residual, tau2_method=method)
-
-
-@renamed_fields(method="tau2_method", ci_method="interval",
+@renamed_fields(method="tau2_method", ci_method="interval", p="n_coefficients",
                 values={"interval": {"z": "wald"}})
 @dataclass(frozen=True, slots=True)
-class MetaRegression:
-    """A fitted meta-regression (mixed-effects model; fixed-effects with ``method='FE'``).
+class MetaRegression(Result):
+    """A fitted meta-regression (mixed-effects model; fixed-effects with ``tau2_method='FE'``).
 
-    Attributes
+    Parameters
     ----------
     names : tuple of str
         Coefficient names (``'intercept'``, numeric moderators, ``'factor[level]'`` dummies
         against the first level).
     beta, vcov : ndarray
-        Coefficients and their covariance (Knapp-Hartung-scaled with ``ci='knha'``).
-    method, ci_method : str
-        tau2 estimator (or ``'FE'``) and ``'z'`` / ``'knha'``.
+        Coefficients and their covariance (Knapp-Hartung-scaled with ``interval='knha'``).
+    tau2_method : str
+        The residual τ² estimator, or ``'FE'``.
+    interval : {'wald', 'knha'}
+        Wald z tests, or Knapp-Hartung t and F tests.
     df : float or None
         Residual df ``k - p`` of the t and F tests (Knapp-Hartung), None for z tests.
     tau2, se_tau2 : float
         Residual between-study variance and its SE.
     qe, qe_df, qe_pvalue : float, int, float
-        Test of residual heterogeneity (Cochran's QE with FE weights, chi2 with ``k - p`` df).
+        Test of residual heterogeneity (Cochran's QE with fixed-effect weights, chi-square with
+        ``k - p`` df).
     qm_test : ModeratorTest
         Omnibus test of the moderators (every coefficient but the intercept by default).
     i2, h2 : float
-        Residual I2 and H2 as metafor prints them.
+        Residual I² and H² as metafor prints them.
     r2 : float or None
-        Pseudo-R2, percent of tau2 explained: ``100 max(0, (tau2_0 - tau2) / tau2_0)`` with
-        ``tau2_0`` from the model without moderators (Raudenbush 2009, eq. 16.17); for FE the
-        adjusted R2 of the weighted regression. None for models without an intercept in their
-        column space or without moderators.
-    k, p : int
+        Pseudo-R², percent of τ² explained: ``100 max(0, (tau2_0 - tau2) / tau2_0)`` with
+        ``tau2_0`` from the model without moderators (Raudenbush 2009, eq. 16.17); for the
+        fixed-effect model the adjusted R² of the weighted regression. None for models without
+        an intercept in their column space or without moderators.
+    k, n_coefficients : int
+        Number of studies and of coefficients (metafor's ``p``).
     labels, y, v, X : tuple, ndarray
         Study labels, estimates, sampling variances and the model matrix.
     terms : dict
@@ -765,6 +432,35 @@ class MetaRegression:
         Redundant model-matrix columns left out.
     pi_dist : str
         Reference distribution of prediction intervals (see :meth:`predict`).
+    knha_floor : bool
+        The Knapp-Hartung factor was floored at 1.
+    tol : float
+        Convergence tolerance of ML and REML.
+    trp0 : float
+        ``tr(P)`` under fixed-effect weights (for I² and H²).
+    design : object
+        How to rebuild the model matrix for new moderator values.
+
+    See Also
+    --------
+    meta_regression : Builds it.
+    MetaResult : The model without moderators.
+    Heterogeneity : Residual heterogeneity with intervals.
+
+    References
+    ----------
+    .. [1] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48.
+
+    Examples
+    --------
+    >>> fit = meta_regression([0.10, 0.30, 0.35, 0.65, 0.45, 0.15],
+    ...                       [0.01, 0.02, 0.015, 0.01, 0.02, 0.03],
+    ...                       moderators={"dose": [1, 2, 3, 6, 4, 1]})
+    >>> fit.to_frame()[["term", "estimate"]].round(4)
+            term  estimate
+    0  intercept    0.0414
+    1       dose    0.1050
     """
 
     names: tuple
@@ -783,7 +479,7 @@ class MetaRegression:
     h2: float
     r2: float | None
     k: int
-    p: int
+    n_coefficients: int
     labels: tuple = field(repr=False)
     y: np.ndarray = field(repr=False)
     v: np.ndarray = field(repr=False)
@@ -810,10 +506,7 @@ class MetaRegression:
     @property
     def pvalue(self) -> np.ndarray:
         """Two-sided p-values of the coefficients."""
-        from scipy import stats
-
-        dist = stats.norm if self.df is None else stats.t(self.df)
-        return np.minimum(1.0, 2 * dist.sf(np.abs(self.statistic)))
+        return _rma.two_sided_p(self.statistic, self.df)
 
     @property
     def qm(self) -> float:
@@ -822,34 +515,77 @@ class MetaRegression:
 
     @property
     def qm_pvalue(self) -> float:
+        """The p-value of :attr:`qm_test`."""
         return self.qm_test.pvalue
 
     @property
     def intercept(self) -> bool:
+        """The model has an intercept column."""
         return "intercept" in self.names
 
     @property
     def model_label(self) -> str:
-        if self.p == 1 and self.intercept:
+        """metafor's model label: ``'Mixed-Effects Model (REML)'``, ``'RE Model (REML)'``."""
+        if self.n_coefficients == 1 and self.intercept:
             return "FE Model" if self.tau2_method == "FE" else f"RE Model ({self.tau2_method})"
         return "FE Model with moderators" if self.tau2_method == "FE" else \
             f"Mixed-Effects Model ({self.tau2_method})"
 
+    @property
+    def title(self) -> str:
+        kind = "Fixed-effects" if self.tau2_method == "FE" else "Mixed-effects"
+        return f"{kind} meta-regression ({self.tau2_method}, k = {self.k})"
+
     def _crit(self, confidence_level: float) -> float:
-        from scipy import stats
+        return _rma.quantile(check_confidence_level(confidence_level), self.df)
 
-        level = check_confidence_level(confidence_level)
-        dist = stats.norm if self.df is None else stats.t(self.df)
-        return float(dist.ppf((1 + level) / 2))
+    def _model(self) -> _rma.Model:
+        return _rma.Model(np.asarray(self.y, float), np.asarray(self.v, float),
+                          np.asarray(self.X, float), tuple(self.labels), tuple(self.names),
+                          self.tau2_method, self.interval, self.knha_floor, self.tol,
+                          self.pi_dist)
 
-    def confidence_interval(self, confidence_level: float = 0.95):
-        """Intervals of the coefficients: ``(low, high)`` arrays (z, or t(k-p) with KH)."""
+    def confidence_interval(self, confidence_level: float = 0.95,
+                            coefficient=None) -> ConfidenceInterval:
+        """Intervals of the coefficients (z, or t(k - p) with Knapp-Hartung).
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the intervals.
+        coefficient : str or int, optional
+            One coefficient (name or 0-based position); default all of them.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``: arrays in the order of :attr:`names`, or floats for one
+            ``coefficient``.
+        """
         q = self._crit(confidence_level)
-        return self.beta - q * self.se, self.beta + q * self.se
+        lo, hi = self.beta - q * self.se, self.beta + q * self.se
+        if coefficient is None:
+            return ConfidenceInterval(lo, hi)
+        j = self._btt(coefficient)
+        if len(j) != 1:
+            raise ParameterError(f"`coefficient` must name one coefficient of "
+                                 f"{list(self.names)}; got {coefficient!r}.")
+        return ConfidenceInterval(float(lo[j[0]]), float(hi[j[0]]))
 
     def to_frame(self, confidence_level: float = 0.95):
         """The coefficient table: ``term, estimate, se, statistic, df, pvalue, ci_low,
-        ci_high`` (one row per coefficient)."""
+        ci_high``, one row per coefficient.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of ``ci_low, ci_high``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per coefficient.
+        """
         import pandas as pd
 
         lo, hi = self.confidence_interval(confidence_level)
@@ -857,18 +593,37 @@ class MetaRegression:
                              "statistic": self.statistic, "df": self.df,
                              "pvalue": self.pvalue, "ci_low": lo, "ci_high": hi})
 
-    def summary_frame(self) -> pd.DataFrame:
-        """One tidy row of model statistics (k, p, tau2, QE, QM, I2, H2, R2, estimator)."""
+    def summary_frame(self):
+        """One tidy row of model statistics (k, p, τ², QE, QM, I², H², R², estimator).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+        """
         import pandas as pd
 
         return pd.DataFrame([{
             "tau2_method": self.tau2_method, "interval": self.interval, "k": self.k,
-            "p": self.p,
-            "tau2": self.tau2, "se_tau2": self.se_tau2, "qe": self.qe, "qe_df": self.qe_df,
-            "qe_pvalue": self.qe_pvalue, "qm": self.qm, "qm_df": self.qm_test.df,
-            "qm_df2": self.qm_test.df2, "qm_pvalue": self.qm_pvalue,
+            "n_coefficients": self.n_coefficients, "tau2": self.tau2, "se_tau2": self.se_tau2,
+            "qe": self.qe, "qe_df": self.qe_df, "qe_pvalue": self.qe_pvalue, "qm": self.qm,
+            "qm_df": self.qm_test.df, "qm_df2": self.qm_test.df2, "qm_pvalue": self.qm_pvalue,
             "qm_distribution": self.qm_test.distribution, "i2": self.i2, "h2": self.h2,
             "r2": self.r2, "moderators": ", ".join(self.terms)}])
+
+    def to_dict(self) -> dict:
+        """The model statistics and the coefficient table in JSON types.
+
+        Returns
+        -------
+        dict
+            ``summary`` (the row of :meth:`summary_frame`) and ``coefficients`` (the rows of
+            :meth:`to_frame`).
+        """
+        from ..results import to_jsonable
+
+        return {"summary": to_jsonable(self.summary_frame().iloc[0].to_dict()),
+                "coefficients": to_jsonable(self.to_frame())}
 
     # -- tests, predictions, heterogeneity -------------------------------------------------
     def test_moderators(self, coefficients=None) -> ModeratorTest:
@@ -885,30 +640,37 @@ class MetaRegression:
         ModeratorTest
             ``QM ~ chi2(m)``, or ``QM / m ~ F(m, k - p)`` with Knapp-Hartung.
         """
-        from scipy import stats
-
         idx = self._btt(coefficients)
         b = self.beta[idx]
         vb = self.vcov[np.ix_(idx, idx)]
         qm = float(b @ np.linalg.solve(vb, b))
         m = len(idx)
         names = tuple(self.names[i] for i in idx)
+        est = float(b[0]) if m == 1 else float("nan")
+        se = float(math.sqrt(vb[0, 0])) if m == 1 else float("nan")
         if self.df is None:
-            return ModeratorTest(qm, m, None, float(stats.chi2.sf(qm, m)), names, "chi2")
+            return ModeratorTest(statistic=qm, pvalue=float(_rma.chi2_sf(qm, m)), df=m,
+                                 estimate=est, se=se, method="Test of moderators",
+                                 coefficients=names, distribution="chi2")
+        from scipy import special
+
         f = qm / m
-        return ModeratorTest(f, m, int(self.df), float(stats.f.sf(f, m, self.df)), names, "F")
+        return ModeratorTest(statistic=f, pvalue=float(special.fdtrc(m, self.df, f)), df=m,
+                             estimate=est, se=se, method="Test of moderators",
+                             df2=int(self.df), coefficients=names, distribution="F")
 
     def _btt(self, coefficients) -> list:
         if coefficients is None:
             idx = [i for i, nm in enumerate(self.names) if nm != "intercept"]
-            return idx or list(range(self.p))
+            return idx or list(range(self.n_coefficients))
         items = [coefficients] if isinstance(coefficients, (str, int, np.integer)) \
             else list(coefficients)
         idx = []
+        p = self.n_coefficients
         for it in items:
             if isinstance(it, (int, np.integer)) and not isinstance(it, bool):
-                if not 0 <= int(it) < self.p:
-                    raise ParameterError(f"`coefficients`: position {it} outside 0..{self.p - 1}"
+                if not 0 <= int(it) < p:
+                    raise ParameterError(f"`coefficients`: position {it} outside 0..{p - 1}"
                                          f" (coefficients {list(self.names)}).")
                 idx.append(int(it))
             elif str(it) in self.names:
@@ -930,34 +692,28 @@ class MetaRegression:
             Moderator values: a frame or dict with the moderator columns (categories by label),
             or a model-matrix array with or without the intercept column, as metafor's
             ``newmods``. Default: the fitted values of the studies.
-        confidence_level : float
+        confidence_level : float, default 0.95
+            Level of the intervals.
         pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
             Prediction-interval reference: normal, t with ``k - p`` df, or t with
             ``k - p - 1`` df (metafor's ``predtype='Riley'``). Default: the model's.
 
         Returns
         -------
-        DataFrame
-            ``estimate, se, ci_low, ci_high, pi_low, pi_high`` (``pi = estimate +-
-            q sqrt(se^2 + tau2)``, metafor's ``predict.rma``) and the moderator columns.
+        pandas.DataFrame
+            ``estimate, se, ci_low, ci_high, pi_low, pi_high`` (``pi = estimate ±
+            q sqrt(se² + τ²)``, metafor's ``predict.rma``) and the moderator columns.
         """
         import pandas as pd
-        from scipy import stats
-
-        from .meta import _check_pi_dist
 
         level = check_confidence_level(confidence_level)
         Xn = self.X if newmods is None else self.design.matrix(newmods)
         est = Xn @ self.beta
         se = np.sqrt(np.einsum("ij,jk,ik->i", Xn, self.vcov, Xn))
         q = self._crit(level)
-        dist = _check_pi_dist(pi_dist or self.pi_dist, "pi_dist")
-        if dist == "z":
-            qp = float(stats.norm.ppf((1 + level) / 2))
-        else:
-            dfp = max(1, self.k - self.p - (0 if dist == "t(k-1)" else 1))
-            qp = float(stats.t.ppf((1 + level) / 2, dfp))
-        half = qp * np.sqrt(se ** 2 + self.tau2)
+        dist = _rma.check_pi_dist(pi_dist or self.pi_dist, "pi_dist")
+        half = _rma.pi_quantile(dist, level, self.k - self.n_coefficients) * \
+            np.sqrt(se ** 2 + self.tau2)
         out = pd.DataFrame({"estimate": est, "se": se, "ci_low": est - q * se,
                             "ci_high": est + q * se, "pi_low": est - half,
                             "pi_high": est + half})
@@ -969,19 +725,32 @@ class MetaRegression:
         return out
 
     def heterogeneity(self, confidence_level: float = 0.95) -> Heterogeneity:
-        """Residual tau2 (with SE), tau, I2 and H2 with Q-profile intervals (metafor's
-        ``confint`` of an ``rma.uni`` model)."""
+        """Residual τ² (with SE), τ, I² and H² with Q-profile intervals (metafor's ``confint``
+        of an ``rma.uni`` model).
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the intervals.
+
+        Returns
+        -------
+        Heterogeneity
+            The estimates and their intervals.
+        """
         level = check_confidence_level(confidence_level)
-        return _heterogeneity(self.y, self.v, self.X, method=self.tau2_method, tau2=self.tau2,
-                              qe=self.qe, trp0=self.trp0, i2=self.i2, h2=self.h2,
-                              level=level, residual=self.p > 1 or not self.intercept)
+        return heterogeneity_of(self._model(), tau2=self.tau2, q=self.qe, trp0=self.trp0,
+                                i2=self.i2, h2=self.h2, level=level,
+                                residual=self.n_coefficients > 1 or not self.intercept)
 
     @property
     def fitted(self) -> np.ndarray:
+        """``X beta``, the fitted value of every study."""
         return self.X @ self.beta
 
     @property
     def residuals(self) -> np.ndarray:
+        """``y - X beta``."""
         return self.y - self.fitted
 
     @property
@@ -993,29 +762,94 @@ class MetaRegression:
     def plot(self, moderator: str | None = None, *, ax=None, confidence_level: float = 0.95,
              prediction_interval: bool = True, transform=None, xlabel: str | None = None,
              ylabel: str = "estimate", title: str | None = None):
-        """Bubble plot of the estimates against one moderator (metafor's ``regplot``); see
-        :func:`replikit.replicate.plots.bubble_plot`."""
-        from .plots import bubble_plot
+        """Bubble plot of the estimates against one moderator (metafor's ``regplot``).
 
-        return bubble_plot(self, moderator, ax=ax, confidence_level=confidence_level,
-                           prediction_interval=prediction_interval, transform=transform,
-                           xlabel=xlabel, ylabel=ylabel, title=title)
+        Points have area proportional to their weight in the model; the line is the predicted
+        average effect with its confidence band (and the prediction band, dotted), other
+        moderators held at their weighted means as metafor does.
+
+        Parameters
+        ----------
+        moderator : str, optional
+            A numeric moderator (default: the first one).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        confidence_level : float, default 0.95
+            Level of the bands.
+        prediction_interval : bool, default True
+            Draw the prediction band of a mixed-effects model.
+        transform : callable, optional
+            Back-transform of the drawn values (e.g. ``numpy.exp``).
+        xlabel : str, optional
+            Label of the x axis (default: the moderator).
+        ylabel : str, default 'estimate'
+            Label of the y axis.
+        title : str, optional
+            A title above the caption line.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on.
+
+        See Also
+        --------
+        replikit.replicate.bubble_plot : The same figure, with ``transform`` also a scale name.
+        """
+        from .._plotting import axes_or_new
+
+        numeric = [t for t, idx in self.terms.items() if len(idx) == 1
+                   and self.names[idx[0]] == t]
+        if moderator is None:
+            if not numeric:
+                raise DataError("the bubble plot needs a numeric moderator; the model has "
+                                f"{list(self.terms)}.")
+            moderator = numeric[0]
+        if moderator not in numeric:
+            raise DataError(f"`moderator` must be one of the model's numeric moderators "
+                            f"{numeric}; got {moderator!r}.")
+        level = check_confidence_level(confidence_level)
+        tf = transform or (lambda a: np.asarray(a, float))
+        j = self.names.index(moderator)
+        x = self.X[:, j]
+        w = np.asarray(self.weights)
+        grid = np.linspace(x.min(), x.max(), 100)
+        Xn = np.tile((w[:, None] * self.X).sum(axis=0) / w.sum(), (grid.size, 1))
+        Xn[:, j] = grid
+        est = Xn @ self.beta
+        se = np.sqrt(np.einsum("ij,jk,ik->i", Xn, self.vcov, Xn))
+        q = self._crit(level)
+        pi_band = None
+        if prediction_interval and self.tau2_method != "FE":
+            dist = _rma.check_pi_dist(self.pi_dist)
+            half = _rma.pi_quantile(dist, level, self.k - self.n_coefficients) * \
+                np.sqrt(se ** 2 + self.tau2)
+            pi_band = (tf(est - half), tf(est + half))
+        qm = self.qm_test
+        note = (f"{self.model_label}; slope {number(self.beta[j], 4)} (SE "
+                f"{number(self.se[j])}, p {_p(self.pvalue[j])})\n"
+                + (f"R² = {percent(self.r2 / 100, 3)}; " if self.r2 is not None else "")
+                + f"test of moderators p {_p(qm.pvalue)}")
+        ax = axes_or_new(ax, 5.6, 4.0)
+        return _draw.bubble(ax, x=x, y=tf(self.y), weights=w, grid=grid, est=tf(est),
+                            ci_band=(tf(est - q * se), tf(est + q * se)), pi_band=pi_band,
+                            level=level, xlabel=xlabel or moderator, ylabel=ylabel, note=note,
+                            title=title)
 
     def __str__(self) -> str:
         lo, hi = self.confidence_interval()
-        resid = self.p > 1 or not self.intercept
-        head = (f"{self.model_label}; k = {self.k}"
-                + ("" if self.tau2_method == "FE" else f"; tau2 estimator: {self.tau2_method}")
-                + ("; Knapp-Hartung t/F tests" if self.interval == "knha" else "; z tests"))
-        lines = [head]
+        resid = self.n_coefficients > 1 or not self.intercept
+        kind = "Knapp-Hartung t and F tests" if self.interval == "knha" else "Wald z tests"
+        lines = [f"{self.title}: {model_name(self.tau2_method)}; {kind}"]
         if self.tau2_method != "FE":
-            lines.append(f"  tau2 ({'residual' if resid else 'total'}) = {self.tau2:.4f} "
-                         f"(SE = {self.se_tau2:.4f}), tau = {math.sqrt(self.tau2):.4f}")
-        lines.append(f"  I2 = {self.i2:.2f}%; H2 = {self.h2:.2f}"
-                     + ("" if self.r2 is None else f"; R2 (heterogeneity accounted for) = "
-                                                   f"{self.r2:.2f}%"))
+            lines.append(f"  τ² ({'residual' if resid else 'total'}) = {number(self.tau2, 4)} "
+                         f"(SE = {number(self.se_tau2, 4)}), τ = "
+                         f"{number(math.sqrt(self.tau2), 4)}")
+        lines.append(f"  I² = {percent(self.i2 / 100, 4)}; H² = {number(self.h2, 4)}"
+                     + ("" if self.r2 is None else f"; R² (heterogeneity accounted for) = "
+                                                   f"{percent(self.r2 / 100, 4)}"))
         lines.append(f"  Test for {'residual ' if resid else ''}heterogeneity: "
-                     f"QE({self.qe_df}) = {self.qe:.4f}, {_p_is(self.qe_pvalue)}")
+                     f"QE({self.qe_df}) = {number(self.qe, 6)}, p {_p(self.qe_pvalue)}")
         if resid:
             lines.append("  " + str(self.qm_test))
         width = max(len(n) for n in self.names)
@@ -1031,12 +865,6 @@ class MetaRegression:
         return "\n".join(lines)
 
 
-def _meta_reg_iv(y, v, se, labels, method, ci, pi_dist):
-    from .meta import _meta_iv
-
-    return _meta_iv(y, v, se, labels, method, ci, pi_dist)
-
-
 @renamed(method="tau2_method", ci="interval", values={"interval": {"z": "wald"}})
 def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=None,
                     tau2_method: str = "REML", interval: str = "wald", knha_floor: bool = False,
@@ -1048,7 +876,7 @@ def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=No
     ----------
     y : array-like of shape (k,)
         Study estimates.
-    v, se : array-like of shape (k,)
+    v, se : array-like of shape (k,), optional
         Sampling variances or standard errors (give one).
     moderators : DataFrame, dict, array-like or str, optional
         Study-level moderators, one row per study: numeric columns enter as they are,
@@ -1059,37 +887,66 @@ def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=No
     data : DataFrame, optional
         The study-level table a formula refers to.
     labels : sequence of str, optional
-    method : {'REML', 'ML', 'DL', 'HE', 'HS', 'SJ', 'PM', 'FE'}
-        Residual tau2 estimator, or 'FE' for the fixed-effects meta-regression.
-    ci : {'z', 'knha'}
+        Study labels.
+    tau2_method : {'REML', 'ML', 'DL', 'HE', 'HS', 'SJ', 'PM', 'FE'}, default 'REML'
+        Residual τ² estimator, or ``'FE'`` for the fixed-effects meta-regression.
+    interval : {'wald', 'knha'}, default 'wald'
         Wald z tests and a chi-square QM, or Knapp & Hartung (2003): ``Var(b)`` scaled by
         ``QE(tau2) / (k - p)``, t(k - p) tests and an F(m, k - p) omnibus test.
-    knha_floor : bool
+    knha_floor : bool, default False
         Floor the Knapp-Hartung factor at 1 (metafor's ``test='adhoc'``).
-    intercept : bool
+    intercept : bool, default True
         Add an intercept column (ignored for formulas, which say it themselves).
     coefficients : optional
         Coefficients of the omnibus test QM (metafor's ``btt``); default all but the intercept.
     pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
-        Prediction intervals: z, t(k - p) or t(k - p - 1). Default z with ``ci='z'``, t(k - p)
-        with ``ci='knha'``, as metafor's ``predict``.
-    tol : float
-        Convergence tolerance of ML/REML Fisher scoring (change of tau2). metafor stops at an
+        Prediction intervals: z, t(k - p) or t(k - p - 1). Default z with Wald tests, t(k - p)
+        with Knapp-Hartung, as metafor's ``predict``.
+    tol : float, default 1e-12
+        Convergence tolerance of ML and REML Fisher scoring (change of τ²). metafor stops at an
         absolute change of 1e-5, which moves the 4th decimal of some printed numbers.
 
     Returns
     -------
     MetaRegression
+        Coefficients, tests, residual heterogeneity and the pseudo-R².
+
+    Raises
+    ------
+    DataError
+        Moderators with the wrong number of rows or missing values, or too few studies for the
+        coefficients.
+
+    See Also
+    --------
+    meta_analysis : The model without moderators.
+    influence : Diagnostics of every study, also for a meta-regression.
+    regression_test : Funnel-plot asymmetry, a meta-regression on a precision measure.
 
     Notes
     -----
     Weights ``w_i = 1/(v_i + tau2)``; ``b = (X'WX)^-1 X'Wy``, ``Var(b) = (X'WX)^-1``
     (Raudenbush 2009, eqs. 16.10-16.11); ``QE = sum (y - X b_FE)^2 / v`` ~ chi2(k - p) under
-    homogeneity (eq. 16.7); ``QM = b_2' Var(b_2)^-1 b_2`` (eq. 16.12); pseudo-R2 eq. 16.17;
+    homogeneity (eq. 16.7); ``QM = b_2' Var(b_2)^-1 b_2`` (eq. 16.12); pseudo-R² eq. 16.17;
     residual ``I2 = 100 tau2 / (vt + tau2)`` with ``vt = (k - p) / tr(P)``. Viechtbauer (2010,
-    JSS 36(3), sec. 3.3) and metafor's ``rma.uni`` define every printed number; the tests
-    reproduce metafor's published examples (``tests/reference/replicate/README.md``).
-    Implements the "why do studies differ" step after seed 000's random-effects combination.
+    sec. 3.3) and metafor's ``rma.uni`` define every printed number; the tests reproduce
+    metafor's published examples. Meta-regression asks why studies differ, the step after the
+    random-effects combination of Vijayakumar & Cheung (2021).
+
+    References
+    ----------
+    .. [1] Raudenbush, S. W. (2009). Analyzing Effect Sizes: Random-Effects Models. In H.
+       Cooper, L. V. Hedges & J. C. Valentine (Eds.), The Handbook of Research Synthesis and
+       Meta-Analysis (2nd ed., pp. 295–315). Russell Sage Foundation.
+    .. [2] Viechtbauer, W. (2005). Bias and Efficiency of Meta-Analytic Variance Estimators in
+       the Random-Effects Model. Journal of Educational and Behavioral Statistics, 30(3),
+       261–293.
+    .. [3] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48.
+    .. [4] Knapp, G. & Hartung, J. (2003). Improved Tests for a Random Effects Meta-Regression
+       with a Single Covariate. Statistics in Medicine, 22(17), 2693–2710.
+    .. [5] Thompson, S. G. & Sharp, S. J. (1999). Explaining Heterogeneity in Meta-Analysis: A
+       Comparison of Methods. Statistics in Medicine, 18(20), 2693–2708.
 
     Examples
     --------
@@ -1102,8 +959,11 @@ def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=No
     >>> round(float(fit.beta[1]), 4), round(fit.qe, 4)
     (0.105, 0.3206)
     """
-    y, v, labels, method, ci, pi_dist = _meta_reg_iv(y, v, se, labels, tau2_method, interval,
-                                                     pi_dist)
+    method = _rma.check_method(tau2_method)
+    kind = _rma.check_meta_interval(interval)
+    pi_dist = _rma.check_pi_dist(pi_dist) if pi_dist is not None else \
+        _rma.default_pi_dist(kind)
+    y, v, labels = _rma.check_studies(y, v, se, labels)
     tol = check_float(tol, "tol")
     if not tol > 0:
         raise ParameterError(f"`tol` must be > 0; got {tol}.")
@@ -1111,39 +971,32 @@ def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=No
     design = _design_iv(moderators, data, k, bool(intercept))
     X = design.X
     p = X.shape[1]
-    fit = _fit_stack(y, v, X, method=method, ci=ci, knha_floor=knha_floor, tol=tol)
-    tau2 = float(fit.tau2)
-    qe = float(fit.qe)
-    trp0 = float(fit.trp0)
-    from scipy import stats
-
-    qe_p = float(stats.chi2.sf(qe, k - p))
-    vt = (k - p) / trp0
-    if method == "FE":
-        i2 = max(0.0, 100 * (qe - (k - p)) / qe) if qe > 0 else 0.0
-        h2 = qe / (k - p)
-    else:
-        i2 = 100 * tau2 / (vt + tau2)
-        h2 = 1 + tau2 / vt
+    only_intercept = design.names == ("intercept",)
+    f = _rma.fit(y, v, None if only_intercept else X, method=method, interval=kind,
+                 knha_floor=knha_floor, tol=tol)
+    tau2 = float(f.tau2)
+    qe = float(f.qe)
+    trp0 = float(f.trp0)
+    i2, h2 = (float(a) for a in _rma.i2_h2(qe, k - p, trp0, tau2, fixed=method == "FE"))
     r2 = None
     if p > 1 and _has_intercept_space(X):
-        ones = np.ones((k, 1))
         if method == "FE":
-            q_tot = float(_fit_stack(y, v, ones, method="FE").qe)
+            q_tot = float(_rma.qe(y, v))
             r2 = 0.0 if q_tot <= 0 else 100 * max(0.0, 1 - (qe / (k - p)) / (q_tot / (k - 1)))
         else:
-            tau2_0 = float(_fit_stack(y, v, ones, method=method, tol=tol).tau2)
+            tau2_0 = float(_rma.tau2(y, v, method=method, tol=tol))
             r2 = 0.0 if tau2_0 <= 0 else 100 * max(0.0, (tau2_0 - tau2) / tau2_0)
-    se_t2 = float(_se_tau2(y, v, X, method, tau2)) if method != "FE" else float("nan")
+    se_t2 = _rma.se_tau2(y, v, X, method, tau2) if method != "FE" else float("nan")
+    beta = np.asarray(f.beta).reshape(p)
+    vcov = np.asarray(f.vb).reshape(p, p)
     res = MetaRegression(
-        names=design.names, beta=fit.beta, vcov=fit.vb, tau2_method=method, interval=ci,
-        df=float(k - p) if ci == "knha" else None, tau2=tau2, se_tau2=se_t2, qe=qe,
-        qe_df=int(k - p), qe_pvalue=qe_p, qm_test=ModeratorTest(0.0, 0, None, 1.0, (), "chi2"),
-        i2=float(i2), h2=float(h2), r2=r2, k=k, p=p, labels=tuple(labels), y=y, v=v, X=X,
+        names=design.names, beta=beta, vcov=vcov, tau2_method=method, interval=kind,
+        df=float(k - p) if kind == "knha" else None, tau2=tau2, se_tau2=se_t2, qe=qe,
+        qe_df=int(k - p), qe_pvalue=float(_rma.chi2_sf(qe, k - p)),
+        qm_test=ModeratorTest(statistic=0.0, pvalue=1.0, df=0, estimate=float("nan"),
+                              se=float("nan")),
+        i2=i2, h2=h2, r2=r2, k=k, n_coefficients=p, labels=tuple(labels), y=y, v=v, X=X,
         terms=dict(design.terms), dropped=design.dropped, pi_dist=pi_dist,
         knha_floor=bool(knha_floor), tol=tol, trp0=trp0, design=design)
     object.__setattr__(res, "qm_test", res.test_moderators(coefficients))
     return res
-
-
-__all__ += ["MetaRegression", "ModeratorTest", "Heterogeneity", "meta_regression"]

@@ -30,14 +30,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._compat import renamed
+from .._format import interval as interval_text
+from .._format import number, percent
+from .._format import pvalue as p_text
 from .._validation import check_choice, check_confidence_level
 from ..errors import DataError
-from ..results import ConfidenceInterval
+from ..results import ConfidenceInterval, Result
+from .meta import MetaResult, meta_analysis, model_name
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from .meta import MetaResult
 
 __all__ = ["SCALES", "to_scale", "from_scale", "default_scale", "ScaledMeta",
            "meta_analysis_on_scale"]
@@ -140,16 +142,35 @@ def from_scale(y, scale: str):
 
 
 @dataclass(frozen=True, slots=True)
-class ScaledMeta:
+class ScaledMeta(Result):
     """A meta-analysis pooled on a transformed scale, shown on the original one.
 
-    Attributes
+    Parameters
     ----------
     meta : MetaResult
-        The meta-analysis on the transformed scale (every statistic, tests and heterogeneity).
+        The meta-analysis on the transformed scale (every statistic, test and heterogeneity).
     scale : str
+        The scale (``'logit'``, ``'fisher_z'``, ``'r2_z'``, ``'log'`` or ``'identity'``).
     estimates, se : tuple
         The inputs on the original scale.
+
+    See Also
+    --------
+    meta_analysis_on_scale : Builds it.
+    MetaResult : The meta-analysis on the transformed scale.
+
+    References
+    ----------
+    .. [1] Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009).
+       Introduction to Meta-Analysis. Wiley.
+
+    Examples
+    --------
+    >>> res = meta_analysis_on_scale([0.91, 0.95, 0.88, 0.97], [0.02, 0.01, 0.03, 0.01],
+    ...                              metric="roc_auc", tau2_method="DL")
+    >>> ci = res.confidence_interval()
+    >>> round(ci.low, 3), round(ci.high, 3)
+    (0.9, 0.957)
     """
 
     meta: MetaResult = field(repr=False)
@@ -162,21 +183,61 @@ class ScaledMeta:
         """The back-transformed pooled estimate (the median effect on the original scale)."""
         return float(from_scale(self.meta.estimate, self.scale))
 
+    @property
+    def title(self) -> str:
+        return f"{self.meta.title} on the {self.scale} scale"
+
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Back-transformed interval of the pooled estimate."""
+        """Back-transformed interval of the pooled estimate.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)`` on the original scale.
+        """
         ci = self.meta.confidence_interval(confidence_level)
         return ConfidenceInterval(float(from_scale(ci.low, self.scale)),
                                   float(from_scale(ci.high, self.scale)))
 
+    @renamed(dist="pi_dist")
     def prediction_interval(self, confidence_level: float = 0.95,
-                            dist: str | None = None) -> ConfidenceInterval:
-        """Back-transformed prediction interval for the true value of a new study."""
-        pi = self.meta.prediction_interval(confidence_level, dist)
+                            pi_dist: str | None = None) -> ConfidenceInterval:
+        """Back-transformed prediction interval for the true value of a new study.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+        pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
+            Reference distribution (default: the meta-analysis's).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)`` on the original scale.
+        """
+        pi = self.meta.prediction_interval(confidence_level, pi_dist)
         return ConfidenceInterval(float(from_scale(pi.low, self.scale)),
                                   float(from_scale(pi.high, self.scale)))
 
     def study_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """Studies with intervals computed on the transformed scale and back-transformed."""
+        """Studies with intervals computed on the transformed scale and back-transformed.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the studies' intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``label, estimate, se, ci_low, ci_high, weight, scale``.
+        """
         from scipy import stats
 
         level = check_confidence_level(confidence_level)
@@ -189,9 +250,20 @@ class ScaledMeta:
                         ci_high=from_scale(y + z * s, self.scale), scale=self.scale)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """The transformed-scale row of :meth:`MetaResult.to_frame` plus the back-transformed
+        """The transformed-scale row of :meth:`MetaResult.to_frame` with the back-transformed
         ``estimate_original, ci_low_original, ci_high_original, pi_low_original,
-        pi_high_original`` and ``scale``."""
+        pi_high_original`` and ``scale``.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+        """
         out = self.meta.to_frame(confidence_level)
         ci = self.confidence_interval(confidence_level)
         pi = self.prediction_interval(confidence_level)
@@ -199,23 +271,46 @@ class ScaledMeta:
                           ci_low_original=ci.low, ci_high_original=ci.high,
                           pi_low_original=pi.low, pi_high_original=pi.high)
 
-    def plot(self, *, ax=None, xlabel: str = "estimate", title: str | None = None, **kwargs):
-        """Forest plot on the original scale (intervals back-transformed)."""
-        from .plots import forest_plot
+    def plot(self, ax=None, *, xlabel: str = "estimate", title: str | None = None, **kwargs):
+        """Forest plot on the original scale (intervals back-transformed).
 
-        return forest_plot(self.meta, ax=ax, transform=self.scale, xlabel=xlabel,
-                           title=title, refline=None, **kwargs)
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        xlabel : str, default 'estimate'
+            Label of the x axis.
+        title : str, optional
+            A title above the caption line.
+        **kwargs
+            Other options of :meth:`MetaResult.plot` (``confidence_level``, ``digits``,
+            ``prediction_interval``, ``refline``: none by default).
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on.
+        """
+        kwargs.setdefault("refline", None)
+        return self.meta.plot(ax, transform=_inverse(self.scale), xlabel=xlabel, title=title,
+                              **kwargs)
 
     def __str__(self) -> str:
         ci = self.confidence_interval()
         pi = self.prediction_interval()
         m = self.meta
-        return (f"{m.model_label} on the {self.scale} scale, back-transformed; k = {m.k}\n"
-                f"  estimate = {self.estimate:.4f}, 95% CI [{ci.low:.4f}, {ci.high:.4f}], "
-                f"95% PI [{pi.low:.4f}, {pi.high:.4f}]\n"
-                f"  on the {self.scale} scale: {m.estimate:.4f} (SE {m.se:.4f}), tau2 = "
-                f"{m.tau2:.4g}, I2 = {m.i2_tau:.1f}%, Q({m.q_df}) = {m.q:.4g}, "
-                f"p = {m.q_pvalue:.3g}")
+        return (f"{self.title}, back-transformed: {model_name(m.tau2_method)}\n"
+                f"  estimate = {number(self.estimate, 4)}, 95% CI "
+                f"{interval_text(ci.low, ci.high, 4)}, 95% prediction interval "
+                f"{interval_text(pi.low, pi.high, 4)}\n"
+                f"  on the {self.scale} scale: {number(m.estimate, 4)} (SE {number(m.se, 4)}), "
+                f"τ² = {number(m.tau2, 4)}, I² = {percent(m.i2_tau / 100, 3)}, "
+                f"Q({m.q_df}) = {number(m.q, 5)}, p {_p(m.q_pvalue)}")
+
+
+def _p(p: float) -> str:
+    text = p_text(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 @renamed(method="tau2_method", ci="interval", values={"interval": {"z": "wald"}})
@@ -254,8 +349,6 @@ def meta_analysis_on_scale(estimates, se, *, scale: str | None = None, metric: s
     >>> res.scale, round(res.estimate, 3)
     ('logit', 0.935)
     """
-    from .meta import meta_analysis
-
     if scale is None:
         scale = default_scale(metric) if metric is not None else "identity"
     scale = check_choice(str(scale).lower(), "scale", SCALES)
