@@ -406,7 +406,7 @@ def _interval_fields(cls):
 @_interval_fields
 @dataclass(frozen=True, slots=True)
 class Inconsistency(Result):
-    """The test of inconsistency: is 0 outside the interval of ``replication − original``?
+    """The test of inconsistency: whether 0 lies outside the interval of the difference.
 
     Attributes
     ----------

@@ -231,7 +231,7 @@ class ReplicationSimulation(Result):
                 & (t["tolerance"].isin([0.0, 0.1]))]
         piv = sub.pivot_table(index=["model", "measure", "stage1", "procedure", "tolerance",
                                      "group"], columns="delta", values="proportion")
-        lines.append(f"Proportion judged inconsistent / consistent (+-0.1), "
+        lines.append(f"Proportion judged inconsistent / consistent (±0.1), "
                      f"{max(self.n_changed)} changed studies, by R2 reduction:")
         lines.append(piv.to_string(float_format=lambda v: f"{v:.2f}"))
         lines.extend(f"note: {note}" for note in self.notes)
