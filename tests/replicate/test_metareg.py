@@ -66,7 +66,7 @@ def test_bcg_ablat_year_reml_jss_p16():
     printed(fit.se, [29.0959, 0.0102, 0.0147])
     printed(fit.statistic, [-0.1219, -2.7371, 0.1299])
     printed(fit.pvalue, [0.9030, 0.0062, 0.8966])
-    lo, hi = fit.confidence_interval()
+    lo, hi = fit.to_frame()[["ci_low", "ci_high"]].to_numpy().T
     printed(lo, [-60.5724, -0.0481, -0.0269])
     printed(hi, [53.4814, -0.0080, 0.0307])
     # JSS p. 16 text: "(0.3132 - 0.1108)/.3132 = 65% of the total amount of heterogeneity"
@@ -140,7 +140,7 @@ def test_bcg_knha_alloc_ablat_jss_p20():
     printed(fit.se, [0.4188, 0.3624, 0.3925, 0.0095])
     printed(fit.statistic, [0.7000, -0.7381, 0.1490, -2.8669])
     printed(fit.pvalue, [0.5016, 0.4793, 0.8849, 0.0186])
-    lo, hi = fit.confidence_interval()
+    lo, hi = fit.to_frame()[["ci_low", "ci_high"]].to_numpy().T
     printed(lo, [-0.6543, -1.0873, -0.8294, -0.0488])
     printed(hi, [1.2407, 0.5523, 0.9463, -0.0058])
 
@@ -362,7 +362,7 @@ def test_pymare_metafor_reference_cases():
         np.testing.assert_allclose(fit.beta, c["beta"], atol=1e-5, err_msg=str(what))
         np.testing.assert_allclose(fit.se, c["se"], rtol=1e-5, err_msg=str(what))
         np.testing.assert_allclose(fit.pvalue, c["pval"], atol=1e-5, err_msg=str(what))
-        lo, hi = fit.confidence_interval()
+        lo, hi = fit.to_frame()[["ci_low", "ci_high"]].to_numpy().T
         np.testing.assert_allclose(lo, c["ci_lb"], atol=1e-5, err_msg=str(what))
         np.testing.assert_allclose(hi, c["ci_ub"], atol=1e-5, err_msg=str(what))
         assert fit.qe == pytest.approx(c["QE"], rel=1e-9), what

@@ -545,31 +545,35 @@ class MetaRegression(Result):
                           self.tau2_method, self.interval, self.knha_floor, self.tol,
                           self.pi_dist)
 
+    def _intervals(self, confidence_level: float):
+        q = self._crit(confidence_level)
+        return self.beta - q * self.se, self.beta + q * self.se
+
     def confidence_interval(self, confidence_level: float = 0.95,
                             coefficient=None) -> ConfidenceInterval:
-        """Intervals of the coefficients (z, or t(k - p) with Knapp-Hartung).
+        """Interval of one coefficient (z, or t(k - p) with Knapp-Hartung).
 
         Parameters
         ----------
         confidence_level : float, default 0.95
-            Level of the intervals.
+            Level of the interval.
         coefficient : str or int, optional
-            One coefficient (name or 0-based position); default all of them.
+            The coefficient (name or 0-based position). Default: the first moderator's (the
+            intercept in a model without moderators). :meth:`to_frame` has every coefficient's
+            interval.
 
         Returns
         -------
         ConfidenceInterval
-            ``(low, high)``: arrays in the order of :attr:`names`, or floats for one
-            ``coefficient``.
+            ``(low, high)``.
         """
-        q = self._crit(confidence_level)
-        lo, hi = self.beta - q * self.se, self.beta + q * self.se
         if coefficient is None:
-            return ConfidenceInterval(lo, hi)
+            coefficient = 1 if self.intercept and self.n_coefficients > 1 else 0
         j = self._btt(coefficient)
         if len(j) != 1:
             raise ParameterError(f"`coefficient` must name one coefficient of "
                                  f"{list(self.names)}; got {coefficient!r}.")
+        lo, hi = self._intervals(confidence_level)
         return ConfidenceInterval(float(lo[j[0]]), float(hi[j[0]]))
 
     def to_frame(self, confidence_level: float = 0.95):
@@ -588,7 +592,7 @@ class MetaRegression(Result):
         """
         import pandas as pd
 
-        lo, hi = self.confidence_interval(confidence_level)
+        lo, hi = self._intervals(confidence_level)
         return pd.DataFrame({"term": list(self.names), "estimate": self.beta, "se": self.se,
                              "statistic": self.statistic, "df": self.df,
                              "pvalue": self.pvalue, "ci_low": lo, "ci_high": hi})
@@ -837,7 +841,7 @@ class MetaRegression(Result):
                             title=title)
 
     def __str__(self) -> str:
-        lo, hi = self.confidence_interval()
+        lo, hi = self._intervals(0.95)
         resid = self.n_coefficients > 1 or not self.intercept
         kind = "Knapp-Hartung t and F tests" if self.interval == "knha" else "Wald z tests"
         lines = [f"{self.title}: {model_name(self.tau2_method)}; {kind}"]
