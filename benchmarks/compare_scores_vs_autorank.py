@@ -41,9 +41,9 @@ from replikit.compare import compare_scores
 
 
 def make_scores(n_studies: int, n_models: int, n_repeats: int = 10, n_folds: int = 10,
-                seed: int = 19) -> pd.DataFrame:
+                random_state: int = 19) -> pd.DataFrame:
     """A complete Scores table: study x model x repeat x fold, one accuracy each."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     shape = (n_studies, n_models, n_repeats, n_folds)
     st, mo, rep, fo = np.meshgrid(*(np.arange(n) for n in shape), indexing="ij")
     skill = np.linspace(0.0, 0.03, n_models)[None, :, None, None]

@@ -10,7 +10,7 @@ tree, accuracy.
    both tests (40 fits), replikit both tests (+ the Bayesian correlated t when asked).
 2. 10x10 CV. scikit-learn's ``cross_validate`` on ``RepeatedStratifiedKFold(10, 10)`` for each
    model plus a hand-written corrected repeated k-fold t-test (Nadeau & Bengio's variance,
-   seed 002 Table 1 row 3), vs ``compare_models`` on the *same splitter* (so the fits, the
+   Gardner & Brooks 2017, Table 1 row 3), vs ``compare_models`` on the *same splitter* (so the fits, the
    accuracies and the t statistic must agree exactly; printed) with the recommended tests.
 3. All pairs of four classifiers (lr, tree, Gaussian naive Bayes, 5-NN) by 5x2 CV t and F:
    mlxtend needs one call per pair and test (6 pairs x 2 tests x 20 fits = 240 fits);
@@ -133,7 +133,7 @@ def main() -> None:
     print(f"   replikit corrected t only            {t_rk2_c * 1e3:9.1f} ms")
     print(f"   replikit recommended (t + Bayesian)  {t_rk2 * 1e3:9.1f} ms   t = "
           f"{g.loc['corrected_repeated_kfold_t', 'statistic']:.4f}, p = "
-          f"{g.loc['corrected_repeated_kfold_t', 'pvalue']:.4f}; P(rope) = "
+          f"{g.loc['corrected_repeated_kfold_t', 'pvalue']:.4f}; P(equivalent) = "
           f"{g.loc['bayesian_correlated_t', 'p_rope']:.3f}")
     print(f"   same fold accuracies as cross_validate: {same}; |t difference| = "
           f"{abs(t_hand - g.loc['corrected_repeated_kfold_t', 'statistic']):.1e}")

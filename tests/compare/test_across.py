@@ -36,16 +36,16 @@ def _scores(n_studies=6, seed=0):
 
 def test_rows_are_the_tests_on_the_same_inputs():
     scores = _scores()
-    res = compare_across_studies(scores, "rf", "lr", rope=0.01, control="lr", n_samples=400,
+    res = compare_across_studies(scores, "rf", "lr", tolerance=0.01, control="lr", n_draws=400,
                                  n_chains=2, random_state=3)
     f = res.frame
     assert list(f["test"]) == ["hierarchical", "bayesian_signed_rank"]
     root = root_seed_sequence(3)  # one stream per (metric, pair, test) from the root
-    h = hierarchical_test(scores, "rf", "lr", rope=0.01, n_samples=400, n_chains=2,
+    h = hierarchical_test(scores, "rf", "lr", tolerance=0.01, n_draws=400, n_chains=2,
                           random_state=task_rng(root, ("across-studies", "accuracy", "rf",
                                                        "lr", "hierarchical")))
     sr = bayesian_signed_rank_test(
-        scores_to_table(scores), "rf", "lr", rope=0.01, n_samples=800,
+        scores_to_table(scores), "rf", "lr", tolerance=0.01, n_resamples=800,
         random_state=task_rng(root, ("across-studies", "accuracy", "rf", "lr",
                                      "bayesian_signed_rank")))
     assert tuple(f.iloc[0][["p_left", "p_rope", "p_right"]]) == h.probabilities
@@ -58,7 +58,7 @@ def test_rows_are_the_tests_on_the_same_inputs():
 
 
 def test_few_studies_and_bad_control():
-    res = compare_across_studies(_scores(4), n_samples=200, n_chains=2)
+    res = compare_across_studies(_scores(4), n_draws=200, n_chains=2)
     assert res.frame.empty and any("fewer than 5" in n for n in res.notes)
     with pytest.raises(ParameterError, match="control"):
         compare_across_studies(_scores(), control="svm")

@@ -25,7 +25,7 @@ from replikit.compare import (
     primary_test,
     recommended_tests,
 )
-from replikit.errors import DataError, ParameterError, ValidityWarning
+from replikit.errors import DataError, ParameterError, ParameterTypeError, ValidityWarning
 from replikit.experiment import run
 
 
@@ -115,7 +115,7 @@ def test_named_test_that_does_not_fit_the_design_is_an_error():
         compare_scores(_scores(), tests=["paired_ttest_5x2cv"])
     with pytest.raises(ParameterError, match="unknown test"):
         compare_scores(_scores(), tests=["wilcoxon"])
-    with pytest.raises(ParameterError, match="margin"):
+    with pytest.raises(ParameterError, match="`tolerance`: the equivalence test needs"):
         compare_scores(_scores(), tests=["equivalence_ttest"])
     # short ids work as names too
     with pytest.warns(ValidityWarning, match="raised for 3 comparisons"):
@@ -168,7 +168,7 @@ def test_bayesian_row_matches_baycomp():
     import baycomp
 
     frame = _scores(models=("lr", "rf"), shift={"rf": 0.012})
-    table = compare_scores(frame, "lr", "rf", rope=0.01)
+    table = compare_scores(frame, "lr", "rf", tolerance=0.01)
     row = table.frame.set_index("test").loc["bayesian_correlated_t"]
     a = frame[frame.model == "lr"].sort_values(["repeat", "fold"])["value"].to_numpy()
     b = frame[frame.model == "rf"].sort_values(["repeat", "fold"])["value"].to_numpy()
@@ -257,20 +257,23 @@ def test_alternative_and_conclusion_direction():
     assert err.conclusion[0] == "lr better"
 
 
-def test_rope_per_metric_and_equivalence_with_margin():
+def test_tolerance_per_metric_and_equivalence():
     f1 = _scores(models=("lr", "rf"), metric="accuracy", shift={"rf": 0.0})
     f2 = _scores(models=("lr", "rf"), metric="mae", shift={"rf": 0.0}, seed=3)
     frame = pd.concat([f1, f2])
-    wide = compare_scores(frame, rope={"accuracy": 0.5, "mae": 0.0})
+    wide = compare_scores(frame, tolerance={"accuracy": 0.5, "mae": 0.0})
     b = wide.frame[wide.frame["test"] == "bayesian_correlated_t"].set_index("metric")
     assert b.loc["accuracy", "p_rope"] > 0.999 and b.loc["mae", "p_rope"] == 0
     assert b.loc["accuracy", "conclusion"] == "practically equivalent"
-    with pytest.raises(ParameterError, match="rope"):
-        compare_scores(frame, rope={"accuracy": 0.01})
-    eq = compare_scores(f1, margin=0.05)
+    with pytest.raises(ParameterError, match="`tolerance`: a dict .* missing \\['mae'\\]"):
+        compare_scores(frame, tolerance={"accuracy": 0.01})
+    eq = compare_scores(f1, tolerance=0.05)
     assert "equivalence_tost" in set(eq.frame["test"])
     row = eq.frame.set_index("test").loc["equivalence_tost"]
-    assert row.reject and row.conclusion == "equivalent within the margin"
+    assert row.reject and row.conclusion == "equivalent within the tolerance"
+    # a metric with a zero tolerance gets no equivalence test (nothing is equivalent within 0)
+    assert set(wide.frame.loc[wide.frame["test"] == "equivalence_tost", "metric"]) == {
+        "accuracy"}
 
 
 def test_input_errors_name_what_is_wrong():
@@ -285,8 +288,8 @@ def test_input_errors_name_what_is_wrong():
         compare_scores(frame, "lr", "lr")
     with pytest.raises(ParameterError, match="correction"):
         compare_scores(frame, correction="fdr")
-    with pytest.raises(ParameterError, match="`interval`.*'marginal', 'simultaneous'"):
-        compare_scores(frame, interval="bonferroni")
+    with pytest.raises(ParameterTypeError, match="`simultaneous` must be True or False"):
+        compare_scores(frame, simultaneous="bonferroni")
     with pytest.raises(DataError, match="one model"):
         compare_scores(frame[frame.model == "lr"])
     broken = frame.drop(frame.index[(frame.model == "rf") & (frame.repeat == 3)
@@ -317,7 +320,7 @@ def test_table_object():
                                     _scores(models=("lr", "rf"), metric="r2")]))
     with pytest.raises(ParameterError, match="several metrics"):
         two.plot()
-    assert "r2" in two.plot(metric="r2").get_xlabel()
+    assert two.plot(metric="r2").get_xlabel() == "mean difference a − b (R²)"
 
 
 def test_compare_models_runs_once_and_equals_compare_scores():
@@ -358,8 +361,8 @@ def test_primary_test_per_design():
 def test_marginal_and_simultaneous_intervals():
     frame = pd.concat([_scores(), _scores(metric="roc_auc", seed=1)])
     marg = compare_scores(frame)
-    sim = compare_scores(frame, interval="simultaneous")
-    assert marg.interval == "marginal" and sim.interval == "simultaneous"
+    sim = compare_scores(frame, simultaneous=True)
+    assert marg.simultaneous is False and sim.simultaneous is True
     # the tests themselves do not change, only the frequentist intervals
     same = ["estimate", "se", "statistic", "pvalue", "pvalue_adjusted", "p_left", "p_rope"]
     pd.testing.assert_frame_equal(marg.frame[same], sim.frame[same])
@@ -379,7 +382,7 @@ def test_marginal_and_simultaneous_intervals():
     assert "95% simult. CI" in str(sim) and "each interval at 99.17%" in str(sim)
     assert "95% CI" in str(marg) and "simult." not in str(marg)
     # F rows have no interval, hence no level; a family of one keeps the marginal level
-    five = compare_scores(_scores(r=5, k=2, models=("lr", "rf")), interval="simultaneous")
+    five = compare_scores(_scores(r=5, k=2, models=("lr", "rf")), simultaneous=True)
     f5 = five.frame.set_index("test")
     assert np.isnan(f5.loc["combined_f_5x2cv", "ci_level"])
     assert f5.loc["paired_t_5x2cv", "ci_level"] == 0.95

@@ -130,7 +130,7 @@ def test_holm_family_is_pairs_times_metrics(quick_reg):
 def test_simultaneous_intervals_are_bonferroni(full_reg):
     """Each corrected-t interval is estimate ± t_{df}(1 - 0.05/(2m)) · se with m = 6."""
     f = full_reg.comparisons
-    assert full_reg.interval == "simultaneous" and full_reg.scheme == "10x10"
+    assert full_reg.simultaneous and full_reg.scheme == "10x10"
     t = f[f["test"] == "corrected_repeated_kfold_t"]
     m = len(t)
     assert m == 6
@@ -161,11 +161,11 @@ def test_simultaneous_coverage_holds_jointly():
             {"study": "s", "model": m, "repeat": i, "fold": j, "metric": "acc",
              "value": v[mi, i, j], "n_train": 10**9, "n_test": 1}  # correction term ~ 0
             for mi, m in enumerate(models) for i in range(r) for j in range(k)])
-        for interval in ("simultaneous", "marginal"):
+        for simultaneous in (True, False):
             f = compare_scores(frame, tests=["corrected_repeated_kfold_ttest"],
-                               interval=interval).frame
+                               simultaneous=simultaneous).frame
             missed = bool(((f["ci_low"] > 0) | (f["ci_high"] < 0)).any())
-            if interval == "simultaneous":
+            if simultaneous:
                 miss_sim += missed
             else:
                 miss_marg += missed
@@ -201,7 +201,7 @@ def test_error_metric_as_primary_picks_the_lowest():
     assert res.best == "lr" and res.verdict.estimate < 0  # lr's MAE is lower
     assert "lr better (lr vs dummy" in res.verdict.sentence
     # the ROPE of MAE is 1% of the outcome's SD on the compared rows
-    assert res.rope == {"mae": pytest.approx(0.01 * ds.y.std()), "r2": 0.01}
+    assert res.tolerance == {"mae": pytest.approx(0.01 * ds.y.std()), "r2": 0.01}
 
 
 def test_default_metric_follows_the_audit_rule():
@@ -346,12 +346,13 @@ def test_across_studies_posteriors_reach_the_verdict():
     assert [r.test for r in res.across_studies] == ["hierarchical", "bayesian_signed_rank"]
     best, nxt = res.best, res.runner_up
     root = root_seed_sequence(0)
-    rope = res.rope["r2"]
-    ref_sr = bayesian_signed_rank_test(res.study_table, best, nxt, rope=rope, n_samples=20_000,
+    tol = res.tolerance["r2"]
+    ref_sr = bayesian_signed_rank_test(res.study_table, best, nxt, tolerance=tol,
+                                       n_resamples=20_000,
                                        random_state=task_rng(root, ("compare-across",)))
     assert res.across_studies[1].probabilities == ref_sr.probabilities
     sub = folds[folds["model"].isin([best, nxt])]
-    ref_h = hierarchical_test(sub, best, nxt, rope=rope, n_samples=2000, n_chains=2,
+    ref_h = hierarchical_test(sub, best, nxt, tolerance=tol, n_draws=2000, n_chains=2,
                               n_warmup=500,
                               random_state=task_rng(root, ("compare-hierarchical",)))
     assert res.across_studies[0].probabilities == ref_h.probabilities

@@ -36,13 +36,13 @@ def baycomp_data() -> dict[str, np.ndarray]:
 def test_matches_baycomp_documentation():
     d = baycomp_data()
     nbc, j48 = d["nbc"].mean(axis=1), d["j48"].mean(axis=1)
-    res = bayesian_signed_rank_test((j48, nbc), rope=1, random_state=0)
+    res = bayesian_signed_rank_test((j48, nbc), tolerance=1, random_state=0)
     assert isinstance(res, BayesianComparison)
     # baycomp's x = nbc, y = j48 and its "left" is y - x < -rope: our a = j48 worse
     published = (0.23014, 0.00674, 0.76312)
     for ours, ref, se in zip(res.probabilities, published, res.mc_se, strict=True):
         assert abs(ours - ref) < 4 * np.sqrt(2) * se + 1e-9
-    assert res.n_datasets == 54 and res.n_samples == 50_000
+    assert res.n_datasets == 54 and res.n_draws == 50_000
     assert res.estimate == pytest.approx(np.mean(j48 - nbc))
 
 
@@ -54,7 +54,7 @@ def test_matches_baycomp_live(rope):
         x, y = d[ca].mean(axis=1), d[cb].mean(axis=1)
         ref = np.asarray(baycomp.two_on_multiple(x, y, rope=rope, nsamples=20_000,
                                                  random_state=1))
-        ours = bayesian_signed_rank_test((y, x), rope=rope, n_samples=20_000,
+        ours = bayesian_signed_rank_test((y, x), tolerance=rope, n_resamples=20_000,
                                          random_state=1)
         se = np.sqrt(np.maximum(ref * (1 - ref), 1e-4) / 20_000)
         assert np.all(np.abs(np.array(ours.probabilities) - ref) < 4 * np.sqrt(2) * se), \
@@ -64,9 +64,9 @@ def test_matches_baycomp_live(rope):
 def test_swap_mirrors_exactly_and_seed_is_deterministic():
     rng = np.random.default_rng(0)
     x, y = rng.normal(0.8, 0.05, 25), rng.normal(0.81, 0.05, 25)
-    r1 = bayesian_signed_rank_test((x, y), rope=0.01, n_samples=2000, random_state=3)
-    r2 = bayesian_signed_rank_test((y, x), rope=0.01, n_samples=2000, random_state=3)
-    r3 = bayesian_signed_rank_test((x, y), rope=0.01, n_samples=2000, random_state=3)
+    r1 = bayesian_signed_rank_test((x, y), tolerance=0.01, n_resamples=2000, random_state=3)
+    r2 = bayesian_signed_rank_test((y, x), tolerance=0.01, n_resamples=2000, random_state=3)
+    r3 = bayesian_signed_rank_test((x, y), tolerance=0.01, n_resamples=2000, random_state=3)
     assert (r1.p_left, r1.p_rope, r1.p_right) == (r2.p_right, r2.p_rope, r2.p_left)
     np.testing.assert_array_equal(r1.samples, r3.samples)
     assert np.allclose(r1.samples.sum(axis=1), 1.0)
@@ -83,8 +83,8 @@ def test_table_and_scores_inputs_agree():
     scores = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric", "value",
                                          "n_train", "n_test"])
     table = scores.pivot_table(index="study", columns="model", values="value")
-    r1 = bayesian_signed_rank_test(scores, "rf", "lr", n_samples=1000, random_state=0)
-    r2 = bayesian_signed_rank_test(table, "rf", "lr", n_samples=1000, random_state=0)
+    r1 = bayesian_signed_rank_test(scores, "rf", "lr", n_resamples=1000, random_state=0)
+    r2 = bayesian_signed_rank_test(table, "rf", "lr", n_resamples=1000, random_state=0)
     assert r1.probabilities == r2.probabilities and (r1.a, r1.b) == ("rf", "lr")
     assert r1.metric == "acc"
     frame = r1.to_frame()
@@ -95,12 +95,14 @@ def test_table_and_scores_inputs_agree():
 def test_decision_and_errors():
     rng = np.random.default_rng(0)
     b = rng.uniform(0.7, 0.9, 40)
-    res = bayesian_signed_rank_test((b + 0.05, b), rope=0.01, n_samples=2000, random_state=0)
+    res = bayesian_signed_rank_test((b + 0.05, b), tolerance=0.01, n_resamples=2000,
+                                    random_state=0)
     assert res.decision() == "a better"
-    eq = bayesian_signed_rank_test((b + 0.001, b), rope=0.05, n_samples=2000, random_state=0)
+    eq = bayesian_signed_rank_test((b + 0.001, b), tolerance=0.05, n_resamples=2000,
+                                   random_state=0)
     assert eq.decision() == "equivalent"
-    with pytest.raises(ParameterError, match="rope"):
-        bayesian_signed_rank_test((b, b), rope=-1)
+    with pytest.raises(ParameterError, match="`tolerance`"):
+        bayesian_signed_rank_test((b, b), tolerance=-1)
     with pytest.raises(DataError, match="at least 2 datasets"):
         bayesian_signed_rank_test(([0.1], [0.2]))
     with pytest.raises(ParameterError, match="`a`"):

@@ -149,7 +149,7 @@ def test_vectorised_pvalues_match_the_public_tests():
         "sorted_runs_t_difference": lambda p: R.sorted_runs_ttest(p, sort="difference"),
         "paired_t_5x2cv": lambda p: R.paired_ttest_5x2cv(p),
         "combined_f_5x2cv": lambda p: R.combined_ftest_5x2cv(p),
-        "bayesian_correlated_t": lambda p: R.bayesian_correlated_ttest(p, rope=0.01),
+        "bayesian_correlated_t": lambda p: R.bayesian_correlated_ttest(p, tolerance=0.01),
         "proportions_z": lambda p: R.proportions_ztest(p),
     }
     offset, checked = 0, set()
@@ -256,7 +256,7 @@ def test_expected_error_closed_form():
 @pytest.fixture(scope="module")
 def calib():
     return simulate_tests(n_datasets=400, n_rows=200, differences=(0.05, 0.1, 0.2),
-                          n_replications=4, random_state=5, **SMALL)
+                          n_repeats=4, random_state=5, **SMALL)
 
 
 def test_table_layout(calib):
@@ -322,7 +322,7 @@ def test_power_increases_with_the_difference(calib):
 
 def test_replicability_in_range_and_one_when_all_agree(calib):
     t = calib.table
-    m = calib.n_replications
+    m = calib.n_repeats
     assert np.all(t["replicability"] >= (m - 3) / (3 * (m - 1)))
     assert np.all(t["replicability"] <= 1.0)
     # where every run on every dataset found A better, R is exactly 1
@@ -335,7 +335,7 @@ def test_replicability_in_range_and_one_when_all_agree(calib):
 
 def test_single_run_has_binomial_se_and_no_replicability():
     res = simulate_tests(n_datasets=60, n_rows=60, differences=(), tests="naive_paired_t_kfold",
-                         n_replications=1, random_state=0, **SMALL)
+                         n_repeats=1, random_state=0, **SMALL)
     row = res.table.iloc[0]
     p = row.rejection_rate
     assert row.mc_se == pytest.approx(np.sqrt(p * (1 - p) / 60))
@@ -344,7 +344,7 @@ def test_single_run_has_binomial_se_and_no_replicability():
 
 
 def test_reproducible_whatever_the_chunks_and_workers():
-    kw = dict(n_datasets=23, n_rows=60, differences=(0.1,), n_replications=3,
+    kw = dict(n_datasets=23, n_rows=60, differences=(0.1,), n_repeats=3,
               random_state=7, **SMALL)
     a = simulate_tests(chunk_size=23, **kw).table
     b = simulate_tests(chunk_size=5, **kw).table
@@ -361,7 +361,7 @@ def test_reproducible_whatever_the_chunks_and_workers():
 def test_progress_reports_every_dataset():
     seen = []
     simulate_tests(n_datasets=11, n_rows=40, differences=(), tests=["mcnemar_edwards"],
-                   n_replications=2, chunk_size=4, progress=seen.append, random_state=0,
+                   n_repeats=2, chunk_size=4, progress=seen.append, random_state=0,
                    **SMALL)
     assert seen == [4, 4, 3]
 
@@ -371,8 +371,8 @@ def test_progress_reports_every_dataset():
     ({"n_datasets": 2.5}, ParameterTypeError, "n_datasets"),
     ({"n_rows": 10}, ParameterError, "n_rows"),
     ({"n_rows": 20_000}, ParameterError, "n_rows"),
-    ({"rope": -0.01}, ParameterError, "rope"),
-    ({"n_replications": 0}, ParameterError, "n_replications"),
+    ({"tolerance": -0.01}, ParameterError, "tolerance"),
+    ({"n_repeats": 0}, ParameterError, "n_repeats"),
     ({"differences": (-0.1,)}, ParameterError, "differences"),
     ({"differences": (0.3,)}, ParameterError, "base_error"),
     ({"differences": "0.1"}, ParameterTypeError, "differences"),
@@ -404,8 +404,8 @@ def test_plot_calibration(calib):
              ln.get_label().startswith("_")]
     assert len(lines) == len(CALIBRATED_TESTS)
     styles = {ln.get_label(): ln.get_linestyle() for ln in lines}
-    assert styles["naive_paired_t_kfold (invalid)"] == "--"
-    assert styles["corrected_repeated_kfold_t"] == "-"
+    assert styles["naive paired t-test, 10x10 CV (invalid)"] == "--"
+    assert styles["corrected repeated k-fold t-test"] == "-"
     assert any(np.allclose(ln.get_ydata(), 0.05) for ln in ax.get_lines())  # the level
     ax = calib.plot(measure="replicability")
     assert ax.get_ylabel().startswith("replicability")
@@ -420,18 +420,18 @@ def test_plot_calibration(calib):
 
 
 def test_cli_simulate_tests(cli, tmp_path):
-    code, out, err = cli("simulate", "tests", "--datasets", "12", "--rows", "60",
-                             "--replications", "2", "--differences", "0.1",
-                             "--tests", "corrected_repeated_kfold_t,naive_paired_t_kfold",
-                             "--out", str(tmp_path))
+    code, out, err = cli("simulate", "tests", "--n-datasets", "12", "--n-rows", "60",
+                         "--n-repeats", "2", "--differences", "0.1",
+                         "--tests", "corrected_repeated_kfold_t,naive_paired_t_kfold",
+                         "--out", str(tmp_path))
     assert code == 0, err
     assert "Type I error" in out and "corrected_repeated_kfold_t" in out
     for name in ("calibration.csv", "population.csv", "rejection_rate.svg",
                  "replicability.svg"):
         assert (tmp_path / name).stat().st_size > 0
-    code, out, err = cli("simulate", "tests", "--datasets", "12", "--rows", "60",
-                             "--replications", "2", "--differences", "0.1",
-                             "--tests", "mcnemar_edwards", "--format", "json")
+    code, out, err = cli("simulate", "tests", "--n-datasets", "12", "--n-rows", "60",
+                         "--n-repeats", "2", "--differences", "0.1",
+                         "--tests", "mcnemar_edwards", "--format", "json")
     assert code == 0, err
     data = json.loads(out)
     assert {r["nominal_difference"] for r in data["table"]} == {0.0, 0.1}
@@ -441,11 +441,11 @@ def test_cli_simulate_tests(cli, tmp_path):
 @pytest.mark.parametrize("args, match", [
     (["--differences", "abc"], "--differences"),
     (["--differences", "0.4"], "differences"),
-    (["--rows", "5"], "--rows"),
+    (["--n-rows", "5"], "--n-rows"),
     (["--tests", "bogus"], "bogus"),
 ])
 def test_cli_errors(cli, args, match):
-    code, out, err = cli("simulate", "tests", "--datasets", "3", *args)
+    code, out, err = cli("simulate", "tests", "--n-datasets", "3", *args)
     assert code == 2
     last = err.strip().splitlines()[-1]
     assert last.startswith("replikit: error:") and match in last

@@ -55,7 +55,7 @@ def test_cli_scores_human_and_json(cli, scores_csv):
     assert lines[0].startswith("Model comparisons")
     assert sum("corrected_repeated_kfold_t" in ln for ln in lines) == 3  # every pair
     assert "rf better" in out and "!" not in out
-    code, out, err = cli("compare", path, "--interval", "simultaneous")
+    code, out, err = cli("compare", path, "--simultaneous")
     assert code == 0 and "95% simult. CI" in out and "each interval at 98.33%" in out
     code, out, err = cli("--format", "json", "compare", path, "--a", "rf", "--b", "lr",
                          "--study", "2001")
@@ -91,7 +91,7 @@ def test_cli_tests_option_and_errors(cli, scores_csv, tmp_path, monkeypatch):
         (("--study", "1999"), "studies present"),
         (("--all-tests", "--test", "naive_paired_ttest"), "exclude"),
         (("--models", "lr,rf"), "needs --data"),
-        (("--interval", "bonferroni"), "`--interval` must be one of"),
+        (("--alternative", "both"), "`--alternative` must be one of"),
     ]:
         code, out, err = cli("compare", path, *args)
         assert code == 2, args
@@ -124,7 +124,7 @@ def test_cli_fits_models_first(cli, data_csv, tmp_path):
     import xml.etree.ElementTree as ET
 
     assert ET.fromstring(svg).tag == "{http://www.w3.org/2000/svg}svg"  # standalone SVG file
-    assert "paired_t_5x2cv" in svg
+    assert "5x2cv paired t-test" in svg and "paired_t_5x2cv" not in svg  # named in words
     # with a study column the scheme runs within each study, each compared on its own
     code, out, err = cli("--format", "json", "compare", "--data", data_csv, "--target", "y",
                          "--models", "lr,dummy", "--study", "site", "--scheme", "5x2")
@@ -172,7 +172,7 @@ def test_audit_section(tmp_path):
     for a, b in pairs:
         assert sec["summary"].count(f"{a} vs {b}") == 1
     assert data["verdict"]["sentence"] == sec["summary"] and data["verdict"]["metric"] == "R²"
-    assert data["headline_test"] == "combined_f_5x2cv" and data["interval"] == "simultaneous"
+    assert data["headline_test"] == "combined_f_5x2cv" and data["simultaneous"] is True
     across = data["across_studies"]
     assert across["n_studies"] == 4 and across["critical_distance"] > 0
     assert set(across["mean_ranks"]) == {"lr", "rf", "dummy"}
@@ -212,6 +212,6 @@ def test_section_figure_in_view_is_the_headline_test_per_pair(tmp_path):
     assert data["headline_test"] in figures[0].caption or "combined" in figures[0].caption
     assert figures[0].caption.startswith("R²")
     # the headline figure has one row per pair; the all-tests figure one per (pair, test)
-    for pair in ("[lr - ridge]", "[lr - dummy]", "[ridge - dummy]"):
+    for pair in (": lr − ridge", ": lr − dummy", ": ridge − dummy"):
         assert figures[0].svg.count(pair) == 1
         assert figures[1].svg.count(pair) >= 2

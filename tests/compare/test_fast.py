@@ -51,12 +51,16 @@ def _spy(monkeypatch):
 
 @pytest.mark.parametrize("kwargs", [
     {},
-    {"alternative": "less", "rope": 0.0},
+    {"alternative": "less", "tolerance": 0.0},
     {"alternative": "greater", "correction": "hochberg"},
-    {"rope": {"accuracy": 0.005, "log_loss": 0.02}, "correction": None},
+    {"tolerance": {"accuracy": 0.005, "log_loss": 0.02}, "correction": None},
     {"a": "m1"},
     {"b": "m2", "study": "s1", "metrics": "log_loss"},
     {"confidence_level": 0.9, "alpha": 0.1},
+    # a tolerance adds the TOST equivalence test, on the fast path too
+    {"tolerance": 0.01},
+    {"tolerance": 0.02, "alternative": "greater"},
+    {"tolerance": {"accuracy": 0.01, "log_loss": 0.0}, "alternative": "less"},
 ])
 def test_fast_path_rows_identical_to_general_path(monkeypatch, kwargs):
     scores = _scores(metrics=("accuracy", "log_loss"))

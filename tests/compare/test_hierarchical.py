@@ -43,14 +43,14 @@ def nbc_j48():
 
 def test_matches_baycomp_stan(nbc_j48):
     nbc, j48 = nbc_j48
-    res = hierarchical_test_from_arrays(j48, nbc, n_folds=10, rope=1, a="j48", b="nbc",
-                                        n_samples=5000, n_chains=4, random_state=0)
+    res = hierarchical_test_from_arrays(j48, nbc, n_folds=10, tolerance=1, a="j48", b="nbc",
+                                        n_draws=5000, n_chains=4, random_state=0)
     ours = np.array(res.probabilities)
     se = np.sqrt(np.array(res.mc_se) ** 2 + STAN_SE ** 2)
     assert np.all(np.abs(ours - STAN_PROBS) < 4 * se + 0.002), (ours, res.mc_se)
     # the posterior means of the probabilities are smoother: within 0.01
     np.testing.assert_allclose(res.mean_probabilities, STAN_MEANS, atol=0.01)
-    assert res.n_datasets == 54 and res.n_samples == 20_000
+    assert res.n_datasets == 54 and res.n_draws == 20_000
     # two data sets have identical scores for both models: replaced as baycomp does
     assert len(res.extra["constant_datasets"]) == 2
     assert res.ci_low < res.estimate < res.ci_high
@@ -59,7 +59,7 @@ def test_matches_baycomp_stan(nbc_j48):
 
 def test_matches_baycomp_stan_one_run(nbc_j48):
     nbc, j48 = nbc_j48
-    res = hierarchical_test_from_arrays(j48, nbc, n_folds=100, rope=1, n_samples=2500,
+    res = hierarchical_test_from_arrays(j48, nbc, n_folds=100, tolerance=1, n_draws=2500,
                                         n_chains=4, random_state=1)
     # Stan's 4000 draws: binomial SE <= 0.007 at most (autocorrelated draws: more)
     assert abs(res.p_right - 0.73825) < 4 * np.hypot(res.mc_se[2], 0.01)
@@ -85,16 +85,16 @@ def _scores(n_studies, delta, seed, sd_between=0.0, n_folds=10, n_repeats=1):
 
 def test_scores_and_arrays_agree_and_seed_is_deterministic():
     scores = _scores(8, 0.02, seed=1)
-    r1 = hierarchical_test(scores, "rf", "lr", rope=0.01, n_samples=600, n_chains=2,
+    r1 = hierarchical_test(scores, "rf", "lr", tolerance=0.01, n_draws=600, n_chains=2,
                            random_state=5)
-    r2 = hierarchical_test(scores, "rf", "lr", rope=0.01, n_samples=600, n_chains=2,
+    r2 = hierarchical_test(scores, "rf", "lr", tolerance=0.01, n_draws=600, n_chains=2,
                            random_state=5)
     np.testing.assert_array_equal(r1.samples, r2.samples)
     wide = {m: scores[scores["model"] == m].pivot_table(index="study", columns="fold",
                                                          values="value").to_numpy()
             for m in ("rf", "lr")}
-    r3 = hierarchical_test_from_arrays(wide["rf"], wide["lr"], n_folds=10, rope=0.01,
-                                       n_samples=600, n_chains=2, random_state=5)
+    r3 = hierarchical_test_from_arrays(wide["rf"], wide["lr"], n_folds=10, tolerance=0.01,
+                                       n_draws=600, n_chains=2, random_state=5)
     # rho from n_test / n = 10 / 100 equals 1 / n_folds: the same chain up to rounding
     np.testing.assert_allclose(r1.probabilities, r3.probabilities, atol=2e-3)
     assert (r1.a, r1.b, r1.metric, r1.n_datasets) == ("rf", "lr", "acc", 8)
@@ -106,16 +106,16 @@ def test_decides_the_right_region():
     """Property: a clear common gain is 'better', a null difference inside a wide rope is
     'equivalent', and swapping the models mirrors the probabilities (within MC error)."""
     better = hierarchical_test(_scores(12, 0.05, seed=2, sd_between=0.005), "rf", "lr",
-                               rope=0.01, n_samples=1000, n_chains=2, random_state=0)
+                               tolerance=0.01, n_draws=1000, n_chains=2, random_state=0)
     assert better.decision() == "rf better"
     null = _scores(12, 0.0, seed=3)
-    eq = hierarchical_test(null, "rf", "lr", rope=0.03, n_samples=1000, n_chains=2,
+    eq = hierarchical_test(null, "rf", "lr", tolerance=0.03, n_draws=1000, n_chains=2,
                            random_state=0)
     assert eq.p_rope > 0.9
     mid = _scores(10, 0.012, seed=4, sd_between=0.01)
-    ab = hierarchical_test(mid, "rf", "lr", rope=0.01, n_samples=2000, n_chains=2,
+    ab = hierarchical_test(mid, "rf", "lr", tolerance=0.01, n_draws=2000, n_chains=2,
                            random_state=0)
-    ba = hierarchical_test(mid, "lr", "rf", rope=0.01, n_samples=2000, n_chains=2,
+    ba = hierarchical_test(mid, "lr", "rf", tolerance=0.01, n_draws=2000, n_chains=2,
                            random_state=1)
     se = np.sqrt(np.array(ab.mc_se) ** 2 + np.array(ba.mc_se) ** 2)
     assert abs(ab.p_left - ba.p_right) < 4 * se[0] + 0.01
@@ -130,7 +130,8 @@ def test_errors():
         hierarchical_test_from_arrays(np.zeros((3, 10)), np.zeros((3, 9)), n_folds=10)
     with pytest.raises(DataError, match="at least 2 datasets"):
         hierarchical_test_from_arrays(np.arange(10.0)[None], np.zeros((1, 10)), n_folds=10)
-    with pytest.raises(ParameterError, match="rope"):
-        hierarchical_test_from_arrays(np.ones((2, 4)), np.zeros((2, 4)), n_folds=2, rope=-1)
+    with pytest.raises(ParameterError, match="`tolerance`"):
+        hierarchical_test_from_arrays(np.ones((2, 4)), np.zeros((2, 4)), n_folds=2,
+                                      tolerance=-1)
     with pytest.raises(ParameterError, match="by"):
         hierarchical_test(_scores(3, 0.0, seed=0), "rf", "lr", by="dataset")

@@ -76,7 +76,7 @@ def test_cd_diagram_type_error():
 
 def _table():
     return pd.DataFrame({
-        "test": ["corrected_repeated_kfold_t", "combined_5x2cv_f", "naive_paired_t"],
+        "test": ["corrected_repeated_kfold_t", "combined_f_5x2cv", "naive_paired_t"],
         "a": "rf", "b": "lr", "metric": "accuracy",
         "estimate": [0.02, 0.02, 0.02], "ci_low": [-0.005, np.nan, 0.012],
         "ci_high": [0.045, np.nan, 0.028], "valid": [True, True, False],
@@ -87,8 +87,8 @@ def _table():
 def test_plot_comparisons_rows_and_grey_invalid():
     ax = plot_comparisons(_table())
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels == ["corrected_repeated_kfold_t", "combined_5x2cv_f",
-                      "naive_paired_t (invalid)"]
+    assert labels == ["corrected repeated k-fold t-test", "5x2cv combined F test",
+                      "naive paired t-test (invalid)"]
     valid_lines, invalid_lines = _lines(ax, "valid"), _lines(ax, "invalid")
     assert len(valid_lines) + len(invalid_lines) == 3 and len(invalid_lines) == 1
     assert invalid_lines[0].get_color() == "0.6"
@@ -97,21 +97,22 @@ def test_plot_comparisons_rows_and_grey_invalid():
     assert len(drawn) == 1 and list(drawn[0].get_xdata()) == [-0.005, 0.045]
     notes = [t.get_text() for t in ax.texts]
     assert any("invalid" in t for t in notes)
-    assert any("p = 1e-05" in t for t in notes)
+    assert any("p < 0.001" in t for t in notes) and any("p = 0.11" in t for t in notes)
 
 
 def test_plot_comparisons_labels_vary_with_pairs_and_metrics():
     t = pd.concat([_table(), _table().assign(metric="auc", a="knn")], ignore_index=True)
     ax = plot_comparisons(t)
     labels = [x.get_text() for x in ax.get_yticklabels()]
-    assert labels[0] == "corrected_repeated_kfold_t [rf - lr, accuracy]"
-    assert labels[3] == "corrected_repeated_kfold_t [knn - lr, auc]"
+    assert labels[0] == "corrected repeated k-fold t-test: rf − lr, accuracy"
+    assert labels[3] == "corrected repeated k-fold t-test: knn − lr, auc"
 
 
 def test_plot_comparisons_from_result_and_errors():
     res = mcnemar_test_from_table([[50, 12], [4, 30]])
     ax = plot_comparisons(res)
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["mcnemar_edwards"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "McNemar's test (Edwards' correction)"]
     with pytest.raises(DataError, match="valid"):
         plot_comparisons(_table().drop(columns="valid"))
     with pytest.raises(ParameterTypeError):

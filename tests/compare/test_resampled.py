@@ -130,7 +130,7 @@ def test_bayesian_matches_baycomp(rope):
         dataset, acc_a = data[ca][i]
         _, acc_b = data[cb][i]
         p = Paired(acc_a.reshape(10, 10), acc_b.reshape(10, 10), a=ca, b=cb, metric="acc%")
-        res = bayesian_correlated_ttest(p, rope=rope)  # rope in percentage points
+        res = bayesian_correlated_ttest(p, tolerance=rope)  # rope in percentage points
         # baycomp's diff is y - x: pass a as y and b as x to get a - b
         ref = baycomp.CorrelatedTTest(acc_b, acc_a, rope=rope, runs=10).probs()
         if rope == 0:
@@ -152,21 +152,21 @@ def test_baycomp_probabilities_give_the_corrected_kfold_pvalue():
         p_left, p_right = baycomp.CorrelatedTTest(acc_b, acc_a, rope=0, runs=10).probs()
         res = corrected_repeated_kfold_ttest(p)
         assert res.pvalue == pytest.approx(2 * min(p_left, p_right), rel=1e-9, abs=1e-12)
-        bayes = bayesian_correlated_ttest(p, rope=0)
+        bayes = bayesian_correlated_ttest(p, tolerance=0)
         assert res.pvalue == pytest.approx(2 * min(bayes.p_left, bayes.p_right),
                                            rel=1e-9, abs=1e-12)
 
 
 def test_bayesian_rope_in_metric_units_and_point_mass():
     p = _design(seed=4)
-    res = bayesian_correlated_ttest(p, rope=0.005)
+    res = bayesian_correlated_ttest(p, tolerance=0.005)
     scaled = Paired(100 * p.a_scores, 100 * p.b_scores, p.n_train, p.n_test)
-    res100 = bayesian_correlated_ttest(scaled, rope=0.5)
+    res100 = bayesian_correlated_ttest(scaled, tolerance=0.5)
     assert (res.p_left, res.p_rope, res.p_right) == pytest.approx(
         (res100.p_left, res100.p_rope, res100.p_right), abs=1e-12)
     assert res.scale == pytest.approx(
         np.sqrt((1 / 100 + 100 / 900) * p.d.var(ddof=1)), rel=1e-12)
-    wider = bayesian_correlated_ttest(p, rope=0.02)
+    wider = bayesian_correlated_ttest(p, tolerance=0.02)
     assert wider.p_rope > res.p_rope
     ci = res.confidence_interval(0.9)
     assert res.posterior().cdf(ci.high) == pytest.approx(0.95, abs=1e-10)
@@ -175,13 +175,13 @@ def test_bayesian_rope_in_metric_units_and_point_mass():
     assert "P(equivalent)" in str(res)
     # all differences equal: the posterior is a point mass (as in baycomp), no crash
     const = Paired(p.b_scores + 0.01, p.b_scores)
-    pm = bayesian_correlated_ttest(const, rope=0.005)
+    pm = bayesian_correlated_ttest(const, tolerance=0.005)
     assert (pm.p_left, pm.p_rope, pm.p_right) == (0.0, 0.0, 1.0) and pm.scale == 0.0
-    assert bayesian_correlated_ttest(const, rope=0.02).p_rope == 1.0
-    same = bayesian_correlated_ttest(Paired(p.b_scores, p.b_scores), rope=0)
+    assert bayesian_correlated_ttest(const, tolerance=0.02).p_rope == 1.0
+    same = bayesian_correlated_ttest(Paired(p.b_scores, p.b_scores), tolerance=0)
     assert (same.p_left, same.p_right) == (0.5, 0.5)
-    with pytest.raises(ParameterError, match="rope"):
-        bayesian_correlated_ttest(p, rope=-0.1)
+    with pytest.raises(ParameterError, match="`tolerance`"):
+        bayesian_correlated_ttest(p, tolerance=-0.1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,7 +450,7 @@ def test_tost_matches_toster():
     assert res.pvalue == pytest.approx(ref["p_upper"], abs=1e-6)
     ci = res.confidence_interval(1 - 2 * inp["alpha"])
     assert (ci.low, ci.high) == pytest.approx(ref["ci90"], abs=1e-6)
-    same = equivalence_test_from_stats(inp["estimate"], inp["se"], margin=0.2, df=np.inf)
+    same = equivalence_test_from_stats(inp["estimate"], inp["se"], tolerance=0.2, df=np.inf)
     assert same.pvalue == res.pvalue
 
 
@@ -458,9 +458,9 @@ def test_equivalence_with_corrected_variance():
     p = _design(seed=9, shift=0.002)
     kfold = corrected_repeated_kfold_ttest(p)
     for margin in (0.005, 0.01, 0.03):
-        res = equivalence_ttest(p, margin=margin)
+        res = equivalence_ttest(p, tolerance=margin)
         assert res.se == kfold.se and res.df == 99
-        ref = equivalence_test_from_stats(kfold.estimate, kfold.se, df=99, margin=margin)
+        ref = equivalence_test_from_stats(kfold.estimate, kfold.se, df=99, tolerance=margin)
         assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
         # TOST at 5% <=> the 90% interval lies inside the bounds
         lo, hi = res.confidence_interval(0.90)
@@ -468,20 +468,20 @@ def test_equivalence_with_corrected_variance():
         p_lo = stats.t.sf((kfold.estimate + margin) / kfold.se, 99)
         p_hi = stats.t.cdf((kfold.estimate - margin) / kfold.se, 99)
         assert res.pvalue == pytest.approx(max(p_lo, p_hi), rel=1e-10)
-        ni = equivalence_ttest(p, margin=margin, alternative="greater")
+        ni = equivalence_ttest(p, tolerance=margin, alternative="greater")
         assert ni.pvalue == pytest.approx(p_lo, rel=1e-10)
     asym = equivalence_ttest(p, bounds=(-0.01, 0.02))
     assert asym.extra["bounds"] == (-0.01, 0.02)
-    assert equivalence_ttest(p, margin=0.03).pvalue < 0.05 < equivalence_ttest(
-        p, margin=0.001).pvalue
-    with pytest.raises(ParameterError, match="exactly one of `margin`"):
-        equivalence_ttest(p, margin=0.01, bounds=(-0.01, 0.01))
-    with pytest.raises(ParameterError, match="exactly one of `margin`"):
+    assert equivalence_ttest(p, tolerance=0.03).pvalue < 0.05 < equivalence_ttest(
+        p, tolerance=0.001).pvalue
+    with pytest.raises(ParameterError, match="exactly one of `tolerance`"):
+        equivalence_ttest(p, tolerance=0.01, bounds=(-0.01, 0.01))
+    with pytest.raises(ParameterError, match="exactly one of `tolerance`"):
         equivalence_ttest(p)
     with pytest.raises(ParameterError, match="low < high"):
         equivalence_ttest(p, bounds=(0.01, -0.01))
     with pytest.raises(ParameterError, match="> 0"):
-        equivalence_ttest(p, margin=-0.01)
+        equivalence_ttest(p, tolerance=-0.01)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,9 +589,9 @@ def test_zero_variance_is_handled_without_warnings():
         assert np.isnan(res0.statistic) and np.isnan(res0.pvalue) and res0.estimate == 0.0
         for fn in (sorted_runs_ttest, resampled.corrected_resampled_ttest):
             assert np.isnan(fn(same).pvalue)
-        tost = equivalence_ttest(shifted, margin=0.02)
+        tost = equivalence_ttest(shifted, tolerance=0.02)
         assert tost.pvalue == 0.0  # a constant difference of 0.01 lies inside +-0.02
-        assert equivalence_ttest(shifted, margin=0.005).pvalue == 1.0
+        assert equivalence_ttest(shifted, tolerance=0.005).pvalue == 1.0
         frame = res.to_frame()
         assert frame.loc[0, "ci_low"] == frame.loc[0, "ci_high"] == res.estimate
         assert res.estimate == pytest.approx(0.01)
@@ -605,6 +605,6 @@ def test_zero_variance_is_handled_without_warnings():
 def test_bayesian_result_type():
     res = bayesian_correlated_ttest(_design(seed=13))
     assert isinstance(res, BayesianResult)
-    assert res.rope == 0.01 and res.df == 99 and res.n == 100
+    assert res.tolerance == 0.01 and res.df == 99 and res.n == 100
     with pytest.raises(AttributeError):
         res.p_left = 0.5  # frozen

@@ -121,8 +121,8 @@ def test_compare_one_split(cli, write_csv):
     (("--alpha", "0"), ("--alpha",)),
     (("--correction", "sidak-ish"), ("--correction",)),
     (("--alternative", "bigger"), ("--alternative",)),
-    (("--rope", "-1"), ("--rope",)),
-    (("--margin", "-0.1"), ("--margin",)),
+    (("--tolerance", "-1"), ("--tolerance",)),
+    (("--tolerance", "abc"), ("--tolerance",)),
     (("--target", "y"), ("--target", "--data")),
 ])
 def test_compare_bad_options(cli, good, extra, mentions):
@@ -243,7 +243,7 @@ def test_compare_metric_with_odd_characters_gets_a_safe_svg_name(cli, write_csv,
 
 # ------------------------------------------------------------------------------ simulate tests
 
-TINY = ("simulate", "tests", "--datasets", "4", "--rows", "40", "--replications", "2",
+TINY = ("simulate", "tests", "--n-datasets", "4", "--n-rows", "40", "--n-repeats", "2",
         "--differences", "0.1", "--tests", "corrected_resampled_t,paired_t_5x2cv")
 
 
@@ -251,11 +251,11 @@ TINY = ("simulate", "tests", "--datasets", "4", "--rows", "40", "--replications"
     (("--differences", "a,b"), ("--differences",)),
     (("--differences", "0.5"), ("--differences",)),
     (("--tests", "magic"), ("--tests", "magic")),
-    (("--rows", "5"), ("--rows",)),
+    (("--n-rows", "5"), ("--n-rows",)),
     (("--alpha", "1.5"), ("--alpha",)),
     (("--base-error", "0.7"), ("--base-error",)),
     (("--correlation", "1"), ("--correlation",)),
-    (("--datasets", "1"), ("--datasets",)),
+    (("--n-datasets", "1"), ("--n-datasets",)),
     (("--n-jobs", "0"), ("--n-jobs",)),
 ])
 def test_simulate_tests_bad_options(cli, extra, mentions):

@@ -123,7 +123,7 @@ def test_results_bit_identical_with_and_without_the_policy(monkeypatch, tmp_path
                      metrics="mse", random_state=2, return_predictions=True)
         exp = simulate_resampling(n_experiments=5, random_state=3).errors
         cal = simulate_tests(n_datasets=3, n_rows=40, differences=(0.1,),
-                             tests=["corrected_resampled_t"], n_replications=2,
+                             tests=["corrected_resampled_t"], n_repeats=2,
                              n_population=100_000, n_training_sets=100, random_state=0).table
         return est, runres.scores.frame, runres.predictions.frame, exp, cal
 

@@ -1,5 +1,6 @@
 """``replikit simulate tests``: type I error, power and replicability of the model-comparison
-tests on simulated data where the truth is known (seed 002; Bouckaert & Frank 2004)."""
+tests on simulated data where the truth is known (Gardner & Brooks 2017; Bouckaert & Frank
+2004)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from typing import Annotated
 import typer
 
 from ..errors import ParameterError
-from ._common import NJobsOpt, RandomStateOpt, emit, frame_table, info, progress, simulate_app
+from ._common import (
+    NJobsOpt,
+    RandomStateOpt,
+    emit,
+    epilog,
+    frame_table,
+    info,
+    progress,
+    renamed_flags,
+    simulate_app,
+)
 
 __all__ = ["simulate_tests_cmd", "register"]
 
@@ -24,24 +35,19 @@ def _floats(text: str, name: str) -> list[float]:
 
 CALIBRATION_FILES = ("calibration.csv", "population.csv", "rejection_rate.svg",
                      "replicability.svg")
-CALIBRATION_FLAGS = {"n_datasets": "--datasets", "n_rows": "--rows",
-                     "differences": "--differences", "tests": "--tests",
-                     "n_replications": "--replications", "base_error": "--base-error",
-                     "correlation": "--correlation", "alpha": "--alpha", "rope": "--rope",
-                     "n_jobs": "--n-jobs"}
 
 
 def simulate_tests_cmd(
-    datasets: Annotated[int, typer.Option("--datasets", min=2, help="Datasets per setting "
-                                          "(Monte-Carlo sample size).")] = 1000,
-    rows: Annotated[int, typer.Option("--rows", min=20, help="Rows per dataset.")] = 300,
+    n_datasets: Annotated[int, typer.Option("--n-datasets", min=2, help="Datasets per setting "
+                                            "(Monte-Carlo sample size).")] = 1000,
+    n_rows: Annotated[int, typer.Option("--n-rows", min=20, help="Rows per dataset.")] = 300,
     differences: Annotated[str, typer.Option("--differences", help="Comma-separated true "
                                              "differences in (Bayes) error of the two "
                                              "learners; 0, the null, is always added.")]
     = "0,0.025,0.05,0.075,0.1,0.15",
-    replications: Annotated[int, typer.Option("--replications", "-m", min=1, help="Runs of "
-                                              "each test per dataset with new partitions "
-                                              "(replicability needs >= 2).")] = 10,
+    n_repeats: Annotated[int, typer.Option("--n-repeats", min=1, help="Runs of each test per "
+                                           "dataset with new partitions (replicability needs "
+                                           ">= 2).")] = 10,
     tests: Annotated[str, typer.Option("--tests", help="'all' or comma-separated names: "
                                        "corrected_resampled_t, naive_paired_t_holdout, "
                                        "corrected_repeated_kfold_t, naive_paired_t_kfold, "
@@ -56,9 +62,9 @@ def simulate_tests_cmd(
                                                "correlation of the two features.")] = 0.5,
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level of every "
                                          "test.")] = 0.05,
-    rope: Annotated[float, typer.Option("--rope", min=0.0, help="Region of practical "
-                                        "equivalence of the Bayesian correlated t (error "
-                                        "rate).")] = 0.01,
+    tolerance: Annotated[float, typer.Option("--tolerance", min=0.0, help="Half-width of the "
+                                             "Bayesian correlated t's region of practical "
+                                             "equivalence (error rate).")] = 0.01,
     random_state: RandomStateOpt = 0,
     n_jobs: NJobsOpt = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Directory for the tables (CSV) and "
@@ -66,32 +72,30 @@ def simulate_tests_cmd(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace calibration.csv, "
                                             "population.csv and the SVGs in --out.")] = False,
 ) -> None:
-    """Calibrate the comparison tests: type I error, power and replicability (seed 002).
+    """Calibrate the comparison tests: type I error, power and replicability.
 
     Two nearest-centroid learners on two Gaussian features whose population errors are equal
-    (difference 0) or differ by a known amount; every test is run --replications times per
-    dataset with new partitions. The global --format json (before or after the command)
-    prints the tables as JSON.
+    (difference 0) or differ by a known amount; every test is run --n-repeats times per
+    dataset with new partitions (Bouckaert & Frank 2004). The global --format json (before or
+    after the command) prints the tables as JSON.
     """
+    from .._format import number
     from .._outputs import check_output_dir
     from ..compare.calibration import simulate_tests
-    from .run import as_flags
 
     if out is not None:  # before any work
         check_output_dir(out, CALIBRATION_FILES, option="--out", overwrite=overwrite)
-    diffs = _floats(differences, "--differences")
+    diffs = _floats(differences, "differences")
     names = "all" if tests.strip() == "all" else [t.strip() for t in tests.split(",")
                                                   if t.strip()]
-    info(f"Simulating {datasets} datasets x {rows} rows per setting, {replications} run(s) "
-         f"per dataset, differences {', '.join(f'{d:g}' for d in sorted({0.0, *diffs}))}.")
-    kwargs = dict(n_datasets=datasets, n_rows=rows, differences=diffs, tests=names,
-                  n_replications=replications, base_error=base_error, correlation=correlation,
-                  alpha=alpha, rope=rope, random_state=random_state, n_jobs=n_jobs)
-    try:
-        with progress("datasets simulated", total=datasets) as advance:
-            res = simulate_tests(progress=advance, **kwargs)
-    except ParameterError as exc:
-        raise as_flags(exc, CALIBRATION_FLAGS) from None
+    info(f"Simulating {number(n_datasets)} datasets x {number(n_rows)} rows per setting, "
+         f"{number(n_repeats)} run(s) per dataset, differences "
+         f"{', '.join(number(d) for d in sorted({0.0, *diffs}))}.")
+    with progress("datasets simulated", total=n_datasets) as advance:
+        res = simulate_tests(
+            n_datasets=n_datasets, n_rows=n_rows, differences=diffs, tests=names,
+            n_repeats=n_repeats, base_error=base_error, correlation=correlation, alpha=alpha,
+            tolerance=tolerance, random_state=random_state, n_jobs=n_jobs, progress=advance)
     if out is not None:
         from .._outputs import write_csv_atomic
         from .._plotting import save_svg
@@ -133,5 +137,15 @@ def _human(res) -> list:
     return parts
 
 
+REFERENCES = ("gardner2017", "dietterich1998", "nadeau2003", "bouckaert2004", "bouckaert2003",
+              "bouckaert2004b", "alpaydin1999", "corani2015", "mcnemar1947", "edwards1948")
+
+
 def register(app: typer.Typer) -> None:
-    simulate_app.command("tests")(simulate_tests_cmd)
+    simulate_app.command("tests", epilog=epilog(
+        examples=["replikit simulate tests --n-datasets 200 --n-repeats 5",
+                  "replikit simulate tests -j 2 --out figures/ --overwrite"],
+        references=REFERENCES))(simulate_tests_cmd)
+    renamed_flags("simulate tests", {"--datasets": "--n-datasets", "--rows": "--n-rows",
+                                     "--replications": "--n-repeats", "-m": "--n-repeats",
+                                     "--rope": "--tolerance"})

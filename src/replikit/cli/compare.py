@@ -1,4 +1,4 @@
-"""``replikit compare``: valid statistical comparison of models (seed 002, Gardner & Brooks).
+"""``replikit compare``: valid statistical comparison of models (Gardner & Brooks 2017).
 
 Either from a Scores table (``replikit compare SCORES``) or by fitting models first
 (``replikit compare --data FILE --target COL --models lr,rf``). Prints one table of tests, valid
@@ -12,8 +12,19 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand
 
-from ._common import RandomStateOpt, TableOpt, emit, info, progress, state
+from ._common import (
+    RandomStateOpt,
+    TableOpt,
+    emit,
+    epilog,
+    info,
+    parameter_flags,
+    progress,
+    renamed_flags,
+    state,
+)
 
 ScoresArg = Annotated[Path | None, typer.Argument(
     help="Scores table (CSV, Parquet or DuckDB): study, model, repeat, fold, metric, value, "
@@ -66,19 +77,17 @@ def compare(
         "--alternative", help="two-sided, less or greater (for the mean of a - b).")]
     = "two-sided",
     correction: Annotated[str, typer.Option(
-        "--correction", help="P-value adjustment within each test: holm, bonferroni, none.")]
-    = "holm",
+        "--correction", help="P-value adjustment within each test: holm, bonferroni, "
+        "hochberg, none.")] = "holm",
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level after "
                                          "adjustment.")] = 0.05,
-    interval: Annotated[str, typer.Option(
-        "--interval", help="marginal (each 95% CI on its own, unadjusted) or simultaneous "
-        "(Bonferroni over each test's comparisons, jointly 95%).")] = "marginal",
-    rope: Annotated[float, typer.Option("--rope", min=0.0, help="Half-width of the region of "
-                                        "practical equivalence (Bayesian test, metric units).")]
-    = 0.01,
-    margin: Annotated[float | None, typer.Option(
-        "--margin", help="Equivalence margin (metric units): adds the TOST equivalence test.")]
-    = None,
+    simultaneous: Annotated[bool, typer.Option(
+        "--simultaneous", help="Bonferroni-simultaneous intervals over each test's comparisons "
+        "(jointly 95%); default: each 95% interval on its own, unadjusted.")] = False,
+    tolerance: Annotated[float | None, typer.Option(
+        "--tolerance", min=0.0, help="The practical tolerance, in metric units: the "
+        "half-width of the Bayesian test's region of practical equivalence (default 0.01) and, "
+        "when given, the margin of the TOST equivalence test, which it adds.")] = None,
     control: Annotated[str | None, typer.Option(
         "--control", help="Across studies (5 or more): compare every model with this one "
         "(Bonferroni-Dunn test on mean ranks, with Cohen's d and Cliff's delta; Demšar "
@@ -111,19 +120,16 @@ def compare(
                                         "(with --data).")] = 1,
     random_state: RandomStateOpt = 0,
 ) -> None:
-    """Compare models with tests valid on resampled scores (seed 002, Gardner & Brooks 2017).
+    """Compare models with tests valid on resampled scores (Gardner & Brooks 2017).
 
     Prints one row per pair, metric and test: the mean difference a - b with its interval,
     the statistic, the raw and adjusted p-values and a conclusion; invalid tests (--all-tests)
     are marked ! and listed last.
     """
     from .._outputs import check_output_dir
-    from .._validation import check_choice
-    from ..compare.api import INTERVALS, compare_scores
-    from ..errors import ParameterError, ReplikitError
-    from .run import as_flags
+    from ..compare import compare_scores
+    from ..errors import ParameterError
 
-    check_choice(interval, "--interval", INTERVALS)  # before any input is read or model fitted
     tests = "all" if all_tests else (_split_list(test) or "recommended")
     if all_tests and test:
         raise ParameterError("`--all-tests` and `--test` exclude each other; give one.")
@@ -132,7 +138,7 @@ def compare(
                          overwrite=overwrite)
     metrics = _split_list(metric)
     options = dict(tests=tests, alternative=alternative, correction=correction, alpha=alpha,
-                   rope=rope, margin=margin, interval=interval)
+                   tolerance=tolerance, simultaneous=simultaneous)
     fitted = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated in table.notes, printed once below
@@ -144,10 +150,7 @@ def compare(
                 raise ParameterError("`--target`: required with --data (the outcome column).")
             fitted = _fit(data, target, study, table, models, model, param, scheme, stratify,
                           metrics, n_jobs, random_state)
-            try:
-                res = compare_scores(fitted, a, b, **options)
-            except ReplikitError as exc:
-                raise as_flags(exc, COMPARE_FLAGS) from None
+            res = compare_scores(fitted, a, b, **options)
         else:
             if scores is None:
                 raise ParameterError("give a SCORES table, or --data/--target/--models to fit "
@@ -163,12 +166,9 @@ def compare(
             if file_format(scores, name="SCORES") == "duckdb" and scores.exists():
                 check_duckdb_file(scores, name="SCORES", error=InputFileError)  # not SQLite
             frame = read_frame(scores, table=table, name="SCORES")
-            try:
-                with progress("comparing models"):
-                    res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
-            except ReplikitError as exc:
-                raise as_flags(exc, COMPARE_FLAGS) from None
-    across = _across(fitted if fitted is not None else frame, a, b, metrics, rope, control,
+            with progress("comparing models"):
+                res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
+    across = _across(fitted if fitted is not None else frame, a, b, metrics, tolerance, control,
                      alpha, study if fitted is None else None,  # with --data: the column
                      random_state)
     for note in res.notes:
@@ -190,6 +190,7 @@ def _human_across(across) -> list:
     signed-rank test) and one table per metric of the comparisons with the control."""
     import pandas as pd
 
+    from .._format import number
     from ._common import fmt_interval, frame_table
 
     out = []
@@ -207,11 +208,12 @@ def _human_across(across) -> list:
         if show["metric"].nunique() == 1:
             show = show.drop(columns="metric")
         fmt = "{:.3f}"
+        tol = number(f["tolerance"].iloc[0])
         out.append(frame_table(
-            show, title=f"Across {across.n_studies} studies (each study one unit; rope = "
-            f"±{f['rope'].iloc[0]:g}; P(<), P(=), P(>): posterior probabilities that a - b on a "
-            "new study lies below, inside, above the rope; hierarchical model of the fold "
-            "scores, signed-rank test of the study means):",
+            show, title=f"Across {number(across.n_studies)} studies (each study one unit; "
+            f"practical tolerance ±{tol}; P(<), P(=), P(>): posterior probabilities that a - b "
+            f"on a new study lies below -{tol}, within ±{tol}, above {tol}; hierarchical model "
+            "of the fold scores, signed-rank test of the study means):",
             formats={"P(<)": fmt, "P(=)": fmt, "P(>)": fmt},
             no_wrap=("95% CrI", "a - b", "test")))
     for metric, res in across.control.items():
@@ -225,20 +227,21 @@ def _human_across(across) -> list:
         out.append(frame_table(
             show, title=f"{metric}: every model against the control {res.control} (mean rank "
             f"{res.mean_ranks[res.control]:.3f}; Bonferroni-Dunn, CD = "
-            f"{res.critical_distance:.3g} at alpha = {res.alpha:g}, {res.n_datasets} studies; "
-            "effect sizes model vs control over the studies):",
+            f"{number(res.critical_distance)} at alpha = {number(res.alpha)}, "
+            f"{number(res.n_datasets)} studies; effect sizes model vs control over the "
+            "studies):",
             formats={"p (Bonf.)": "p"}, no_wrap=("size", "size ")))
     out += [f"note: {n}" for n in across.notes]
     return out
 
 
-def _across(source, a, b, metrics, rope, control, alpha, study, random_state):
-    """Across studies (issue 18): with 5 or more studies in the scores (and no --study), the
+def _across(source, a, b, metrics, tolerance, control, alpha, study, random_state):
+    """Across studies: with 5 or more studies in the scores (and no --study), the
     hierarchical and signed-rank posteriors of every pair and, with --control, the
     Bonferroni-Dunn test; None otherwise."""
+    from ..compare import DEFAULT_TOLERANCE
     from ..compare.across import MIN_STUDIES, compare_across_studies
-    from ..errors import ParameterError, ReplikitError
-    from .run import as_flags
+    from ..errors import ParameterError
 
     frame = source.scores.frame if hasattr(source, "scores") else source
     n = int(frame["study"].nunique()) if "study" in frame.columns else 1
@@ -249,14 +252,12 @@ def _across(source, a, b, metrics, rope, control, alpha, study, random_state):
                                  f"found {n} stud{'y' if n == 1 else 'ies'}"
                                  + (" and --study" if study is not None else "") + ".")
         return None
-    try:
-        with warnings.catch_warnings(), progress("comparing across studies"):
-            warnings.simplefilter("ignore")
-            return compare_across_studies(frame, a, b, metrics=metrics, rope=rope,
-                                          control=control, alpha=alpha,
-                                          random_state=random_state)
-    except ReplikitError as exc:
-        raise as_flags(exc, COMPARE_FLAGS) from None
+    with warnings.catch_warnings(), progress("comparing across studies"):
+        warnings.simplefilter("ignore")
+        return compare_across_studies(
+            frame, a, b, metrics=metrics,
+            tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+            control=control, alpha=alpha, random_state=random_state)
 
 
 def _write_across(across, out: Path) -> None:
@@ -280,7 +281,7 @@ def _human(res) -> list:
     if f.empty or len(text) < len(f) + 2:
         return [str(res)]
     level = f"{res.confidence_level * 100:.4g}"
-    ci_head = f"{level}% CI" if res.interval == "marginal" else f"{level}% simult. CI"
+    ci_head = f"{level}% simult. CI" if res.simultaneous else f"{level}% CI"
     bayes = (f["test"].astype(str) == "bayesian_correlated_t").to_numpy()
 
     def df(d1, d2) -> str:
@@ -320,11 +321,8 @@ def _human(res) -> list:
     return [text[0], *tables, *text[len(f) + 2:]]
 
 
-COMPARE_FLAGS = {"a": "--a", "b": "--b", "metrics": "--metric", "tests": "--test",
-                 "alternative": "--alternative", "correction": "--correction",
-                 "alpha": "--alpha", "rope": "--rope", "margin": "--margin",
-                 "study": "--study", "scores": "SCORES", "interval": "--interval",
-                 "control": "--control"}
+#: Library parameter -> flag, where the flag is not the parameter's name with dashes.
+COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:
@@ -346,7 +344,7 @@ def _fit(data, target, study, table, models, model, param, scheme, stratify, met
     chosen = _resolve_models(models, model, param, ds.task)
     if metrics is None:
         metrics = ["accuracy"] if ds.task == "classification" else ["r2"]
-    info(f"Fitting {', '.join(chosen)} under {scheme} (every split seeded from --seed "
+    info(f"Fitting {', '.join(chosen)} under {scheme} (every split drawn from --random-state "
          f"{random_state}) on {len(ds.y):,} rows"
          + (f" in {ds.n_studies} studies" if ds.study is not None else "") + ".")
     try:
@@ -376,5 +374,68 @@ def _write(res, out: Path, fitted) -> None:
     info(f"Wrote {', '.join(written)} to {out}/")
 
 
+# ---------------------------------------------------------------------------------------------
+# the old `--interval marginal|simultaneous`: a flag with a value, now the flag --simultaneous
+
+_OLD_INTERVAL = "--interval"
+
+
+def _old_interval(args: list[str]) -> list[str]:
+    """``--interval simultaneous`` -> ``--simultaneous``, ``--interval marginal`` -> nothing
+    (the default), with one warning line; any other value is an error naming the flag."""
+    from ..errors import ParameterError
+
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            out.extend(args[i:])
+            break
+        if a == _OLD_INTERVAL or a.startswith(_OLD_INTERVAL + "="):
+            if "=" in a:
+                value = a.split("=", 1)[1]
+            elif i + 1 < len(args):
+                i += 1
+                value = args[i]
+            else:
+                raise ParameterError("`--interval` needs a value (marginal or simultaneous); it "
+                                     "is now the flag `--simultaneous`.")
+            if value not in ("marginal", "simultaneous"):
+                raise ParameterError(f"`--interval` must be marginal or simultaneous; got "
+                                     f"{value!r} (it is now the flag `--simultaneous`).")
+            if not state.quiet:
+                typer.echo(f"replikit: warning: `--interval {value}` is now "
+                           + ("`--simultaneous`" if value == "simultaneous"
+                              else "the default (leave it out)")
+                           + "; the old flag will stop working in replikit 0.3.", err=True)
+            if value == "simultaneous":
+                out.append("--simultaneous")
+        else:
+            out.append(a)
+        i += 1
+    return out
+
+
+class _CompareCommand(TyperCommand):
+    """``replikit compare``, reading the old ``--interval`` before the options are parsed."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, _old_interval(list(args)))
+
+
+REFERENCES = ("gardner2017", "nadeau2003", "bouckaert2004", "dietterich1998", "alpaydin1999",
+              "corani2015", "schuirmann1987", "holm1979", "demsar2006", "benavoli2014",
+              "corani2017")
+
+
 def register(app: typer.Typer) -> None:
-    app.command("compare")(compare)
+    app.command("compare", cls=_CompareCommand, epilog=epilog(
+        examples=["replikit compare scores.csv --a rf --b lr --tolerance 0.01",
+                  "replikit compare --data d.csv --target y --models lr,rf --scheme 10x10"],
+        note=("SCORES holds one row per study, model, repeat, fold and metric (as replikit "
+              "run writes it). With 5 or more studies the comparison across studies follows "
+              "(--control MODEL adds the Bonferroni-Dunn test)."),
+        references=REFERENCES))(compare)
+    renamed_flags("compare", {"--rope": "--tolerance", "--margin": "--tolerance"})
+    parameter_flags("compare", COMPARE_FLAGS)

@@ -1,4 +1,4 @@
-"""Valid statistical comparison of two or more models (seed 002, Gardner & Brooks 2017).
+"""Valid statistical comparison of two or more models (Gardner & Brooks 2017).
 
 Tests on resampled scores (corrected resampled and corrected repeated k-fold t, 5x2cv t and F,
 sorted runs, the Bayesian correlated t, a TOST equivalence test, and the naive t and
@@ -69,6 +69,7 @@ _EXPORTS = {
     # api.py
     "compare_scores": "api", "compare_models": "api", "ComparisonTable": "api",
     "TESTS": "api", "TEST_IDS": "api", "recommended_tests": "api", "primary_test": "api",
+    "DEFAULT_TOLERANCE": "api",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)

@@ -14,13 +14,15 @@ References
 Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Machine Learning 52.
 Bouckaert, R. R. & Frank, E. (2004). Evaluating the replicability of significance tests for
 comparing learning algorithms. PAKDD.
+Bouckaert, R. R. (2003). Choosing between two learning algorithms based on calibrated tests.
+ICML.
 Bouckaert, R. R. (2004). Estimating replicability of classifier learning experiments. ICML.
 Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised classification
 learning algorithms. Neural Computation 10(7).
 Alpaydin, E. (1999). Combined 5x2 cv F test for comparing supervised classification learning
 algorithms. Neural Computation 11(8).
 Gardner, J. & Brooks, C. (2017). Statistical approaches to the model comparison task in
-learning analytics (seed 002), eqs. 1-3 and Table 1.
+learning analytics, eqs. 1-3 and Table 1.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def t_corrected(d, ratio):
     """Corrected resampled t (Nadeau & Bengio 2003; Bouckaert & Frank 2004).
 
     ``t = mean(d) / sqrt((1/n + ratio) · s²)`` with ``s²`` the sample variance (ddof 1) of the
-    ``n`` differences and ``ratio = n_test / n_train`` (seed eq. 3; Table 1 rows (2) and (3)).
+    ``n`` differences and ``ratio = n_test / n_train`` (Gardner & Brooks 2017, eq. 3; Table 1 rows (2) and (3)).
 
     Parameters
     ----------
@@ -79,7 +81,8 @@ def t_corrected(d, ratio):
 
 
 def t_naive(d):
-    """Naive paired t: ``t = mean(d) / (s / sqrt(n))``, ``df = n - 1`` (seed eq. 2).
+    """Naive paired t: ``t = mean(d) / (s / sqrt(n))``, ``df = n - 1`` (Gardner & Brooks
+    2017, eq. 2).
 
     Invalid on resampled or cross-validated scores (the differences are correlated); kept for
     comparison. ``d`` has shape ``(..., n)``; returns ``(statistic, se, df)``.
@@ -101,7 +104,7 @@ def _s2_5x2(d):
 
 
 def t_5x2(d):
-    """Dietterich's (1998) 5x2cv paired t (seed Table 1 row (1)).
+    """Dietterich's (1998) 5x2cv paired t (Gardner & Brooks 2017, Table 1 row (1)).
 
     ``t = d_11 / sqrt((1/5) Σ_i s_i²)`` with ``s_i² = Σ_j (d_ij - d̄_i)²``, Student t with 5 df.
 
@@ -142,12 +145,12 @@ def f_5x2(d):
 
 
 def sorted_runs_sample(sa, sb, sort="difference"):
-    """The k sorted-run differences of Bouckaert (2004), seed Table 1 row (4).
+    """The k sorted-run differences of Bouckaert (2003); Gardner & Brooks (2017), Table 1 row (4).
 
     ``sort='difference'``: sort the fold differences within each run and average the i-th
     smallest across runs. ``sort='learner'``: within each run sort each learner's fold scores,
     average the i-th smallest across the r runs (``P_i = (1/R) Σ_runs (i-th smallest)``, the
-    seed's literal text), and take ``x_i = P_i(a) - P_i(b)`` — liberal, see
+    paper's literal text), and take ``x_i = P_i(a) - P_i(b)`` — liberal, see
     :func:`replikit.compare.resampled.sorted_runs_ttest`. ``sa``, ``sb`` have shape ``(..., r, k)``;
     the result has shape ``(..., k)``.
     """
@@ -161,10 +164,10 @@ def sorted_runs_sample(sa, sb, sort="difference"):
 
 
 def t_sorted_runs(sa, sb, sort="difference"):
-    """Paired t on the sorted-runs sample (Bouckaert 2004; seed Table 1 row (4)).
+    """Paired t on the sorted-runs sample (Bouckaert 2003; Gardner & Brooks 2017, Table 1 row (4)).
 
     ``t = mean(x) / (s_x / sqrt(k))`` on the ``k`` sorted-run differences ``x`` of
-    :func:`sorted_runs_sample`, Student t with ``k - 1`` df (the seed prints ``df = r - 1``,
+    :func:`sorted_runs_sample`, Student t with ``k - 1`` df (Gardner & Brooks print ``df = r - 1``,
     the same number for its 10x10 design; the sample has ``k`` values, hence ``k - 1``).
 
     Parameters
@@ -181,7 +184,8 @@ def t_sorted_runs(sa, sb, sort="difference"):
 
 
 def z_proportions(err_a, err_b, n_test):
-    """Difference-of-proportions z with a pooled rate (seed eq. 1; Dietterich 1998 sec. 3.1).
+    """Difference-of-proportions z with a pooled rate (Gardner & Brooks 2017, eq. 1;
+    Dietterich 1998, sec. 3.1).
 
     ``z = (p_A - p_B) / sqrt(2 p (1 - p) / n)`` with ``p = (p_A + p_B) / 2``. Invalid for
     comparing learners (the two rates share a test set and training-set variation is ignored);

@@ -49,22 +49,25 @@ def _as_matrix(values, name: str, shape: tuple[int, int] | None = None,
 class Paired:
     """Scores of two models on the same ``r x k`` splits (``r`` repeats of ``k`` folds).
 
-    Attributes
-    ----------
-    a_scores, b_scores : ndarray of shape (r, k)
-        The metric of model ``a`` and model ``b`` on each split; finite. Hold-out repeats and
-        bootstrap resamples are ``(r, 1)``; one run of k-fold cross-validation is ``(1, k)``.
-    n_train, n_test : ndarray of shape (r, k)
-        Training and test set sizes of each split (NaN where unknown).
-    a, b, metric : str
-        Names of the two models and of the metric.
-    study : object or None
-        The study the scores come from.
-
-    Notes
-    -----
     Build it from a Scores table with :func:`paired_scores`, or directly from arrays; 1-D
     arrays are read as one repeat (shape ``(1, n)``) and scalar sizes are broadcast.
+
+    Parameters
+    ----------
+    a_scores, b_scores : array-like of shape (r, k)
+        The metric of model ``a`` and model ``b`` on each split; finite. Hold-out repeats and
+        bootstrap resamples are ``(r, 1)``; one run of k-fold cross-validation is ``(1, k)``.
+    n_train, n_test : array-like of shape (r, k) or float, optional
+        Training and test set sizes of each split (NaN where unknown).
+    a, b, metric : str, default 'a', 'b', ''
+        Names of the two models and of the metric.
+    study : object, optional
+        The study the scores come from.
+
+    See Also
+    --------
+    paired_scores : Lines up two models' scores from a Scores table.
+    replikit.compare.corrected_repeated_kfold_ttest : A test that takes it.
 
     Examples
     --------
@@ -182,7 +185,7 @@ def paired_scores(scores, a=None, b=None, *, metric=None, study=None) -> Paired:
         (for the chosen study and metric) holds exactly two models.
     metric : str, optional
         Required when the table holds several metrics.
-    study : optional
+    study : str, optional
         Required when the table holds several studies.
 
     Returns
@@ -196,6 +199,11 @@ def paired_scores(scores, a=None, b=None, *, metric=None, study=None) -> Paired:
     ParameterError
         ``metric`` or ``study`` omitted while several are present (the message lists them), or
         ``a`` and ``b`` omitted while the table does not hold exactly two models.
+
+    See Also
+    --------
+    Paired : The design it returns.
+    replikit.compare.compare_scores : Pairs every two models itself.
     DataError
         A model, metric or study is absent (the message lists those present); the two models
         were not evaluated on the same splits (the message names the (repeat, fold) splits each
@@ -344,9 +352,10 @@ def _align(part_a: pd.DataFrame, part_b: pd.DataFrame, a, b, *, metric, study,
 # one array ``V[study, metric, model, split]``: the differences of all pairs at once, the
 # corrected repeated k-fold t (Bouckaert & Frank 2004) through the same kernel
 # (:func:`replikit.compare._kernels.t_corrected`) over a leading axis, and the Bayesian correlated
-# t (Corani & Benavoli 2015, eq. 8) from the same mean and scale — the rows the general path
-# builds, in its order, equal to it (tests/compare/test_fast.py). Anything else returns ``None``
-# and the general path runs (it also names the problem when the scores are inconsistent).
+# t (Corani & Benavoli 2015, eq. 8) from the same mean and scale, and with a tolerance the TOST
+# equivalence test (Schuirmann 1987) with the same standard error — the rows the general path
+# builds, equal to it (tests/compare/test_fast.py). Anything else returns ``None`` and the
+# general path runs (it also names the problem when the scores are inconsistent).
 # ---------------------------------------------------------------------------------------------
 #: bytes of pairwise differences built at once (a block of studies)
 _CHUNK_BYTES = 32 << 20
@@ -355,6 +364,8 @@ _KFOLD = ("corrected_repeated_kfold_t", "Corrected repeated k-fold cv t-test (Bo
           "2004)", "repeated k-fold")
 _BAYES = ("bayesian_correlated_t", "Bayesian correlated t-test (Corani & Benavoli 2015)",
           "any resampling")
+_TOST = ("equivalence_tost", "TOST equivalence test, corrected resampled variance",
+         "any resampling")
 
 
 def _codes(values: pd.Series, levels: list) -> np.ndarray:
@@ -365,11 +376,13 @@ def _codes(values: pd.Series, levels: list) -> np.ndarray:
 
 
 def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: list, *,
-                     alternative: str, confidence_level: float, rope, higher_is_better,
-                     recommended) -> tuple[pd.DataFrame, int] | None:
-    """The rows of ``compare_scores(tests='recommended', interval='marginal')`` before the
+                     alternative: str, confidence_level: float, tolerance: dict, margins: dict,
+                     higher_is_better, recommended) -> tuple[pd.DataFrame, int] | None:
+    """The rows of ``compare_scores(tests='recommended', simultaneous=False)`` before the
     adjustment, or ``None`` when the scores are not a complete k-fold cube.
 
+    ``tolerance[metric]`` is the half-width of the Bayesian rows' region of practical
+    equivalence, ``margins[metric]`` the TOST margin (None: no TOST rows for that metric).
     ``higher_is_better(metric)`` and ``recommended(r, k)`` are the caller's rules. Returns the
     rows and the number of (study, metric, pair) comparisons.
     """
@@ -463,15 +476,14 @@ def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: l
         hi = mean + q * se if alternative == "less" else np.full(mean.shape, np.inf)
         ci_level = np.full(mean.shape, np.nan)
     # Bayesian correlated t: posterior t(n - 1, mean, se) (the same scale as the corrected t)
-    ropes = np.array([float(rope[m]) if isinstance(rope, dict) else float(rope)
-                      for m in metrics])[None, :, None]
+    ropes = np.array([float(tolerance[m]) for m in metrics])[None, :, None]
     ropes = np.broadcast_to(ropes, mean.shape)
     b_lo, b_hi = stats.t.interval(confidence_level, dfv, loc=mean, scale=se)
     p_right = stats.t.sf(ropes, dfv, loc=mean, scale=se)
     p_left = np.where(ropes == 0, 1.0 - p_right, stats.t.cdf(-ropes, dfv, loc=mean, scale=se))
     p_rope = np.where(ropes == 0, 0.0, np.maximum(0.0, 1.0 - p_left - p_right))
 
-    # rows: for study, for metric, for pair: the k-fold t then the Bayesian test
+    # (study, metric, pair) of every comparison, in the general path's loop order
     s_idx, m_idx, p_idx = (g.ravel() for g in np.meshgrid(np.arange(n_s), np.arange(n_m),
                                                           np.arange(n_pairs), indexing="ij"))
     a_names = np.array([p[0] for p in pairs], dtype=object)[p_idx]
@@ -485,33 +497,83 @@ def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: l
     conclusion = np.where(probs.max(axis=1) < 0.95, "undecided",
                           np.where(best == 1, "practically equivalent",
                                    np.char.add(winner.astype(str), " better"))).astype(object)
-
-    def both(x_t, x_b):
-        return np.column_stack([np.ravel(x_t), np.ravel(x_b)]).ravel()
-
-    def twice(x):
-        return np.repeat(np.asarray(x, dtype=object) if isinstance(x, list) else x, 2)
-
     nan = np.full(n_cmp, np.nan)
     study_arr = np.empty(n_s, dtype=object)
     study_arr[:] = studies
     metric_arr = np.empty(n_m, dtype=object)
     metric_arr[:] = metrics
-    out = pd.DataFrame({
-        "study": twice(study_arr[s_idx]), "a": twice(a_names), "b": twice(b_names),
-        "metric": twice(metric_arr[m_idx]),
-        "test": np.tile(np.array([_KFOLD[0], _BAYES[0]], dtype=object), n_cmp),
-        "method": np.tile(np.array([_KFOLD[1], _BAYES[1]], dtype=object), n_cmp),
-        "estimate": twice(mean.ravel()), "se": twice(se.ravel()),
-        "ci_low": both(lo, b_lo), "ci_high": both(hi, b_hi),
-        "ci_level": both(ci_level, np.full(n_cmp, confidence_level)),
-        "statistic": both(stat, nan), "df": np.full(2 * n_cmp, dfv), "df2": np.nan,
-        "pvalue": both(pvalue, nan),
-        "p_left": both(nan, p_left), "p_rope": both(nan, p_rope), "p_right": both(nan, p_right),
-        "conclusion": both(np.full(n_cmp, "", dtype=object), conclusion),
-        "valid": True,
-        "requires": np.tile(np.array([_KFOLD[2], _BAYES[2]], dtype=object), n_cmp),
-        "n": n, "n_repeats": n_r, "n_folds": n_f,
-        "alternative": np.tile(np.array([alternative, "two-sided"], dtype=object), n_cmp),
-    })
-    return out, n_cmp
+    common = {"study": study_arr[s_idx], "a": a_names, "b": b_names,
+              "metric": metric_arr[m_idx], "estimate": mean.ravel(), "se": se.ravel()}
+    blocks = [
+        # the corrected repeated k-fold t
+        {**common, "kind": _KFOLD, "ci_low": np.ravel(lo), "ci_high": np.ravel(hi),
+         "ci_level": np.ravel(ci_level), "statistic": stat.ravel(), "pvalue": pvalue.ravel(),
+         "p_left": nan, "p_rope": nan, "p_right": nan,
+         "conclusion": np.full(n_cmp, "", dtype=object), "alternative": alternative},
+        # the Bayesian correlated t
+        {**common, "kind": _BAYES, "ci_low": b_lo.ravel(), "ci_high": b_hi.ravel(),
+         "ci_level": np.full(n_cmp, confidence_level), "statistic": nan, "pvalue": nan,
+         "p_left": p_left.ravel(), "p_rope": p_rope.ravel(), "p_right": p_right.ravel(),
+         "conclusion": conclusion, "alternative": "two-sided"},
+    ]
+    with_margin = np.array([margins.get(m) is not None for m in metrics])
+    if with_margin.any():
+        blocks.insert(1, _tost_block(common, with_margin[m_idx], metrics, margins, m_idx, mean,
+                                     se, dfv, lo, hi, ci_level, alternative, nan))
+    columns = ["study", "a", "b", "metric", "test", "method", "estimate", "se", "ci_low",
+               "ci_high", "ci_level", "statistic", "df", "df2", "pvalue", "p_left", "p_rope",
+               "p_right", "conclusion", "valid", "requires", "n", "n_repeats", "n_folds",
+               "alternative"]
+    out = {}
+    for col in columns:
+        parts = []
+        for blk in blocks:
+            size = len(blk["estimate"])
+            if col in ("test", "method", "requires"):
+                value = blk["kind"][{"test": 0, "method": 1, "requires": 2}[col]]
+                parts.append(np.full(size, value, dtype=object))
+            elif col in ("df",):
+                parts.append(np.full(size, dfv))
+            elif col == "df2":
+                parts.append(np.full(size, np.nan))
+            elif col == "valid":
+                parts.append(np.ones(size, dtype=bool))
+            elif col in ("n", "n_repeats", "n_folds"):
+                parts.append(np.full(size, {"n": n, "n_repeats": n_r, "n_folds": n_f}[col],
+                                     dtype=np.int64))
+            elif col == "alternative":
+                parts.append(np.full(size, blk["alternative"], dtype=object))
+            else:
+                parts.append(np.asarray(blk[col]))
+        out[col] = np.concatenate(parts)
+    return pd.DataFrame(out), n_cmp
+
+
+def _tost_block(common, keep, metrics, margins, m_idx, mean, se, dfv, lo, hi, ci_level,
+                alternative, nan) -> dict:
+    """The TOST rows of the comparisons ``keep`` (their metric has a margin): the two one-sided
+    corrected t's of :func:`replikit.compare.equivalence_ttest`, the binding one reported."""
+    from scipy import stats
+
+    margin = np.array([margins.get(m) or 0.0 for m in metrics])[m_idx]
+    est, sev = mean.ravel(), se.ravel()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_lo = np.true_divide(est - (-margin), sev)
+        t_hi = np.true_divide(est - margin, sev)
+    p_lo = stats.t.sf(t_lo, dfv)   # H0: mu <= -margin
+    p_hi = stats.t.cdf(t_hi, dfv)  # H0: mu >= margin
+    if alternative == "greater":     # non-inferiority
+        stat, pvalue = t_lo, p_lo
+    elif alternative == "less":      # non-superiority
+        stat, pvalue = t_hi, p_hi
+    else:
+        lower = p_lo >= p_hi
+        stat, pvalue = np.where(lower, t_lo, t_hi), np.where(lower, p_lo, p_hi)
+    block = {key: np.asarray(value)[keep] for key, value in common.items()}
+    block.update({"kind": _TOST, "ci_low": np.ravel(lo)[keep], "ci_high": np.ravel(hi)[keep],
+                  "ci_level": np.ravel(ci_level)[keep], "statistic": stat[keep],
+                  "pvalue": pvalue[keep], "p_left": nan[keep], "p_rope": nan[keep],
+                  "p_right": nan[keep], "conclusion": np.full(int(keep.sum()), "",
+                                                              dtype=object),
+                  "alternative": alternative})
+    return block

@@ -16,7 +16,11 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from .._compat import renamed
+from .._format import number
 from ..errors import DataError, ParameterError
+from ..results import Result
+from ._words import fill_doc
 
 __all__ = ["AcrossStudies", "compare_across_studies", "MIN_STUDIES"]
 
@@ -24,12 +28,12 @@ __all__ = ["AcrossStudies", "compare_across_studies", "MIN_STUDIES"]
 #: 2017 compare over many datasets; with fewer the posteriors mostly restate the prior).
 MIN_STUDIES = 5
 
-FRAME_COLUMNS = ["metric", "a", "b", "test", "method", "n_studies", "rope", "estimate",
+FRAME_COLUMNS = ["metric", "a", "b", "test", "method", "n_studies", "tolerance", "estimate",
                  "ci_low", "ci_high", "p_left", "p_rope", "p_right", "mc_se", "decision"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class AcrossStudies:
+class AcrossStudies(Result):
     """Posteriors over studies for each pair and metric, and the control comparisons.
 
     Attributes
@@ -37,13 +41,34 @@ class AcrossStudies:
     frame : pandas.DataFrame
         One row per metric, pair and test (``hierarchical``, ``bayesian_signed_rank``):
         :data:`FRAME_COLUMNS`; ``p_left`` is the probability that ``a`` is practically worse
-        (``a − b < −rope`` for a higher-is-better metric), ``mc_se`` the largest Monte-Carlo
-        SE of the three.
+        (``a − b < −tolerance`` for a higher-is-better metric), ``mc_se`` the largest
+        Monte-Carlo SE of the three.
     control : dict of str -> ControlResult
         Per metric, the Bonferroni–Dunn test against the control (empty without a control).
     results : list of BayesianComparison
+        The posteriors behind :attr:`frame`, in its order.
     n_studies : int
+        The most studies any pair was compared on.
     notes : tuple of str
+        What was left out, and why.
+
+    See Also
+    --------
+    compare_across_studies : Builds it.
+    replikit.compare.BayesianComparison : One posterior.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [(f"s{s}", m, 0, f, "accuracy", 0.8 + 0.02 * s + (0.03 if m == "rf" else 0)
+    ...          + 0.01 * rng.standard_normal(), 90, 10)
+    ...         for s in range(6) for m in ("lr", "rf") for f in range(5)]
+    >>> scores = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric",
+    ...                                      "value", "n_train", "n_test"])
+    >>> res = compare_across_studies(scores, n_draws=500, n_chains=2, random_state=0)
+    >>> res.n_studies, len(res.frame)
+    (6, 2)
     """
 
     frame: pd.DataFrame
@@ -52,22 +77,57 @@ class AcrossStudies:
     n_studies: int = 0
     notes: tuple = ()
 
+    @property
+    def title(self) -> str:
+        """What the result is about."""
+        return f"Model comparisons across {number(self.n_studies)} studies"
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of :attr:`frame`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per metric, pair and test.
+        """
+        return self.frame.copy()
+
+    def to_dict(self) -> dict:
+        """The rows, the control comparisons and the notes in JSON types.
+
+        Returns
+        -------
+        dict
+            ``n_studies``, ``comparisons`` (records), ``control`` (records) and ``notes``.
+        """
+        from ..results import to_jsonable
+
+        return to_jsonable({"n_studies": self.n_studies, "comparisons": self.frame,
+                            "control": self.control_frame(), "notes": list(self.notes)})
+
     def control_frame(self) -> pd.DataFrame:
-        """The control comparisons of every metric, one row per (metric, model)."""
+        """The control comparisons of every metric, one row per (metric, model).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of each :class:`~replikit.compare.ControlResult`, with a ``metric``
+            column; empty without a control.
+        """
         parts = [r.to_frame().assign(metric=m) for m, r in self.control.items()]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def __str__(self) -> str:
-        lines = [f"Across {self.n_studies} studies (each study one unit; rope = ±"
-                 f"{self.frame['rope'].iloc[0]:g} in metric units):" if len(self.frame)
-                 else f"Across {self.n_studies} studies:"]
+        lines = [f"Across {number(self.n_studies)} studies (each study one unit; practical "
+                 f"tolerance ±{number(self.frame['tolerance'].iloc[0])} in metric units):"
+                 if len(self.frame) else f"Across {number(self.n_studies)} studies:"]
         for r in self.frame.itertuples():
-            ci = (f", 95% CrI {r.ci_low:.3g} to {r.ci_high:.3g}" if np.isfinite(r.ci_low)
-                  else "")
+            ci = (f", 95% credible interval {number(r.ci_low)} to {number(r.ci_high)}"
+                  if np.isfinite(r.ci_low) else "")
             lines.append(
-                f"  {r.metric}, {r.a} - {r.b}, {r.method}: mean difference {r.estimate:.3g}"
-                f"{ci}; P({r.a} worse) = {r.p_left:.3f}, P(equivalent) = {r.p_rope:.3f}, "
-                f"P({r.a} better) = {r.p_right:.3f} -> {r.decision}")
+                f"  {r.metric}, {r.a} - {r.b}, {r.method}: mean difference "
+                f"{number(r.estimate)}{ci}; P({r.a} worse) = {r.p_left:.3f}, P(equivalent) = "
+                f"{r.p_rope:.3f}, P({r.a} better) = {r.p_right:.3f} -> {r.decision}")
         for metric, res in self.control.items():
             lines.append(f"  {metric}: " + str(res).replace("\n", "\n  "))
         lines += [f"  note: {n}" for n in self.notes]
@@ -87,33 +147,41 @@ def _pairs(models, a, b):
     return list(combinations(models, 2))
 
 
-def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, control=None,
-                           alpha: float = 0.05, n_samples: int = 5000, n_chains: int = 4,
-                           random_state=None) -> AcrossStudies:
-    """Compare models across studies with the Bayesian tests over datasets and, with a control,
-    the Bonferroni–Dunn test.
+@renamed(rope="tolerance", n_samples="n_draws")
+@fill_doc()
+def compare_across_studies(scores, a=None, b=None, *, metrics=None, tolerance=0.01,
+                           control=None, alpha: float = 0.05, n_draws: int = 5000,
+                           n_chains: int = 4, random_state=None) -> AcrossStudies:
+    """Compare models across studies with the Bayesian tests over datasets.
 
-    Only studies in which every compared model has a score are used; at least
-    :data:`MIN_STUDIES` are needed.
+    For every metric and pair: the hierarchical model of the fold scores (Corani et al. 2017)
+    when the scores have several splits per study, and the Bayesian signed-rank test on the
+    per-study means (Benavoli et al. 2014, 2017); with a control model, the Bonferroni–Dunn
+    test with effect sizes (Demšar 2006). Only studies in which every compared model has a
+    score are used; at least :data:`MIN_STUDIES` are needed.
 
     Parameters
     ----------
-    scores : Scores, DataFrame in the Scores layout or RunResult
-        Fold scores with a ``study`` column.
+    scores : Scores, pandas.DataFrame or RunResult
+        Fold scores with a ``study`` column, in the Scores layout.
     a, b : str, optional
         As :func:`~replikit.compare.compare_scores`: both None for every pair.
     metrics : str or list of str, optional
         Default: every metric.
-    rope : float or dict of str -> float
-        Half-width of the ROPE in metric units (one per metric with a dict).
+    tolerance : float or dict of str -> float, default 0.01
+        Half-width of the region of practical equivalence in metric units (one per metric
+        with a dict; ``rope`` before replikit 0.2).
     control : str, optional
         Control model of the Bonferroni–Dunn test (run only when given).
-    alpha : float
+    alpha : float, default 0.05
         Family-wise level of the Bonferroni–Dunn test.
-    n_samples, n_chains : int
-        Posterior draws per chain of the hierarchical model, chains (the signed-rank test draws
-        ``n_samples * n_chains`` independent samples).
-    random_state : None, int or Generator
+    n_draws : int, default 5000
+        Posterior draws per chain of the hierarchical model; the signed-rank test draws
+        ``n_draws * n_chains`` independent Dirichlet weights (``n_samples`` before replikit
+        0.2).
+    n_chains : int, default 4
+        Chains of the hierarchical model.
+    random_state : None, int or numpy.random.Generator
         Root of every posterior: each (metric, pair, test) draws from its own stream
         ``task_rng(root, ("across-studies", metric, a, b, test))`` (see
         :mod:`replikit._random`), so a pair's numbers do not depend on which other pairs are
@@ -122,6 +190,17 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
     Returns
     -------
     AcrossStudies
+        One row per metric, pair and test, and the control comparisons.
+
+    See Also
+    --------
+    replikit.compare.hierarchical_test : The hierarchical model of one pair.
+    replikit.compare.bayesian_signed_rank_test : The signed-rank test of one pair.
+    replikit.compare.bonferroni_dunn_test : The comparison with a control.
+
+    References
+    ----------
+    {refs:corani2017,benavoli2014,benavoli2017,demsar2006}
 
     Examples
     --------
@@ -132,7 +211,7 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
     ...         for s in range(6) for m in ("lr", "rf") for f in range(5)]
     >>> scores = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric",
     ...                                      "value", "n_train", "n_test"])
-    >>> res = compare_across_studies(scores, n_samples=500, n_chains=2)
+    >>> res = compare_across_studies(scores, n_draws=500, n_chains=2)
     >>> res.frame[["test", "decision"]].values.tolist()
     [['hierarchical', 'rf better'], ['bayesian_signed_rank', 'rf better']]
     """
@@ -163,7 +242,7 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
     rows, results, ctrl, notes = [], [], {}, []
     n_used = 0
     for metric in metrics:
-        r = rope.get(metric, 0.01) if isinstance(rope, dict) else rope
+        r = tolerance.get(metric, 0.01) if isinstance(tolerance, dict) else tolerance
         hib = _hib(metric)
         sub = frame[frame["metric"] == metric]
         table = scores_to_table(sub, metric=metric, by="study")
@@ -179,12 +258,12 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
             tests = []
             if n_splits >= 2:
                 tests.append(hierarchical_test(
-                    per_study, x, y, metric=metric, rope=r, n_samples=n_samples,
+                    per_study, x, y, metric=metric, tolerance=r, n_draws=n_draws,
                     n_chains=n_chains,
                     random_state=task_rng(root, ("across-studies", metric, x, y,
                                                  "hierarchical"))))
             tests.append(bayesian_signed_rank_test(
-                both, x, y, metric=metric, rope=r, n_samples=n_samples * n_chains,
+                both, x, y, metric=metric, tolerance=r, n_resamples=n_draws * n_chains,
                 random_state=task_rng(root, ("across-studies", metric, x, y,
                                              "bayesian_signed_rank"))))
             for res in tests:
@@ -194,7 +273,8 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
                 else:
                     decision = _decision(pl, res.p_rope, pr, x, y)
                 rows.append({"metric": metric, "a": x, "b": y, "test": res.test,
-                             "method": res.method, "n_studies": res.n_datasets, "rope": r,
+                             "method": res.method, "n_studies": res.n_datasets,
+                             "tolerance": r,
                              "estimate": res.estimate, "ci_low": res.ci_low,
                              "ci_high": res.ci_high, "p_left": pl, "p_rope": res.p_rope,
                              "p_right": pr, "mc_se": max(res.mc_se), "decision": decision})
@@ -208,7 +288,8 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, rope=0.01, c
                 notes.append(f"{metric}: {len(complete)} studies with every model, fewer than "
                              f"{MIN_STUDIES}: no comparison with the control.")
     if not all(_hib(m) for m in metrics):
-        notes.append("for a lower-is-better metric, p_left (a − b < −rope) means a is better.")
+        notes.append("for a lower-is-better metric, p_left (a − b < −tolerance) means a is "
+                     "better.")
     return AcrossStudies(frame=pd.DataFrame(rows, columns=FRAME_COLUMNS), control=ctrl,
                          results=results, n_studies=n_used, notes=tuple(dict.fromkeys(notes)))
 

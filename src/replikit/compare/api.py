@@ -1,4 +1,4 @@
-"""Every requested test for every pair of models, as one tidy table (seed 002).
+"""Every requested test for every pair of models, as one tidy table (Gardner & Brooks 2017).
 
 :func:`compare_scores` takes resampled scores (a Scores table, a DataFrame in its layout or a
 :class:`~replikit.experiment.RunResult`), pairs the models on their common splits and runs the
@@ -22,11 +22,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._compat import renamed, renamed_fields
+from .._format import number
+from .._format import pvalue as _pvalue_text
 from .._validation import check_alternative, check_choice, check_confidence_level, check_float
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitWarning
+from ..results import Result, to_jsonable
+from ._words import OLD_INTERVAL, OLD_INTERVAL_VALUES, fill_doc, interval_alias, test_name
 
 __all__ = ["compare_scores", "compare_models", "ComparisonTable", "TESTS", "TEST_IDS",
-           "recommended_tests", "primary_test", "INTERVALS"]
+           "recommended_tests", "primary_test", "DEFAULT_TOLERANCE"]
 
 #: Tests :func:`compare_scores` can run, in display order: name -> the design it needs.
 TESTS: dict[str, str] = {
@@ -36,10 +41,12 @@ TESTS: dict[str, str] = {
     "paired_ttest_5x2cv": "5x2 CV (Dietterich 1998)",
     "combined_ftest_5x2cv": "5x2 CV (Alpaydin 1999)",
     "sorted_runs_ttest": "repeated k-fold CV with r >= 2 repeats (Bouckaert 2003)",
-    "equivalence_ttest": "repeated k-fold or hold-out; needs `margin` (TOST, corrected variance)",
+    "equivalence_ttest": "repeated k-fold or hold-out; needs `tolerance` (TOST, corrected "
+                         "variance)",
     "bayesian_correlated_ttest": "any resampling (Corani & Benavoli 2015)",
     "naive_paired_ttest": "INVALID on resampled scores (Dietterich 1998); for reference",
-    "proportions_ztest": "INVALID (Dietterich 1998; seed 002 eq. 1); accuracy or error_rate",
+    "proportions_ztest": "INVALID (Dietterich 1998; Gardner & Brooks 2017, eq. 1); accuracy or "
+                         "error_rate",
 }
 
 #: Short identifier each test writes in the ``test`` column (``ComparisonResult.test``).
@@ -61,6 +68,9 @@ _INVALID_WHY = {
                      "the training-set variation",
     "sorted_runs_t": "sorted by learner rejects about 77% of true nulls in simulation",
 }
+#: Half-width of the Bayesian rows' region of practical equivalence when no `tolerance` is
+#: given: one percentage point of a score on a 0-1 scale.
+DEFAULT_TOLERANCE = 0.01
 _PROPORTION_WORDS = ("acc", "err", "zero_one", "misclass", "0-1", "loss01")
 
 _RECOMMENDED_NOTE = ("corrected repeated k-fold t for r x k CV, corrected resampled t for "
@@ -68,10 +78,6 @@ _RECOMMENDED_NOTE = ("corrected repeated k-fold t for r x k CV, corrected resamp
                      "correlated t")
 
 _CORRECTIONS = ("holm", "bonferroni", "hochberg", "none")
-
-#: How the intervals of the frequentist rows are built: ``'marginal'`` (each at
-#: ``confidence_level``) or ``'simultaneous'`` (Bonferroni over each test's family).
-INTERVALS = ("marginal", "simultaneous")
 
 _COLUMNS = ["study", "a", "b", "metric", "test", "method", "estimate", "se", "ci_low",
             "ci_high", "ci_level", "statistic", "df", "df2", "pvalue", "pvalue_adjusted", "reject",
@@ -86,7 +92,7 @@ def _higher_is_better(metric: str) -> bool:
     return higher_is_better(str(metric))
 
 
-def _design_ok(name: str, r: int, k: int, metric: str, margin) -> bool:
+def _design_ok(name: str, r: int, k: int, metric: str, tolerance) -> bool:
     """Whether test ``name`` applies to an ``r`` repeats x ``k`` folds design of ``metric``."""
     n = r * k
     if name == "corrected_repeated_kfold_ttest":
@@ -98,19 +104,42 @@ def _design_ok(name: str, r: int, k: int, metric: str, margin) -> bool:
     if name == "sorted_runs_ttest":
         return r >= 2 and k >= 2
     if name == "equivalence_ttest":
-        return margin is not None and n >= 2
+        return tolerance is not None and n >= 2
     if name == "proportions_ztest":
         return any(w in str(metric).lower() for w in _PROPORTION_WORDS)
     return n >= 2  # bayesian, naive
 
 
+@fill_doc()
 def recommended_tests(n_repeats: int, n_folds: int) -> list[str]:
     """The recommended tests for an ``n_repeats`` x ``n_folds`` resampling design.
 
     Gardner & Brooks (2017, sec. 4 and Table 1): the corrected repeated k-fold CV t-test for
-    r x k cross-validation, the corrected resampled t-test for repeated hold-out (one test set per
-    repeat), the 5x2cv paired t-test and combined F-test for 5x2 CV; plus the Bayesian correlated
-    t-test (Corani & Benavoli 2015), which adds the probability of a practically null difference.
+    r x k cross-validation, the corrected resampled t-test for repeated hold-out (one test set
+    per repeat), the 5x2cv paired t-test and combined F-test for 5x2 CV; plus the Bayesian
+    correlated t-test (Corani & Benavoli 2015), which adds the probability of a practically
+    null difference.
+
+    Parameters
+    ----------
+    n_repeats : int
+        Repeats of the resampling (hold-out splits when ``n_folds`` is 1).
+    n_folds : int
+        Folds per repeat (1 for hold-out or bootstrap splits).
+
+    Returns
+    -------
+    list of str
+        Names of the tests (keys of :data:`TESTS`), in display order.
+
+    See Also
+    --------
+    primary_test : The one test whose decisions a headline reports.
+    compare_scores : Runs these tests for every pair of models.
+
+    References
+    ----------
+    {refs:gardner2017,corani2015}
 
     Examples
     --------
@@ -128,18 +157,39 @@ def recommended_tests(n_repeats: int, n_folds: int) -> list[str]:
     return out + ["bayesian_correlated_ttest"]
 
 
+@fill_doc()
 def primary_test(n_repeats: int, n_folds: int) -> str:
-    """The one recommended test whose decisions a headline reports, for an ``n_repeats`` x
-    ``n_folds`` design (two-sided questions).
+    """The one recommended test whose decisions a headline reports, for a resampling design.
 
     The corrected repeated k-fold CV t-test for r x k CV and the corrected resampled t-test
     for repeated hold-out (Gardner & Brooks 2017, Table 1 rows 3 and 2), and for 5x2 CV
-    Alpaydin's (1999) combined F test rather than Dietterich's 5x2cv t (row 1): the t's
-    statistic reads only the first fold's difference ``d_11``, which the seed (sec. 4) blames
-    for its low power and replicability, while the F uses all ten differences and holds its
-    level with more power (Alpaydin 1999; in :func:`~replikit.compare.simulate_tests`, power
-    0.22 against 0.16 at a difference of 0.05). The F has no direction: the better model is the
-    one the mean difference favours, and it has no interval for the mean difference.
+    Alpaydın's (1999) combined F test rather than Dietterich's 5x2cv t (row 1): the t's
+    statistic reads only the first fold's difference ``d_11``, which Gardner & Brooks (sec. 4)
+    blame for its low power and replicability, while the F uses all ten differences and holds
+    its level with more power (Alpaydın 1999; in :func:`~replikit.compare.simulate_tests`,
+    power 0.22 against 0.16 at a difference of 0.05). The F has no direction: the better model
+    is the one the mean difference favours, and it has no interval for the mean difference.
+
+    Parameters
+    ----------
+    n_repeats : int
+        Repeats of the resampling (hold-out splits when ``n_folds`` is 1).
+    n_folds : int
+        Folds per repeat (1 for hold-out or bootstrap splits).
+
+    Returns
+    -------
+    str
+        The name of the test (a key of :data:`TESTS`), for two-sided questions.
+
+    See Also
+    --------
+    recommended_tests : Every recommended test of the design.
+    replikit.compare.audit : Reports each pair by this test.
+
+    References
+    ----------
+    {refs:gardner2017,alpaydin1999}
 
     Examples
     --------
@@ -151,19 +201,24 @@ def primary_test(n_repeats: int, n_folds: int) -> str:
     return recommended_tests(n_repeats, n_folds)[0]
 
 
+@interval_alias
+@renamed_fields(rope="tolerance")
 @dataclass(frozen=True, slots=True, eq=False)
-class ComparisonTable:
-    """All tests of all compared pairs: a tidy frame with a readable ``str``.
+class ComparisonTable(Result):
+    """All tests of all compared pairs: a tidy frame with a readable ``str`` and a forest plot.
+
+    :func:`compare_scores` and :func:`compare_models` return it.
 
     Attributes
     ----------
     frame : pandas.DataFrame
         One row per (study, pair, metric, test): ``study, a, b, metric, test, method, estimate``
         (mean of a - b), ``se, ci_low, ci_high, ci_level`` (the level of that row's interval:
-        ``confidence_level``, or the Bonferroni level with ``interval='simultaneous'``; NaN for
+        ``confidence_level``, or the Bonferroni level with ``simultaneous=True``; NaN for
         the F test, which has no interval), ``statistic, df, df2, pvalue, pvalue_adjusted,
         reject, p_left, p_rope, p_right`` (Bayesian rows), ``conclusion, valid, requires, n,
-        n_repeats, n_folds, alternative``. Valid tests come first.
+        n_repeats, n_folds, alternative``. Valid tests come first. ``test`` holds the test's
+        id (:data:`~replikit.compare.TEST_IDS`); ``str()`` and the figure name it in words.
     correction : str
         Multiple-comparison adjustment applied within each test: 'holm', 'bonferroni',
         'hochberg' or 'none'.
@@ -171,30 +226,76 @@ class ComparisonTable:
         Significance level of ``reject``.
     confidence_level : float
         Level of ``ci_low``/``ci_high`` (credible interval for Bayesian rows); with
-        ``interval='simultaneous'`` the joint level of each test's intervals.
-    rope : float or dict
-        Half-width of the region of practical equivalence of the Bayesian test (per metric when
-        a dict).
+        ``simultaneous=True`` the joint level of each test's intervals.
+    tolerance : float or dict
+        Half-width of the region of practical equivalence of the Bayesian rows (per metric when
+        a dict), and the equivalence margin of the TOST rows when they ran (``rope`` before
+        replikit 0.2).
     scores : Scores or None
         The scores compared (set by :func:`compare_models`).
     notes : tuple of str
         Warnings raised while testing (each once), e.g. why a test is invalid.
-    interval : {'marginal', 'simultaneous'}
-        How the frequentist intervals were built (see :func:`compare_scores`).
+    simultaneous : bool
+        Whether the frequentist intervals are Bonferroni-simultaneous over each test's
+        comparisons (``interval='simultaneous'`` before replikit 0.2).
+
+    See Also
+    --------
+    compare_scores : Builds the table from resampled scores.
+    compare_models : Fits the models, then builds the table.
+    replikit.compare.plot_comparisons : The forest plot of :meth:`plot`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [{"study": "s", "model": m, "repeat": r, "fold": f, "metric": "accuracy",
+    ...          "value": 0.8 + (0.03 if m == "rf" else 0) + 0.01 * rng.normal(),
+    ...          "n_train": 900, "n_test": 100}
+    ...         for m in ("lr", "rf") for r in range(10) for f in range(10)]
+    >>> table = compare_scores(pd.DataFrame(rows))
+    >>> len(table), table.significant["conclusion"].tolist()
+    (2, ['rf better'])
     """
 
     frame: pd.DataFrame
     correction: str = "holm"
     alpha: float = 0.05
     confidence_level: float = 0.95
-    rope: float | dict = 0.01
+    tolerance: float | dict = DEFAULT_TOLERANCE
     scores: object | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
-    interval: str = "marginal"
+    simultaneous: bool = False
+
+    @property
+    def title(self) -> str:
+        """``'Model comparisons'``."""
+        return "Model comparisons"
 
     def to_frame(self) -> pd.DataFrame:
-        """A copy of :attr:`frame`."""
+        """A copy of :attr:`frame`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (study, pair, metric, test).
+        """
         return self.frame.copy()
+
+    def to_dict(self) -> dict:
+        """The settings and the rows in JSON types (the scores are left out).
+
+        Returns
+        -------
+        dict
+            ``correction, alpha, confidence_level, tolerance, simultaneous, notes`` and
+            ``comparisons`` (the records of :attr:`frame`).
+        """
+        return to_jsonable({
+            "correction": self.correction, "alpha": self.alpha,
+            "confidence_level": self.confidence_level, "tolerance": self.tolerance,
+            "simultaneous": self.simultaneous, "notes": list(self.notes),
+            "comparisons": self.frame})
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -206,11 +307,24 @@ class ComparisonTable:
         return f[f["valid"] & f["reject"].fillna(False).astype(bool)].reset_index(drop=True)
 
     def plot(self, ax=None, *, metric=None, **kwargs):
-        """Forest-style plot of the mean differences of one metric with their intervals,
-        invalid tests greyed (:func:`replikit.compare.plots.plot_comparisons`).
+        """Forest plot of the mean differences of one metric with their intervals.
 
-        ``metric`` may be omitted when the table holds one metric (metrics have different
-        scales, so each gets its own plot). Returns the axes.
+        Invalid tests are greyed (:func:`replikit.compare.plot_comparisons`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+        metric : str, optional
+            The metric drawn; may be omitted when the table holds one metric (metrics have
+            different scales, so each gets its own plot).
+        **kwargs
+            Passed to :func:`~replikit.compare.plot_comparisons`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
         """
         from .plots import plot_comparisons
 
@@ -223,7 +337,7 @@ class ComparisonTable:
         if metric not in metrics:
             raise ParameterError(f"`metric`: {metric!r} is not in the table; metrics: "
                                  f"{metrics}.")
-        kwargs.setdefault("xlabel", f"mean difference a - b ({metric})")
+        kwargs.setdefault("xlabel", f"mean difference a − b ({_metric_label(metric)})")
         return plot_comparisons(self.frame[self.frame["metric"] == metric], ax=ax, **kwargs)
 
     def __str__(self) -> str:
@@ -232,18 +346,18 @@ class ComparisonTable:
             return "Model comparisons: no test applied."
         n_fam = (f.dropna(subset=["pvalue"]).groupby("test").size())
         fam = (f"{self.correction.capitalize()}-adjusted within each test over "
-               f"{int(n_fam.max())} comparison(s)" if self.correction != "none" and len(n_fam)
-               else "not adjusted for multiple comparisons")
-        level = f"{self.confidence_level * 100:.4g}"
-        ci_head = f"{level}% CI" if self.interval == "marginal" else f"{level}% simult. CI"
+               f"{number(int(n_fam.max()))} comparison(s)" if self.correction != "none"
+               and len(n_fam) else "not adjusted for multiple comparisons")
+        level = number(self.confidence_level * 100, 4)
+        ci_head = f"{level}% simult. CI" if self.simultaneous else f"{level}% CI"
         lines = [f"Model comparisons (estimate = mean of a - b over paired splits; p-values "
-                 f"{fam}; alpha = {self.alpha:g})"]
+                 f"{fam}; alpha = {number(self.alpha)})"]
         show = pd.DataFrame({
             " ": np.where(f["valid"], "", "!"),
             "study": f["study"].astype(str),
             "a - b": f["a"].astype(str) + " - " + f["b"].astype(str),
             "metric": f["metric"].astype(str),
-            "test": f["test"].astype(str),
+            "test": [test_name(t) for t in f["test"]],
             "estimate": f["estimate"].map(_fmt),
             ci_head: [f"[{_fmt(lo)}, {_fmt(hi)}]" if np.isfinite(lo) else "–"
                       for lo, hi in zip(f["ci_low"], f["ci_high"], strict=True)],
@@ -261,24 +375,32 @@ class ComparisonTable:
         lines.append(_render(show, right={"estimate", "stat", "df", "p", "p adj"}))
         if not f["valid"].all():
             bad = list(dict.fromkeys(f.loc[~f["valid"], "test"]))
-            why = "; ".join(f"{t} {_INVALID_WHY.get(t, 'is not valid for this design')}"
+            why = "; ".join(f"the {test_name(t)} "
+                            f"{_INVALID_WHY.get(t, 'is not valid for this design')}"
                             for t in bad)
             lines.append(f"! invalid, shown for reference only (their type I error is "
                          f"inflated; Dietterich 1998, Gardner & Brooks 2017 sec. 3.4): {why}.")
-        if self.interval == "simultaneous":
+        if self.simultaneous:
             levels = f.loc[f["test"] != _BAYES, "ci_level"].dropna().unique()
-            each = ", ".join(f"{v * 100:.4g}%" for v in sorted(levels))
+            each = ", ".join(f"{number(v * 100, 4)}%" for v in sorted(levels))
             lines.append(f"simult. CI: Bonferroni-simultaneous intervals, covering all the "
                          f"differences of a test together with probability >= {level}% (each "
                          f"interval at {each or level + '%'}); Bayesian rows: {level}% "
                          "credible intervals.")
         if (f["test"] == _BAYES).any():
-            rope = (", ".join(f"{m} +-{v:g}" for m, v in self.rope.items())
-                    if isinstance(self.rope, dict) else f"+-{self.rope:g}")
+            tol = (", ".join(f"{m} ±{number(v)}" for m, v in self.tolerance.items())
+                   if isinstance(self.tolerance, dict) else f"±{number(self.tolerance)}")
             lines.append(f"Bayesian rows: no p-value; P(<,=,>) are the posterior probabilities "
-                         f"that a - b lies below, inside and above the ROPE ({rope}); a "
-                         "conclusion needs one of them >= 0.95.")
+                         f"that a - b lies below, inside and above the region of practical "
+                         f"equivalence ({tol}); a conclusion needs one of them >= 0.95.")
         return "\n".join(lines)
+
+
+def _metric_label(metric) -> str:
+    """How figures and sentences name a metric (``'ROC AUC'`` for ``'roc_auc'``)."""
+    from ..experiment.metrics import metric_label
+
+    return metric_label(str(metric))
 
 
 def _render(show: pd.DataFrame, right: set) -> str:
@@ -301,21 +423,19 @@ def _render(show: pd.DataFrame, right: set) -> str:
 def _fmt(v) -> str:
     if v is None or not np.isfinite(v):
         return "–"
-    return f"{v:.4g}"
+    return number(v, 4)
 
 
 def _fmt_df(d1, d2) -> str:
     if d1 is None or not np.isfinite(d1):
         return "–"
     if d2 is not None and np.isfinite(d2):
-        return f"{d1:g}, {d2:g}"
-    return f"{d1:.4g}"
+        return f"{number(d1, 4)}, {number(d2, 4)}"
+    return number(d1, 4)
 
 
 def _fmt_p(p) -> str:
-    if p is None or not np.isfinite(p):
-        return "–"
-    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+    return _pvalue_text(p, table=True)
 
 
 def _scores_frame(scores) -> pd.DataFrame:
@@ -345,26 +465,59 @@ def _as_list(value, name: str) -> list | None:
                              f"{type(value).__name__}.")
 
 
+class _Tolerance:
+    """The practical tolerance of a comparison, per metric: the half-width of the Bayesian
+    rows' region of practical equivalence (``DEFAULT_TOLERANCE`` when none was given) and the
+    margin of the TOST rows (only when one was given and it is above 0)."""
+
+    def __init__(self, given, metrics):
+        self.given = given
+        if isinstance(given, dict):
+            lacking = [m for m in metrics if m not in given]
+            if lacking:
+                raise ParameterError(f"`tolerance`: a dict of half-widths needs every compared "
+                                     f"metric; missing {lacking}.")
+            self.value = {m: float(v) for m, v in given.items()}
+        else:
+            self.value = DEFAULT_TOLERANCE if given is None else float(given)
+
+    def rope(self, metric) -> float:
+        return self.value[metric] if isinstance(self.value, dict) else self.value
+
+    def margin(self, metric) -> float | None:
+        """The TOST margin of ``metric``: None without a tolerance or with a zero one."""
+        if self.given is None:
+            return None
+        v = self.rope(metric)
+        return v if v > 0 else None
+
+    def any_margin(self, metrics) -> bool:
+        return any(self.margin(m) is not None for m in metrics)
+
+
+def _tolerance_iv(tolerance) -> None:
+    if tolerance is None:
+        return
+    for name, value in (tolerance if isinstance(tolerance, dict) else {"": tolerance}).items():
+        value = check_float(value, f"tolerance[{name!r}]" if name else "tolerance")
+        if value < 0:
+            raise ParameterError(f"`tolerance` must be >= 0 (half-width, metric units); got "
+                                 f"{value!r}" + (f" for {name!r}." if name else "."))
+
+
 def _compare_iv(frame, a, b, metrics, tests, alternative, correction, study, alpha,
-                confidence_level, rope, margin, interval):
+                confidence_level, tolerance, simultaneous):
     alternative = check_alternative(alternative)
-    interval = check_choice(interval, "interval", INTERVALS)
+    if not isinstance(simultaneous, bool | np.bool_):
+        raise ParameterTypeError(f"`simultaneous` must be True or False; got "
+                                 f"{simultaneous!r}.")
     correction = "none" if correction is None else str(correction).lower()
     check_choice(correction, "correction", _CORRECTIONS)
     alpha = check_float(alpha, "alpha")
     if not 0.0 < alpha < 1.0:
         raise ParameterError(f"`alpha` must be strictly between 0 and 1; got {alpha!r}.")
     confidence_level = check_confidence_level(confidence_level)
-    ropes = rope if isinstance(rope, dict) else None
-    for name, value in (ropes or {"": rope}).items():
-        value = check_float(value, f"rope[{name!r}]" if name else "rope")
-        if value < 0:
-            raise ParameterError(f"`rope` must be >= 0 (half-width, metric units); got "
-                                 f"{value!r}" + (f" for {name!r}." if name else "."))
-    if margin is not None:
-        margin = check_float(margin, "margin")
-        if margin <= 0:
-            raise ParameterError(f"`margin` must be > 0 (metric units); got {margin!r}.")
+    _tolerance_iv(tolerance)
     models = list(pd.unique(frame["model"]))
     for name, given in (("a", a), ("b", b)):
         if given is not None and given not in models:
@@ -388,14 +541,7 @@ def _compare_iv(frame, a, b, metrics, tests, alternative, correction, study, alp
     if missing:
         raise DataError(f"`metrics`: {missing} not in the scores; metrics present: "
                         f"{', '.join(map(str, present))}.")
-    if ropes is not None:
-        lacking = [m for m in metrics if m not in ropes]
-        if lacking:
-            raise ParameterError(f"`rope`: a dict of half-widths needs every compared metric; "
-                                 f"missing {lacking}.")
-        rope = {m: float(v) for m, v in ropes.items()}
-    else:
-        rope = float(rope)
+    tol = _Tolerance(tolerance, metrics)
     studies = list(pd.unique(frame["study"]))
     if study is not None:
         if study not in studies and str(study) in map(str, studies):
@@ -414,12 +560,13 @@ def _compare_iv(frame, a, b, metrics, tests, alternative, correction, study, alp
             raise ParameterError(f"`tests`: unknown test(s) {unknown}; use 'recommended', 'all' "
                                  f"or names from {', '.join(TESTS)} (or their short ids "
                                  f"{', '.join(TEST_IDS.values())}).")
-        if "equivalence_ttest" in wanted and margin is None:
-            raise ParameterError("`margin`: the equivalence test needs a margin (the largest "
-                                 "difference, in metric units, that counts as equivalent).")
+        if "equivalence_ttest" in wanted and not tol.any_margin(metrics):
+            raise ParameterError("`tolerance`: the equivalence test needs a tolerance above 0 "
+                                 "(the largest difference, in metric units, that counts as "
+                                 "equivalent).")
         mode = "list"
     return (pairs, metrics, studies, mode, wanted, alternative, correction, alpha,
-            confidence_level, rope, margin, interval)
+            confidence_level, tol, bool(simultaneous))
 
 
 def _proportions_ok(paired) -> bool:
@@ -547,7 +694,7 @@ def _conclude(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
     out[freq & ~known] = "–"
     out[known & ~rej] = "no difference shown"
     equiv = rej & (frame["test"] == TEST_IDS["equivalence_ttest"]).to_numpy()
-    out[equiv] = "equivalent within the margin"
+    out[equiv] = "equivalent within the tolerance"
     won = np.flatnonzero(rej & ~equiv)
     if won.size:
         metric = frame["metric"].to_numpy(object)[won]
@@ -592,16 +739,18 @@ def _emit_once(caught) -> list[str]:
     notes = []
     for (category, message), count in seen.items():
         text = message + (f" (raised for {count} comparisons)" if count > 1 else "")
-        warnings.warn(text, category, stacklevel=3)
+        warnings.warn(text, category, stacklevel=4)  # the caller of compare_scores
         notes.append(text)
     return notes
 
 
+@renamed(rope="tolerance", margin="tolerance", **OLD_INTERVAL, values=OLD_INTERVAL_VALUES)
+@fill_doc()
 def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                    alternative: str = "two-sided", correction: str | None = "holm",
                    study=None, alpha: float = 0.05, confidence_level: float = 0.95,
-                   rope: float | dict = 0.01, margin: float | None = None,
-                   sort: str = "difference", interval: str = "marginal") -> ComparisonTable:
+                   tolerance: float | dict | None = None, sort: str = "difference",
+                   simultaneous: bool = False) -> ComparisonTable:
     """Compare models on resampled scores with the tests that fit the design.
 
     The models are paired on the splits (repeat, fold) both were evaluated on; for each
@@ -611,7 +760,7 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
 
     Parameters
     ----------
-    scores : Scores, DataFrame or RunResult
+    scores : Scores, pandas.DataFrame or RunResult
         Columns ``study, model, repeat, fold, metric, value`` and ``n_train, n_test`` (the
         corrected tests need the training and test set sizes).
     a, b : str, optional
@@ -619,53 +768,56 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
         against each other model.
     metrics : str or list of str, optional
         Metrics to compare (default: every metric in ``scores``).
-    tests : {'recommended', 'all'} or str or list of str
-        'recommended' (default): the corrected repeated k-fold t-test for r x k CV, the
-        corrected resampled t-test for repeated hold-out, the 5x2cv t- and combined F-test for
-        5x2 CV (seed 002, Table 1; the F test, which has no direction, only with a two-sided
-        ``alternative``), plus the Bayesian correlated t-test; with ``margin`` also the
-        equivalence test. 'all': every test in :data:`TESTS` the design allows, including the
-        naive t and the difference-in-proportions z, which are invalid on resampled scores
-        (flagged ``valid=False``; their ValidityWarnings are raised once, not per pair). Or test
-        names from :data:`TESTS`.
-    alternative : {'two-sided', 'less', 'greater'}
+    tests : {'recommended', 'all'} or str or list of str, default 'recommended'
+        'recommended': the corrected repeated k-fold t-test for r x k CV, the corrected
+        resampled t-test for repeated hold-out, the 5x2cv t- and combined F-test for 5x2 CV
+        (Gardner & Brooks 2017, Table 1; the F test, which has no direction, only with a
+        two-sided ``alternative``), plus the Bayesian correlated t-test; with a ``tolerance``
+        also the equivalence test. 'all': every test in :data:`TESTS` the design allows,
+        including the naive t and the difference-in-proportions z, which are invalid on
+        resampled scores (flagged ``valid=False``; their ValidityWarnings are raised once, not
+        per pair). Or test names from :data:`TESTS` (or their ids, :data:`TEST_IDS`).
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         In terms of the mean of a - b (the Bayesian test is always two-sided).
-    correction : {'holm', 'bonferroni', 'hochberg', 'none'} or None
+    correction : {'holm', 'bonferroni', 'hochberg', 'none'} or None, default 'holm'
         Adjustment of the p-values within each test (Holm 1979 by default; see
         :func:`replikit.compare.adjust_pvalues`).
-    study : label, optional
+    study : str, optional
         Compare within this study only (default: every study, each on its own).
-    alpha : float
+    alpha : float, default 0.05
         Significance level of the ``reject`` column (after adjustment).
-    confidence_level : float
+    confidence_level : float, default 0.95
         Level of the intervals (credible interval for the Bayesian test).
-    rope : float or dict of str -> float
-        Half-width of the region of practical equivalence of the Bayesian test, in metric units
-        (a dict gives one per metric).
-    margin : float, optional
-        Equivalence margin of the TOST equivalence test (metric units); the test runs only
-        when given.
-    sort : {'difference', 'learner'}
+    tolerance : float or dict of str -> float, optional
+        The practical tolerance, in metric units (a dict gives one per metric): the largest
+        difference that does not matter. It is the half-width of the Bayesian test's region
+        of practical equivalence (:data:`DEFAULT_TOLERANCE`, 0.01, when not given) and, when
+        given and above 0, the margin of the TOST equivalence test, which then runs with the
+        recommended tests: the Bayesian ``P(equivalent)`` and the TOST answer the same
+        question with the same tolerance. ``rope`` and ``margin`` before replikit 0.2 (which
+        could differ; give the one tolerance that matters).
+    sort : {'difference', 'learner'}, default 'difference'
         How the sorted-runs test builds its sample (see
         :func:`~replikit.compare.sorted_runs_ttest`): in the calibration simulation
         (:func:`~replikit.compare.simulate_tests`, 1000 datasets) the 'learner' reading rejected
         a true null in 77% of runs at alpha = 0.05 and is flagged invalid; 'difference' in 3.4%.
-    interval : {'marginal', 'simultaneous'}
-        'marginal' (default): each interval at ``confidence_level`` on its own — beside adjusted
-        p-values it is an *unadjusted* interval, and one that misses 0 is not a shown
-        difference. 'simultaneous': Bonferroni-simultaneous intervals over the same family as
-        the p-value adjustment (the m compared rows of each test): each at level
-        ``1 - (1 - confidence_level) / m``, so that together they cover every difference with
-        probability at least ``confidence_level``. For the t-type tests the interval inverts
-        the test, so a simultaneous interval that misses 0 implies a Bonferroni — hence a Holm
-        — rejection (not conversely: Holm is more powerful); the 5x2cv t is the exception (its
-        statistic reads ``d_11``, its interval the mean). Bayesian rows always keep their
-        credible interval at ``confidence_level``. The level of each row's interval is in the
-        ``ci_level`` column.
+    simultaneous : bool, default False
+        False: each interval at ``confidence_level`` on its own — beside adjusted p-values it
+        is an *unadjusted* interval, and one that misses 0 is not a shown difference. True:
+        Bonferroni-simultaneous intervals over the same family as the p-value adjustment (the
+        m compared rows of each test): each at level ``1 - (1 - confidence_level) / m``, so
+        that together they cover every difference with probability at least
+        ``confidence_level``. For the t-type tests the interval inverts the test, so a
+        simultaneous interval that misses 0 implies a Bonferroni — hence a Holm — rejection
+        (not conversely: Holm is more powerful); the 5x2cv t is the exception (its statistic
+        reads ``d_11``, its interval the mean). Bayesian rows always keep their credible
+        interval at ``confidence_level``. The level of each row's interval is in the
+        ``ci_level`` column (``interval='simultaneous'`` before replikit 0.2).
 
     Returns
     -------
     ComparisonTable
+        One row per (study, pair, metric, test), valid tests first.
 
     Raises
     ------
@@ -675,17 +827,22 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     ParameterError
         A named test does not fit the design (e.g. the 5x2cv test on 10x10 scores).
 
+    See Also
+    --------
+    compare_models : Fit the models on the same splits first.
+    replikit.compare.corrected_repeated_kfold_ttest : One test of one pair.
+    replikit.compare.audit : The comparison recipe of the audit report.
+
     Notes
     -----
     Corrected variance (Nadeau & Bengio 2003): ``var = (1/n + n_test/n_train) S^2`` with
-    ``n = r k`` paired differences and ``t = mean(d) / sqrt(var)`` on ``n - 1`` df (seed 002,
-    Table 1, rows 2-3). Holm's step-down: the i-th smallest of m p-values is multiplied by
-    ``m - i + 1``, then made monotone.
+    ``n = r k`` paired differences and ``t = mean(d) / sqrt(var)`` on ``n - 1`` df (Gardner &
+    Brooks 2017, Table 1, rows 2-3). Holm's step-down: the i-th smallest of m p-values is
+    multiplied by ``m - i + 1``, then made monotone.
 
     References
     ----------
-    Gardner, J. & Brooks, C. (2017). Statistical approaches to the model comparison task in
-    learning analytics. MLA@LAK 2017, CEUR-WS vol. 1915 (seed 002).
+    {refs:gardner2017,nadeau2003,bouckaert2004,dietterich1998,alpaydin1999,corani2015,holm1979}
 
     Examples
     --------
@@ -706,20 +863,21 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
 
     frame = _scores_frame(scores)
     (pairs, metrics, studies, mode, wanted, alternative, correction, alpha, confidence_level,
-     rope, margin, interval) = _compare_iv(frame, a, b, metrics, tests, alternative, correction,
-                                           study, alpha, confidence_level, rope, margin,
-                                           interval)
+     tol, simultaneous) = _compare_iv(frame, a, b, metrics, tests, alternative, correction,
+                                      study, alpha, confidence_level, tolerance, simultaneous)
     fast = None
-    if mode == "recommended" and margin is None and interval == "marginal":
+    if mode == "recommended" and not simultaneous:
         from ._pairing import fast_recommended
 
         # every model on the same r x k grid everywhere: all pairs at once, the same rows
         fast = fast_recommended(frame, pairs, metrics, studies, alternative=alternative,
-                                confidence_level=confidence_level, rope=rope,
+                                confidence_level=confidence_level,
+                                tolerance={m: tol.rope(m) for m in metrics},
+                                margins={m: tol.margin(m) for m in metrics},
                                 higher_is_better=_higher_is_better, recommended=recommended_tests)
     if fast is not None:
         return _finish(fast[0], [], [], pairs, metrics, studies, correction, alpha,
-                       confidence_level, rope, interval)
+                       confidence_level, tol.value, simultaneous)
     rows, results = [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -748,15 +906,16 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                                       "scores or their mean and variance are not finite "
                                       "(values too large); the tests of this pair conclude "
                                       "nothing.", ReplikitWarning, stacklevel=2)
+                    margin = tol.margin(metric)
                     for name in _choose_tests(mode, wanted, paired, margin, where,
                                               alternative):
                         kwargs = {}
                         if name == "bayesian_correlated_ttest":
-                            kwargs["rope"] = rope[metric] if isinstance(rope, dict) else rope
+                            kwargs["tolerance"] = tol.rope(metric)
                         else:
                             kwargs["alternative"] = alternative
                         if name == "equivalence_ttest":
-                            kwargs["margin"] = margin
+                            kwargs["tolerance"] = margin
                         if name == "sorted_runs_ttest":
                             kwargs["sort"] = sort
                         quiet = np.errstate(all="ignore") if not finite else nullcontext()
@@ -768,16 +927,17 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     out = pd.DataFrame(rows, columns=[c for c in _COLUMNS if c not in ("pvalue_adjusted",
                                                                         "reject")])
     return _finish(out, results, notes, pairs, metrics, studies, correction, alpha,
-                   confidence_level, rope, interval)
+                   confidence_level, tol.value, simultaneous)
 
 
 def _finish(out, results, notes, pairs, metrics, studies, correction, alpha, confidence_level,
-            rope, interval) -> ComparisonTable:
+            tolerance, simultaneous) -> ComparisonTable:
     """Adjust, conclude and sort the rows of :func:`compare_scores`."""
     if out.empty:
         return ComparisonTable(pd.DataFrame(columns=_COLUMNS), correction, alpha,
-                               confidence_level, rope, notes=tuple(notes), interval=interval)
-    if interval == "simultaneous":
+                               confidence_level, tolerance, notes=tuple(notes),
+                               simultaneous=simultaneous)
+    if simultaneous:
         _simultaneous(out, results, confidence_level)
     out["pvalue_adjusted"] = _adjust(out, correction)
     out = _conclude(out, alpha)
@@ -792,8 +952,8 @@ def _finish(out, results, notes, pairs, metrics, studies, correction, alpha, con
     out = (out.sort_values(["_invalid", "_s", "_m", "_p", "_t"], kind="stable")
            .drop(columns=["_invalid", "_t", "_s", "_m", "_p"])[_COLUMNS].reset_index(drop=True))
     out["valid"] = out["valid"].astype(bool)
-    return ComparisonTable(out, correction, alpha, confidence_level, rope, notes=tuple(notes),
-                           interval=interval)
+    return ComparisonTable(out, correction, alpha, confidence_level, tolerance,
+                           notes=tuple(notes), simultaneous=simultaneous)
 
 
 def _default_metrics(models: dict) -> list[str]:
@@ -802,12 +962,14 @@ def _default_metrics(models: dict) -> list[str]:
     return ["accuracy"] if any(is_classifier(m) for m in models.values()) else ["r2"]
 
 
+@renamed(rope="tolerance", margin="tolerance", **OLD_INTERVAL, values=OLD_INTERVAL_VALUES)
+@fill_doc()
 def compare_models(models: dict, X, y, *, scheme="10x10", metrics=None, tests="recommended",
                    alternative: str = "two-sided", correction: str | None = "holm",
                    study=None, alpha: float = 0.05, confidence_level: float = 0.95,
-                   rope: float | dict = 0.01, margin: float | None = None,
-                   interval: str = "marginal", n_jobs: int | None = None,
-                   random_state=None, backend: str | None = None) -> ComparisonTable:
+                   tolerance: float | dict | None = None, simultaneous: bool = False,
+                   n_jobs: int | None = None, random_state=None,
+                   backend: str | None = None) -> ComparisonTable:
     """Fit the models on the same splits of ``scheme`` and compare every pair.
 
     Runs :func:`replikit.experiment.run` once (all metrics from the same fits; the estimators
@@ -818,20 +980,34 @@ def compare_models(models: dict, X, y, *, scheme="10x10", metrics=None, tests="r
     models : dict of str -> estimator
         At least two scikit-learn estimators.
     X : array-like of shape (n_samples, n_features)
+        The features.
     y : array-like of shape (n_samples,)
-    scheme : str, Scheme or scikit-learn splitter
-        '10x10' (default; 10 repeats of 10-fold CV, seed 002's recommendation), '5x2',
-        'holdout:0.33x100', ... (see :func:`replikit.experiment.parse_scheme`).
+        The outcome.
+    scheme : str, Scheme or scikit-learn splitter, default '10x10'
+        '10x10' (10 repeats of 10-fold CV, the design Gardner & Brooks 2017 recommend),
+        '5x2', 'holdout:0.33x100', ... (see :func:`replikit.experiment.parse_scheme`).
     metrics : str or list of str, optional
         Default: 'accuracy' for classifiers, 'r2' otherwise.
-    tests, alternative, correction, alpha, confidence_level, rope, margin, interval
+    tests : {'recommended', 'all'} or str or list of str, default 'recommended'
+        As in :func:`compare_scores`.
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+        As in :func:`compare_scores`.
+    correction : {'holm', 'bonferroni', 'hochberg', 'none'} or None, default 'holm'
         As in :func:`compare_scores`.
     study : array-like of shape (n_samples,), optional
         Study labels: the scheme runs within each study and each study is compared on its own.
+    alpha : float, default 0.05
+        As in :func:`compare_scores`.
+    confidence_level : float, default 0.95
+        As in :func:`compare_scores`.
+    tolerance : float or dict of str -> float, optional
+        As in :func:`compare_scores` (``rope`` and ``margin`` before replikit 0.2).
+    simultaneous : bool, default False
+        As in :func:`compare_scores` (``interval='simultaneous'`` before replikit 0.2).
     n_jobs : int, optional
         Worker processes.
-    random_state : None, int or Generator
-        Root seed of the splits and of the estimators' own randomness.
+    random_state : None, int or numpy.random.Generator
+        Root of the splits and of the estimators' own randomness.
     backend : {'serial', 'joblib', 'dask'}, optional
         Default: 'joblib' when ``n_jobs > 1``, else 'serial'. The result does not depend on it.
 
@@ -840,10 +1016,14 @@ def compare_models(models: dict, X, y, *, scheme="10x10", metrics=None, tests="r
     ComparisonTable
         With ``scores`` set to the runner's Scores.
 
+    See Also
+    --------
+    compare_scores : The same comparison on scores you already have.
+    replikit.experiment.run : The fits.
+
     References
     ----------
-    Gardner & Brooks (2017), sec. 5 (10x10 CV with the corrected repeated k-fold and the
-    sorted-runs tests).
+    {refs:gardner2017,bouckaert2004}
 
     Examples
     --------
@@ -873,6 +1053,6 @@ def compare_models(models: dict, X, y, *, scheme="10x10", metrics=None, tests="r
               n_jobs=n_jobs, random_state=random_state, return_predictions=False)
     table = compare_scores(res, metrics=None, tests=tests, alternative=alternative,
                            correction=correction, alpha=alpha,
-                           confidence_level=confidence_level, rope=rope, margin=margin,
-                           interval=interval)
+                           confidence_level=confidence_level, tolerance=tolerance,
+                           simultaneous=simultaneous)
     return dataclasses.replace(table, scores=res.scores)

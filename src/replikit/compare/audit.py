@@ -1,4 +1,4 @@
-"""The comparison audit: are the differences between the models real? (seed 002)
+"""The comparison audit: are the differences between the models real? (Gardner & Brooks 2017)
 
 :func:`audit` is the comparison capability's one entry for a dataset and a set of models — the
 recipe of the audit report's section 2, usable on its own. Every pair of models is fitted on the
@@ -12,8 +12,8 @@ give a Friedman test and a Nemenyi critical-difference diagram (Demšar 2006).
 
 The verdict is about the primary metric and names each pair once, by the *headline* test of the
 design (:func:`replikit.compare.primary_test`): the corrected repeated k-fold t for r x k CV,
-Alpaydin's combined 5x2cv F for 5x2 CV (quick mode). The intervals beside the Holm-adjusted
-p-values are Bonferroni-simultaneous (``interval='simultaneous'`` of
+Alpaydın's combined 5x2cv F for 5x2 CV (quick mode). The intervals beside the Holm-adjusted
+p-values are Bonferroni-simultaneous (``simultaneous=True`` of
 :func:`~replikit.compare.compare_scores`): all of one test's intervals cover their differences
 together with probability at least 95%.
 """
@@ -27,9 +27,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._compat import renamed_fields
+from .._format import interval as _interval_text
+from .._format import number, percent, pvalue
 from .._random import root_seed_sequence, task_rng
 from ..errors import DataError, NotApplicableError, ParameterError, ParameterTypeError
-from ..results import Verdict
+from ..results import Result, Verdict
+from ._words import fill_doc, interval_alias, p_is, test_name
 
 if TYPE_CHECKING:  # pandas is imported on use: the package binds `audit` eagerly
     import pandas as pd
@@ -41,11 +45,6 @@ ALPHA = 0.05
 #: Joint level of the simultaneous intervals of each test.
 CONFIDENCE_LEVEL = 0.95
 
-# how metrics are named in sentences (the audit report's labels)
-# the headline test of each design, as a sentence names it
-_HEADLINE_NAMES = {"corrected_repeated_kfold_t": "corrected repeated k-fold t-test",
-                   "corrected_resampled_t": "corrected resampled t-test",
-                   "combined_f_5x2cv": "5x2cv combined F test"}
 _BAYES = "bayesian_correlated_t"
 _MIN_STUDIES = 3  # a Friedman test over fewer studies says next to nothing
 #: Fewest complete studies for the Bayesian posteriors across studies in the verdict.
@@ -105,15 +104,35 @@ def _plan(n: int, min_class: int | None, quick: bool) -> _Plan:
 
 
 def audit_design(dataset, *, metric: str | None = None, models: dict | None = None,
-           quick: bool = False) -> dict:
+                 quick: bool = False) -> dict:
     """The fits :func:`audit` needs, so that a caller can make them once and share them.
 
-    Returns a dict with ``scheme`` (a :class:`~replikit.experiment.Scheme`), ``metrics`` (the
-    primary metric first) and ``n_repeats``, ``n_folds``, ``stratified``: run the models with
-    :func:`replikit.experiment.run` on every row of ``dataset`` with that scheme and metrics
-    (and the audit's ``random_state``), then pass the result as ``audit(..., run=...)``. The
-    report does this to share one cross-validation between the comparison and the error
-    estimates (:func:`replikit.resampling.audit` reads its first repeat as K-fold CV).
+    Run the models with :func:`replikit.experiment.run` on every row of ``dataset`` with the
+    returned scheme and metrics (and the audit's ``random_state``), then pass the result as
+    ``audit(..., run=...)``. The report does this to share one cross-validation between the
+    comparison and the error estimates (:func:`replikit.resampling.audit` reads its first
+    repeat as K-fold CV).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data (:func:`replikit.data.userdata.dataset_from_frame` or ``load_dataset``).
+    metric : str, optional
+        The primary metric; default the audit's rule (see :func:`audit`).
+    models : dict of str -> estimator, optional
+        The models, for the default metric's rule (ROC AUC needs probabilities).
+    quick : bool, default False
+        5x2 CV instead of repeated 10-fold CV.
+
+    Returns
+    -------
+    dict
+        ``scheme`` (a :class:`~replikit.experiment.Scheme`), ``metrics`` (the primary metric
+        first), ``n_repeats``, ``n_folds`` and ``stratified``.
+
+    See Also
+    --------
+    audit : The comparison audit that reads these fits.
 
     Examples
     --------
@@ -179,9 +198,10 @@ def _metrics(task: str, primary: str) -> list[str]:
     return [primary] + (["accuracy"] if primary != "accuracy" else [])
 
 
-def _ropes(metrics: list[str], y: pd.Series) -> dict[str, float]:
-    """Half-width of the region of practical equivalence per metric: 0.01 for scores on a unit
-    scale; 1% of the outcome's SD for MAE and RMSE (outcome units), 1% of its variance for MSE."""
+def _tolerances(metrics: list[str], y: pd.Series) -> dict[str, float]:
+    """The practical tolerance per metric (the half-width of the Bayesian rows' region of
+    practical equivalence): 0.01 for scores on a unit scale; 1% of the outcome's SD for MAE
+    and RMSE (outcome units), 1% of its variance for MSE."""
     sd = float(y.std()) if len(y) > 1 else 0.0
     out = {}
     for m in metrics:
@@ -249,45 +269,54 @@ def _study_table(study_scores, models: list[str], metric: str):
     return table, left_out, None
 
 
+@interval_alias
+@renamed_fields(rope="tolerance")
 @dataclass(frozen=True, slots=True, eq=False)
-class ComparisonAudit:
-    """The comparison audit of a dataset's models (seed 002): see :func:`audit`.
+class ComparisonAudit(Result):
+    """The comparison audit of a dataset's models (Gardner & Brooks 2017): see :func:`audit`.
 
     Attributes
     ----------
     verdict : Verdict
         About the primary metric: which pairs differ (Holm-adjusted, by the headline test),
         which do not; ``estimate``/``ci_low``/``ci_high`` is the difference best − runner-up
-        (models ranked by mean primary score) with its simultaneous interval.
+        (models ranked by mean primary score) with its simultaneous interval, labelled
+        ``'best minus runner-up, <metric>'``.
     primary_metric : str
-        The metric the verdict is about (e.g. ``'roc_auc'``); ``metric_label`` how sentences
-        name it (``'ROC AUC'``).
+        The metric the verdict is about (e.g. ``'roc_auc'``).
     metric_label : str
+        How sentences name the primary metric (``'ROC AUC'``).
     metrics : tuple of str
         The metrics compared, primary first.
     models : tuple of str
+        The models compared.
     scheme : str
         The resampling design, folds x repeats as :func:`replikit.experiment.parse_scheme`
         reads it (``'10x10'``, ``'7x10'``, ``'5x2'``).
     n_folds, n_repeats : int
+        Folds per repeat and repeats of the design.
     stratified : bool
-        Subsample and folds stratified by class.
+        Folds stratified by class.
     rows_used, n_rows : int
         Rows the models were compared on (every row of the dataset), and the dataset's rows.
     quick : bool
+        5x2 CV instead of repeated 10-fold CV.
     alpha : float
         Significance level of every decision, after the Holm adjustment.
     confidence_level : float
         Joint level of each test's simultaneous intervals.
-    interval : str
-        ``'simultaneous'``: Bonferroni-simultaneous intervals (see
-        :func:`~replikit.compare.compare_scores`).
-    rope : dict of str -> float
-        Half-width of the region of practical equivalence of the Bayesian test per metric.
+    simultaneous : bool
+        True: the intervals are Bonferroni-simultaneous (see
+        :func:`~replikit.compare.compare_scores`; ``interval='simultaneous'`` before replikit
+        0.2).
+    tolerance : dict of str -> float
+        The practical tolerance per metric: the half-width of the Bayesian rows' region of
+        practical equivalence (``rope`` before replikit 0.2).
     headline_test : str
         The test id whose decisions the verdict reports (``'corrected_repeated_kfold_t'``,
-        ``'paired_t_5x2cv'``, ...); ``headline_method`` its full name.
+        ``'combined_f_5x2cv'``, ...).
     headline_method : str
+        The headline test's full name.
     comparisons : pandas.DataFrame
         Every recommended test for every pair and metric (the frame of
         :class:`~replikit.compare.ComparisonTable`, with ``ci_level``), plus a boolean column
@@ -322,7 +351,22 @@ class ComparisonAudit:
     seconds_fits : float
         Time spent fitting the models on the splits.
     random_state_entropy : int
-        Entropy of the root seed (pass it as ``random_state`` to reproduce a ``None`` run).
+        Entropy of the root random state (pass it as ``random_state`` to reproduce a ``None``
+        run).
+
+    See Also
+    --------
+    audit : Builds it.
+    ComparisonTable : The table of every test.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from replikit.data.userdata import dataset_from_frame
+    >>> ds = dataset_from_frame(load_diabetes(as_frame=True).frame, target="target")
+    >>> res = audit(ds, models="lr,dummy", quick=True, random_state=0)
+    >>> res.verdict.label
+    'best minus runner-up, R²'
     """
 
     verdict: Verdict
@@ -339,8 +383,8 @@ class ComparisonAudit:
     quick: bool
     alpha: float
     confidence_level: float
-    interval: str
-    rope: dict
+    simultaneous: bool
+    tolerance: dict
     headline_test: str
     headline_method: str
     comparisons: pd.DataFrame = field(repr=False)
@@ -397,16 +441,84 @@ class ComparisonAudit:
                              "mean_score": self.study_table.mean().reindex(ranks.index)
                              .to_numpy()})
 
+    @property
+    def title(self) -> str:
+        """``'Model comparisons'`` with the design and the headline test."""
+        return (f"Model comparisons ({self.scheme} CV on {number(self.rows_used)} rows; "
+                f"headline test: {self.headline_method})")
+
+    def to_dict(self) -> dict:
+        """The numbers the report shows, in JSON types (the fold scores are left out).
+
+        Returns
+        -------
+        dict
+            The design, the settings, the verdict, ``comparisons`` (records), the naive t's
+            and the headline test's rejections, the mean scores and the comparison across
+            studies where there is one.
+        """
+        from ..results import to_jsonable
+
+        out = {
+            "verdict": self.verdict.to_dict(), "primary_metric": self.primary_metric,
+            "metric_label": self.metric_label, "metrics": list(self.metrics),
+            "models": list(self.models), "scheme": self.scheme, "n_folds": self.n_folds,
+            "n_repeats": self.n_repeats, "stratified": self.stratified,
+            "rows_used": self.rows_used, "n_rows": self.n_rows, "quick": self.quick,
+            "alpha": self.alpha, "confidence_level": self.confidence_level,
+            "simultaneous": self.simultaneous, "tolerance": self.tolerance,
+            "headline_test": self.headline_test, "headline_method": self.headline_method,
+            "comparisons": self.comparisons, "naive_rejections": self.naive_rejections,
+            "valid_rejections": self.valid_rejections, "best": self.best,
+            "runner_up": self.runner_up,
+            "mean_scores": (None if self.mean_scores is None
+                            else self.mean_scores.reset_index()),
+            "study_table": (None if self.study_table is None
+                            else self.study_table.reset_index()),
+            "nemenyi": self.nemenyi, "studies_left_out": list(self.studies_left_out),
+            "across_studies": list(self.across_studies), "notes": list(self.notes),
+            "seconds_fits": self.seconds_fits,
+            "random_state_entropy": self.random_state_entropy,
+        }
+        return to_jsonable(out)
+
     def plot(self, ax=None, *, metric: str | None = None, **kwargs):
-        """Forest plot of every pair's mean difference with its simultaneous interval on one
-        metric (default: the primary), the Holm-adjusted p-value printed beside it. Returns
-        the axes."""
+        """Forest plot of every pair's mean difference with its simultaneous interval.
+
+        The Holm-adjusted p-value is printed beside each row.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+        metric : str, optional
+            The metric drawn (default: the primary).
+        **kwargs
+            Passed to :func:`~replikit.compare.plot_comparisons`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         kwargs.setdefault("p_column", "pvalue_adjusted")
         return self.table.plot(ax=ax, metric=metric or self.primary_metric, **kwargs)
 
     def plot_cd(self, ax=None, **kwargs):
-        """Critical-difference diagram of the mean ranks across studies
-        (:func:`~replikit.compare.plot_cd_diagram`). Returns the axes."""
+        """Critical-difference diagram of the mean ranks across studies.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+        **kwargs
+            Passed to :func:`~replikit.compare.plot_cd_diagram`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         if self.nemenyi is None:
             raise NotApplicableError("no comparison across studies: " + (
                 self.notes_about("studies") or "no per-study scores."),
@@ -429,14 +541,14 @@ class ComparisonAudit:
         return " ".join(n for n in self.notes if word in n)
 
     def __str__(self) -> str:
-        lines = [f"Comparison audit ({self.scheme} CV on {self.rows_used:,} of "
-                 f"{self.n_rows:,} rows; headline test: {self.headline_method})",
+        lines = [f"Comparison audit ({self.scheme} CV on {number(self.rows_used)} of "
+                 f"{number(self.n_rows)} rows; headline test: {self.headline_method})",
                  str(self.verdict)]
         if self.nemenyi is not None:
             fr = self.nemenyi.friedman
-            lines.append(f"Across {len(self.study_table)} studies: Friedman p = "
-                         f"{fr.pvalue:.3g}, Iman-Davenport p = {fr.f_pvalue:.3g}, Nemenyi CD "
-                         f"= {self.nemenyi.critical_distance:.3g} mean ranks.")
+            lines.append(f"Across {number(len(self.study_table))} studies: Friedman "
+                         f"{p_is(fr.pvalue)}, Iman-Davenport {p_is(fr.f_pvalue)}, "
+                         f"Nemenyi CD = {number(self.nemenyi.critical_distance)} mean ranks.")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -471,12 +583,13 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
     return models, metric, bool(quick), int(n_jobs)
 
 
+@fill_doc()
 def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
           quick: bool = False, random_state=None, n_jobs: int = 1,
           run=None) -> ComparisonAudit:
     """Are the differences between the models real? Every pair compared with valid tests.
 
-    The recipe (Gardner & Brooks 2017, seed 002, sec. 4-5):
+    The recipe (Gardner & Brooks 2017, sec. 4-5):
 
     1. **Design.** Repeated 10-fold CV (Table 1 row 3) on every row of the pooled data, all
        models on the same splits: the paper's 10 repeats (sec. 4) up to 3,000 rows, fewer
@@ -490,11 +603,12 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     3. **Tests.** :func:`~replikit.compare.compare_scores` with the recommended tests of the
        design — the corrected repeated k-fold t, ``t = d̄ / sqrt((1/n + n_test/n_train) s²)``
        on n − 1 df (Nadeau & Bengio 2003; Bouckaert & Frank 2004), or for 5x2 CV Dietterich's
-       t and Alpaydin's combined F — plus the Bayesian correlated t (Corani & Benavoli 2015)
-       with a region of practical equivalence of ±0.01 (1% of the outcome's SD for MAE).
+       t and Alpaydın's combined F — plus the Bayesian correlated t (Corani & Benavoli 2015)
+       with a practical tolerance of ±0.01 (1% of the outcome's SD for MAE).
        P-values are Holm-adjusted within each test across pairs and metrics; the intervals are
        Bonferroni-simultaneous at 95% over the same family (each at ``1 - 0.05/m``).
-    4. **Contrast.** The naive paired t on the primary metric (invalid, seed eq. 2), to show
+    4. **Contrast.** The naive paired t on the primary metric (invalid, Gardner & Brooks
+       2017, eq. 2), to show
        how many differences it would have claimed.
     5. **Across studies.** With ``study_scores`` (each model's mean score per study), the
        Friedman test with the Iman–Davenport F and the Nemenyi critical difference of mean
@@ -503,14 +617,16 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
        is practically better than, equivalent to or worse than the runner-up on a new study:
        the hierarchical model of the fold scores (Corani et al. 2017; 2 chains x 2000 draws)
        when ``study_scores`` holds them, else the Bayesian signed-rank test on the study means
-       (Benavoli et al. 2014, 2017; 20000 draws), with the metric's ROPE — about a second of CPU.
+       (Benavoli et al. 2014, 2017; 20,000 draws), with the metric's tolerance — about a
+       second of CPU.
 
     The verdict names each pair once, by the design's headline test
     (:func:`~replikit.compare.primary_test`: the corrected repeated k-fold t, or in quick mode
     the combined 5x2cv F, which uses all ten differences where Dietterich's t reads one; the
     better model is the one the mean difference favours); a disagreement of the other
     recommended test is a caveat. Its key number is the mean difference of the best model (by
-    mean primary score) and the next, with its simultaneous interval (none for the F test).
+    mean primary score) and the next, with its simultaneous interval (none for the F test),
+    labelled "best minus runner-up, <metric>".
 
     Parameters
     ----------
@@ -527,12 +643,12 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         studies: a studies x models table, a long frame with columns ``study, model, score``,
         or Scores (averaged per study and model). Studies without a score for every model are
         left out and named; fewer than three complete studies: no comparison across studies.
-    quick : bool
+    quick : bool, default False
         5x2 CV instead of repeated 10-fold CV, on every row (a preview; lower power).
     random_state : None, int or numpy.random.Generator
         Root of the splits and the models' own randomness; the same value gives
         the same numbers whatever ``n_jobs``.
-    n_jobs : int
+    n_jobs : int, default 1
         Worker processes for the fits (joblib backend when above 1).
     run : RunResult, optional
         The fits already made: :func:`replikit.experiment.run` of ``models`` on every row of
@@ -542,17 +658,22 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     Returns
     -------
     ComparisonAudit
+        The numbers, the verdict, ``to_frame()`` and ``plot()``.
 
     Raises
     ------
     NotApplicableError
         One model only, or the rarest class is too small for two stratified folds.
 
+    See Also
+    --------
+    audit_design : The fits the audit needs, to share them.
+    compare_scores : The tests of every pair, on scores you already have.
+    replikit.resampling.audit : The audit of the error estimates.
+
     References
     ----------
-    Gardner, J. & Brooks, C. (2017). Statistical approaches to the model comparison task in
-    learning analytics. MLA@LAK 2017, CEUR-WS 1915 (seed 002), Table 1 and sec. 4-5.
-    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. JMLR 7.
+    {refs:gardner2017,nadeau2003,bouckaert2004,dietterich1998,alpaydin1999,corani2015,holm1979,demsar2006,benavoli2014,benavoli2017,corani2017}
 
     Examples
     --------
@@ -565,7 +686,7 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     >>> print(res.verdict.sentence.split(" (lr vs")[0])
     On R² (5x2cv combined F test): lr better
     """
-    from .api import TEST_IDS, TESTS, compare_scores, primary_test
+    from .api import TEST_IDS, TESTS, compare_scores, primary_test, recommended_tests
 
     models, metric, quick, n_jobs = _audit_iv(dataset, models, metric, quick, n_jobs)
     names = [str(m) for m in models]
@@ -583,11 +704,13 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         _check_run(run, names, metrics, plan, n)
     res = run
     seconds_fits = time.perf_counter() - t0
-    rope = _ropes(metrics, y)
+    tolerance = _tolerances(metrics, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the naive t's ValidityWarning: it is shown as such
-        table = compare_scores(res, tests="recommended", rope=rope, alpha=ALPHA,
-                               confidence_level=CONFIDENCE_LEVEL, interval="simultaneous")
+        # the recommended tests named (a tolerance would add the equivalence test)
+        table = compare_scores(res, tests=recommended_tests(plan.n_repeats, plan.n_folds),
+                               tolerance=tolerance, alpha=ALPHA,
+                               confidence_level=CONFIDENCE_LEVEL, simultaneous=True)
         naive = compare_scores(res, metrics=[metric], tests=["naive_paired_ttest"],
                                alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL)
     head_name = primary_test(plan.n_repeats, plan.n_folds)
@@ -616,7 +739,7 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
 
         nemenyi = nemenyi_test(study_table, alpha=ALPHA, higher_is_better=higher)
         across = _across_studies(study_scores, study_table, best, runner_up, metric,
-                                 rope[metric], root)
+                                 tolerance[metric], root)
 
     label = _label(metric)
     notes = _notes(plan, n, len(y), quick, table, head_method, study_note, left_out)
@@ -627,15 +750,17 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         models=tuple(names), scheme=plan.scheme, n_folds=plan.n_folds,
         n_repeats=plan.n_repeats, stratified=plan.stratify, rows_used=int(len(y)),
         n_rows=int(n), quick=quick, alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL,
-        interval=table.interval, rope=rope, headline_test=head_id,
+        simultaneous=table.simultaneous, tolerance=tolerance, headline_test=head_id,
         headline_method=head_method, comparisons=frame, table=table, naive=naive,
         naive_rejections=naive_rejections, valid_rejections=valid_rejections,
         mean_scores=mean_scores, best=best, runner_up=runner_up, scores=res.scores,
         study_table=study_table, nemenyi=nemenyi, studies_left_out=tuple(left_out),
-        across_studies=tuple(across), notes=tuple(notes), seconds_fits=seconds_fits, random_state_entropy=root.entropy)
+        across_studies=tuple(across), notes=tuple(notes), seconds_fits=seconds_fits,
+        random_state_entropy=root.entropy)
 
 
-def _across_studies(study_scores, study_table, best, runner_up, metric, rope, root) -> list:
+def _across_studies(study_scores, study_table, best, runner_up, metric, tolerance,
+                    root) -> list:
     """Best against runner-up across studies (>= 5 complete studies): the Bayesian signed-rank
     test on the study means and, with fold scores in ``study_scores``, the hierarchical model;
     seeded from the audit's root. Small posterior samples keep it to about a second (see
@@ -647,8 +772,8 @@ def _across_studies(study_scores, study_table, best, runner_up, metric, rope, ro
     if len(study_table) < _MIN_STUDIES_BAYES or best not in study_table.columns \
             or runner_up not in study_table.columns:
         return []
-    out = [bayesian_signed_rank_test(study_table, best, runner_up, metric=metric, rope=rope,
-                                     n_samples=_BAYES_SAMPLES,
+    out = [bayesian_signed_rank_test(study_table, best, runner_up, metric=metric,
+                                     tolerance=tolerance, n_resamples=_BAYES_SAMPLES,
                                      random_state=task_rng(root, ("compare-across",)))]
     if hasattr(study_scores, "scores") and not isinstance(study_scores, pd.DataFrame):
         study_scores = study_scores.scores
@@ -659,7 +784,8 @@ def _across_studies(study_scores, study_table, best, runner_up, metric, rope, ro
                     & frame["study"].isin(study_table.index)]
         if len(sub) and sub.groupby(["study", "model"]).size().min() >= 2:
             out.insert(0, hierarchical_test(
-                sub, best, runner_up, metric=metric, rope=rope, n_samples=_HIER_SAMPLES,
+                sub, best, runner_up, metric=metric, tolerance=tolerance,
+                n_draws=_HIER_SAMPLES,
                 n_chains=_HIER_CHAINS, n_warmup=_HIER_WARMUP,
                 random_state=task_rng(root, ("compare-hierarchical",))))
     return out
@@ -672,9 +798,10 @@ def _across_sentence(res, higher: bool) -> tuple[str, str | None]:
     p_next = res.p_left if higher else res.p_right
     name = ("hierarchical model" if res.test == "hierarchical"
             else "Bayesian signed-rank test")
-    text = (f"Across {res.n_datasets} studies ({name}, rope ±{res.rope:g}): "
-            f"P({res.a} better) = {p_best:.2f}, P(practically equivalent) = {res.p_rope:.2f}, "
-            f"P({res.b} better) = {p_next:.2f}")
+    text = (f"Across {number(res.n_datasets)} studies ({name}, practical tolerance "
+            f"±{number(res.tolerance)}): P({res.a} better) = {number(p_best, 2)}, "
+            f"P(practically equivalent) = {number(res.p_rope, 2)}, "
+            f"P({res.b} better) = {number(p_next, 2)}")
     if p_best >= 0.95:
         return text + f": {res.a} better across studies.", None
     if p_next >= 0.95:
@@ -687,7 +814,7 @@ def _across_sentence(res, higher: bool) -> tuple[str, str | None]:
 
 def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> list[str]:
     notes = []
-    notes.append(f"all {n:,} rows.")
+    notes.append(f"all {number(n)} rows.")
     design = ("5x2 CV (quick mode)" if plan.scheme == "5x2" else
               f"{plan.n_repeats} repeats of {plan.n_folds}-fold CV")
     if plan.stratify:
@@ -699,9 +826,11 @@ def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> li
     fam = table.frame.dropna(subset=["pvalue"]).groupby("test").size()
     m = int(fam.max()) if len(fam) else 0
     notes.append(f"Headline test: {head_method}; p-values Holm-adjusted within each test over "
-                 f"{m} comparison(s) (pairs x metrics); intervals Bonferroni-simultaneous, "
-                 f"jointly at {CONFIDENCE_LEVEL:.0%} over the same comparisons"
-                 + (f" (each at {1 - (1 - CONFIDENCE_LEVEL) / m:.2%})" if m > 1 else "")
+                 f"{number(m)} comparison(s) (pairs x metrics); intervals "
+                 f"Bonferroni-simultaneous, jointly at {percent(CONFIDENCE_LEVEL)} over the "
+                 "same comparisons"
+                 + (f" (each at {percent(1 - (1 - CONFIDENCE_LEVEL) / m, 4)})" if m > 1
+                    else "")
                  + "; Bayesian rows: 95% credible intervals.")
     if study_note:
         notes.append(study_note)
@@ -738,18 +867,21 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
     main = frame[frame["headline"] & (frame["metric"] == metric)]
     caveats = []
     if quick:
-        caveats.append("quick mode: 5x2 CV, lower power than 10x10 CV (seed 002, sec. 4)")
+        caveats.append("quick mode: 5x2 CV, lower power than 10x10 CV (Gardner & Brooks "
+                       "2017, sec. 4)")
     elif plan.min_class is not None and plan.n_folds < 10:
         caveats.append(f"{plan.n_folds}-fold CV: the rarest class has {plan.min_class} rows")
     if not quick and plan.n_repeats < 10:
         caveats.append(f"{plan.n_repeats} repeats of the CV instead of the paper's 10 (the "
-                       f"audit's budget on {n:,} rows; every row used): more resampling noise")
+                       f"audit's budget on {number(n)} rows; every row used): more resampling "
+                       "noise")
     if main.empty or main["pvalue_adjusted"].isna().all():
         return Verdict(f"No test could be computed on {label} (every score was missing or "
-                       "constant).", label, "warn", caveats=tuple(caveats))
-    test_name = _HEADLINE_NAMES.get(head_id, head_id)
+                       "constant).", label, "warn", caveats=tuple(caveats),
+                       label=f"best minus runner-up, {label}")
+    head_name = test_name(head_id)
     rejected = main["reject"].fillna(False).astype(bool).to_numpy()
-    found = [f"{r.conclusion} ({r.a} vs {r.b}, Holm p = {r.pvalue_adjusted:.2g})"
+    found = [f"{r.conclusion} ({r.a} vs {r.b}, {p_is(r.pvalue_adjusted, 'Holm p')})"
              for r, rej in zip(main.itertuples(), rejected, strict=True) if rej]
     none = [f"{r.a} vs {r.b}" for r, rej in zip(main.itertuples(), rejected, strict=True)
             if not rej]
@@ -757,24 +889,25 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
     if len(main) > _PAIRS_LISTED:  # many pairs: by winner, so the sentence stays readable
         found, none = _grouped(main, rejected), []
         n_none = int((~rejected).sum())
-        how = f"Holm-adjusted, alpha = {ALPHA:g}"
+        how = f"Holm-adjusted, alpha = {number(ALPHA)}"
         if found:
             worst = float(main.loc[rejected, "pvalue_adjusted"].max())
-            parts.append(f"On {label} ({test_name}, {how}): " + "; ".join(found)
-                         + f" (Holm p ≤ {worst:.2g})"
-                         + (f"; no difference shown in the other {n_none} of {len(main)} "
-                            "pairs." if n_none else "."))
+            bound = f"≤ {pvalue(worst)}" if worst >= 0.001 else "< 0.001"
+            parts.append(f"On {label} ({head_name}, {how}): " + "; ".join(found)
+                         + f" (Holm p {bound})"
+                         + (f"; no difference shown in the other {number(n_none)} of "
+                            f"{number(len(main))} pairs." if n_none else "."))
         else:
-            parts.append(f"No difference shown on {label} ({test_name}, {how}) in any of the "
-                         f"{len(main)} pairs.")
+            parts.append(f"No difference shown on {label} ({head_name}, {how}) in any of the "
+                         f"{number(len(main))} pairs.")
         none = ["-"] * n_none
     else:
         if found:
-            parts.append(f"On {label} ({test_name}): " + "; ".join(found) + ".")
+            parts.append(f"On {label} ({head_name}): " + "; ".join(found) + ".")
         if none:
-            how = f"Holm-adjusted, alpha = {ALPHA:g}"
+            how = f"Holm-adjusted, alpha = {number(ALPHA)}"
             parts.append(f"No difference shown on {label} ("
-                         + (how if found else f"{test_name}, {how}") + "): "
+                         + (how if found else f"{head_name}, {how}") + "): "
                          + ", ".join(none) + ".")
     level = "good" if found and not none else ("info" if found else "warn")
     # the other valid frequentist tests of the design (the combined F beside the 5x2cv t)
@@ -787,7 +920,7 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         if differ:
             caveats.append(f"{g['method'].iloc[0]} decides otherwise on " + ", ".join(differ))
     if left_out:
-        caveats.append(f"{len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} left out "
+        caveats.append(f"{number(len(left_out))} stud{'y' if len(left_out) == 1 else 'ies'} left out "
                        "of the comparison across studies")
     # the key number: best minus runner-up on the primary metric, from the headline row
     estimate = ci_low = ci_high = None
@@ -798,13 +931,13 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         sign = 1.0 if r["a"] == best else -1.0
         lo, hi = sign * float(r["ci_low"]), sign * float(r["ci_high"])
         estimate = sign * float(r["estimate"])
-        text = f"Best minus next on {label}: {best} − {runner_up} = {estimate:.3g}"
+        text = f"Best minus runner-up on {label}: {best} − {runner_up} = {number(estimate)}"
         if np.isfinite(lo) and np.isfinite(hi):
             ci_low, ci_high = min(lo, hi), max(lo, hi)
-            text += (f" (simultaneous {CONFIDENCE_LEVEL:.0%} CI {ci_low:.3g} to "
-                     f"{ci_high:.3g})")
+            text += (f" (simultaneous {percent(CONFIDENCE_LEVEL)} CI "
+                     f"{_interval_text(ci_low, ci_high)})")
         else:
-            caveats.append(f"the {test_name} gives no interval for the difference")
+            caveats.append(f"the {head_name} gives no interval for the difference")
         parts.append(text + ".")
     if across:  # the first posterior: the hierarchical model when there are fold scores
         sentence, caveat = _across_sentence(across[0], higher)
@@ -812,4 +945,5 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         if caveat:
             caveats.append(caveat)
     return Verdict(" ".join(parts), label, level, estimate=estimate, ci_low=ci_low,
-                   ci_high=ci_high, caveats=tuple(caveats))
+                   ci_high=ci_high, caveats=tuple(caveats),
+                   label=f"best minus runner-up, {label}")

@@ -1,7 +1,8 @@
 """Bayesian comparison of two models over many datasets (Benavoli, Corani, Demšar & Zaffalon 2017).
 
 Two tests answer "across my datasets, is ``a`` practically better than ``b``, equivalent to it
-(inside a region of practical equivalence, the ROPE), or worse?":
+(within the practical tolerance: inside the region of practical equivalence, the ROPE), or
+worse?":
 
 * :func:`bayesian_signed_rank_test` — the Bayesian Wilcoxon signed-rank test (Benavoli, Mangili,
   Corani, Zaffalon & Ruggeri 2014; Benavoli et al. 2017, JMLR 18(77), sec. 4.2) on one mean
@@ -25,8 +26,8 @@ authors' reference implementation, baycomp's ``HierarchicalTest`` (its Stan mode
 ``hierarchical-t-test.stan``), so the two agree within Monte-Carlo error.
 
 Both tests report, as baycomp does, the fraction of posterior samples in which each region
-(left: ``a − b < −rope``, i.e. ``a`` worse for a higher-is-better metric; rope; right) is the
-most probable one; :attr:`BayesianComparison.mean_probabilities` holds the posterior means of
+(left: ``a − b < −tolerance``, i.e. ``a`` worse for a higher-is-better metric; the ROPE; right)
+is the most probable one; :attr:`BayesianComparison.mean_probabilities` holds the posterior means of
 the three probabilities instead.
 """
 
@@ -39,9 +40,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from .._compat import renamed, renamed_fields
+from .._format import number
 from .._random import check_random_state
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import Result
+from ._words import fill_doc
 
 __all__ = ["BayesianComparison", "bayesian_signed_rank_test", "hierarchical_test",
            "hierarchical_test_from_arrays"]
@@ -49,23 +54,28 @@ __all__ = ["BayesianComparison", "bayesian_signed_rank_test", "hierarchical_test
 _REGIONS = ("left", "rope", "right")
 
 
+@renamed_fields(rope="tolerance", n_samples="n_draws")
 @dataclass(frozen=True, slots=True, eq=False)
-class BayesianComparison:
+class BayesianComparison(Result):
     """Posterior probabilities that ``a`` is practically worse than, equivalent to or better than
     ``b`` across datasets.
 
     Attributes
     ----------
     p_left, p_rope, p_right : float
-        Fraction of posterior samples in which ``a − b < −rope`` (``a`` worse when higher is
-        better), ``|a − b| <= rope`` and ``a − b > rope`` is the most probable region (baycomp's
-        ``probs()``); they sum to 1.
-    rope : float
-        Half-width of the region of practical equivalence, in metric units.
+        Fraction of posterior draws in which ``a − b < −tolerance`` (``a`` worse when higher is
+        better), ``|a − b| <= tolerance`` (inside the region of practical equivalence) and
+        ``a − b > tolerance`` is the most probable region (baycomp's ``probs()``); they sum
+        to 1.
+    tolerance : float
+        Half-width of the region of practical equivalence, in metric units (``rope`` before
+        replikit 0.2).
     a, b, metric : str
+        The two models and the metric.
     n_datasets : int
-    n_samples : int
-        Posterior samples behind the probabilities.
+        Datasets (studies) the comparison rests on.
+    n_draws : int
+        Posterior draws behind the probabilities (``n_samples`` before replikit 0.2).
     mc_se : tuple of float
         Monte-Carlo standard errors of ``(p_left, p_rope, p_right)``: binomial for the
         independent draws of the signed-rank test, batch means over each chain for the
@@ -77,24 +87,41 @@ class BayesianComparison:
         Posterior mean of the difference ``a − b`` across datasets: ``delta_0`` of the
         hierarchical model, the mean difference for the signed-rank test.
     ci_low, ci_high : float
-        95% equal-tailed credible interval of ``delta_0`` (hierarchical); NaN for the signed-rank
-        test.
-    samples : ndarray of shape (n_samples, 3)
+        95% equal-tailed credible interval of ``delta_0`` (hierarchical); NaN for the
+        signed-rank test.
+    samples : ndarray of shape (n_draws, 3)
         The sampled probabilities of the three regions.
     method, test : str
+        The test's name in words and its id (``'hierarchical'``, ``'bayesian_signed_rank'``).
     extra : dict
         Sampler details (chains, warm-up, the posterior of ``nu`` and ``sigma_0``, ...).
+
+    See Also
+    --------
+    bayesian_signed_rank_test : The signed-rank test on one score per dataset.
+    hierarchical_test : The hierarchical model of the fold scores.
+    replikit.compare.BayesianResult : The posterior of the Bayesian correlated t on one dataset.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> b = rng.uniform(0.7, 0.9, size=30)
+    >>> res = bayesian_signed_rank_test((b + 0.03, b), tolerance=0.01, n_resamples=2000,
+    ...                                 random_state=0)
+    >>> res.decision(), res.n_draws
+    ('a better', 2000)
     """
 
     p_left: float
     p_rope: float
     p_right: float
-    rope: float
+    tolerance: float
     a: str = "a"
     b: str = "b"
     metric: str = ""
     n_datasets: int = 0
-    n_samples: int = 0
+    n_draws: int = 0
     mc_se: tuple = (np.nan, np.nan, np.nan)
     mean_probabilities: tuple = (np.nan, np.nan, np.nan)
     estimate: float = np.nan
@@ -106,13 +133,28 @@ class BayesianComparison:
     extra: dict = field(default_factory=dict, repr=False)
 
     @property
+    def title(self) -> str:
+        """The test's name in words."""
+        return self.method or type(self).__name__
+
+    @property
     def probabilities(self) -> tuple[float, float, float]:
         """``(p_left, p_rope, p_right)``."""
         return (self.p_left, self.p_rope, self.p_right)
 
     def decision(self, threshold: float = 0.95) -> str:
-        """``'a better'``, ``'b better'``, ``'equivalent'`` when that region's probability is at
-        least ``threshold`` (Benavoli et al. 2017, sec. 3.2: 0.95), else ``'undecided'``."""
+        """The region reached with probability ``threshold``.
+
+        Parameters
+        ----------
+        threshold : float, default 0.95
+            The probability a region needs (Benavoli et al. 2017, sec. 3.2: 0.95).
+
+        Returns
+        -------
+        str
+            ``'<a> better'``, ``'<b> better'``, ``'equivalent'``, or ``'undecided'``.
+        """
         if self.p_right >= threshold:
             return f"{self.a} better"
         if self.p_left >= threshold:
@@ -122,24 +164,66 @@ class BayesianComparison:
         return "undecided"
 
     def to_frame(self) -> pd.DataFrame:
-        """One row: ``test, method, a, b, metric, n_datasets, rope, estimate, ci_low, ci_high,
-        p_left, p_rope, p_right, mc_se_left, mc_se_rope, mc_se_right, n_samples, decision``."""
+        """One row of the posterior probabilities and the decision.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``test, method, a, b, metric, n_datasets, tolerance, estimate, ci_low, ci_high,
+            p_left, p_rope, p_right, mc_se_left, mc_se_rope, mc_se_right, n_draws,
+            decision``.
+        """
         return pd.DataFrame([{
             "test": self.test, "method": self.method, "a": self.a, "b": self.b,
-            "metric": self.metric, "n_datasets": self.n_datasets, "rope": self.rope,
+            "metric": self.metric, "n_datasets": self.n_datasets, "tolerance": self.tolerance,
             "estimate": self.estimate, "ci_low": self.ci_low, "ci_high": self.ci_high,
             "p_left": self.p_left, "p_rope": self.p_rope, "p_right": self.p_right,
             "mc_se_left": self.mc_se[0], "mc_se_rope": self.mc_se[1],
-            "mc_se_right": self.mc_se[2], "n_samples": self.n_samples,
+            "mc_se_right": self.mc_se[2], "n_draws": self.n_draws,
             "decision": self.decision()}])
+
+    def to_dict(self) -> dict:
+        """The row of :meth:`to_frame` and ``extra`` in JSON types (the draws are left out).
+
+        Returns
+        -------
+        dict
+            Column name -> value, and ``extra``.
+        """
+        from ..results import to_jsonable
+
+        return to_jsonable({**self.to_frame().iloc[0].to_dict(), "extra": self.extra})
+
+    def plot(self, ax=None):
+        """The posterior draws on the simplex of the three regions (Benavoli et al. 2017).
+
+        Each draw is a point in the triangle whose corners are "a worse", "practically
+        equivalent" and "a better", placed by its three probabilities; the corner a cloud
+        crowds into is the answer. Without draws, a bar chart of the three probabilities.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_simplex
+
+        return plot_simplex(self, ax=ax)
 
     def __str__(self) -> str:
         metric = f" ({self.metric})" if self.metric else ""
-        lines = [f"{self.method}, {self.n_datasets} datasets{metric}, rope = ±{self.rope:g}"]
+        lines = [f"{self.method}, {number(self.n_datasets)} datasets{metric}, practical "
+                 f"tolerance ±{number(self.tolerance)}"]
         if np.isfinite(self.estimate):
-            est = f"  {self.a} - {self.b}: mean difference {self.estimate:.4g}"
+            est = f"  {self.a} - {self.b}: mean difference {number(self.estimate, 4)}"
             if np.isfinite(self.ci_low):
-                est += f" (95% credible interval {self.ci_low:.4g} to {self.ci_high:.4g})"
+                est += (f" (95% credible interval {number(self.ci_low, 4)} to "
+                        f"{number(self.ci_high, 4)})")
             lines.append(est)
         lines.append(f"  P({self.a} worse) = {self.p_left:.3f}, P(equivalent) = "
                      f"{self.p_rope:.3f}, P({self.a} better) = {self.p_right:.3f} "
@@ -150,10 +234,11 @@ class BayesianComparison:
 # ---------------------------------------------------------------------------------------------
 # input validation
 # ---------------------------------------------------------------------------------------------
-def _check_rope(rope) -> float:
-    if isinstance(rope, bool) or not isinstance(rope, numbers.Real):
-        raise ParameterTypeError(f"`rope` must be a number (metric units); got {rope!r}.")
-    return check_float(rope, "rope", min_value=0.0)
+def _check_tolerance(tolerance) -> float:
+    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real):
+        raise ParameterTypeError(f"`tolerance` must be a number (metric units); got "
+                                 f"{tolerance!r}.")
+    return check_float(tolerance, "tolerance", min_value=0.0)
 
 
 def _winners(samples: np.ndarray) -> np.ndarray:
@@ -213,66 +298,80 @@ def _two_columns(table, a, b, metric):
 # ---------------------------------------------------------------------------------------------
 # Bayesian signed-rank test
 # ---------------------------------------------------------------------------------------------
+@renamed(rope="tolerance", n_samples="n_resamples")
+@fill_doc()
 def bayesian_signed_rank_test(table, a=None, b=None, *, metric: str | None = None,
-                              rope: float = 0.01, prior_strength: float = 0.5,
-                              n_samples: int = 50_000, random_state=None) -> BayesianComparison:
-    """Bayesian Wilcoxon signed-rank test with a ROPE on one score per dataset.
+                              tolerance: float = 0.01, prior_strength: float = 0.5,
+                              n_resamples: int = 50_000, random_state=None) -> BayesianComparison:
+    """Bayesian Wilcoxon signed-rank test of two models over datasets, with a tolerance.
 
     The differences ``z_i = a_i − b_i`` over the N datasets are given a Dirichlet process
     posterior with a pseudo-observation ``z_0 = 0`` of weight ``prior_strength``: each posterior
-    sample draws weights ``w ~ Dirichlet(s, 1, ..., 1)`` and computes
-    ``theta_right = sum_ij w_i w_j H(z_i + z_j − 2 rope)``,
-    ``theta_left = sum_ij w_i w_j H(−z_i − z_j − 2 rope)`` and ``theta_rope = 1 − theta_left −
-    theta_right`` (``H`` the Heaviside step, 1/2 at 0): the posterior probabilities that the
-    Walsh average of two differences lies right of, left of or inside the ROPE (Benavoli et al.
-    2014, eq. 8; Benavoli et al. 2017, sec. 4.2). The reported probabilities are the fractions
-    of samples in which each region is the most probable (baycomp's ``SignedRankTest``).
+    draw takes weights ``w ~ Dirichlet(s, 1, ..., 1)`` (a Bayesian bootstrap of the
+    differences) and computes ``theta_right = sum_ij w_i w_j H(z_i + z_j − 2 tolerance)``,
+    ``theta_left = sum_ij w_i w_j H(−z_i − z_j − 2 tolerance)`` and ``theta_rope = 1 −
+    theta_left − theta_right`` (``H`` the Heaviside step, 1/2 at 0): the posterior
+    probabilities that the Walsh average of two differences lies right of, left of or inside
+    the region of practical equivalence (Benavoli et al. 2014, eq. 8; Benavoli et al. 2017,
+    sec. 4.2). The reported probabilities are the fractions of draws in which each region is
+    the most probable (baycomp's ``SignedRankTest``).
 
     Parameters
     ----------
-    table : DataFrame (datasets x models), Scores / DataFrame in the Scores layout with a study
-        column (fold scores are averaged per study), or a pair of 1-D arrays ``(a, b)``
+    table : pandas.DataFrame, Scores or pair of array-like
+        A datasets x models table of scores; a Scores table (or a DataFrame in its layout) with
+        a study column, whose fold scores are averaged per study; or a pair of 1-D arrays
+        ``(a, b)`` of one score per dataset.
     a, b : str, optional
         The two models (columns); default the two columns of a two-model table.
     metric : str, optional
         With a Scores table holding several metrics.
-    rope : float
-        Half-width of the region of practical equivalence, metric units (>= 0).
-    prior_strength : float
+    tolerance : float, default 0.01
+        Half-width of the region of practical equivalence, metric units (>= 0; ``rope`` before
+        replikit 0.2).
+    prior_strength : float, default 0.5
         Weight ``s`` of the pseudo-observation at 0 (> 0; 0.5 as in baycomp and the paper).
-    n_samples : int
-        Posterior samples.
-    random_state : None, int or Generator
+    n_resamples : int, default 50000
+        Dirichlet draws of the posterior (``n_samples`` before replikit 0.2).
+    random_state : None, int or numpy.random.Generator
+        Root of the random draws; the same value gives the same probabilities.
 
     Returns
     -------
     BayesianComparison
-        ``p_left``: ``a`` practically worse (``a − b < −rope``); ``p_right``: ``a`` better.
+        ``p_left``: ``a`` practically worse (``a − b < −tolerance``); ``p_right``: ``a`` better.
+
+    See Also
+    --------
+    hierarchical_test : The hierarchical model of the fold scores of every dataset.
+    replikit.compare.wilcoxon_holm : The frequentist signed-rank tests over datasets.
+    replikit.compare.compare_across_studies : Both Bayesian tests for every pair.
 
     Notes
     -----
-    Benavoli, Corani, Mangili, Zaffalon & Ruggeri (2014), "A Bayesian Wilcoxon signed-rank test
-    based on the Dirichlet process", ICML, eq. 8; Benavoli, Corani, Demšar & Zaffalon (2017),
-    "Time for a change: a tutorial for comparing multiple classifiers through Bayesian
-    analysis", JMLR 18(77), sec. 4.2. Agrees with baycomp's ``two_on_multiple`` on 1-D input
-    (its ``x``, ``y`` = our ``b``, ``a``) within Monte-Carlo error; ``mc_se`` is the binomial
-    standard error of the independent draws.
+    Agrees with baycomp's ``two_on_multiple`` on 1-D input (its ``x``, ``y`` = our ``b``,
+    ``a``) within Monte-Carlo error; ``mc_se`` is the binomial standard error of the
+    independent draws.
+
+    References
+    ----------
+    {refs:benavoli2014,benavoli2017}
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> b = rng.uniform(0.7, 0.9, size=30)
-    >>> res = bayesian_signed_rank_test((b + 0.03, b), rope=0.01, n_samples=5000,
+    >>> res = bayesian_signed_rank_test((b + 0.03, b), tolerance=0.01, n_resamples=5000,
     ...                                 random_state=0)
     >>> res.p_right > 0.95
     True
     """
-    rope = _check_rope(rope)
+    rope = _check_tolerance(tolerance)
     prior_strength = check_float(prior_strength, "prior_strength", min_value=0.0)
     if prior_strength <= 0:
         raise ParameterError(f"`prior_strength` must be > 0; got {prior_strength!r}.")
-    n_samples = check_int(n_samples, "n_samples", min_value=100)
+    n_samples = check_int(n_resamples, "n_resamples", min_value=100)
     xa, xb, a, b, metric = _two_columns(table, a, b, metric)
     rng = check_random_state(random_state)
     z = np.concatenate([[0.0], xa - xb])
@@ -291,8 +390,8 @@ def bayesian_signed_rank_test(table, a=None, b=None, *, metric: str | None = Non
     p = np.bincount(_winners(samples), minlength=3) / n_samples
     se = np.sqrt(p * (1 - p) / n_samples)
     return BayesianComparison(
-        p_left=float(p[0]), p_rope=float(p[1]), p_right=float(p[2]), rope=rope, a=a, b=b,
-        metric=metric, n_datasets=int(z.size - 1), n_samples=n_samples,
+        p_left=float(p[0]), p_rope=float(p[1]), p_right=float(p[2]), tolerance=rope, a=a,
+        b=b, metric=metric, n_datasets=int(z.size - 1), n_draws=n_samples,
         mc_se=tuple(float(v) for v in se),
         mean_probabilities=tuple(float(v) for v in samples.mean(axis=0)),
         estimate=float(np.mean(xa - xb)), samples=samples,
@@ -483,7 +582,7 @@ def _t_cdf(x, nu, loc, scale):
 
 def _hierarchical(diffs: list, rho: np.ndarray, rope: float, *, a, b, metric, n_samples,
                   n_chains, n_warmup, random_state, names=None) -> BayesianComparison:
-    n_samples = check_int(n_samples, "n_samples", min_value=100)
+    n_samples = check_int(n_samples, "n_draws", min_value=100)
     n_chains = check_int(n_chains, "n_chains", min_value=1)
     n_warmup = check_int(n_warmup, "n_warmup", min_value=0)
     rng = check_random_state(random_state)
@@ -543,8 +642,8 @@ def _hierarchical(diffs: list, rho: np.ndarray, rope: float, *, a, b, metric, n_
              "rho": rho.tolist() if np.ndim(rho) else float(rho),
              "constant_datasets": [names[i] if names else i for i in replaced]}
     return BayesianComparison(
-        p_left=float(p[0]), p_rope=float(p[1]), p_right=float(p[2]), rope=rope, a=a, b=b,
-        metric=metric, n_datasets=q, n_samples=int(win.size),
+        p_left=float(p[0]), p_rope=float(p[1]), p_right=float(p[2]), tolerance=rope, a=a,
+        b=b, metric=metric, n_datasets=q, n_draws=int(win.size),
         mc_se=tuple(float(v) for v in se),
         mean_probabilities=tuple(float(v) for v in flat.mean(axis=0)),
         estimate=float(delta0.mean()), ci_low=float(lo), ci_high=float(hi), samples=flat,
@@ -552,12 +651,14 @@ def _hierarchical(diffs: list, rho: np.ndarray, rope: float, *, a, b, metric, n_
         extra=extra)
 
 
-def hierarchical_test_from_arrays(a_scores, b_scores, *, n_folds: int, rope: float = 0.01,
+@renamed(rope="tolerance", n_samples="n_draws")
+@fill_doc()
+def hierarchical_test_from_arrays(a_scores, b_scores, *, n_folds: int, tolerance: float = 0.01,
                                   a: str = "a", b: str = "b", metric: str = "",
-                                  n_samples: int = 10_000, n_chains: int = 4,
+                                  n_draws: int = 10_000, n_chains: int = 4,
                                   n_warmup: int = 1000, random_state=None
                                   ) -> BayesianComparison:
-    """The hierarchical model on two ``(n_datasets, n_splits)`` arrays of fold scores.
+    """The hierarchical model of two models' fold scores over datasets, from two arrays.
 
     The layout of baycomp's ``HierarchicalTest``: one row per dataset, ``n_splits`` =
     repeats x ``n_folds`` fold scores (the correlation between folds is ``rho = 1 / n_folds``).
@@ -569,18 +670,33 @@ def hierarchical_test_from_arrays(a_scores, b_scores, *, n_folds: int, rope: flo
         Fold scores of the two models on the same splits; finite.
     n_folds : int
         Folds per cross-validation run (>= 2).
-    rope : float
-        Half-width of the ROPE in score units.
+    tolerance : float, default 0.01
+        Half-width of the region of practical equivalence in score units (``rope`` before
+        replikit 0.2).
     a, b, metric : str
         Names for the output.
-    n_samples, n_chains, n_warmup : int
-        Retained draws per chain, chains, warm-up draws per chain (baycomp/pystan: 10000 x 4
-        after 1000).
-    random_state : None, int or Generator
+    n_draws : int, default 10000
+        Posterior draws kept per chain (``n_samples`` before replikit 0.2).
+    n_chains : int, default 4
+        Chains run side by side.
+    n_warmup : int, default 1000
+        Warm-up draws per chain, discarded (baycomp/pystan: 10000 x 4 after 1000).
+    random_state : None, int or numpy.random.Generator
+        Root of the sampler's random draws; the same value gives the same draws.
 
     Returns
     -------
     BayesianComparison
+        The probabilities of the next dataset's difference, and ``delta_0``'s posterior.
+
+    See Also
+    --------
+    hierarchical_test : The same model from a Scores table.
+    bayesian_signed_rank_test : The signed-rank test on one score per dataset.
+
+    References
+    ----------
+    {refs:corani2017,benavoli2017}
 
     Examples
     --------
@@ -588,12 +704,12 @@ def hierarchical_test_from_arrays(a_scores, b_scores, *, n_folds: int, rope: flo
     >>> rng = np.random.default_rng(1)
     >>> b = 0.8 + 0.02 * rng.standard_normal((12, 20))
     >>> a = b + 0.05 + 0.02 * rng.standard_normal((12, 20))
-    >>> res = hierarchical_test_from_arrays(a, b, n_folds=10, rope=0.01,
-    ...                                     n_samples=500, n_chains=2, random_state=0)
+    >>> res = hierarchical_test_from_arrays(a, b, n_folds=10, tolerance=0.01,
+    ...                                     n_draws=500, n_chains=2, random_state=0)
     >>> res.p_right > 0.9
     True
     """
-    rope = _check_rope(rope)
+    rope = _check_tolerance(tolerance)
     n_folds = check_int(n_folds, "n_folds", min_value=2)
     try:
         xa = np.asarray(a_scores, dtype=float)
@@ -607,13 +723,16 @@ def hierarchical_test_from_arrays(a_scores, b_scores, *, n_folds: int, rope: flo
         raise DataError("`a_scores` and `b_scores` must be finite.")
     diffs = list(xa - xb)
     rho = np.full(len(diffs), 1.0 / n_folds)
-    return _hierarchical(diffs, rho, rope, a=a, b=b, metric=metric, n_samples=n_samples,
+    return _hierarchical(diffs, rho, rope, a=a, b=b, metric=metric, n_samples=n_draws,
                          n_chains=n_chains, n_warmup=n_warmup, random_state=random_state)
 
 
-def hierarchical_test(scores, a=None, b=None, *, metric: str | None = None, rope: float = 0.01,
-                      by: str = "study", n_samples: int = 10_000, n_chains: int = 4,
-                      n_warmup: int = 1000, random_state=None) -> BayesianComparison:
+@renamed(rope="tolerance", n_samples="n_draws")
+@fill_doc()
+def hierarchical_test(scores, a=None, b=None, *, metric: str | None = None,
+                      tolerance: float = 0.01, by: str = "study", n_draws: int = 10_000,
+                      n_chains: int = 4, n_warmup: int = 1000,
+                      random_state=None) -> BayesianComparison:
     """Bayesian hierarchical comparison of two models' cross-validation results over datasets.
 
     For dataset ``i`` with fold differences ``x_i = a − b`` (n_i splits):
@@ -623,28 +742,36 @@ def hierarchical_test(scores, a=None, b=None, *, metric: str | None = None, rope
     ``delta_0 ~ U(−max|x|, max|x|)``, ``sigma_0 ~ U(0, 1000 s_among)``,
     ``nu − 1 ~ Gamma(alpha, beta)`` with ``alpha ~ U(1, 2)``, ``beta ~ U(0.01, 0.1)``
     (Corani et al. 2017, sec. 3, eqs. 3-6; the bounds of baycomp, data scaled by the mean
-    within-dataset SD). Each posterior sample gives the probabilities that the next dataset's
-    ``delta`` is below ``−rope``, inside, or above ``rope``; the result reports in how many
-    samples each region is the most probable (as baycomp does).
+    within-dataset SD). Each posterior draw gives the probabilities that the next dataset's
+    ``delta`` is below ``−tolerance``, inside, or above ``tolerance``; the result reports in
+    how many draws each region is the most probable (as baycomp does).
 
     Fitted by a Gibbs sampler in numpy (see the module docstring), ``n_chains`` chains run
-    side by side; deterministic for a given ``random_state``. About 3 s of CPU for 54 datasets and
-    4 x 11000 draws.
+    side by side; deterministic for a given ``random_state``. About 3 s of CPU for 54 datasets
+    and 4 x 11,000 draws.
 
     Parameters
     ----------
-    scores : Scores, DataFrame in the Scores layout or RunResult
-        Fold scores of both models on the same splits within each dataset (column ``by``).
+    scores : Scores, pandas.DataFrame or RunResult
+        Fold scores of both models on the same splits within each dataset (column ``by``), in
+        the Scores layout.
     a, b : str, optional
         The models (default: the two models of a two-model table).
     metric : str, optional
-    rope : float
-        Half-width of the ROPE, metric units.
-    by : str
-        The dataset column (``'study'``).
-    n_samples, n_chains, n_warmup : int
-        Retained draws per chain, number of chains, warm-up draws per chain.
-    random_state : None, int or Generator
+        The metric compared; required when the scores hold several.
+    tolerance : float, default 0.01
+        Half-width of the region of practical equivalence, metric units (``rope`` before
+        replikit 0.2).
+    by : str, default 'study'
+        The dataset column.
+    n_draws : int, default 10000
+        Posterior draws kept per chain (``n_samples`` before replikit 0.2).
+    n_chains : int, default 4
+        Chains run side by side.
+    n_warmup : int, default 1000
+        Warm-up draws per chain, discarded.
+    random_state : None, int or numpy.random.Generator
+        Root of the sampler's random draws; the same value gives the same draws.
 
     Returns
     -------
@@ -653,12 +780,20 @@ def hierarchical_test(scores, a=None, b=None, *, metric: str | None = None, rope
         ``estimate`` / ``ci_low`` / ``ci_high``: posterior mean and 95% interval of
         ``delta_0`` in metric units.
 
+    See Also
+    --------
+    hierarchical_test_from_arrays : The same model on baycomp's array layout.
+    bayesian_signed_rank_test : The signed-rank test on one score per dataset.
+    replikit.compare.compare_across_studies : Both Bayesian tests for every pair.
+
     Notes
     -----
-    Corani, Benavoli, Demšar, Mangili & Zaffalon (2017), "Statistical comparison of classifiers
-    through Bayesian hierarchical modelling", Machine Learning 106, 1817-1837; Benavoli et al.
-    (2017), JMLR 18(77), sec. 5. Checked against baycomp's ``HierarchicalTest`` (pystan) on the
-    published nbc/j48 accuracies (``tests/compare/test_hierarchical.py``).
+    Checked against baycomp's ``HierarchicalTest`` (pystan) on the published nbc/j48
+    accuracies (``tests/compare/test_hierarchical.py``).
+
+    References
+    ----------
+    {refs:corani2017,benavoli2017,nadeau2003}
 
     Examples
     --------
@@ -673,14 +808,14 @@ def hierarchical_test(scores, a=None, b=None, *, metric: str | None = None, rope
     ...                  (f"s{s}", "lr", 0, f, "accuracy", base + e, 90, 10)]
     >>> scores = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric",
     ...                                      "value", "n_train", "n_test"])
-    >>> res = hierarchical_test(scores, "rf", "lr", rope=0.01, n_samples=500, n_chains=2,
+    >>> res = hierarchical_test(scores, "rf", "lr", tolerance=0.01, n_draws=500, n_chains=2,
     ...                         random_state=0)
     >>> res.p_right > 0.9
     True
     """
     from ._pairing import _frame_of, paired_scores
 
-    rope = _check_rope(rope)
+    rope = _check_tolerance(tolerance)
     if hasattr(scores, "scores") and not isinstance(scores, pd.DataFrame):
         scores = scores.scores
     try:
@@ -708,5 +843,5 @@ def hierarchical_test(scores, a=None, b=None, *, metric: str | None = None, rope
         rho.append(ratio / (1 + ratio))
         names.append(s)
     return _hierarchical(diffs, np.array(rho), rope, a=a_name, b=b_name, metric=metric_name,
-                         n_samples=n_samples, n_chains=n_chains, n_warmup=n_warmup,
+                         n_samples=n_draws, n_chains=n_chains, n_warmup=n_warmup,
                          random_state=random_state, names=names)

@@ -1,6 +1,6 @@
 """Calibration of the model-comparison tests by simulation: type I error, power, replicability.
 
-Seed 002 (Gardner & Brooks 2017, sec. 3-4) recommends tests for comparing two learners on one
+Gardner & Brooks (2017, sec. 3-4) recommend tests for comparing two learners on one
 dataset from the simulation studies of Dietterich (1998), Nadeau & Bengio (2003), Bouckaert &
 Frank (2004) and Bouckaert (2004). :func:`simulate_tests` repeats those studies on data where the
 truth is known, so that a user can see which tests hold their level, how much power they have
@@ -38,20 +38,21 @@ Schemes and tests (two-sided, level ``alpha``; the statistics are
       paired t on all 100 folds (invalid), Bouckaert's sorted-runs t sorted by learner and
       by difference, and the Bayesian correlated t (Corani & Benavoli 2015; a difference is
       declared when the posterior probability that one learner is better by more than
-      ``rope`` exceeds ``1 - alpha``);
+      ``tolerance`` exceeds ``1 - alpha``);
     * 5x2 cross-validation: Dietterich's 5x2cv paired t and Alpaydin's combined 5x2cv F;
     * one 2/3-1/3 hold-out (Dietterich 1998): McNemar's test with Edwards' continuity
       correction, chi2 = max(|b - c| - 1, 0)^2 / (b + c), and the difference-in-proportions z
-      (seed eq. 1, invalid).
+      (Gardner & Brooks 2017, eq. 1; invalid).
 
     Every vectorised p-value equals the p-value of replikit's public test
     (:mod:`replikit.compare.resampled`, :func:`replikit.compare.mcnemar_test_from_table`) on
-    the same fold scores. The column ``valid`` is the literature's verdict (seed 002): False
+    the same fold scores. The column ``valid`` is the literature's verdict (Gardner & Brooks
+    2017): False
     for the naive t and the proportions z; the simulation checks it (in this design, for
     example, the sorted-runs t sorted by learner rejects far too often under the null).
 
 Replicability (Bouckaert 2004)
-    Each dataset is tested ``n_replications = m`` times with new random partitions. Each run
+    Each dataset is tested ``n_repeats = m`` times with new random partitions. Each run
     ends in one of three outcomes: A better, B better (rejection, by the sign of the observed
     difference) or no difference. With ``n_c`` runs in outcome ``c``, the replicability of the
     dataset is ``R = sum_c n_c (n_c - 1) / (m (m - 1))``, the share of pairs of runs that agree;
@@ -79,11 +80,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._compat import renamed, renamed_fields
+from .._format import number
+from .._plotting import axes_or_new
 from .._random import root_seed_sequence, task_rng
 from .._threads import single_blas, worker_limits
 from .._validation import check_float, check_int, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ..results import get_pvalue
+from ..results import Result, get_pvalue
+from ._words import fill_doc, test_name
 
 __all__ = ["CalibrationResult", "simulate_tests", "plot_calibration", "replicability",
            "CALIBRATED_TESTS"]
@@ -144,18 +149,20 @@ _TEST_SPECS = (
               "corrected repeated k-fold t (Bouckaert & Frank 2004)"),
     _TestSpec("naive_paired_t_kfold", "cv10x10", False, "naive paired t on 10x10 CV folds"),
     _TestSpec("sorted_runs_t_learner", "cv10x10", False,
-              "sorted-runs t, sorted by learner (Bouckaert 2004)"),
+              "sorted-runs t, sorted by learner (Bouckaert 2003)"),
     _TestSpec("sorted_runs_t_difference", "cv10x10", True,
-              "sorted-runs t, sorted by difference (Bouckaert 2004)"),
+              "sorted-runs t, sorted by difference (Bouckaert 2003)"),
     _TestSpec("bayesian_correlated_t", "cv10x10", True,
-              "Bayesian correlated t, P(outside rope) > 1 - alpha (Corani & Benavoli 2015)"),
+              "Bayesian correlated t, P(beyond the tolerance) > 1 - alpha (Corani & Benavoli "
+              "2015)"),
     _TestSpec("paired_t_5x2cv", "cv5x2", True, "5x2cv paired t (Dietterich 1998)"),
     _TestSpec("combined_f_5x2cv", "cv5x2", True, "combined 5x2cv F (Alpaydin 1999)"),
     _TestSpec("mcnemar_edwards", "holdout1", True, "McNemar, continuity-corrected (Dietterich 1998)"),
     _TestSpec("mcnemar_uncorrected", "holdout1", True,
               "McNemar, uncorrected (= Cochran's Q for two models)"),
     _TestSpec("mcnemar_exact", "holdout1", True, "McNemar, exact binomial"),
-    _TestSpec("proportions_z", "holdout1", False, "difference-in-proportions z (seed eq. 1)"),
+    _TestSpec("proportions_z", "holdout1", False,
+              "difference-in-proportions z (Gardner & Brooks 2017, eq. 1)"),
 )
 _SPEC = {s.name: s for s in _TEST_SPECS}
 #: Names of the tests :func:`simulate_tests` can calibrate, in table order.
@@ -166,27 +173,32 @@ _OUTCOMES = ("none", "a_better", "b_better")
 
 # --------------------------------------------------------------------------- replicability
 
+@fill_doc()
 def replicability(counts) -> np.ndarray:
     """Bouckaert's (2004) replicability of a test from its outcome counts on each dataset.
+
+    ``R = sum_c n_c (n_c - 1) / (m (m - 1))`` with ``m = sum_c n_c``: the proportion of pairs of
+    runs (on the same dataset, with new random partitions) that reach the same outcome.
 
     Parameters
     ----------
     counts : array-like of shape (..., n_classes)
-        Number of runs of the test (on the same dataset with new random partitions) ending in
-        each outcome class, e.g. (no difference, A better, B better). Every dataset must have
-        at least two runs.
+        Number of runs of the test ending in each outcome class, e.g. (no difference, A
+        better, B better). Every dataset must have at least two runs.
 
     Returns
     -------
     ndarray of shape (...)
-        ``R = sum_c n_c (n_c - 1) / (m (m - 1))`` with ``m = sum_c n_c``: the proportion of
-        pairs of runs that reach the same outcome. ``R = 1`` when all runs agree; with three
-        classes ``R >= (m - 3) / (3 (m - 1))``, which tends to 1/3 as ``m`` grows.
+        ``R = 1`` when all runs agree; with three classes ``R >= (m - 3) / (3 (m - 1))``,
+        which tends to 1/3 as ``m`` grows.
 
-    Notes
-    -----
-    Bouckaert, R. R. (2004). Estimating replicability of classifier learning experiments.
-    ICML (seed 002, ref. [2]); Bouckaert & Frank (2004), PAKDD (seed 002, ref. [1]).
+    See Also
+    --------
+    simulate_tests : The calibration study that reports it for every test.
+
+    References
+    ----------
+    {refs:bouckaert2004b,bouckaert2004,gardner2017}
 
     Examples
     --------
@@ -528,31 +540,56 @@ def _population(root, mus_a, mu_b, rho, sizes, n_population, n_sets):
 
 # --------------------------------------------------------------------------- result
 
+@renamed_fields(n_replications="n_repeats")
 @dataclass(frozen=True, slots=True)
-class CalibrationResult:
-    """Result of :func:`simulate_tests`.
+class CalibrationResult(Result):
+    """Type I error, power and replicability of the comparison tests: see :func:`simulate_tests`.
 
     Attributes
     ----------
-    table : DataFrame
-        One row per (test, setting): ``test, method, scheme, valid (the literature's verdict:
-        False for the naive t and the proportions z), setting,
-        nominal_difference, true_difference, rejection_rate, mc_se, reject_a_better,
-        reject_b_better, replicability, replicability_se, n_datasets, n_replications``.
-        ``true_difference`` is the population error of learner B minus that of learner A at the
-        test's training-set size (from :attr:`population`); at ``nominal_difference = 0`` the
-        rejection rate is the type I error, elsewhere the power.
-    population : DataFrame
+    table : pandas.DataFrame
+        One row per (test, setting): ``test, method, scheme, valid`` (the literature's verdict:
+        False for the naive t and the proportions z), ``setting, nominal_difference,
+        true_difference, rejection_rate, mc_se, reject_a_better, reject_b_better,
+        replicability, replicability_se, n_datasets, n_repeats``. ``true_difference`` is the
+        population error of learner B minus that of learner A at the test's training-set size
+        (from :attr:`population`); at ``nominal_difference = 0`` the rejection rate is the
+        type I error, elsewhere the power.
+    population : pandas.DataFrame
         Population errors per (setting, training size), estimated on an independent sample of
         ``n_population`` rows (see :func:`simulate_tests`).
     tests : tuple of str
+        The tests simulated (ids of :data:`CALIBRATED_TESTS`).
     differences : tuple of float
         The nominal differences (Bayes-error differences) simulated; 0 is always included.
     alpha : float
-    n_datasets, n_rows, n_replications : int
+        Significance level of every test.
+    n_datasets, n_rows : int
+        Datasets per setting and rows per dataset.
+    n_repeats : int
+        Runs of each test per dataset with new partitions (``n_replications`` before replikit
+        0.2).
     runtime_seconds : float
+        Time the simulation took.
     settings : dict
         All inputs, for provenance.
+
+    See Also
+    --------
+    simulate_tests : The study that returns it.
+    plot_calibration : Its figures (:meth:`plot`).
+
+    References
+    ----------
+    {refs:bouckaert2004,bouckaert2004b,dietterich1998,nadeau2003}
+
+    Examples
+    --------
+    >>> res = simulate_tests(n_datasets=20, n_rows=100, differences=(0.1,),
+    ...                      tests=["corrected_repeated_kfold_t"], n_repeats=2,
+    ...                      n_population=100_000, n_training_sets=200, random_state=0)
+    >>> res.type_one_error()[["test", "valid"]].values.tolist()
+    [['corrected_repeated_kfold_t', True]]
     """
 
     table: pd.DataFrame
@@ -562,39 +599,94 @@ class CalibrationResult:
     alpha: float
     n_datasets: int
     n_rows: int
-    n_replications: int
+    n_repeats: int
     runtime_seconds: float
     settings: dict = field(default_factory=dict)
 
+    @property
+    def title(self) -> str:
+        """What was simulated."""
+        return (f"Calibration of the comparison tests: {number(self.n_datasets)} datasets x "
+                f"{number(self.n_rows)} rows, {number(self.n_repeats)} runs per dataset")
+
     def to_frame(self) -> pd.DataFrame:
-        """The long table (a copy)."""
+        """The long table (a copy).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (test, setting).
+        """
         return self.table.copy()
 
+    def to_dict(self) -> dict:
+        """The settings and both tables in JSON types.
+
+        Returns
+        -------
+        dict
+            ``runtime_seconds``, ``settings``, ``table`` and ``population`` (records).
+        """
+        from ..results import to_jsonable
+
+        return to_jsonable({"runtime_seconds": self.runtime_seconds, "settings": self.settings,
+                            "table": self.table, "population": self.population})
+
     def type_one_error(self) -> pd.DataFrame:
-        """Rows of :attr:`table` at ``nominal_difference == 0`` (equal population errors)."""
+        """Rows of :attr:`table` at ``nominal_difference == 0`` (equal population errors).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per test.
+        """
         t = self.table
         return t[t["nominal_difference"] == 0.0].reset_index(drop=True)
 
     def power_table(self, values: str = "rejection_rate") -> pd.DataFrame:
-        """Wide table of ``values``: one row per test, one column per nominal difference."""
+        """Wide table of ``values``: one row per test, one column per nominal difference.
+
+        Parameters
+        ----------
+        values : str, default 'rejection_rate'
+            A column of :attr:`table` (``'replicability'``, ``'mc_se'``, ...).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Tests (ids) as rows, nominal differences as columns.
+        """
         t = self.table
         wide = t.pivot_table(index="test", columns="nominal_difference", values=values,
                              sort=False)
         return wide.reindex(list(self.tests))
 
-    def plot(self, *, measure: str = "rejection_rate", ax=None):
-        """Shortcut for :func:`plot_calibration`."""
+    def plot(self, ax=None, *, measure: str = "rejection_rate"):
+        """Rejection rate (or replicability) of each test against the true difference.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+        measure : {'rejection_rate', 'replicability'}, default 'rejection_rate'
+            What is drawn (:func:`plot_calibration`).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         return plot_calibration(self, measure=measure, ax=ax)
 
     def __str__(self) -> str:
         pop = self.population
-        lines = [f"Calibration of comparison tests: {self.n_datasets} datasets x "
-                 f"{self.n_rows} rows, {self.n_replications} runs per dataset, alpha = "
-                 f"{self.alpha:g}, runtime {self.runtime_seconds:.1f} s"]
+        lines = [f"Calibration of comparison tests: {number(self.n_datasets)} datasets x "
+                 f"{number(self.n_rows)} rows, {number(self.n_repeats)} runs per dataset, "
+                 f"alpha = {number(self.alpha)}, runtime {self.runtime_seconds:.1f} s"]
         null = pop[pop["setting"] == 0]
         if not null.empty:
             lines.append("Population errors under the null (independent sample of "
-                         f"{int(null['n_population'].iloc[0]):,} rows):")
+                         f"{number(int(null['n_population'].iloc[0]))} rows):")
             for r in null.itertuples():
                 lines.append(f"  n_train={r.n_train}: A {r.error_a:.4f}, B {r.error_b:.4f}, "
                              f"B - A = {r.difference:+.4f} (SE {r.difference_se:.4f})")
@@ -604,29 +696,31 @@ class CalibrationResult:
             lines.append("Type I error (rejection rate at equal population errors) and "
                          "replicability:")
             show = t1[["test", "valid", "rejection_rate", "mc_se", "replicability",
-                       "replicability_se"]]
+                       "replicability_se"]].assign(test=[test_name(t) for t in t1["test"]])
             lines.append(show.to_string(index=False, float_format=fmt))
         if len(self.differences) > 1:
             n_tr = int(pop["n_train"].max())  # 90% of the rows, unless only 5x2/hold-out
             at = pop[pop["n_train"] == n_tr].sort_values("setting")["difference"]
-            diffs = ", ".join(f"{d:g} -> {v:.4f}" for d, v in
+            diffs = ", ".join(f"{number(d)} -> {v:.4f}" for d, v in
                               zip(self.differences, at, strict=True))
-            lines.append(f"Rejection rate (type I error at 0, power elsewhere) by nominal difference "
-                         f"(true difference B - A at n_train="
-                         f"{n_tr}: {diffs}):")
-            lines.append(self.power_table().to_string(float_format=fmt))
-            lines.append("Replicability by nominal difference:")
-            lines.append(self.power_table("replicability").to_string(float_format=fmt))
+            lines.append(f"Rejection rate (type I error at 0, power elsewhere) by nominal "
+                         f"difference (true difference B - A at n_train={n_tr}: {diffs}):")
+            for values in ("rejection_rate", "replicability"):
+                if values == "replicability":
+                    lines.append("Replicability by nominal difference:")
+                wide = self.power_table(values)
+                wide.index = [test_name(t) for t in wide.index]
+                lines.append(wide.to_string(float_format=fmt))
         return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- public function
 
-def _simulate_tests_iv(n_datasets, n_rows, differences, tests, n_replications, base_error,
+def _simulate_tests_iv(n_datasets, n_rows, differences, tests, n_repeats, base_error,
                        correlation, alpha, n_population, n_training_sets, n_jobs, chunk_size):
     n_datasets = check_int(n_datasets, "n_datasets", min_value=2)
     n_rows = check_int(n_rows, "n_rows", min_value=20, max_value=10_000)
-    n_replications = check_int(n_replications, "n_replications", min_value=1)
+    n_repeats = check_int(n_repeats, "n_repeats", min_value=1)
     base_error = check_probability(base_error, "base_error")
     if base_error >= 0.5:
         raise ParameterError(f"`base_error` must be below 0.5 (a chance-level learner has "
@@ -665,22 +759,24 @@ def _simulate_tests_iv(n_datasets, n_rows, differences, tests, n_replications, b
         raise ParameterError(f"`tests` must be 'all' or a list of {list(CALIBRATED_TESTS)}; "
                              f"got unknown {unknown if unknown else tests!r}.")
     tests = [t for t in CALIBRATED_TESTS if t in tests]  # table order, no duplicates
-    return (n_datasets, n_rows, tuple(float(d) for d in diffs), tests, n_replications,
+    return (n_datasets, n_rows, tuple(float(d) for d in diffs), tests, n_repeats,
             base_error, correlation, alpha, n_population, n_training_sets, n_jobs, chunk_size)
 
 
+@renamed(n_replications="n_repeats", rope="tolerance")
+@fill_doc()
 @single_blas  # batched small products: BLAS threads only add contention
 def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
                    differences=(0.0, 0.025, 0.05, 0.075, 0.1, 0.15), tests="all",
-                   n_replications: int = 10, base_error: float = 0.3,
-                   correlation: float = 0.5, alpha: float = 0.05, rope: float = 0.01,
+                   n_repeats: int = 10, base_error: float = 0.3,
+                   correlation: float = 0.5, alpha: float = 0.05, tolerance: float = 0.01,
                    n_population: int = 1_000_000, n_training_sets: int = 2000,
                    random_state=None, n_jobs: int | None = 1, chunk_size: int | None = None,
                    progress=None) -> CalibrationResult:
     """Type I error, power and replicability of the comparison tests on simulated data.
 
     For each nominal difference, ``n_datasets`` datasets of ``n_rows`` rows are drawn; on each
-    dataset every test is run ``n_replications`` times with new random partitions, comparing a
+    dataset every test is run ``n_repeats`` times with new random partitions, comparing a
     nearest-centroid learner on feature 1 (A) with one on feature 2 (B). See the module
     docstring for the data-generating process, the learners, the schemes and the estimators.
 
@@ -690,25 +786,26 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
         Datasets per setting (Monte-Carlo sample size).
     n_rows : int, default 300
         Rows per dataset (20 to 10,000).
-    differences : sequence of float
+    differences : sequence of float, default (0.0, 0.025, 0.05, 0.075, 0.1, 0.15)
         Nominal differences ``Phi(-mu_b) - Phi(-mu_a)`` of the Bayes errors of the two
         features (how much better learner A is), each in ``[0, base_error)``; 0, the null, is
         always added. The true difference at each training size is measured on an independent
         sample and reported.
-    tests : 'all', str or list of str
+    tests : 'all', str or list of str, default 'all'
         Names from :data:`CALIBRATED_TESTS`.
-    n_replications : int, default 10
+    n_repeats : int, default 10
         Runs ``m`` of each test per dataset with new partitions (Bouckaert's replicability
-        needs ``m >= 2``; with ``m = 1`` it is NaN).
+        needs ``m >= 2``; with ``m = 1`` it is NaN; ``n_replications`` before replikit 0.2).
     base_error : float, default 0.3
         Bayes error of learner B's feature.
     correlation : float, default 0.5
         Within-class correlation of the two features.
     alpha : float, default 0.05
         Significance level of every test; the Bayesian correlated t declares a difference when
-        the posterior probability of one side beyond the rope exceeds ``1 - alpha``.
-    rope : float, default 0.01
-        Half-width of the Bayesian test's region of practical equivalence, in error rate.
+        the posterior probability of one side beyond the tolerance exceeds ``1 - alpha``.
+    tolerance : float, default 0.01
+        Half-width of the Bayesian test's region of practical equivalence, in error rate
+        (``rope`` before replikit 0.2).
     n_population : int, default 1000000
         Rows of the independent sample on which population errors are estimated (>= 100,000).
     n_training_sets : int, default 2000
@@ -727,29 +824,40 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
     Returns
     -------
     CalibrationResult
+        The rates per test and setting, and the population errors.
+
+    See Also
+    --------
+    plot_calibration : The figures of the result.
+    replicability : Bouckaert's replicability of one test.
+    replikit.compare.corrected_repeated_kfold_ttest : The test the study recommends.
 
     Notes
     -----
     Statistics: Nadeau & Bengio (2003) corrected resampled t, ``t = mean(d) / sqrt((1/n +
-    n_test/n_train) s^2)``, df = n - 1 (seed Table 1, eq. 3); Bouckaert & Frank (2004) the
-    same on 10x10 CV; Dietterich (1998) 5x2cv t and McNemar; Alpaydin (1999) 5x2cv F;
-    Bouckaert (2004) sorted runs; the naive t (seed eq. 2) and the proportions z (seed eq. 1)
-    are included to show that they are invalid. Replicability ``R = sum_c n_c (n_c - 1) /
-    (m (m - 1))`` (Bouckaert 2004; seed sec. 3 and ref. [1], [2]).
+    n_test/n_train) s^2)``, df = n - 1 (Gardner & Brooks 2017, Table 1 and eq. 3); Bouckaert &
+    Frank (2004) the same on 10x10 CV; Dietterich (1998) 5x2cv t and McNemar; Alpaydın (1999)
+    5x2cv F; Bouckaert (2003) sorted runs; the naive t (Gardner & Brooks 2017, eq. 2) and the
+    proportions z (eq. 1) are included to show that they are invalid. Replicability ``R =
+    sum_c n_c (n_c - 1) / (m (m - 1))`` (Bouckaert 2004).
+
+    References
+    ----------
+    {refs:dietterich1998,nadeau2003,bouckaert2004,bouckaert2003,bouckaert2004b,alpaydin1999,corani2015,mcnemar1947,edwards1948,gardner2017}
 
     Examples
     --------
     >>> res = simulate_tests(n_datasets=20, n_rows=100, differences=(0.1,),
-    ...                      tests=["corrected_repeated_kfold_t"], n_replications=2,
+    ...                      tests=["corrected_repeated_kfold_t"], n_repeats=2,
     ...                      n_population=100_000, n_training_sets=200)
     >>> res.table[["test", "nominal_difference", "rejection_rate"]].shape
     (2, 3)
     """
     (n_datasets, n_rows, diffs, tests, m, base_error, rho, alpha, n_population, n_sets,
      n_jobs, chunk_size) = _simulate_tests_iv(
-        n_datasets, n_rows, differences, tests, n_replications, base_error, correlation,
+        n_datasets, n_rows, differences, tests, n_repeats, base_error, correlation,
         alpha, n_population, n_training_sets, n_jobs, chunk_size)
-    rope = check_float(rope, "rope", min_value=0.0)
+    rope = check_float(tolerance, "tolerance", min_value=0.0)
     start = time.perf_counter()
     root = root_seed_sequence(random_state)
     mu_b = float(-stats.norm.ppf(base_error))
@@ -807,12 +915,12 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
                 "reject_b_better": float(rate_b[s, ti]),
                 "replicability": float(rep_mean[s, ti]),
                 "replicability_se": float(rep_se[s, ti]),
-                "n_datasets": n_datasets, "n_replications": m,
+                "n_datasets": n_datasets, "n_repeats": m,
             })
     settings: dict[str, Any] = {
         "n_datasets": n_datasets, "n_rows": n_rows, "differences": list(diffs),
-        "tests": list(tests), "n_replications": m, "base_error": base_error,
-        "correlation": rho, "alpha": alpha, "rope": rope, "n_population": n_population,
+        "tests": list(tests), "n_repeats": m, "base_error": base_error,
+        "correlation": rho, "alpha": alpha, "tolerance": rope, "n_population": n_population,
         "n_training_sets": n_sets, "random_state_entropy": root.entropy,
         "learners": "nearest centroid on x1 (A) and on x2 (B)",
         "schemes": {k: v.label for k, v in _SCHEMES.items()},
@@ -820,11 +928,12 @@ def simulate_tests(*, n_datasets: int = 1000, n_rows: int = 300,
     return CalibrationResult(
         table=pd.DataFrame(rows), population=population, tests=tuple(tests),
         differences=diffs, alpha=alpha, n_datasets=n_datasets, n_rows=n_rows,
-        n_replications=m, runtime_seconds=time.perf_counter() - start, settings=settings)
+        n_repeats=m, runtime_seconds=time.perf_counter() - start, settings=settings)
 
 
 # --------------------------------------------------------------------------- figure
 
+@fill_doc()
 def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rate",
                      tests=None, ax=None):
     """Rejection rate (or replicability) of each test against the true difference.
@@ -832,23 +941,42 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
     In the style of Bouckaert & Frank (2004): one line per test, valid tests solid, invalid
     tests (naive t, proportions z) dashed; a band of +-1.96 Monte-Carlo SEs around each line;
     for the rejection rate a horizontal line at the level ``alpha`` (the type I error the
-    valid tests should hold at difference 0).
+    valid tests should hold at difference 0). Each line is labelled by the test's name.
 
     Parameters
     ----------
     result : CalibrationResult
-    measure : {'rejection_rate', 'replicability'}
+        From :func:`simulate_tests`.
+    measure : {'rejection_rate', 'replicability'}, default 'rejection_rate'
+        What is drawn.
     tests : list of str, optional
         Subset of ``result.tests`` to draw.
-    ax : matplotlib Axes, optional
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes when None.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
+
+    See Also
+    --------
+    simulate_tests : The study.
+    CalibrationResult.plot : The same figure from the result.
+
+    References
+    ----------
+    {refs:bouckaert2004}
 
     Examples
     --------
-    >>> ax = plot_calibration(res)  # doctest: +SKIP
+    >>> res = simulate_tests(n_datasets=20, n_rows=100, differences=(0.1,),
+    ...                      tests=["corrected_repeated_kfold_t", "naive_paired_t_kfold"],
+    ...                      n_repeats=2, n_population=100_000, n_training_sets=200,
+    ...                      random_state=0)
+    >>> ax = plot_calibration(res)
+    >>> ax.get_legend_handles_labels()[1]
+    ['corrected repeated k-fold t-test', 'naive paired t-test, 10x10 CV (invalid)']
     """
     if not isinstance(result, CalibrationResult):
         raise ParameterTypeError(f"`result` must be a CalibrationResult; got "
@@ -862,10 +990,7 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
         raise ParameterError(f"`tests` {unknown} were not simulated; simulated: "
                              f"{list(result.tests)}.")
     se_col = "mc_se" if measure == "rejection_rate" else "replicability_se"
-    if ax is None:
-        from .._plotting import new_axes
-
-        ax = new_axes(8.0, 4.2)
+    ax = axes_or_new(ax, 8.0, 4.2)
     import matplotlib as mpl
 
     tab = mpl.colormaps["tab20"].colors
@@ -879,7 +1004,7 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
         c = colours[i % len(colours)]
         valid = bool(g["valid"].iloc[0])
         ax.plot(x, y, ls="-" if valid else "--", marker="o", ms=3, color=c,
-                label=name + ("" if valid else " (invalid)"))
+                label=test_name(name) + ("" if valid else " (invalid)"))
         ax.fill_between(x, y - 1.96 * se, y + 1.96 * se, color=c, alpha=0.15, lw=0)
     if measure == "rejection_rate":
         ax.axhline(result.alpha, color="black", lw=0.8, ls=":")
@@ -888,7 +1013,7 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
         ax.set_ylabel("replicability R")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("true difference in population error (B - A)")
-    ax.set_title(f"{result.n_datasets} datasets x {result.n_rows} rows, "
-                 f"{result.n_replications} runs each", fontsize=9)
+    ax.set_title(f"{number(result.n_datasets)} datasets x {number(result.n_rows)} rows, "
+                 f"{number(result.n_repeats)} runs each", fontsize=9)
     ax.legend(fontsize=7, frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return ax

@@ -26,8 +26,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._format import number
 from .._validation import check_choice, check_int, check_probability
 from ..errors import DataError, ParameterError
+from ..results import Result
+from ._words import fill_doc, p_is
 from .multiple import FriedmanResult, _friedman, _table_iv
 
 __all__ = ["ControlResult", "bonferroni_dunn_test", "bonferroni_dunn_critical_difference",
@@ -40,9 +43,34 @@ THRESHOLDS = {"cohen_d": (0.2, 0.5, 0.8), "cliffs_delta": (0.147, 0.33, 0.474)}
 _LABELS = ("negligible", "small", "medium", "large")
 
 
+@fill_doc()
 def effect_magnitude(value: float, kind: str = "cohen_d") -> str:
-    """``'negligible'``, ``'small'``, ``'medium'`` or ``'large'`` for ``|value|`` (autorank's
-    thresholds, :data:`THRESHOLDS`); ``'undefined'`` for NaN.
+    """The magnitude label of an effect size, with autorank's thresholds.
+
+    ``|d|`` below 0.2 negligible, 0.5 small, 0.8 medium, else large (Cohen 1988); ``|delta|``
+    below 0.147, 0.33, 0.474 (Romano et al. 2006). See :data:`THRESHOLDS`.
+
+    Parameters
+    ----------
+    value : float
+        The effect size.
+    kind : {'cohen_d', 'cliffs_delta'}, default 'cohen_d'
+        Which effect size it is.
+
+    Returns
+    -------
+    str
+        ``'negligible'``, ``'small'``, ``'medium'`` or ``'large'`` for ``|value|``;
+        ``'undefined'`` for NaN.
+
+    See Also
+    --------
+    cohens_d : Cohen's d.
+    cliffs_delta : Cliff's delta.
+
+    References
+    ----------
+    {refs:cohen1988,romano2006,herbold2020}
 
     Examples
     --------
@@ -55,8 +83,28 @@ def effect_magnitude(value: float, kind: str = "cohen_d") -> str:
     return _LABELS[int(np.searchsorted(THRESHOLDS[kind], abs(float(value)), side="right"))]
 
 
+@fill_doc()
 def cliffs_delta(x, y) -> float:
-    """Cliff's delta: ``P(X > Y) − P(X < Y)`` over all pairs of ``x`` and ``y`` (Cliff 1993).
+    """Cliff's delta of two samples: ``P(X > Y) − P(X < Y)`` over all pairs (Cliff 1993).
+
+    Parameters
+    ----------
+    x, y : array-like
+        The two samples (flattened).
+
+    Returns
+    -------
+    float
+        In ``[-1, 1]``; positive when ``x`` tends to be larger.
+
+    See Also
+    --------
+    cohens_d : The standardized mean difference.
+    effect_magnitude : Its magnitude label.
+
+    References
+    ----------
+    {refs:cliff1993}
 
     Examples
     --------
@@ -73,10 +121,31 @@ def cliffs_delta(x, y) -> float:
     return float((greater - less) / (x.size * y.size))
 
 
+@fill_doc()
 def cohens_d(x, y) -> float:
-    """Cohen's d with the pooled standard deviation: ``(mean x − mean y) / s_pooled``,
-    ``s_pooled^2 = ((n_x − 1) s_x^2 + (n_y − 1) s_y^2) / (n_x + n_y − 2)`` (autorank's
-    ``_cohen_d``). NaN when both samples are constant and equal in mean; ±inf when they differ.
+    """Cohen's d of two samples with the pooled standard deviation.
+
+    ``(mean x − mean y) / s_pooled``, ``s_pooled^2 = ((n_x − 1) s_x^2 + (n_y − 1) s_y^2) /
+    (n_x + n_y − 2)`` (autorank's ``_cohen_d``).
+
+    Parameters
+    ----------
+    x, y : array-like
+        The two samples (flattened); at least three values in all.
+
+    Returns
+    -------
+    float
+        NaN when both samples are constant and equal in mean; ±inf when they differ.
+
+    See Also
+    --------
+    cliffs_delta : The rank-based effect size.
+    effect_magnitude : Its magnitude label.
+
+    References
+    ----------
+    {refs:cohen1988,herbold2020}
 
     Examples
     --------
@@ -105,11 +174,35 @@ def _q_bonferroni_dunn(k: int, alpha: float) -> float:
     return float(stats.norm.isf(alpha / (2.0 * (k - 1))))
 
 
+@fill_doc()
 def bonferroni_dunn_critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
     """Critical difference of mean ranks of the Bonferroni–Dunn test (k models, n datasets).
 
     ``CD = q_alpha sqrt(k (k + 1) / (6 n))`` with ``q_alpha = z_{1 − alpha / (2 (k − 1))}``
     (Demšar 2006, sec. 3.2.2 and Table 5b).
+
+    Parameters
+    ----------
+    k : int
+        Number of models, the control included (>= 2).
+    n : int
+        Number of datasets (>= 1).
+    alpha : float, default 0.05
+        Family-wise significance level over the ``k − 1`` comparisons.
+
+    Returns
+    -------
+    float
+        The critical difference of mean ranks.
+
+    See Also
+    --------
+    bonferroni_dunn_test : The test it decides.
+    replikit.compare.critical_difference : The Nemenyi CD of every pair.
+
+    References
+    ----------
+    {refs:dunn1961,demsar2006}
 
     Examples
     --------
@@ -122,17 +215,20 @@ def bonferroni_dunn_critical_difference(k: int, n: int, *, alpha: float = 0.05) 
     return _q_bonferroni_dunn(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
 
 
+@fill_doc()
 @dataclass(frozen=True, slots=True, eq=False)
-class ControlResult:
+class ControlResult(Result):
     """Every model against a control by mean ranks (Bonferroni–Dunn; Demšar 2006).
 
     Attributes
     ----------
     control : str
+        The control model.
     critical_distance : float
         Models whose mean rank differs from the control's by more than it differ
         significantly (family-wise ``alpha`` over the ``k − 1`` comparisons).
     alpha : float
+        Family-wise significance level.
     mean_ranks : pandas.Series
         Mean rank per model (1 = best).
     comparisons : pandas.DataFrame
@@ -142,8 +238,35 @@ class ControlResult:
         ``cohen_d_magnitude``, ``cliffs_delta``, ``cliffs_delta_magnitude`` (model against
         control over the datasets; positive = the model scores higher).
     friedman : FriedmanResult
+        The omnibus test on the same table.
     n_datasets, n_models : int
+        ``N`` and ``k``.
     higher_is_better : bool
+        The direction of the scores.
+    method : str
+        The test's name in words.
+    statistic, pvalue, alternative : float, float, str
+        Whether any model differs from the control (properties): the largest ``|z|``, its
+        Bonferroni-adjusted p-value (the smallest of ``pvalue_adjusted``) and
+        ``'two-sided'``.
+
+    See Also
+    --------
+    bonferroni_dunn_test : The test that returns it.
+    replikit.compare.NemenyiResult : The post-hoc test of every pair.
+    replikit.compare.plot_cd_control : Its diagram (:meth:`plot`).
+
+    References
+    ----------
+    {refs:dunn1961,demsar2006,herbold2020}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.random.default_rng(0).normal(size=(20, 4)) + [1.5, 0.0, 0.2, 1.4]
+    >>> res = bonferroni_dunn_test(t, control="model 0")
+    >>> res.alternative, bool(res.pvalue < 0.05)
+    ('two-sided', True)
     """
 
     control: str
@@ -157,27 +280,77 @@ class ControlResult:
     higher_is_better: bool = True
     method: str = "Bonferroni-Dunn test against a control (Demšar 2006)"
 
+    @property
+    def title(self) -> str:
+        """The test's name in words, with the control."""
+        return f"{self.method}, control {self.control}"
+
+    @property
+    def statistic(self) -> float:
+        """The largest ``|z|`` of the comparisons with the control."""
+        z = self.comparisons["z"].to_numpy(dtype=float) if len(self.comparisons) else []
+        return float(np.max(np.abs(z))) if len(z) else float("nan")
+
+    @property
+    def pvalue(self) -> float:
+        """Whether any model differs from the control: the smallest Bonferroni-adjusted
+        p-value."""
+        p = self.comparisons["pvalue_adjusted"] if len(self.comparisons) else []
+        return float(np.min(p)) if len(p) else float("nan")
+
+    @property
+    def alternative(self) -> str:
+        """``'two-sided'``: a model may be better or worse ranked than the control."""
+        return "two-sided"
+
     def to_frame(self) -> pd.DataFrame:
-        """A copy of :attr:`comparisons`."""
+        """A copy of :attr:`comparisons`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per model compared with the control.
+        """
         return self.comparisons.copy()
 
+    def plot(self, ax=None, **kwargs):
+        """The critical-difference diagram against the control (Demšar 2006, Figure 2).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+        **kwargs
+            Passed to :func:`~replikit.compare.plot_cd_control` (``title``, ``digits``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_cd_control
+
+        return plot_cd_control(self, ax=ax, **kwargs)
+
     def __str__(self) -> str:
-        lines = [f"{self.method}, alpha = {self.alpha:g}: {self.n_models} models on "
-                 f"{self.n_datasets} datasets, control {self.control} (mean rank "
+        lines = [f"{self.method}, alpha = {number(self.alpha)}: {number(self.n_models)} models "
+                 f"on {number(self.n_datasets)} datasets, control {self.control} (mean rank "
                  f"{self.mean_ranks[self.control]:.3f})",
-                 f"  critical difference CD = {self.critical_distance:.4g}; Friedman p = "
-                 f"{self.friedman.pvalue:.3g}, Iman-Davenport p = {self.friedman.f_pvalue:.3g}"]
+                 f"  critical difference CD = {number(self.critical_distance, 4)}; Friedman "
+                 f"{p_is(self.friedman.pvalue)}, Iman-Davenport "
+                 f"{p_is(self.friedman.f_pvalue)}"]
         for r in self.comparisons.itertuples():
             verdict = ("differs" if r.significant else "no difference shown")
             side = "better" if r.rank_difference < 0 else "worse"
             lines.append(
                 f"  {r.model}: mean rank {r.mean_rank:.3f} ({side} ranked by "
-                f"{abs(r.rank_difference):.3f}), Bonferroni p = {r.pvalue_adjusted:.3g}: "
-                f"{verdict}; Cohen's d = {r.cohen_d:.3g} ({r.cohen_d_magnitude}), Cliff's "
-                f"delta = {r.cliffs_delta:.3g} ({r.cliffs_delta_magnitude})")
+                f"{abs(r.rank_difference):.3f}), {p_is(r.pvalue_adjusted, 'Bonferroni p')}: "
+                f"{verdict}; Cohen's d = {number(r.cohen_d)} ({r.cohen_d_magnitude}), Cliff's "
+                f"delta = {number(r.cliffs_delta)} ({r.cliffs_delta_magnitude})")
         return "\n".join(lines)
 
 
+@fill_doc()
 def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
                          higher_is_better: bool = True,
                          tie_correction: bool = True) -> ControlResult:
@@ -200,21 +373,32 @@ def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
         :func:`~replikit.compare.scores_to_table`.
     control : str, optional
         The control model (a column); default the model with the best mean rank.
-    alpha : float
+    alpha : float, default 0.05
         Family-wise significance level.
-    higher_is_better : bool
-    tie_correction : bool
+    higher_is_better : bool, default True
+        False for errors and losses (the smallest score then ranks first).
+    tie_correction : bool, default True
         Passed to the attached Friedman test.
 
     Returns
     -------
     ControlResult
+        The comparisons with the control, their effect sizes and the Friedman test.
+
+    See Also
+    --------
+    bonferroni_dunn_critical_difference : The critical difference alone.
+    effect_sizes : The effect sizes against a reference model.
+    replikit.compare.nemenyi_test : Every pair, when no model is the control.
 
     Notes
     -----
-    Demšar (2006), "Statistical comparisons of classifiers over multiple data sets", JMLR 7,
-    sec. 3.2.2 (Bonferroni–Dunn; Dunn 1961), Table 5b; sec. 3.2.4 (the CD diagram with a
-    control, Figure 2).
+    Demšar (2006), sec. 3.2.2 (Bonferroni–Dunn; Dunn 1961), Table 5b; sec. 3.2.4 (the CD
+    diagram with a control, Figure 2).
+
+    References
+    ----------
+    {refs:dunn1961,demsar2006,cohen1988,cliff1993,herbold2020}
 
     Examples
     --------
@@ -262,6 +446,7 @@ def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
                          n_datasets=n, n_models=k, higher_is_better=bool(higher_is_better))
 
 
+@fill_doc()
 def effect_sizes(table, reference=None, *, higher_is_better: bool = True) -> pd.DataFrame:
     """Cohen's d and Cliff's delta of ``reference`` against every other model over the datasets.
 
@@ -273,8 +458,10 @@ def effect_sizes(table, reference=None, *, higher_is_better: bool = True) -> pd.
     Parameters
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
+        One score per dataset and model (complete).
     reference : str, optional
-    higher_is_better : bool
+        The model every other is compared with; default the best mean rank.
+    higher_is_better : bool, default True
         Only for the default reference (the best mean rank).
 
     Returns
@@ -283,11 +470,15 @@ def effect_sizes(table, reference=None, *, higher_is_better: bool = True) -> pd.
         ``reference, model, mean_rank, cohen_d, cohen_d_magnitude, cliffs_delta,
         cliffs_delta_magnitude``, the models by mean rank (the reference first, effect 0).
 
-    Notes
-    -----
-    Cohen (1988); Cliff (1993); Romano, Kromrey, Coraggio & Skowronek (2006) for the Cliff's
-    delta thresholds; Herbold (2020), "Autorank: a Python package for automated ranking of
-    classifiers", JOSS 5(48), 2173.
+    See Also
+    --------
+    bonferroni_dunn_test : The test these effect sizes go beside.
+    cohens_d : Cohen's d of two samples.
+    cliffs_delta : Cliff's delta of two samples.
+
+    References
+    ----------
+    {refs:cohen1988,cliff1993,romano2006,herbold2020}
 
     Examples
     --------
@@ -320,10 +511,12 @@ def effect_sizes(table, reference=None, *, higher_is_better: bool = True) -> pd.
 # ---------------------------------------------------------------------------------------------
 # within one dataset: standardized mean difference with the corrected variance
 # ---------------------------------------------------------------------------------------------
+@fill_doc()
 @dataclass(frozen=True, slots=True)
-class SMDResult:
-    """Standardized mean difference of two models' resampled scores (see
-    :func:`standardized_mean_difference`).
+class SMDResult(Result):
+    """Standardized mean difference of two models' resampled scores.
+
+    See :func:`standardized_mean_difference`.
 
     Attributes
     ----------
@@ -335,13 +528,32 @@ class SMDResult:
         ``mean(d) / s``, which overstates the effect because ``s^2`` is shrunk by the overlap of
         training sets.
     cliffs_delta : float
-        Cliff's delta of ``a``'s against ``b``'s split scores; ``cliffs_delta_magnitude`` its
-        label.
+        Cliff's delta of ``a``'s against ``b``'s split scores.
     cliffs_delta_magnitude : str
+        Its label.
     ratio : float
         ``n_test / n_train`` used.
     a, b, metric : str
+        The two models and the metric.
     n : int
+        Number of splits.
+
+    See Also
+    --------
+    standardized_mean_difference : The function that returns it.
+    cohens_d : The effect size over datasets.
+
+    References
+    ----------
+    {refs:nadeau2003,cohen1988,cliff1993}
+
+    Examples
+    --------
+    >>> from replikit.compare import Paired
+    >>> r = standardized_mean_difference(Paired([[0.82, 0.80, 0.84, 0.81]],
+    ...                                         [[0.80, 0.80, 0.81, 0.80]]))
+    >>> r.magnitude, r.cliffs_delta_magnitude
+    ('large', 'large')
     """
 
     estimate: float
@@ -355,7 +567,14 @@ class SMDResult:
     metric: str = ""
     n: int = 0
 
+    @property
+    def title(self) -> str:
+        """What the effect size is of."""
+        metric = f" ({self.metric})" if self.metric else ""
+        return f"Standardized mean difference {self.a} − {self.b}{metric}"
 
+
+@fill_doc()
 def standardized_mean_difference(scores, a=None, b=None, *, metric=None, study=None,
                                  ratio=None) -> SMDResult:
     """Standardized mean difference of two models on one dataset's resampled scores.
@@ -369,20 +588,35 @@ def standardized_mean_difference(scores, a=None, b=None, *, metric=None, study=N
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-    a, b, metric, study : optional
-        As :func:`~replikit.compare.paired_scores`.
+    scores : Scores, pandas.DataFrame, RunResult or Paired
+        Scores of both models on the same splits (see :func:`~replikit.compare.paired_scores`).
+    a, b : str, optional
+        The two models; both may be omitted when the scores hold exactly two.
+    metric : str, optional
+        The metric; required when the scores hold several.
+    study : str, optional
+        The study; required when the scores hold several.
     ratio : float, optional
         ``n_test / n_train``; default from the recorded sizes, or ``1 / (k − 1)`` for k folds.
 
     Returns
     -------
     SMDResult
+        The corrected and the naive effect, Cliff's delta and their labels.
+
+    See Also
+    --------
+    cohens_d : The effect size over datasets.
+    replikit.compare.corrected_resampled_ttest : The same correction, on the standard error.
 
     Notes
     -----
-    Nadeau & Bengio (2003), "Inference for the generalization error", Machine Learning 52,
-    sec. 4 (the correlation of the split differences); Cohen (1988) for the labels.
+    Nadeau & Bengio (2003), sec. 4, for the correlation of the split differences; Cohen
+    (1988) for the labels.
+
+    References
+    ----------
+    {refs:nadeau2003,cohen1988,cliff1993}
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Several models, several metrics, several datasets: multiple comparisons (Demšar 2006).
 
-Gardner & Brooks (2017, seed 002, section 5) note that comparing models on several metrics "would
+Gardner & Brooks (2017, section 5) note that comparing models on several metrics "would
 require a correction for multiple comparisons, such as a Bonferroni correction, and would
 effectively be moving beyond the two-model comparison task". This module provides that step:
 
@@ -28,9 +28,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._format import number
+from .._format import pvalue as _pvalue_text
 from .._validation import check_alternative, check_choice, check_int, check_probability
 from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import Result
 from ._kernels import range_isf, range_sf
+from ._words import fill_doc
 
 __all__ = [
     "CORRECTIONS",
@@ -66,6 +70,7 @@ def _adjust_iv(pvalues, correction):
     return p, correction
 
 
+@fill_doc()
 def adjust_pvalues(pvalues, *, correction: str = "holm") -> np.ndarray:
     """Family-wise adjusted p-values (Holm, Bonferroni or Hochberg).
 
@@ -76,7 +81,7 @@ def adjust_pvalues(pvalues, *, correction: str = "holm") -> np.ndarray:
     ----------
     pvalues : array-like of any shape
         Unadjusted p-values in [0, 1].
-    correction : {'holm', 'bonferroni', 'hochberg'}
+    correction : {'holm', 'bonferroni', 'hochberg'}, default 'holm'
         ``'bonferroni'``: ``min(1, m p_i)``. ``'holm'`` (step-down, Holm 1979): with the
         p-values sorted ``p_(1) <= ... <= p_(m)``, ``p~_(i) = max_{j <= i} min(1, (m - j + 1)
         p_(j))``. ``'hochberg'`` (step-up, Hochberg 1988): ``p~_(i) = min_{j >= i} min(1,
@@ -88,11 +93,20 @@ def adjust_pvalues(pvalues, *, correction: str = "holm") -> np.ndarray:
     numpy.ndarray
         Adjusted p-values, same shape as ``pvalues``.
 
+    See Also
+    --------
+    wilcoxon_holm : Pairwise signed-rank tests over datasets, Holm-adjusted.
+    replikit.compare.compare_scores : Adjusts the p-values of every test this way.
+
     Notes
     -----
-    Gardner & Brooks (2017, seed 002, section 5) call for a Bonferroni-type correction when
-    several metrics are compared; Demšar (2006, section 3.2.2) recommends Holm's procedure as
-    uniformly more powerful than Bonferroni with the same guarantee.
+    Gardner & Brooks (2017, section 5) call for a Bonferroni-type correction when several
+    metrics are compared; Demšar (2006, section 3.2.2) recommends Holm's procedure as uniformly
+    more powerful than Bonferroni with the same guarantee.
+
+    References
+    ----------
+    {refs:holm1979,hochberg1988,demsar2006,gardner2017}
 
     Examples
     --------
@@ -194,8 +208,9 @@ def _row_ranks(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # Friedman
 # ---------------------------------------------------------------------------------------------
+@fill_doc()
 @dataclass(frozen=True, slots=True)
-class FriedmanResult:
+class FriedmanResult(Result):
     """Friedman rank test of k models on N datasets, with the Iman–Davenport F.
 
     Attributes
@@ -216,7 +231,31 @@ class FriedmanResult:
     ranks : pandas.DataFrame
         Rank of each model on each dataset.
     n_datasets, n_models : int
+        ``N`` and ``k``.
     higher_is_better, tie_correction : bool
+        The direction of the scores, and whether chi2_F was divided by the tie correction.
+    method : str
+        The test's name in words.
+    alternative : str
+        ``'two-sided'``: the models differ in mean rank, in any direction (a property).
+
+    See Also
+    --------
+    friedman_test : The test that returns it.
+    NemenyiResult : The post-hoc test of every pair.
+
+    References
+    ----------
+    {refs:friedman1937,iman1980,demsar2006}
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"a": [0.9, 0.8, 0.85, 0.7], "b": [0.7, 0.75, 0.8, 0.6],
+    ...                   "c": [0.6, 0.7, 0.9, 0.65]})
+    >>> res = friedman_test(t)
+    >>> res.df, round(res.statistic, 3), res.alternative
+    (2, 3.5, 'two-sided')
     """
 
     statistic: float
@@ -233,8 +272,42 @@ class FriedmanResult:
     tie_correction: bool = True
     method: str = "Friedman test (Iman-Davenport F)"
 
+    @property
+    def title(self) -> str:
+        """The test's name in words."""
+        return self.method
+
+    @property
+    def alternative(self) -> str:
+        """``'two-sided'``: the omnibus test asks whether the mean ranks differ at all."""
+        return "two-sided"
+
+    def plot(self, ax=None, *, alpha: float = 0.05):
+        """The critical-difference diagram of the mean ranks (Nemenyi test at ``alpha``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+        alpha : float, default 0.05
+            Family-wise level of the Nemenyi critical difference drawn.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        return _nemenyi(self, check_probability(alpha, "alpha")).plot(ax=ax)
+
     def to_frame(self) -> pd.DataFrame:
-        """One row: method, statistic, df, pvalue, f_statistic, f_df1, f_df2, f_pvalue, N, k."""
+        """One row of the two statistics.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``method, statistic, df, pvalue, f_statistic, f_df1, f_df2, f_pvalue, n_datasets,
+            n_models, tie_correction``.
+        """
         return pd.DataFrame([{
             "method": self.method, "statistic": self.statistic, "df": self.df,
             "pvalue": self.pvalue, "f_statistic": self.f_statistic, "f_df1": self.f_df[0],
@@ -245,10 +318,12 @@ class FriedmanResult:
     def __str__(self) -> str:
         ranks = ", ".join(f"{m}: {r:.3f}" for m, r in self.mean_ranks.sort_values().items())
         return (
-            f"{self.method}, {self.n_models} models on {self.n_datasets} datasets\n"
-            f"  chi2_F = {self.statistic:.4g}, df = {self.df}, p = {self.pvalue:.4g}\n"
-            f"  F_F = {self.f_statistic:.4g}, df = ({self.f_df[0]}, {self.f_df[1]}), "
-            f"p = {self.f_pvalue:.4g}\n"
+            f"{self.method}, {number(self.n_models)} models on {number(self.n_datasets)} "
+            f"datasets\n"
+            f"  chi2_F = {number(self.statistic, 4)}, df = {self.df}, p = "
+            f"{_pvalue_text(self.pvalue, table=True)}\n"
+            f"  F_F = {number(self.f_statistic, 4)}, df = ({self.f_df[0]}, {self.f_df[1]}), "
+            f"p = {_pvalue_text(self.f_pvalue, table=True)}\n"
             f"  mean ranks (1 = best): {ranks}"
         )
 
@@ -290,6 +365,7 @@ def _friedman(frame: pd.DataFrame, higher_is_better: bool,
     )
 
 
+@fill_doc()
 def friedman_test(table, *, higher_is_better: bool = True,
                   tie_correction: bool = True) -> FriedmanResult:
     """Friedman rank test of k models on N datasets, with the Iman–Davenport F.
@@ -305,9 +381,9 @@ def friedman_test(table, *, higher_is_better: bool = True,
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
         One score per dataset and model, e.g. from :func:`scores_to_table`. Must be complete.
-    higher_is_better : bool
+    higher_is_better : bool, default True
         False for errors/losses (the smallest score then gets rank 1).
-    tie_correction : bool
+    tie_correction : bool, default True
         Divide chi2_F by the tie correction, as ``scipy.stats.friedmanchisquare`` and R's
         ``friedman.test`` do. Demšar (2006) prints the uncorrected statistic; with no ties the
         two agree.
@@ -315,18 +391,26 @@ def friedman_test(table, *, higher_is_better: bool = True,
     Returns
     -------
     FriedmanResult
+        Both statistics, the mean ranks and the ranks.
 
     Raises
     ------
     DataError
         Fewer than 2 datasets or models, non-numeric columns or missing cells (named).
 
+    See Also
+    --------
+    nemenyi_test : Which pairs differ, after the omnibus test.
+    scores_to_table : The datasets x models table from a Scores table.
+
     Notes
     -----
-    Demšar (2006), "Statistical comparisons of classifiers over multiple data sets", JMLR 7,
-    section 3.2.2, equations for chi2_F and F_F; Friedman (1937). Seed 002 (Gardner & Brooks
-    2017) points to this multiple-model, multiple-dataset setting as the extension of the
-    two-model task.
+    Demšar (2006), section 3.2.2, equations for chi2_F and F_F. Gardner & Brooks (2017) point
+    to this multiple-model, multiple-dataset setting as the extension of the two-model task.
+
+    References
+    ----------
+    {refs:friedman1937,iman1980,demsar2006}
 
     Examples
     --------
@@ -347,6 +431,7 @@ def _q_alpha(k: int, alpha: float) -> float:
     return range_isf(alpha, k) / float(np.sqrt(2.0))
 
 
+@fill_doc()
 def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
     """Nemenyi critical difference of mean ranks for k models on n datasets.
 
@@ -360,12 +445,22 @@ def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
         Number of models (>= 2).
     n : int
         Number of datasets (>= 1).
-    alpha : float
+    alpha : float, default 0.05
         Family-wise significance level, in (0, 1).
 
     Returns
     -------
     float
+        The critical difference of mean ranks.
+
+    See Also
+    --------
+    nemenyi_test : The test it decides.
+    replikit.compare.bonferroni_dunn_critical_difference : The CD against a control.
+
+    References
+    ----------
+    {refs:nemenyi1963,demsar2006}
 
     Examples
     --------
@@ -378,8 +473,9 @@ def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
     return float(_q_alpha(k, alpha) * np.sqrt(k * (k + 1) / (6.0 * n)))
 
 
+@fill_doc()
 @dataclass(frozen=True, slots=True)
-class NemenyiResult:
+class NemenyiResult(Result):
     """Nemenyi all-pairs post-hoc test after a Friedman test (Demšar 2006).
 
     Attributes
@@ -387,6 +483,7 @@ class NemenyiResult:
     critical_distance : float
         The CD: two models differ significantly when their mean ranks differ by more than it.
     alpha : float
+        Family-wise significance level of the decisions.
     mean_ranks : pandas.Series
         Mean rank per model (1 = best), table column order.
     rank_differences : pandas.DataFrame
@@ -399,6 +496,31 @@ class NemenyiResult:
     friedman : FriedmanResult
         The omnibus test on the same table.
     n_datasets, n_models : int
+        ``N`` and ``k``.
+    method : str
+        The test's name in words.
+    statistic, pvalue, alternative : float, float, str
+        The range test of equal mean ranks the pairwise decisions rest on (properties): the
+        studentized range of the mean ranks, ``sqrt(2) max |R_i - R_j| / SE``, its p-value
+        (the smallest pairwise p-value) and ``'two-sided'``.
+
+    See Also
+    --------
+    nemenyi_test : The test that returns it.
+    FriedmanResult : The omnibus test.
+    replikit.compare.plot_cd_diagram : Its critical-difference diagram (:meth:`plot`).
+
+    References
+    ----------
+    {refs:nemenyi1963,demsar2006}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.random.default_rng(0).normal(size=(20, 3)) + [0.0, 0.5, 2.0]
+    >>> res = nemenyi_test(t)
+    >>> res.cliques(), bool(res.pvalue < 0.05)
+    ([('model 1', 'model 0')], True)
     """
 
     critical_distance: float
@@ -412,12 +534,60 @@ class NemenyiResult:
     n_models: int = 0
     method: str = "Nemenyi post-hoc test"
 
+    @property
+    def title(self) -> str:
+        """The test's name in words."""
+        return self.method
+
+    @property
+    def statistic(self) -> float:
+        """The studentized range of the mean ranks, ``sqrt(2) max |R_i - R_j| / SE``."""
+        k, n = self.n_models, self.n_datasets
+        se = np.sqrt(k * (k + 1) / (6.0 * n))
+        return float(np.sqrt(2.0) * self.rank_differences.to_numpy().max() / se)
+
+    @property
+    def pvalue(self) -> float:
+        """The p-value of the range test of equal mean ranks: the smallest pairwise p-value."""
+        p = self.pvalues.to_numpy()
+        off = ~np.eye(p.shape[0], dtype=bool)
+        return float(p[off].min()) if off.any() else 1.0
+
+    @property
+    def alternative(self) -> str:
+        """``'two-sided'``: the pairs may differ in either direction."""
+        return "two-sided"
+
+    def plot(self, ax=None, **kwargs):
+        """The critical-difference diagram (Demšar 2006, Figure 1a).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; a new figure's axes when None.
+        **kwargs
+            Passed to :func:`~replikit.compare.plot_cd_diagram` (``title``, ``digits``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        from .plots import plot_cd_diagram
+
+        return plot_cd_diagram(self, ax=ax, **kwargs)
+
     def cliques(self) -> list[tuple]:
         """Maximal groups of models whose mean ranks all lie within one CD of each other.
 
         These are the groups a CD diagram joins with a thick bar (Demšar 2006, Figure 1a): the
         models are sorted by mean rank and each run ``[i, j]`` with ``R_j - R_i <= CD`` that is
         not contained in an earlier run is kept. Groups of one model are not returned.
+
+        Returns
+        -------
+        list of tuple
+            The groups, best ranked first.
         """
         order = np.argsort(self.mean_ranks.to_numpy(), kind="stable")
         r = self.mean_ranks.to_numpy()[order]
@@ -429,8 +599,14 @@ class NemenyiResult:
         return [tuple(names[i:ends[i] + 1]) for i in np.flatnonzero(keep)]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per pair: a, b, mean_rank_a, mean_rank_b, rank_difference, pvalue, significant,
-        critical_distance."""
+        """One row per pair.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``a, b, mean_rank_a, mean_rank_b, rank_difference, pvalue, significant,
+            critical_distance``.
+        """
         names = list(self.mean_ranks.index)
         rows = []
         for i, j in combinations(range(len(names)), 2):
@@ -453,15 +629,16 @@ class NemenyiResult:
         listed = "; ".join(f"{a} vs {b}" for a, b in zip(sig["a"], sig["b"], strict=True))
         groups = " | ".join(", ".join(map(str, g)) for g in self.cliques()) or "none"
         return (
-            f"{self.method} (alpha = {self.alpha:g}), {self.n_models} models on "
-            f"{self.n_datasets} datasets\n"
-            f"  critical difference CD = {self.critical_distance:.4g}\n"
+            f"{self.method} (alpha = {number(self.alpha)}), {number(self.n_models)} models on "
+            f"{number(self.n_datasets)} datasets\n"
+            f"  critical difference CD = {number(self.critical_distance, 4)}\n"
             f"  mean ranks (1 = best): {ranks}\n"
             f"  significant pairs: {listed or 'none'}\n"
             f"  groups not significantly different: {groups}"
         )
 
 
+@fill_doc()
 def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
                  tie_correction: bool = True) -> NemenyiResult:
     """Nemenyi post-hoc test: which pairs of models differ in mean rank across datasets.
@@ -475,21 +652,33 @@ def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
         One score per dataset and model (complete).
-    alpha : float
+    alpha : float, default 0.05
         Family-wise significance level of the pairwise decisions.
-    higher_is_better : bool
+    higher_is_better : bool, default True
         False for errors/losses.
-    tie_correction : bool
+    tie_correction : bool, default True
         Passed to the attached :func:`friedman_test`.
 
     Returns
     -------
     NemenyiResult
+        The critical difference, the pairwise decisions and p-values, and the Friedman test.
+
+    See Also
+    --------
+    friedman_test : The omnibus test it follows.
+    critical_difference : The critical difference alone.
+    replikit.compare.bonferroni_dunn_test : Every model against one control.
+    replikit.compare.plot_cd_diagram : The critical-difference diagram.
 
     Notes
     -----
-    Demšar (2006), JMLR 7, section 3.2.2 (Nemenyi test, Table 5a) and section 3.2.4 (CD
-    diagrams). Seed 002 (Gardner & Brooks 2017) section 5 on comparisons beyond two models.
+    Demšar (2006), section 3.2.2 (Nemenyi test, Table 5a) and section 3.2.4 (CD diagrams);
+    Gardner & Brooks (2017), section 5, on comparisons beyond two models.
+
+    References
+    ----------
+    {refs:nemenyi1963,demsar2006,friedman1937}
 
     Examples
     --------
@@ -503,6 +692,11 @@ def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
     alpha = check_probability(alpha, "alpha")
     frame = _table_iv(table)
     fried = _friedman(frame, bool(higher_is_better), bool(tie_correction))
+    return _nemenyi(fried, alpha)
+
+
+def _nemenyi(fried: FriedmanResult, alpha: float) -> NemenyiResult:
+    """The Nemenyi test of the mean ranks of a Friedman test, at ``alpha``."""
     n, k = fried.n_datasets, fried.n_models
     cd = critical_difference(k, n, alpha=alpha)
     r = fried.mean_ranks.to_numpy()
@@ -514,7 +708,7 @@ def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
     p[iu] = p_upper
     p[(iu[1], iu[0])] = p_upper
     tol = 1e-12 * max(1.0, cd)
-    names = frame.columns
+    names = fried.mean_ranks.index
     return NemenyiResult(
         critical_distance=cd,
         alpha=alpha,
@@ -531,6 +725,7 @@ def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
 # ---------------------------------------------------------------------------------------------
 # Wilcoxon-Holm
 # ---------------------------------------------------------------------------------------------
+@fill_doc()
 def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
                   zero_method: str = "demsar", correction: str = "holm") -> pd.DataFrame:
     """Pairwise Wilcoxon signed-rank tests across datasets, Holm-corrected over the pairs.
@@ -546,16 +741,16 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
         One score per dataset and model (complete), at least 2 datasets.
-    alpha : float
+    alpha : float, default 0.05
         Family-wise level for the ``significant`` column (adjusted p <= alpha).
-    alternative : {'two-sided', 'less', 'greater'}
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         In terms of ``d = score_a - score_b``.
-    zero_method : {'demsar', 'zsplit', 'wilcox', 'pratt'}
+    zero_method : {'demsar', 'zsplit', 'wilcox', 'pratt'}, default 'demsar'
         Datasets where both models score the same. ``'demsar'`` (Demšar 2006, section 3.1.3):
         rank them and split their ranks evenly between R+ and R-, ignoring one of them if their
         number is odd; ``'zsplit'``: the same without ignoring one; ``'wilcox'``: drop them;
         ``'pratt'``: rank them, then drop their ranks.
-    correction : {'holm', 'bonferroni', 'hochberg'}
+    correction : {'holm', 'bonferroni', 'hochberg'}, default 'holm'
         The family-wise adjustment over pairs.
 
     Returns
@@ -565,10 +760,21 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
         statistic, pvalue, pvalue_adjusted, significant``. ``wins`` counts datasets where
         ``a`` scores higher.
 
+    See Also
+    --------
+    nemenyi_test : The rank-based post-hoc test of every pair.
+    adjust_pvalues : The adjustment.
+    replikit.compare.bayesian_signed_rank_test : The Bayesian signed-rank test with a tolerance.
+
     Notes
     -----
-    Demšar (2006), JMLR 7, section 3.1.3 (Wilcoxon 1945) and section 3.2.2 (Holm 1979); the
-    combination is the "Wilcoxon-Holm" analysis of Benavoli et al. (2016). Seed 002, section 5.
+    Demšar (2006), section 3.1.3 (Wilcoxon 1945) and section 3.2.2 (Holm 1979); the
+    combination is the "Wilcoxon-Holm" analysis of Benavoli et al. (2016); Gardner & Brooks
+    (2017), section 5.
+
+    References
+    ----------
+    {refs:wilcoxon1945,holm1979,demsar2006}
 
     Examples
     --------
@@ -625,10 +831,11 @@ def scores_to_table(scores, *, metric: str | None = None, by: str = "study") -> 
 
     Parameters
     ----------
-    scores : Scores, pandas.DataFrame in the Scores layout, or RunResult
+    scores : Scores, pandas.DataFrame or RunResult
+        Scores in the Scores layout (``study, model, repeat, fold, metric, value``).
     metric : str, optional
         Which metric. May be omitted only when the table holds a single metric.
-    by : str
+    by : str, default 'study'
         The column whose values are the datasets (rows): ``'study'`` or any factor column such
         as ``'dataset'``.
 
@@ -637,6 +844,11 @@ def scores_to_table(scores, *, metric: str | None = None, by: str = "study") -> 
     pandas.DataFrame
         Index = values of ``by`` (order of first appearance), columns = models (order of first
         appearance), cells = mean score; NaN where a model was not scored on a dataset.
+
+    See Also
+    --------
+    friedman_test : Reads the table.
+    nemenyi_test : Reads the table.
 
     Examples
     --------

@@ -13,7 +13,7 @@ array chunks (meet in the middle), so no Python loop runs per rearrangement;
 test valid. ``method='auto'`` enumerates when there are at most ``max(n_resamples, 2^20)``
 rearrangements: enumerating a million takes milliseconds, ten million about a tenth of a second.
 
-Caution (seed 002, Gardner & Brooks 2017, section 3): permuting scores of overlapping
+Caution (Gardner & Brooks 2017, section 3): permuting scores of overlapping
 cross-validation splits treats them as independent and is as invalid as the naive paired t-test.
 Use these tests on independent units — datasets, or rows of an independent test set.
 """
@@ -29,6 +29,7 @@ from .._random import check_random_state
 from .._validation import check_1d_array, check_alternative, check_choice, check_int
 from ..errors import DataError, ParameterError
 from ._result import ComparisonResult
+from ._words import fill_doc
 
 __all__ = ["permutation_test", "MAX_EXACT", "AUTO_EXACT"]
 
@@ -125,30 +126,38 @@ def _independent_random(pooled, na, nb, observed, alternative, gamma, n_resample
     return count
 
 
+@fill_doc()
 def permutation_test(x, y, *, paired: bool = False, method: str = "auto",
                      n_resamples: int = 10_000, alternative: str = "two-sided",
                      random_state=None) -> ComparisonResult:
     """Permutation test of ``mean(x) - mean(y)`` (independent) or ``mean(x - y)`` (paired).
+
+    Under the null the labels "model a" / "model b" are exchangeable; the p-value is the share
+    of rearrangements (re-splits of the pooled values, or sign flips of the paired
+    differences) whose mean difference is at least as extreme as the observed one. Use it on
+    independent units — datasets, or rows of an independent test set: permuting scores of
+    overlapping cross-validation splits is as invalid as the naive paired t-test (Gardner &
+    Brooks 2017, section 3).
 
     Parameters
     ----------
     x, y : array-like of shape (n_x,), (n_y,)
         Scores of model ``a`` and model ``b``. With ``paired=True`` they must have the same
         length and ``x[i]``, ``y[i]`` belong to the same unit (dataset, test row).
-    paired : bool
+    paired : bool, default False
         Paired design (sign flips of ``d = x - y``) instead of two independent samples
         (re-splits of the pooled values).
-    method : {'auto', 'exact', 'approximate'}
+    method : {'auto', 'exact', 'approximate'}, default 'auto'
         ``'exact'`` enumerates every rearrangement (at most :data:`MAX_EXACT`);
         ``'approximate'`` draws ``n_resamples`` random ones; ``'auto'`` is exact when there are
         at most ``max(n_resamples, AUTO_EXACT)`` rearrangements.
-    n_resamples : int
+    n_resamples : int, default 10000
         Random rearrangements for ``'approximate'``.
-    alternative : {'two-sided', 'less', 'greater'}
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'``: the mean of ``x`` exceeds that of ``y``. Two-sided counts rearrangements
         with ``|T| >= |T_obs|`` (the null distribution of the mean difference is centred at 0).
     random_state : None, int or numpy.random.Generator
-        Seed of the random rearrangements (unused when exact).
+        Root of the random rearrangements (unused when exact).
 
     Returns
     -------
@@ -156,20 +165,23 @@ def permutation_test(x, y, *, paired: bool = False, method: str = "auto",
         ``statistic`` = ``estimate`` = the observed mean difference; ``se`` and the interval are
         NaN (a permutation test has no variance model); ``extra`` holds ``n_resamples`` (the
         rearrangements counted: all of them when exact) and ``exact``. The exact p-value is
-        ``#{T >= T_obs} / #rearrangements`` (the observed one included); the approximate one ``(#{T >= T_obs} + 1) / (n_resamples + 1)``. Ties with
-        the observed value are counted with a relative tolerance of 1e-10.
+        ``#{T >= T_obs} / #rearrangements`` (the observed one included); the approximate one
+        ``(#{T >= T_obs} + 1) / (n_resamples + 1)``. Ties with the observed value are counted
+        with a relative tolerance of 1e-10.
 
     Raises
     ------
     ParameterError
         ``method='exact'`` with more than :data:`MAX_EXACT` rearrangements.
 
-    Notes
-    -----
-    Fisher (1935); Pitman (1937); Good (2005), *Permutation, parametric and bootstrap tests of
-    hypotheses*. Phipson & Smyth (2010) for the Monte Carlo p-value. Seed 002 (Gardner & Brooks
-    2017) lists non-parametric tests among the tools for comparing models; they assume
-    exchangeable, independent units.
+    See Also
+    --------
+    replikit.compare.wilcoxon_holm : Signed-rank tests over datasets.
+    replikit.compare.mcnemar_test : Two classifiers on one test set.
+
+    References
+    ----------
+    {refs:phipson2010,good2005,gardner2017}
 
     Examples
     --------

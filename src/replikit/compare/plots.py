@@ -1,6 +1,10 @@
-"""Figures of model comparisons: Demšar's critical-difference diagram and a forest plot of tests.
+"""Figures of model comparisons: Demšar's critical-difference diagram, a forest plot of tests
+and the simplex of a Bayesian comparison.
 
-matplotlib is imported lazily; every function takes ``ax=None`` and returns the axes.
+matplotlib is imported lazily; every function takes ``ax=None`` and returns the axes. The
+results draw themselves through these functions (``NemenyiResult.plot``,
+``ControlResult.plot``, ``ComparisonTable.plot``, ``BayesianComparison.plot``), so this module
+imports none of the result modules: it reads the results by their attributes.
 """
 
 from __future__ import annotations
@@ -10,22 +14,21 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._format import number
 from .._plotting import axes_or_new as _axes
 from ..errors import DataError, ParameterError, ParameterTypeError
-from .multiple import NemenyiResult
+from ._words import fill_doc, p_is, test_name
 
-__all__ = ["plot_cd_diagram", "plot_cd_control", "plot_comparisons"]
+__all__ = ["plot_cd_diagram", "plot_cd_control", "plot_comparisons", "plot_simplex"]
 
 _GREY = "0.6"
-
-
 
 
 # ---------------------------------------------------------------------------------------------
 # CD diagram
 # ---------------------------------------------------------------------------------------------
-def plot_cd_diagram(nemenyi_result: NemenyiResult, *, ax=None, title: str | None = None,
-                    digits: int = 2):
+@fill_doc()
+def plot_cd_diagram(nemenyi_result, *, ax=None, title: str | None = None, digits: int = 2):
     """Critical-difference diagram of a Nemenyi test, in the style of Demšar (2006, Figure 1a).
 
     The top line is the axis of mean ranks, turned so that the best (lowest) ranks are on the
@@ -38,23 +41,37 @@ def plot_cd_diagram(nemenyi_result: NemenyiResult, *, ax=None, title: str | None
     ----------
     nemenyi_result : NemenyiResult
         From :func:`replikit.compare.nemenyi_test`.
-    ax : matplotlib Axes, optional
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes when None.
     title : str, optional
         Defaults to the CD, alpha and the Friedman/Iman–Davenport p-value.
-    digits : int
+    digits : int, default 2
         Decimals of the mean ranks printed next to the labels.
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.axes.Axes
         The clique bars carry ``gid='clique'`` and the model lines ``gid='model'``.
 
-    Notes
-    -----
-    Demšar (2006), JMLR 7, section 3.2.4 and Figure 1(a). Example:
-    ``plot_cd_diagram(nemenyi_test(scores_to_table(scores, metric='auc'), alpha=0.1))``.
+    See Also
+    --------
+    plot_cd_control : The diagram of a comparison with a control.
+    replikit.compare.NemenyiResult.plot : The same figure from the result.
+
+    References
+    ----------
+    {refs:demsar2006}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.compare import nemenyi_test
+    >>> t = np.random.default_rng(0).normal(size=(20, 4)) + [0.0, 0.5, 1.0, 2.0]
+    >>> ax = plot_cd_diagram(nemenyi_test(t))
+    >>> len([line for line in ax.lines if line.get_gid() == "model"])
+    4
     """
-    if not isinstance(nemenyi_result, NemenyiResult):
+    if not (hasattr(nemenyi_result, "cliques") and hasattr(nemenyi_result, "friedman")):
         raise ParameterTypeError(f"`nemenyi_result` must be a NemenyiResult (from nemenyi_test); "
                                  f"got {type(nemenyi_result).__name__}.")
     ranks = nemenyi_result.mean_ranks.sort_values(kind="stable")
@@ -95,9 +112,10 @@ def plot_cd_diagram(nemenyi_result: NemenyiResult, *, ax=None, title: str | None
     ax.axis("off")
     if title is None:
         fr = nemenyi_result.friedman
-        title = (f"Nemenyi CD = {cd:.3g} (alpha = {nemenyi_result.alpha:g}, "
-                 f"{nemenyi_result.n_models} models, {nemenyi_result.n_datasets} datasets)\n"
-                 f"Friedman p = {fr.pvalue:.3g}; Iman-Davenport p = {fr.f_pvalue:.3g}")
+        title = (f"Nemenyi critical difference = {number(cd)} (alpha = "
+                 f"{number(nemenyi_result.alpha)}, {number(nemenyi_result.n_models)} models, "
+                 f"{number(nemenyi_result.n_datasets)} datasets)\n"
+                 f"Friedman {p_is(fr.pvalue)}; Iman-Davenport {p_is(fr.f_pvalue)}")
     ax.set_title(title, fontsize=8, loc="left")
     return ax
 
@@ -125,35 +143,50 @@ def _rank_labels(ax, ranks, n_left, n_right, x_left, x_right, top, digits, *,
                     fontweight=weight)
 
 
+@fill_doc()
 def plot_cd_control(control_result, *, ax=None, title: str | None = None, digits: int = 2):
-    """Critical-difference diagram of a Bonferroni–Dunn test against a control (Demšar 2006,
-    Figure 2).
+    """Critical-difference diagram of a Bonferroni–Dunn test against a control.
 
-    The rank axis as in :func:`plot_cd_diagram` (best ranks on the right, models hanging from
-    their mean ranks to their labels); a thick bar spans the control's mean rank ± CD: models
-    whose mean rank lies outside it differ significantly from the control (their labels are
-    drawn bold).
+    In the style of Demšar (2006, Figure 2): the rank axis as in :func:`plot_cd_diagram` (best
+    ranks on the right, models hanging from their mean ranks to their labels); a thick bar
+    spans the control's mean rank ± CD: models whose mean rank lies outside it differ
+    significantly from the control (their labels are drawn bold).
 
     Parameters
     ----------
     control_result : ControlResult
         From :func:`replikit.compare.bonferroni_dunn_test`.
-    ax : matplotlib Axes, optional
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes when None.
     title : str, optional
-    digits : int
+        Defaults to the control, the CD and alpha.
+    digits : int, default 2
+        Decimals of the mean ranks printed next to the labels.
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.axes.Axes
         The control interval carries ``gid='control-cd'`` and the model lines ``gid='model'``.
 
-    Notes
-    -----
-    Demšar (2006), JMLR 7, sec. 3.2.4 and Figure 2.
-    """
-    from .control import ControlResult
+    See Also
+    --------
+    plot_cd_diagram : The diagram of the Nemenyi test of every pair.
+    replikit.compare.ControlResult.plot : The same figure from the result.
 
-    if not isinstance(control_result, ControlResult):
+    References
+    ----------
+    {refs:demsar2006}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.compare import bonferroni_dunn_test
+    >>> t = np.random.default_rng(0).normal(size=(20, 4)) + [1.5, 0.0, 0.2, 1.4]
+    >>> ax = plot_cd_control(bonferroni_dunn_test(t, control="model 0"))
+    >>> [line.get_gid() for line in ax.lines].count("control-cd")
+    1
+    """
+    if not (hasattr(control_result, "control") and hasattr(control_result, "comparisons")):
         raise ParameterTypeError("`control_result` must be a ControlResult (from "
                                  f"bonferroni_dunn_test); got {type(control_result).__name__}.")
     ranks = control_result.mean_ranks.sort_values(kind="stable")
@@ -185,9 +218,11 @@ def plot_cd_control(control_result, *, ax=None, title: str | None = None, digits
     ax.set_ylim(top - 0.42 * max(n_rows - 1, 0) - 0.35, 0.75)
     ax.axis("off")
     if title is None:
-        title = (f"Bonferroni-Dunn vs {control_result.control}: CD = {cd:.3g} (alpha = "
-                 f"{control_result.alpha:g}, {control_result.n_models} models, "
-                 f"{control_result.n_datasets} datasets)\nbold: differs from the control")
+        title = (f"Bonferroni-Dunn test against {control_result.control}: critical difference "
+                 f"= {number(cd)} (alpha = {number(control_result.alpha)}, "
+                 f"{number(control_result.n_models)} models, "
+                 f"{number(control_result.n_datasets)} datasets)\n"
+                 "bold: differs from the control")
     ax.set_title(title, fontsize=8, loc="left")
     return ax
 
@@ -226,55 +261,76 @@ def _row_labels(frame: pd.DataFrame) -> list[str]:
     for _, row in frame.iterrows():
         parts = []
         if vary_pair:
-            parts.append(f"{row['a']} - {row['b']}")
+            parts.append(f"{row['a']} − {row['b']}")
         if vary_metric:
             parts.append(str(row["metric"]))
-        label = str(row["test"])
+        label = test_name(row["test"])
         if parts:
-            label += " [" + ", ".join(parts) + "]"
+            label += ": " + ", ".join(parts)
         if not bool(row["valid"]):
             label += " (invalid)"
         labels.append(label)
     return labels
 
 
+@fill_doc()
 def plot_comparisons(table, *, ax=None, refline: float | None = 0.0,
-                     xlabel: str = "mean difference a - b", digits: int = 3,
+                     xlabel: str = "mean difference a − b", digits: int = 3,
                      title: str | None = None, p_column: str | None = "pvalue"):
-    """Forest-style plot of the mean differences and intervals of several tests.
+    """Forest plot of the mean differences and intervals of several tests.
 
     One row per test: a point at ``estimate`` and a line from ``ci_low`` to ``ci_high``, with
-    ``estimate [low, high]`` and the p-value printed on the right. Rows of invalid tests (the
-    naive t and the difference of proportions, ``valid == False``) are drawn in grey and
-    labelled "(invalid)", with a note under the plot: their intervals are too narrow because
-    they ignore the overlap of training sets (seed 002, Gardner & Brooks 2017, section 3).
+    ``estimate [low, high]`` and the p-value printed on the right. Each row is labelled by the
+    test's name and the pair (``'corrected repeated k-fold t-test: lr − lasso'``). Rows of
+    invalid tests (the naive t and the difference of proportions, ``valid == False``) are
+    drawn in grey and labelled "(invalid)", with a note under the plot: their intervals are too
+    narrow because they ignore the overlap of training sets (Gardner & Brooks 2017, sec. 3).
     Tests without an interval (F tests) show the point only.
 
     Parameters
     ----------
-    table : pandas.DataFrame, or an object with ``to_frame()`` (a ComparisonTable or a
-        ComparisonResult)
+    table : pandas.DataFrame, ComparisonTable or ComparisonResult
         Columns ``test, estimate, ci_low, ci_high, valid`` and optionally ``pvalue``, ``a``,
-        ``b``, ``metric`` (added to the labels when they vary between rows).
-    ax : matplotlib Axes, optional
-    refline : float or None
+        ``b``, ``metric`` (the pair and the metric are added to the labels when they vary
+        between rows); or an object with ``to_frame()``.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes when None.
+    refline : float or None, default 0.0
         x of the dotted reference line (0: no difference).
-    xlabel : str
-    digits : int
+    xlabel : str, default 'mean difference a − b'
+        Label of the horizontal axis.
+    digits : int, default 3
         Decimals of the printed estimates.
     title : str, optional
-    p_column : {'pvalue', 'pvalue_adjusted'} or None
+        A title above the plot.
+    p_column : {'pvalue', 'pvalue_adjusted'} or None, default 'pvalue'
         The p-value printed beside each row (``'pvalue_adjusted'`` prints "p adj ="); None
         prints none.
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.axes.Axes
         Each row's interval line carries ``gid='valid'`` or ``gid='invalid'``.
 
-    Notes
-    -----
-    Example: ``plot_comparisons(compare_scores(scores, 'rf', 'lr', tests='all'))``.
+    See Also
+    --------
+    replikit.compare.ComparisonTable.plot : The same figure from a table, one metric.
+    plot_cd_diagram : The diagram of mean ranks over many datasets.
+
+    References
+    ----------
+    {refs:gardner2017}
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"test": ["corrected_repeated_kfold_t", "naive_paired_t"],
+    ...                      "a": "lr", "b": ["lasso", "tree"], "estimate": [0.02, 0.05],
+    ...                      "ci_low": [-0.01, 0.04], "ci_high": [0.05, 0.06],
+    ...                      "valid": [True, False], "pvalue": [0.2, 0.001]})
+    >>> ax = plot_comparisons(rows)
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['corrected repeated k-fold t-test: lr − lasso', 'naive paired t-test: lr − tree (invalid)']
     """
     frame = _comparisons_frame(table)
     n = len(frame)
@@ -324,7 +380,7 @@ def plot_comparisons(table, *, ax=None, refline: float | None = 0.0,
             if np.isfinite(lo[i]) or np.isfinite(hi[i]):
                 parts.append(f"[{fmt.format(lo[i])}, {fmt.format(hi[i])}]")
         if has_p and pd.notna(frame.loc[i, p_column]):
-            parts.append(f"{p_label} = {float(frame.loc[i, p_column]):.3g}")
+            parts.append(p_is(float(frame.loc[i, p_column]), p_label))
         ax.text(1.02, y[i], "  ".join(parts), transform=trans, ha="left", va="center",
                 fontsize=8, family="monospace", color="black" if valid[i] else _GREY)
     for side in ("right", "top"):
@@ -336,4 +392,85 @@ def plot_comparisons(table, *, ax=None, refline: float | None = 0.0,
                     textcoords="offset points", fontsize=7, color=_GREY, ha="left", va="top")
     if title:
         ax.set_title(title, fontsize=9, loc="left")
+    return ax
+
+
+# ---------------------------------------------------------------------------------------------
+# the simplex of a Bayesian comparison
+# ---------------------------------------------------------------------------------------------
+_CORNERS = np.array([[0.0, 0.0], [0.5, math.sqrt(3) / 2], [1.0, 0.0]])  # left, rope, right
+_MAX_POINTS = 5000
+
+
+@fill_doc()
+def plot_simplex(result, *, ax=None):
+    """The posterior draws of a Bayesian comparison on the simplex of its three regions.
+
+    Each draw's probabilities ``(p_left, p_rope, p_right)`` place a point in a triangle whose
+    corners are "a worse", "practically equivalent" and "a better" (Benavoli et al. 2017,
+    Figure 5); the corner the cloud crowds into is the answer. Without draws, a bar chart of
+    the three probabilities.
+
+    Parameters
+    ----------
+    result : BayesianComparison
+        From :func:`replikit.compare.bayesian_signed_rank_test` or
+        :func:`replikit.compare.hierarchical_test`.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+
+    See Also
+    --------
+    replikit.compare.BayesianComparison.plot : The same figure from the result.
+
+    References
+    ----------
+    {refs:benavoli2017}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.compare import bayesian_signed_rank_test
+    >>> b = np.random.default_rng(0).uniform(0.7, 0.9, size=30)
+    >>> res = bayesian_signed_rank_test((b + 0.01, b), n_resamples=1000, random_state=0)
+    >>> plot_simplex(res).get_title(loc="left")[:26]
+    'Bayesian signed-rank test,'
+    """
+    samples = getattr(result, "samples", None)
+    a = str(getattr(result, "a", "a"))
+    labels = (f"{a} worse", "practically equivalent", f"{a} better")
+    probs = (result.p_left, result.p_rope, result.p_right)
+    title = (f"{result.method}, {number(result.n_datasets)} datasets\n"
+             f"P({a} worse) = {number(probs[0], 2)}, P(equivalent) = {number(probs[1], 2)}, "
+             f"P({a} better) = {number(probs[2], 2)}")
+    if samples is None or np.size(samples) == 0:
+        ax = _axes(ax, 6.4, 3.2)
+        ax.bar(range(3), probs, color=["#D55E00", "#E69F00", "#0072B2"])
+        ax.set_xticks(range(3))
+        ax.set_xticklabels(labels)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("posterior probability")
+        ax.set_title(title, fontsize=8, loc="left")
+        return ax
+    ax = _axes(ax, 5.6, 5.0)
+    draws = np.asarray(samples, dtype=float)
+    if len(draws) > _MAX_POINTS:  # every k-th draw: the cloud's shape, a light figure
+        draws = draws[:: int(math.ceil(len(draws) / _MAX_POINTS))]
+    xy = draws @ _CORNERS / np.maximum(draws.sum(axis=1, keepdims=True), 1e-300)
+    ax.plot(*np.vstack([_CORNERS, _CORNERS[:1]]).T, color="black", lw=1)
+    ax.plot(xy[:, 0], xy[:, 1], ls="none", marker=".", ms=2, alpha=0.15, color="#0072B2",
+            gid="draws")
+    for (x, y), label, ha, dy in zip(_CORNERS, labels, ("right", "center", "left"),
+                                     (-0.05, 0.04, -0.05), strict=True):
+        ax.text(x, y + dy, label, ha=ha, va="center", fontsize=9)
+    ax.set_xlim(-0.35, 1.35)
+    ax.set_ylim(-0.12, math.sqrt(3) / 2 + 0.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title, fontsize=8, loc="left")
     return ax

@@ -13,7 +13,7 @@ outcomes.
 * :func:`looney_ftest` — Looney's (1988) F for m classifiers, an ANOVA on the 0/1 correctness
   table.
 
-Gardner & Brooks (2017, seed 002, section 6) note that McNemar's test, like the difference of
+Gardner & Brooks (2017, section 6) note that McNemar's test, like the difference of
 proportions, sees only one test set and so cannot account for the variance due to the choice of
 training set (Dietterich 1998): it compares two *fitted* classifiers on one sample of rows, not
 two learning algorithms. Use the corrected resampled tests of :mod:`replikit.compare.resampled`
@@ -33,10 +33,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import check_alternative, check_choice, check_confidence_level, check_int
+from .._format import number
+from .._format import pvalue as _pvalue_text
+from .._validation import check_alternative, check_choice, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ..results import ConfidenceInterval, get_pvalue
+from ..results import ConfidenceInterval, get_pvalue, wald_interval
 from ._result import ComparisonResult
+from ._words import fill_doc
 
 __all__ = [
     "PredictionTestResult",
@@ -54,40 +57,92 @@ CORRECTIONS = ("edwards", "none", "exact")
 _REQUIRES = "hold-out predictions"
 
 
+@fill_doc()
 @dataclass(frozen=True, slots=True)
 class PredictionTestResult(ComparisonResult):
-    """A :class:`ComparisonResult` of a test on paired hold-out predictions.
+    """A test of equal accuracy of classifiers on the same hold-out predictions.
 
-    ``estimate`` is the difference in accuracy ``acc_a - acc_b`` over the ``n`` test rows and
-    ``se`` its standard error for paired proportions, ``sqrt((b + c) - (b - c)^2 / n) / n``.
-    The chi-square/F reference distribution of the test says nothing about an interval for the
-    difference, so :meth:`confidence_interval` is the Wald interval ``estimate ± z se`` (NaN when
-    ``se`` is NaN, as for Cochran's Q and Looney's F with more than two models).
+    A :class:`~replikit.compare.ComparisonResult` whose ``estimate`` is the difference in
+    accuracy ``acc_a - acc_b`` over the ``n`` test rows and ``se`` its standard error for
+    paired proportions, ``sqrt((b + c) - (b - c)^2 / n) / n``. The chi-square/F reference
+    distribution of the test says nothing about an interval for the difference, so
+    :meth:`confidence_interval` is the Wald interval ``estimate ± z se`` (NaN when ``se`` is
+    NaN, as for Cochran's Q and Looney's F with more than two models).
+
+    Attributes
+    ----------
+    statistic, pvalue, df, alternative : float, float, float or None, str
+        The test statistic, its p-value under ``alternative``, the degrees of freedom of its
+        reference distribution (None for a normal one).
+    estimate, se : float
+        Accuracy of ``a`` minus accuracy of ``b``, and its paired standard error (NaN for more
+        than two models).
+    method : str
+        The test's name in words.
+    extra : dict
+        The 2 x 2 table and the discordant counts (McNemar), the accuracy of each model
+        (Cochran, Looney), notes.
+    test : str
+        Short identifier (``'mcnemar_edwards'``, ``'mcnemar'``, ``'mcnemar_exact'``,
+        ``'cochran_q'``, ``'looney_f'``).
+    valid : bool
+        True: the tests are valid for fitted models on one test set.
+    requires : str
+        ``'hold-out predictions'``.
+    df2 : float or None
+        Denominator degrees of freedom of Looney's F.
+    n : int
+        Number of test rows.
+    a, b, metric : str
+        The models (``b`` empty and ``a`` every name for more than two) and ``'accuracy'``.
+
+    See Also
+    --------
+    mcnemar_test : McNemar's test of two classifiers.
+    cochrans_q_test : Cochran's Q of several classifiers.
+    looney_ftest : Looney's F of several classifiers.
+
+    References
+    ----------
+    {refs:mcnemar1947,cochran1950,looney1988}
+
+    Examples
+    --------
+    >>> r = mcnemar_test_from_table([[101, 121], [59, 33]])
+    >>> r.test, round(r.estimate, 4)
+    ('mcnemar_edwards', 0.1975)
     """
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Wald interval of the paired difference in accuracy (one-sided for one-sided tests)."""
-        level = check_confidence_level(confidence_level)
+        """Wald interval of the paired difference in accuracy (one-sided for one-sided tests).
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``estimate ± z se`` with the normal quantile; ``[nan, nan]`` when ``se`` is NaN.
+        """
         if not (np.isfinite(self.se) and np.isfinite(self.estimate)):
+            wald_interval(0.0, 1.0, confidence_level)  # the level is still checked
             return ConfidenceInterval(math.nan, math.nan)
-        if self.alternative == "two-sided":
-            q = float(stats.norm.ppf((1 + level) / 2))
-            return ConfidenceInterval(self.estimate - q * self.se, self.estimate + q * self.se)
-        q = float(stats.norm.ppf(level))
-        if self.alternative == "less":
-            return ConfidenceInterval(-math.inf, self.estimate + q * self.se)
-        return ConfidenceInterval(self.estimate - q * self.se, math.inf)
+        return wald_interval(self.estimate, self.se, confidence_level,
+                             alternative=self.alternative)
 
     def __str__(self) -> str:
         acc = self.extra.get("accuracy") if isinstance(self.extra, dict) else None
         if self.b or not acc:
             return ComparisonResult.__str__(self)
         # an omnibus test of more than two models: no single difference to report
-        df = (f"df = {self.df:.4g}" if self.df2 is None
-              else f"df = ({self.df:.4g}, {self.df2:.4g})")
-        accs = ", ".join(f"{k}: {v:.4g}" for k, v in acc.items())
-        lines = [self.method, f"  accuracy over n = {self.n} rows: {accs}",
-                 f"  statistic = {self.statistic:.4g}, {df}, p = {self.pvalue:.4g}"]
+        df = (f"df = {number(self.df, 4)}" if self.df2 is None
+              else f"df = ({number(self.df, 4)}, {number(self.df2, 4)})")
+        accs = ", ".join(f"{k}: {number(v, 4)}" for k, v in acc.items())
+        lines = [self.method, f"  accuracy over n = {number(self.n)} rows: {accs}",
+                 f"  statistic = {number(self.statistic, 4)}, {df}, p = "
+                 f"{_pvalue_text(self.pvalue, table=True)}"]
         if self.extra.get("note"):
             lines.append(f"  note: {self.extra['note']}")
         return "\n".join(lines)
@@ -156,8 +211,23 @@ def _table_iv(table) -> np.ndarray:
 def mcnemar_table(y_true, pred_a, pred_b) -> np.ndarray:
     """The 2 x 2 table of paired correctness of two classifiers.
 
-    Returns ``[[n11, n10], [n01, n00]]``: both right, only ``a`` right, only ``b`` right, both
-    wrong (mlxtend's ``mcnemar_table`` layout).
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        True class labels.
+    pred_a, pred_b : array-like of shape (n_rows,)
+        Predicted labels of models ``a`` and ``b``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (2, 2)
+        ``[[n11, n10], [n01, n00]]``: both right, only ``a`` right, only ``b`` right, both
+        wrong (mlxtend's ``mcnemar_table`` layout).
+
+    See Also
+    --------
+    mcnemar_test_from_table : McNemar's test from this table.
+    mcnemar_test : The test from the labels.
 
     Examples
     --------
@@ -222,6 +292,7 @@ def _mcnemar(table: np.ndarray, correction: str, alternative: str, a: str, b: st
     )
 
 
+@fill_doc()
 def mcnemar_test_from_table(table, *, correction: str = "edwards",
                             alternative: str = "two-sided",
                             labels: Sequence[str] | None = None) -> PredictionTestResult:
@@ -233,12 +304,12 @@ def mcnemar_test_from_table(table, *, correction: str = "edwards",
         ``[[both right, a right & b wrong], [a wrong & b right, both wrong]]`` (counts), as
         returned by :func:`mcnemar_table`. Only the discordant cells ``b = table[0, 1]`` and
         ``c = table[1, 0]`` enter the test.
-    correction : {'edwards', 'none', 'exact'}
+    correction : {'edwards', 'none', 'exact'}, default 'edwards'
         ``'edwards'``: ``chi2 = max(|b - c| - 1, 0)^2 / (b + c)`` (Edwards 1948);
         ``'none'``: ``chi2 = (b - c)^2 / (b + c)`` (McNemar 1947), both on 1 df;
         ``'exact'``: ``b ~ Binomial(b + c, 1/2)`` under H0, two-sided p ``min(1, 2 P(X <=
         min(b, c)))``.
-    alternative : {'two-sided', 'less', 'greater'}
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'``: model ``a`` is more accurate. One-sided chi-square variants use the
         signed deviate ``z = (b - c ∓ 1) / sqrt(b + c)`` (∓ 0 without correction), reported as
         the statistic with ``df = None``.
@@ -251,11 +322,21 @@ def mcnemar_test_from_table(table, *, correction: str = "edwards",
         ``estimate`` = accuracy of a minus accuracy of b = ``(b - c) / n``; ``extra`` holds the
         table and the discordant counts. ``b + c = 0`` gives statistic 0 and p-value 1.
 
+    See Also
+    --------
+    mcnemar_test : The same test from the labels.
+    mcnemar_table : The table.
+    cochrans_q_test : The test of more than two classifiers.
+
     Notes
     -----
-    McNemar (1947); Edwards (1948); Dietterich (1998), section 3.1, on its use for comparing
-    classifiers. Seed 002 (Gardner & Brooks 2017, section 6) discusses its limits: it sees one
-    test set, so it does not measure the variance due to the training set.
+    Dietterich (1998), section 3.1, on its use for comparing classifiers. Gardner & Brooks
+    (2017, section 6) discuss its limits: it sees one test set, so it does not measure the
+    variance due to the training set.
+
+    References
+    ----------
+    {refs:mcnemar1947,edwards1948,dietterich1998,gardner2017}
 
     Examples
     --------
@@ -270,10 +351,14 @@ def mcnemar_test_from_table(table, *, correction: str = "edwards",
     return _mcnemar(arr, correction, alternative, a, b)
 
 
+@fill_doc()
 def mcnemar_test(y_true, pred_a, pred_b, *, correction: str = "edwards",
                  alternative: str = "two-sided",
                  labels: Sequence[str] | None = None) -> PredictionTestResult:
     """McNemar's test of equal accuracy of two classifiers on the same test rows.
+
+    A test of two *fitted* models on one test set: it ignores the variance due to the choice
+    of training set (Dietterich 1998; Gardner & Brooks 2017, section 6).
 
     Parameters
     ----------
@@ -281,9 +366,9 @@ def mcnemar_test(y_true, pred_a, pred_b, *, correction: str = "edwards",
         True class labels.
     pred_a, pred_b : array-like of shape (n_rows,)
         Predicted labels of models ``a`` and ``b``.
-    correction : {'edwards', 'none', 'exact'}
+    correction : {'edwards', 'none', 'exact'}, default 'edwards'
         See :func:`mcnemar_test_from_table`.
-    alternative : {'two-sided', 'less', 'greater'}
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
         ``'greater'``: ``a`` is more accurate than ``b``.
     labels : (str, str), optional
         Names of the two models.
@@ -291,11 +376,17 @@ def mcnemar_test(y_true, pred_a, pred_b, *, correction: str = "edwards",
     Returns
     -------
     PredictionTestResult
+        The statistic, the p-value and the difference in accuracy with its paired SE.
 
-    Notes
-    -----
-    McNemar (1947), Edwards (1948), Dietterich (1998). Seed 002, section 6: a test of two fitted
-    models on one test set; it ignores training-set variance.
+    See Also
+    --------
+    mcnemar_test_from_table : The same test from the 2 x 2 table.
+    mcnemar_test_from_predictions : The same test from a Predictions table.
+    cochrans_q_test : The test of more than two classifiers.
+
+    References
+    ----------
+    {refs:mcnemar1947,edwards1948,dietterich1998,gardner2017}
 
     Examples
     --------
@@ -393,6 +484,7 @@ def _multi_iv(y_true, preds, labels):
     return ok, names
 
 
+@fill_doc()
 def cochrans_q_test(y_true, *preds, labels: Sequence[str] | None = None) -> PredictionTestResult:
     """Cochran's Q test of equal accuracy of m classifiers on the same test rows.
 
@@ -406,6 +498,7 @@ def cochrans_q_test(y_true, *preds, labels: Sequence[str] | None = None) -> Pred
     Parameters
     ----------
     y_true : array-like of shape (n_rows,)
+        True class labels.
     *preds : array-like of shape (n_rows,)
         Predicted labels of two or more models.
     labels : sequence of str, optional
@@ -417,10 +510,15 @@ def cochrans_q_test(y_true, *preds, labels: Sequence[str] | None = None) -> Pred
         ``statistic`` Q, ``df`` m - 1; ``extra['accuracy']`` per model. For m = 2 ``estimate``
         is ``acc_a - acc_b`` with its paired SE; for m > 2 both are NaN (an omnibus test).
 
-    Notes
-    -----
-    Cochran (1950); Kuncheva (2004), *Combining pattern classifiers*, section 4.5; seed 002
-    (Gardner & Brooks 2017) on tests of hold-out predictions.
+    See Also
+    --------
+    looney_ftest : Looney's F on the same table.
+    mcnemar_test : The test of two classifiers.
+    cochrans_q_test_from_predictions : The same test from a Predictions table.
+
+    References
+    ----------
+    {refs:cochran1950,kuncheva2004}
 
     Examples
     --------
@@ -433,6 +531,7 @@ def cochrans_q_test(y_true, *preds, labels: Sequence[str] | None = None) -> Pred
     return _cochran(ok, names)
 
 
+@fill_doc()
 def looney_ftest(y_true, *preds, labels: Sequence[str] | None = None) -> PredictionTestResult:
     """Looney's F test of equal accuracy of m classifiers on the same test rows.
 
@@ -445,20 +544,30 @@ def looney_ftest(y_true, *preds, labels: Sequence[str] | None = None) -> Predict
     Parameters
     ----------
     y_true : array-like of shape (n_rows,)
+        True class labels.
     *preds : array-like of shape (n_rows,)
         Predicted labels of two or more models.
     labels : sequence of str, optional
+        Model names (default ``'model 0'``, ``'model 1'``, ...).
 
     Returns
     -------
     PredictionTestResult
         ``statistic`` F, ``df`` and ``df2`` its degrees of freedom.
 
+    See Also
+    --------
+    cochrans_q_test : Cochran's Q on the same table.
+    looney_ftest_from_predictions : The same test from a Predictions table.
+
     Notes
     -----
-    Looney (1988), "A statistical technique for comparing the accuracies of several
-    classifiers", Pattern Recognition Letters 8; Kuncheva (2004), section 4.5. mlxtend's
-    ``ftest`` computes the same F but takes its p-value on ``(m - 1) n`` denominator df.
+    mlxtend's ``ftest`` computes the same F but takes its p-value on ``(m - 1) n``
+    denominator df.
+
+    References
+    ----------
+    {refs:looney1988,kuncheva2004}
 
     Examples
     --------
@@ -536,6 +645,7 @@ def _aligned_predictions(predictions, models, *, study, repeat, min_models: int)
     return truth.to_numpy(), [y_pred[m].to_numpy() for m in models], [str(m) for m in models]
 
 
+@fill_doc()
 def mcnemar_test_from_predictions(predictions, models: Sequence, *, study=None, repeat: int = 0,
                                   correction: str = "edwards",
                                   alternative: str = "two-sided") -> PredictionTestResult:
@@ -546,25 +656,39 @@ def mcnemar_test_from_predictions(predictions, models: Sequence, *, study=None, 
 
     Parameters
     ----------
-    predictions : Predictions, pandas.DataFrame in its layout, or RunResult
+    predictions : Predictions, pandas.DataFrame or RunResult
+        Out-of-fold predictions in the Predictions layout (``study, model, repeat, fold, row,
+        y_true, y_pred``).
     models : (str, str)
         The two models ``a`` and ``b``.
-    study : optional
+    study : str, optional
         Required when the table holds several studies.
-    repeat : int
+    repeat : int, default 0
         Which repeat of the resampling scheme.
-    correction, alternative
+    correction : {'edwards', 'none', 'exact'}, default 'edwards'
         See :func:`mcnemar_test_from_table`.
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+        ``'greater'``: ``a`` is more accurate than ``b``.
 
     Returns
     -------
     PredictionTestResult
+        As :func:`mcnemar_test`.
+
+    See Also
+    --------
+    mcnemar_test : The test from the labels.
+    cochrans_q_test_from_predictions : Several models from the same table.
 
     Notes
     -----
     Pooling the folds of a cross-validation gives every row one out-of-sample prediction, but
-    the models behind them were trained on overlapping data: Dietterich (1998) and seed 002
-    (section 6) warn that McNemar then ignores the training-set variance.
+    the models behind them were trained on overlapping data: Dietterich (1998) and Gardner &
+    Brooks (2017, section 6) warn that McNemar then ignores the training-set variance.
+
+    References
+    ----------
+    {refs:mcnemar1947,edwards1948,dietterich1998,gardner2017}
 
     Examples
     --------
@@ -585,12 +709,38 @@ def mcnemar_test_from_predictions(predictions, models: Sequence, *, study=None, 
     return _mcnemar(table, correction, alternative, names[0], names[1])
 
 
+@fill_doc()
 def cochrans_q_test_from_predictions(predictions, models: Sequence | None = None, *, study=None,
                                      repeat: int = 0) -> PredictionTestResult:
     """Cochran's Q of several models from a Predictions table (one study, one repeat).
 
-    ``models=None`` takes every model of the study. Rows are paired by ``(fold, row)`` as in
-    :func:`mcnemar_test_from_predictions`; see :func:`cochrans_q_test` for the statistic.
+    Rows are paired by ``(fold, row)`` as in :func:`mcnemar_test_from_predictions`; see
+    :func:`cochrans_q_test` for the statistic.
+
+    Parameters
+    ----------
+    predictions : Predictions, pandas.DataFrame or RunResult
+        Out-of-fold predictions in the Predictions layout.
+    models : sequence of str, optional
+        The models compared; default every model of the study.
+    study : str, optional
+        Required when the table holds several studies.
+    repeat : int, default 0
+        Which repeat of the resampling scheme.
+
+    Returns
+    -------
+    PredictionTestResult
+        As :func:`cochrans_q_test`.
+
+    See Also
+    --------
+    cochrans_q_test : The test from the labels.
+    looney_ftest_from_predictions : Looney's F from the same table.
+
+    References
+    ----------
+    {refs:cochran1950,kuncheva2004}
 
     Examples
     --------
@@ -607,11 +757,38 @@ def cochrans_q_test_from_predictions(predictions, models: Sequence | None = None
     return _cochran(ok, names)
 
 
+@fill_doc()
 def looney_ftest_from_predictions(predictions, models: Sequence | None = None, *, study=None,
                                   repeat: int = 0) -> PredictionTestResult:
     """Looney's F of several models from a Predictions table (one study, one repeat).
 
-    See :func:`looney_ftest` and :func:`cochrans_q_test_from_predictions`.
+    Rows are paired by ``(fold, row)`` as in :func:`mcnemar_test_from_predictions`; see
+    :func:`looney_ftest` for the statistic.
+
+    Parameters
+    ----------
+    predictions : Predictions, pandas.DataFrame or RunResult
+        Out-of-fold predictions in the Predictions layout.
+    models : sequence of str, optional
+        The models compared; default every model of the study.
+    study : str, optional
+        Required when the table holds several studies.
+    repeat : int, default 0
+        Which repeat of the resampling scheme.
+
+    Returns
+    -------
+    PredictionTestResult
+        As :func:`looney_ftest`.
+
+    See Also
+    --------
+    looney_ftest : The test from the labels.
+    cochrans_q_test_from_predictions : Cochran's Q from the same table.
+
+    References
+    ----------
+    {refs:looney1988,kuncheva2004}
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Tests comparing two models from their resampled scores (seed 002, Gardner & Brooks 2017).
+"""Tests comparing two models from their resampled scores (Gardner & Brooks 2017).
 
 Every test takes the scores of two models on the same resampling splits — a Scores table, a
 DataFrame in its layout, a :class:`~replikit.experiment.RunResult` or a
@@ -7,7 +7,7 @@ DataFrame in its layout, a :class:`~replikit.experiment.RunResult` or a
 ``alternative``, the mean difference ``a - b``, its standard error under the test's own variance
 (hence the confidence interval that goes with the test) and the scheme the test needs.
 
-Valid tests (seed Table 1)
+Valid tests (Gardner & Brooks 2017, Table 1)
 
 ============================== ========================== =========================================
 function                       scheme                     variance of the mean difference
@@ -42,12 +42,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from .._compat import renamed
 from .._validation import check_alternative, check_choice, check_float, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError, ValidityWarning, warn
 from ..results import get_pvalue
 from . import _kernels as K
 from ._pairing import Paired, paired_scores
 from ._result import BayesianResult, ComparisonResult
+from ._words import fill_doc
 
 __all__ = [
     "corrected_resampled_ttest", "corrected_repeated_kfold_ttest", "paired_ttest_5x2cv",
@@ -61,26 +63,64 @@ NAIVE_T_WARNING = (
     "different splits overlap (and so do the test sets of different repeats), so the per-split "
     "differences are positively correlated; the t-test treats them as independent, "
     "underestimates the variance of their mean and rejects a true null far more often than "
-    "alpha, the more so the more splits are used (Dietterich 1998; Nadeau & Bengio 2003; seed "
-    "002 sec. 3.4). Use corrected_repeated_kfold_ttest or corrected_resampled_ttest instead."
+    "alpha, the more so the more splits are used (Dietterich 1998; Nadeau & Bengio 2003; "
+    "Gardner & Brooks 2017, sec. 3.4). Use corrected_repeated_kfold_ttest or "
+    "corrected_resampled_ttest instead."
 )
 PROPORTIONS_Z_WARNING = (
     "proportions_ztest is invalid for comparing two learners: the two error rates are measured "
     "on the same test examples, so they are not independent as the pooled z assumes, and a "
     "single comparison cannot see the variation due to the choice of the training set; its "
-    "Type I error is inflated (Dietterich 1998, sec. 3.1; seed 002 eq. 1). Use McNemar's test on "
-    "one test set, or a corrected t-test on resampled scores."
+    "Type I error is inflated (Dietterich 1998, sec. 3.1; Gardner & Brooks 2017, eq. 1). Use "
+    "McNemar's test on one test set, or a corrected t-test on resampled scores."
 )
 SORTED_LEARNER_WARNING = (
     "sorted_runs_ttest(sort='learner') is invalid: sorting each learner's fold scores "
     "separately destroys the pairing of the two learners on the same folds, and the averaged "
     "order statistics of the two learners are strongly dependent; in replikit's calibration "
     "simulation (`replikit simulate tests`, 10x10 CV, no true difference) it rejects about 77% "
-    "of the time at alpha = 0.05. It is kept only to reproduce the literal reading of seed 002, "
-    "Table 1 (4); use sort='difference' (the default) or corrected_repeated_kfold_ttest."
+    "of the time at alpha = 0.05. It is kept only to reproduce the literal reading of Gardner & "
+    "Brooks (2017), Table 1 (4); use sort='difference' (the default) or "
+    "corrected_repeated_kfold_ttest."
 )
 _ZERO_VAR_NOTE = ("all differences are equal (zero variance): the statistic is +-inf when the "
                   "mean difference is not 0 and NaN when it is 0")
+
+
+# ---------------------------------------------------------------------------------------------
+# docstring pieces shared by the tests of this module
+
+_DOC = {
+    "scores": """scores : Scores, pandas.DataFrame, RunResult or Paired
+        Scores of both models on the same splits: a Scores table (or a DataFrame in its
+        layout, ``study, model, repeat, fold, metric, value, n_train, n_test``), a
+        :class:`~replikit.experiment.RunResult`, or a :class:`~replikit.compare.Paired`
+        design.""",
+    "ab": """a, b : str, optional
+        The two models; the difference tested is ``a - b``. Both may be omitted when the
+        scores hold exactly two models.""",
+    "metric_study": """metric : str, optional
+        The metric compared; required when the scores hold several.
+    study : str, optional
+        The study compared within; required when the scores hold several.""",
+    "alternative": """alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+        For the mean difference ``a - b`` against 0: ``'greater'`` tests whether ``a``
+        scores higher than ``b``.""",
+    "tost_alternative": """alternative : {'two-sided', 'greater', 'less'}, default 'two-sided'
+        ``'two-sided'``: equivalence, H1 ``low < mu < high`` (two one-sided tests, p the larger
+        of the two). ``'greater'``: non-inferiority, H1 ``mu > low``. ``'less'``:
+        non-superiority, H1 ``mu < high``.""",
+    "see_also": """corrected_repeated_kfold_ttest : The recommended test for r x k cross-validation.
+    corrected_resampled_ttest : The recommended test for repeated hold-out.
+    paired_ttest_5x2cv : Dietterich's test for 5x2 cross-validation.
+    combined_ftest_5x2cv : Alpaydin's test for 5x2 cross-validation.
+    bayesian_correlated_ttest : The posterior probability of a practical difference.
+    equivalence_ttest : Whether two models are practically equivalent.
+    replikit.compare.compare_scores : Every recommended test of every pair, as one table.""",
+}
+
+
+_doc = fill_doc(_DOC)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,13 +192,14 @@ def _result(stat, se, df, labels, *, estimate, pvalue, test, method, alternative
 # corrected t-tests
 
 
+@_doc
 def corrected_ttest_from_stats(mean, sd, n, ratio, *, alternative="two-sided", a="", b="",
                                metric="") -> ComparisonResult:
     """Corrected resampled t from summary statistics of the differences.
 
     ``t = mean / (sd · sqrt(1/n + ratio))``, Student t with ``n - 1`` df (Nadeau & Bengio 2003;
-    seed eq. 3). For published results that report only the mean and SD of the per-split
-    differences.
+    Gardner & Brooks 2017, eq. 3). For published results that report only the mean and SD of
+    the per-split differences.
 
     Parameters
     ----------
@@ -170,17 +211,27 @@ def corrected_ttest_from_stats(mean, sd, n, ratio, *, alternative="two-sided", a
         Number of splits (``k · r`` for r repeats of k-fold cross-validation), >= 2.
     ratio : float
         ``n_test / n_train`` (``1/9`` for 10-fold cross-validation), >= 0.
-    alternative : {'two-sided', 'less', 'greater'}
-    a, b, metric : str
-        Labels carried into the result.
+    {alternative}
+    a, b, metric : str, default ''
+        Names of the two models and of the metric, carried into the result.
 
     Returns
     -------
     ComparisonResult
+        ``test='corrected_resampled_t'``; ``extra`` holds ``sd`` and ``ratio``.
+
+    See Also
+    --------
+    corrected_resampled_ttest : The same test from the scores themselves.
+    equivalence_test_from_stats : Equivalence from an estimate and its standard error.
+
+    References
+    ----------
+    {refs:nadeau2003,gardner2017}
 
     Examples
     --------
-    The AUC comparison of seed 002, Table 3 (10x10 cv, MLP - CART):
+    The AUC comparison of Gardner & Brooks (2017), Table 3 (10x10 CV, MLP - CART):
 
     >>> res = corrected_ttest_from_stats(0.029627, 0.034840, 100, 1 / 9)
     >>> round(res.pvalue, 4)
@@ -205,30 +256,27 @@ def corrected_ttest_from_stats(mean, sd, n, ratio, *, alternative="two-sided", a
                    extra={"sd": sd, "ratio": ratio})
 
 
+@_doc
 def corrected_resampled_ttest(scores, a=None, b=None, *, metric=None, study=None,
                               alternative="two-sided", ratio=None) -> ComparisonResult:
-    """Corrected resampled t-test (Nadeau & Bengio 2003; seed Table 1 row (2)).
+    """Corrected resampled t-test of two models on random train/test splits.
 
     For ``n`` random train/test splits (hold-out repeats, random subsampling, or any resampling
-    whose test sets do not overlap the training set):
+    whose test sets do not overlap the training set; Gardner & Brooks 2017, Table 1 row 2):
 
     ``t = mean(d) / sqrt((1/n + n_test/n_train) · s²)``, Student t with ``n - 1`` df,
 
-    where ``d`` are the per-split differences ``a - b`` and ``s²`` their sample variance (seed
-    eq. 3). The term ``n_test/n_train`` accounts for the correlation of the splits, which the
-    naive t "boldly" takes as 0; without it the p-value can be made as small as one likes by
-    adding splits.
+    where ``d`` are the per-split differences ``a - b`` and ``s²`` their sample variance
+    (Nadeau & Bengio 2003; Gardner & Brooks 2017, eq. 3). The term ``n_test/n_train``
+    accounts for the correlation of the splits, which the naive t "boldly" takes as 0; without
+    it the p-value can be made as small as one likes by adding splits.
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        Scores of both models on the same splits.
-    a, b : str, optional
-        The models; the difference is ``a - b``. Optional when exactly two models are present.
-    metric, study : optional
-        Required when the table holds several.
-    alternative : {'two-sided', 'less', 'greater'}
-        For the mean difference ``a - b`` against 0.
+    {scores}
+    {ab}
+    {metric_study}
+    {alternative}
     ratio : float, optional
         ``n_test / n_train``. By default ``mean(n_test) / mean(n_train)`` from the recorded
         split sizes (a DataError if they are not recorded).
@@ -238,19 +286,30 @@ def corrected_resampled_ttest(scores, a=None, b=None, *, metric=None, study=None
     ComparisonResult
         ``test='corrected_resampled_t'``, ``n`` = number of splits, ``extra['ratio']``.
 
+    See Also
+    --------
+    corrected_repeated_kfold_ttest : The same correction on r x k cross-validation.
+    corrected_ttest_from_stats : The test from published summary statistics.
+    naive_paired_ttest : The uncorrected test, invalid on resampled scores.
+
     Notes
     -----
     **Randomized learners** (random forests, bagging, SGD, neural networks: a fit depends on
-    its seed). The correction treats the whole variance of the per-split differences as shared
-    between splits with correlation about ``n_test / n``; the learners' run-to-run variance is
-    not shared (every fit draws its own seed), so for them the test is *conservative*, not
-    liberal, in every setting simulated: its size falls from about .04 (deterministic
-    learners) towards 0 as the seed noise grows (.002 for the 10x10 version and .026 for 10
-    hold-outs in ``replikit.compare.validity`` when it dominates), and it loses power. Reduce
-    the seed noise before testing (more trees or ensemble members, or the mean of several
-    seeds per split) rather than trusting a larger p-value; no published variance correction
-    fixes it (separating the seed variance, estimated from a second run per split, made the
-    test liberal — .15 of 300 null datasets — on the same design). See docs/compare.md.
+    its random state). The correction treats the whole variance of the per-split differences
+    as shared between splits with correlation about ``n_test / n``; the learners' run-to-run
+    variance is not shared (every fit draws its own random state), so for them the test is
+    *conservative*, not liberal, in every setting simulated: its size falls from about .04
+    (deterministic learners) towards 0 as the run-to-run noise grows (.002 for the 10x10
+    version and .026 for 10 hold-outs in ``replikit.compare.validity`` when it dominates), and
+    it loses power. Reduce the run-to-run noise before testing (more trees or ensemble members,
+    or the mean of several random states per split) rather than trusting a larger p-value; no
+    published variance correction fixes it (separating the run-to-run variance, estimated from
+    a second run per split, made the test liberal — .15 of 300 null datasets — on the same
+    design). See docs/compare.md.
+
+    References
+    ----------
+    {refs:nadeau2003,gardner2017}
 
     Examples
     --------
@@ -274,12 +333,13 @@ def corrected_resampled_ttest(scores, a=None, b=None, *, metric=None, study=None
                    extra={"ratio": ratio, "ratio_source": source})
 
 
+@_doc
 def corrected_repeated_kfold_ttest(scores, a=None, b=None, *, metric=None, study=None,
                                    alternative="two-sided", ratio=None) -> ComparisonResult:
-    """Corrected repeated k-fold cross-validation t-test (Bouckaert & Frank 2004).
+    """Corrected repeated k-fold cross-validation t-test of two models (Bouckaert & Frank 2004).
 
-    For ``r`` repeats of ``k``-fold cross-validation (seed Table 1 row (3), the test the seed
-    recommends with 10x10 cv):
+    For ``r`` repeats of ``k``-fold cross-validation (Gardner & Brooks 2017, Table 1 row 3,
+    the test they recommend with 10x10 CV):
 
     ``t = mean(d) / sqrt((1/(k·r) + n_test/n_train) · s²)``, Student t with ``k·r - 1`` df,
 
@@ -289,13 +349,13 @@ def corrected_repeated_kfold_ttest(scores, a=None, b=None, *, metric=None, study
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        Scores of both models on the same ``r x k`` cross-validation splits (k >= 2).
-    a, b : str, optional
-        The models; the difference is ``a - b``.
-    metric, study : optional
-        Required when the table holds several.
-    alternative : {'two-sided', 'less', 'greater'}
+    scores : Scores, pandas.DataFrame, RunResult or Paired
+        Scores of both models on the same ``r x k`` cross-validation splits (k >= 2): a Scores
+        table or a DataFrame in its layout, a RunResult, or a
+        :class:`~replikit.compare.Paired` design.
+    {ab}
+    {metric_study}
+    {alternative}
     ratio : float, optional
         ``n_test / n_train``; by default from the recorded split sizes (``mean(n_test) /
         mean(n_train)``, exactly ``1/(k-1)`` for equal folds), or ``1/(k-1)`` when the sizes
@@ -311,12 +371,23 @@ def corrected_repeated_kfold_ttest(scores, a=None, b=None, *, metric=None, study
     ParameterError
         Only one fold per repeat (hold-out repeats): use :func:`corrected_resampled_ttest`.
 
+    See Also
+    --------
+    corrected_resampled_ttest : The same correction on repeated hold-out.
+    sorted_runs_ttest : Bouckaert's sorted-runs test on the same design.
+    bayesian_correlated_ttest : The posterior of the same mean difference.
+    replikit.compare.compare_scores : Every recommended test of every pair, as one table.
+
     Notes
     -----
     **Randomized learners**: conservative, not liberal, as for
     :func:`corrected_resampled_ttest` (see its Notes; .002 instead of .05 in
-    ``replikit.compare.validity`` when the seed noise dominates); reduce the seed noise
+    ``replikit.compare.validity`` when the run-to-run noise dominates); reduce that noise
     before testing.
+
+    References
+    ----------
+    {refs:bouckaert2004,nadeau2003,gardner2017}
 
     Examples
     --------
@@ -361,20 +432,23 @@ def _check_5x2(p: Paired, name: str) -> np.ndarray:
     return p.d
 
 
+@_doc
 def paired_ttest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
                        alternative="two-sided") -> ComparisonResult:
-    """Dietterich's (1998) 5x2cv paired t-test (seed Table 1 row (1)).
+    """Dietterich's (1998) 5x2cv paired t-test of two models.
 
     ``t = d_11 / sqrt((1/5) Σ_i s_i²)``, Student t with 5 df, where ``d_ij`` is the difference
-    ``a - b`` on fold ``j`` of repeat ``i`` and ``s_i² = Σ_j (d_ij - d̄_i)²``.
+    ``a - b`` on fold ``j`` of repeat ``i`` and ``s_i² = Σ_j (d_ij - d̄_i)²`` (Gardner & Brooks
+    2017, Table 1 row 1).
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        Scores of both models on 5 repeats of 2-fold cross-validation.
-    a, b : str, optional
-    metric, study : optional
-    alternative : {'two-sided', 'less', 'greater'}
+    scores : Scores, pandas.DataFrame, RunResult or Paired
+        Scores of both models on 5 repeats of 2-fold cross-validation: a Scores table or a
+        DataFrame in its layout, a RunResult, or a :class:`~replikit.compare.Paired` design.
+    {ab}
+    {metric_study}
+    {alternative}
 
     Returns
     -------
@@ -383,6 +457,15 @@ def paired_ttest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
         and ``se = sqrt(mean_i s_i²)`` the test's estimate of the SD of one difference, so the
         interval ``estimate ± t_5 · se`` is conservative; the statistic uses only ``d_11``
         (``extra['d11']``), so the interval and the p-value need not agree.
+
+    See Also
+    --------
+    combined_ftest_5x2cv : Alpaydin's F on the same ten differences (more power).
+    corrected_repeated_kfold_ttest : The recommended test for r x k cross-validation.
+
+    References
+    ----------
+    {refs:dietterich1998,gardner2017}
 
     Examples
     --------
@@ -403,9 +486,10 @@ def paired_ttest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
                    valid=True, requires="5x2", n=10, extra={"d11": float(d[0, 0])})
 
 
+@_doc
 def combined_ftest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
                          alternative="two-sided") -> ComparisonResult:
-    """Alpaydin's (1999) combined 5x2cv F test.
+    """Alpaydın's (1999) combined 5x2cv F test of two models.
 
     ``f = Σ_i Σ_j d_ij² / (2 Σ_i s_i²)``, F distributed with (10, 5) df under the null that
     the two models perform equally; the p-value is the upper tail. More powerful and more
@@ -413,11 +497,12 @@ def combined_ftest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        Scores of both models on 5 repeats of 2-fold cross-validation.
-    a, b : str, optional
-    metric, study : optional
-    alternative : {'two-sided'}
+    scores : Scores, pandas.DataFrame, RunResult or Paired
+        Scores of both models on 5 repeats of 2-fold cross-validation: a Scores table or a
+        DataFrame in its layout, a RunResult, or a :class:`~replikit.compare.Paired` design.
+    {ab}
+    {metric_study}
+    alternative : {'two-sided'}, default 'two-sided'
         The F test has no direction: any other value raises ParameterError.
 
     Returns
@@ -425,6 +510,15 @@ def combined_ftest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
     ComparisonResult
         ``test='combined_f_5x2cv'``, ``df = 10``, ``df2 = 5``; no confidence interval
         (``ci_low``/``ci_high`` are NaN). ``se = sqrt(mean_i s_i²)`` as for the 5x2cv t.
+
+    See Also
+    --------
+    paired_ttest_5x2cv : Dietterich's t on the same design.
+    replikit.compare.primary_test : Why the F is the headline test of 5x2 CV.
+
+    References
+    ----------
+    {refs:alpaydin1999,dietterich1998}
 
     Examples
     --------
@@ -456,46 +550,49 @@ def combined_ftest_5x2cv(scores, a=None, b=None, *, metric=None, study=None,
 # sorted runs
 
 
+@_doc
 def sorted_runs_ttest(scores, a=None, b=None, *, metric=None, study=None,
                       alternative="two-sided", sort="difference") -> ComparisonResult:
-    """Paired t-test on the sorted-runs sample (Bouckaert 2004; seed Table 1 row (4)).
+    """Paired t-test of two models on the sorted-runs sample (Bouckaert 2003).
 
     From ``r`` runs of ``k``-fold cross-validation, build ``k`` values ``x`` and apply an
-    ordinary (uncorrected) t-test to them:
+    ordinary (uncorrected) t-test to them (Gardner & Brooks 2017, Table 1 row 4):
 
     ``t = mean(x) / (s_x / sqrt(k))``, Student t with ``k - 1`` df
 
-    (the seed prints ``df = r - 1``, the same number for its 10x10 design; the sample has ``k``
-    values). How ``x`` is built depends on ``sort`` — the seed's description admits two
-    readings:
+    (Gardner & Brooks print ``df = r - 1``, the same number for their 10x10 design; the sample
+    has ``k`` values). How ``x`` is built depends on ``sort`` — the paper's description admits
+    two readings:
 
     * ``'difference'`` (default): sort the ``k`` fold differences ``a - b`` within each run and
       average the i-th smallest over the ``r`` runs.
     * ``'learner'``: within each run sort each learner's ``k`` fold scores, average the i-th
       smallest over the runs separately for each learner, ``P_i = (1/r) Σ_runs min_i`` (the
-      seed's literal text and its Figure 1), and take ``x_i = P_i(a) - P_i(b)``.
+      paper's literal text and its Figure 1), and take ``x_i = P_i(a) - P_i(b)``.
 
-    Both readings have the same numerator, the mean of all ``r·k`` differences (the seed notes
+    Both readings have the same numerator, the mean of all ``r·k`` differences (the paper notes
     that its two tests have "nearly identical numerators"); they differ in the spread of ``x``.
-    Why the default is ``'difference'``: the seed (after Bouckaert 2004) presents the sorted-runs
-    scheme as one with an acceptable Type I error that needs no variance correction, and only
-    the difference reading behaves so. Sorting each learner separately compares the two
-    learners' average order statistics, which nearly coincide when their fold-to-fold spreads
-    are alike, so ``s_x`` no longer measures the variability of the mean difference. In
-    replikit's calibration simulation (:func:`replikit.compare.simulate_tests`, 10x10 cv,
-    1,000 datasets x 5 replications, alpha = 0.05, no true difference) ``sort='learner'``
-    rejected 76% of the time (the naive t on all 100 folds: 55%), ``sort='difference'`` 3.3%
-    and the corrected repeated k-fold t 3.5%. ``sort='learner'`` is kept to reproduce the
-    seed's reading; do not use it for inference.
+    Why the default is ``'difference'``: Gardner & Brooks (after Bouckaert 2003) present the
+    sorted-runs scheme as one with an acceptable Type I error that needs no variance
+    correction, and only the difference reading behaves so. Sorting each learner separately
+    compares the two learners' average order statistics, which nearly coincide when their
+    fold-to-fold spreads are alike, so ``s_x`` no longer measures the variability of the mean
+    difference. In replikit's calibration simulation (:func:`replikit.compare.simulate_tests`,
+    10x10 CV, 1,000 datasets x 5 repeats, alpha = 0.05, no true difference)
+    ``sort='learner'`` rejected 76% of the time (the naive t on all 100 folds: 55%),
+    ``sort='difference'`` 3.3% and the corrected repeated k-fold t 3.5%. ``sort='learner'`` is
+    kept to reproduce the paper's reading; do not use it for inference.
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        Scores of both models on ``r >= 2`` runs of ``k >= 2``-fold cross-validation.
-    a, b : str, optional
-    metric, study : optional
-    alternative : {'two-sided', 'less', 'greater'}
-    sort : {'difference', 'learner'}
+    scores : Scores, pandas.DataFrame, RunResult or Paired
+        Scores of both models on ``r >= 2`` runs of ``k >= 2``-fold cross-validation: a Scores
+        table or a DataFrame in its layout, a RunResult, or a
+        :class:`~replikit.compare.Paired` design.
+    {ab}
+    {metric_study}
+    {alternative}
+    sort : {'difference', 'learner'}, default 'difference'
         What is sorted within a run (see above); ``'learner'`` is invalid (it emits a
         :class:`~replikit.errors.ValidityWarning` and returns ``valid=False``).
 
@@ -504,6 +601,14 @@ def sorted_runs_ttest(scores, a=None, b=None, *, metric=None, study=None,
     ComparisonResult
         ``test='sorted_runs_t'``, ``n = k`` (the sorted positions), ``df = k - 1``;
         ``extra['sample']`` holds the ``k`` values ``x`` and ``extra['sort']`` the reading used.
+
+    See Also
+    --------
+    corrected_repeated_kfold_ttest : The recommended test on the same design.
+
+    References
+    ----------
+    {refs:bouckaert2003,gardner2017}
 
     Examples
     --------
@@ -531,7 +636,7 @@ def sorted_runs_ttest(scores, a=None, b=None, *, metric=None, study=None,
     x = K.sorted_runs_sample(p.a_scores, p.b_scores, sort)
     pvalue = get_pvalue(stat, stats.t(df), alternative)
     return _result(stat, se, df, p, estimate=x.mean(), pvalue=pvalue, test="sorted_runs_t",
-                   method=f"Sorted-runs t-test (Bouckaert 2004), sort={sort!r}",
+                   method=f"Sorted-runs t-test (Bouckaert 2003), sort={sort!r}",
                    alternative=alternative, valid=sort == "difference",
                    requires="repeated k-fold", n=k,
                    extra={"sort": sort, "sample": x.tolist(), "runs": r})
@@ -541,30 +646,40 @@ def sorted_runs_ttest(scores, a=None, b=None, *, metric=None, study=None,
 # invalid tests
 
 
+@_doc
 def naive_paired_ttest(scores, a=None, b=None, *, metric=None, study=None,
                        alternative="two-sided") -> ComparisonResult:
     """Naive paired t-test on per-split differences — INVALID on resampled scores.
 
-    ``t = mean(d) / (s / sqrt(n))``, Student t with ``n - 1`` df (seed eq. 2), the test most
-    papers apply to cross-validation folds. The splits' training sets overlap, so the ``n``
-    differences are positively correlated and ``s²/n`` underestimates the variance of their
-    mean: the test rejects a true null far more often than ``alpha``, and any difference
-    becomes "significant" with enough splits (Dietterich 1998; Nadeau & Bengio 2003; seed 002
-    sec. 3.4). Kept for comparison and teaching; it emits a
+    ``t = mean(d) / (s / sqrt(n))``, Student t with ``n - 1`` df (Gardner & Brooks 2017, eq. 2),
+    the test most papers apply to cross-validation folds. The splits' training sets overlap, so
+    the ``n`` differences are positively correlated and ``s²/n`` underestimates the variance of
+    their mean: the test rejects a true null far more often than ``alpha``, and any difference
+    becomes "significant" with enough splits (Dietterich 1998; Nadeau & Bengio 2003; Gardner &
+    Brooks 2017, sec. 3.4). Kept for comparison and teaching; it emits a
     :class:`~replikit.errors.ValidityWarning` and returns ``valid=False``. It equals
     ``scipy.stats.ttest_rel`` on the two score vectors.
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-    a, b : str, optional
-    metric, study : optional
-    alternative : {'two-sided', 'less', 'greater'}
+    {scores}
+    {ab}
+    {metric_study}
+    {alternative}
 
     Returns
     -------
     ComparisonResult
         ``test='naive_paired_t'``, ``valid=False``.
+
+    See Also
+    --------
+    corrected_resampled_ttest : The valid test on resampled scores.
+    corrected_repeated_kfold_ttest : The valid test on r x k cross-validation.
+
+    References
+    ----------
+    {refs:dietterich1998,nadeau2003,gardner2017}
 
     Examples
     --------
@@ -592,25 +707,29 @@ def naive_paired_ttest(scores, a=None, b=None, *, metric=None, study=None,
 _PROPORTION_WORDS = ("acc", "err", "zero_one", "misclass", "0-1", "loss01")
 
 
+@_doc
 def proportions_ztest(scores, a=None, b=None, *, metric=None, study=None,
                       alternative="two-sided", n_test=None) -> ComparisonResult:
     """Difference-of-proportions z test with a pooled rate — INVALID for comparing learners.
 
     ``z = (P_A - P_B) / sqrt(2 p (1 - p) / n)``, ``p = (P_A + P_B) / 2``, standard normal
-    (seed eq. 1; Dietterich 1998 sec. 3.1). ``P_A``, ``P_B`` are the models' mean error rates
-    (or accuracies: only the sign changes) over the splits and ``n`` the number of test examples
-    of one repeat (``n_test`` for a hold-out split, the whole data set for a k-fold run; the
-    mean over repeats). The two rates share their test examples, so they are not independent,
-    and the training-set variation is ignored: the Type I error is inflated. Kept for comparison
-    and teaching; emits a :class:`~replikit.errors.ValidityWarning` and returns ``valid=False``.
+    (Gardner & Brooks 2017, eq. 1; Dietterich 1998, sec. 3.1). ``P_A``, ``P_B`` are the models'
+    mean error rates (or accuracies: only the sign changes) over the splits and ``n`` the
+    number of test examples of one repeat (``n_test`` for a hold-out split, the whole data set
+    for a k-fold run; the mean over repeats). The two rates share their test examples, so they
+    are not independent, and the training-set variation is ignored: the Type I error is
+    inflated. Kept for comparison and teaching; emits a
+    :class:`~replikit.errors.ValidityWarning` and returns ``valid=False``.
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        An accuracy or error-rate metric (a proportion in [0, 1]) with ``n_test`` recorded.
-    a, b : str, optional
-    metric, study : optional
-    alternative : {'two-sided', 'less', 'greater'}
+    scores : Scores, pandas.DataFrame, RunResult or Paired
+        An accuracy or error-rate metric (a proportion in [0, 1]) with ``n_test`` recorded: a
+        Scores table or a DataFrame in its layout, a RunResult, or a
+        :class:`~replikit.compare.Paired` design.
+    {ab}
+    {metric_study}
+    {alternative}
     n_test : int, optional
         Number of test examples; overrides the recorded sizes.
 
@@ -625,6 +744,15 @@ def proportions_ztest(scores, a=None, b=None, *, metric=None, study=None,
         The metric is not an accuracy or error rate (by name) or has values outside [0, 1].
     DataError
         ``n_test`` not recorded and not given.
+
+    See Also
+    --------
+    replikit.compare.mcnemar_test : The valid test of two classifiers on one test set.
+    corrected_resampled_ttest : The valid test on resampled scores.
+
+    References
+    ----------
+    {refs:dietterich1998,gardner2017}
 
     Examples
     --------
@@ -674,15 +802,17 @@ def proportions_ztest(scores, a=None, b=None, *, metric=None, study=None,
 # equivalence
 
 
-def _bounds_iv(margin, bounds) -> tuple[float, float]:
-    if (margin is None) == (bounds is None):
-        raise ParameterError("give exactly one of `margin` (equivalence bounds ±margin in metric "
-                             f"units) and `bounds` (low, high); got margin={margin!r}, "
+def _bounds_iv(tolerance, bounds) -> tuple[float, float]:
+    if (tolerance is None) == (bounds is None):
+        raise ParameterError("give exactly one of `tolerance` (equivalence bounds ±tolerance in "
+                             f"metric units) and `bounds` (low, high); got "
+                             f"tolerance={tolerance!r}, "
                              f"bounds={bounds!r}.")
-    if margin is not None:
-        m = check_float(margin, "margin")
+    if tolerance is not None:
+        m = check_float(tolerance, "tolerance")
         if m <= 0:
-            raise ParameterError(f"`margin` must be > 0 (in metric units); got {margin!r}.")
+            raise ParameterError(f"`tolerance` must be > 0 (in metric units); got "
+                                 f"{tolerance!r}.")
         return -m, m
     if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
         raise ParameterTypeError(f"`bounds` must be a pair (low, high); got {bounds!r}.")
@@ -713,13 +843,9 @@ def _tost(estimate, se, df, lo, hi, alternative):
     return float(stat), pvalue, extra
 
 
-_TOST_DOC_ALT = """alternative : {'two-sided', 'greater', 'less'}
-        ``'two-sided'``: equivalence, H1 ``low < mu < high`` (two one-sided tests, p the larger
-        of the two). ``'greater'``: non-inferiority, H1 ``mu > low``. ``'less'``:
-        non-superiority, H1 ``mu < high``."""
-
-
-def equivalence_test_from_stats(estimate, se, *, df=None, margin=None, bounds=None,
+@renamed(margin="tolerance")
+@_doc
+def equivalence_test_from_stats(estimate, se, *, df=None, tolerance=None, bounds=None,
                                 alternative="two-sided", a="", b="",
                                 metric="") -> ComparisonResult:
     """Two one-sided tests (TOST) of equivalence from an estimate and its standard error.
@@ -737,13 +863,14 @@ def equivalence_test_from_stats(estimate, se, *, df=None, margin=None, bounds=No
         Its standard error (> 0).
     df : float, optional
         Degrees of freedom; None for a z test.
-    margin : float, optional
-        Symmetric bounds ``(-margin, margin)`` in the estimate's units.
+    tolerance : float, optional
+        Symmetric equivalence bounds ``(-tolerance, tolerance)`` in the estimate's units (the
+        equivalence margin; ``margin`` before replikit 0.2).
     bounds : (float, float), optional
-        Asymmetric bounds ``(low, high)``. Give ``margin`` or ``bounds``.
-    {alternative}
-    a, b, metric : str
-        Labels carried into the result.
+        Asymmetric bounds ``(low, high)``. Give ``tolerance`` or ``bounds``.
+    {tost_alternative}
+    a, b, metric : str, default ''
+        Names of the two models and of the metric, carried into the result.
 
     Returns
     -------
@@ -751,6 +878,15 @@ def equivalence_test_from_stats(estimate, se, *, df=None, margin=None, bounds=No
         ``test='equivalence_tost'``; the statistic and p of the binding one-sided test, both in
         ``extra`` (``statistic_lower``, ``pvalue_lower``, ``statistic_upper``,
         ``pvalue_upper``).
+
+    See Also
+    --------
+    equivalence_ttest : The same test from the scores, with the corrected variance.
+    corrected_ttest_from_stats : The difference test from summary statistics.
+
+    References
+    ----------
+    {refs:schuirmann1987}
 
     Examples
     --------
@@ -767,7 +903,7 @@ def equivalence_test_from_stats(estimate, se, *, df=None, margin=None, bounds=No
             raise ParameterError("`df` must be > 0; got 0.")
         if math.isinf(df):
             df = None
-    lo, hi = _bounds_iv(margin, bounds)
+    lo, hi = _bounds_iv(tolerance, bounds)
     stat, pvalue, extra = _tost(estimate, se, df, lo, hi, alternative)
     labels = _Labels(a, b, metric)
     return _result(stat, se, df, labels, estimate=estimate, pvalue=pvalue, test="equivalence_tost",
@@ -775,15 +911,13 @@ def equivalence_test_from_stats(estimate, se, *, df=None, margin=None, bounds=No
                    valid=True, requires="", n=0, extra=extra)
 
 
-equivalence_test_from_stats.__doc__ = equivalence_test_from_stats.__doc__.replace(
-    "{alternative}", _TOST_DOC_ALT)
-
-
-def equivalence_ttest(scores, a=None, b=None, *, metric=None, study=None, margin=None,
+@renamed(margin="tolerance")
+@_doc
+def equivalence_ttest(scores, a=None, b=None, *, metric=None, study=None, tolerance=None,
                       bounds=None, alternative="two-sided", ratio=None) -> ComparisonResult:
     """TOST equivalence test of two models with the corrected resampled variance.
 
-    Are the two models practically equivalent, their mean difference within ``±margin``
+    Are the two models practically equivalent, their mean difference within ``±tolerance``
     (metric units)? Two one-sided corrected t-tests (Schuirmann 1987) with the variance of
     Nadeau & Bengio (2003) / Bouckaert & Frank (2004):
 
@@ -796,16 +930,15 @@ def equivalence_ttest(scores, a=None, b=None, *, metric=None, study=None, margin
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        Scores of both models on the same splits.
-    a, b : str, optional
-    metric, study : optional
-    margin : float, optional
-        Equivalence bounds ``(-margin, margin)`` in metric units (e.g. 0.01 = one percentage
-        point of accuracy).
+    {scores}
+    {ab}
+    {metric_study}
+    tolerance : float, optional
+        Equivalence bounds ``(-tolerance, tolerance)`` in metric units (e.g. 0.01 = one
+        percentage point of accuracy; ``margin`` before replikit 0.2).
     bounds : (float, float), optional
-        Asymmetric bounds ``(low, high)`` instead of ``margin``.
-    {alternative}
+        Asymmetric bounds ``(low, high)`` instead of ``tolerance``.
+    {tost_alternative}
     ratio : float, optional
         ``n_test / n_train``; by default from the recorded split sizes, or ``1/(k-1)`` for
         k-fold cross-validation without recorded sizes.
@@ -816,6 +949,15 @@ def equivalence_ttest(scores, a=None, b=None, *, metric=None, study=None, margin
         ``test='equivalence_tost'``, ``requires='any resampling'``; both one-sided tests in
         ``extra``.
 
+    See Also
+    --------
+    equivalence_test_from_stats : The same test from an estimate and its standard error.
+    bayesian_correlated_ttest : The posterior probability of practical equivalence.
+
+    References
+    ----------
+    {refs:schuirmann1987,nadeau2003,bouckaert2004}
+
     Examples
     --------
     >>> import numpy as np
@@ -823,12 +965,12 @@ def equivalence_ttest(scores, a=None, b=None, *, metric=None, study=None, margin
     >>> rng = np.random.default_rng(3)
     >>> acc = 0.85 + 0.03 * rng.standard_normal((10, 10))
     >>> res = equivalence_ttest(Paired(acc + 0.002 * rng.standard_normal((10, 10)), acc),
-    ...                         margin=0.01)
+    ...                         tolerance=0.01)
     >>> res.pvalue < 0.05
     True
     """
     alternative = check_alternative(alternative)
-    lo, hi = _bounds_iv(margin, bounds)
+    lo, hi = _bounds_iv(tolerance, bounds)
     p = _paired_iv(scores, a, b, metric, study)
     d, _, se, df, ratio, source = _corrected(p, ratio, infer_from_k=True)
     stat, pvalue, extra = _tost(float(d.mean()), float(se), float(df), lo, hi, alternative)
@@ -839,46 +981,56 @@ def equivalence_ttest(scores, a=None, b=None, *, metric=None, study=None, margin
                    extra=extra)
 
 
-equivalence_ttest.__doc__ = equivalence_ttest.__doc__.replace("{alternative}", _TOST_DOC_ALT)
-
-
 # ---------------------------------------------------------------------------------------------
 # Bayesian
 
 
-def bayesian_correlated_ttest(scores, a=None, b=None, *, metric=None, study=None, rope=0.01,
-                              ratio=None) -> BayesianResult:
-    """Bayesian correlated t-test (Corani & Benavoli 2015) with a region of practical equivalence.
+@renamed(rope="tolerance")
+@_doc
+def bayesian_correlated_ttest(scores, a=None, b=None, *, metric=None, study=None,
+                              tolerance=0.01, ratio=None) -> BayesianResult:
+    """Bayesian correlated t-test of two models (Corani & Benavoli 2015), with a tolerance.
 
     The posterior of the mean difference ``mu`` of ``a - b`` is Student t with ``n - 1`` df,
     location ``mean(d)`` and scale ``sqrt((1/n + rho/(1-rho)) · s²)`` with ``rho/(1-rho) =
     n_test/n_train`` (Corani & Benavoli 2015, eq. 8; the correlation ``rho = n_test/n`` of
-    Nadeau & Bengio). Reported: ``p_left = P(mu < -rope)``, ``p_rope = P(-rope <= mu <= rope)``,
-    ``p_right = P(mu > rope)``. With ``rope = 0``, ``2·min(p_left, p_right)`` is the two-sided
-    p-value of the corrected t-test.
+    Nadeau & Bengio). Reported: ``p_left = P(mu < -tolerance)``, ``p_rope = P(-tolerance <= mu
+    <= tolerance)`` (the region of practical equivalence, ROPE) and ``p_right = P(mu >
+    tolerance)``. With ``tolerance = 0``, ``2·min(p_left, p_right)`` is the two-sided p-value
+    of the corrected t-test.
 
     Parameters
     ----------
-    scores : Scores, DataFrame, RunResult or Paired
-        Scores of both models on the same splits.
-    a, b : str, optional
-    metric, study : optional
-    rope : float
-        Half-width of the region of practical equivalence, in metric units (default 0.01: one
-        percentage point of accuracy on a 0-1 scale), >= 0.
+    {scores}
+    {ab}
+    {metric_study}
+    tolerance : float, default 0.01
+        Half-width of the region of practical equivalence, in metric units (0.01: one
+        percentage point of accuracy on a 0-1 scale), >= 0 (``rope`` before replikit 0.2).
     ratio : float, optional
         ``n_test / n_train``; by default from the recorded sizes, or ``1/(k-1)`` for k-fold.
 
     Returns
     -------
     BayesianResult
+        The posterior, its three probabilities and its credible interval.
+
+    See Also
+    --------
+    corrected_repeated_kfold_ttest : The frequentist test with the same variance.
+    equivalence_ttest : The frequentist test of practical equivalence.
+    replikit.compare.bayesian_signed_rank_test : The Bayesian comparison over many datasets.
 
     Notes
     -----
     Identical to baycomp's ``CorrelatedTTest`` (which uses ``1/(k-1)``), with ``a`` and ``b``
     passed as baycomp's ``y`` and ``x``. When all differences are equal the posterior is a point
-    mass at their mean (as in baycomp): ``p_left = [mean < -rope]``, ``p_right = [mean > rope]``,
-    and with ``rope = 0`` and a zero mean, 1/2 each.
+    mass at their mean (as in baycomp): ``p_left = [mean < -tolerance]``, ``p_right = [mean >
+    tolerance]``, and with ``tolerance = 0`` and a zero mean, 1/2 each.
+
+    References
+    ----------
+    {refs:corani2015,nadeau2003}
 
     Examples
     --------
@@ -886,13 +1038,14 @@ def bayesian_correlated_ttest(scores, a=None, b=None, *, metric=None, study=None
     >>> from replikit.compare import Paired
     >>> rng = np.random.default_rng(4)
     >>> acc_a = 0.85 + 0.03 * rng.standard_normal((10, 10))
-    >>> res = bayesian_correlated_ttest(Paired(acc_a + 0.03, acc_a), rope=0.01)
+    >>> res = bayesian_correlated_ttest(Paired(acc_a + 0.03, acc_a), tolerance=0.01)
     >>> res.p_right > 0.99
     True
     """
-    if isinstance(rope, bool) or not isinstance(rope, numbers.Real):
-        raise ParameterTypeError(f"`rope` must be a number (metric units); got {rope!r}.")
-    rope = check_float(rope, "rope", min_value=0.0)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real):
+        raise ParameterTypeError(f"`tolerance` must be a number (metric units); got "
+                                 f"{tolerance!r}.")
+    rope = check_float(tolerance, "tolerance", min_value=0.0)
     p = _paired_iv(scores, a, b, metric, study)
     d, _, scale, df, ratio, source = _corrected(p, ratio, infer_from_k=True)
     mean, scale, df = float(d.mean()), float(scale), float(df)
@@ -914,6 +1067,6 @@ def bayesian_correlated_ttest(scores, a=None, b=None, *, metric=None, study=None
             p_rope = max(0.0, 1.0 - p_left - p_right)
         extra = {}
     extra.update(ratio=ratio, ratio_source=source)
-    return BayesianResult(p_left=p_left, p_rope=p_rope, p_right=p_right, rope=rope,
+    return BayesianResult(p_left=p_left, p_rope=p_rope, p_right=p_right, tolerance=rope,
                           estimate=mean, scale=scale, df=df, a=p.a, b=p.b,
                           metric=str(p.metric), n=d.size, extra=extra)

@@ -11,9 +11,9 @@ Learner A is a nearest-centroid classifier on ``x1``, B the same on ``x2``.
 Learners
     * **deterministic**: class means of the whole training set;
     * **randomized**: class means of a random subsample of the training set (half of it, or
-      5%), drawn anew for every fit — a seed-dependent learner like a random forest, bagging
-      or SGD. With 5% the run-to-run (seed) variance dominates the per-split differences, the
-      regime in which the corrected t's stop rejecting (issue 15).
+      5%), drawn anew for every fit — a learner whose fit depends on its random state, like a
+      random forest, bagging or SGD. With 5% the run-to-run variance dominates the per-split
+      differences, the regime in which the corrected t's stop rejecting.
 
 Tests (two-sided, alpha = 0.05), each on the scheme it is made for
     corrected resampled t (10 random 90/10 hold-outs), corrected repeated k-fold t (10x10 CV),
@@ -24,7 +24,7 @@ Tests (two-sided, alpha = 0.05), each on the scheme it is made for
 Rows: ``size`` (rejection rate at Delta = 0; one-sided band) for every test and learner, and
 ``power`` at Delta = 0.05 for the corrected t's (no band). The permutation test is claimed
 calibrated for deterministic and mildly randomized learners only: it tests the two *fitted*
-models on one test set, so when the seeds change the fitted models a lot it rejects the
+models on one test set, so when the random states change the fitted models a lot it rejects the
 learners' null far too often (documented row). The
 statistics are the vectorised kernels of :mod:`replikit.compare._kernels` (the same numbers as
 the public tests); every fit of every dataset and split is one array expression.
