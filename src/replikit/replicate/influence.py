@@ -230,8 +230,9 @@ def influence(result) -> Influence:
     --------
     >>> from replikit.replicate import meta_analysis
     >>> res = meta_analysis([0.1, 0.3, 0.35, 1.2, 0.25], [0.01, 0.02, 0.015, 0.01, 0.02])
-    >>> influence(res).table[["label", "influential"]].iloc[3].tolist()
-    ['Study 4', True]
+    >>> inf = influence(res)
+    >>> inf.influential, round(float(inf.table["rstudent"].iloc[3]), 2)
+    (('Study 4',), 7.42)
     """
     import pandas as pd
     from scipy import stats

@@ -16,7 +16,8 @@ scale           transform                        delta-method SE                
 ``identity``    ``x``                            ``se``                                unbounded differences
 ==============  ===============================  ====================================  ========
 
-With the Olkin-Finn SE of R² (``4 R² (1 - R²)^2 / N``, seed 000 eq. 1) the ``r2_z`` SE is
+With the Olkin-Finn SE of R² (``4 R² (1 - R²)^2 / N``; Vijayakumar & Cheung 2021, eq. 1) the
+``r2_z`` SE is
 exactly ``1 / sqrt(N)``: Fisher's z of the multiple correlation, whose variance no longer
 depends on R². Back-transformed intervals are asymmetric and stay inside the range; the
 back-transformed pooled estimate is the median (not the mean) of the effect distribution.
@@ -58,8 +59,23 @@ _METRIC_SCALES = {
 
 
 def default_scale(metric: str) -> str:
-    """The scale replikit pools a metric on (``'r2'`` -> ``'r2_z'``, ``'roc_auc'`` ->
-    ``'logit'``, ``'rmse'`` -> ``'log'``, unknown -> ``'identity'``).
+    """The scale replikit pools a metric on.
+
+    Parameters
+    ----------
+    metric : str
+        A metric's name (``'r2'``, ``'roc_auc'``, ``'accuracy'``, ``'rmse'``, ...).
+
+    Returns
+    -------
+    str
+        ``'r2_z'`` for R², ``'logit'`` for AUC, accuracy and error rates, ``'fisher_z'`` for
+        correlations, ``'log'`` for RMSE, MAE and log loss, ``'identity'`` for anything else.
+
+    See Also
+    --------
+    to_scale : The transform with the delta-method SE.
+    meta_analysis_on_scale : Pools on the scale.
 
     Examples
     --------
@@ -79,22 +95,43 @@ def _check_domain(x: np.ndarray, scale: str, name: str) -> None:
 
 
 def to_scale(estimate, se, scale: str):
-    """Estimates and SEs on a transformed scale (delta method).
+    """Estimates and SEs on a transformed scale (first-order delta method).
 
     Parameters
     ----------
-    estimate, se : array-like of shape (k,)
+    estimate : array-like of shape (k,)
+        The metric on its original scale.
+    se : array-like of shape (k,)
+        Its standard errors.
     scale : {'logit', 'fisher_z', 'r2_z', 'log', 'identity'}
+        The transform ``g`` (see the module's table).
 
     Returns
     -------
-    (y, se_y) : ndarrays
-        ``y = g(estimate)``, ``se_y = |g'(estimate)| se`` (first-order delta method).
+    (y, se_y) : tuple of ndarray
+        ``y = g(estimate)`` and ``se_y = |g'(estimate)| se``.
+
+    Raises
+    ------
+    DataError
+        An estimate outside the scale's domain or an SE that is not finite and > 0.
+
+    See Also
+    --------
+    from_scale : The back-transform.
+    meta_analysis_on_scale : Pools on the scale.
 
     Notes
     -----
-    See the module table. For R² with the Olkin-Finn SE, ``se_y = 1/sqrt(N)``. Example:
-    ``to_scale([0.8], [0.02], 'logit')``.
+    For R² with the Olkin-Finn SE, ``se_y = 1/sqrt(N)``: Fisher's z of the multiple
+    correlation (Olkin & Finn 1995).
+
+    References
+    ----------
+    .. [1] Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009).
+       Introduction to Meta-Analysis (ch. 6). Wiley.
+    .. [2] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164.
 
     Examples
     --------
@@ -122,6 +159,22 @@ def to_scale(estimate, se, scale: str):
 
 def from_scale(y, scale: str):
     """Back-transform values from ``scale`` (the inverse of :func:`to_scale`'s transform).
+
+    Parameters
+    ----------
+    y : float or array-like
+        Values on the transformed scale.
+    scale : {'logit', 'fisher_z', 'r2_z', 'log', 'identity'}
+        The transform to undo.
+
+    Returns
+    -------
+    ndarray
+        The values on the original scale (R² from ``r2_z`` is 0 for negative z).
+
+    See Also
+    --------
+    to_scale : The transform.
 
     Examples
     --------
@@ -170,7 +223,7 @@ class ScaledMeta(Result):
     ...                              metric="roc_auc", tau2_method="DL")
     >>> ci = res.confidence_interval()
     >>> round(ci.low, 3), round(ci.high, 3)
-    (0.9, 0.957)
+    (0.889, 0.962)
     """
 
     meta: MetaResult = field(repr=False)
@@ -299,7 +352,7 @@ class ScaledMeta(Result):
         ci = self.confidence_interval()
         pi = self.prediction_interval()
         m = self.meta
-        return (f"{self.title}, back-transformed: {model_name(m.tau2_method)}\n"
+        return (f"{self.title}, back-transformed; {model_name(m.tau2_method)}\n"
                 f"  estimate = {number(self.estimate, 4)}, 95% CI "
                 f"{interval_text(ci.low, ci.high, 4)}, 95% prediction interval "
                 f"{interval_text(pi.low, pi.high, 4)}\n"
@@ -327,25 +380,45 @@ def meta_analysis_on_scale(estimates, se, *, scale: str | None = None, metric: s
         Default: :func:`default_scale` of ``metric`` (``'identity'`` without a metric).
     metric : str, optional
         The metric's name, to choose the scale.
-    labels, method, ci, knha_floor, pi_dist
+    labels : sequence of str, optional
+        Study labels.
+    tau2_method : {'FE', 'DL', 'REML', 'ML', 'PM', 'HE', 'SJ', 'HS'}, default 'REML'
+        As :func:`~replikit.replicate.meta_analysis`.
+    interval : {'wald', 'knha'}, default 'wald'
+        As :func:`~replikit.replicate.meta_analysis`.
+    knha_floor : bool, default False
+        As :func:`~replikit.replicate.meta_analysis`.
+    pi_dist : {'z', 't(k-1)', 't(k-2)'}, optional
         As :func:`~replikit.replicate.meta_analysis`.
 
     Returns
     -------
     ScaledMeta
+        The meta-analysis on the scale, with its estimate and intervals back-transformed.
+
+    See Also
+    --------
+    meta_analysis : The meta-analysis on the original scale.
+    to_scale : The transform.
 
     Notes
     -----
     Transform ``y = g(x)``, ``se_y = |g'(x)| se`` (delta method), pool by
     :func:`~replikit.replicate.meta_analysis`, report ``g^-1`` of the pooled estimate and of the
-    interval bounds (Borenstein, Hedges, Higgins & Rothstein 2009, *Introduction to
-    Meta-Analysis*, ch. 6; metafor's ``transf=``). Used on the seed's R² (seed 000), the
-    pooled value stays inside [0, 1].
+    interval bounds (metafor's ``transf=``). On R² (Vijayakumar & Cheung 2021) the pooled value
+    stays inside [0, 1].
+
+    References
+    ----------
+    .. [1] Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009).
+       Introduction to Meta-Analysis (ch. 6). Wiley.
+    .. [2] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48.
 
     Examples
     --------
     >>> res = meta_analysis_on_scale([0.91, 0.95, 0.88, 0.97], [0.02, 0.01, 0.03, 0.01],
-    ...                              metric="roc_auc", method="DL")
+    ...                              metric="roc_auc", tau2_method="DL")
     >>> res.scale, round(res.estimate, 3)
     ('logit', 0.935)
     """
