@@ -1,6 +1,6 @@
-"""Corpus of bad and odd inputs for ``replikit replicate``, ``meta`` and ``simulate replication``
-(issue 13 item 11, issue 20): every case ends in a clear error (exit 2, one line naming the flag
-or column) or an honest result (exit 0, with a warning line where something was odd).
+"""Corpus of bad and odd inputs for ``replikit replicate``, ``meta`` and ``simulate replication``:
+every case ends in a clear error (exit 2, one line naming the flag or column) or an honest
+result (exit 0, with a warning line where something was odd).
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ def test_out_is_a_file(cli, write_csv, tmp_path, command):
     target = tmp_path / "taken.txt"
     target.write_text("not a directory\n")
     args = {"meta": ("meta", write_csv(BCG)), "replicate": ("replicate", write_csv(STUDIES)),
-            "simulate": ("simulate", "replication", "-R", "1", "--n", "200")}[command]
+            "simulate": ("simulate", "replication", "--n-repeats", "1",
+                         "--n-per-study", "200")}[command]
     assert_clear_error(cli(*args, "--out", target), "--out")
     assert target.read_text() == "not a directory\n"
 
@@ -270,8 +271,9 @@ def test_replicate_empty_inputs(cli, write_csv, text):
 
 
 @pytest.mark.parametrize("flag, value", [
-    ("--interval", "wald"), ("--tau2", "XX"), ("--ci", "t"), ("--se-method", "exact"),
-    ("--pooling", "mixed"), ("--margin", "0"), ("--margin", "-0.1"),
+    ("--interval", "percentile"), ("--tau2-method", "XX"), ("--meta-interval", "t"),
+    ("--se-method", "exact"), ("--pooling", "mixed"), ("--tolerance", "0"),
+    ("--tolerance", "-0.1"),
 ])
 def test_replicate_bad_options(cli, write_csv, flag, value):
     assert_clear_error(cli("replicate", write_csv(STUDIES), flag, value), flag)
@@ -299,7 +301,7 @@ def test_replicate_out_refuses_then_overwrites(cli, write_csv, tmp_path):
     before = (out / "pooled.csv").read_text()
     assert_clear_error(cli("replicate", path, "--out", out), "--out", "--overwrite")
     assert_clear_error(cli("replicate", path, "--out", out, "--interval", "mover"), "--out")
-    assert_ok(cli("replicate", path, "--out", out, "--overwrite", "--ci", "knha"))
+    assert_ok(cli("replicate", path, "--out", out, "--overwrite", "--meta-interval", "knha"))
     assert (out / "pooled.csv").read_text() != before
     assert len(_parse_svgs(out)) == 3
 
@@ -312,7 +314,7 @@ def test_replicate_help_keeps_square_brackets(cli):
 
 
 def test_replicate_mover_on_lee_failure_inputs(cli, write_csv):
-    # issue 13 item 10 through the command line: small n, fixed... Lee's limits
+    # Lee's limits once failed on these inputs inside MOVER; through the command line
     frame = pd.DataFrame({"study": ["o", "r1", "r2"], "r2": [0.4682924644806017, 0.41, 0.1],
                           "n": [2000, 1800, 50], "k": [10, 10, 3]})
     out = assert_ok(cli("replicate", write_csv(frame), "--interval", "mover"))
@@ -324,29 +326,32 @@ def test_replicate_mover_on_lee_failure_inputs(cli, write_csv):
 
 
 def test_simulate_three_studies(cli, tmp_path):
-    out = assert_ok(cli("simulate", "replication", "--studies", "3", "-R", "2", "--n", "200",
-                        "--models", "lr"))
+    out = assert_ok(cli("simulate", "replication", "--n-studies", "3", "--n-repeats", "2",
+                        "--n-per-study", "200", "--models", "lr"))
     assert "1 changed studies" in out
 
 
 @pytest.mark.parametrize("args, flag", [
-    (("--studies", "2"), "--studies"), (("--repetitions", "0"), "--repetitions"),
-    (("--n", "10"), "--n"), (("--n", "100000"), "--n"), (("--models", "lr,bogus"), "--models"),
-    (("--models", ","), "--models"), (("--tau2", "XX"), "--tau2"), (("-j", "0"), "--n-jobs"),
+    (("--n-studies", "2"), "--n-studies"), (("--n-repeats", "0"), "--n-repeats"),
+    (("--n-per-study", "10"), "--n-per-study"), (("--n-per-study", "100000"), "--n-per-study"),
+    (("--models", "lr,bogus"), "--models"), (("--models", ","), "--models"),
+    (("--tau2-method", "XX"), "--tau2-method"), (("-j", "0"), "--n-jobs"),
 ])
 def test_simulate_bad_flags(cli, args, flag):
-    assert_clear_error(cli("simulate", "replication", "-R", "1", *args), flag)
+    assert_clear_error(cli("simulate", "replication", "--n-repeats", "1", *args), flag)
 
 
 def test_simulate_tiny_n_is_flagged(cli):
-    code, out, err = cli("simulate", "replication", "-R", "1", "--n", "50", "--models", "lr")
+    code, out, err = cli("simulate", "replication", "--n-repeats", "1", "--n-per-study", "50",
+                         "--models", "lr")
     assert_ok((code, out, err))
     assert any("below 0.001" in w for w in _warnings(err)), err
 
 
 def test_simulate_out_writes_valid_files_and_refuses_reuse(cli, tmp_path):
     out = tmp_path / "sim"
-    args = ("simulate", "replication", "-R", "1", "--n", "200", "--models", "lr")
+    args = ("simulate", "replication", "--n-repeats", "1", "--n-per-study", "200", "--models",
+            "lr")
     assert_ok(cli(*args, "--out", out))
     assert len(_parse_svgs(out)) == 8
     table = pd.read_csv(out / "study2_table.csv")
@@ -418,7 +423,7 @@ def test_replicate_huge_sample_size(cli, write_csv):
 
 def test_replicate_bootstrap_interval_refused_for_tables(cli, write_csv):
     # a study table carries no bootstrap replicates
-    assert_clear_error(cli("replicate", write_csv(STUDIES), "--interval", "bootstrap"),
+    assert_clear_error(cli("replicate", write_csv(STUDIES), "--interval", "basic"),
                        "--interval")
 
 
@@ -453,8 +458,8 @@ def test_replicate_scores_table_two_models(cli, write_csv):
 
 
 def test_replicate_old_flags_are_gone(cli, write_csv):
-    # one name per concept (issue 14): the difference interval is --interval (--method names
-    # an estimator), the column of estimates --estimate
+    # one name per concept: the difference interval is --interval (--method names an
+    # estimator), the column of estimates --estimate
     code, _, err = cli("replicate", write_csv(STUDIES), "--method", "mover")
     assert code == 2 and "--method" in err
     code, _, err = cli("replicate", write_csv(STUDIES), "--value", "r2")
@@ -473,10 +478,10 @@ def test_replicate_json_names(cli, write_csv):
 
 
 def test_simulate_random_state_flag(cli):
-    a = assert_ok(cli("--format", "json", "simulate", "replication", "-R", "1", "--n", "200",
-                      "--models", "lr", "--random-state", "3"))
+    a = assert_ok(cli("--format", "json", "simulate", "replication", "--n-repeats", "1",
+                      "--n-per-study", "200", "--models", "lr", "--random-state", "3"))
     b = assert_ok(cli("--format", "json", "simulate", "replication", "-R", "1", "--n", "200",
-                      "--models", "lr", "--seed", "3"))
+                      "--models", "lr", "--seed", "3"))  # the old flags still work
     import json
 
     assert json.loads(a)["table"] == json.loads(b)["table"]
