@@ -1,4 +1,4 @@
-"""The default audit's runtime and the fits it makes (issue 19 item 1 and its 60 s goal).
+"""The default audit's runtime and the fits it makes, against its goal of 60 s on 2 cores.
 
 Runs ``replikit audit`` as a new user does — the default example (ANES, 13,440 rows, 10
 surveys), the default six models, every row, one worker per core — as a whole process, and
@@ -6,10 +6,10 @@ prints the wall time against the goal of 60 s on a 2-core machine, the seconds o
 and the fit sets of ``report.json`` (``meta.fit_sets``: fits, models, rows fitted; made once
 and shared by the sections). No tool does this work, so the anchor is the goal.
 
-Measured (2-core machine, 2026-11-23): before issue 19 (main at 24671a3) the audit made
-1,300 scikit-learn fits on row subsamples (compare 400 of 13,440 rows, resampling 1,500,
-replicate 1,000 per study, per-study scores 800) in 71-89 s serially; see docs/performance.md
-for the table after.
+Measured (2-core machine, 2026-11-23): before the fits were shared and made on every row
+(main at 24671a3) the audit made 1,300 scikit-learn fits on row subsamples (compare 400 of
+13,440 rows, resampling 1,500, replicate 1,000 per study, per-study scores 800) in 71-89 s
+serially; see docs/performance.md for the table after.
 
 Run: ``.venv/bin/python benchmarks/audit_runtime.py [--example anes] [--quick]``
 """

@@ -82,8 +82,10 @@ def test_report_speaks_plain_words(quick_reports, name):
     assert_plain("\n".join(seen.text), f"the visible text of the {name} report")
     doc = json.loads((path.parent / "report.json").read_text(encoding="utf-8"))
     assert_plain("\n".join(_json_words(doc)), f"the JSON twin of the {name} report")
-    ids = sorted({m.group(0) for t in seen.captions for m in INTERNAL_IDS.finditer(t)})
-    assert not ids, f"internal ids in captions or headings of the {name} report: {ids}"
+    ids = sorted({m.group(0) for t in seen.captions + seen.svg
+                  for m in INTERNAL_IDS.finditer(t)})
+    assert not ids, f"internal ids in the captions, headings or figures of the {name} " \
+        f"report: {ids}"
 
 
 @pytest.mark.parametrize("name", ["hostile", "binary"])

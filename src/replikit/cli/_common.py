@@ -144,7 +144,7 @@ def emit(human: Any, data: Any) -> None:
     form never changes it.
     """
     if state.format is OutputFormat.json:
-        from ..report.blocks import to_jsonable
+        from ..results import to_jsonable
 
         typer.echo(json.dumps(to_jsonable(data), indent=2, allow_nan=False))
     else:

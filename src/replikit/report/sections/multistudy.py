@@ -29,6 +29,7 @@ def _relative_test(a):
 
 
 def build(ctx: AuditContext) -> SectionOutput:
+    from ...experiment.metrics import metric_label
     from ...multistudy import audit
     from ...multistudy.audit import MIN_PER_CLASS, MIN_STUDY_ROWS, MIN_UNITS
     from ...multistudy.plots import plot_dominance, plot_epsilon_test, plot_matrix
@@ -146,20 +147,21 @@ def build(ctx: AuditContext) -> SectionOutput:
         blocks.append(Figure(_svg(ax), "Average utility of each rule in the two studies "
                                        "(as in Fig. 1 of Parmigiani (2023))."))
     o = csv.overall()
+    csv_metric = metric_label(csv.metric)
     blocks += [
         Paragraph(
             f"Training technique ({best}): the cross-study validation matrix (Bernau et al. "
-            f"(2014)) trains on one study (rows) and scores {csv.metric} on another (columns); "
+            f"(2014)) trains on one study (rows) and scores {csv_metric} on another (columns); "
             f"the diagonal is {a.n_folds}-fold cross-validation within the study. Mean "
-            f"within-study {csv.metric} {number(o['within_mean'])} against "
+            f"within-study {csv_metric} {number(o['within_mean'])} against "
             f"{number(o['cross_study_mean'])} across studies."),
-        Figure(_svg(plot_matrix(csv.matrix, title=f"Cross-study {csv.metric}",
+        Figure(_svg(plot_matrix(csv.matrix, title=f"Cross-study {csv_metric}",
                                 symmetric=False, xlabel="test study",
                                 ylabel="training study")),
-               f"Cross-study validation: {csv.metric} of {best} trained on the study of the row "
+               f"Cross-study validation: {csv_metric} of {best} trained on the study of the row "
                "and tested on the study of the column."),
         Table(csv.summary(), "Cross-study validation: within-study vs external performance"),
-        Table(a.loso.scores, f"Leave-one-study-out {a.loso.metric} ({a.loso_model}"
+        Table(a.loso.scores, f"Leave-one-study-out {metric_label(a.loso.metric)} ({a.loso_model}"
               + ("" if a.loso_model == best else f"; {best} would need "
                  f"{a.loso_row_fits:,} row-fits, over the section's budget") + ")"),
     ]
@@ -198,7 +200,7 @@ def build(ctx: AuditContext) -> SectionOutput:
                  f"estimated {number(eq.estimate)} (observed {number(eps)}); replicable within "
                  f"any tolerance ε ≥ {number(eq.smallest_tolerance)} at level 0.05 "
                  f"(permutation p = {pvalue(p_u)}); largest total variation distance "
-                 f"{number(res.distance.max)}; cross-study {csv.metric} "
+                 f"{number(res.distance.max)}; cross-study {csv_metric} "
                  f"{number(o['cross_study_mean'])} against {number(o['within_mean'])} within "
                  "studies."),
     )

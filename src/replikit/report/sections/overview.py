@@ -29,7 +29,7 @@ def _outcome_figure(d, table: pd.DataFrame) -> str:
         share = next(c for c in table.columns if str(c).startswith("share "))
         rate = table[share].to_numpy(dtype=float)
         ax.barh(order, rate, color="#5b7fb9")
-        ax.set_xlabel(f"{share} ({d.y.name})")
+        ax.set_xlabel(f"share of rows with {d.y.name} = {str(share)[len('share '):]}")
         ax.set_xlim(0, float(rate.max()) * 1.15 + 1e-9)
     ax.set_ylabel("study")
     ax.invert_yaxis()
@@ -55,7 +55,9 @@ def build(ctx: AuditContext) -> SectionOutput:
         blocks.append(Paragraph(f"Source: {d.citation}"))
     blocks += [
         KeyValues(facts),
-        Figure(_outcome_figure(d, table), f"Distribution of {d.y.name} by study."),
+        Figure(_outcome_figure(d, table),
+               f"Distribution of {d.y.name} by study." if d.task == "regression" else
+               f"Share of each study's rows in the class named on the axis ({d.y.name})."),
         Table(table.reset_index(drop=True), f"{d.y.name} by study"),
     ]
     if d.notes:
