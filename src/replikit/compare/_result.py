@@ -94,12 +94,12 @@ class ComparisonResult(TestResult):
     >>> from replikit.compare import corrected_ttest_from_stats
     >>> res = corrected_ttest_from_stats(0.0296, 0.0348, 100, 1 / 9, a="mlp", b="cart")
     >>> round(res.pvalue, 4), res.test
-    (0.0164, 'corrected_resampled_t')
+    (0.0163, 'corrected_resampled_t')
     >>> print(res)  # doctest: +NORMALIZE_WHITESPACE
     Corrected resampled t-test (Nadeau & Bengio 2003), from summary statistics
-      mlp - cart: mean difference = 0.0296 (SE 0.01221), n = 100
-      95% CI [0.005375, 0.05383]
-      statistic = 2.425, df = 99, p = 0.0164 (two-sided)
+      mlp - cart: mean difference = 0.0296 (SE 0.01211), n = 100
+      95% CI [0.00557, 0.05363]
+      statistic = 2.444, df = 99, p = 0.0163 (two-sided)
       requires: any resampling
     """
 

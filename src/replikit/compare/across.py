@@ -61,14 +61,13 @@ class AcrossStudies(Result):
     --------
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
-    >>> rows = [(f"s{s}", m, 0, f, "accuracy", 0.8 + 0.02 * s + (0.03 if m == "rf" else 0)
-    ...          + 0.01 * rng.standard_normal(), 90, 10)
-    ...         for s in range(6) for m in ("lr", "rf") for f in range(5)]
-    >>> scores = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric",
-    ...                                      "value", "n_train", "n_test"])
-    >>> res = compare_across_studies(scores, n_draws=500, n_chains=2, random_state=0)
-    >>> res.n_studies, len(res.frame)
-    (6, 2)
+    >>> rows = [(f"s{s}", m, 0, 0, "accuracy", 0.8 + 0.02 * s + (0.03 if m == "rf" else 0)
+    ...          + 0.01 * rng.standard_normal()) for s in range(6) for m in ("lr", "rf")]
+    >>> means = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric",
+    ...                                     "value"])
+    >>> res = compare_across_studies(means, random_state=0)  # one score per study
+    >>> res.n_studies, list(res.frame["test"])
+    (6, ['bayesian_signed_rank'])
     """
 
     frame: pd.DataFrame

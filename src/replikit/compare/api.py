@@ -207,9 +207,10 @@ def primary_test(n_repeats: int, n_folds: int) -> str:
 class ComparisonTable(Result):
     """All tests of all compared pairs: a tidy frame with a readable ``str`` and a forest plot.
 
-    :func:`compare_scores` and :func:`compare_models` return it.
+    :func:`compare_scores` and :func:`compare_models` return it; its fields are its
+    parameters.
 
-    Attributes
+    Parameters
     ----------
     frame : pandas.DataFrame
         One row per (study, pair, metric, test): ``study, a, b, metric, test, method, estimate``

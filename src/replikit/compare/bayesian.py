@@ -704,8 +704,8 @@ def hierarchical_test_from_arrays(a_scores, b_scores, *, n_folds: int, tolerance
     >>> rng = np.random.default_rng(1)
     >>> b = 0.8 + 0.02 * rng.standard_normal((12, 20))
     >>> a = b + 0.05 + 0.02 * rng.standard_normal((12, 20))
-    >>> res = hierarchical_test_from_arrays(a, b, n_folds=10, tolerance=0.01,
-    ...                                     n_draws=500, n_chains=2, random_state=0)
+    >>> res = hierarchical_test_from_arrays(a, b, n_folds=10, tolerance=0.01, n_draws=500,
+    ...                                     n_chains=2, n_warmup=200, random_state=0)
     >>> res.p_right > 0.9
     True
     """
@@ -809,7 +809,7 @@ def hierarchical_test(scores, a=None, b=None, *, metric: str | None = None,
     >>> scores = pd.DataFrame(rows, columns=["study", "model", "repeat", "fold", "metric",
     ...                                      "value", "n_train", "n_test"])
     >>> res = hierarchical_test(scores, "rf", "lr", tolerance=0.01, n_draws=500, n_chains=2,
-    ...                         random_state=0)
+    ...                         n_warmup=200, random_state=0)
     >>> res.p_right > 0.9
     True
     """

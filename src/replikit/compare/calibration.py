@@ -970,9 +970,9 @@ def plot_calibration(result: CalibrationResult, *, measure: str = "rejection_rat
 
     Examples
     --------
-    >>> res = simulate_tests(n_datasets=20, n_rows=100, differences=(0.1,),
+    >>> res = simulate_tests(n_datasets=10, n_rows=60, differences=(),
     ...                      tests=["corrected_repeated_kfold_t", "naive_paired_t_kfold"],
-    ...                      n_repeats=2, n_population=100_000, n_training_sets=200,
+    ...                      n_repeats=2, n_population=100_000, n_training_sets=100,
     ...                      random_state=0)
     >>> ax = plot_calibration(res)
     >>> ax.get_legend_handles_labels()[1]

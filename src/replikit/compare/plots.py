@@ -438,8 +438,8 @@ def plot_simplex(result, *, ax=None):
     >>> from replikit.compare import bayesian_signed_rank_test
     >>> b = np.random.default_rng(0).uniform(0.7, 0.9, size=30)
     >>> res = bayesian_signed_rank_test((b + 0.01, b), n_resamples=1000, random_state=0)
-    >>> plot_simplex(res).get_title(loc="left")[:26]
-    'Bayesian signed-rank test,'
+    >>> plot_simplex(res).get_title(loc="left").splitlines()[1]
+    'P(a worse) = 0, P(equivalent) = 0, P(a better) = 1'
     """
     samples = getattr(result, "samples", None)
     a = str(getattr(result, "a", "a"))
