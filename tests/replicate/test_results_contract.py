@@ -160,3 +160,124 @@ def test_no_import_cycle_between_the_engine_modules():
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 assert node.module in (None, "_rma") and name != "_rma", \
                     f"{name} imports .{node.module}"
+
+
+# ---------------------------------------------------------------------------------------------
+# the replication half: estimates, differences, the three aims, two stages, the simulation,
+# the audit entry
+
+
+def _estimates():
+    from replikit.replicate import from_summary
+
+    return [from_summary(estimate=v, se=0.02, label=s)
+            for s, v in (("2002", 0.41), ("2004", 0.38), ("2006", 0.30))]
+
+
+def _difference():
+    from replikit.replicate import difference
+
+    o, r, _ = _estimates()
+    return difference(o, r)
+
+
+def _inconsistency():
+    from replikit.replicate import inconsistency
+
+    o, _, r = _estimates()
+    return inconsistency(o, r)
+
+
+def _consistency():
+    from replikit.replicate import consistency
+
+    o, r, _ = _estimates()
+    return consistency(o, r, tolerance=0.1)
+
+
+def _analysis():
+    from replikit.replicate import analyze_replications
+
+    return analyze_replications({("lr", "test"): _estimates()}, "2002")
+
+
+def _two_stage():
+    import pandas as pd
+
+    from replikit.replicate import two_stage
+
+    folds = pd.DataFrame({"study": ["a"] * 3 + ["b"] * 3 + ["c"] * 3,
+                          "value": [0.40, 0.42, 0.38, 0.45, 0.43, 0.47, 0.39, 0.41, 0.40],
+                          "n_test": 100})
+    return two_stage(folds)
+
+
+def _simulation():
+    import numpy as np
+
+    from replikit.replicate import simulate_replication
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 3))
+    y = X @ np.array([1.0, 0.5, 0.2]) + rng.normal(size=1500)
+    return simulate_replication(X, y, models=("lr",), n_per_study=200, n_studies=4,
+                                n_repeats=2, deltas=(0.2,), tolerances=(0.1,), random_state=0)
+
+
+def _audit():
+    import numpy as np
+    import pandas as pd
+
+    from replikit.data.userdata import dataset_from_frame
+    from replikit.replicate import audit
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(600, 2)), columns=["x1", "x2"])
+    df["y"] = df.x1 + 0.5 * df.x2 + rng.normal(size=600)
+    df["year"] = np.repeat([1990, 1992, 1994], 200)
+    return audit(dataset_from_frame(df, target="y", study="year"), models={}, quick=True,
+                 random_state=0)
+
+
+FACTORIES.update({
+    "Estimate": lambda: _estimates()[0],
+    "Difference": _difference,
+    "Inconsistency": _inconsistency,
+    "Consistency": _consistency,
+    "ReplicationAnalysis": _analysis,
+    "TwoStage": _two_stage,
+    "ReplicationSimulation": _simulation,
+    "ReplicationAudit": _audit,
+})
+
+NO_METHOD.update({
+    "audit_design": "the within-study fits the audit makes (a scheme and metrics), no statistic",
+    "replication_row": "the columns of one row of a replication table",
+})
+
+
+@pytest.mark.parametrize("name", ["Estimate", "Difference", "Inconsistency", "Consistency"])
+def test_replication_results_hold_their_interval(name):
+    from replikit.results import ConfidenceInterval
+
+    res = FACTORIES[name]()
+    ci = res.confidence_interval()
+    assert isinstance(ci, ConfidenceInterval)
+    if hasattr(res, "ci_low"):  # the tests hold their interval at their own level
+        assert (ci.low, ci.high) == (res.ci_low, res.ci_high)
+        assert "ci" not in {f.name for f in __import__("dataclasses").fields(res)}
+    assert_plain(str(res))
+
+
+def test_replication_figures_are_axes():
+    from matplotlib.axes import Axes
+
+    from replikit._plotting import new_axes
+
+    assert isinstance(FACTORIES["ReplicationAnalysis"]().plot(ax=new_axes()), Axes)
+    panels = FACTORIES["ReplicationSimulation"]().plot(ax=new_axes(), measure="test")
+    assert all(isinstance(a, Axes) for a in np.ravel(panels))
+    audit = FACTORIES["ReplicationAudit"]()
+    for kind in ("forest", "differences"):
+        assert isinstance(audit.plot(ax=new_axes(), kind=kind), Axes)
+    assert audit.verdict.label and audit.to_dict()["verdict"]["label"] == audit.verdict.label
