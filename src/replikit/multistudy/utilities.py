@@ -170,7 +170,7 @@ def error_cost(u01: float, u10: float, *, threshold=None, positive=None) -> Util
             check_choice(threshold, "threshold", ("bayes", "empirical"))
         else:
             threshold = check_float(threshold, "threshold", min_value=0.0, max_value=1.0)
-    name = f"cost(u01={u01:g}, u10={u10:g})"
+    name = f"cost(u01={number(u01, 6, grouping=False)}, u10={number(u10, 6, grouping=False)})"
     if threshold is not None:
         tname = threshold if isinstance(threshold, (str, float)) else "user π"
         name += f" @ {tname}"
@@ -434,7 +434,7 @@ def check_utility_data(d: MultiStudyData, u: Utility, *, name: str = "utility") 
                 vals = np.unique(v)
                 raise DataError(
                     f"`{name}`: accuracy compares labels, but column `{col}` holds continuous "
-                    f"values ({vals.size} distinct, e.g. {float(vals[len(vals) // 2]):.4g}), so "
+                    f"values ({vals.size} distinct, e.g. {number(float(vals[len(vals) // 2]), 4)}), so "
                     "U_k would be 0 in every study; use 'squared' or 'absolute' for numbers, or "
                     "'cost:u01,u10' with a threshold for risk scores.")
     elif u.kind == "cost":
@@ -632,7 +632,7 @@ def _unit_values(d: MultiStudyData, u: Utility) -> tuple[np.ndarray, float | Non
         if not np.all(np.isfinite(values)):
             bad = np.flatnonzero(~np.isfinite(values))
             raise DataError(f"the {u.kind} utility overflows: |y_true - y_pred| reaches "
-                            f"{np.abs(diff[bad[0]]):.3g} (rows {d.row[bad][:5].tolist()}); "
+                            f"{number(float(np.abs(diff[bad[0]])))} (rows {d.row[bad][:5].tolist()}); "
                             "rescale y_true and y_pred.")
         return values, None
     if u.kind in ("log", "brier"):

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .._calibration import COLUMNS, bias_row, rate_row
+from .._format import number
 from .._random import check_random_state
 from .._validation import check_choice, check_int
 from . import kernels as ek
@@ -69,7 +70,7 @@ def _size_rows(rng, R: int) -> list:
     eps = 0.1
     for K in STUDIES:
         for n in (*UNITS, 1000):
-            setting = f"K={K}, n={n}, eps={eps:g}"
+            setting = f"K={K}, n={n}, ε={number(eps)}"
             U, v, df = _accuracies(rng, _boundary(K, eps), n, R)
             d, se, df_, _ = ek.absolute_bounds(U, v, df, 1 - ALPHA)
             p = ek.absolute_pvalues(d, se, df_, eps).max(-1)
@@ -80,7 +81,7 @@ def _size_rows(rng, R: int) -> list:
             eps_rel = 2 * (b - a) / (a + b)
             p = ek.relative_pvalues(U, v, df, eps_rel).max(-1)
             rows.append(rate_row(CAP, "epsilon test", "relative IUT",
-                                 f"K={K}, n={n}, eps={eps_rel:.4g}", "size",
+                                 f"K={K}, n={n}, ε={number(eps_rel, 4)}", "size",
                                  hits=int((p <= ALPHA).sum()), n_replications=R,
                                  nominal=ALPHA))
     # total variation: (prediction, outcome) cells of a binary rule; the first and last study
@@ -94,7 +95,7 @@ def _size_rows(rng, R: int) -> list:
             P[-1] += [-eps / 2, 0, 0, eps / 2]
             F = np.stack([rng.multinomial(n, P[k], size=R) for k in range(K)], axis=1) / n
             p = ek.tv_pvalues(F, np.full(K, n), eps).max(-1)
-            rows.append(rate_row(CAP, "epsilon test", "tv IUT", f"K={K}, n={n}, eps={eps:g}",
+            rows.append(rate_row(CAP, "epsilon test", "tv IUT", f"K={K}, n={n}, ε={number(eps)}",
                                  "size", hits=int((p <= ALPHA).sum()), n_replications=R,
                                  nominal=ALPHA))
     return rows
@@ -109,7 +110,7 @@ def _power_rows(rng, R: int) -> list:
             for eps in (0.1, 0.2):
                 p = ek.absolute_pvalues(d, se, df_, eps).max(-1)
                 rows.append(rate_row(CAP, "epsilon test", "absolute IUT",
-                                     f"K={K}, n={n}, eps={eps:g}, true 0", "power",
+                                     f"K={K}, n={n}, ε={number(eps)}, true 0", "power",
                                      hits=int((p <= ALPHA).sum()), n_replications=R,
                                      nominal=ALPHA, claim="documented"))
     return rows
@@ -127,7 +128,7 @@ def _bias_rows(rng, R: int) -> list:
                        "re_range": ek.spread_re_range(U, v)}
                 for name, values in est.items():
                     rows.append(bias_row(CAP, "spread estimate", name,
-                                         f"K={K}, n={n}, true spread={spread:g}",
+                                         f"K={K}, n={n}, true spread={number(spread)}",
                                          estimates=values, truth=spread, relative=False,
                                          tolerance=0.0, claim="documented"))
     # total variation: the plug-in maximum and its multinomial-bootstrap bias correction
@@ -144,7 +145,7 @@ def _bias_rows(rng, R: int) -> list:
                        "tv bootstrap": ek.spread_tv_bootstrap(F, np.full(K, n))}
                 for name, values in est.items():
                     rows.append(bias_row(CAP, "spread estimate", name,
-                                         f"K={K}, n={n}, true TV={spread:g}",
+                                         f"K={K}, n={n}, true TV={number(spread)}",
                                          estimates=values, truth=spread, relative=False,
                                          tolerance=0.0, claim="documented"))
     return rows
