@@ -41,6 +41,7 @@ def _fmt(x) -> str:
     return number(x, 4)
 
 
+@fill_doc()
 @dataclass(frozen=True, slots=True)
 class ComparisonResult(TestResult):
     """A test of the difference in performance of two models, ``a - b``.
@@ -83,6 +84,10 @@ class ComparisonResult(TestResult):
     --------
     BayesianResult : The posterior of the Bayesian correlated t-test.
     replikit.compare.compare_scores : Every test of every pair, as one table.
+
+    References
+    ----------
+    {refs:gardner2017,nadeau2003}
 
     Notes
     -----

@@ -32,6 +32,7 @@ FRAME_COLUMNS = ["metric", "a", "b", "test", "method", "n_studies", "tolerance",
                  "ci_low", "ci_high", "p_left", "p_rope", "p_right", "mc_se", "decision"]
 
 
+@fill_doc()
 @dataclass(frozen=True, slots=True, eq=False)
 class AcrossStudies(Result):
     """Posteriors over studies for each pair and metric, and the control comparisons.
@@ -56,6 +57,10 @@ class AcrossStudies(Result):
     --------
     compare_across_studies : Builds it.
     replikit.compare.BayesianComparison : One posterior.
+
+    References
+    ----------
+    {refs:corani2017,benavoli2014,benavoli2017,demsar2006}
 
     Examples
     --------

@@ -201,6 +201,7 @@ def primary_test(n_repeats: int, n_folds: int) -> str:
     return recommended_tests(n_repeats, n_folds)[0]
 
 
+@fill_doc()
 @interval_alias
 @renamed_fields(rope="tolerance")
 @dataclass(frozen=True, slots=True, eq=False)
@@ -245,6 +246,10 @@ class ComparisonTable(Result):
     compare_scores : Builds the table from resampled scores.
     compare_models : Fits the models, then builds the table.
     replikit.compare.plot_comparisons : The forest plot of :meth:`plot`.
+
+    References
+    ----------
+    {refs:gardner2017,holm1979}
 
     Examples
     --------

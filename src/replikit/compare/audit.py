@@ -76,7 +76,8 @@ class _Plan:
 
 #: Row-fits per model the audit's comparison spends on data larger than 3,000 rows: 10-fold CV
 #: repeated ``clip(round(ROW_FITS / n), 2, 10)`` times, so the work grows no faster than the rows
-#: (anes, 13,440 rows: 2 repeats) and every row is used; up to 3,000 rows, the paper's 10x10.
+#: (anes, 13,440 rows: 2 repeats) and every row is used; up to 3,000 rows, the 10x10 of
+#: Gardner & Brooks (2017).
 ROW_FITS = 30_000
 
 
@@ -269,6 +270,7 @@ def _study_table(study_scores, models: list[str], metric: str):
     return table, left_out, None
 
 
+@fill_doc()
 @interval_alias
 @renamed_fields(rope="tolerance")
 @dataclass(frozen=True, slots=True, eq=False)
@@ -358,6 +360,10 @@ class ComparisonAudit(Result):
     --------
     audit : Builds it.
     ComparisonTable : The table of every test.
+
+    References
+    ----------
+    {refs:gardner2017,demsar2006}
 
     Examples
     --------

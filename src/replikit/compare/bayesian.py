@@ -54,6 +54,7 @@ __all__ = ["BayesianComparison", "bayesian_signed_rank_test", "hierarchical_test
 _REGIONS = ("left", "rope", "right")
 
 
+@fill_doc()
 @renamed_fields(rope="tolerance", n_samples="n_draws")
 @dataclass(frozen=True, slots=True, eq=False)
 class BayesianComparison(Result):
@@ -101,6 +102,10 @@ class BayesianComparison(Result):
     bayesian_signed_rank_test : The signed-rank test on one score per dataset.
     hierarchical_test : The hierarchical model of the fold scores.
     replikit.compare.BayesianResult : The posterior of the Bayesian correlated t on one dataset.
+
+    References
+    ----------
+    {refs:benavoli2014,benavoli2017,corani2017}
 
     Examples
     --------
