@@ -75,7 +75,7 @@ def fitted(files):
 def _commands(d: Path) -> dict:
     return {
         "estimate": ["estimate", "--data", d / "small.csv", "--target", "label",
-                     "--resamples", "50"],
+                     "--n-resamples", "50"],
         "run": ["run", "--data", d / "small.csv", "--target", "y", "--study", "site",
                 "--scheme", "5x2", "--models", "lr,dummy", "--out", d / "run_out.csv",
                 "--overwrite"],
@@ -84,18 +84,18 @@ def _commands(d: Path) -> dict:
                         "--models", "lr,knn", "--scheme", "5x2"],
         "replicate": ["replicate", d / "rep.csv"],
         "meta": ["meta", d / "meta.csv", "--leave-one-out"],
-        "multistudy": ["multistudy", d / "preds.csv", "--resamples", "50",
+        "multistudy": ["multistudy", d / "preds.csv", "--n-resamples", "50",
                        "--permutation-resamples", "49", "--model", "lr"],
         "crossstudy": ["crossstudy", "--data", d / "small.csv", "--target", "label",
                        "--study", "site", "--models", "lr", "--stacking"],
         "generalize": ["generalize", d / "gen.csv", "--alternative", "model", "--score",
                        "score", "--factor", "dataset", "--n-resamples", "50"],
-        "simulate_resampling": ["simulate", "resampling", "--experiments", "20"],
-        "simulate_tests": ["simulate", "tests", "--datasets", "10", "--differences", "0,0.1",
-                           "--replications", "2", "--tests",
+        "simulate_resampling": ["simulate", "resampling", "--n-experiments", "20"],
+        "simulate_tests": ["simulate", "tests", "--n-datasets", "10", "--differences", "0,0.1",
+                           "--n-repeats", "2", "--tests",
                            "corrected_resampled_t,paired_t_5x2cv"],
-        "simulate_replication": ["simulate", "replication", "--repetitions", "2",
-                                 "--studies", "3", "--n", "200", "--models", "lr"],
+        "simulate_replication": ["simulate", "replication", "--n-repeats", "2",
+                                 "--n-studies", "3", "--n-per-study", "200", "--models", "lr"],
     }
 
 
@@ -159,7 +159,7 @@ def test_meta_and_replicate_numbers_whole(cli, fitted):
 
 # --------------------------------------------------------------------------- JSON unchanged
 
-# `replikit --format json estimate --data small.csv --target label --resamples 50` as printed
+# `replikit --format json estimate --data small.csv --target label --n-resamples 50` as printed
 # before the terminal output went through rich (commit e127cc8)
 ESTIMATE_BEFORE = [
     ("resubstitution", 0.09333333333333334, None, 1, "fast"),
@@ -175,7 +175,7 @@ ESTIMATE_KEYS = ["method", "estimate", "se", "loss", "n", "n_resamples", "path",
 
 def test_estimate_json_as_before(cli, files):
     code, out, err = cli("--format", "json", "estimate", "--data", files / "small.csv",
-                         "--target", "label", "--resamples", "50")
+                         "--target", "label", "--n-resamples", "50")
     assert code == 0, err
     data = json.loads(out)
     assert list(data) == ["model", "data", "estimates"]
@@ -201,8 +201,8 @@ def test_json_ignores_the_width(cli, fitted, monkeypatch):
 def test_replicate_json_structure(cli, fitted):
     code, out, _ = cli("--format", "json", "replicate", fitted / "rep.csv")
     data = json.loads(out)
-    assert list(data)[:6] == ["original", "bounds", "interval", "tau2_method", "replications",
-                              "pooled"]
+    assert list(data)[:7] == ["original", "bounds", "interval", "tau2_method", "meta_interval",
+                              "replications", "pooled"]
     first = data["replications"][0]
     assert first["replication"] == "rep A"
     assert first["difference"] == pytest.approx(-0.03)
@@ -375,7 +375,7 @@ def test_simulate_resampling_progress_counts_datasets():
 
 def test_commands_print_no_bar_when_piped(cli, files):
     code, out, err = cli("estimate", "--data", files / "small.csv", "--target", "label",
-                         "--resamples", "20")
+                         "--n-resamples", "20")
     assert code == 0
     assert "\x1b" not in err and "━" not in err
 

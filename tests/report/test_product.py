@@ -169,3 +169,16 @@ def test_every_cited_reference_has_a_wellformed_bibtex_entry():
         assert entry.count("{") == entry.count("}"), key
         assert not any(ord(ch) < 32 and ch not in "\n" for ch in entry), key  # no stray escapes
         assert short.endswith(")") and any(ch.isdigit() for ch in short)
+
+
+def test_a_tall_figure_scrolls_in_its_box_and_a_normal_one_does_not():
+    from replikit.report.blocks import Figure
+
+    tall = '<svg width="460.8pt" height="1080pt" viewBox="0 0 460.8 1080"></svg>'
+    short = '<svg width="460.8pt" height="345.6pt" viewBox="0 0 460.8 345.6"></svg>'
+    html = render_html(META, [SectionOutput("compare", "C", blocks=[
+        Figure(tall, "sixty-five studies"), Figure(short, "five models")])])
+    assert html.count('<div class="figscroll"') == 1
+    assert html.index('class="figscroll"') < html.index(tall) < html.index("sixty-five")
+    css = html[html.index("<style>"):html.index("</style>")]
+    assert ".figscroll { max-height: 640px; overflow: auto;" in css

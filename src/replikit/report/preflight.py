@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._format import number, percent
 from ..data.userdata import Dataset
 from ..errors import DataError
 from ..experiment.metrics import metric_label, primary_metric
@@ -96,7 +97,8 @@ def preflight(dataset: Dataset, models: dict | None = None) -> AuditPlan:
                             "data.")
         share = counts.min() / n
         if share < 0.05:
-            notes.append(f"rare class: {counts.min()} of {n} rows ({share:.1%}); splits are "
+            notes.append(f"rare class: {number(int(counts.min()))} of {number(n)} rows "
+                         f"({percent(share)}); splits are "
                          "stratified where the class counts allow it")
         for s in order:
             vc = pd.Series(y[study == s]).value_counts()

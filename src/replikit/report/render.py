@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ def environment():
     env.filters["split_blocks"] = split_blocks
     env.filters["more_label"] = more_label
     env.filters["brief"] = brief
+    env.filters["tall"] = tall
     return env
 
 
@@ -69,6 +71,21 @@ def split_blocks(blocks) -> tuple[list, list]:
         else:
             more.append(b)
     return main, more
+
+
+#: A figure taller than this (CSS px) is shown in a box that scrolls (``.figscroll`` in
+#: style.css: 640 px high), so that one figure of many studies does not make the page long.
+TALL_FIGURE = 760
+_SVG_HEIGHT = re.compile(r'<svg\b[^>]*?\sheight="([\d.]+)(pt|px)?"')
+
+
+def tall(svg: str) -> bool:
+    """Whether an inline SVG is taller than :data:`TALL_FIGURE` CSS pixels."""
+    match = _SVG_HEIGHT.search(svg[:2000])
+    if not match:
+        return False
+    height = float(match.group(1)) * (4 / 3 if match.group(2) == "pt" else 1)
+    return height > TALL_FIGURE
 
 
 def brief(sentence: str, limit: int = 260) -> str:
