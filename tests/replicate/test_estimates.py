@@ -100,8 +100,8 @@ def test_negative_r2_rules():
     assert est.se > 0
 
 
-def _data(n=400, seed=0):
-    rng = np.random.default_rng(seed)
+def _data(n=400, random_state=0):
+    rng = np.random.default_rng(random_state)
     x = rng.normal(size=n)
     return x + rng.normal(size=n), x
 
@@ -164,7 +164,7 @@ def test_from_summary_and_folds():
         from_summary()
     folds = np.array([0.50, 0.47, 0.52, 0.49, 0.51])
     fe, meta = from_folds(folds, 134, pooling="fixed", return_meta=True)
-    direct = meta_analysis(folds, se=r2_se(folds, 134), method="FE")
+    direct = meta_analysis(folds, se=r2_se(folds, 134), tau2_method="FE")
     assert fe.estimate == pytest.approx(direct.estimate) and fe.se == pytest.approx(direct.se)
     assert fe.n == 670 and fe.source == "folds:FE" and meta.k == 5
     re = from_folds(folds, 134, pooling="random", tau2_method="DL")
@@ -200,7 +200,7 @@ def test_fold_input_errors():
 
 
 # ---------------------------------------------------------------------------------------------
-# Lee's interval never raises (issue 13 item 10)
+# Lee's interval never raises (it once failed with "function value is NaN")
 
 _R2_GRID = (0.0, 1e-4, 0.01, 0.05, 0.1, 0.3, 0.4682924644806017, 0.7, 0.9, 0.99, 0.9999)
 _NK_GRID = ((5, 1), (5, 3), (12, 10), (20, 3), (50, 1), (50, 3), (50, 10), (200, 10),
@@ -228,7 +228,7 @@ def test_lee_interval_on_a_grid_never_raises(predictors):
     ((0.1, 50, 3), {"method": "lee", "predictors": "fixed"}),
     ((0.4682924644806017, 2000, 10), {"method": "lee"}),
 ])
-def test_lee_issue_cases(args, kwargs):
+def test_lee_former_failure_cases(args, kwargs):
     ci = r2_confidence_interval(*args, **kwargs)
     assert 0.0 <= ci.low < args[0] < ci.high < 1.0
     r2, n, k = args
@@ -254,7 +254,7 @@ def test_lee_cdf_is_finite_and_monotone_in_rho2():
 
 @pytest.mark.parametrize("predictors", ["fixed", "random"])
 def test_lee_interval_coverage_monte_carlo(predictors):
-    # the issue's region (n = 50, k = 3, small R2): 400 simulated studies, 95% intervals
+    # the region of the former failures (n = 50, k = 3, small R2): 400 simulated studies, 95% intervals
     rng = np.random.default_rng(11)
     n, k, rho2, b = 50, 3, 0.1, 400
     if predictors == "fixed":

@@ -1,7 +1,7 @@
 """Batched closed-form fits (``replicate._fits``) on rank-deficient designs, against scikit-learn.
 
-Issue 13 item 1: a column constant within a study (the ``exam`` example's school-level
-columns), tiny studies and ``simulate replication --n 200`` crashed with ``LinAlgError:
+A column constant within a study (the ``exam`` example's school-level
+columns), tiny studies and ``simulate replication --n-per-study 200`` once crashed with ``LinAlgError:
 Singular matrix``. Every fit must return what scikit-learn's ``LinearRegression`` returns: the
 minimum-norm least-squares solution of the *centered* problem, intercept ``ybar - xbar'beta``.
 The checks below compare predictions on training rows and on test rows off the training span
