@@ -3,12 +3,12 @@ folds into studies and studies into a population) — replikit vs statsmodels an
 
 Same work for every tool: n_meta meta-analyses of k studies; DerSimonian-Laird and REML tau2,
 pooled estimate and SE. replikit estimates all n_meta in one array expression
-(``tau2_estimate`` works on the last axis); statsmodels' ``combine_effects`` and PyMARE's estimators are called once per
-meta-analysis. Also times one ``meta_analysis`` call (full result with Q-profile CI) against
+(``tau2_estimate`` works on the last axis); statsmodels' ``combine_effects`` and PyMARE's
+estimators are called once per meta-analysis. Also times one ``meta_analysis`` call (full result with Q-profile CI) against
 one ``combine_effects`` call. Prints times and ratios; checks the answers agree.
 
 Run: .venv/bin/python benchmarks/meta_tau2.py [n_meta] [k]   (default 500 10, a few seconds;
-the issue's figures used 2000 10). Prints a ``bench_row`` per comparison.
+docs/performance.md's figures used 2000 10). Prints a ``bench_row`` per comparison.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def main(n_meta: int = 500, k: int = 10) -> None:
     n = 200
     t0 = time.perf_counter()
     for i in range(n):
-        meta_analysis(y[i], v[i], method="DL")
+        meta_analysis(y[i], v[i], tau2_method="DL")
     t_one = (time.perf_counter() - t0) / n
     t0 = time.perf_counter()
     with warnings.catch_warnings():

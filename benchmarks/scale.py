@@ -1,7 +1,7 @@
-"""Scale (issue 19 item 3, memory not time): peak memory and time of the big meta-analysis and
-store cases, each in a fresh process.
+"""Scale (memory, not time): peak memory and time of the big meta-analysis and store cases,
+each in a fresh process.
 
-Cases (``--full`` for the issue's sizes, about 5 minutes; the default, for ``make bench``, is ten
+Cases (``--full`` for the full sizes, about 5 minutes; the default, for ``make bench``, is ten
 times smaller with fewer cases, about a minute):
 
 * ``meta_analysis`` of k = 100,000 studies with each tau2 estimator (DL and REML by default) (the result includes the
@@ -46,10 +46,10 @@ def _rss_now_kib() -> int:
     return 0
 
 
-def _meta_data(k: int, seed: int = 0):
+def _meta_data(k: int, random_state: int = 0):
     import numpy as np
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     v = rng.uniform(0.01, 0.05, k)
     y = 0.3 + rng.normal(0, 0.1, k) + rng.normal(0, np.sqrt(v))
     return y, v
@@ -73,7 +73,7 @@ def _meta(method: str):
         from replikit.replicate import meta_analysis
 
         y, v = _meta_data(k)
-        res = meta_analysis(y, v, method=method)
+        res = meta_analysis(y, v, tau2_method=method)
         return f"tau2 = {res.tau2:.4g}, Q-profile CI {res.tau2_ci}"
     return run
 
@@ -82,7 +82,7 @@ def case_heterogeneity(k: int, method: str = "REML") -> str:
     from replikit.replicate import meta_analysis
 
     y, v = _meta_data(k)
-    res = meta_analysis(y, v, method=method)
+    res = meta_analysis(y, v, tau2_method=method)
     h = res.heterogeneity(0.90)
     pi = res.prediction_interval(0.95, "t(k-2)")
     return f"SE(tau2) = {h.se_tau2:.3g}, I2 {h.i2:.1f}% {h.i2_ci}; PI {pi}"
@@ -92,7 +92,7 @@ def case_small_study(k: int) -> str:
     from replikit.replicate import meta_analysis, small_study_effects
 
     y, v = _meta_data(k)
-    sse = small_study_effects(meta_analysis(y, v, method="DL"))
+    sse = small_study_effects(meta_analysis(y, v, tau2_method="DL"))
     return f"{type(sse).__name__}"
 
 

@@ -89,7 +89,7 @@ def test_meta_result_prints_estimator_q_test_and_i2():
     from replikit.replicate import meta_analysis
 
     fe = str(meta_analysis(Y, V, tau2_method="FE"))
-    assert "Q(12)" in fe and "I²" in fe and "fixed-effect" in fe
+    assert "Q(12)" in fe and "I²" in fe and "Fixed-effect" in fe
 
 
 def test_meta_regression_interval_of_a_coefficient():

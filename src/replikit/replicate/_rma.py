@@ -181,6 +181,9 @@ def qe(y, v, X=None, mask=None, tau2=0.0):
     """The generalized Q statistic ``sum w_i e_i^2`` with ``w_i = 1 / (v_i + tau2)`` and the
     residuals ``e`` of the weighted fit; Cochran's Q (QE with moderators) at ``tau2 = 0``."""
     w = _weights(v, tau2, mask)
+    if X is None:
+        mu = (w * y).sum(axis=-1) / w.sum(axis=-1)
+        return (w * (y - mu[..., None]) ** 2).sum(axis=-1)
     _, _, e, _ = wls(y, w, X)
     return (w * e ** 2).sum(axis=-1)
 
@@ -281,20 +284,47 @@ def qe_root(y, v, X, mask, target):
 
 def scoring_step(tau2, step):
     """``tau2 + step`` of a Fisher-scoring iteration kept >= 0 by halving the step (rma.uni's
-    step halving, not truncation); at ``tau2 = 0`` only an increase is taken."""
+    step halving, not truncation); at ``tau2 = 0`` only an increase is taken.
+
+    The number of halvings is the smallest ``m`` with ``tau2 + step / 2^m >= 0``, found in
+    closed form (halving is exact in binary floating point, and the sum is monotone in ``m``,
+    so this is the ``m`` of halving one step at a time).
+    """
     step = np.where(tau2 > 0, step, np.maximum(step, 0.0))
-    for _ in range(1100):
-        neg = tau2 + step < 0
-        if not np.any(neg):
-            break
-        step = np.where(neg, step / 2, step)
+    neg = tau2 + step < 0
+    if np.any(neg):
+        t, s = np.broadcast_to(tau2, step.shape)[neg], step[neg]
+        m = np.clip(np.ceil(np.log2(-s / t)), 0, _MAX_HALVINGS).astype(int)
+        for _ in range(3):  # the logarithm's rounding: settle on the smallest m that holds
+            low = t + np.ldexp(s, -m) < 0
+            m = np.where(low, np.minimum(m + 1, _MAX_HALVINGS), m)
+            high = (m > 0) & (t + np.ldexp(s, -(m - 1)) >= 0)
+            m = np.where(high, m - 1, m)
+            if not (np.any(low) or np.any(high)):
+                break
+        step = step.copy()
+        step[neg] = np.ldexp(s, -m)
     return np.maximum(tau2 + step, 0.0)
+
+
+#: at most this many halvings of one Fisher-scoring step
+_MAX_HALVINGS = 1100
 
 
 def score(y, v, X, mask, tau2, method: str):
     """The (restricted) likelihood score of tau2 and its expected information, both up to the
-    same factor 1/2: ``sum w^2 e^2 - tr P`` and ``tr PP`` (ML: ``sum w`` and ``sum w^2``)."""
+    same factor 1/2: ``sum w^2 e^2 - tr P`` and ``tr PP`` (ML: ``sum w`` and ``sum w^2``);
+    without moderators ``tr P = sum w - sum w^2 / sum w`` and ``tr PP`` in closed form."""
     w = _weights(v, tau2, mask)
+    if X is None:
+        sw = w.sum(axis=-1)
+        mu = (w * y).sum(axis=-1) / sw
+        s2 = (w ** 2).sum(axis=-1)
+        q = (w ** 2 * (y - mu[..., None]) ** 2).sum(axis=-1)
+        if method == "ML":
+            return q - sw, s2
+        s3 = (w ** 3).sum(axis=-1)
+        return q - (sw - s2 / sw), s2 - 2.0 * s3 / sw + (s2 / sw) ** 2
     _, _, e, h = wls(y, w, X)
     we2 = ((w * e) ** 2).sum(axis=-1)
     if method == "ML":
@@ -346,25 +376,34 @@ def tau2(y, v, X=None, mask=None, *, method: str, tol: float = 1e-12, max_iter: 
     dfr = k - p
     if method in ("DL", "HS"):
         w = 1.0 / v if mask is None else mask / v
-        _, _, e, h = wls(y, w, X)
-        q = (w * e ** 2).sum(axis=-1)
+        if X is None:  # the weighted mean: tr(P) = sum w - sum w^2 / sum w
+            sw = w.sum(axis=-1)
+            mu = (w * y).sum(axis=-1) / sw
+            q = (w * (y - mu[..., None]) ** 2).sum(axis=-1)
+            trp = sw - (w ** 2).sum(axis=-1) / sw
+        else:
+            _, _, e, h = wls(y, w, X)
+            q = (w * e ** 2).sum(axis=-1)
+            trp = (w * (1.0 - h)).sum(axis=-1)
         if method == "HS":
             return np.maximum(0.0, (q - k) / w.sum(axis=-1))
-        trp = (w * (1.0 - h)).sum(axis=-1)
         return np.maximum(0.0, (q - dfr) / trp)
     if method == "SJ":
         m = 1.0 if mask is None else mask
         ybar = (m * y).sum(axis=-1) / k
         tau0 = (m * (y - ybar[..., None]) ** 2).sum(axis=-1) / k
-        w = _weights(v, tau0, mask)
-        _, _, e, _ = wls(y, w, X)
-        return tau0 * (w * e ** 2).sum(axis=-1) / dfr
+        return tau0 * qe(y, v, X, mask, tau0) / dfr
     if method == "PM":
         return qe_root(y, v, X, mask, np.asarray(dfr, float))
     # HE, and the start of ML / REML
-    m = np.ones(y.shape) if mask is None else mask
-    _, _, e, h = wls(y, m, X)
-    he = np.maximum(0.0, ((m * e ** 2).sum(axis=-1) - (m * v * (1.0 - h)).sum(axis=-1)) / dfr)
+    if X is None and mask is None:  # unweighted moments: sum (y - ybar)^2 / (k-1) - mean(v)
+        ss = ((y - y.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+        he = np.maximum(0.0, ss / dfr - v.mean(axis=-1))
+    else:
+        m = np.ones(y.shape) if mask is None else mask
+        _, _, e, h = wls(y, m, X)
+        he = np.maximum(0.0, ((m * e ** 2).sum(axis=-1)
+                              - (m * v * (1.0 - h)).sum(axis=-1)) / dfr)
     if method == "HE":
         return he
     t = np.array(he, float)
