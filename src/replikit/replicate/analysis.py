@@ -22,6 +22,7 @@ import pandas as pd
 
 from .._compat import renamed
 from .._format import interval as _interval_text
+from .._format import number
 from .._validation import check_choice
 from ..errors import DataError, ParameterError, warn
 from ..results import Result, to_jsonable
@@ -90,7 +91,7 @@ def _check_range(values, col: str, what: str, labels, ok, expected: str):
         bad = ~np.isnan(values) & ~ok(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"column {col!r} ({what}) = {values[i]:g} for {_where(labels, i)}: "
+        raise DataError(f"column {col!r} ({what}) = {number(values[i], 6)} for {_where(labels, i)}: "
                         f"{expected}.")
 
 
@@ -224,7 +225,7 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
     _positive_se(ses, secol or "se", labels)
     _check_range(ses, secol or "se", "standard errors", labels,
                  lambda a: (a >= _BIG ** -0.5) & (a <= _BIG ** 0.5),
-                 f"a standard error outside [{_BIG ** -0.5:g}, {_BIG ** 0.5:g}] overflows the "
+                 f"a standard error outside [{number(_BIG ** -0.5)}, {number(_BIG ** 0.5)}] overflows the "
                  "inverse-variance weights")
     _check_range(ns, ncol or "n", "sample sizes", labels,
                  lambda v: (v >= 2) & (v == np.round(v)) & (v <= 1e12),
@@ -411,7 +412,7 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
     y = _numbers(frame, ycol, "effects", labels)
     _check_range(y, ycol, "effects", labels, np.isfinite, "an effect must be finite")
     _check_range(y, ycol, "effects", labels, lambda a: np.abs(a) <= _BIG,
-                 f"an effect beyond +-{_BIG:g} overflows the weighted sums (rescale it)")
+                 f"an effect beyond ±{number(_BIG)} overflows the weighted sums (rescale it)")
     if vcol is not None:
         v = _numbers(frame, vcol, "sampling variances", labels)
         _check_range(v, vcol, "sampling variances", labels,
@@ -419,7 +420,7 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
                      "a sampling variance must be finite and > 0")
         _check_range(v, vcol, "sampling variances", labels,
                      lambda s: (s >= 1 / _BIG) & (s <= _BIG),
-                     f"a sampling variance outside [{1 / _BIG:g}, {_BIG:g}] overflows the "
+                     f"a sampling variance outside [{number(1 / _BIG)}, {number(_BIG)}] overflows the "
                      "inverse-variance weights (rescale the effects)")
         kwargs = {"v": v}
     else:
@@ -427,7 +428,7 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
         _positive_se(s, scol, labels)
         _check_range(s, scol, "standard errors", labels,
                      lambda a: (a >= _BIG ** -0.5) & (a <= _BIG ** 0.5),
-                     f"a standard error outside [{_BIG ** -0.5:g}, {_BIG ** 0.5:g}] overflows "
+                     f"a standard error outside [{number(_BIG ** -0.5)}, {number(_BIG ** 0.5)}] overflows "
                      "the inverse-variance weights (rescale the effects)")
         kwargs = {"se": s}
     counts = Counter(labels)  # not labels.count per label: O(k^2) at 100,000 studies

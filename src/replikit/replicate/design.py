@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._compat import renamed_fields
+from .._format import number
 from .._random import check_random_state
 from .._validation import check_float, check_int
 from ..errors import DataError, ParameterError
@@ -161,9 +162,9 @@ class HoldOutCV(Scheme):
         n_train = self.n_train(n)
         k = self.folds_for(n)
         if n - n_train < 2 or n_train < 2 * k:
-            raise DataError(f"{n} rows are too few for a {self.train_share:.3g} train share with "
-                            f"{k}-fold CV on it (need at least 2 test rows and 2 rows per "
-                            "fold).")
+            raise DataError(f"{number(n)} rows are too few for a {number(self.train_share)} "
+                            f"train share with {k}-fold CV on it (need at least 2 test rows and "
+                            "2 rows per fold).")
 
     # -- splits ---------------------------------------------------------------------------
 

@@ -655,8 +655,8 @@ def _floor_notes(fold_store, test_store, fold_n, test_n) -> tuple:
         size = f"{rows.min()}" if rows.size == 1 else f"{rows.min()}-{rows.max()}"
         if n_low:
             notes.append(f"{number(n_low)} of the {number(vals.size)} {what} R2 entering the "
-                         f"judgments ({percent(n_low / vals.size)}) were below {_R2_FLOOR:g} "
-                         f"and were given the Olkin-Finn SE of R2 = {_R2_FLOOR:g} ({what} sets "
+                         f"judgments ({percent(n_low / vals.size)}) were below {number(_R2_FLOOR)} "
+                         f"and were given the Olkin-Finn SE of R2 = {number(_R2_FLOOR)} ({what} sets "
                          f"of {size} rows); proportions rest on these floored SEs.")
         if n_nan:
             notes.append(f"{number(n_nan)} of the {number(vals.size)} {what} R2 entering the "
