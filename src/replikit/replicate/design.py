@@ -6,7 +6,7 @@ and a test part, estimate the CV R² by K-fold cross-validation on the training 
 R² by the model refitted on the whole training part. :class:`HoldOutCV` is that design as a
 scikit-learn-style splitter (a :class:`~replikit.experiment.schemes.Scheme`), so
 :func:`replikit.experiment.run` fits every model on it, within each study (``study=``), with the
-runner's seeding, backends and store. Its splits are numbered ``fold = 0 .. K-1`` (the CV folds)
+runner's random states, backends and store. Its splits are numbered ``fold = 0 .. K-1`` (the CV folds)
 and ``fold = K`` (the train/test split, training on the whole training part).
 
 The same splits feed the batched least-squares fits of :mod:`replikit.replicate._fits`: the

@@ -276,7 +276,7 @@ class _Quiet:
 
 def _sklearn_model(name: str):
     """The Study 2 model ``name`` with its fixed hyper-parameters; ``random_state`` is left
-    ``None`` so that :func:`replikit.experiment.run` seeds it per task."""
+    ``None`` so that :func:`replikit.experiment.run` gives it a random state per task."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
