@@ -98,7 +98,7 @@ def test_cli_replicate_and_meta(cli, studies_csv, tmp_path):
     doc = json.loads(out)
     assert code == 0 and doc["original"] == "2002" and len(doc["replications"]) == 3
     code, out, err = cli("--format", "json", "meta", str(REF / "dat_bcg.csv"),
-                             "--method", "DL", "--leave-one-out", "--out", str(tmp_path / "m"))
+                             "--tau2-method", "DL", "--leave-one-out", "--out", str(tmp_path / "m"))
     doc = json.loads(out)
     assert code == 0 and doc["result"][0]["tau2"] == pytest.approx(0.308760, abs=1e-6)
     assert len(doc["leave_one_out"]) == 13 and (tmp_path / "m" / "forest.svg").exists()
