@@ -426,8 +426,9 @@ def _choose_fast(prob: _Problem, fast: bool | None):
     fp = batched_fit(prob.model, prob.task, prob.loss,
                      0 if prob.classes is None else prob.classes.size)
     if fast is True and fp is None:
-        raise ParameterError(f"`fast`=True: no batched fit for {type(prob.model).__name__} with "
-                             "these settings; use fast=None (automatic) or fast=False.")
+        raise ParameterError(f"`fast`: there is no batched fit for {type(prob.model).__name__} "
+                             "with these settings; leave `fast` unset (the batched fit when "
+                             "there is one) or ask for the generic path.")
     return fp
 
 
