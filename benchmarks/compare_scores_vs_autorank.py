@@ -1,6 +1,6 @@
 """Benchmark: comparing 10 models on 50 studies of 10x10 CV scores, replikit vs autorank.
 
-Issue 19's goal: ``compare_scores`` at least 10x faster than autorank on the same table.
+The goal: ``compare_scores`` at least 10x faster than autorank on the same table.
 
 The same table: 50 studies x 10 models x 10 repeats x 10 folds of accuracy (50,000 rows of a
 Scores table; a per-study split effect shared by the models, a small skill gradient). What each
@@ -17,9 +17,10 @@ tool does with it:
   tests, Holm-adjusted within each test — i.e. it does strictly more than autorank: per study,
   not only across studies, and from the resampled scores.
 
-Both in one process, alternating, best of several runs. Before issue 19 compare_scores looped
-over (study, pair) with pandas alignment and a result object per test. Now a complete r x k
-table goes through one vectorised path (replikit.compare._pairing.fast_recommended, the same rows bit for bit).
+Both in one process, alternating, best of several runs. Before the vectorised path
+compare_scores looped over (study, pair) with pandas alignment and a result object per test.
+Now a complete r x k table goes through one vectorised path
+(replikit.compare._pairing.fast_recommended, the same rows bit for bit).
 Measured 2026-11-23 (2-core machine shared with other jobs, load 4-7): general path 9.9 s
 (20 s in a cold, busier run), now 34-72 ms; autorank 0.60-0.75 s — 14-22x (goal 10x).
 

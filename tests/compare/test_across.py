@@ -1,6 +1,6 @@
 """Comparisons across studies: ``compare_across_studies`` and ``replikit compare`` with five or
-more studies (issue 18). The numbers are those of the tested functions (hierarchical model,
-signed-rank test, Bonferroni–Dunn), recomputed here from the same inputs and seed."""
+more studies. The numbers are those of the tested functions (hierarchical model, signed-rank
+test, Bonferroni–Dunn), recomputed here from the same inputs and random state."""
 
 from __future__ import annotations
 

@@ -319,7 +319,7 @@ def test_verdict_names_a_pair_once_and_flags_a_disagreeing_test():
     assert v2.level == "warn"
 
 
-# ---- across studies: the Bayesian posteriors in the verdict (issue 18) -----------------------
+# ---- across studies: the Bayesian posteriors in the verdict -----------------------------------
 
 def _study_folds(n_studies, seed=0, gap=0.05):
     """Fold scores (3 folds) of lr and ridge in ``n_studies`` studies; lr better by ``gap``."""

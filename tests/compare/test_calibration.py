@@ -1,4 +1,4 @@
-"""Calibration simulation of the comparison tests (seed 002; Bouckaert & Frank 2004):
+"""Calibration simulation of the comparison tests (Gardner & Brooks 2017; Bouckaert & Frank 2004):
 learners against scikit-learn, population errors against closed forms, levels, power,
 replicability, reproducibility, validation, figure and CLI."""
 
@@ -315,7 +315,8 @@ def test_power_increases_with_the_difference(calib):
     # true differences measured on the independent sample track the nominal ones
     g = t[t["test"] == "corrected_repeated_kfold_t"]
     np.testing.assert_allclose(g["true_difference"], g["nominal_difference"], atol=0.004)
-    # the corrected 10x10 CV test is more powerful than Dietterich's 5x2cv t (seed sec. 4)
+    # the corrected 10x10 CV test is more powerful than Dietterich's 5x2cv t (Gardner & Brooks
+    # 2017, sec. 4)
     at = t[t["nominal_difference"] == 0.1].set_index("test")["rejection_rate"]
     assert at["corrected_repeated_kfold_t"] > at["paired_t_5x2cv"]
 

@@ -1,6 +1,6 @@
-"""Tests of two models on resampled scores (replikit.compare.resampled, seed 002).
+"""Tests of two models on resampled scores (replikit.compare.resampled; Gardner & Brooks 2017).
 
-References: the seed's Table 3 (corrected 10x10 cv p-values from published means and SDs);
+References: Gardner & Brooks (2017), Table 3 (corrected 10x10 cv p-values from published means and SDs);
 baycomp's CorrelatedTTest on real 10x10 cv accuracies; mlxtend's 5x2cv t and F on the same
 splits; scipy/statsmodels for the naive t and the pooled proportions z; R TOSTER for the TOST.
 """
@@ -66,7 +66,7 @@ def _quiet(fn, *args, **kw):
 
 
 # ---------------------------------------------------------------------------------------------
-# seed 002, Table 3
+# Gardner & Brooks (2017), Table 3
 
 
 def test_seed_table3_corrected_pvalues():

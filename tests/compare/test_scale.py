@@ -1,4 +1,4 @@
-"""compare_scores at scale (issue 19 item 3): memory, not time.
+"""compare_scores at scale: memory, not time.
 
 A too-large comparison is refused before the work with a clear error naming what to reduce
 (``REPLIKIT_MEMORY_LIMIT`` caps the memory probe to provoke it cheaply), and a million-row

@@ -1,4 +1,4 @@
-"""The compare validity study (issue 15 item 4): its splits, its learners and its rows."""
+"""The compare validity study: its splits, its learners and its rows."""
 
 import numpy as np
 import pytest
