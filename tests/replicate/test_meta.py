@@ -157,8 +157,8 @@ effects = st.lists(st.floats(-2, 2), min_size=2, max_size=10)
 
 @settings(max_examples=40, deadline=None)
 @given(effects, st.integers(0, 10_000), st.sampled_from(TAU2_METHODS))
-def test_properties(ys, seed, method):
-    rng = np.random.default_rng(seed)
+def test_properties(ys, random_state, method):
+    rng = np.random.default_rng(random_state)
     y = np.asarray(ys)
     v = rng.uniform(0.01, 1.0, size=y.size)
     res = meta_analysis(y, v, tau2_method=method)
@@ -186,7 +186,7 @@ def test_tau2_interval_levels_nested():
 
 
 # ---------------------------------------------------------------------------------------------
-# metafor conventions (issue 13 item 9): Knapp-Hartung prediction intervals, pi_dist, FE H2
+# metafor conventions: Knapp-Hartung prediction intervals, pi_dist, FE H2
 
 EX = json.loads((REF / "metafor_examples.json").read_text())
 RAUD = pd.read_csv(REF / "dat_raudenbush1985.csv")
@@ -293,7 +293,7 @@ def test_fe_h2_as_metafor_prints():
 
 
 def test_negative_standard_errors_are_refused():
-    # issue 13 item 11: negative SEs were squared into valid variances
+    # negative SEs were once squared into valid variances
     with pytest.raises(DataError, match="se"):
         meta_analysis([0.1, 0.2, 0.3], se=[0.1, -0.1, 0.2])
     with pytest.raises(DataError, match="se"):

@@ -1,4 +1,4 @@
-"""Meta-analysis at scale (issue 19 item 3): 100,000 studies in bounded memory, the k^2
+"""Meta-analysis at scale: 100,000 studies in bounded memory, the k^2
 diagnostics in blocks or refused clearly, and the memory guard under ``REPLIKIT_MEMORY_LIMIT``."""
 
 import subprocess
@@ -27,8 +27,8 @@ from replikit.replicate.smallstudy import rank_test
 INF = sys.modules["replikit.replicate._rma"]
 
 
-def _data(k, seed=0):
-    rng = np.random.default_rng(seed)
+def _data(k, random_state=0):
+    rng = np.random.default_rng(random_state)
     v = rng.uniform(0.01, 0.05, k)
     y = 0.3 + rng.normal(0, 0.1, k) + rng.normal(0, np.sqrt(v))
     return y, v

@@ -36,7 +36,7 @@ def test_round_trip_and_delta_method(scale):
 
 
 def test_r2_z_with_olkin_finn_se_is_one_over_sqrt_n():
-    # seed 000 eq. 1: Var(R2) ~ 4 R2 (1 - R2)^2 / N  =>  se of atanh(sqrt(R2)) = 1 / sqrt(N)
+    # Vijayakumar & Cheung (2021), eq. 1: Var(R2) ~ 4 R2 (1 - R2)^2 / N  =>  se of atanh(sqrt(R2)) = 1 / sqrt(N)
     r2 = np.array([0.1, 0.4, 0.75])
     n = np.array([50.0, 120.0, 400.0])
     se = np.sqrt(4 * r2 * (1 - r2) ** 2 / n)

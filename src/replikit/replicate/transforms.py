@@ -77,6 +77,11 @@ def default_scale(metric: str) -> str:
     to_scale : The transform with the delta-method SE.
     meta_analysis_on_scale : Pools on the scale.
 
+    References
+    ----------
+    .. [1] Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009).
+       Introduction to Meta-Analysis (ch. 6). Wiley.
+
     Examples
     --------
     >>> default_scale("roc_auc"), default_scale("r2"), default_scale("rmse")
@@ -175,6 +180,11 @@ def from_scale(y, scale: str):
     See Also
     --------
     to_scale : The transform.
+
+    References
+    ----------
+    .. [1] Borenstein, M., Hedges, L. V., Higgins, J. P. T. & Rothstein, H. R. (2009).
+       Introduction to Meta-Analysis (ch. 6). Wiley.
 
     Examples
     --------
