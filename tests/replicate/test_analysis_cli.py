@@ -182,3 +182,10 @@ def test_two_stage_and_analysis_old_names_warn():
         a = analyze_replications(groups, "a", ci="z")
     b = analyze_replications(groups, "a", meta_interval="wald")
     assert a.table.equals(b.table) and a.pooled.equals(b.pooled)
+    from replikit.replicate import population
+
+    ests = groups[("model", "reported")]
+    with pytest.warns(FutureWarning, match="interval"):
+        old = population(ests, ci="knha")
+    new = population(ests, interval="knha")
+    assert old["random"].confidence_interval() == new["random"].confidence_interval()
