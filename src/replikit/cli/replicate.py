@@ -98,7 +98,7 @@ def replicate(
                                                  "Scores table: value).")] = None,
     metric: Annotated[str, typer.Option("--metric", help="Metric of the estimates.")] = "r2",
     tolerance: Annotated[float, typer.Option("--tolerance", help="Region of equivalence "
-                                             "+-tolerance (> 0, in the metric's units) of the "
+                                             "±tolerance (> 0, in the metric's units) of the "
                                              "consistency test.")] = 0.05,
     interval: Annotated[str, typer.Option("--interval", help="Interval of each difference: "
                                           "wald (simple asymptotic) or mover (Zou 2007).")
@@ -116,7 +116,7 @@ def replicate(
 ) -> None:
     """Does a replication contradict, confirm, or combine with the original?
 
-    Input: one row per study (study, value/r2/estimate, n, \\[k], \\[se], \\[model]);
+    Input: one row per study (study, value/r2/estimate, n, [k], [se], [model]);
     or a Scores table of CV folds (study, model, fold, metric, value, n_test), pooled per study.
     """
     from ..replicate import SE_METHODS, TAU2_METHODS
@@ -130,7 +130,7 @@ def replicate(
     se_method = _choice(se_method, "--se-method", SE_METHODS)
     pooling = _choice(pooling, "--pooling", ("fixed", "random"))
     if not tolerance > 0:
-        raise ParameterError(f"`tolerance` must be > 0 (the region is +-tolerance); got "
+        raise ParameterError(f"`tolerance` must be > 0 (the region is ±tolerance); got "
                              f"{tolerance}.")
 
     from ..data.io import read_frame
@@ -263,8 +263,7 @@ def _simulation_human(res) -> list:
 def register(app: typer.Typer) -> None:
     app.command("replicate", epilog=epilog(
         examples=["replikit replicate studies.csv --original 2002",
-                  "replikit replicate studies.csv --tolerance 0.1 --meta-interval knha "
-                  "--out figs"],
+                  "replikit replicate studies.csv --tolerance 0.1 --meta-interval knha"],
         references=REPLICATE_REFERENCES))(replicate)
     simulate_app.command("replication", epilog=epilog(
         examples=["replikit simulate replication --n-repeats 200 --out study2",
