@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._format import interval, number, percent
+from .._format import number, percent
 from .._format import pvalue as p_text
 
 __all__: list[str] = []
 
-BLUE, ORANGE, VERMILLION, GREY = "#0072B2", "#E69F00", "#D55E00", "#7f7f7f"
+BLUE, VERMILLION, GREY = "#0072B2", "#D55E00", "#7f7f7f"
 
 
 def panels(ax, fig, nrows: int, ncols: int, width: float, height: float, **kwargs):
@@ -250,8 +250,3 @@ def simulation(axes, *, frames: dict, ylabel: str, title: str):
     flat[-1].legend(fontsize=6, loc="best")
     flat[0].figure.suptitle(title, fontsize=9)
     return axes
-
-
-def interval_text(low: float, high: float) -> str:
-    """``[low, high]`` in plain notation (for captions)."""
-    return interval(low, high)
