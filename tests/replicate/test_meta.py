@@ -376,3 +376,10 @@ def test_old_keywords_values_and_attributes_warn_and_agree():
     with pytest.warns(FutureWarning) as rec:
         assert inf.method == "DL" and inf.p == 1
     assert _warned(rec, "Influence.tau2_method") and _warned(rec, "Influence.n_coefficients")
+
+
+def test_identical_effects_with_knapp_hartung_print_and_test():
+    # QE = 0: the Knapp-Hartung SE is 0 (metafor's rule), the t statistic infinite, no error
+    res = meta_analysis([0.25] * 4, [0.01, 0.02, 0.01, 0.03], interval="knha")
+    assert res.se == 0.0 and res.statistic == np.inf and res.pvalue == 0.0
+    assert "t = ∞" in str(res) and res.to_frame().loc[0, "ci_low"] == 0.25

@@ -434,8 +434,10 @@ class MetaResult(WaldInterval, Result):
 
     @property
     def statistic(self) -> float:
-        """z (or t with Knapp-Hartung) of the pooled estimate against 0."""
-        return self.estimate / self.se
+        """z (or t with Knapp-Hartung) of the pooled estimate against 0 (infinite when the
+        Knapp-Hartung SE is 0: identical effects)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.float64(self.estimate) / self.se)
 
     @property
     def pvalue(self) -> float:
