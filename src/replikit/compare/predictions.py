@@ -35,7 +35,7 @@ from scipy import stats
 
 from .._format import number
 from .._format import pvalue as _pvalue_text
-from .._validation import check_alternative, check_choice, check_int
+from .._validation import check_alternative, check_choice, check_confidence_level, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..results import ConfidenceInterval, get_pvalue, wald_interval
 from ._result import ComparisonResult
@@ -127,7 +127,7 @@ class PredictionTestResult(ComparisonResult):
             ``estimate ± z se`` with the normal quantile; ``[nan, nan]`` when ``se`` is NaN.
         """
         if not (np.isfinite(self.se) and np.isfinite(self.estimate)):
-            wald_interval(0.0, 1.0, confidence_level)  # the level is still checked
+            check_confidence_level(confidence_level)
             return ConfidenceInterval(math.nan, math.nan)
         return wald_interval(self.estimate, self.se, confidence_level,
                              alternative=self.alternative)
