@@ -44,7 +44,7 @@ MAX_DEFAULT_JOBS = 8
 def default_jobs() -> int:
     """Worker processes of an audit by default: the CPU cores this process may use (at most
     :data:`MAX_DEFAULT_JOBS`). The numbers do not depend on it (every fit draws from its own
-    seed), so using every core is safe."""
+    random state), so using every core is safe."""
     return usable_cores(MAX_DEFAULT_JOBS)
 
 
@@ -125,12 +125,15 @@ class AuditReport(Result):
         for s in self.sections:
             card = section_card(s, s.title)
             rows.append({"section": s.key, "title": s.title, "state": card["state"],
-                         "sentence": card["sentence"], "label": card["label"],
-                         "metric": card["metric"], "estimate": card["estimate"],
+                         "sentence": card["sentence"], "label": card["label"] or "",
+                         "metric": card["metric"] or "", "estimate": card["estimate"],
                          "ci_low": card["ci_low"], "ci_high": card["ci_high"],
-                         "caveat": card["caveat"]})
-        return pd.DataFrame(rows, columns=["section", "title", "state", "sentence", "label",
-                                           "metric", "estimate", "ci_low", "ci_high", "caveat"])
+                         "caveat": card["caveat"] or ""})
+        frame = pd.DataFrame(rows, columns=["section", "title", "state", "sentence", "label",
+                                            "metric", "estimate", "ci_low", "ci_high", "caveat"])
+        numbers = ["estimate", "ci_low", "ci_high"]
+        frame[numbers] = frame[numbers].astype(float)  # a missing number is NaN
+        return frame
 
     def to_dict(self) -> dict[str, Any]:
         """The files, the summary cards and every section's JSON (as in ``report.json``).

@@ -7,7 +7,7 @@ cached in the :class:`~replikit.report.context.AuditContext` for the others:
 
 - **pooled CV** — repeated K-fold CV of every model on every row, the design of
   :func:`replikit.compare.audit_design`: the model comparison's tests read all repeats, the
-  error estimates' K-fold CV (eq. 5 of seed 003) reads the first;
+  error estimates' K-fold CV (eq. 5 of Verbyla & Litvaitis (1989)) reads the first;
 - **within-study CV** — the hold-out-with-CV design of the replication section
   (:class:`replikit.replicate.HoldOutCV`) within every study, every model, every row: the
   replication section reads the CV folds and the test part, the comparison across studies and
