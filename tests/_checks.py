@@ -105,11 +105,11 @@ PUBLIC_MODULES = (
 )
 #: Public classes that are inputs, configurations or building blocks, not results.
 NOT_RESULTS = re.compile(
-    r"(Error|Warning|Scheme|Resubstitution|HoldOut|RepeatedKFold|LeaveOneOut|FiveByTwo|"
-    r"Bootstrap|LeaveOneStudyOut|CrossStudy|StudyHoldOut|StudyPlan|SplitBlock|Split|Kernel|"
-    r"Utility|StudySpec|PreparedStudy|RankingSample|PermutationMethod|BootstrapMethod|HoldOutCV|"
-    r"LabeledFolds|Scores|Predictions|TaskStore|MultiStudyData|Section|Paragraph|Callout|"
-    r"KeyValues|Table|Figure|SectionOutput|AuditContext|Paired|Resampling|Interval|Display)$")
+    r"^(Resubstitution|HoldOut|RepeatedKFold|LeaveOneOut|FiveByTwo|Bootstrap|LeaveOneStudyOut|"
+    r"CrossStudy|StudyHoldOut|StudyPlan|SplitBlock|Split|StudySpec|PreparedStudy|RankingSample|"
+    r"HoldOutCV|LabeledFolds|Scores|Predictions|TaskStore|MultiStudyData|Section|Paragraph|"
+    r"Callout|KeyValues|Table|Figure|SectionOutput|AuditContext|Paired|Example)$"
+    r"|(Error|Warning|Scheme|Kernel|Utility|Method|Interval|Display)$")
 
 
 def public_objects():

@@ -41,11 +41,11 @@ PUBLIC_MODULES = [
 ]
 # Public classes that are inputs, configurations or building blocks, not results.
 NOT_RESULTS = re.compile(
-    r"(Error|Warning|Scheme|Resubstitution|HoldOut|RepeatedKFold|LeaveOneOut|FiveByTwo|"
-    r"Bootstrap|LeaveOneStudyOut|CrossStudy|StudyHoldOut|StudyPlan|SplitBlock|Split|Kernel|"
-    r"Utility|StudySpec|PreparedStudy|RankingSample|PermutationMethod|BootstrapMethod|HoldOutCV|LabeledFolds|"
-    r"Scores|Predictions|TaskStore|MultiStudyData|Section|Paragraph|Callout|KeyValues|Table|"
-    r"Figure|SectionOutput|AuditContext|Paired|Resampling|Interval)$")
+    r"^(Resubstitution|HoldOut|RepeatedKFold|LeaveOneOut|FiveByTwo|Bootstrap|LeaveOneStudyOut|"
+    r"CrossStudy|StudyHoldOut|StudyPlan|SplitBlock|Split|StudySpec|PreparedStudy|RankingSample|"
+    r"HoldOutCV|LabeledFolds|Scores|Predictions|TaskStore|MultiStudyData|Section|Paragraph|"
+    r"Callout|KeyValues|Table|Figure|SectionOutput|AuditContext|Paired|Example)$"
+    r"|(Error|Warning|Scheme|Kernel|Utility|Method|Interval|Display)$")
 # Forbidden parameter names (DESIGN.md, vocabulary) -> the name to use.
 FORBIDDEN = {
     "ci": "interval", "boot_interval": "interval", "ci_method": "interval",
@@ -64,6 +64,7 @@ FORBIDDEN = {
 METHOD_OK = {
     "estimate_error", "estimate_errors", "r2_se", "r2_confidence_interval", "from_folds",
     "from_predictions", "from_summary", "permutation_test", "adjust_pvalues",
+    "optimal_threshold", "partial_conjunction", "replicated_in",
 }
 
 
