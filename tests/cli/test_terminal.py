@@ -1,4 +1,4 @@
-"""Terminal output (issue 16 item 6): every command's human output fits 120 columns without
+"""Terminal output: every command's human output fits 120 columns without
 splitting a number, plain text off a terminal; JSON unchanged; progress bars only on a
 terminal; ``audit --open``."""
 

@@ -3,8 +3,8 @@
 Each case runs ``replikit audit --quick`` as a user would and checks the report: both files
 written, every section either computed or skipped with a reason that is about the data (never
 "an unexpected error"), the primary metric and quick mode stamped in the JSON, and where the
-data call for it, the studies left out named with their reason. Issue 13 reproduced each of these
-as a crash or a lost report before the fix.
+data call for it, the studies left out named with their reason. Each of these
+once ended in a crash or a lost report.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``replikit audit --moderator`` (issue 17 item 6): study-level columns for the replication
+"""``replikit audit --moderator``: study-level columns for the replication
 section's meta-regression, checked before any work; run_audit passes them to the section."""
 
 import json

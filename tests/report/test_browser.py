@@ -1,4 +1,4 @@
-"""The report in a real browser (issue 16): headless Chromium opens reports written by
+"""The report in a real browser: headless Chromium opens reports written by
 ``run_audit`` and checks what a reader meets — no console errors, no network request, the
 summary cards first and linked to their sections, collapsed tables that expand, sortable
 tables that sort, a print layout with the summary on page 1, a page that fits a phone's width (390 px: tables

@@ -1,4 +1,4 @@
-"""The report as a product (issue 16): summary cards first, detail on demand, Methods and
+"""The report as a product: summary cards first, detail on demand, Methods and
 BibTeX for the paper, a Reproduce block, print styles — checked on the HTML and the JSON twin.
 (The browser test opens the same reports in headless Chromium.)"""
 

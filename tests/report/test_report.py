@@ -93,8 +93,8 @@ def test_format_value_and_jsonable():
 
 
 def test_bidi_overrides_in_labels_are_shown_neutralized():
-    """A right-to-left override in a study or model name must not reorder the report's text
-    (issue 20); the JSON keeps the raw label."""
+    """A right-to-left override in a study or model name must not reorder the report's text;
+    the JSON keeps the raw label."""
     rlo = "\u202e"
     label = f"site{rlo}evil"
     fig = new_figure()

@@ -6,7 +6,9 @@ the keywords ``run_audit`` no longer needs keep working for one release, with a 
 
 from __future__ import annotations
 
+import atexit
 import functools
+import shutil
 import tempfile
 import warnings
 
@@ -34,7 +36,9 @@ def _audit_report():
     from replikit.report import run_audit
 
     ds = dataset_from_frame(_frame(), target="y", study="site", name="toy")
-    return run_audit(ds, tempfile.mkdtemp(prefix="replikit-contract-"),
+    out = tempfile.mkdtemp(prefix="replikit-contract-")
+    atexit.register(shutil.rmtree, out, True)
+    return run_audit(ds, out,
                      models={"lr": LinearRegression(), "dummy": DummyRegressor()},
                      sections=["overview", "resampling", "compare"], quick=True,
                      random_state=0, n_jobs=1)
