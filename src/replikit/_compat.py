@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["renamed", "renamed_fields", "old_value", "REMOVED_IN"]
+__all__ = ["renamed", "renamed_fields", "old_value", "dropped", "REMOVED_IN"]
 
 #: The release in which the old names stop working.
 REMOVED_IN = "0.3"
@@ -187,3 +187,56 @@ def old_value(value: Any, param: str, mapping: Mapping[Any, Any], where: str,
         _warn(f"{param}={value!r} is now {param}={new!r} in {where}", stacklevel)
         return new
     return value
+
+
+def dropped(*names: str):
+    """Decorator: keywords that left a signature are accepted for one release, ignored, and
+    warned about.
+
+    For the ``option=``-style keywords that told a function which command-line flag its
+    messages should name: the library's messages now name its own parameters, and the command
+    line shows its flags.
+
+    Parameters
+    ----------
+    *names : str
+        The keywords that left the signature.
+
+    Returns
+    -------
+    callable
+        The decorator. The signature (``__wrapped__``) does not show ``names``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @dropped("option")
+    ... def make(model):
+    ...     return model
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     make("lr", option="--models")
+    'lr'
+    >>> type(w[0].message).__name__
+    'FutureWarning'
+    """
+    def decorate(func: Callable) -> Callable:
+        where = f"{func.__qualname__.replace('.__init__', '')}()"
+
+        method = "." in func.__qualname__ and not func.__qualname__.endswith(".__init__")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for name in names:
+                if name in kwargs:
+                    kwargs.pop(name)
+                    here = f"{type(args[0]).__name__}.{func.__name__}()" if method and args \
+                        else where  # the user's class (Scores), not a private base
+                    _warn(f"`{name}` of {here} is no longer used (messages name the "
+                          "parameters; the command line shows its flags)", stacklevel=2)
+            return func(*args, **kwargs)
+
+        wrapper.__dropped__ = (*getattr(func, "__dropped__", ()), *names)
+        return wrapper
+
+    return decorate

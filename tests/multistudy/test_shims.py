@@ -58,7 +58,7 @@ def test_assess_epsilon_and_options():
     with pytest.warns(FutureWarning, match="`epsilon` is now `tolerance`"):
         old = _assess(epsilon=0.1)
     _same_frames(new, old)
-    with pytest.warns(FutureWarning, match="`options` is no longer a parameter"):
+    with pytest.warns(FutureWarning, match="`options` of .* is no longer used"):
         opt = _assess(tolerance=0.1, options={"utility": "--utility"})
     _same_frames(new, opt)
     with pytest.warns(FutureWarning, match="Assessment.epsilon"):
@@ -160,7 +160,7 @@ def test_audit_fields():
 
 
 def test_cli_only_parameters(tmp_path):
-    with pytest.warns(FutureWarning, match="`option` is no longer a parameter"):
+    with pytest.warns(FutureWarning, match="`option` of .* is no longer used"):
         assert get_metric("r2", option="--metric").name == "r2"
     f = pd.DataFrame({"study": ["a", "b"], "model": "lr", "repeat": 0, "fold": 0,
                       "row": [0, 1], "y_true": [1, 0], "y_pred": [1, 1]})

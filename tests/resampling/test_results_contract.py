@@ -219,12 +219,12 @@ def test_make_models_spec_and_option():
         make_models("lr,nope", "regression")
     with pytest.raises(ParameterError, match="`model`: unknown model 'nope'"):
         make_model("nope", "regression")
-    # an old caller's `option=` still names its flag, with a warning
+    # an old caller's `option=` is accepted, ignored, with a warning
     with pytest.warns(FutureWarning, match="`option` of make_models"), \
-            pytest.raises(ParameterError, match="`--models`: unknown model"):
+            pytest.raises(ParameterError, match="`models`: unknown model"):
         make_models("nope", "regression", option="--models")
     with pytest.warns(FutureWarning, match="`option` of make_model"), \
-            pytest.raises(ParameterError, match="`--model`: 'lda' is a classifier"):
+            pytest.raises(ParameterError, match="`model`: 'lda' is a classifier"):
         make_model("lda", "regression", option="--model")
 
 
@@ -235,7 +235,7 @@ def test_parse_scheme_option():
     with pytest.raises(ParameterError, match="`scheme`: cannot read 'ten'"):
         parse_scheme("ten")
     with pytest.warns(FutureWarning, match="`option` of parse_scheme"), \
-            pytest.raises(ParameterError, match="`--scheme`: cannot read 'ten'"):
+            pytest.raises(ParameterError, match="`scheme`: cannot read 'ten'"):
         parse_scheme("ten", option="--scheme")
     with pytest.warns(FutureWarning):
         assert parse_scheme("5x2", option="--scheme") == parse_scheme("5x2")
@@ -250,7 +250,7 @@ def test_store_options(tmp_path):
     with pytest.raises(StoreError, match="^`store`: "):
         check_store(bad)
     with pytest.warns(FutureWarning, match="`option` of check_store"), \
-            pytest.raises(StoreError, match="^`--store`: "):
+            pytest.raises(StoreError, match="^`store`: "):
         check_store(bad, option="--store")
     with pytest.warns(FutureWarning, match="`clear_option` of TaskStore"):
         TaskStore(tmp_path / "a.duckdb", {"x": 1}, "h1", clear_option="--clear-store").close()
@@ -272,14 +272,14 @@ def test_load_dataset_options(tmp_path):
                               lambda: load_dataset(path, target="y"), "path", "data")
     assert got.X.equals(want.X)
     with pytest.warns(FutureWarning, match="`data_option` of load_dataset"), \
-            pytest.raises(InputFileError, match="^`--data`: file"):
+            pytest.raises(InputFileError, match="^`data`: file"):
         load_dataset(tmp_path / "missing.csv", target="y", data_option="--data")
     with pytest.warns(FutureWarning, match="`target_option` of load_dataset"), \
-            pytest.raises(DataError, match="^`--target`: no column"):
+            pytest.raises(DataError, match="^`target`: no column"):
         load_dataset(path, target="z", target_option="--target")
     frame = pd.read_csv(path)
     with pytest.warns(FutureWarning, match="`task_option` of dataset_from_frame"), \
-            pytest.raises(DataError, match="^`--task` must be one of"):
+            pytest.raises(DataError, match="^`task` must be one of"):
         dataset_from_frame(frame, target="y", task="survival", task_option="--task")
 
 
@@ -290,7 +290,7 @@ def test_read_and_write_frame_options(tmp_path):
     with pytest.raises(InputFileError, match="^`path`: file"):
         read_frame(tmp_path / "missing.csv")
     with pytest.warns(FutureWarning, match="`name` of read_frame"), \
-            pytest.raises(InputFileError, match="^`PATH`: file"):
+            pytest.raises(InputFileError, match="^`path`: file"):
         read_frame(tmp_path / "missing.csv", name="PATH")
     frame = pd.DataFrame({"study": "s", "model": ["a", "b"], "repeat": 0, "fold": 0,
                           "metric": "r2", "value": [0.1, 0.2]})
@@ -298,13 +298,13 @@ def test_read_and_write_frame_options(tmp_path):
     with pytest.raises(OutputExistsError, match="pass `overwrite` to replace it"):
         write_frame(frame, out)
     with pytest.warns(FutureWarning, match="`overwrite_option` of write_frame"), \
-            pytest.raises(OutputExistsError, match="pass --overwrite to replace it"):
+            pytest.raises(OutputExistsError, match="pass `overwrite` to replace it"):
         write_frame(frame, out, overwrite_option="--overwrite")
     scores = Scores(frame)
     with pytest.raises(OutputExistsError, match="^`path`: .*pass `overwrite`"):
         scores.write(out)
     with pytest.warns(FutureWarning, match="`name` of Scores.write"), \
-            pytest.raises(OutputExistsError, match="^`--out`: "):
+            pytest.raises(OutputExistsError, match="^`path`: "):
         scores.write(out, name="--out")
 
 
@@ -315,7 +315,7 @@ def test_connect_scheduler_option():
     with pytest.raises(ParameterError, match="^`client`: cannot reach"):
         connect_scheduler("tcp://127.0.0.1:9", timeout=0.2)
     with pytest.warns(FutureWarning, match="`option` of connect_scheduler"), \
-            pytest.raises(ParameterError, match="^`--scheduler`: cannot reach"):
+            pytest.raises(ParameterError, match="^`client`: cannot reach"):
         connect_scheduler("tcp://127.0.0.1:9", timeout=0.2, option="--scheduler")
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._compat import dropped
 from ..errors import DataError, InputFileError, ParameterError
 
 __all__ = ["read_frame", "write_frame", "file_format", "quote_identifier", "file_signature",
@@ -68,8 +69,9 @@ def _check_unique_header(path: Path, sep: str, name: str) -> None:
                         f"{str(path)!r}; column names must be unique.")
 
 
+@dropped("name")
 def read_frame(path: str | os.PathLike, *, table: str | None = None,
-               dtype: dict | None = None, **old) -> pd.DataFrame:
+               dtype: dict | None = None) -> pd.DataFrame:
     """Read a CSV, TSV, Parquet file or a DuckDB table into a DataFrame.
 
     Parameters
@@ -80,9 +82,6 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
         For DuckDB files, the table to read; may be omitted when the file holds exactly one.
     dtype : dict, optional
         Column dtypes for the CSV reader.
-    **old
-        ``name`` (what errors used to call the file) is accepted until replikit 0.3, with a
-        FutureWarning; errors name `path` and `table`.
 
     Returns
     -------
@@ -112,9 +111,7 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
     0  1  x
     1  2  y
     """
-    from ._shims import dropped
-
-    name = dropped(old, ("name",), "read_frame()").get("name", "path")
+    name = "path"
     return _read(path, table, dtype, name)
 
 
@@ -167,8 +164,9 @@ def _read(path, table, dtype, name: str) -> pd.DataFrame:
     return frame
 
 
+@dropped("name", "overwrite_option")
 def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | None = None,
-                overwrite: bool = False, **old) -> Path:
+                overwrite: bool = False) -> Path:
     """Write ``frame`` to CSV, Parquet or a DuckDB table (by suffix of ``path``).
 
     Refuses to replace an existing file (CSV/Parquet) or table (DuckDB) unless ``overwrite``.
@@ -186,10 +184,6 @@ def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | No
         The table inside a DuckDB file (default ``'data'``).
     overwrite : bool, default False
         Replace an existing file or table.
-    **old
-        ``name`` and ``overwrite_option`` (how errors used to call the file and ``overwrite``)
-        are accepted until replikit 0.3, with a FutureWarning; errors name `path` and
-        `overwrite`.
 
     Returns
     -------
@@ -216,11 +210,7 @@ def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | No
     ...     read_frame(out)["a"].tolist()
     [1, 2]
     """
-    from ._shims import dropped
-
-    given = dropped(old, ("name", "overwrite_option"), "write_frame()")
-    return _write(frame, path, table, overwrite, given.get("name", "path"),
-                  given.get("overwrite_option", "`overwrite`"))
+    return _write(frame, path, table, overwrite, "path", "`overwrite`")
 
 
 def _write(frame, path, table, overwrite: bool, name: str, overwrite_option: str | None) -> Path:

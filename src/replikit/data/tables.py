@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
+from .._compat import dropped
 from ..errors import DataError, ParameterTypeError
 from .io import _read, _write
 
@@ -251,8 +252,9 @@ class _Table:
         frame = _read(path, table, cls._CSV_DTYPES, "path")
         return cls(frame)
 
+    @dropped("name", "overwrite_option")
     def write(self, path: str | os.PathLike, *, table: str | None = None,
-              overwrite: bool = False, **old) -> Path:
+              overwrite: bool = False) -> Path:
         """Write to CSV, Parquet or a DuckDB table (default name: ``scores``/``predictions``).
 
         An existing file (CSV/Parquet) or table (DuckDB) is replaced only with ``overwrite``;
@@ -266,20 +268,14 @@ class _Table:
             The table inside a DuckDB file.
         overwrite : bool, default False
             Replace an existing file or table.
-        **old
-            ``name`` and ``overwrite_option`` are accepted until replikit 0.3, with a
-            FutureWarning.
 
         Returns
         -------
         pathlib.Path
             The path written.
         """
-        from ._shims import dropped
-
-        given = dropped(old, ("name", "overwrite_option"), f"{self.NAME}.write()")
-        return _write(self._frame, path, table or self.NAME.lower(), overwrite,
-                      given.get("name", "path"), given.get("overwrite_option", "`overwrite`"))
+        return _write(self._frame, path, table or self.NAME.lower(), overwrite, "path",
+                      "`overwrite`")
 
 
 class Scores(_Table):

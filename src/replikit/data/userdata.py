@@ -9,10 +9,9 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from .._compat import renamed
+from .._compat import dropped, renamed
 from .._validation import lookalike_labels
 from ..errors import DataError
-from ._shims import dropped
 from .io import _read
 
 __all__ = ["Dataset", "dataset_from_frame", "load_dataset", "infer_task"]
@@ -227,12 +226,12 @@ def _study_labels(col: pd.Series) -> pd.Series:
     return col.astype(str)
 
 
-_OPTIONS = ("target_option", "study_option", "task_option")
 
 
+@dropped("target_option", "study_option", "task_option")
 def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = None,
                        features: list[str] | None = None, task: str | None = None,
-                       min_studies: int = 1, name: str = "data", **old) -> Dataset:
+                       min_studies: int = 1, name: str = "data") -> Dataset:
     """Validate a user's table and split it into features, target and study labels.
 
     What is checked, and what is done (each recorded in ``Dataset.notes``):
@@ -266,9 +265,6 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
         The fewest distinct studies accepted.
     name : str, default 'data'
         What messages call the table (a file's name).
-    **old
-        ``target_option``, ``study_option`` and ``task_option`` (how errors used to name the
-        parameters) are accepted until replikit 0.3, with a FutureWarning.
 
     Returns
     -------
@@ -293,10 +289,8 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     >>> ds.task, ds.n_studies, list(ds.X.columns)
     ('regression', 2, ['x'])
     """
-    given = dropped(old, _OPTIONS, "dataset_from_frame()")
-    return _from_frame(frame, target, study, features, task, min_studies, name,
-                       given.get("target_option", "target"), given.get("study_option", "study"),
-                       given.get("task_option", "task"))
+    return _from_frame(frame, target, study, features, task, min_studies, name, "target",
+                       "study", "task")
 
 
 def _from_frame(frame, target, study, features, task, min_studies, name, target_option,
@@ -395,9 +389,10 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
 
 
 @renamed(path="data")
+@dropped("data_option", "target_option", "study_option", "task_option")
 def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = None,
                  table: str | None = None, min_studies: int = 1, task: str | None = None,
-                 features: list[str] | None = None, **old) -> Dataset:
+                 features: list[str] | None = None) -> Dataset:
     """Read a CSV/Parquet/DuckDB file and validate it as in :func:`dataset_from_frame`.
 
     Study labels are kept as written in a CSV file: ``'05'``, ``'5'`` and ``'5.0'`` are three
@@ -420,9 +415,6 @@ def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = No
         Default :func:`infer_task` of the target.
     features : list of str, optional
         The feature columns (default: every other column).
-    **old
-        ``data_option``, ``target_option``, ``study_option`` and ``task_option`` (how errors
-        used to name the parameters) are accepted until replikit 0.3, with a FutureWarning.
 
     Returns
     -------
@@ -444,10 +436,8 @@ def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = No
     >>> ds.name, sorted(ds.study.unique())
     ('survey.csv', ['05', '5'])
     """
-    given = dropped(old, ("data_option", *_OPTIONS), "load_dataset()", stacklevel=4)
     # study labels as written: '05', '5' and '5.0' are three studies, not one number
     dtype = {study: str} if study is not None else None
-    frame = _read(data, table, dtype, given.get("data_option", "data"))
+    frame = _read(data, table, dtype, "data")
     return _from_frame(frame, target, study, features, task, min_studies,
-                       os.path.basename(str(data)), given.get("target_option", "target"),
-                       given.get("study_option", "study"), given.get("task_option", "task"))
+                       os.path.basename(str(data)), "target", "study", "task")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._compat import renamed
+from .._compat import dropped, renamed
 from ..errors import ParameterError
 
 __all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models", "DEFAULT_MODELS",
@@ -262,7 +262,8 @@ def _make(alias: str, task: str, name: str):
 
 
 @renamed(alias="model")
-def make_model(model: str, task: str, **old):
+@dropped("option")
+def make_model(model: str, task: str):
     """A fresh, unfitted estimator for a model alias (see :data:`MODEL_ALIASES`) and a task.
 
     Parameters
@@ -272,9 +273,6 @@ def make_model(model: str, task: str, **old):
         ``mlp``, ``knn``, ``tree`` or ``dummy``.
     task : {'classification', 'regression'}
         The task.
-    **old
-        ``option`` (the name errors used to give the alias) is accepted until replikit 0.3,
-        with a FutureWarning.
 
     Returns
     -------
@@ -297,14 +295,13 @@ def make_model(model: str, task: str, **old):
     >>> make_model("ridge", "regression")
     Pipeline(steps=[('standardscaler', StandardScaler()), ('ridge', Ridge())])
     """
-    from ..data._shims import dropped
-
-    name = dropped(old, ("option",), "make_model()").get("option", "model")
+    name = "model"
     return _make(model, task, name)
 
 
 @renamed(spec="models")
-def make_models(models: str | list[str], task: str, **old) -> dict[str, object]:
+@dropped("option")
+def make_models(models: str | list[str], task: str) -> dict[str, object]:
     """Estimators for several model aliases: ``'lr,rf'`` or ``['lr', 'rf']`` ->
     ``{'lr': ..., 'rf': ...}``.
 
@@ -314,9 +311,6 @@ def make_models(models: str | list[str], task: str, **old) -> dict[str, object]:
         Comma-separated aliases (see :func:`make_model`), each at most once.
     task : {'classification', 'regression'}
         The task.
-    **old
-        ``option`` (the name errors used to give the aliases) is accepted until replikit 0.3,
-        with a FutureWarning.
 
     Returns
     -------
@@ -338,9 +332,7 @@ def make_models(models: str | list[str], task: str, **old) -> dict[str, object]:
     >>> list(make_models("lr,dummy", "classification"))
     ['lr', 'dummy']
     """
-    from ..data._shims import dropped
-
-    option = dropped(old, ("option",), "make_models()").get("option", "models")
+    option = "models"
     names = [s.strip() for s in models.split(",")] if isinstance(models, str) else list(models)
     names = [n for n in names if n]
     if not names:

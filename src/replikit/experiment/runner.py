@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .._compat import dropped
 from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
 from .._threads import fit_limits, worker_limits
 from .._validation import check_choice, check_int
@@ -549,13 +550,12 @@ def _iter_joblib(tasks, models, X, ya, settings, n_jobs) -> Iterator:
 SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
 
 
-def connect_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT, **old):
+@dropped("option")
+def connect_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT):
     """A ``dask.distributed.Client`` for the scheduler at ``address``, or one clear
     :class:`~replikit.errors.ParameterError` naming `client` (the parameter of :func:`run`)
     after ``timeout`` seconds."""
-    from ..data._shims import dropped
-
-    option = dropped(old, ("option",), "connect_scheduler()").get("option", "client")
+    option = "client"
     try:
         from dask.distributed import Client
     except ImportError:

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._compat import renamed_fields
+from .._compat import dropped, renamed_fields
 from .._random import check_random_state
 from .._validation import check_choice, check_float, check_int
 from ..errors import DataError, ParameterError
@@ -887,7 +887,8 @@ _SPEC_HELP = ("'10x10' (K-fold x repeats), '10' or 'kfold:10', '5x2', 'loo', 'bo
               "'holdout:0.33x200', 'resub', 'loso'")
 
 
-def parse_scheme(spec: str, *, stratify: bool = False, random_state=None, **old) -> Scheme:
+@dropped("option")
+def parse_scheme(spec: str, *, stratify: bool = False, random_state=None) -> Scheme:
     """Build a scheme from a short text (as on the command line).
 
     ``'10x10'`` → ``RepeatedKFold(10, 10)``; ``'10'``/``'kfold:10'`` → one 10-fold;
@@ -904,9 +905,6 @@ def parse_scheme(spec: str, *, stratify: bool = False, random_state=None, **old)
         redrawn.
     random_state : None, int or Generator
         The scheme's own random stream.
-    **old
-        ``option`` (the name errors used to give the text) is accepted until replikit 0.3,
-        with a FutureWarning.
 
     Returns
     -------
@@ -930,9 +928,7 @@ def parse_scheme(spec: str, *, stratify: bool = False, random_state=None, **old)
     >>> parse_scheme("bootstrap:50").n_resamples
     50
     """
-    from ..data._shims import dropped
-
-    option = dropped(old, ("option",), "parse_scheme()").get("option", "scheme")
+    option = "scheme"
     if isinstance(spec, Scheme):
         return spec
     if not isinstance(spec, str):

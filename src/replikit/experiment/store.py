@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._compat import dropped
 from ..data.io import check_duckdb_file, connect_duckdb
 from ..errors import StoreError
 
@@ -126,15 +127,8 @@ def _check_path(path: Path, option: str) -> None:
                          "is not writable.") from None
 
 
-def _options(old: dict, where: str) -> tuple[str, str]:
-    """The names the messages use: the parameters of ``run``, or what an old caller passed."""
-    from ..data._shims import dropped
-
-    given = dropped(old, ("option", "clear_option"), where, stacklevel=4)
-    return given.get("option", _OPTION), given.get("clear_option", _CLEAR)
-
-
-def check_store(path, *, clear: bool = False, **old) -> Path:
+@dropped("option", "clear_option")
+def check_store(path, *, clear: bool = False) -> Path:
     """Check, before any work, that ``path`` can be used as a store.
 
     A new path needs a writable directory; an existing one must be a DuckDB file holding only
@@ -147,9 +141,6 @@ def check_store(path, *, clear: bool = False, **old) -> Path:
         The store (a DuckDB file of replikit's own, or a new path).
     clear : bool, default False
         The caller will clear the store (an older store format is then no error).
-    **old
-        ``option`` and ``clear_option`` (the names errors used to give) are accepted until
-        replikit 0.3, with a FutureWarning.
 
     Returns
     -------
@@ -173,7 +164,7 @@ def check_store(path, *, clear: bool = False, **old) -> Path:
     ...     check_store(pathlib.Path(d) / "run.duckdb").name
     'run.duckdb'
     """
-    option, clear_option = _options(old, "check_store()")
+    option, clear_option = _OPTION, _CLEAR
     p = Path(path).expanduser()
     _check_path(p, option)
     if not p.exists():
@@ -202,9 +193,6 @@ class TaskStore:
         Its hash; a store holding another one is refused unless ``clear``.
     clear : bool, default False
         Delete the stored results (replikit's tables only) and start afresh.
-    **old
-        ``option`` and ``clear_option`` (the names errors used to give) are accepted until
-        replikit 0.3, with a FutureWarning.
 
     Raises
     ------
@@ -226,9 +214,9 @@ class TaskStore:
     set()
     """
 
-    def __init__(self, path, spec: dict, spec_hash: str, *, clear: bool = False,
-                 **old) -> None:
-        option, clear_option = _options(old, "TaskStore()")
+    @dropped("option", "clear_option")
+    def __init__(self, path, spec: dict, spec_hash: str, *, clear: bool = False) -> None:
+        option, clear_option = _OPTION, _CLEAR
         self.path = Path(path).expanduser()
         _check_path(self.path, option)
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,14 +8,12 @@ the MMD threshold ``epsilon*`` of a tolerance ``delta*`` (eq. 2).
 
 from __future__ import annotations
 
-import functools
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._compat import REMOVED_IN, renamed
+from .._compat import dropped, renamed
 from .._format import number
 from .._threads import single_blas
 from .._validation import check_float, check_int
@@ -29,29 +27,6 @@ __all__ = ["borda_gram", "jaccard_gram", "mallows_gram", "rbf_gram", "Kernel", "
 RBF_MAX_SCORE = 1e150
 # discordant_pairs codes this many bytes of alternative pairs per ranking block at most
 _PAIR_BLOCK_BYTES = 32 * 1024**2
-
-
-def _cli_names_dropped(*names: str):
-    """Decorator: old keywords that named command-line flags in messages (``option=``,
-    ``options=``) are accepted for one release, ignored and warned about (the library's
-    messages name parameters; the command line shows its own flags)."""
-    def decorate(func):
-        where = f"{func.__qualname__.replace('.__init__', '')}()"
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            for name in names:
-                if name in kwargs:
-                    kwargs.pop(name)
-                    warnings.warn(f"`{name}` of {where} is no longer used: messages name the "
-                                  "parameters, and the command line shows its flags; it will "
-                                  f"stop working in replikit {REMOVED_IN}.", FutureWarning,
-                                  stacklevel=2)
-            return func(*args, **kwargs)
-
-        return wrapper
-
-    return decorate
 
 
 def _pair(r1, r2):
@@ -403,7 +378,7 @@ class Kernel:
             return f"jaccard(k={self.k})"
         return f"{self.kind}{'(' + nu[2:] + ')' if nu else ''}"
 
-    @_cli_names_dropped("option")
+    @dropped("option")
     def resolve_index(self, alternatives=None, n_a: int | None = None) -> int:
         """The column of the Borda alternative among ``alternatives`` (names after filtering).
 
@@ -438,7 +413,7 @@ class Kernel:
         raise ParameterError(f"`{option}`: Borda alternative {alt!r} is a name: pass "
                              "`alternatives`.")
 
-    @_cli_names_dropped("option")
+    @dropped("option")
     def check(self, alternatives) -> Kernel:
         """Check that this goal makes sense for ``alternatives`` (the analyzed ones).
 
@@ -635,7 +610,7 @@ class Kernel:
 
 
 @renamed(text="goal")
-@_cli_names_dropped("option")
+@dropped("option")
 def parse_goal(goal: str) -> Kernel:
     """Parse a goal string: ``borda:NAME``, ``jaccard[:K]``, ``mallows[:NU]``, ``rbf[:GAMMA]``.
 

@@ -10,14 +10,14 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from .._compat import renamed
+from .._compat import dropped, renamed
 from .._format import number
 from .._threads import single_blas
 from .._validation import check_choice, check_float, check_probability, lookalike_labels
 from ..errors import DataError, ParameterError
 from ..methods import BootstrapMethod
 from ..results import Result
-from .kernels import Kernel, _cli_names_dropped
+from .kernels import Kernel
 from .nstar import (
     _old_ci_resamples,
     check_bootstrap,
@@ -354,7 +354,7 @@ class PreparedStudy:
                    else ""))
 
 
-PreparedStudy.__init__ = _cli_names_dropped("options")(PreparedStudy.__init__)
+PreparedStudy.__init__ = dropped("options")(PreparedStudy.__init__)
 
 
 def _natural_key(idx: pd.Index) -> pd.Index:
@@ -584,7 +584,7 @@ def _sample_notes(samples: list, design: list, factors: list) -> list[str]:
     return notes
 
 
-@_cli_names_dropped("options")
+@dropped("options")
 def prepare(data: pd.DataFrame, spec: StudySpec) -> PreparedStudy:
     """Turn a long results table into rankings, one sample per design combination.
 

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
+from .._compat import dropped
 from .._validation import check_same_length, lookalike_labels
 from ..data.tables import Predictions
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitWarning
-from ._names import dropped
 
 __all__ = ["MultiStudyData", "from_arrays", "from_estimator", "from_predictions", "as_study_data",
            "load_predictions", "study_labels_as_text"]
@@ -267,7 +267,7 @@ def _proba_label(col: str):
         return raw
 
 
-@dropped("model_option", "messages name `model`; the command line shows its flag")
+@dropped("model_option")
 def from_predictions(predictions, *, model=None, repeat: int | None = 0,
                      study_order=None) -> MultiStudyData:
     """Units from a :class:`~replikit.data.Predictions` table (one model, one repeat).
@@ -470,7 +470,7 @@ def study_labels_as_text(col: pd.Series) -> pd.Series:
     return col
 
 
-@dropped("study_option", "messages name `study`; the command line shows its flag")
+@dropped("study_option")
 def load_predictions(path, *, study: str = "study", table: str | None = None,
                      min_studies: int = 1) -> Predictions:
     """Read a rule's predictions from CSV, Parquet or DuckDB as a Predictions table.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._compat import _warn
 
-__all__ = ["utility_words", "warn_old_name", "dropped", "PAPER"]
+__all__ = ["utility_words", "warn_old_name", "PAPER"]
 
 #: How the source paper is cited in words a user reads.
 PAPER = "Parmigiani (2023)"
@@ -42,28 +42,3 @@ def utility_words(name: str) -> str:
 def warn_old_name(old: str, new: str) -> None:
     """Warn (FutureWarning, at the caller's caller) that ``old`` is now ``new``."""
     _warn(f"`{old}` is now `{new}`", stacklevel=3)
-
-
-def dropped(name: str, why: str, *, stacklevel: int = 2):
-    """Decorator: accept the keyword ``name`` no longer in the signature, ignore it and warn.
-
-    For parameters that only told a function how to name things in messages (``options=``,
-    ``option=``): messages now name the parameters, and the command line its flags. Apply it
-    under :func:`replikit._compat.renamed` with ``stacklevel=3``, or alone with 2.
-    """
-    import functools
-
-    def decorate(func):
-        where = f"{func.__qualname__}()"
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            if name in kwargs:
-                kwargs.pop(name)
-                _warn(f"`{name}` is no longer a parameter of {where} ({why})",
-                      stacklevel=stacklevel)
-            return func(*args, **kwargs)
-
-        return wrapper
-
-    return decorate

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._compat import renamed, renamed_fields
+from .._compat import dropped, renamed, renamed_fields
 from .._format import number
 from .._random import root_seed_sequence, task_rng
 from .._threads import single_blas
@@ -16,7 +16,7 @@ from ..errors import DataError, ParameterError, ParameterTypeError
 from ..methods import PermutationMethod
 from ..results import ConfidenceInterval, Result
 from ._data import as_study_data
-from ._names import dropped, utility_words
+from ._names import utility_words
 from .inference import (
     PermutationResult,
     ResampleResult,
@@ -252,8 +252,7 @@ def _assess_iv(data, utility, bootstrap, bag_size, min_units, tolerance, model, 
 
 
 @renamed(epsilon="tolerance")
-@dropped("options", "messages name the parameters; the command line shows its flags",
-         stacklevel=3)
+@dropped("options")
 def assess(data, utility=None, *, tolerance: float | None = None, n_resamples: int = 1000,
            permutation: PermutationMethod | None = None, bootstrap: str = "within",
            distance: str = "tv", bins: int = 10, bag_size: int | None = None,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._compat import renamed, renamed_fields
+from .._compat import dropped, renamed, renamed_fields
 from .._format import number
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
@@ -35,7 +35,6 @@ from ..experiment.cross_study import CrossStudy
 from ..experiment.metrics import METRICS, NEEDS_PROBA, higher_is_better
 from ..experiment.schemes import LeaveOneStudyOut
 from ..results import Result, to_jsonable
-from ._names import dropped
 from .utilities import Utility, parse_utility
 
 __all__ = ["CrossStudyResult", "cross_study_matrix", "LeaveOneStudyOutResult",
@@ -64,7 +63,7 @@ _METRICS = {name: _builtin(name) for name in
 _LABEL_METRICS = ("accuracy", "balanced_accuracy", "error_rate", "roc_auc", "log_loss")
 
 
-@dropped("option", "messages name `metric`; the command line shows its flag")
+@dropped("option")
 def get_metric(metric, *, task: str | None = None, n_classes: int | None = None) -> _Metric:
     """The metric of cross-study validation: a built-in name or a utility.
 
