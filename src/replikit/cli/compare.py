@@ -163,9 +163,9 @@ def compare(
             from ..data.io import check_duckdb_file, file_format, read_frame
             from ..errors import InputFileError
 
-            if file_format(scores, name="SCORES") == "duckdb" and scores.exists():
-                check_duckdb_file(scores, name="SCORES", error=InputFileError)  # not SQLite
-            frame = read_frame(scores, table=table, name="SCORES")
+            if file_format(scores) == "duckdb" and scores.exists():
+                check_duckdb_file(scores, error=InputFileError)  # not SQLite
+            frame = read_frame(scores, table=table)
             with progress("comparing models"):
                 res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
     across = _across(fitted if fitted is not None else frame, a, b, metrics, tolerance, control,
@@ -322,7 +322,7 @@ def _human(res) -> list:
 
 
 #: Library parameter -> flag, where the flag is not the parameter's name with dashes.
-COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES"}
+COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES", "path": "SCORES"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:
@@ -338,9 +338,8 @@ def _fit(data, target, study, table, models, model, param, scheme, stratify, met
     from ..experiment.schemes import parse_scheme
     from .run import RUN_FLAGS, as_flags
 
-    sch = parse_scheme(scheme, stratify=stratify, option="--scheme")
-    ds = load_dataset(data, target=target, study=study, table=table, data_option="--data",
-                      target_option="--target", study_option="--study")
+    sch = parse_scheme(scheme, stratify=stratify)
+    ds = load_dataset(data, target=target, study=study, table=table)
     chosen = _resolve_models(models, model, param, ds.task)
     if metrics is None:
         metrics = ["accuracy"] if ds.task == "classification" else ["r2"]
