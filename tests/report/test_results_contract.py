@@ -81,7 +81,7 @@ def test_old_option_keywords_of_run_audit_warn_and_still_work(tmp_path):
         run_audit(ds, tmp_path, sections=["overview"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with pytest.raises(OutputExistsError, match="--out.*--overwrite"):
+        with pytest.raises(OutputExistsError, match="`out_dir`.*`overwrite`"):
             run_audit(ds, tmp_path, sections=["overview"], out_option="--out",
                       overwrite_option="--overwrite")
     assert [w.category for w in caught] == [FutureWarning, FutureWarning]

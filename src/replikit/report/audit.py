@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .._compat import dropped
 from .._outputs import check_output_dir, write_text_atomic
 from .._references import bibtex_for
 from .._threads import single_blas, usable_cores
-from ..data._shims import dropped
 from ..data.examples import load_example
 from ..data.userdata import Dataset
 from ..errors import ModelFitError, NotApplicableError, ReplikitError
@@ -269,6 +269,7 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
         on_skip(output)
 
 
+@dropped("out_option", "overwrite_option")
 def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *,
               models: dict | None = None, random_state: int | None = None,
               n_jobs: int | None = None,
@@ -276,7 +277,7 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
               progress: bool = False, overwrite: bool = False, debug: bool = False,
               command: str | None = None,
               on_skip: Callable[[SectionOutput], None] | None = None,
-              moderators: list[str] | tuple[str, ...] | None = None, **old) -> AuditReport:
+              moderators: list[str] | tuple[str, ...] | None = None) -> AuditReport:
     """Run the audit on ``dataset`` and write the report.
 
     Every section (:func:`discover_sections`) runs in isolation: one that does not apply to
@@ -322,9 +323,6 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     moderators : list of str, optional
         Study-level columns for the replication section's meta-regression of the study
         estimates (default: the columns constant within every study, found and listed).
-    **old
-        ``out_option`` and ``overwrite_option`` (how errors used to name the parameters) are
-        accepted until replikit 0.3, with a FutureWarning.
 
     Returns
     -------
@@ -361,10 +359,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     ...     print(report.html_path.name, report.json_path.exists())
     report.html True
     """
-    given = dropped(old, ("out_option", "overwrite_option"), "run_audit()")
-    out = check_output_dir(out_dir, REPORT_FILES, option=given.get("out_option", "out_dir"),
-                           overwrite=overwrite,
-                           overwrite_option=given.get("overwrite_option", "`overwrite`"))
+    out = check_output_dir(out_dir, REPORT_FILES, option="out_dir", overwrite=overwrite,
+                           overwrite_option="`overwrite`")
     start = time.perf_counter()
     if random_state is None:  # fresh entropy, recorded so that the report can be reproduced
         import numpy as np
