@@ -21,7 +21,15 @@ except ImportError:  # older typer uses click itself
 
 from .. import __version__
 from ..errors import ReplikitError
-from ._common import PARAMETER_FLAGS, RENAMED_FLAGS, OutputFormat, epilog, simulate_app, state
+from ._common import (
+    RENAMED_FLAGS,
+    OutputFormat,
+    command_flags,
+    epilog,
+    flagify,
+    simulate_app,
+    state,
+)
 
 __all__ = ["app", "main"]
 
@@ -231,39 +239,23 @@ def _rename_flags(args: list[str]) -> list[str]:
     return out
 
 
-def _command_flags(command: str) -> dict[str, str]:
-    """Parameter name -> flag of ``command``'s options (``n_resamples`` -> ``--n-resamples``),
-    with the command's declared exceptions (:data:`PARAMETER_FLAGS`)."""
-    import typer.main
-
-    node = typer.main.get_command(app)
-    for word in command.split():
-        node = getattr(node, "commands", {}).get(word)
-        if node is None:
-            return {}
-    flags = {}
-    for param in getattr(node, "params", []):
-        opts = [o for o in getattr(param, "opts", []) if o.startswith("--")]
-        if param.name and opts:
-            flags[param.name] = opts[0]
-    flags.update(PARAMETER_FLAGS.get(command, {}))
-    return flags
-
-
 def _flagify(message: str, args: list[str]) -> str:
-    """A library message names parameters in backticks (`` `n_resamples` ``); on the command
-    line it names the flags (`` `--n-resamples` ``)."""
-    import re
-
+    """The message of a library error with the running command's flags for the parameters it
+    names (:func:`_common.flagify`)."""
     if "`" not in message:
         return message
     try:
-        flags = _command_flags(_command_path(args))
+        import typer.main
+
+        path = _command_path(args)
+        node = typer.main.get_command(app)
+        for word in path.split():
+            node = getattr(node, "commands", {}).get(word)
+            if node is None:
+                return message
+        return flagify(message, command_flags(node, path))
     except Exception:  # the message is still right, only less specific
         return message
-    return re.sub(r"`([A-Za-z_][A-Za-z0-9_]*)`",
-                  lambda m: f"`{flags[m.group(1)]}`" if m.group(1) in flags else m.group(0),
-                  message)
 
 
 def main(argv: list[str] | None = None) -> None:

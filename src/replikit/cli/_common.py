@@ -31,7 +31,7 @@ __all__ = [
     "OutputFormat", "State", "state", "simulate_app", "emit", "info", "DataOpt", "TargetOpt",
     "StudyOpt", "OutDirOpt", "RandomStateOpt", "NJobsOpt", "TableOpt", "ModelsOpt",
     "output_width", "fmt_number", "fmt_pvalue", "fmt_interval", "frame_table", "render", "progress",
-    "epilog", "InputArg", "OutOpt", "OverwriteOpt", "flags", "warning_lines", "choice",
+    "epilog", "flagify", "command_flags", "InputArg", "OutOpt", "OverwriteOpt", "flags", "warning_lines", "choice",
     "check_out", "RENAMED_FLAGS", "PARAMETER_FLAGS", "renamed_flags", "parameter_flags",
 ]
 
@@ -81,6 +81,45 @@ def parameter_flags(command: str, mapping: dict[str, str]) -> None:
     """Declare which flag of ``command`` stands for a library parameter named otherwise, so
     an error naming the parameter names the flag on the command line."""
     PARAMETER_FLAGS.setdefault(command, {}).update(mapping)
+
+
+def command_flags(command, path: str) -> dict[str, str]:
+    """Parameter name -> flag of a click ``command``'s options (``n_resamples`` ->
+    ``--n-resamples``), with the command's declared exceptions (:data:`PARAMETER_FLAGS`)."""
+    flags = {}
+    for param in getattr(command, "params", []):
+        opts = [o for o in getattr(param, "opts", []) if o.startswith("--")]
+        if param.name and opts:
+            flags[param.name] = opts[0]
+    flags.update(PARAMETER_FLAGS.get(path, {}))
+    return flags
+
+
+def flagify(message: str, flags: dict[str, str] | None = None) -> str:
+    """A library message names parameters in backticks (`` `n_resamples` ``); on the command
+    line it names the flags (`` `--n-resamples` ``). ``flags`` defaults to those of the
+    command running now."""
+    if "`" not in message:
+        return message
+    if flags is None:
+        flags = _running_flags()
+    if not flags:
+        return message
+    return re.sub(r"`([A-Za-z_][A-Za-z0-9_]*)`",
+                  lambda m: f"`{flags[m.group(1)]}`" if m.group(1) in flags else m.group(0),
+                  message)
+
+
+def _running_flags() -> dict[str, str]:
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:  # older typer uses click itself
+        from click import get_current_context
+    ctx = get_current_context(silent=True)
+    if ctx is None:
+        return {}
+    path = " ".join(ctx.command_path.split()[1:])  # without the program name
+    return command_flags(ctx.command, path)
 
 
 def epilog(examples: Iterable[str] = (), references: Iterable[str] = (), note: str = "") -> str:
@@ -595,7 +634,8 @@ def warning_lines() -> Iterator[None]:
         yield
     for w in caught:
         if issubclass(w.category, ReplikitWarning):
-            typer.echo("replikit: warning: " + " ".join(str(w.message).split()), err=True)
+            typer.echo("replikit: warning: " + flagify(" ".join(str(w.message).split())),
+                       err=True)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
