@@ -1,6 +1,6 @@
 """Startup cost: `import replikit`, `replikit --version` and `replikit --help` as whole processes.
 
-Issue 14's goal is ≤ 0.3 s for the first two on this 2-core machine (1.3 s before: the package
+The goal is ≤ 0.3 s for the first two on this 2-core machine (1.3 s before: the package
 imported scipy.stats and pandas at the top, and the console script built the whole typer app
 before looking at --version). For scale, the same is timed for `import numpy`, which replikit no
 longer pays at import, and for `import sklearn`, which a fit pays anyway.

@@ -1,4 +1,4 @@
-"""Every Example in replikit's docstrings runs and gives what it shows (issue 14).
+"""Every Example in replikit's docstrings runs and gives what it shows.
 
 One parametrized test per module of the package, found by walking it, so a new module's
 examples are checked without touching this file.

@@ -1,4 +1,4 @@
-"""Measure an audit report as a reader meets it (issue 16's acceptance numbers).
+"""Measure an audit report as a reader meets it (page height, width, screens).
 
     python tools/report_stats.py replikit-audit/report.html [more reports...] [--shots DIR]
 

@@ -1,4 +1,4 @@
-"""`import replikit` and `replikit --version` load nothing heavy (issue 14: import ≤ 0.3 s).
+"""`import replikit` and `replikit --version` load nothing heavy (import ≤ 0.3 s).
 
 Times are measured in benchmarks/startup.py; here the property behind them is checked: the
 heavy libraries are not imported until a name that needs them is used.

@@ -495,7 +495,7 @@ def test_replicate_numeric_study_labels(cli, write_csv):
 
 
 # ---------------------------------------------------------------------------------------------
-# meta --moderator / --influence / --funnel (issue 17)
+# meta --moderator / --influence / --funnel
 
 def test_meta_moderator_not_a_column(cli, write_csv):
     assert_clear_error(cli("meta", write_csv(BCG), "--moderator", "latitude"), "--moderator",
