@@ -260,7 +260,7 @@ def test_result_tables_figures_and_text():
         res.plot(kind="bars")
     with pytest.raises(ParameterError, match="source"):
         res.meta(source="train")
-    assert "Test R2 of the linear model" in str(res)
+    assert "Test R² of the linear model" in str(res)
 
 
 def test_why_studies_differ_moderators_influence_funnel():

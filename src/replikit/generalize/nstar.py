@@ -530,7 +530,8 @@ class NStarResult(Result):
         for r in self.table.itertuples():
             ci = "" if not np.isfinite(r.ci_low) else f" {interval(r.ci_low, r.ci_high)}"
             how = ("moment-matched asymptotic quantile" if r.estimator == "gamma" else
-                   f"log n = {number(r.beta1)} log ε + {number(r.beta0)}")
+                   f"log n = {number(r.beta1)} log ε {'−' if r.beta0 < 0 else '+'} "
+                   f"{number(abs(r.beta0))}")
             lines.append(f"  α* = {number(r.confidence_level)}, δ* = {number(r.tolerance)} "
                          f"(ε* = {number(r.eps, 4)}): n* = {number(r.nstar)}{ci} ({how}); "
                          f"{'N suffices' if r.sufficient else 'more experiments needed'}")

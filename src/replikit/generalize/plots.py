@@ -132,7 +132,7 @@ def plot_quantile_fit(result, *, confidence_level=None, tolerance=None, ax=None)
         e = np.geomspace(lo, hi, 50)
         ax.loglog(e, np.exp(row["beta1"] * np.log(e) + row["beta0"]), "-", color="#203a66",
                   label=f"log-log fit (Algorithm 1): log n = {number(row['beta1'])} log ε "
-                        f"+ {number(row['beta0'])}")
+                        f"{'−' if row['beta0'] < 0 else '+'} {number(abs(row['beta0']))}")
     ax.axvline(row["eps"], ls="--", color="grey", lw=1)
     gamma = row.get("estimator", "loglog") == "gamma"
     if gamma:

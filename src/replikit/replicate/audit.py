@@ -626,7 +626,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     >>> res.summary["replications"].tolist()  # (2 models) x (CV RE, CV FE, test)
     [2, 2, 2, 2, 2, 2]
     >>> print(res.verdict.sentence)
-    Test R2 of the linear model: 0 of 2 replications are inconsistent with the original
+    Test R² of the linear model: 0 of 2 replications are inconsistent with the original
     (1990); 0 are shown consistent within ±0.05.
     """
     tolerance, tau2_method, quick, n_jobs = _audit_iv(dataset, models, tolerance, tau2_method,
@@ -774,7 +774,7 @@ def _verdict(res, original, tolerance, left_out, outside, models_left_out, desig
     n_inc = int((test["inconsistency"] == "inconsistent").sum())
     n_con = int((test["consistency"] == "consistent").sum())
     level = "bad" if n_inc > len(test) / 2 else ("good" if n_con > 0 else "warn")
-    sentence = (f"Test R2 of the linear model: {number(n_inc)} of {number(len(test))} "
+    sentence = (f"Test R² of the linear model: {number(n_inc)} of {number(len(test))} "
                 f"replications are inconsistent with the original ({original}); "
                 f"{number(n_con)} are shown consistent within ±{number(tolerance)}.")
     pooled = res.meta[(LINEAR_MODEL, "test", "random")]
