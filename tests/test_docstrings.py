@@ -11,6 +11,7 @@ full. The functions that compute no method (plots, parsers, table helpers) are l
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 
@@ -80,7 +81,7 @@ def test_numpydoc(key):
             continue
         if code == "RT01" and inspect.isclass(obj):
             continue
-        if code in ("PR01", "PR07", "PR04") and key in RESULTS:
+        if code in ("PR01", "PR07", "PR04") and (key in RESULTS or dataclasses.is_dataclass(obj)):
             # a result documents its fields under Attributes (or Parameters)
             if code == "PR01":
                 missing = set(re.findall(r"\*?\*?(\w+)", message.split("documented", 1)[0]))
