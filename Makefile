@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
+# the suite runs in this many processes (pytest-xdist; whole files per process, so module
+# fixtures are built once); TEST_WORKERS=0 runs it in this process
+TEST_WORKERS ?= 2
 
 .PHONY: demo test lint bench clean
 
@@ -28,7 +31,7 @@ demo: $(VENV)/.installed-demo
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks tools

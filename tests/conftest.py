@@ -7,6 +7,18 @@ import pytest
 from _checks import assert_plain
 
 
+@pytest.fixture(autouse=True)
+def _output_width_from_defaults(monkeypatch):
+    """Human output at its documented width for pipes (120 columns) in every test.
+
+    A test run sets ``COLUMNS`` in some environments (pytest-xdist's workers export 80), and
+    the command line honours it; tests that assert on wrapped prose would then depend on who
+    runs them. Tests of the width itself set ``COLUMNS`` explicitly.
+    """
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 @pytest.fixture
 def cli(capsys):
     """Run ``replikit ARGS...`` in-process: ``code, out, err = cli("meta", path, ...)``.
