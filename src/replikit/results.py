@@ -335,6 +335,10 @@ class Verdict(Result):
     label : str
         What the key number is (``'best minus runner-up, ROC AUC'``): every key number a
         reader sees is labelled.
+    tolerance : str
+        The tolerance the light was judged against and the bound it rests on, in words
+        (``'judged against ±28 (10% of the pooled mean squared error): upper 95% bound 19'``);
+        empty for an ``'info'`` verdict that judges nothing.
 
     See Also
     --------
@@ -358,6 +362,7 @@ class Verdict(Result):
     ci_high: float | None = None
     caveats: tuple = ()
     label: str = ""
+    tolerance: str = ""
 
     def __post_init__(self) -> None:
         check_choice(self.level, "level", LEVELS)
@@ -375,15 +380,17 @@ class Verdict(Result):
         Returns
         -------
         dict
-            ``sentence, metric, level, estimate, ci_low, ci_high, label, caveats``.
+            ``sentence, metric, level, estimate, ci_low, ci_high, label, tolerance, caveats``.
         """
         return {"sentence": self.sentence, "metric": self.metric, "level": self.level,
                 "estimate": to_jsonable(self.estimate), "ci_low": to_jsonable(self.ci_low),
                 "ci_high": to_jsonable(self.ci_high), "label": self.label,
-                "caveats": list(self.caveats)}
+                "tolerance": self.tolerance, "caveats": list(self.caveats)}
 
     def __str__(self) -> str:
         text = self.sentence
+        if self.tolerance:
+            text += f" ({self.tolerance.rstrip('.')}.)"
         if self.caveats:
             text += " Caveats: " + "; ".join(c.rstrip(".") for c in self.caveats) + "."
         return text
@@ -399,6 +406,8 @@ class Verdict(Result):
             if self.ci_low is not None and self.ci_high is not None:
                 key += f" {html.escape(interval(self.ci_low, self.ci_high))}"
             key += "</small>"
+        if self.tolerance:
+            key += f"<br><small>{html.escape(self.tolerance)}</small>"
         caveats = "".join(f"<li>{html.escape(c)}</li>" for c in self.caveats)
         return (f"<div class='replikit-verdict' style='border-left:4px solid {colour};"
                 f"padding-left:8px'>{html.escape(self.sentence)}{key}"

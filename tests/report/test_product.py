@@ -45,7 +45,7 @@ def test_json_twin_has_the_versioned_summary_with_stable_keys():
     doc = json.loads(render_json(META, [_section("compare"), _section("resampling", "info")]))
     assert doc["summary"]["schema_version"] == SCHEMA_VERSION == 1
     keys = {"key", "question", "state", "sentence", "metric", "label", "estimate", "ci_low",
-            "ci_high", "caveat", "caveats", "link"}
+            "ci_high", "tolerance", "caveat", "caveats", "link"}
     assert all(set(c) == keys for c in doc["summary"]["cards"])
     assert [c["key"] for c in doc["summary"]["cards"]] == ["resampling", "compare"]
 

@@ -48,6 +48,12 @@ def audit(
     sections: Annotated[str | None, typer.Option(
         "--sections", help=f"Comma-separated sections to run (default: all): {_SECTIONS}.")]
     = None,
+    tolerance: Annotated[list[str] | None, typer.Option(
+        "--tolerance", help="Practical tolerance a light is judged against, as SECTION=VALUE "
+        "(repeatable): multistudy=10% (of the pooled loss) or a number in the metric's units, "
+        "replicate=0.05 (R²), compare=0.01 (the metric), generalize=0.05. A bare VALUE is the "
+        "multistudy tolerance. Default: each section's documented default, stated on its "
+        "card.")] = None,
     open_report: Annotated[bool, typer.Option(
         "--open", help="Open the report in the default web browser once it is written.")]
     = False,
@@ -77,6 +83,7 @@ def audit(
         if unknown or not wanted:
             raise ParameterError(f"`--sections`: unknown section(s) {unknown or sections!r}; "
                                  f"available: {', '.join(known)}.")
+    tolerances = _tolerances(tolerance)
     if data is None:
         if target is not None or study is not None or table is not None or task is not None:
             raise ParameterError("`--target`/`--study`/`--table`/`--task` need `--data`; without "
@@ -109,7 +116,7 @@ def audit(
     report = run_audit(dataset, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
                        quick=quick, sections=wanted, progress=state.progress,
                        overwrite=overwrite, debug=state.debug, command=command,
-                       on_skip=skipped, moderators=moderators)
+                       on_skip=skipped, moderators=moderators, tolerances=tolerances)
     emit(f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
          + (f"\n{len(report.skipped)} section(s) skipped: "
             + ", ".join(s.key for s in report.skipped) if report.skipped else ""),
@@ -146,7 +153,28 @@ def register(app: typer.Typer) -> None:
     app.command("audit", epilog=epilog(examples=EXAMPLES, references=REFERENCES))(audit)
     # library parameters whose flag has another name (errors name the parameter)
     parameter_flags("audit", {"out_dir": "--out", "moderators": "--moderator",
-                              "dataset": "--data"})
+                              "dataset": "--data", "tolerances": "--tolerance"})
+
+
+def _tolerances(given: list[str] | None) -> dict | None:
+    """``--tolerance [SECTION=]VALUE`` (repeatable, comma-separated too) as the library's
+    ``tolerances`` mapping; a bare VALUE is the multistudy tolerance. Values are checked by
+    :func:`replikit.report.context.parse_tolerances` before any work."""
+    from ..errors import ParameterError
+    from ..report.context import parse_tolerances
+
+    if not given:
+        return None
+    out: dict[str, str] = {}
+    for item in (p.strip() for g in given for p in g.split(",") if p.strip()):
+        key, _, value = item.rpartition("=")
+        key = key.strip() or "multistudy"
+        if key in out:
+            raise ParameterError(f"`--tolerance`: {key} given twice ({out[key]!r} and "
+                                 f"{value.strip()!r}).")
+        out[key] = value.strip()
+    parse_tolerances(out)
+    return out
 
 
 def _moderators(given: list[str] | None, dataset) -> list[str] | None:

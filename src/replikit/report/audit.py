@@ -27,7 +27,7 @@ from ..data.userdata import Dataset
 from ..errors import ModelFitError, NotApplicableError, ReplikitError
 from ..results import Result, to_jsonable
 from .blocks import Callout, SectionOutput
-from .context import AuditContext, Progress
+from .context import AuditContext, Progress, parse_tolerances
 from .fits import fit_log, fit_seconds
 from .preflight import preflight
 from .render import cited_keys, render_html, render_json
@@ -277,7 +277,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
               progress: bool = False, overwrite: bool = False, debug: bool = False,
               command: str | None = None,
               on_skip: Callable[[SectionOutput], None] | None = None,
-              moderators: list[str] | tuple[str, ...] | None = None) -> AuditReport:
+              moderators: list[str] | tuple[str, ...] | None = None,
+              tolerances: dict | None = None) -> AuditReport:
     """Run the audit on ``dataset`` and write the report.
 
     Every section (:func:`discover_sections`) runs in isolation: one that does not apply to
@@ -323,6 +324,12 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     moderators : list of str, optional
         Study-level columns for the replication section's meta-regression of the study
         estimates (default: the columns constant within every study, found and listed).
+    tolerances : dict, optional
+        Practical tolerances the lights are judged against, by section: ``{"multistudy":
+        "10%", "replicate": 0.05, "compare": 0.01, "generalize": 0.05}`` (a number in the
+        section's units, or a percentage of the pooled loss for ``multistudy``). A section
+        without one uses its documented default, stated on its card (docs/audit.md, "The
+        lights").
 
     Returns
     -------
@@ -361,6 +368,7 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     """
     out = check_output_dir(out_dir, REPORT_FILES, option="out_dir", overwrite=overwrite,
                            overwrite_option="`overwrite`")
+    tolerances = parse_tolerances(tolerances)
     start = time.perf_counter()
     if random_state is None:  # fresh entropy, recorded so that the report can be reproduced
         import numpy as np
@@ -375,7 +383,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     plan = preflight(dataset, models)
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
                        n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan,
-                       moderators=tuple(moderators) if moderators is not None else None)
+                       moderators=tuple(moderators) if moderators is not None else None,
+                       tolerances=tolerances)
     outputs: list[SectionOutput] = []
     timings: dict[str, float] = {}
     with single_blas():  # the thread policy (replikit._threads): small matrices, many fits

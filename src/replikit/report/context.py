@@ -10,7 +10,83 @@ from typing import Any
 from ..data.userdata import Dataset
 from .preflight import AuditPlan, preflight
 
-__all__ = ["AuditContext", "Progress"]
+__all__ = ["AuditContext", "Progress", "Tolerance", "parse_tolerances", "TOLERANCE_SECTIONS"]
+
+#: Sections whose light is judged against a practical tolerance, and whether a tolerance may be
+#: relative ("10%": a share of the section's reference quantity, e.g. the pooled loss).
+TOLERANCE_SECTIONS = {"compare": False, "replicate": False, "multistudy": True,
+                      "generalize": False}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """A user's practical tolerance for one section's light: absolute, in the section's units,
+    or relative, a share of the section's reference quantity (``10%`` of the pooled loss).
+
+    Examples
+    --------
+    >>> Tolerance(0.1, relative=True).of(280.0), str(Tolerance(0.1, relative=True))
+    (28.0, '10%')
+    """
+
+    value: float
+    relative: bool = False
+
+    def of(self, reference: float) -> float:
+        """The tolerance in the section's units (``reference`` scales a relative one)."""
+        return self.value * abs(reference) if self.relative else self.value
+
+    def __str__(self) -> str:
+        from .._format import number
+
+        return f"{number(100 * self.value)}%" if self.relative else number(self.value)
+
+
+def parse_tolerances(given) -> dict[str, Tolerance]:
+    """Check the audit's ``tolerances`` before any work: a mapping section -> number >= 0 (the
+    section's units) or ``'N%'`` (relative, where the section allows it).
+
+    Raises
+    ------
+    ParameterError
+        An unknown section, a negative or unreadable value, or a percentage where the section
+        takes its own units; the message names ``tolerances``.
+
+    Examples
+    --------
+    >>> parse_tolerances({"multistudy": "10%", "replicate": 0.05})["multistudy"]
+    Tolerance(value=0.1, relative=True)
+    """
+    from ..errors import ParameterError
+
+    if given is None:
+        return {}
+    if not hasattr(given, "items"):
+        raise ParameterError("`tolerances` must map a section (" + ", ".join(TOLERANCE_SECTIONS)
+                             + f") to a tolerance; got {type(given).__name__}.")
+    out = {}
+    for key, raw in given.items():
+        if key not in TOLERANCE_SECTIONS:
+            raise ParameterError(f"`tolerances`: no section {key!r} is judged against a "
+                                 f"tolerance; choose from {', '.join(TOLERANCE_SECTIONS)}.")
+        if isinstance(raw, Tolerance):
+            out[key] = raw
+            continue
+        text = str(raw).strip()
+        relative = text.endswith("%")
+        try:
+            value = float(text[:-1] if relative else text)
+        except ValueError:
+            value = float("nan")
+        if not value >= 0 or value == float("inf") or (relative and value > 100):
+            raise ParameterError(f"`tolerances`: the {key} tolerance must be a number >= 0"
+                                 + (" or a percentage such as 10%" if TOLERANCE_SECTIONS[key]
+                                    else "") + f"; got {raw!r}.")
+        if relative and not TOLERANCE_SECTIONS[key]:
+            raise ParameterError(f"`tolerances`: the {key} tolerance is in the metric's units; "
+                                 f"a percentage ({raw!r}) has nothing to be a share of there.")
+        out[key] = Tolerance(value / 100 if relative else value, relative)
+    return out
 
 
 class Progress:
@@ -75,6 +151,9 @@ class AuditContext:
     moderators : tuple of str, optional
         Study-level columns for the replication section's meta-regression; ``None`` lets the
         section find the columns constant within every study.
+    tolerances : dict, optional
+        Section key -> :class:`Tolerance` the user gave (see :func:`parse_tolerances`); a
+        section without one uses its documented default and says so on its card.
 
     See Also
     --------
@@ -97,6 +176,7 @@ class AuditContext:
     progress: Progress = field(default_factory=lambda: Progress(False))
     plan: AuditPlan | None = None
     moderators: tuple[str, ...] | None = None
+    tolerances: dict[str, Tolerance] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, init=False)
 
     def __post_init__(self) -> None:
@@ -106,6 +186,10 @@ class AuditContext:
             self.random_state = int(np.random.SeedSequence().entropy)
         if self.plan is None:
             self.plan = preflight(self.dataset, self.models)
+
+    def tolerance(self, key: str) -> Tolerance | None:
+        """The user's tolerance for section ``key``, or ``None`` (use the section's default)."""
+        return self.tolerances.get(key)
 
     @property
     def metric(self) -> str:

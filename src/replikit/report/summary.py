@@ -8,21 +8,22 @@ The same cards are the JSON twin's ``summary`` (schema below, versioned by
 
 States (``docs/audit.md`` defines them for readers):
 
-- ``good`` — the result holds up (e.g. the differences between models are shown; the ranking
-  generalizes with the studies at hand);
-- ``warn`` — uncertain, or holds only in part (no difference shown; some replications
-  inconsistent; more studies needed);
-- ``bad`` — does not hold up (most replications inconsistent; far more studies needed);
+- ``good`` — the data show the result holds within the tolerance printed on the card (an
+  upper confidence bound inside it, an equivalence shown);
+- ``warn`` — the data cannot tell (the interval straddles the tolerance), or it holds only in
+  part;
+- ``bad`` — the data show it does not hold (a lower confidence bound beyond the tolerance);
 - ``info`` — a description with nothing to judge (error estimates);
 - ``skipped`` — the question could not be answered on these data (the reason is the sentence).
 
 JSON schema of ``summary`` (version 1; keys may be added, existing ones keep their meaning —
-``label`` was added in replikit 0.2)::
+``label`` and ``tolerance`` were added in replikit 0.2)::
 
     {"schema_version": 1,
      "cards": [{"key": str, "question": str, "state": str, "sentence": str,
                 "metric": str | null, "label": str | null, "estimate": float | null,
-                "ci_low": float | null, "ci_high": float | null, "caveat": str | null,
+                "ci_low": float | null, "ci_high": float | null,
+                "tolerance": str | null, "caveat": str | null,
                 "caveats": [str], "link": "#<key>"}]}
 """
 
@@ -85,7 +86,7 @@ def section_card(s: SectionOutput, question: str | None = None) -> dict[str, Any
     if s.skipped:
         return {"key": key, "question": question, "state": "skipped", "sentence": s.skipped,
                 "metric": None, "label": None, "estimate": None, "ci_low": None,
-                "ci_high": None, "caveat": s.advice or None,
+                "ci_high": None, "tolerance": None, "caveat": s.advice or None,
                 "caveats": [s.advice] if s.advice else [], "link": f"#{key}"}
     v = s.data.get("verdict") if isinstance(s.data, dict) else None
     v = v if isinstance(v, dict) else {}
@@ -97,7 +98,8 @@ def section_card(s: SectionOutput, question: str | None = None) -> dict[str, Any
         "sentence": v.get("sentence") or s.summary, "metric": v.get("metric"),
         "label": _label(key, v) if estimate is not None else (v.get("label") or None),
         "estimate": estimate, "ci_low": _number(v.get("ci_low")),
-        "ci_high": _number(v.get("ci_high")), "caveat": caveats[0] if caveats else None,
+        "ci_high": _number(v.get("ci_high")), "tolerance": v.get("tolerance") or None,
+        "caveat": caveats[0] if caveats else None,
         "caveats": caveats, "link": f"#{key}",
     }
 
