@@ -55,6 +55,26 @@ _SHORT = {"resubstitution": "resubstitution", "holdout": "hold-out", "kfold": "K
           "loo": "leave-one-out", "bootstrap": "bootstrap (eq. 6)",
           "loo_bootstrap": "leave-one-out bootstrap", ".632": ".632 bootstrap",
           ".632+": ".632+ bootstrap"}
+#: The kinds of interval (``interval=``) and what each is, in words.
+INTERVALS = ("nested", "wald", "t", "exact", "corrected_t", "none")
+_INTERVAL_NAMES = {
+    "nested": "nested cross-validation (Bates, Hastie & Tibshirani 2024)",
+    "wald": "naive Wald interval (rows treated as independent; it covers below its level, "
+            "Bates, Hastie & Tibshirani 2024)",
+    "t": "Student's t interval of the split's per-row test losses",
+    "exact": "exact (Clopper-Pearson) interval of the split's error count",
+    "corrected_t": "corrected resampled t interval (Nadeau & Bengio 2003)",
+    "none": "no interval",
+}
+_ALLOWED = {"kfold": ("nested", "wald", "none"), "loo": ("wald", "none"),
+            "holdout": ("t", "exact", "corrected_t", "none")}
+_NO_INTERVAL = {
+    "resubstitution": "no interval: the apparent error is judged on the rows the model was "
+                      "fitted to, so it does not estimate the error on new rows",
+    "bootstrap": "no interval: no interval for the bootstrap estimates has had its coverage "
+                 "measured here; K-fold cross-validation has one (nested cross-validation)",
+}
+NESTED_REPEATS = 50  # repetitions of nested CV, as the nestedcv package's default
 _NOINFO_EXACT_MAX = 3000  # callable losses: all n^2 pairs up to this n, else a subsample
 
 
@@ -118,6 +138,61 @@ class ErrorEstimate(Result):
     n: int
     path: str
     components: dict = field(default_factory=dict)
+    interval: str = "none"
+    interval_parts: dict = field(default_factory=dict, repr=False)
+    interval_note: str = ""
+
+    @property
+    def interval_method(self) -> str:
+        """The interval's method in words (``'nested cross-validation (Bates, ...)'``)."""
+        return _INTERVAL_NAMES[self.interval]
+
+    def confidence_interval(self, confidence_level: float = 0.95):
+        """The interval of the prediction error at ``confidence_level`` (method:
+        :attr:`interval`, see :func:`estimate_error`).
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Level of the two-sided interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``; ``(nan, nan)`` when the estimate has no interval
+            (:attr:`interval_note` says why).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.linear_model import LinearRegression
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + rng.normal(size=40)
+        >>> est = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=5,
+        ...                      n_nested_repeats=5, random_state=0)
+        >>> ci = est.confidence_interval(0.9)
+        >>> est.interval, bool(ci.low < ci.high)
+        ('nested', True)
+        """
+        from .._validation import check_confidence_level
+        from ..results import ConfidenceInterval, wald_interval
+
+        level = check_confidence_level(confidence_level)
+        parts = self.interval_parts
+        if self.interval == "none":
+            return ConfidenceInterval(math.nan, math.nan)
+        if self.interval == "exact":
+            from ._intervals import clopper_pearson
+
+            return ConfidenceInterval(*clopper_pearson(parts["errors"], parts["m"], level))
+        df = parts.get("df")
+        ci = wald_interval(parts["center"], parts["se"], level,
+                           df=None if df is None else float(df))
+        if self.loss in ("zero_one", "squared", "absolute", "log"):  # losses are >= 0
+            ci = ConfidenceInterval(max(0.0, ci.low), ci.high)
+        if self.loss == "zero_one":
+            ci = ConfidenceInterval(ci.low, min(1.0, ci.high))
+        return ci
 
     @property
     def n_resamples(self) -> int:
@@ -130,19 +205,25 @@ class ErrorEstimate(Result):
         return _NAMES[self.method]
 
     def to_frame(self) -> pd.DataFrame:
-        """One tidy row: ``method, estimate, se, loss, n, n_resamples, path`` + parameters and
-        components.
+        """One tidy row: ``method, estimate, se, ci_low, ci_high`` (95%), ``interval, loss, n,
+        n_resamples, path`` + parameters, components and, for nested CV, the interval's centre
+        (``interval_center``), the nested estimate and its bias correction.
 
         Returns
         -------
         pandas.DataFrame
             One row.
         """
+        ci = self.confidence_interval(0.95)
         row: dict[str, Any] = {"method": self.method, "estimate": self.estimate, "se": self.se,
-                               "loss": self.loss, "n": self.n, "n_resamples": self.n_resamples,
-                               "path": self.path}
+                               "ci_low": ci.low, "ci_high": ci.high,
+                               "interval": self.interval, "loss": self.loss, "n": self.n,
+                               "n_resamples": self.n_resamples, "path": self.path}
         row.update(self.parameters)
         row.update(self.components)
+        for key in ("center", "nested_estimate", "bias", "nested_repeats"):
+            if key in self.interval_parts:
+                row[f"interval_{key}"] = self.interval_parts[key]
         return pd.DataFrame([row])
 
     def __str__(self) -> str:
@@ -157,6 +238,12 @@ class ErrorEstimate(Result):
                f"{', ' + params if params else ''}; {self.path} path")
         if self.components:
             out += "\n  " + ", ".join(f"{k} = {number(v, 4)}" for k, v in self.components.items())
+        if self.interval == "none":
+            out += f"\n  {self.interval_note}" if self.interval_note else ""
+        else:
+            ci = self.confidence_interval(0.95)
+            out += (f"\n  95% interval [{number(ci.low, 4)}, {number(ci.high, 4)}]: "
+                    f"{self.interval_method}")
         return out
 
 
@@ -635,6 +722,84 @@ def _reduce(method, params, L, T, apparent, gamma):
                                 "weight": weight}
 
 
+def _interval_choice(method: str, params: dict, prob: _Problem,
+                     interval: str | None) -> tuple[str, str]:
+    """(kind of interval, note when there is none) for ``method``: its default when
+    ``interval`` is None; an interval the method does not allow gives none, with the reason."""
+    allowed = _ALLOWED.get(method, ("none",))
+    if method == "holdout":
+        single = params["n_repeats"] == 1
+        allowed = (("t", "exact") if single else ("corrected_t",)) + ("none",)
+        if prob.loss_name != "zero_one":
+            allowed = tuple(a for a in allowed if a != "exact")
+        default = ("exact" if prob.loss_name == "zero_one" else "t") if single else "corrected_t"
+    else:
+        default = allowed[0]
+    if interval is None:
+        interval = default
+    if interval in allowed and interval != "none":
+        return interval, ""
+    if interval == "none" and method in _ALLOWED:
+        return "none", "no interval: none was asked for"
+    if method == "resubstitution":
+        return "none", _NO_INTERVAL["resubstitution"]
+    if method in _BOOTSTRAP_FAMILY:
+        return "none", _NO_INTERVAL["bootstrap"]
+    return "none", (f"no interval: interval={interval!r} does not apply to this method "
+                    f"(it allows {', '.join(repr(a) for a in allowed)})")
+
+
+def _interval_parts(kind: str, params: dict, L: np.ndarray, T: np.ndarray, n: int) -> dict:
+    from ._intervals import corrected_t, holdout_single, wald_rows
+
+    if kind == "wald":
+        reps = params.get("n_repeats", 1)
+        est = float(np.nansum(L.reshape(reps, -1, n), axis=1).mean())
+        return {"center": est, "se": wald_rows(L, reps)}
+    if kind in ("t", "exact"):
+        losses = L[0, T[0]]
+        return holdout_single(losses, exact=kind == "exact")
+    return corrected_t(_split_means(L, T), params["n_test"], n)
+
+
+def _nested(prob: _Problem, fp, K: int, reps: int, root, n_jobs: int, progress) -> dict:
+    """Nested cross-validation (Bates, Hastie & Tibshirani 2024, Algorithm 1) over ``reps``
+    random partitions into ``K`` folds (their own random stream): the pair fits and the
+    single-fold fits of a chunk of partitions at once (batched on the fast path), reduced by
+    :class:`~replikit.resampling._intervals.NestedAccumulator`."""
+    from ..experiment.schemes import RepeatedKFold
+    from ._intervals import NestedAccumulator, pair_index
+
+    n = prob.n
+    y_codes = prob.yf if prob.task == "classification" else None
+    _, T_all = RepeatedKFold(K, reps).masks(n, y_codes,
+                                            random_state=task_rng(root, ("resamples", "nested")))
+    fold_all = np.argmax(T_all.reshape(reps, K, n), axis=1)  # (reps, n)
+    ia, ib = pair_index(K)
+    P = ia.size
+    acc = NestedAccumulator(K, n)
+    need_proba = prob.loss == "log"
+    chunk = max(1, 3_000_000 // max(1, (P + K) * n))
+    for start in range(0, reps, chunk):
+        fold = fold_all[start:start + chunk]
+        r = fold.shape[0]
+        Fm = fold[:, None, :] == np.arange(K)[None, :, None]  # (r, K, n)
+        T_pair = (Fm[:, ia, :] | Fm[:, ib, :]).reshape(r * P, n)
+        T_out = Fm.reshape(r * K, n)
+        T = np.concatenate([T_pair, T_out], axis=0)
+        W = (~T).astype(float)
+        if fp is not None:
+            Pred = _predict_fast(fp, prob, W, need_proba)
+            if progress is not None:
+                progress(W.shape[0])
+        else:
+            Pred = _predict_generic(prob, W, T, need_proba, root, f"nested{start}", n_jobs,
+                                    tick=progress)
+        L = _losses(prob, Pred, T)
+        acc.add(L[:r * P].reshape(r, P, n), L[r * P:].reshape(r, K, n), fold)
+    return acc.result()
+
+
 # --------------------------------------------------------------------------------------------
 # public functions
 # --------------------------------------------------------------------------------------------
@@ -645,6 +810,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
                     "bootstrap", "loo_bootstrap", ".632+"), loss: str | Callable | None = None,
                     n_resamples: int = 200, n_folds: int = 10, n_repeats: int | None = None,
                     test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
+                    interval: str | None = None, n_nested_repeats: int | None = None,
                     fast: bool | None = None, random_state=None,
                     n_jobs: int = 1, progress=None) -> ErrorEstimates:
     """Prediction-error estimates of ``model`` by several resampling methods at once.
@@ -751,6 +917,12 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     prob = _estimate_error_iv(model, X, y, loss, task)
     specs = {m: _scheme_iv(m, n_resamples, n_folds, n_repeats, test_size, rounding, prob.n)
              for m in methods}
+    if interval is not None:
+        interval = check_choice(interval, "interval", INTERVALS)
+    nested_reps = (NESTED_REPEATS if n_nested_repeats is None
+                   else check_int(n_nested_repeats, "n_nested_repeats", min_value=1))
+    chosen = {m: _interval_choice(method, params, prob, interval)
+              for m, (method, params) in specs.items()}
     root = root_seed_sequence(random_state)
     need_proba = prob.loss == "log"
     fp = _choose_fast(prob, fast)
@@ -779,7 +951,9 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
             key = (family, tuple(sorted(params.items())))
             if key not in drawn:
                 drawn[key] = _resamples(family, params, prob, root)
-        progress(0, total=sum(W.shape[0] for W, _ in drawn.values()))
+        nested_fits = sum(nested_reps * (p["n_folds"] * (p["n_folds"] + 1) // 2)
+                          for m, (_, p) in specs.items() if chosen[m] == "nested")
+        progress(0, total=sum(W.shape[0] for W, _ in drawn.values()) + nested_fits)
     apparent = gamma = math.nan
     if needs_full:
         L_full, _, P_full = predictions("resubstitution", {})
@@ -790,7 +964,8 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     for m, (method, params) in specs.items():
         if method == "resubstitution":
             out[m] = ErrorEstimate(apparent, math.nan, np.array([apparent]), method,
-                                   prob.loss_name, {}, prob.n, path)
+                                   prob.loss_name, {}, prob.n, path,
+                                   interval_note=chosen[m][1])
             continue
         family = "bootstrap" if method in _BOOTSTRAP_FAMILY else method
         key = (family, tuple(sorted(params.items())))
@@ -798,8 +973,18 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
             cache[key] = predictions(family, params)
         L, T, _ = cache[key]
         est, se, per, comps = _reduce(method, params, L, T, apparent, gamma)
+        kind, note = chosen[m]
+        parts = {}
+        if kind == "nested":
+            parts = _nested(prob, fp, params["n_folds"], nested_reps, root, n_jobs, progress)
+        elif kind != "none":
+            parts = _interval_parts(kind, params, L, T, prob.n)
+        if kind != "none" and kind != "exact":
+            se = parts["se"]
+        elif kind == "exact":
+            se = math.sqrt(parts["center"] * (1 - parts["center"]) / parts["m"])
         out[m] = ErrorEstimate(float(est), float(se), per, method, prob.loss_name, params,
-                               prob.n, path, comps)
+                               prob.n, path, comps, kind, parts, note)
     return ErrorEstimates(out)
 
 
@@ -807,6 +992,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
 def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable | None = None,
                    n_resamples: int = 200, n_folds: int = 10, n_repeats: int | None = None,
                    test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
+                   interval: str | None = None, n_nested_repeats: int | None = None,
                    fast: bool | None = None, random_state=None, n_jobs: int = 1) -> ErrorEstimate:
     r"""Estimate the prediction error of ``model`` on ``(X, y)`` by a resampling method.
 
@@ -921,6 +1107,11 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
     method = check_choice(method, "method", METHODS)
     res = estimate_errors(model, X, y, methods=[method], loss=loss, n_resamples=n_resamples,
                           n_folds=n_folds, n_repeats=n_repeats, test_size=test_size,
-                          rounding=rounding, task=task, fast=fast, random_state=random_state,
-                          n_jobs=n_jobs)
-    return res[method]
+                          rounding=rounding, task=task, interval=interval,
+                          n_nested_repeats=n_nested_repeats, fast=fast,
+                          random_state=random_state, n_jobs=n_jobs)
+    out = res[method]
+    if interval is not None and out.interval != interval:
+        raise ParameterError(f"`interval`={interval!r} does not apply to method {method!r}; "
+                             f"it allows {_ALLOWED.get(method, ('none',))}.")
+    return out
