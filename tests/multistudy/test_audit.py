@@ -84,11 +84,14 @@ def test_best_rule_assessed_and_numbers_agree(reg_audit):
     draws = a.assessment.bootstrap.draws["absolute"]
     ci = a.assessment.confidence_interval(0.9)
     assert [ci.low, ci.high] == pytest.approx(np.quantile(draws, [0.05, 0.95]), rel=1e-12)
-    # the headline interval: [0, the intersection-union test's upper bound of max|Δ|]
+    # the headline interval: [Bonferroni lower bound, the intersection-union test's upper
+    # bound] of max|Δ|
     from replikit.multistudy.equivalence import epsilon_test
     eq = epsilon_test(a.utilities, alpha=0.05)
     assert a.smallest_tolerance == pytest.approx(eq.smallest_tolerance, rel=1e-12)
-    assert tuple(a.confidence_interval(0.95)) == pytest.approx((0.0, eq.smallest_tolerance))
+    assert a.lower_bound == pytest.approx(eq.lower_bound, rel=1e-12)
+    assert tuple(a.confidence_interval(0.95)) == pytest.approx((eq.lower_bound,
+                                                                eq.smallest_tolerance))
     assert a.confidence_interval(0.9).high < a.smallest_tolerance
     assert a.spread == pytest.approx(eq.spreads["eb"]) and a.spread <= a.statistic
     assert a.n_resamples == len(draws) == 200 and a.permutation.n_resamples == 199
@@ -108,10 +111,14 @@ def test_verdict_states_utility_spread_pvalue_and_caveats(reg_audit):
     v = a.verdict
     assert v.estimate == a.spread
     assert (v.ci_low, v.ci_high) == tuple(a.confidence_interval())
-    assert v.level == ("warn" if a.pvalue < audit_module.ALPHA else "good")
+    # earned against the tolerance (10% of the pooled loss by default), not the permutation test
+    from replikit.multistudy.kernels import card_light
+    assert v.level == card_light(a.lower_bound, a.smallest_tolerance, a.tolerance)
     assert "minus the squared error" in v.sentence and pvalue(a.pvalue) in v.sentence
     assert number(a.statistic) in v.sentence and "utility" in v.metric
-    assert number(a.spread) in v.sentence and number(a.smallest_tolerance) in v.sentence
+    assert number(a.spread) in v.sentence
+    assert number(a.smallest_tolerance if v.level != "bad" else a.lower_bound) in v.sentence
+    assert number(a.tolerance) in v.tolerance and "10% of the pooled" in v.tolerance
     assert v.label == "largest difference between studies, mean squared error"
     # lr beats dummy in at least u of K studies: per-study paired t-tests, partial conjunction
     conj = a.conjunction.table.set_index("finding").loc["lr beats dummy"]

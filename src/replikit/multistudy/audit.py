@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from .utilities import StudyUtilities
 
 __all__ = ["MultiStudyAudit", "audit", "MIN_STUDY_ROWS", "MIN_PER_CLASS", "MIN_UNITS",
-           "LOSO_BUDGET", "ALPHA"]
+           "LOSO_BUDGET", "ALPHA", "DEFAULT_TOLERANCE"]
 
 MIN_STUDY_ROWS = 20  # rows a study needs to be halved and cross-validated within itself
 MIN_PER_CLASS = 4  # rows of every class a study needs (classification)
@@ -51,7 +51,13 @@ LOSO_BUDGET = 100_000
 _CHEAP = ("LinearRegression", "Ridge", "RidgeCV", "Lasso", "LassoCV", "ElasticNet",
           "ElasticNetCV", "LogisticRegression", "LogisticRegressionCV", "DummyRegressor",
           "DummyClassifier", "LinearDiscriminantAnalysis")
-ALPHA = 0.05  # significance level of the verdict's permutation test
+ALPHA = 0.05  # level of the verdict's confidence bounds and of the permutation test
+#: The default tolerance of the card's light: 10% of the pooled loss (mean squared error,
+#: Brier score or error rate). A rule whose loss differs between any two studies by less than a
+#: tenth of its typical loss serves every study's users about equally; a larger gap is one a
+#: user of the worse study would notice. It is a share, not a number in the metric's units, so that it means the same on any
+#: scale; ``tolerance=`` (``--tolerance`` on the command line) changes it.
+DEFAULT_TOLERANCE = 0.10
 
 UTILITY_LABELS = {"brier": "minus the Brier score", "accuracy": "accuracy",
                   "squared": "minus the squared error"}
@@ -140,8 +146,17 @@ class MultiStudyAudit(Result):
         What was done: studies left out and why, the model of leave-one-study-out, the notes of
         the assessment, the matrix and leave-one-study-out.
     verdict : Verdict
-        The conclusion: the bias-aware spread with ``[0, smallest ε shown]``, the light and
-        the caveats.
+        The conclusion: the bias-aware spread with its interval ``[lower, upper]`` (95%
+        confidence bounds of the largest difference), the light judged against
+        :attr:`tolerance` and the caveats.
+    tolerance : float
+        The tolerance ε the light is judged against, in the utility's units.
+    tolerance_share : float or None
+        ε as a share of :attr:`pooled_loss` when the tolerance is relative (the default,
+        ``DEFAULT_TOLERANCE``), else ``None``.
+    pooled_loss : float
+        The rule's loss over every held-out unit assessed (mean squared error, Brier score or
+        error rate), the reference of a relative tolerance.
 
     See Also
     --------
@@ -189,6 +204,9 @@ class MultiStudyAudit(Result):
     verdict: Verdict | None = None
     equivalence: EpsilonTest | None = field(default=None, repr=False)
     conjunction: ReplicatedIn | None = field(default=None, repr=False)
+    tolerance: float = float("nan")
+    tolerance_share: float | None = None
+    pooled_loss: float = float("nan")
 
     @property
     def title(self) -> str:
@@ -224,6 +242,13 @@ class MultiStudyAudit(Result):
         return self.equivalence.smallest_tolerance
 
     @property
+    def lower_bound(self) -> float:
+        """A lower ``1 − ALPHA`` confidence bound of the true ``max|Δ|`` (Bonferroni over the
+        pairs of studies, see :func:`~replikit.multistudy.epsilon_test`): the card is red when
+        it exceeds :attr:`tolerance`."""
+        return self.equivalence.lower_bound
+
+    @property
     def pvalue(self) -> float:
         """Permutation p-value of :attr:`statistic` (exact replicability as the null)."""
         return self.assessment.pvalue
@@ -234,8 +259,10 @@ class MultiStudyAudit(Result):
         return self.assessment.alternative
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """One-sided interval ``[0, bound]`` of the true ``max|Δ|``: the largest pairwise upper
-        bound of the intersection–union test (at 0.95, :attr:`smallest_tolerance`). The
+        """Interval ``[lower, upper]`` of the true ``max|Δ|``, each end a ``confidence_level``
+        bound: the largest pairwise Bonferroni lower bound (at 0.95, :attr:`lower_bound`) and the
+        largest pairwise upper bound of the intersection–union test (at 0.95,
+        :attr:`smallest_tolerance`) — the interval the verdict's light rests on. The
         percentile bootstrap interval of the biased maximum stays in ``assessment``.
 
         Parameters
@@ -246,7 +273,7 @@ class MultiStudyAudit(Result):
         Returns
         -------
         ConfidenceInterval
-            ``(0, bound)``.
+            ``(lower, upper)``.
         """
         return self.equivalence.confidence_interval(confidence_level)
 
@@ -315,7 +342,9 @@ class MultiStudyAudit(Result):
         return to_jsonable({
             "rule": self.rule, "utility": self.utility, "mean_utility": self.mean_utility,
             "studies": self.to_frame(), "statistic": self.statistic, "spread": self.spread,
-            "smallest_tolerance": self.smallest_tolerance, "pvalue": self.pvalue,
+            "smallest_tolerance": self.smallest_tolerance, "lower_bound": self.lower_bound,
+            "tolerance": self.tolerance, "tolerance_share": self.tolerance_share,
+            "pooled_loss": self.pooled_loss, "pvalue": self.pvalue,
             "alternative": self.alternative,
             "equivalence": self.equivalence, "rules": self.rules,
             "conjunction": None if self.conjunction is None else self.conjunction.table,
@@ -371,6 +400,31 @@ def _study_subset(d, min_rows: int, min_per_class: int):
     return sub, left_out
 
 
+def _tolerance_iv(tolerance) -> tuple[float, bool]:
+    """``(value, relative)`` from ``None`` (the default share), a number >= 0 (the utility's
+    units), a string ``'N%'`` or ``'N'``, or an object with ``value`` and ``relative`` (the
+    report's Tolerance)."""
+    from ..errors import ParameterError
+
+    if tolerance is None:
+        return DEFAULT_TOLERANCE, True
+    if hasattr(tolerance, "value") and hasattr(tolerance, "relative"):
+        value, relative = float(tolerance.value), bool(tolerance.relative)
+        text = repr(tolerance)
+    else:
+        text = str(tolerance).strip() if isinstance(tolerance, str) else None
+        relative = bool(text and text.endswith("%"))
+        try:
+            value = float(text[:-1]) / 100 if relative else float(tolerance)
+        except (TypeError, ValueError):
+            value = float("nan")
+        text = repr(tolerance)
+    if not (value >= 0 and math.isfinite(value)) or (relative and value > 1):
+        raise ParameterError(f"`tolerance` must be a number >= 0 in the utility's units or a "
+                             f"share of the pooled loss such as '10%'; got {text}.")
+    return value, relative
+
+
 def _audit_iv(dataset, models, metric, quick, n_jobs):
     from ..data.userdata import Dataset
     from .training import get_metric
@@ -390,8 +444,8 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
     return metric, bool(quick), n_jobs
 
 
-def audit(dataset, *, models=None, metric=None, quick: bool = False, random_state=None,
-          n_jobs: int = 1) -> MultiStudyAudit:
+def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = False,
+          random_state=None, n_jobs: int = 1) -> MultiStudyAudit:
     """Whether a prediction rule is replicable across studies, for its users (Parmigiani 2023).
 
     The recipe:
@@ -441,6 +495,11 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     metric : str, optional
         The primary metric of the cross-study matrix and leave-one-study-out (the report passes
         its own); default ``'r2'`` for regression, ``'balanced_accuracy'`` for classification.
+    tolerance : float or str, optional
+        The practical tolerance ε the light is judged against: a number in the utility's units
+        (``0.05`` of accuracy, ``25`` of squared error) or a share of the pooled loss
+        (``'10%'``: of the mean squared error, the Brier score or the error rate over every
+        held-out unit). Default ``DEFAULT_TOLERANCE``, 10% of the pooled loss.
     quick : bool
         Fewer resamples, permutations and folds (a preview).
     random_state : None, int or Generator
@@ -469,9 +528,14 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     -----
     Parmigiani (2023): eqs. 1–4, Defs. 3.1–3.3, 5.1, secs. 6.1–6.2 and 7.4; Berger (1982) for
     the intersection–union test. The verdict states the utility, the bias-aware spread (its
-    estimate, with ``[0, smallest ε shown]`` as interval), the observed maximum, the
-    permutation p-value (``'warn'`` when it rejects exact replicability at ``ALPHA`` = 0.05,
-    else ``'good'``) and the caveats.
+    estimate, with ``[lower, upper]`` 95% confidence bounds of the largest difference as
+    interval), the observed maximum, the permutation p-value and the caveats. Its light is
+    earned against the tolerance ε: ``'good'`` when the upper bound (the smallest ε shown at
+    level ``ALPHA``) is at most ε — the data show every pair of studies within ε; ``'bad'``
+    when the lower bound (Bonferroni over the pairs) exceeds ε — the data show some pair
+    farther apart; ``'warn'`` otherwise. A permutation test that does not reject exact
+    replicability is never read as replicability. The rule's false-green rate at the boundary
+    and its power are measured in :mod:`replikit.multistudy.validity` (docs/multistudy.md).
 
     References
     ----------
@@ -502,6 +566,7 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     """
     t0 = time.perf_counter()
     metric, quick, n_jobs = _audit_iv(dataset, models, metric, quick, n_jobs)
+    tol_value, tol_relative = _tolerance_iv(tolerance)
     d = dataset
     if d.study is None or d.n_studies < 2:
         raise NotApplicableError(
@@ -546,6 +611,10 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     res = assess(data_best, utility, n_resamples=n_resamples, permutation=permutation,
                  bins=bins, random_state=task_rng(root, "multistudy-assess"))
     eq = epsilon_test(res, alpha=ALPHA)
+    from .kernels import pooled_loss
+
+    loss = float(pooled_loss(su.utility, su.n, utility))
+    tol = tol_value * abs(loss) if tol_relative else tol_value
     # 6: the other rules against the assessed one, on the same studies
     rules_tab, rule_utilities = _dominance(fits.rules, means, best, su, data_best.studies,
                                            utility)
@@ -554,7 +623,9 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
     tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs)
     notes = _notes(left_out, dropped, tech, best, res)
     verdict = _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick,
-                       tech.loso_model, n_resamples, permutation)
+                       tech.loso_model, n_resamples, permutation,
+                       tolerance=tol, share=tol_value if tol_relative else None,
+                       loss=loss, default=tolerance is None)
     return MultiStudyAudit(
         rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
         rules=rules_tab, equivalence=eq, conjunction=conj, rule_utilities=rule_utilities, predictions=fits.predictions,
@@ -562,7 +633,8 @@ def audit(dataset, *, models=None, metric=None, quick: bool = False, random_stat
         loso_row_fits=tech.loso_row_fits, metric=tech.cross_study.metric, n_train=fits.n_train,
         n_resamples=n_resamples, permutation=permutation, n_folds=n_folds, tv_bins=bins, quick=quick,
         studies_left_out=tuple(left_out), studies_dropped=tuple(dropped),
-        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict, tolerance=tol,
+        tolerance_share=tol_value if tol_relative else None, pooled_loss=loss)
 
 
 def _utility(task: str, models: dict) -> str:
@@ -732,22 +804,42 @@ def _article(word: str) -> str:
 
 
 def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_name,
-             n_resamples, permutation) -> Verdict:
+             n_resamples, permutation, *, tolerance, share, loss, default) -> Verdict:
+    from .kernels import card_light
+
     p = res.pvalue
     label = UTILITY_LABELS[utility]
     quantity = UTILITY_QUANTITIES[utility]
-    rejects = p < ALPHA
     level = f"{number(100 * (1 - ALPHA))}%"
-    typical = float(np.average(np.abs(su.utility), weights=su.n))
+    low, high = float(eq.lower_bound), float(eq.smallest_tolerance)
+    light = card_light(low, high, tolerance)
+    loss_word = "error rate" if utility == "accuracy" else quantity
+    if share is not None:
+        tol_words = (f"{number(tolerance)} ({number(100 * share)}% of the pooled {loss_word}, "
+                     f"{number(loss)}" + (", the default" if default else "") + ")")
+    else:
+        tol_words = f"{number(tolerance)} (in units of the {quantity})"
     sentence = (f"{best}'s average utility ({label}) differs across {su.K} studies by an "
                 f"estimated {number(eq.estimate)}, on {_article(quantity)} {quantity} of about "
-                f"{number(typical)} "
-                f"(empirical Bayes; the largest observed difference, {number(eq.statistic)}, "
-                f"is biased upward); replicability is shown at level {number(ALPHA)} for any "
-                f"tolerance ε ≥ {number(eq.smallest_tolerance)} ({level} upper confidence "
-                f"bound of the largest difference, intersection-union test), and a permutation "
-                f"test of study labels {'rejects' if rejects else 'does not reject'} exact "
-                f"replicability (p = {pvalue(p)}).")
+                f"{number(abs(loss) if utility != 'accuracy' else 1 - loss)} (empirical "
+                f"Bayes; the largest observed difference, {number(eq.statistic)}, is biased "
+                f"upward). ")
+    if light == "good":
+        sentence += (f"The data show every two studies within {number(high)} of each other "
+                     f"({level} upper confidence bound of the largest difference), inside the "
+                     f"tolerance ε = {tol_words}: replicable within it.")
+    elif light == "bad":
+        sentence += (f"The data show some two studies at least {number(low)} apart ({level} "
+                     f"lower confidence bound of the largest difference, Bonferroni over the "
+                     f"{su.K * (su.K - 1) // 2} pairs), beyond the tolerance ε = {tol_words}: "
+                     "not replicable within it.")
+    else:
+        sentence += (f"The largest difference lies between {number(low)} and {number(high)} "
+                     f"({level} confidence bounds), which straddles the tolerance ε = "
+                     f"{tol_words}: the data cannot tell whether the rule is replicable within "
+                     "it.")
+    sentence += (f" A permutation test of study labels gives p = {pvalue(p)} against exact "
+                 "equality of the studies.")
     if conj is not None:
         rows = list(conj.table.itertuples(index=False))
         shown = [f"{r.finding.split(' beats ', 1)[1]} in at least {r.replicated_in}"
@@ -776,7 +868,10 @@ def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_na
     if quick:
         caveats.append(f"quick mode: {number(n_resamples)} bootstrap resamples, "
                        f"{number(permutation.n_resamples)} permutations")
-    return Verdict(sentence, metric=f"utility: {label}", level="warn" if rejects else "good",
-                   estimate=float(eq.estimate), ci_low=0.0,
-                   ci_high=float(eq.smallest_tolerance), caveats=tuple(caveats),
-                   label=f"largest difference between studies, {quantity}")
+    bound = {"good": f"{level} upper bound {number(high)}",
+             "bad": f"{level} lower bound {number(low)}"}.get(
+        light, f"{level} bounds {number(low)} to {number(high)}")
+    return Verdict(sentence, metric=f"utility: {label}", level=light,
+                   estimate=float(eq.estimate), ci_low=low, ci_high=high,
+                   caveats=tuple(caveats), label=f"largest difference between studies, {quantity}",
+                   tolerance=f"judged against ε = {tol_words}: {bound}")

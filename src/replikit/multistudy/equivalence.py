@@ -21,6 +21,11 @@ practical tolerance ε (the parameter ``tolerance``):
   maximal difference, because the pair attaining the true maximum is covered with probability
   ``1 − α`` (replikit's headline instead of the percentile bootstrap interval of the biased
   maximum).
+* **A lower confidence bound of the spread** (absolute kind): the largest pairwise
+  ``|d| − q·se`` with ``q`` the two-sided Bonferroni quantile over the ``K(K − 1)/2`` pairs.
+  A pair's bound exceeds its own ``|Δ|`` only when ``|d − Δ| > q·se``, so by Bonferroni every
+  pair's bound — and so their maximum — stays below ``max |Δ|`` with probability at least
+  ``1 − α``. The audit's card is red when it exceeds the tolerance.
 * **A bias-aware point estimate of the spread** (:data:`SPREAD_METHODS`): the empirical-Bayes
   posterior mean of the K studies' true range under a random-effects model (the default,
   chosen by the simulation of :mod:`replikit.multistudy.validity`, see docs/multistudy.md), a
@@ -93,6 +98,10 @@ class EpsilonTest(Result):
         variation), ``se``, ``df``, ``upper_bound`` and with ``tolerance`` ``pvalue``.
     alternative : str
         ``'less'``: the alternative hypothesis is ``max |Δ| < ε``.
+    lower_bound : float
+        A lower ``1 − alpha`` confidence bound of the maximal difference (``kind='absolute'``):
+        the largest pairwise ``|d| − q·se``, ``q`` the two-sided Bonferroni quantile over the
+        ``K(K − 1)/2`` pairs; 0 for the other kinds (not built there).
 
     See Also
     --------
@@ -123,6 +132,7 @@ class EpsilonTest(Result):
     studies: tuple
     pairs: pd.DataFrame = field(repr=False)
     alternative: str = "less"
+    lower_bound: float = 0.0
     _inputs: tuple = field(default=(), init=False, repr=False, compare=False)
 
     @property
@@ -139,10 +149,12 @@ class EpsilonTest(Result):
         return None if self.tolerance is None else bool(self.pvalue <= self.alpha)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """One-sided interval ``[0, bound]`` of the maximal difference.
+        """Interval ``[lower, upper]`` of the maximal difference, each end a ``confidence_level``
+        confidence bound.
 
-        ``bound`` is the largest pairwise upper bound; at ``1 − alpha`` it is
-        :attr:`smallest_tolerance`.
+        ``upper`` is the largest pairwise upper bound (at ``1 − alpha`` it is
+        :attr:`smallest_tolerance`); ``lower`` (``kind='absolute'``; 0 otherwise) the largest
+        pairwise Bonferroni lower bound (at ``1 − alpha`` it is :attr:`lower_bound`).
 
         Parameters
         ----------
@@ -152,10 +164,14 @@ class EpsilonTest(Result):
         Returns
         -------
         ConfidenceInterval
-            ``(0, bound)``.
+            ``(lower, upper)``.
         """
         level = check_confidence_level(confidence_level)
-        return ConfidenceInterval(0.0, _bound(self.kind, self._inputs, level))
+        low = 0.0
+        if self.kind == "absolute":
+            U, v, df = self._inputs
+            low = float(ek.absolute_lower_bounds(U, v, df, level).max())
+        return ConfidenceInterval(low, _bound(self.kind, self._inputs, level))
 
     def to_frame(self) -> pd.DataFrame:
         """One tidy row of the test.
@@ -170,7 +186,8 @@ class EpsilonTest(Result):
         row = {"kind": self.kind, "tolerance": self.tolerance, "alpha": self.alpha,
                "statistic": self.statistic, "pvalue": self.pvalue,
                "alternative": self.alternative,
-               "smallest_tolerance": self.smallest_tolerance, "estimate": self.estimate,
+               "smallest_tolerance": self.smallest_tolerance, "lower_bound": self.lower_bound,
+               "estimate": self.estimate,
                "spread_method": self.spread_method, "se_method": self.se_method,
                "replicable": self.replicable}
         row.update({f"spread_{k}": v for k, v in self.spreads.items()})
@@ -429,6 +446,7 @@ def epsilon_test(data, *, tolerance: float | None = None, kind: str = "absolute"
     df = (ek.welch_df(v[i], v[j], n[i], n[j]) if se == "delta"
           else np.full(i.size, np.inf))
     spreads: dict = {}
+    lower = 0.0
     if kind == "tv":
         if F is None:
             raise ParameterError("`kind='tv'` needs an Assessment with total variation "
@@ -460,6 +478,8 @@ def epsilon_test(data, *, tolerance: float | None = None, kind: str = "absolute"
             pv = (ek.relative_pvalues(U2, v2, df2, eps)[0] if eps is not None
                   else np.full(i.size, np.nan))
         inputs = (U2, v2, df2)
+        if kind == "absolute":
+            lower = float(ek.absolute_lower_bounds(U2, v2, df2, level)[0].max())
         spreads = spread_estimates(U, s, kind=kind)
         statistic = spreads["plugin"]
         method = spread
@@ -475,6 +495,6 @@ def epsilon_test(data, *, tolerance: float | None = None, kind: str = "absolute"
                          pvalue=float(np.max(pv)) if eps is not None else float("nan"),
                          smallest_tolerance=float(np.max(bounds)), estimate=float(estimate),
                          spread_method=method, spreads=spreads, se_method=se,
-                         studies=tuple(studies), pairs=pairs)
+                         studies=tuple(studies), pairs=pairs, lower_bound=lower)
     object.__setattr__(result, "_inputs", inputs)  # the arrays behind confidence_interval()
     return result

@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 __all__ = ["pair_index", "welch_df", "quantile", "cdf", "absolute_bounds", "absolute_pvalues",
+           "absolute_lower_bounds", "card_light", "pooled_loss",
            "relative_bounds", "relative_pvalues", "tv_bounds", "tv_pvalues", "pm_tau2",
            "spread_plugin", "spread_eb", "spread_bootstrap", "spread_re_range",
            "spread_tv_bootstrap",
@@ -94,6 +95,48 @@ def absolute_bounds(U, v, df, level: float):
     se = np.sqrt(v[..., i] + v[..., j])
     df = np.broadcast_to(df, d.shape)
     return d, se, df, d + quantile(level, df) * se
+
+
+def absolute_lower_bounds(U, v, df, level: float):
+    """Per pair, a lower bound ``max(|d| − q·se, 0)`` with ``q`` the two-sided Bonferroni
+    quantile ``t_{1 − (1 − level) / (2P)}`` over the ``P = K (K − 1) / 2`` pairs; the largest is a
+    lower ``level`` confidence bound of the maximal difference ``max |Δ|``.
+
+    Why it is valid: ``|d| − |Δ| ≤ |d − Δ|``, so a pair's bound exceeds its own ``|Δ|`` only when
+    ``|d − Δ| > q·se``, which has probability ``(1 − level) / P`` (two-sided: when ``Δ`` is near 0
+    either tail can push ``|d|`` up). By Bonferroni every pair's bound stays below its ``|Δ|`` —
+    hence below ``max |Δ|`` — with probability at least ``level``, whatever the correlation of
+    the pairs (they share studies) and whichever pair attains the maximum.
+    """
+    K = U.shape[-1]
+    i, j = pair_index(K)
+    P = i.size
+    d = np.abs(U[..., i] - U[..., j])
+    se = np.sqrt(v[..., i] + v[..., j])
+    df = np.broadcast_to(df, d.shape)
+    q = quantile(1.0 - (1.0 - level) / (2.0 * P), df)
+    return np.maximum(d - q * se, 0.0)
+
+
+def card_light(lower, upper, tolerance):
+    """The light of an earned verdict on a quantity that should be small: ``'good'`` when its
+    upper confidence bound is within the tolerance (``upper <= tolerance``), ``'bad'`` when its
+    lower confidence bound exceeds it, ``'warn'`` otherwise (the interval straddles it).
+    Vectorised: arrays in, an array of strings out (a str for scalars)."""
+    lower, upper, tolerance = np.broadcast_arrays(np.asarray(lower, float),
+                                                  np.asarray(upper, float),
+                                                  np.asarray(tolerance, float))
+    out = np.where(upper <= tolerance, "good", np.where(lower > tolerance, "bad", "warn"))
+    return str(out) if out.ndim == 0 else out
+
+
+def pooled_loss(U, n, utility: str):
+    """The pooled loss the relative tolerance is a share of: the unit-weighted mean of
+    ``−U_k`` (mean squared error, Brier score) or, for accuracy, the error rate
+    ``1 − mean U_k``. ``U`` (..., K), ``n`` (K,)."""
+    w = np.asarray(n, float)
+    mean = (np.asarray(U, float) * w).sum(-1) / w.sum()
+    return 1.0 - mean if utility == "accuracy" else -mean
 
 
 def absolute_pvalues(d, se, df, epsilon: float):

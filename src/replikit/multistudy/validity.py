@@ -21,6 +21,19 @@ request for the test (K = 2, 5, 10 studies of n = 50 or 200 units; accuracy near
   claim ``documented`` (biases are reported, not claimed zero); and of the maximal total
   variation, plug-in and multinomial-bootstrap corrected, at true TV 0 and 0.1.
 
+* **card light** — the audit card's rule (:func:`~replikit.multistudy.kernels.card_light` on
+  the 95% lower and upper confidence bounds of the largest difference, against the tolerance):
+  green when the upper bound is within ε, red when the lower bound exceeds it. K = 5 and 10
+  studies of n = 50 and 200 held-out units, and n = 2000 and 10000 where the bounds are tight
+  enough for green to be reachable; two utilities: minus the squared error (normal errors, the
+  loss ``e²`` heavily skewed) and accuracy (0.8). The tolerance is the card's default, 10% of
+  the pooled loss (estimated, as the audit does), and for squared error also an absolute ε.
+  *False green* (``'size'``, claimed calibrated): one pair of studies exactly ε apart (losses
+  ``m(1 ∓ 0.05)``, the others at ``m``), the worst case of "the truth just outside its
+  tolerance" (green there must be at most 5%); *false red* (``'size'``, claimed calibrated):
+  the same truth, where red is wrong; *green when the truth is well inside* (every study
+  equal: power, documented) and *red when well beyond* (one pair 3ε apart: power, documented).
+
 Every replication is a row of a matrix: the studies' accuracies are binomial draws, and the
 test and the estimators are the vectorised kernels of :mod:`.kernels`.
 """
@@ -36,12 +49,16 @@ from .._random import check_random_state
 from .._validation import check_choice, check_int
 from . import kernels as ek
 
-__all__ = ["validity", "SIZES"]
+__all__ = ["validity", "SIZES", "card_lights"]
 
 CAP = "multistudy"
 ALPHA = 0.05
 CENTER = 0.8
-SIZES = {"small": {"size": 2000, "bias": 400}, "full": {"size": 20000, "bias": 2000}}
+SIZES = {"small": {"size": 2000, "bias": 400, "card": 1000, "card_large": 200},
+         "full": {"size": 20000, "bias": 2000, "card": 10000, "card_large": 2000}}
+#: The card's default tolerance (a share of the pooled loss); the audit's DEFAULT_TOLERANCE.
+CARD_SHARE = 0.10
+CARD_UNITS = (50, 200, 2000, 10000)
 STUDIES = (2, 5, 10)
 UNITS = (50, 200)
 
@@ -151,14 +168,101 @@ def _bias_rows(rng, R: int) -> list:
     return rows
 
 
+def _squared_studies(rng, mse, n: int, R: int, block: int = 4_000_000):
+    """``U`` (R, K) = minus the mean squared error of ``n`` normal errors per study with true
+    MSE ``mse`` (K,), and the delta-method variances of ``U`` (sd² / n, ``sd`` of the unit
+    losses on n − 1 df), drawn in blocks of at most ``block`` units."""
+    mse = np.asarray(mse, float)
+    K = mse.size
+    U, v = np.empty((R, K)), np.empty((R, K))
+    step = max(1, block // (K * n))
+    for a in range(0, R, step):
+        b = min(R, a + step)
+        loss = (rng.standard_normal((b - a, K, n)) * np.sqrt(mse)[:, None]) ** 2
+        U[a:b] = -loss.mean(-1)
+        v[a:b] = loss.var(-1, ddof=1) / n
+    return U, v
+
+
+def card_lights(U, v, n, utility: str, tolerance=None, share: float | None = CARD_SHARE):
+    """The card's light in every replication, from the statistics the audit computes: the
+    largest pairwise Bonferroni lower bound and the largest pairwise upper bound (Welch df) of
+    ``U`` (R, K) with variances ``v``, judged against ``tolerance`` (absolute) or ``share`` of
+    the pooled loss estimated in each replication (the audit's default)."""
+    K = U.shape[-1]
+    nn = np.full(K, float(n))
+    i, j = ek.pair_index(K)
+    df = ek.welch_df(v[:, i], v[:, j], nn[i], nn[j])
+    lower = ek.absolute_lower_bounds(U, v, df, 1 - ALPHA).max(-1)
+    upper = ek.absolute_bounds(U, v, df, 1 - ALPHA)[3].max(-1)
+    tol = (share * np.abs(ek.pooled_loss(U, nn, utility)) if tolerance is None
+           else np.full(U.shape[0], float(tolerance)))
+    return ek.card_light(lower, upper, tol)
+
+
+def _card_rows(rng, R: int, R_large: int) -> list:
+    rows = []
+    study = "card light"
+    m = 1.0  # true MSE of the middle studies (the scale does not matter: the rule is invariant)
+    for utility in ("squared", "accuracy"):
+        for K in (5, 10):
+            for n in CARD_UNITS:
+                reps = R if n <= 200 else R_large
+                if utility == "squared":
+                    eps = CARD_SHARE * m
+                    truths = {"boundary": np.r_[m - eps / 2, np.full(K - 2, m), m + eps / 2],
+                              "equal": np.full(K, m),
+                              "beyond": np.r_[m - 1.5 * eps, np.full(K - 2, m), m + 1.5 * eps]}
+                    draw = {k: _squared_studies(rng, t, n, reps) for k, t in truths.items()}
+                    what = "squared error"
+                else:
+                    err = 1 - CENTER
+                    eps = CARD_SHARE * err
+                    truths = {"boundary": np.r_[CENTER - eps / 2, np.full(K - 2, CENTER),
+                                                CENTER + eps / 2],
+                              "equal": np.full(K, CENTER),
+                              "beyond": np.r_[CENTER - 1.5 * eps, np.full(K - 2, CENTER),
+                                              CENTER + 1.5 * eps]}
+                    draw = {k: _accuracies(rng, t, n, reps)[:2] for k, t in truths.items()}
+                    what = "accuracy 0.8"
+                tols = [("10% of pooled loss", None)]
+                if utility == "squared":
+                    tols.append(("absolute ε", eps))
+                for tname, tol in tols:
+                    light = {k: card_lights(U, v, n, utility, tolerance=tol)
+                             for k, (U, v) in draw.items()}
+                    base = f"K={K}, n={n}, {what}, ε = {tname}"
+                    rows.append(rate_row(CAP, study, "green (upper bound <= ε)",
+                                         f"{base}; true spread = ε", "size",
+                                         hits=int((light["boundary"] == "good").sum()),
+                                         n_replications=reps, nominal=ALPHA))
+                    rows.append(rate_row(CAP, study, "red (lower bound > ε)",
+                                         f"{base}; true spread = ε", "size",
+                                         hits=int((light["boundary"] == "bad").sum()),
+                                         n_replications=reps, nominal=ALPHA))
+                    rows.append(rate_row(CAP, study, "green (upper bound <= ε)",
+                                         f"{base}; true spread = 0", "power",
+                                         hits=int((light["equal"] == "good").sum()),
+                                         n_replications=reps, nominal=ALPHA,
+                                         claim="documented"))
+                    rows.append(rate_row(CAP, study, "red (lower bound > ε)",
+                                         f"{base}; true spread = 3ε", "power",
+                                         hits=int((light["beyond"] == "bad").sum()),
+                                         n_replications=reps, nominal=ALPHA,
+                                         claim="documented"))
+    return rows
+
+
 def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.DataFrame:
-    """Size at the boundary ε, power and spread-estimator bias of the ε-replicability test.
+    """Size at the boundary ε, power and spread-estimator bias of the ε-replicability test, and
+    the audit card's false-green rate and power.
 
     Parameters
     ----------
     size : {'small', 'full'}
-        ``'small'``: 2000 replications per size/power cell and 400 per bias cell (the test
-        suite's, a few seconds); ``'full'``: 20000 and 2000 (docs/multistudy.md).
+        ``'small'``: 2000 replications per size/power cell, 400 per bias cell and 1000 per
+        card-light cell (200 at n >= 2000 units) — the test suite's, a few seconds;
+        ``'full'``: 20000, 2000 and 10000 (2000) (docs/multistudy.md).
     random_state : None, int or Generator
     n_jobs : int
         Accepted for the common interface; the study is one vectorised process.
@@ -178,5 +282,6 @@ def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.D
     check_int(n_jobs, "n_jobs", min_value=1)
     rng = check_random_state(random_state)
     R = SIZES[size]
-    rows = _size_rows(rng, R["size"]) + _power_rows(rng, R["size"]) + _bias_rows(rng, R["bias"])
+    rows = (_size_rows(rng, R["size"]) + _power_rows(rng, R["size"]) + _bias_rows(rng, R["bias"])
+            + _card_rows(rng, R["card"], R["card_large"]))
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -37,12 +37,15 @@ def build(ctx: AuditContext) -> SectionOutput:
     try:
         with ctx.stage("Cross-study replicability: rules, resampling, cross-study validation",
                        total=1) as advance:
-            a = audit(ctx.dataset, models=ctx.models, metric=ctx.metric, quick=ctx.quick,
+            a = audit(ctx.dataset, models=ctx.models, metric=ctx.metric,
+                      tolerance=ctx.tolerance(KEY), quick=ctx.quick,
                       random_state=ctx.random_state, n_jobs=ctx.n_jobs)
             advance(1)
     except NotApplicableError as exc:
         return SectionOutput(key=KEY, title=TITLE, skipped=str(exc), advice=exc.advice)
     classification = ctx.dataset.task == "classification"
+    loss_word = {"squared": "mean squared error", "brier": "Brier score",
+                 "accuracy": "error rate"}[a.utility]
     res, su, boot, csv = a.assessment, a.utilities, a.assessment.bootstrap, a.cross_study
     best, eps, p_u = a.rule, a.statistic, a.pvalue
     eq = a.equivalence
@@ -65,9 +68,31 @@ def build(ctx: AuditContext) -> SectionOutput:
             f"{a.utility_description}. The rule assessed is the one with the highest average "
             f"utility: {best}. It is ε-replicable when the average utilities U_k of any two "
             f"studies differ by at most a tolerance ε."),
+        Paragraph(
+            "The light is earned against the tolerance ε = "
+            + (f"{number(a.tolerance)}, {number(100 * a.tolerance_share)}% of the pooled "
+               f"{loss_word} ({number(a.pooled_loss)})" if a.tolerance_share is not None
+               else f"{number(a.tolerance)} in units of the {loss_word}")
+            + (" — the default: a rule whose loss differs between two studies by less than a "
+               "tenth of its typical loss serves the users of both about equally, and a share "
+               "means the same on any scale; --tolerance changes it"
+               if ctx.tolerance(KEY) is None else ", the tolerance given")
+            + ". Green when the 95% upper confidence bound of the largest difference between "
+            "two studies (the largest pairwise upper bound: the intersection–union test of "
+            "pairwise equivalence tests) is within ε — the data show every pair within ε; "
+            "red when its 95% lower confidence bound (the largest pairwise lower bound, "
+            "Bonferroni over the pairs) exceeds ε — the data show some pair farther apart; "
+            "amber when the two bounds straddle ε. A permutation test that does not reject "
+            "exact replicability is not read as replicability. The rule's false-green rate at "
+            "the boundary and its power are measured in replikit's validity study "
+            "(docs/multistudy.md)."),
         KeyValues({
             "rule assessed": best,
             "utility": a.utility_description,
+            "tolerance judged against (ε)": a.verdict.tolerance,
+            "95% lower confidence bound of the largest difference": (
+                f"{number(a.lower_bound, 4)} (largest pairwise lower bound, Bonferroni over "
+                "the pairs of studies)"),
             "smallest tolerance ε shown at level 0.05 (Def. 3.1)": (
                 f"{number(eq.smallest_tolerance, 4)} (95% upper confidence bound of the "
                 "largest difference between studies, intersection–union test of pairwise "
@@ -175,6 +200,8 @@ def build(ctx: AuditContext) -> SectionOutput:
         "smallest_epsilon_absolute": eps,
         "smallest_epsilon_absolute_ci": [eps_boot.low, eps_boot.high],
         "smallest_epsilon_shown": eq.smallest_tolerance,
+        "spread_lower_bound": eq.lower_bound, "tolerance": a.tolerance,
+        "tolerance_share": a.tolerance_share, "pooled_loss": a.pooled_loss,
         "spread_estimate": eq.estimate, "spread_method": eq.spread_method,
         "spread_estimates": dict(eq.spreads),
         "epsilon_pairs": eq.pairs,
@@ -197,9 +224,12 @@ def build(ctx: AuditContext) -> SectionOutput:
     return SectionOutput(
         key=KEY, title=TITLE, blocks=blocks, data=data,
         summary=(f"{best}: utilities ({a.utility_label}) differ across {su.K} studies by an "
-                 f"estimated {number(eq.estimate)} (observed {number(eps)}); replicable within "
-                 f"any tolerance ε ≥ {number(eq.smallest_tolerance)} at level 0.05 "
-                 f"(permutation p = {pvalue(p_u)}); largest total variation distance "
+                 f"estimated {number(eq.estimate)} (observed {number(eps)}; 95% bounds "
+                 f"{number(eq.lower_bound)} to {number(eq.smallest_tolerance)}, judged against "
+                 f"ε = {number(a.tolerance)}: "
+                 + {"good": "shown within it", "bad": "shown beyond it"}.get(
+                     a.verdict.level, "cannot tell")
+                 + f"; permutation p = {pvalue(p_u)}); largest total variation distance "
                  f"{number(res.distance.max)}; cross-study {csv_metric} "
                  f"{number(o['cross_study_mean'])} against {number(o['within_mean'])} within "
                  "studies."),
