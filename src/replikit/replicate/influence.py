@@ -347,7 +347,9 @@ def cumulative(result, order=None, *, collapse: bool = False,
     pandas.DataFrame
         One row per step: ``label`` (the study added), ``order``, ``k``, ``estimate, se,
         statistic, pvalue, ci_low, ci_high, q, q_pvalue, tau2, i2, h2``, as metafor's
-        ``cumul``. The first step (one study) is that study's estimate with τ² = 0.
+        ``cumul``. The first step (one study) is that study's estimate with τ² = 0 and, under
+        every ``interval``, its normal (z) interval and p-value: the Knapp–Hartung adjustment
+        needs two studies, so the t(k - 1) interval starts at the second step, as in metafor.
 
     See Also
     --------
@@ -404,10 +406,13 @@ def cumulative(result, order=None, *, collapse: bool = False,
     tau2[0] = 0.0
     qe = fit.qe.copy()
     qe[0] = 0.0
-    dfs = np.maximum(n - 1, 1).astype(float) if m.interval == "knha" else None
-    crit = np.array([_rma.quantile(level, d) for d in dfs]) if dfs is not None else \
-        _rma.quantile(level)
-    pval = _rma.two_sided_p(est / se, dfs)
+    # Knapp-Hartung uses t(n - 1) from two studies on; with one study the adjustment is
+    # undefined and the row is the study's own z interval (metafor's rma falls back to z at k = 1)
+    crit = np.full(k, _rma.quantile(level))
+    pval = _rma.two_sided_p(est / se)
+    if m.interval == "knha" and k > 1:
+        crit[1:] = [_rma.quantile(level, d) for d in n[1:] - 1.0]
+        pval[1:] = _rma.two_sided_p(est[1:] / se[1:], n[1:] - 1.0)
     i2, h2 = _rma.i2_h2(qe, n - 1, fit.trp0, tau2, fixed=m.method == "FE")
     i2, h2 = np.asarray(i2, float), np.asarray(h2, float)
     i2[0], h2[0] = 0.0, 1.0
