@@ -1,4 +1,4 @@
-"""``replikit meta`` extras: ``--moderator``, ``--influence``, ``--funnel``.
+"""``replikit meta`` extras: ``--moderator``, ``--factor``, ``--influence``, ``--funnel``.
 
 Kept apart from :mod:`replikit.cli.meta` so that the command only names the flags: this module
 parses them, calls the meta-regression, the influence diagnostics and the small-study tests,
@@ -11,17 +11,17 @@ from pathlib import Path
 
 from ..errors import ParameterError
 
-__all__ = ["moderator_columns", "extra_outputs", "meta_extras"]
+__all__ = ["moderator_columns", "moderator_frame", "extra_outputs", "meta_extras"]
 
 
-def moderator_columns(values) -> list[str]:
+def moderator_columns(values, flag: str = "--moderator") -> list[str]:
     """``--moderator a --moderator b,c`` -> ``['a', 'b', 'c']`` (order kept, no repeats)."""
     cols: list[str] = []
     for v in values or ():
         for part in str(v).split(","):
             part = part.strip()
             if not part:
-                raise ParameterError(f"`--moderator`: empty column name in {v!r}.")
+                raise ParameterError(f"`{flag}`: empty column name in {v!r}.")
             if part not in cols:
                 cols.append(part)
     return cols
@@ -39,22 +39,38 @@ def extra_outputs(moderators, influence: bool, funnel: bool) -> list[str]:
     return names
 
 
+def moderator_frame(frame, moderators: list[str], factors=()):
+    """The moderator columns of the table, those of ``--factor`` as categoricals.
+
+    A column of numbers in a CSV is read as numbers and enters the meta-regression as a slope;
+    ``--factor`` makes it a factor (one dummy per level against the first, levels in the
+    order of their values: 11, 12, 108). A text column is a factor either way.
+    """
+    missing = [c for c in moderators if c not in frame.columns]
+    if missing:
+        flag = "--factor" if missing[0] in factors else "--moderator"
+        raise ParameterError(f"`{flag}`: no column {missing[0]!r} in the table; the "
+                             f"columns are {', '.join(map(str, frame.columns))}.")
+    mods = frame[moderators].reset_index(drop=True)
+    for col in factors:
+        mods[col] = mods[col].astype("category")
+    return mods
+
+
 def meta_extras(frame, res, moderators: list[str], influence: bool, funnel: bool,
-                out: Path | None, effect_name: str) -> tuple[list, dict, list]:
-    """Fit what the flags ask for; returns (human text, JSON data, files written)."""
+                out: Path | None, effect_name: str,
+                factors=()) -> tuple[list, dict, list]:
+    """Fit what the flags ask for; returns (human text, JSON data, files written).
+    ``factors`` (a subset of ``moderators``) are the ``--factor`` columns."""
     text: list = []
     data: dict = {}
     written: list = []
     fit = None
     if moderators:
-        missing = [c for c in moderators if c not in frame.columns]
-        if missing:
-            raise ParameterError(f"`--moderator`: no column {missing[0]!r} in the table; the "
-                                 f"columns are {', '.join(map(str, frame.columns))}.")
+        mods = moderator_frame(frame, moderators, factors)
         from ..replicate import meta_regression
 
-        fit = meta_regression(list(res.y), list(res.v),
-                              moderators=frame[moderators].reset_index(drop=True),
+        fit = meta_regression(list(res.y), list(res.v), moderators=mods,
                               labels=res.labels, tau2_method=res.tau2_method,
                               interval=res.interval,
                               knha_floor=res.knha_floor, pi_dist=res.pi_dist)

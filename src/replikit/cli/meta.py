@@ -82,7 +82,12 @@ def meta(
         "--out).")] = False,
     moderator: Annotated[list[str] | None, typer.Option(
         "--moderator", help="Study-level column(s) for a meta-regression (repeat the flag or "
-        "give a comma list); metareg.csv and bubble.svg with --out.")] = None,
+        "give a comma list); metareg.csv and bubble.svg with --out. A column of numbers is a "
+        "slope, a text column a factor.")] = None,
+    factor: Annotated[list[str] | None, typer.Option(
+        "--factor", help="Moderator column(s) to use as a factor even when they hold numbers "
+        "(one dummy per level against the first, levels in order: 11, 12, 108); implies "
+        "--moderator.")] = None,
     influence: Annotated[bool, typer.Option("--influence", help="Influence diagnostics "
                                             "(influence.csv, influence.svg, baujat.svg with "
                                             "--out).")] = False,
@@ -98,7 +103,9 @@ def meta(
     from ..replicate import PI_DISTS, TAU2_METHODS
     from ._metareg import extra_outputs, meta_extras, moderator_columns
 
+    factors = moderator_columns(factor, "--factor")
     moderators = moderator_columns(moderator)
+    moderators += [c for c in factors if c not in moderators]
     names = list(_META_OUTPUTS) + (["leave_one_out.csv"] if leave_one_out else []) \
         + extra_outputs(moderators, influence, funnel)
     _check_out(out, names, overwrite)
@@ -138,8 +145,10 @@ def meta(
                                  if c in frame.columns)
     if moderators or influence or funnel:
         with _warning_lines():
-            more, more_data, _ = meta_extras(frame, res, moderators, influence, funnel, out,
-                                             effect_name)
+            more, more_data, extra_written = meta_extras(frame, res, moderators, influence,
+                                                         funnel, out, effect_name, factors)
+        if out is not None and "bubble.svg" not in extra_written:
+            names = [n for n in names if n != "bubble.svg"]  # no numeric moderator to draw
         text += more
         data.update(more_data)
     if out is not None:
@@ -163,7 +172,8 @@ def meta(
 def register(app: typer.Typer) -> None:
     app.command("meta", epilog=epilog(
         examples=["replikit meta studies.csv --tau2-method DL --interval knha",
-                  "replikit meta studies.csv --moderator year --influence --funnel --out figs"],
+                  "replikit meta studies.csv --moderator year --influence --funnel --out figs",
+                  "replikit meta studies.csv --moderator ablat --factor site"],
         references=META_REFERENCES))(meta)
     renamed_flags("meta", {"--method": "--tau2-method", "--ci": "--interval",
                            "--pi": "--pi-dist"})

@@ -108,19 +108,17 @@ class _Design:
 
 
 def _levels(values) -> tuple:
+    """The levels of a factor column, the first being the reference: a categorical's own order,
+    else the values as text, sorted as text ("108" before "11", as R's ``factor()`` of character
+    values)."""
     import pandas as pd
 
     if isinstance(values.dtype, pd.CategoricalDtype):
         return tuple(str(c) for c in values.cat.categories if c in set(values))
-    uniq = pd.unique(values.astype(str))
-    try:
-        return tuple(sorted(uniq, key=float))
-    except ValueError:
-        return tuple(sorted(uniq))
+    return tuple(sorted(pd.unique(values.astype(str))))
 
 
 def _frame_design(frame, k: int, intercept: bool) -> tuple[list, list, list]:
-    import pandas as pd
     from pandas.api import types as ptypes
 
     cols, names, encoders = [], [], []
@@ -136,10 +134,12 @@ def _frame_design(frame, k: int, intercept: bool) -> tuple[list, list, list]:
         if ptypes.is_bool_dtype(col):
             col = col.astype(int)
             numeric = True
-        if not numeric and not isinstance(col.dtype, pd.CategoricalDtype):
-            as_num = pd.to_numeric(col, errors="coerce")
-            if as_num.notna().all():
-                col, numeric = as_num, True
+        # a text or categorical column is a factor whatever its values look like ("11", "12",
+        # "108" are three levels, as R's factor() makes them); numbers are a slope, also when
+        # an object column holds them as numbers (not as text)
+        if col.dtype == object and ptypes.infer_dtype(col, skipna=False) in (
+                "integer", "floating", "mixed-integer-float", "decimal"):
+            col, numeric = col.astype(float), True
         if numeric:
             x = col.to_numpy(float)
             if not np.all(np.isfinite(x)):
@@ -883,9 +883,14 @@ def meta_regression(y, v=None, *, se=None, moderators=None, data=None, labels=No
     v, se : array-like of shape (k,), optional
         Sampling variances or standard errors (give one).
     moderators : DataFrame, dict, array-like or str, optional
-        Study-level moderators, one row per study: numeric columns enter as they are,
-        text/categorical columns as dummies against their first level (sorted); an array gives
-        columns ``x1, x2, ...``; a formula string (``'~ ablat + C(alloc)'``, needs the package
+        Study-level moderators, one row per study: numeric (and boolean) columns enter as
+        slopes; text and categorical columns are factors whatever their values look like
+        (``"11", "12", "108"`` are three levels, as metafor makes them), coded as dummies
+        against their first level: a categorical's first category, else the first in sorted
+        order (text sorts as text, ``"108"`` before ``"11"``, as R's ``factor()``). To make a
+        numeric column a factor, pass it as a categorical (``frame.astype({"x": "category"})``,
+        levels in numeric order) or write ``C(x)`` in a formula. An array gives columns
+        ``x1, x2, ...``; a formula string (``'~ ablat + C(alloc)'``, needs the package
         ``formulaic``) is evaluated on ``data``. None fits the model without moderators (the
         random-effects model of :func:`~replikit.replicate.meta_analysis`).
     data : DataFrame, optional
