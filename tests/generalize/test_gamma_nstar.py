@@ -123,12 +123,13 @@ def test_mallows_sampler_top_item_probability():
 
 def test_validity_rows(monkeypatch):
     monkeypatch.setitem(gv.SIZES, "small", {"gamma": 6, "loglog": 2, "mmd_resamples": 20,
-                                            "bootstrap": 20})
+                                            "bootstrap": 20, "card": 10})
     monkeypatch.setattr(gv, "DATASETS", (10,))
     t = gv.validity(size="small", random_state=0)
     assert list(t.columns) == list(COLUMNS)
-    assert set(t["capability"]) == {"generalize"} and len(t) == 3 * 4
-    assert set(t["quantity"]) == {"relative_bias", "coverage"}
+    assert set(t["capability"]) == {"generalize"}
+    assert len(t) == 3 * 4 + len(gv.CARD_SETTINGS)
+    assert set(t["quantity"]) == {"relative_bias", "coverage", "size", "power"}
     again = gv.validity(size="small", random_state=0)
     assert t.equals(again)
     with pytest.raises(ParameterError):

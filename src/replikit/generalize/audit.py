@@ -6,7 +6,7 @@ models: from the per-study score of every model it ranks the models within each 
 estimates n* — the number of studies after which two independent sets of studies give similar
 ranking distributions with high probability — for three goals: the whole ranking (Mallows),
 the best model (Jaccard, k = 1) and each model's position (Borda). The verdict compares the
-hardest goal's n* with the studies at hand.
+95% interval of n* of every goal with the studies at hand (:func:`card_light`).
 
 The package binds :func:`audit` eagerly (``replikit.generalize.audit`` is the function, not this
 module), so this module imports nothing heavy at import time.
@@ -26,11 +26,65 @@ if TYPE_CHECKING:
     from ..results import ConfidenceInterval, Verdict
     from .spec import GeneralizabilityResult
 
-__all__ = ["GeneralizabilityAudit", "audit", "check_applicable", "MIN_STUDIES"]
+__all__ = ["GeneralizabilityAudit", "audit", "check_applicable", "card_light", "MIN_STUDIES"]
 
 #: n* needs two disjoint sets of at least 2 studies (Matteucci et al. 2024, Algorithm 1).
 MIN_STUDIES = 4
 _NEED = "n* needs two disjoint sets of at least 2 studies (Matteucci et al. (2024), Algorithm 1)"
+
+
+def card_light(ci_low, ci_high, n_studies):
+    """The light of the generalizability card from the 95% intervals of n* of every goal.
+
+    ``'good'`` only when every goal's *upper* bound is within the studies at hand
+    (``ci_high <= N`` for all goals: the data show N studies suffice for each); ``'bad'`` when
+    some goal's *lower* bound is beyond them (``ci_low > N``: the data show N studies do not
+    suffice for it); ``'warn'`` otherwise — an interval straddles N, or is missing (fewer than 5
+    studies, no jackknife). Green is an intersection over goals (each must be shown), so its
+    error at the boundary is that of one bound; red is a union, each goal at its own level.
+
+    Parameters
+    ----------
+    ci_low, ci_high : array_like of shape (..., G)
+        Lower and upper bounds of n* per goal (last axis); NaN when there is no interval.
+    n_studies : int or array_like of shape (...)
+        N, the studies at hand.
+
+    Returns
+    -------
+    level : str or numpy.ndarray of str
+        ``'good'``, ``'warn'`` or ``'bad'`` (an array over the leading axes).
+    key : int or numpy.ndarray of int
+        The goal the light rests on: for ``'bad'`` the goal with the largest lower bound, else
+        the goal with the largest upper bound (a missing interval counts as unbounded).
+
+    See Also
+    --------
+    audit : Judges its goals with it.
+
+    Examples
+    --------
+    >>> card_light([2.0, 3.0], [6.0, 9.0], 10)
+    ('good', 1)
+    >>> card_light([2.0, 12.0], [6.0, 40.0], 10)
+    ('bad', 1)
+    >>> card_light([2.0, 5.0], [6.0, 14.0], 10)
+    ('warn', 1)
+    """
+    import numpy as np
+
+    lo = np.asarray(ci_low, dtype=float)
+    hi = np.asarray(ci_high, dtype=float)
+    N = np.asarray(n_studies, dtype=float)[..., None]
+    hi_ = np.where(np.isfinite(hi), hi, np.inf)
+    lo_ = np.where(np.isfinite(lo), lo, -np.inf)
+    good = (hi_ <= N).all(-1)
+    bad = (lo_ > N).any(-1)
+    level = np.where(good, "good", np.where(bad, "bad", "warn"))
+    key = np.where(bad, lo_.argmax(-1), hi_.argmax(-1))
+    if level.ndim == 0:
+        return str(level), int(key)
+    return level, key
 
 
 def check_applicable(n_studies: int, n_models: int) -> None:
@@ -117,6 +171,9 @@ class GeneralizabilityAudit(Result):
         The conclusion: the hardest goal's n* against the studies at hand.
     notes : tuple of str
         What was done: studies and models left out, n* resting on few subsample sizes.
+    key_kernel : str
+        The kernel of the goal the verdict rests on (see :func:`card_light`): its n* and
+        interval are the verdict's key number.
     result : GeneralizabilityResult
         The full analysis (quantile tables, MMD distributions per goal).
 
@@ -139,7 +196,7 @@ class GeneralizabilityAudit(Result):
     ...                    "model": ["a", "b", "c"] * 8,
     ...                    "score": np.tile([0.8, 0.7, 0.6], 8) + rng.normal(0, 0.05, 24)})
     >>> res = audit(df, metric="AUC", random_state=0)
-    >>> res.hardest["goal"] == res.verdict.label.split(": ")[-1]
+    >>> res.key_goal["goal"] == res.verdict.label.split(": ")[-1]
     True
     >>> ci = res.confidence_interval()
     >>> bool(ci.low <= res.verdict.estimate <= ci.high)
@@ -163,6 +220,7 @@ class GeneralizabilityAudit(Result):
     verdict: Verdict
     notes: tuple = ()
     result: GeneralizabilityResult | None = field(default=None, repr=False)
+    key_kernel: str = ""
 
     @property
     def title(self) -> str:
@@ -174,8 +232,17 @@ class GeneralizabilityAudit(Result):
         """The n* row of the goal that needs the most studies."""
         return self.nstar.loc[self.nstar["nstar"].idxmax()]
 
+    @property
+    def key_goal(self) -> pd.Series:
+        """The n* row of the goal the verdict's light rests on (:func:`card_light`): for a red
+        light the goal with the largest lower bound, else the one with the largest upper bound."""
+        if not self.key_kernel:
+            return self.hardest
+        return self.nstar.loc[self.nstar["kernel"] == self.key_kernel].iloc[0]
+
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Interval for the hardest goal's n* (the verdict's key number): jackknife, log scale.
+        """Interval for the key goal's n* (the verdict's key number, :attr:`key_goal`):
+        jackknife, log scale.
 
         Parameters
         ----------
@@ -195,7 +262,7 @@ class GeneralizabilityAudit(Result):
         """
         from ..errors import ParameterError
 
-        key = ("all", str(self.hardest["kernel"]))
+        key = ("all", str(self.key_goal["kernel"]))
         if self.result is None or key not in self.result.details:
             raise ParameterError("This audit keeps no analysis (`result` is None) to compute "
                                  "an interval from.")
@@ -355,9 +422,12 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     their score (ties share a rank) and n* is estimated (Matteucci et al. 2024, with the
     asymptotic quantile of :func:`~replikit.generalize.nstar.gamma_nstar`) for the whole ranking
     (Mallows kernel), the identity of the best model (Jaccard kernel, k = 1) and each model's
-    position (Borda kernel, one goal per model). The verdict reports the hardest goal's n*
-    against the N studies at hand: ``good`` when N >= n*, ``warn`` when n* <= 3 N, else
-    ``bad``.
+    position (Borda kernel, one goal per model). The verdict judges every goal's 95% interval
+    of n* against the N studies at hand (:func:`card_light`): ``good`` only when every upper
+    bound is within N, ``bad`` when some goal's lower bound is beyond N, ``warn`` otherwise;
+    its key number is the n* of the goal the light rests on, with its interval. The rule's
+    false-green rate at the boundary (true n* = N) and its power are measured in
+    :mod:`replikit.generalize.validity` (docs/generalize.md).
 
     Parameters
     ----------
@@ -377,7 +447,7 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         epsilon* (Matteucci et al. 2024, Def. 4.1).
     tolerance : float, default 0.05
         delta*, the similarity threshold (eq. 2): a practical tolerance on how dissimilar the
-        rankings of two sets of studies may be.
+        rankings of two sets of studies may be (``replikit audit --tolerance generalize=``).
     n_resamples : int, optional
         Pairs of disjoint subsamples per subsample size; default 1000 (300 with ``quick``).
     quick : bool, default False
@@ -516,25 +586,41 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
 
     m = t[t["kernel"] == "mallows"].iloc[0]
     j = t[t["kernel"] == "jaccard(k=1)"].iloc[0]
-    worst_i = int(np.argmax(t["nstar"].to_numpy()))
-    worst = float(t["nstar"].iloc[worst_i])
-    light = "good" if worst <= N else ("warn" if worst <= 3 * N else "bad")
+    lows, highs = t["ci_low"].to_numpy(float), t["ci_high"].to_numpy(float)
+    light, key_i = card_light(lows, highs, N)
+    key_est = float(t["nstar"].iloc[key_i])
+    lo, hi = float(lows[key_i]), float(highs[key_i])
+    has_ci = bool(np.isfinite(lows).all() and np.isfinite(highs).all())
+    what = f"({number(conf)}, {number(tolerance)})-generalizable"
     sentence = (f"With {N:,} studies, the whole ranking needs n* ≈ {number(m['nstar'])} studies "
-                f"and the identity of the best model n* ≈ {number(j['nstar'])} to be "
-                f"({number(conf)}, {number(tolerance)})-generalizable; "
-                + ("every goal is met by the studies at hand." if worst <= N else
-                   f"the hardest goal ({goal[worst_i]}) needs about {number(round(worst))} "
-                   "studies."))
+                f"and the identity of the best model n* ≈ {number(j['nstar'])} to be {what}; ")
+    if light == "good":
+        sentence += (f"the data show the studies at hand suffice for every goal (the largest "
+                     f"95% upper bound of n*, {number(hi)}, for the {goal[key_i]}, is within "
+                     f"{N:,}).")
+    elif light == "bad":
+        sentence += (f"the data show they do not suffice for the {goal[key_i]}: its n* is at "
+                     f"least {number(lo)} (95% lower bound), beyond the {N:,} studies at hand.")
+    elif not has_ci:
+        sentence += (f"with fewer than 5 studies n* has no interval, so the data cannot tell "
+                     f"whether {N:,} studies suffice.")
+    else:
+        sentence += (f"the data cannot tell whether the studies at hand suffice: the "
+                     f"{goal[key_i]} needs n* ≈ {number(key_est)}, 95% interval "
+                     f"{number(lo)} to {number(hi)}, which straddles {N:,}.")
+    interval_words = (f"95% interval of n* [{number(lo)}, {number(hi)}]" if np.isfinite(lo)
+                      and np.isfinite(hi) else "no interval of n* (fewer than 5 studies)")
+    tol_words = (f"judged against the {N:,} studies at hand: {interval_words} for the "
+                 f"{goal[key_i]}, δ* = {number(tolerance)}")
     notes = list(res.notes)
     if studies_left_out:
         notes.append(f"{len(studies_left_out)} stud{'y' if len(studies_left_out) == 1 else 'ies'}"
                      " left out: " + "; ".join(f"{s} ({r})" for s, r in studies_left_out))
     if models_left_out:
         notes.append("models left out: " + "; ".join(f"{s} ({r})" for s, r in models_left_out))
-    lo, hi = (float(t["ci_low"].iloc[worst_i]), float(t["ci_high"].iloc[worst_i]))
     verdict = Verdict(sentence=sentence, metric=f"studies needed (n*), ranking by {label}",
-                      label=f"studies needed (n*) for the hardest goal: {goal[worst_i]}",
-                      level=light, estimate=worst,
+                      label=f"studies needed (n*), the goal the light rests on: {goal[key_i]}",
+                      level=light, estimate=key_est, tolerance=tol_words,
                       ci_low=lo if np.isfinite(lo) else None,
                       ci_high=hi if np.isfinite(hi) else None,
                       caveats=tuple(_caveats(len(studies_left_out), len(models_left_out),
@@ -543,4 +629,5 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         nstar=nstar, ranks=ranks, scores=scores, per_model=per_model, N=N, models=tuple(names),
         metric=label, higher_is_better=hib, confidence_level=conf, tolerance=tolerance,
         n_resamples=n_resamples, quick=bool(quick), studies_left_out=studies_left_out,
-        models_left_out=models_left_out, verdict=verdict, notes=tuple(notes), result=res)
+        models_left_out=models_left_out, verdict=verdict, notes=tuple(notes), result=res,
+        key_kernel=str(t["kernel"].iloc[key_i]))

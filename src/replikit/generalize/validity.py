@@ -28,6 +28,21 @@ Rows
       percentile bootstrap of the same estimator (documented: duplicated experiments look like
       perfect agreement to the kernel and the percentiles under-cover).
 
+Card light
+    The audit card's rule (:func:`~replikit.generalize.audit.card_light`: green only when every
+    goal's 95% upper bound of n* is within the N studies at hand, red when a goal's lower
+    bound is beyond them) on the jackknife interval the audit computes, one goal (the Mallows
+    kernel; with more goals green needs every one, so one goal at the boundary is the worst case
+    for a false green). *False green* (``'size'``, claimed calibrated at 5%): the true n* just
+    above N — N = 10 at theta 0.3 (true n* 10.24) and N = 5 at theta 1.0 (true n* 5.02, from
+    ``benchmarks/generalize_nstar_truth.py``'s n-Gen curve: .949 at n = 5, .990 at n = 6);
+    *false red* (``'size'``, calibrated): the true n* about N/2 — N = 10 at theta 1.0 (n* 5.0),
+    N = 5 at theta 1.6 (n* 2.9: n-Gen .755 at 2, .963 at 3); *power* (documented): green in
+    those settings, and red when n* is about 2N or more — N = 5 at theta 0.3 (n* 10.2) and
+    N = 10 with the Jaccard goal at theta 0.3 (n* 35.4). The rows per study of the other cards'
+    designs do not enter here: a study contributes one ranking, and the noise of its scores is
+    part of the ranking distribution whose n* is the boundary.
+
 Every replication is one Gram matrix; the Gamma estimator and its jackknife are closed-form
 sums over it (:func:`~replikit.generalize.nstar.kernel_moments`); the log-log rows compute the
 MMD distribution as ``estimate_nstar`` does.
@@ -44,7 +59,7 @@ from .._random import root_seed_sequence, task_rng
 from .._validation import check_choice, check_int
 from .kernels import Kernel
 
-__all__ = ["validity", "SIZES", "TRUTH", "mallows_rankings"]
+__all__ = ["validity", "SIZES", "TRUTH", "mallows_rankings", "card_lights", "CARD_SETTINGS"]
 
 CAP = "generalize"
 STUDY = "n* (Mallows model, 10 alternatives, theta 0.3)"
@@ -57,8 +72,22 @@ DATASETS = (10, 20, 40)
 TRUTH = {"jaccard(k=1)": 35.44, "mallows": 10.24, "borda(0)": 11.04}
 KERNELS = {"jaccard(k=1)": Kernel("jaccard"), "mallows": Kernel("mallows"),
            "borda(0)": Kernel("borda", alternative=0)}
-SIZES = {"small": {"gamma": 300, "loglog": 40, "mmd_resamples": 200, "bootstrap": 200},
-         "full": {"gamma": 2000, "loglog": 300, "mmd_resamples": 1000, "bootstrap": 400}}
+SIZES = {"small": {"gamma": 300, "loglog": 40, "mmd_resamples": 200, "bootstrap": 200,
+                   "card": 500},
+         "full": {"gamma": 2000, "loglog": 300, "mmd_resamples": 1000, "bootstrap": 400,
+                  "card": 10000}}
+#: The card-light settings: (what, N, goal, theta, true n*, quantity, light counted, claim).
+CARD_SETTINGS = (
+    ("true n* just above N", 10, "mallows", 0.3, 10.24, "size", "good", "calibrated"),
+    ("true n* just above N", 5, "mallows", 1.0, 5.02, "size", "good", "calibrated"),
+    ("true n* about N/2", 10, "mallows", 1.0, 5.0, "size", "bad", "calibrated"),
+    ("true n* about N/2", 5, "mallows", 1.6, 2.94, "size", "bad", "calibrated"),
+    ("true n* about N/2", 10, "mallows", 1.0, 5.0, "power", "good", "documented"),
+    ("true n* about N/2", 5, "mallows", 1.6, 2.94, "power", "good", "documented"),
+    ("true n* about 2N or more", 5, "mallows", 0.3, 10.24, "power", "bad", "documented"),
+    ("true n* about 2N or more", 10, "jaccard(k=1)", 0.3, 35.44, "power", "bad",
+     "documented"),
+)
 #: tolerance of the calibrated bias rows: 5% of n* (the truth itself is known to about 1%)
 BIAS_TOLERANCE = 0.05
 #: slack of the jackknife interval's coverage band: a small-sample interval, measured .93–.98
@@ -124,8 +153,43 @@ def _loglog_cell(rng, name: str, N: int, R: int, n_resamples: int) -> np.ndarray
     return out
 
 
+def card_lights(rng, name: str, N: int, theta: float, R: int) -> np.ndarray:
+    """The card's light in ``R`` replications of ``N`` rankings from the Mallows model with
+    dispersion ``theta``, judging one goal (``name``) as the audit does: the Gamma n*, its
+    jackknife 95% interval on the log scale (``_gamma_rows``, as in
+    :func:`~replikit.generalize.estimate_nstar`) and :func:`~replikit.generalize.audit.card_light`."""
+    from scipy import special
+
+    from .audit import card_light
+    from .nstar import _gamma_rows
+
+    kernel = KERNELS[name]
+    eps = np.atleast_1d(kernel.epsilon(DELTA, N_ALT)).astype(float)
+    t975 = special.stdtrit(N - 1, 0.975)
+    lo, hi = np.empty(R), np.empty(R)
+    for r in range(R):
+        ns, se = _gamma_rows(kernel.gram(mallows_rankings(rng, N, theta=theta)), eps,
+                             np.array([LEVEL]))
+        lo[r], hi[r] = ns[0] * np.exp(-t975 * se[0]), ns[0] * np.exp(t975 * se[0])
+    return card_light(lo[:, None], hi[:, None], N)[0]
+
+
+def _card_rows(root, R: int) -> list:
+    rows = []
+    for what, N, name, theta, truth, quantity, light, claim in CARD_SETTINGS:
+        levels = card_lights(task_rng(root, ("card", name, N, theta)), name, N, theta, R)
+        method = {"good": "green (every upper bound <= N)",
+                  "bad": "red (a lower bound > N)"}[light]
+        rows.append(rate_row(CAP, "card light", method,
+                             f"N={N}, {name}, theta={theta}: {what} (n* = {truth})",
+                             quantity, hits=int((levels == light).sum()), n_replications=R,
+                             nominal=0.05, claim=claim))
+    return rows
+
+
 def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.DataFrame:
-    """Relative bias of n* and coverage of its interval on the Mallows design.
+    """Relative bias of n* and coverage of its interval on the Mallows design, and the audit
+    card's false-green rate and power.
 
     Parameters
     ----------
@@ -172,4 +236,5 @@ def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.D
                                  "coverage", hits=int(cell["bt"].sum()),
                                  n_replications=reps["gamma"], nominal=0.95,
                                  claim="documented"))
+    rows += _card_rows(root, reps["card"])
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -38,8 +38,10 @@ def build(ctx: AuditContext) -> SectionOutput:
     models = ctx.models or default_models(d.task, quick=ctx.quick)
     check_applicable(d.n_studies, len(models))  # refuse before any model is fitted
     t0 = time.perf_counter()
+    given = ctx.tolerance(KEY)
+    extra = {} if given is None else {"tolerance": given.value}
     res = audit(per_study_scores(ctx, models), metric=ctx.plan.metric_label, quick=ctx.quick,
-                random_state=ctx.random_state, left_out=per_study_left_out(ctx))
+                random_state=ctx.random_state, left_out=per_study_left_out(ctx), **extra)
     metric, N = res.metric, res.N
     conf, tolerance = res.confidence_level, res.tolerance
     t = res.nstar
@@ -75,11 +77,19 @@ def build(ctx: AuditContext) -> SectionOutput:
             "al. (2024)'s Algorithm 1 (a log-log fit of the MMD quantiles of "
             f"{number(res.n_resamples)} disjoint subsample pairs per n, extrapolated to ε*) is "
             "shown beside it: its extrapolation overstates n* when N is small (+170% at N = 10 "
-            "in replikit's validity study)."),
+            "in replikit's validity study). The light judges every goal's 95% interval of n* "
+            f"against the {N} studies at hand: green only when every goal's upper bound is "
+            f"within {N} (the data show the studies suffice), red when some goal's lower bound "
+            f"is beyond {N} (the data show they do not), amber otherwise; the tolerance δ* is "
+            + ("the one given" if given is not None else
+               "Matteucci et al. (2024)'s default, 0.05; --tolerance generalize= changes it")
+            + ". The rule's false-green rate when the true n* equals the studies at hand, and "
+            "its power, are measured in replikit's validity study (docs/generalize.md)."),
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues({"studies (N)": N, "models": len(res.models),
                    "subsample pairs per n": number(res.n_resamples),
                    "confidence level (α*)": number(conf), "tolerance (δ*)": number(tolerance),
+                   "judged against": res.verdict.tolerance,
                    "time": f"{number(time.perf_counter() - t0, 2)} s"}),
         Table(nstar, "Studies needed (n*) per goal"),
         Table(per_model, "Models across studies"),
