@@ -311,12 +311,60 @@ def test_verdict_names_a_pair_once_and_flags_a_disagreeing_test():
     assert v.sentence.count("rf vs dummy") == 1 and v.sentence.count("lr vs rf") == 1
     assert "Holm p = 0.029" in v.sentence and "0.042" not in v.sentence
     assert any("5x2cv paired t-test decides otherwise on lr vs rf" in c for c in v.caveats)
-    assert v.estimate == pytest.approx(-0.01) and v.ci_low is None  # the F has no interval
+    # the F has no interval: the key number's comes from the design's other t-type test
+    assert v.estimate == pytest.approx(-0.01) and (v.ci_low, v.ci_high) == (-0.1, 0.1)
+    assert "CI [-0.1, 0.1], 5x2cv paired t-test" in v.tolerance
     assert v.level == "good"
     none = frame.assign(reject=False)
     v2 = _verdict(none, "r2", "R²", F, "rf", "lr", plan, 300, 300, True, [])
-    assert v2.sentence.startswith("No difference shown on R² (5x2cv combined F test")
+    assert v2.sentence.startswith("Undecided on R²: rf vs dummy and lr vs rf — neither a "
+                                  "difference (5x2cv combined F test")
     assert v2.level == "warn"
+    # a difference not shown is never read as equivalence
+    assert "equivalent" not in v2.sentence and "0 of 2 pairs decided" in v2.tolerance
+
+
+def _tost(rows):
+    """TOST rows (a, b, Holm p) for :func:`_frame`."""
+    return [[a, b, "r2", "equivalence_tost", "TOST equivalence test", 0.0, -0.005, 0.005, p,
+             p <= 0.05, "equivalent within the tolerance" if p <= 0.05 else
+             "equivalence not shown", True, False] for a, b, p in rows]
+
+
+def test_light_is_green_only_when_every_pair_is_decided():
+    """A pair is decided by a difference (headline test) or equivalence (TOST); the light is
+    green when all are, amber otherwise; the tolerance is stated with the interval."""
+    K = "corrected_repeated_kfold_t"
+    head = [["lr", "dummy", "r2", K, "corrected t", 0.3, 0.2, 0.4, 0.001, True, "lr better",
+             True, True],
+            ["lr", "ridge", "r2", K, "corrected t", 0.001, -0.004, 0.006, 0.6, False,
+             "no difference shown", True, True]]
+    plan = _plan(3000, None, False)
+    args = ("r2", "R²", K, "lr", "ridge", plan, 3000, 3000, False, [])
+    # TOST shows lr ~ ridge within 0.01: every pair decided
+    v = _verdict(_frame(head + _tost([("lr", "dummy", 1.0), ("lr", "ridge", 0.001)])), *args,
+                 tolerance=0.01)
+    assert v.level == "good"
+    assert "Shown equivalent within ±0.01 (TOST equivalence test" in v.sentence
+    assert "lr vs ridge" in v.sentence.split("Shown equivalent")[1]
+    assert v.tolerance.startswith("judged against ±0.01 in R² (the default")
+    assert "2 of 2 pairs decided" in v.tolerance and "[-0.004, 0.006]" in v.tolerance
+    # the TOST does not reject: the pair stays undecided and the light amber
+    v = _verdict(_frame(head + _tost([("lr", "dummy", 1.0), ("lr", "ridge", 0.2)])), *args,
+                 tolerance=0.01, tolerance_why="the tolerance given")
+    assert v.level == "warn" and "Undecided on R²: lr vs ridge" in v.sentence
+    assert "equivalent" not in v.sentence and "(the tolerance given)" in v.tolerance
+    # without TOST rows nothing is ever called equivalent
+    v = _verdict(_frame(head), *args)
+    assert v.level == "warn" and "equivalent" not in v.sentence
+
+
+def test_light_rule_vectorised():
+    from replikit.compare.audit import _light
+
+    differ = np.array([[True, False], [True, False], [False, False]])
+    equiv = np.array([[False, True], [False, False], [False, False]])
+    assert _light(differ, equiv).tolist() == ["good", "warn", "warn"]
 
 
 # ---- across studies: the Bayesian posteriors in the verdict -----------------------------------

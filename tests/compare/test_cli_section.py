@@ -155,7 +155,8 @@ def test_audit_section(tmp_path):
     comps = pd.DataFrame(data["comparisons"])
     pairs = {("lr", "rf"), ("lr", "dummy"), ("rf", "dummy")}
     assert set(zip(comps["a"], comps["b"], strict=True)) == pairs
-    assert set(comps["test"]) == {"paired_t_5x2cv", "combined_f_5x2cv", "bayesian_correlated_t"}
+    assert set(comps["test"]) == {"paired_t_5x2cv", "combined_f_5x2cv", "equivalence_tost",
+                                  "bayesian_correlated_t"}
     assert comps["valid"].all()
     # one Holm family per test across the 3 pairs x 2 metrics
     from statsmodels.stats.multitest import multipletests
@@ -186,7 +187,7 @@ def test_audit_section_without_studies_and_one_model(tmp_path):
     ds = dataset_from_frame(df.drop(columns="year"), target="y")
     rep = run_audit(ds, tmp_path, sections=["compare"], quick=True)
     sec = json.loads(rep.json_path.read_text())["sections"][0]
-    assert "across_studies" not in sec["data"] and len(sec["data"]["comparisons"]) == 3 * 2 * 3
+    assert "across_studies" not in sec["data"] and len(sec["data"]["comparisons"]) == 3 * 2 * 4
     from sklearn.linear_model import LinearRegression
 
     rep1 = run_audit(ds, tmp_path / "one", sections=["compare"], quick=True,
@@ -215,3 +216,29 @@ def test_section_figure_in_view_is_the_headline_test_per_pair(tmp_path):
     for pair in (": lr − ridge", ": lr − dummy", ": ridge − dummy"):
         assert figures[0].svg.count(pair) == 1
         assert figures[1].svg.count(pair) >= 2
+
+
+def test_audit_tolerance_reaches_the_card(tmp_path):
+    """``run_audit(tolerances={'compare': ...})`` is the TOST margin of the card: two nearly
+    identical linear models are undecided at the default ±0.01 and shown equivalent at ±0.1."""
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(200, 3)), columns=["a", "b", "c"])
+    df["y"] = df.a + rng.normal(size=200)
+    ds = dataset_from_frame(df, target="y")
+    models = {"ols": LinearRegression(), "ridge": Ridge(alpha=5.0)}
+    cards = {}
+    for tol in (None, 0.1):
+        rep = run_audit(ds, tmp_path / str(tol), sections=["compare"], quick=True,
+                        random_state=0, models=models,
+                        tolerances=None if tol is None else {"compare": tol})
+        cards[tol] = json.loads(rep.json_path.read_text())["sections"][0]["data"]["verdict"]
+    assert cards[None]["level"] == "warn" and "Undecided on R²: ols vs ridge" in \
+        cards[None]["sentence"]
+    assert "equivalent" not in cards[None]["sentence"]
+    assert cards[None]["tolerance"].startswith("judged against ±0.01 in R² (the default")
+    assert cards[0.1]["level"] == "good"
+    assert "Shown equivalent within ±0.1 (TOST" in cards[0.1]["sentence"]
+    assert cards[0.1]["tolerance"].startswith("judged against ±0.1 in R² (the tolerance given)")
+    assert "simultaneous 95% CI" in cards[0.1]["tolerance"]

@@ -699,7 +699,10 @@ def _conclude(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
     rej = known & (p <= alpha)
     out[freq & ~known] = "–"
     out[known & ~rej] = "no difference shown"
-    equiv = rej & (frame["test"] == TEST_IDS["equivalence_ttest"]).to_numpy()
+    tost = (frame["test"] == TEST_IDS["equivalence_ttest"]).to_numpy()
+    # a TOST that does not reject has not shown equivalence (nor a difference)
+    out[known & ~rej & tost] = "equivalence not shown"
+    equiv = rej & tost
     out[equiv] = "equivalent within the tolerance"
     won = np.flatnonzero(rej & ~equiv)
     if won.size:

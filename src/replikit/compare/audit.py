@@ -559,7 +559,7 @@ class ComparisonAudit(Result):
         return "\n".join(lines)
 
 
-def _audit_iv(dataset, models, metric, quick, n_jobs):
+def _audit_iv(dataset, models, metric, quick, n_jobs, tolerance=None):
     from ..data.userdata import Dataset
     from ..experiment.metrics import check_metrics
     from ..experiment.models import default_models, make_models
@@ -586,13 +586,21 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
     metric = check_metrics([metric], dataset.task)[0]
     if not isinstance(n_jobs, int | np.integer) or isinstance(n_jobs, bool) or n_jobs < 1:
         raise ParameterError(f"`n_jobs` must be a positive int; got {n_jobs!r}.")
-    return models, metric, bool(quick), int(n_jobs)
+    if tolerance is not None:
+        ok = isinstance(tolerance, int | float | np.integer | np.floating) \
+            and not isinstance(tolerance, bool)
+        if not ok or not np.isfinite(tolerance) or tolerance <= 0:
+            raise ParameterError("`tolerance` must be a number > 0 in the primary metric's "
+                                 f"units (the margin of practical equivalence); got "
+                                 f"{tolerance!r}.")
+        tolerance = float(tolerance)
+    return models, metric, bool(quick), int(n_jobs), tolerance
 
 
 @fill_doc()
 def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
-          quick: bool = False, random_state=None, n_jobs: int = 1,
-          run=None) -> ComparisonAudit:
+          tolerance: float | None = None, quick: bool = False, random_state=None,
+          n_jobs: int = 1, run=None) -> ComparisonAudit:
     """Are the differences between the models real? Every pair compared with valid tests.
 
     The recipe (Gardner & Brooks 2017, sec. 4-5):
@@ -610,7 +618,10 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
        design — the corrected repeated k-fold t, ``t = d̄ / sqrt((1/n + n_test/n_train) s²)``
        on n − 1 df (Nadeau & Bengio 2003; Bouckaert & Frank 2004), or for 5x2 CV Dietterich's
        t and Alpaydın's combined F — plus the Bayesian correlated t (Corani & Benavoli 2015)
-       with a practical tolerance of ±0.01 (1% of the outcome's SD for MAE).
+       and the TOST equivalence test with the corrected variance
+       (:func:`~replikit.compare.equivalence_ttest`, Schuirmann 1987), both with the practical
+       ``tolerance`` (default ±0.01 on a 0–1 score; 1% of the outcome's SD for MAE and RMSE,
+       1% of its variance for MSE).
        P-values are Holm-adjusted within each test across pairs and metrics; the intervals are
        Bonferroni-simultaneous at 95% over the same family (each at ``1 - 0.05/m``).
     4. **Contrast.** The naive paired t on the primary metric (invalid, Gardner & Brooks
@@ -630,7 +641,11 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     (:func:`~replikit.compare.primary_test`: the corrected repeated k-fold t, or in quick mode
     the combined 5x2cv F, which uses all ten differences where Dietterich's t reads one; the
     better model is the one the mean difference favours); a disagreement of the other
-    recommended test is a caveat. Its key number is the mean difference of the best model (by
+    recommended test is a caveat. Each pair is **decided** when the headline test shows a
+    difference or the TOST shows equivalence within ±``tolerance`` (both Holm-adjusted at
+    ``alpha``), else **undecided**; a difference not shown is never read as equivalence. The
+    light is ``'good'`` when every pair is decided, ``'warn'`` when some pair is undecided;
+    ``Verdict.tolerance`` states the tolerance and the best − runner-up interval. Its key number is the mean difference of the best model (by
     mean primary score) and the next, with its simultaneous interval (none for the F test),
     labelled "best minus runner-up, <metric>".
 
@@ -649,6 +664,11 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         studies: a studies x models table, a long frame with columns ``study, model, score``,
         or Scores (averaged per study and model). Studies without a score for every model are
         left out and named; fewer than three complete studies: no comparison across studies.
+    tolerance : float, optional
+        The practical tolerance on the primary metric, in its units: the margin of the TOST
+        equivalence test and the half-width of the Bayesian rows' region of practical
+        equivalence. Default: 0.01 for a score on a 0–1 scale (one point of R², AUC or
+        accuracy), 1% of the outcome's SD for MAE and RMSE, 1% of its variance for MSE.
     quick : bool, default False
         5x2 CV instead of repeated 10-fold CV, on every row (a preview; lower power).
     random_state : None, int or numpy.random.Generator
@@ -694,7 +714,8 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     """
     from .api import TEST_IDS, TESTS, compare_scores, primary_test, recommended_tests
 
-    models, metric, quick, n_jobs = _audit_iv(dataset, models, metric, quick, n_jobs)
+    models, metric, quick, n_jobs, given = _audit_iv(dataset, models, metric, quick, n_jobs,
+                                                     tolerance)
     names = [str(m) for m in models]
     root = root_seed_sequence(random_state)
     y = dataset.y.reset_index(drop=True)
@@ -711,10 +732,15 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     res = run
     seconds_fits = time.perf_counter() - t0
     tolerance = _tolerances(metrics, y)
+    if given is not None:
+        tolerance[metric] = given
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the naive t's ValidityWarning: it is shown as such
-        # the recommended tests named (a tolerance would add the equivalence test)
-        table = compare_scores(res, tests=recommended_tests(plan.n_repeats, plan.n_folds),
+        # the recommended tests and the equivalence test at the practical tolerance
+        tests = recommended_tests(plan.n_repeats, plan.n_folds)
+        if any(tolerance[m] > 0 for m in metrics):
+            tests = tests[:-1] + ["equivalence_ttest"] + tests[-1:]
+        table = compare_scores(res, tests=tests,
                                tolerance=tolerance, alpha=ALPHA,
                                confidence_level=CONFIDENCE_LEVEL, simultaneous=True)
         naive = compare_scores(res, metrics=[metric], tests=["naive_paired_ttest"],
@@ -750,7 +776,8 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     label = _label(metric)
     notes = _notes(plan, n, len(y), quick, table, head_method, study_note, left_out)
     verdict = _verdict(frame, metric, label, head_id, best, runner_up, plan, n, len(y),
-                       quick, left_out, across, higher)
+                       quick, left_out, across, higher, tolerance[metric],
+                       "the tolerance given" if given is not None else _tolerance_why(metric))
     return ComparisonAudit(
         verdict=verdict, primary_metric=metric, metric_label=label, metrics=tuple(metrics),
         models=tuple(names), scheme=plan.scheme, n_folds=plan.n_folds,
@@ -865,9 +892,36 @@ def _grouped(main, rejected) -> list[str]:
     return out
 
 
+def _tolerance_why(metric: str) -> str:
+    """Why the default tolerance of ``metric`` is what it is, in words."""
+    if metric in ("mae", "rmse"):
+        return "the default: 1% of the outcome's standard deviation"
+    if metric == "mse":
+        return "the default: 1% of the outcome's variance"
+    return "the default: one point on a 0–1 score"
+
+
+def _light(differ, equivalent) -> np.ndarray:
+    """The card's light from each pair's decisions, vectorised over leading axes.
+
+    ``differ`` and ``equivalent`` (..., n_pairs) booleans: the headline test shows a difference,
+    the TOST shows equivalence within the tolerance (both after Holm's adjustment). A pair is
+    decided by either; ``'good'`` when every pair is decided, else ``'warn'``. The validity
+    study (:mod:`replikit.compare.validity`) simulates this same rule.
+    """
+    decided = np.asarray(differ, bool) | np.asarray(equivalent, bool)
+    return np.where(decided.all(axis=-1), "good", "warn")
+
+
+def _names(pairs: list[str]) -> str:
+    return pairs[0] if len(pairs) == 1 else ", ".join(pairs[:-1]) + " and " + pairs[-1]
+
+
 def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quick,
-             left_out, across=(), higher=True) -> Verdict:
-    """One sentence about the primary metric: each pair once, by the headline test."""
+             left_out, across=(), higher=True, tolerance=0.01,
+             tolerance_why="the default: one point on a 0–1 score") -> Verdict:
+    """One sentence about the primary metric: each pair once, decided (a difference shown by
+    the headline test, or equivalence within ±tolerance shown by the TOST) or undecided."""
     import pandas as pd
 
     main = frame[frame["headline"] & (frame["metric"] == metric)]
@@ -881,44 +935,50 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         caveats.append(f"{plan.n_repeats} repeats of the CV instead of the paper's 10 (the "
                        f"audit's budget on {number(n)} rows; every row used): more resampling "
                        "noise")
+    tol_text = f"±{number(tolerance)} in {label} ({tolerance_why})"
     if main.empty or main["pvalue_adjusted"].isna().all():
         return Verdict(f"No test could be computed on {label} (every score was missing or "
                        "constant).", label, "warn", caveats=tuple(caveats),
-                       label=f"best minus runner-up, {label}")
+                       label=f"best minus runner-up, {label}",
+                       tolerance=f"judged against {tol_text}: no interval could be computed")
     head_name = test_name(head_id)
     rejected = main["reject"].fillna(False).astype(bool).to_numpy()
+    tost = frame[(frame["test"] == "equivalence_tost") & (frame["metric"] == metric)]
+    tost_rej = {(r.a, r.b): (bool(r.reject) if pd.notna(r.reject) else False, r.pvalue_adjusted)
+                for r in tost.itertuples()}
+    equivalent = np.array([(not rej) and tost_rej.get((r.a, r.b), (False, None))[0]
+                           for r, rej in zip(main.itertuples(), rejected, strict=True)],
+                          dtype=bool)
+    level = str(_light(rejected, equivalent))
     found = [f"{r.conclusion} ({r.a} vs {r.b}, {p_is(r.pvalue_adjusted, 'Holm p')})"
              for r, rej in zip(main.itertuples(), rejected, strict=True) if rej]
-    none = [f"{r.a} vs {r.b}" for r, rej in zip(main.itertuples(), rejected, strict=True)
-            if not rej]
+    equiv = [f"{r.a} vs {r.b}" for r, eq in zip(main.itertuples(), equivalent, strict=True)
+             if eq]
+    open_ = [f"{r.a} vs {r.b}" for r, rej, eq in zip(main.itertuples(), rejected, equivalent,
+                                                      strict=True) if not (rej or eq)]
+    how = f"Holm-adjusted, alpha = {number(ALPHA)}"
     parts = []
     if len(main) > _PAIRS_LISTED:  # many pairs: by winner, so the sentence stays readable
-        found, none = _grouped(main, rejected), []
-        n_none = int((~rejected).sum())
-        how = f"Holm-adjusted, alpha = {number(ALPHA)}"
         if found:
             worst = float(main.loc[rejected, "pvalue_adjusted"].max())
             bound = f"≤ {pvalue(worst)}" if worst >= 0.001 else "< 0.001"
-            parts.append(f"On {label} ({head_name}, {how}): " + "; ".join(found)
-                         + f" (Holm p {bound})"
-                         + (f"; no difference shown in the other {number(n_none)} of "
-                            f"{number(len(main))} pairs." if n_none else "."))
-        else:
-            parts.append(f"No difference shown on {label} ({head_name}, {how}) in any of the "
-                         f"{number(len(main))} pairs.")
-        none = ["-"] * n_none
-    else:
-        if found:
-            parts.append(f"On {label} ({head_name}): " + "; ".join(found) + ".")
-        if none:
-            how = f"Holm-adjusted, alpha = {number(ALPHA)}"
-            parts.append(f"No difference shown on {label} ("
-                         + (how if found else f"{head_name}, {how}") + "): "
-                         + ", ".join(none) + ".")
-    level = "good" if found and not none else ("info" if found else "warn")
+            parts.append(f"On {label} ({head_name}, {how}): "
+                         + "; ".join(_grouped(main, rejected)) + f" (Holm p {bound}).")
+    elif found:
+        parts.append(f"On {label} ({head_name}): " + "; ".join(found) + ".")
+    if equiv:
+        parts.append(f"Shown equivalent within ±{number(tolerance)} (TOST equivalence test, "
+                     f"{how}): " + (_names(equiv) if len(equiv) <= _PAIRS_LISTED
+                                    else f"{number(len(equiv))} pairs") + ".")
+    if open_:
+        pairs = (_names(open_) if len(open_) <= _PAIRS_LISTED
+                 else f"{number(len(open_))} of {number(len(main))} pairs")
+        parts.append(f"Undecided on {label}: {pairs} — neither a difference "
+                     + ("" if found else f"({head_name}, {how}) ")
+                     + f"nor equivalence within ±{number(tolerance)} shown.")
     # the other valid frequentist tests of the design (the combined F beside the 5x2cv t)
     others = frame[~frame["headline"] & frame["valid"] & (frame["test"] != _BAYES)
-                   & (frame["metric"] == metric)]
+                   & (frame["test"] != "equivalence_tost") & (frame["metric"] == metric)]
     head_reject = dict(zip(zip(main["a"], main["b"], strict=True), rejected, strict=True))
     for _, g in others.groupby("test", sort=False):
         differ = [f"{r.a} vs {r.b}" for r in g.itertuples()
@@ -930,6 +990,7 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
                        "of the comparison across studies")
     # the key number: best minus runner-up on the primary metric, from the headline row
     estimate = ci_low = ci_high = None
+    bound = "no interval for best − runner-up"
     row = main[((main["a"] == best) & (main["b"] == runner_up))
                | ((main["a"] == runner_up) & (main["b"] == best))]
     if len(row):
@@ -940,11 +1001,32 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         text = f"Best minus runner-up on {label}: {best} − {runner_up} = {number(estimate)}"
         if np.isfinite(lo) and np.isfinite(hi):
             ci_low, ci_high = min(lo, hi), max(lo, hi)
-            text += (f" (simultaneous {percent(CONFIDENCE_LEVEL)} CI "
-                     f"{_interval_text(ci_low, ci_high)})")
+            ci = (f"simultaneous {percent(CONFIDENCE_LEVEL)} CI "
+                  f"{_interval_text(ci_low, ci_high)}")
+            text += f" ({ci})"
+            bound = f"{best} − {runner_up} {number(estimate)}, {ci}"
         else:
-            caveats.append(f"the {head_name} gives no interval for the difference")
+            # the F test has no interval: the design's other valid t-type test gives one
+            alt = frame[(frame["metric"] == metric) & frame["valid"] & ~frame["headline"]
+                        & (frame["test"] != _BAYES) & (frame["test"] != "equivalence_tost")
+                        & (frame["a"] == r["a"]) & (frame["b"] == r["b"])
+                        & np.isfinite(frame["ci_low"].astype(float))
+                        & np.isfinite(frame["ci_high"].astype(float))]
+            if len(alt):
+                a = alt.iloc[0]
+                lo, hi = sign * float(a["ci_low"]), sign * float(a["ci_high"])
+                ci_low, ci_high = min(lo, hi), max(lo, hi)
+                ci = (f"simultaneous {percent(CONFIDENCE_LEVEL)} CI "
+                      f"{_interval_text(ci_low, ci_high)}, {test_name(a['test'])}")
+                text += f" ({ci})"
+                bound = f"{best} − {runner_up} {number(estimate)}, {ci}"
+            else:
+                caveats.append(f"the {head_name} gives no interval for the difference")
+                bound = f"{best} − {runner_up} {number(estimate)}, no interval ({head_name})"
         parts.append(text + ".")
+    n_dec = int((rejected | equivalent).sum())
+    tolerance_words = (f"judged against {tol_text}: {number(n_dec)} of {number(len(main))} "
+                       f"pairs decided; {bound}")
     if across:  # the first posterior: the hierarchical model when there are fold scores
         sentence, caveat = _across_sentence(across[0], higher)
         parts.append(sentence)
@@ -952,4 +1034,4 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
             caveats.append(caveat)
     return Verdict(" ".join(parts), label, level, estimate=estimate, ci_low=ci_low,
                    ci_high=ci_high, caveats=tuple(caveats),
-                   label=f"best minus runner-up, {label}")
+                   label=f"best minus runner-up, {label}", tolerance=tolerance_words)

@@ -42,8 +42,10 @@ def build(ctx: AuditContext) -> SectionOutput:
     t0 = time.perf_counter()
     study_scores = _study_scores(ctx, models)  # cached: the generalize section reuses it
     seconds_studies = time.perf_counter() - t0
+    given = ctx.tolerance("compare")
     with ctx.stage("Model comparisons: resampled CV of every model", total=1) as advance:
         res = audit(ctx.dataset, models=models, metric=ctx.metric, study_scores=study_scores,
+                    tolerance=None if given is None else given.of(1.0),
                     quick=ctx.quick, random_state=ctx.random_state, n_jobs=ctx.n_jobs,
                     run=shared_cv(ctx, models))
         advance(1)
@@ -114,10 +116,13 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
                else "the corrected repeated k-fold CV t-test, whose variance "
                "(1/n + n_test/n_train)·S² accounts for the overlap of training sets (Nadeau & "
                "Bengio (2003); Bouckaert & Frank (2004))")
-            + ", and the Bayesian correlated t-test (Corani & Benavoli (2015)), which gives the "
+            + ", the Bayesian correlated t-test (Corani & Benavoli (2015)), which gives the "
             "posterior probability that the difference is practically null (inside a region of "
             f"practical equivalence of ±{number(res.tolerance[res.primary_metric])} in "
-            f"{label}). P-values are Holm-adjusted (Holm (1979)) within each test across the "
+            f"{label}), and the TOST equivalence test with the same corrected variance and "
+            "tolerance (Schuirmann (1987)): a difference that is not shown is not equivalence; "
+            "a pair is decided when a difference or equivalence is shown, and the light is "
+            "green only when every pair is decided. P-values are Holm-adjusted (Holm (1979)) within each test across the "
             f"{len(res.pairs)} pair(s) and {len(res.metrics)} metric(s); a difference counts at "
             f"alpha = {number(res.alpha)} after the adjustment. The intervals are simultaneous: "
             f"all the intervals of one test cover their differences together with probability "
