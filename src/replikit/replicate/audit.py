@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._compat import REMOVED_IN, renamed
+from .._format import interval as _interval_text
 from .._format import number
 from .._random import root_seed_sequence
 from .._validation import check_choice, check_float, check_int
@@ -56,6 +57,11 @@ _CV_FIXED = "CV, folds FE"
 #: t(k-1) (Knapp & Hartung 2003; IntHout, Ioannidis & Borm 2014, BMC Med Res Methodol 14:25: the
 #: z interval of a random-effects mean is too narrow with few studies); z from this many on.
 KNHA_BELOW = 20
+#: The default practical tolerance of the replication (±, in test R²).
+DEFAULT_TOLERANCE = 0.05
+#: Level of the one-sided tests behind the light: the pooled difference's 90% interval
+#: inside ±tolerance (TOST at 0.05) or entirely outside it; each replication's TOST.
+LIGHT_ALPHA = 0.05
 
 
 def _order(labels) -> list[str]:
@@ -364,13 +370,14 @@ def _audit_iv(dataset, models, tolerance, tau2_method, quick, n_jobs):
                                  f"{type(models).__name__}.")
     from .meta import TAU2_METHODS
 
-    tolerance = check_float(tolerance, "tolerance")
+    given = tolerance is not None
+    tolerance = check_float(DEFAULT_TOLERANCE if tolerance is None else tolerance, "tolerance")
     if not tolerance > 0:
         raise ParameterError(f"`tolerance` must be > 0 (the region is ±tolerance); got "
                              f"{tolerance}.")
     tau2_method = check_choice(str(tau2_method).upper(), "tau2_method", TAU2_METHODS)
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
-    return tolerance, tau2_method, bool(quick), n_jobs
+    return tolerance, given, tau2_method, bool(quick), n_jobs
 
 
 def _rows(study: np.ndarray, order) -> np.ndarray:
@@ -487,29 +494,57 @@ def _runner_fits(res, models, study, order, scheme, labels) -> dict[str, dict]:
 
 
 def _study_estimates(fits: dict[str, _Fit], k: int, tau2_method: str):
-    """Estimates per kind of source, and the studies whose R2 is outside [0, 1)."""
+    """Estimates per kind of source, and per source the studies that cannot enter it.
+
+    Each source stands alone: a fold R² outside [0, 1) (where the fold's Olkin–Finn SE does
+    not apply: ``4 R² (1 − R²)² / N`` is 0 at R² = 0 and meaningless below) keeps the study out
+    of the two CV poolings only; its test R², whose delta-method SE holds for any value
+    (negative included), still enters. Returns ``(per_source, outside)`` with ``outside`` a
+    dict source -> list of (study, reason)."""
     from .estimates import from_folds, from_predictions
 
     per_source: dict[str, list] = {}
-    outside = []
+    outside: dict[str, list] = {}
+    makers = {f"{_CV_RANDOM} ({tau2_method})": lambda f, s: from_folds(
+                  f.fold_r2, f.fold_n, pooling="random", tau2_method=tau2_method, k=k,
+                  label=s),
+              _CV_FIXED: lambda f, s: from_folds(f.fold_r2, f.fold_n, pooling="fixed", k=k,
+                                                 label=s),
+              "test": lambda f, s: from_predictions(f.test_y, f.test_pred, k=k, label=s)}
     for s, f in fits.items():
-        try:
-            items = {f"{_CV_RANDOM} ({tau2_method})": from_folds(
-                         f.fold_r2, f.fold_n, pooling="random", tau2_method=tau2_method, k=k,
-                         label=s),
-                     _CV_FIXED: from_folds(f.fold_r2, f.fold_n, pooling="fixed", k=k, label=s),
-                     "test": from_predictions(f.test_y, f.test_pred, k=k, label=s)}
-        except DataError as exc:  # e.g. R2 <= 0 in a study: Olkin-Finn does not apply
-            outside.append((s, " ".join(str(exc).split())))
-            continue
-        for name, est in items.items():
+        for name, make in makers.items():
+            try:
+                est = make(f, s)
+            except DataError as exc:
+                if name != "test" and np.any((f.fold_r2 < 0) | (f.fold_r2 >= 1)):
+                    bad = f.fold_r2[(f.fold_r2 < 0) | (f.fold_r2 >= 1)]
+                    why = (f"a CV fold's R2 is outside [0, 1) ({number(float(bad[0]), 3)}), "
+                           "where the fold's Olkin-Finn SE does not apply")
+                else:
+                    why = " ".join(str(exc).split())
+                outside.setdefault(name, []).append((s, why))
+                continue
             per_source.setdefault(name, []).append(est)
     return per_source, outside
 
 
+def _outside_words(outside: dict) -> tuple:
+    """One (study, reason) per study from :func:`_study_estimates`' per-source lists, saying
+    which estimates it is left out of."""
+    out: dict[str, tuple[list, str]] = {}
+    for name, items in outside.items():
+        for s, why in items:
+            which = "test R2" if name == "test" else "CV R2"
+            names, _ = out.setdefault(s, ([], why))
+            if which not in names:
+                names.append(which)
+    return tuple((s, f"left out of the {' and '.join(names)}: {why}")
+                 for s, (names, why) in out.items())
+
+
 @renamed(margin="tolerance")
 def audit(dataset, *, models: dict | None = None, original: str | None = None,
-          tolerance: float = 0.05, tau2_method: str = "REML", quick: bool = False,
+          tolerance: float | None = None, tau2_method: str = "REML", quick: bool = False,
           moderators=None, random_state=None, n_jobs: int = 1,
           study_run=None) -> ReplicationAudit:
     """Does each later study reproduce the R² of the first? The three aims of Vijayakumar &
@@ -525,8 +560,10 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         have no R² to replicate.
     original : str, optional
         The original study (default: the first usable study in natural order).
-    tolerance : float, default 0.05
-        Region of equivalence ±tolerance of the consistency test (TOST), in R² units.
+    tolerance : float, optional
+        Region of equivalence ±tolerance in test R², of the consistency tests (TOST) and of
+        the card's light (default 0.05, :data:`DEFAULT_TOLERANCE`: five points of R², a
+        difference a reader of a reported R² would notice).
     tau2_method : str, default 'REML'
         τ² estimator of every random-effects pooling (``'REML'``, ``'DL'``, ...).
     quick : bool, default False
@@ -625,11 +662,14 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     ('1990', ('linear model', 'lr'))
     >>> res.summary["replications"].tolist()  # (2 models) x (CV RE, CV FE, test)
     [2, 2, 2, 2, 2, 2]
-    >>> print(res.verdict.sentence)
-    Test R² of the linear model: 0 of 2 replications are inconsistent with the original
-    (1990); 0 are shown consistent within ±0.05.
+    >>> res.verdict.level  # 100 test rows per study: too few to show ±0.05 either way
+    'warn'
+    >>> print(res.verdict.tolerance)
+    judged against ±0.05 in test R² (the default): pooled difference 0.018, 90% CI [-0.584,
+    0.62]
     """
-    tolerance, tau2_method, quick, n_jobs = _audit_iv(dataset, models, tolerance, tau2_method,
+    tolerance, given, tau2_method, quick, n_jobs = _audit_iv(dataset, models, tolerance,
+                                                             tau2_method,
                                                       quick, n_jobs)
     d = dataset
     mod_cols, mod_source = _moderators_iv(d, moderators)
@@ -703,19 +743,19 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
                              study[sel], aud_scheme, root, n_jobs)
         fits.update(_runner_fits(study_run, audited, study, kept, aud_scheme, lin_labels))
 
-    per_model, outside = {}, {}
+    per_model, outside, by_source = {}, {}, {}
     for model, model_fits in fits.items():
         per_model[model], bad = _study_estimates(model_fits, p, tau2_method)
+        by_source[model] = bad
         if bad:
-            outside[model] = tuple(bad)
-    bad_linear = {s for s, _ in outside.get(LINEAR_MODEL, ())}
+            outside[model] = _outside_words(bad)
+    bad_linear = {s for s, _ in by_source[LINEAR_MODEL].get("test", ())}
     usable = [s for s in kept if s not in bad_linear]
     if len(usable) < 2:
         raise NotApplicableError(
-            f"the linear model's R2 is outside [0, 1) in all but {len(usable)} of {len(kept)} "
-            "studies, where the Olkin-Finn SE does not apply.",
-            advice="this happens when the predictors explain almost nothing within studies; the "
-                   "replication of a near-zero R2 is not informative.")
+            f"the linear model's test R2 is undefined in all but {len(usable)} of {len(kept)} "
+            "studies.",
+            advice="check that the outcome varies within each study's test part.")
     if original is None:
         original = usable[0]
     original = str(original)
@@ -725,14 +765,18 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
             f"the original study {original!r} cannot be analyzed: {why}.",
             advice="choose another original study, or leave `original` unset to use the first "
                    "usable one.")
-    models_left_out, groups = {}, {}
+    models_left_out, groups, sources_left_out = {}, {}, {}
     for model, sources in per_model.items():
-        labels = [e.label for e in next(iter(sources.values()), [])]
+        labels = [e.label for e in sources.get("test", [])]
         if original not in labels or len(labels) < 2:
-            models_left_out[model] = ("R2 outside [0, 1) in the original study or in all but "
-                                      "one study, so the Olkin-Finn SE does not apply")
+            models_left_out[model] = ("no test R2 in the original study or in all but one "
+                                      "study")
             continue
         for name, ests in sources.items():
+            names = [e.label for e in ests]
+            if original not in names or len(names) < 2:  # e.g. a CV fold R2 <= 0 there
+                sources_left_out.setdefault(model, []).append(name)
+                continue
             groups[(model, name)] = ests
     meta_interval = "knha" if len(usable) < KNHA_BELOW else "wald"
     res = analyze_replications(groups, original, tolerance=tolerance, interval="wald",
@@ -742,11 +786,15 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
     studies = (original,) + tuple(s for s in usable if s != original)
     design = _Design(n_folds=n_folds, min_fold_rows=MIN_FOLD_ROWS, train_share=2 / 3,
                      audited_n_folds=AUDITED_N_FOLDS if audited else None, min_rows=min_rows,
-                     n_features=p, tolerance=tolerance, tau2_method=tau2_method, quick=quick,
+                     n_features=p, tolerance=tolerance, tolerance_given=given,
+                     tau2_method=tau2_method, quick=quick,
                      meta_interval=meta_interval)
     verdict = _verdict(res, original, tolerance, left_out, outside, models_left_out, design,
-                       bool(audited))
+                       bool(audited), groups[(LINEAR_MODEL, "test")])
     notes = _notes(design, left_out, outside, models_left_out, tuple(audited))
+    notes += tuple(f"{model}: {name} left out (the original study, or all but one, has no "
+                   "estimate there)" for model, names in sources_left_out.items()
+                   for name in names)
     pooled = res.meta[(LINEAR_MODEL, "test", "random")]
     why = _why(d, pooled, mod_cols, mod_source)
     return ReplicationAudit(original, studies, res, summary, verdict, analyzed, models_left_out,
@@ -768,32 +816,118 @@ def _summary(table: pd.DataFrame, tolerance: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _light(y0, v0, y, v, tolerance: float, *, tau2_method: str = "REML",
+           interval: str = "knha") -> dict:
+    """The replication card's light from the studies' test R², vectorised over leading axes.
+
+    ``y0``, ``v0`` (...): the original's estimate and sampling variance; ``y``, ``v`` (..., m):
+    the replications'. The replications are pooled by random effects (``tau2_method``, with
+    Knapp–Hartung t(m − 1) when ``interval='knha'``; one replication is its own pool) and the
+    pooled difference ``mu − y0`` gets the variance ``Var(mu) + v0`` and a two-sided 90%
+    interval (t(m − 1) under Knapp–Hartung, else z). Each replication's difference gets the
+    Wald interval of :func:`~replikit.replicate.consistency` (90%, TOST) and of
+    :func:`~replikit.replicate.inconsistency` (95%).
+
+    ``'good'``: the pooled difference's 90% interval lies inside ±tolerance (TOST at 0.05), or
+    every replication is shown consistent (an intersection–union test: "all k" at level 0.05
+    needs no multiplicity adjustment, Berger 1982); ``'bad'``: that interval lies entirely
+    outside ±tolerance (the one-sided test that the pooled difference exceeds the tolerance, at
+    0.05); ``'warn'`` otherwise. The validity study simulates this same function.
+    """
+    from scipy import stats
+
+    from . import _rma
+
+    y, v = np.asarray(y, float), np.asarray(v, float)
+    y0, v0 = np.asarray(y0, float), np.asarray(v0, float)
+    m = y.shape[-1]
+    if m >= 2:
+        fit = _rma.fit(y, v, method=tau2_method, interval=interval)
+        mu, var_mu = fit.beta[..., 0], fit.vb[..., 0, 0]
+        q = (stats.t.ppf(1 - LIGHT_ALPHA, m - 1) if interval == "knha"
+             else stats.norm.ppf(1 - LIGHT_ALPHA))
+    else:
+        mu, var_mu = y[..., 0], v[..., 0]
+        q = stats.norm.ppf(1 - LIGHT_ALPHA)
+    diff = mu - y0
+    half = q * np.sqrt(var_mu + v0)
+    low, high = diff - half, diff + half
+    d = y - y0[..., None]
+    se = np.sqrt(v + v0[..., None])
+    z90, z95 = stats.norm.ppf(1 - LIGHT_ALPHA), stats.norm.ppf(0.975)
+    consistent = (d - z90 * se > -tolerance) & (d + z90 * se < tolerance)
+    inconsistent = np.abs(d) > z95 * se
+    pooled_in = (low > -tolerance) & (high < tolerance)
+    all_in = consistent.all(axis=-1)
+    outside = (low > tolerance) | (high < -tolerance)
+    level = np.where(pooled_in | all_in, "good", np.where(outside, "bad", "warn"))
+    return {"difference": diff, "low": low, "high": high, "pooled_in": pooled_in,
+            "all_in": all_in, "n_consistent": consistent.sum(axis=-1),
+            "n_inconsistent": inconsistent.sum(axis=-1), "level": level}
+
+
 def _verdict(res, original, tolerance, left_out, outside, models_left_out, design,
-             has_audited) -> Verdict:
-    test = res.table[(res.table["source"] == "test") & (res.table["model"] == LINEAR_MODEL)]
-    n_inc = int((test["inconsistency"] == "inconsistent").sum())
-    n_con = int((test["consistency"] == "consistent").sum())
-    level = "bad" if n_inc > len(test) / 2 else ("good" if n_con > 0 else "warn")
-    sentence = (f"Test R² of the linear model: {number(n_inc)} of {number(len(test))} "
-                f"replications are inconsistent with the original ({original}); "
-                f"{number(n_con)} are shown consistent within ±{number(tolerance)}.")
+             has_audited, tests=None) -> Verdict:
+    tests = list(tests) if tests is not None else []
+    orig = next((e for e in tests if e.label == original), None)
+    reps = [e for e in tests if e.label != original]
     pooled = res.meta[(LINEAR_MODEL, "test", "random")]
     ci = pooled.confidence_interval()
+    light = _light(orig.estimate, orig.se ** 2, np.array([e.estimate for e in reps]),
+                   np.array([e.se for e in reps]) ** 2, tolerance,
+                   tau2_method=design["tau2_method"],
+                   interval=design.get("meta_interval", "wald"))
+    level = str(light["level"])
+    diff, lo, hi = (float(light[k]) for k in ("difference", "low", "high"))
+    n_con, n_inc, k = int(light["n_consistent"]), int(light["n_inconsistent"]), len(reps)
+    tol = f"±{number(tolerance)}"
+    ci90 = f"90% CI {_interval_text(lo, hi)}"
+    pooled_words = (f"the {number(k)} {_plural(k, 'replication', 'replications')}"
+                    + (", pooled," if k > 1 else "")
+                    + f" differ from the original ({original}) by {number(diff)} ({ci90})")
+    counts = (f"{number(n_inc)} of {number(k)} {_plural(k, 'is', 'are')} inconsistent with "
+              f"it (95% CI of the difference excludes 0) and {number(n_con)} "
+              f"{_plural(n_con, 'is', 'are')} shown consistent within {tol}")
+    if level == "good":
+        why = (f"shown within {tol}" if light["pooled_in"]
+               else f"beyond the pooled test, every replication is shown consistent within "
+                    f"{tol}")
+        sentence = (f"Test R² of the linear model replicates: {pooled_words}, {why}; "
+                    f"{counts}.")
+    elif level == "bad":
+        sentence = (f"Test R² of the linear model does not replicate: {pooled_words}, beyond "
+                    f"{tol}; {counts}.")
+    else:
+        sentence = (f"Test R² of the linear model, replication undecided: {pooled_words}, "
+                    f"neither shown within {tol} nor beyond it; {counts}.")
+    basis = ("pooled difference" if k > 1 else "difference") + f" {number(diff)}, {ci90}"
+    if level == "good" and not light["pooled_in"]:
+        basis += f"; every replication's 90% CI inside {tol}"
+    how = "the tolerance given" if design.get("tolerance_given") else "the default"
+    tolerance_words = f"judged against {tol} in test R² ({how}): {basis}"
     caveats = []
     if left_out:
         caveats.append(f"{number(len(left_out))} {_plural(len(left_out), 'study', 'studies')} "
                        f"left out ({_shown(s for s, _ in left_out)})")
     bad = outside.get(LINEAR_MODEL, ())
-    if bad:
-        caveats.append(f"{number(len(bad))} {_plural(len(bad), 'study', 'studies')} without a "
-                       f"linear-model R2 in [0, 1) left out ({_shown(s for s, _ in bad)})")
+    no_test = [s for s, why in bad if "test R2" in why]
+    no_cv = [s for s, why in bad if "test R2" not in why]
+    if no_test:
+        caveats.append(f"{number(len(no_test))} {_plural(len(no_test), 'study', 'studies')} "
+                       f"without a test R2 left out ({_shown(no_test)})")
+    if no_cv:
+        caveats.append(f"{number(len(no_cv))} {_plural(len(no_cv), 'study', 'studies')} kept "
+                       f"for the test R2 but left out of the CV R2: a fold's R2 is outside "
+                       f"[0, 1) ({_shown(no_cv)})")
     if models_left_out:
-        caveats.append(f"left out: {', '.join(models_left_out)} (R2 outside [0, 1))")
+        caveats.append(f"left out: {', '.join(models_left_out)} (no test R2 in the original "
+                       "study)")
     if design["quick"]:
         caveats.append(f"quick mode: {design['n_folds']}-fold CV")
     return Verdict(sentence, "test R2", level, float(pooled.estimate), float(ci.low),
                    float(ci.high), tuple(caveats),
-                   label="random-effects pooled test R2, linear model")
+                   label="random-effects pooled test R2, linear model",
+                   tolerance=tolerance_words)
 
 
 def _notes(design, left_out, outside, models_left_out, audited) -> tuple:

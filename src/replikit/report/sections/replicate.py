@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..._format import interval, number, pvalue
 from ..._plotting import svg_inline
+from ...errors import ParameterError
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..registry import Section
@@ -71,8 +72,8 @@ def _facts(res) -> dict:
     }
     for model, bad in res.studies_outside.items():
         if model not in res.models_left_out:
-            facts[f"{model}: studies without an R² in [0, 1)"] = ", ".join(
-                str(s) for s, _ in bad[:15]) + (" ..." if len(bad) > 15 else "")
+            facts[f"{model}: studies left out of an estimate"] = "; ".join(
+                f"{s} ({why})" for s, why in bad[:15]) + (" ..." if len(bad) > 15 else "")
     if res.studies_left_out:
         shown = ", ".join(f"{s} ({why})" for s, why in res.studies_left_out[:15])
         facts["studies left out"] = (f"{len(res.studies_left_out)}: {shown}"
@@ -183,8 +184,10 @@ def build(ctx: AuditContext) -> SectionOutput:
         from ..fits import study_cv
 
         study_run = study_cv(ctx, ctx.models)[0]  # shared with the sections across studies
+    given = ctx.tolerance("replicate")
     with ctx.stage("Replication: per-study CV and test R²", total=1) as advance:
         res = audit(ctx.dataset, models=ctx.models, quick=ctx.quick,
+                    tolerance=None if given is None else given.of(1.0),
                     moderators=getattr(ctx, "moderators", None),
                     random_state=ctx.random_state, n_jobs=ctx.n_jobs, study_run=study_run)
         advance(1)
@@ -192,8 +195,12 @@ def build(ctx: AuditContext) -> SectionOutput:
     tolerance, tau2 = design["tolerance"], design["tau2_method"]
     diff = res.plot(kind="differences", title="Test R²: replication − original, 95% CI")
     forest = res.plot(title="Test R² by study, pooled by random effects")
-    forest_cv = res.plot(source="cv", title="CV R² by study, pooled by random effects")
-    test_meta, cv_meta = res.meta(), res.meta(source="cv")
+    try:  # the linear model's CV R2 is left out when the original's fold R2 is outside [0, 1)
+        cv_meta = res.meta(source="cv")
+        forest_cv = res.plot(source="cv", title="CV R² by study, pooled by random effects")
+    except ParameterError:
+        cv_meta = forest_cv = None
+    test_meta = res.meta()
     show = _columns(res.table, ["model", "source", "replication", "estimate", "difference",
                                 "ci_low", "ci_high", "inconsistency", "tost_ci_low",
                                 "tost_ci_high", "pvalue_tost", "consistency"])
@@ -207,7 +214,12 @@ def build(ctx: AuditContext) -> SectionOutput:
                   "interval of (replication − original) excludes 0; failing that is not "
                   "evidence of consistency, which needs the 90% interval to lie inside a region "
                   f"of equivalence (here ±{number(tolerance)}, two one-sided tests, Schuirmann "
-                  "(1987)). The third aim pools all studies by fixed- and random-effects "
+                  "(1987)). The light rests on the replications pooled: green when the 90% "
+                  "interval of (pooled replications − original) lies inside "
+                  f"±{number(tolerance)}, or every replication is shown consistent (an "
+                  "intersection–union test, Berger (1982), which needs no multiplicity "
+                  "adjustment); red when that interval lies entirely outside; amber otherwise. "
+                  "The third aim pools all studies by fixed- and random-effects "
                   f"meta-analysis (τ² by {tau2}, {_ci_name(design)} intervals). CV R² is first "
                   "pooled over folds within each study (random or fixed effects)."),
         Callout(res.verdict.sentence, res.verdict.level),
@@ -221,9 +233,10 @@ def build(ctx: AuditContext) -> SectionOutput:
                f"Forest plot of the test R², {test_meta.model_label}, {_ci_name(design)} "
                f"confidence intervals; dotted line: 95% prediction interval "
                f"({test_meta.pi_dist})."),
-        Figure(svg_inline(forest_cv.figure),
-               f"Forest plot of the CV R² (folds pooled by random effects), "
-               f"{cv_meta.model_label}."),
+        *([] if forest_cv is None else [Figure(
+            svg_inline(forest_cv.figure),
+            f"Forest plot of the CV R² (folds pooled by random effects), "
+            f"{cv_meta.model_label}.")]),
         Table(show.reset_index(drop=True), "Inconsistency (95%) and consistency (90%, "
               f"±{number(tolerance)}) per replication"),
         Table(pooled.reset_index(drop=True), "Pooled estimates (original and replications)"),
