@@ -296,7 +296,7 @@ class GeneralizabilityAudit(Result):
             "confidence_level": self.confidence_level, "tolerance": self.tolerance,
             "n_resamples": self.n_resamples, "quick": self.quick,
             "studies_left_out": self.studies_left_out, "models_left_out": self.models_left_out,
-            "verdict": self.verdict, "notes": self.notes})
+            "verdict": self.verdict, "notes": self.notes, "key_kernel": self.key_kernel})
 
     def ranks_frame(self) -> pd.DataFrame:
         """The rankings as a long table.
