@@ -171,11 +171,11 @@ class GeneralizabilityAudit(Result):
         The conclusion: the hardest goal's n* against the studies at hand.
     notes : tuple of str
         What was done: studies and models left out, n* resting on few subsample sizes.
+    result : GeneralizabilityResult
+        The full analysis (quantile tables, MMD distributions per goal).
     key_kernel : str
         The kernel of the goal the verdict rests on (see :func:`card_light`): its n* and
         interval are the verdict's key number.
-    result : GeneralizabilityResult
-        The full analysis (quantile tables, MMD distributions per goal).
 
     See Also
     --------
