@@ -40,16 +40,26 @@ def test_regression_plan_loss_and_verdict():
     assert isinstance(res, ErrorAudit) and res.loss == "squared" and res.n_rows == 600
     # every model on every row; the forest refitted per resample within the row-fit budget
     # (quick: clip(round(40,000 / 600), 5, 10) = 10 resamples)
-    assert res.plans["lr"] == {"rows": 600, "n_resamples": 50, "n_folds": 10, "path": "fast"}
+    assert res.plans["lr"] == {"rows": 600, "n_resamples": 50, "n_folds": 10, "path": "fast",
+                               "interval": "nested", "nested_repeats": 3}
     assert res.plans["dummy"]["path"] == "fast"
-    assert res.plans["rf"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic"}
+    assert res.plans["rf"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic",
+                               "interval": "wald", "nested_repeats": 0}
     frame = res.to_frame()
     assert len(frame) == 3 * len(AUDIT_METHODS)
     assert set(frame["n"]) == {600}
     table = res.table().set_index("model")
     # the verdict's numbers are the table's: lowest .632+ and largest optimism
     assert res.best_model == table[".632+"].idxmin() != "dummy"
-    assert res.best_estimate == table.loc[res.best_model, ".632+"] == res.verdict.estimate
+    assert res.best_estimate == table.loc[res.best_model, ".632+"]
+    # the key number is the best model's K-fold error with its interval (nested for lr)
+    assert res.verdict.estimate == table.loc[res.best_model, "kfold"]
+    low, high = res.verdict.ci_low, res.verdict.ci_high
+    assert (low, high) == (table.loc[res.best_model, "kfold_ci_low"],
+                           table.loc[res.best_model, "kfold_ci_high"])
+    assert 0 <= low < high
+    kinds = table["kfold_interval"].to_dict()
+    assert kinds == {"lr": "nested", "rf": "wald", "dummy": "nested"}
     assert res.optimism_model == table["optimism"].idxmax() == "rf"  # a forest fits its rows
     assert res.optimism == pytest.approx(table.loc["rf", "kfold"] - table.loc["rf",
                                                                               "resubstitution"])
@@ -66,7 +76,8 @@ def test_estimates_are_estimate_errors_under_the_plan():
     ds = _dataset("regression", seed=3)
     res = audit(ds, models={"ols": LinearRegression()}, random_state=7)
     ref = estimate_errors(LinearRegression(), ds.X, ds.y, methods=AUDIT_METHODS, loss="squared",
-                          n_resamples=200, n_folds=10, random_state=7).to_frame()
+                          n_resamples=200, n_folds=10, n_nested_repeats=10,
+                          random_state=7).to_frame()
     got = res.to_frame().drop(columns=["model", "rows_used"])
     pd.testing.assert_frame_equal(got, ref)
 
@@ -181,8 +192,9 @@ def test_plan_follows_the_path_the_loss_allows():
     log = audit(ds, models={**lda, **make_models("lr", "classification")}, quick=True,
                 random_state=0)
     assert log.loss == "log"
-    assert log.plans["lda"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic"}
+    assert log.plans["lda"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic",
+                                "interval": "wald", "nested_repeats": 0}
     assert log.plans["lr"]["path"] == "fast" and log.plans["lr"]["rows"] == 600
     zero_one = audit(ds, models={**lda, "ridge": RidgeClassifier()}, quick=True, random_state=0)
     assert zero_one.plans["lda"] == {"rows": 600, "n_resamples": 50, "n_folds": 10,
-                                     "path": "fast"}
+                                     "path": "fast", "interval": "nested", "nested_repeats": 3}

@@ -220,8 +220,8 @@ def test_result_frame_and_str():
                          random_state=0)
     assert isinstance(res, ErrorEstimate)
     frame = res.to_frame()
-    assert list(frame.columns[:7]) == ["method", "estimate", "se", "loss", "n", "n_resamples",
-                                       "path"]
+    assert list(frame.columns[:10]) == ["method", "estimate", "se", "ci_low", "ci_high",
+                                        "interval", "loss", "n", "n_resamples", "path"]
     assert frame.loc[0, "n_test"] == 11
     assert "hold-out" in str(res) and "eq. 4" in str(res)
     assert math.isfinite(res.se) and res.se > 0

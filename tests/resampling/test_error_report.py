@@ -46,8 +46,9 @@ def test_section_classification_with_lda():
     out = SECTION.build(AuditContext(ds, models=make_models("lda,tree", "classification"),
                                      quick=True))
     table = out.blocks[-1].frame.set_index("model")
-    est = table.drop(columns=["rows used", "fit path"]).drop(
+    est = table.drop(columns=["rows used", "fit path", "K-fold 95% interval"]).drop(
         columns=["optimism (CV − resub.)"]).to_numpy(float)
+    assert table["K-fold 95% interval"].str.match(r"\[.*\] \((nested CV|naive)\)").all()
     assert np.all(np.isfinite(est)) and np.all(est >= 0)  # losses (0/1 or log)
     # LDA's batched fit gives labels; its probabilities (log loss) go through the generic path
     loss = out.json()["data"]["loss"]

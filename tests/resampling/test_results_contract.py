@@ -98,8 +98,12 @@ def test_contract(name):
 
 def test_verdict_labels_its_key_number():
     res = _error_audit()
-    assert res.verdict.label == "best model's .632+ mean squared error"
-    assert res.verdict.estimate == res.best_estimate
+    assert res.verdict.label.startswith(f"{res.best_model}'s ")
+    assert "CV mean squared error" in res.verdict.label and "95%" in res.verdict.label
+    assert "interval" in res.verdict.label
+    kfold = res.to_frame().query("method == 'kfold' and model == @res.best_model").iloc[0]
+    assert res.verdict.estimate == kfold["estimate"]
+    assert (res.verdict.ci_low, res.verdict.ci_high) == (kfold["ci_low"], kfold["ci_high"])
     assert_plain(str(res.verdict))
 
 

@@ -45,6 +45,8 @@ LOSS_LABELS = {"log": "log loss", "zero_one": "misclassification rate",
 #: Row-fits per model of the bootstrap of a model refitted per resample: ``n_resamples =
 #: clip(round(GENERIC_ROW_FITS / n), 10, 50)`` (quick: ``QUICK_ROW_FITS``, 5 to 10).
 GENERIC_ROW_FITS, QUICK_ROW_FITS = 150_000, 40_000
+#: Repetitions of nested cross-validation for the K-fold interval of a batched model (quick: 3).
+AUDIT_NESTED_REPEATS, QUICK_NESTED_REPEATS = 10, 3
 
 
 def _plan(fast: bool, n: int, quick: bool) -> dict:
@@ -75,7 +77,8 @@ class ErrorAudit(Result):
     ----------
     estimates : pandas.DataFrame
         The tidy table (:meth:`to_frame`): one row per (model, method) with ``estimate``,
-        ``se`` (the naive SE of K-fold; NaN for the others), ``loss``, ``n`` (rows used),
+        ``se``, ``ci_low``, ``ci_high`` and ``interval`` (K-fold: nested CV for a batched
+        model, the naive Wald interval otherwise; none for the others), ``loss``, ``n``,
         ``n_resamples``, ``path`` (``'fast'`` batched fits or ``'generic'`` refits),
         ``rows_used`` and the method's parameters and .632+ components.
     loss : {'log', 'zero_one', 'squared'}
@@ -101,7 +104,9 @@ class ErrorAudit(Result):
     notes : tuple of str
         What was done: resamples, folds, models left out.
     verdict : Verdict
-        The sentence, with the best model's .632+ error as its key number.
+        The sentence; its key number is the best model's (lowest .632+ error) K-fold error
+        with its 95% interval: nested cross-validation for a model with a batched fit, else
+        the naive Wald interval (the .632+ bootstrap has no calibrated interval).
     seconds : dict
         Model -> seconds spent (timing only; not part of the numbers).
 
@@ -121,7 +126,7 @@ class ErrorAudit(Result):
     >>> res = audit(Dataset("toy", X, y, None, "regression", 0),
     ...             models=make_models("lr,dummy", "regression"), quick=True, random_state=0)
     >>> list(res.table().columns[:3]), res.verdict.label
-    (['model', 'resubstitution', 'kfold'], "best model's .632+ mean squared error")
+    (['model', 'resubstitution', 'kfold'], "lr's 5-fold CV mean squared error (its error on new rows like these), 95% nested cross-validation interval")
     """
 
     estimates: pd.DataFrame = field(repr=False)
@@ -166,8 +171,9 @@ class ErrorAudit(Result):
 
     def table(self) -> pd.DataFrame:
         """One row per model: ``model``, the estimate of each method (columns named as in
-        :attr:`methods`), ``optimism`` (K-fold minus resubstitution), ``rows_used``,
-        ``path``.
+        :attr:`methods`), ``optimism`` (K-fold minus resubstitution), the 95% interval of the
+        K-fold estimate (``kfold_ci_low``, ``kfold_ci_high``, ``kfold_interval``: ``'nested'``
+        or ``'wald'``), ``rows_used``, ``path``.
 
         Returns
         -------
@@ -179,12 +185,17 @@ class ErrorAudit(Result):
         out = wide.reset_index()
         out.columns.name = None
         out["optimism"] = (wide["kfold"] - wide["resubstitution"]).to_numpy()
+        kf = self.estimates[self.estimates["method"] == "kfold"].set_index("model").reindex(
+            list(self.models))
+        out["kfold_ci_low"] = kf["ci_low"].to_numpy(dtype=float)
+        out["kfold_ci_high"] = kf["ci_high"].to_numpy(dtype=float)
+        out["kfold_interval"] = kf["interval"].to_numpy()
         out["rows_used"] = [self.plans[m]["rows"] for m in self.models]
         out["path"] = [self.plans[m]["path"] for m in self.models]
         return out
 
     def plot(self, ax=None):
-        """Bars of every model's estimates by method (±1 naive SE where defined).
+        """Bars of every model's estimates by method (with the 95% interval where there is one).
 
         Parameters
         ----------
@@ -199,7 +210,8 @@ class ErrorAudit(Result):
         from .plots import plot_error_estimates
 
         frame = self.estimates.assign(method=self.estimates["method"].map(METHOD_LABELS))
-        ax = plot_error_estimates(frame[["model", "method", "estimate", "se"]], ax=ax)
+        ax = plot_error_estimates(frame[["model", "method", "estimate", "ci_low", "ci_high"]],
+                                  ax=ax)
         ax.set_ylabel(f"estimated {self.loss_label}")
         return ax
 
@@ -319,7 +331,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
 
     from .._random import root_seed_sequence
     from ..errors import DataError, ReplikitError
-    from .error import batched_fit, estimate_errors
+    from .error import batched_fit, estimate_error, estimate_errors
 
     models, n_jobs = _audit_iv(dataset, models, quick, n_jobs)
     root = root_seed_sequence(random_state)
@@ -336,10 +348,18 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         fast = batched_fit(model, task, loss, n_classes) is not None
         plan = _plan(fast, n, quick)
         start = time.perf_counter()
+        nested_reps = QUICK_NESTED_REPEATS if quick else AUDIT_NESTED_REPEATS
         try:
             res = estimate_errors(model, X, y, methods=methods, loss=loss, task=task,
                                   n_resamples=plan["n_resamples"], n_folds=plan["n_folds"],
-                                  random_state=root, n_jobs=n_jobs)
+                                  interval=None if fast else "wald",
+                                  n_nested_repeats=nested_reps, random_state=root,
+                                  n_jobs=n_jobs)
+            nested = None
+            if shared is not None and fast:  # the interval of the shared K-fold estimate
+                nested = estimate_error(model, X, y, method="kfold", loss=loss, task=task,
+                                        n_folds=plan["n_folds"], interval="nested",
+                                        n_nested_repeats=nested_reps, random_state=root)
         except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
             failed[name] = " ".join(str(exc).split())
             if progress is not None:
@@ -349,17 +369,24 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         frame = res.to_frame()
         path = res[methods[-1]].path
         if shared is not None:
-            kfold = _kfold_row(shared[name], loss, y, n, path)
+            kfold = _kfold_row(shared[name], loss, y, n, path, nested)
             plan["n_folds"] = int(kfold["n_folds"])
             frame = pd.concat([frame.iloc[:1], pd.DataFrame([kfold]), frame.iloc[1:]],
                               ignore_index=True)
         frame.insert(0, "model", name)
         frame["rows_used"] = plan["rows"]
         frames.append(frame)
-        plans[name] = {**plan, "path": path}
+        plans[name] = {**plan, "path": path,
+                       "interval": "nested" if fast else "wald",
+                       "nested_repeats": nested_reps if fast else 0}
         notes.append(f"{name}: all {n:,} rows, {plan['n_resamples']} bootstrap resamples "
                      f"({path} path), {plan['n_folds']}-fold CV"
-                     + (" (the report's shared cross-validation)" if shared is not None else ""))
+                     + (" (the report's shared cross-validation)" if shared is not None else "")
+                     + (f", its interval by nested cross-validation ({nested_reps} "
+                        "repetitions, batched fits)" if fast else
+                        ", its interval the naive Wald one (nested cross-validation would "
+                        f"refit {name} {plan['n_folds'] * (plan['n_folds'] + 1) // 2} times "
+                        "per repetition)"))
         if progress is not None:
             progress(1)
     if not frames:
@@ -374,8 +401,9 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     best = str(wide[".632+"].idxmin())
     gap = wide["kfold"] - wide["resubstitution"]
     worst = str(gap.idxmax())
+    krow = estimates[(estimates["model"] == best) & (estimates["method"] == "kfold")].iloc[0]
     verdict = _verdict(loss, best, float(wide.loc[best, ".632+"]), worst, float(gap[worst]),
-                       plans, failed, n, quick, dataset.n_studies)
+                       plans, failed, n, quick, dataset.n_studies, krow)
     return ErrorAudit(estimates, loss, AUDIT_METHODS, plans, failed, best,
                       float(wide.loc[best, ".632+"]), worst, float(gap[worst]), quick, n,
                       tuple(notes), verdict, seconds)
@@ -403,9 +431,11 @@ def _cv_predictions(cv, names: list[str], n: int) -> dict:
     return out
 
 
-def _kfold_row(p, loss: str, y, n: int, path: str) -> dict:
+def _kfold_row(p, loss: str, y, n: int, path: str, nested=None) -> dict:
     """The K-fold estimate (eq. 5) from one repeat's predictions: the mean per-row loss (each
-    row tested once) and the naive SE of the fold means, as ``estimate_errors`` reports it."""
+    row tested once), with the 95% interval of ``nested`` (an :class:`ErrorEstimate` whose
+    interval is nested CV) or else the naive Wald interval ``mean ± z sd(row losses) /
+    sqrt(n)``, as ``estimate_errors`` reports them."""
     import numpy as np
 
     from ..errors import DataError
@@ -426,27 +456,53 @@ def _kfold_row(p, loss: str, y, n: int, path: str) -> dict:
         row_loss = (p["y_pred"].to_numpy() != y_true).astype(float)
     else:
         row_loss = (y_true.astype(float) - p["y_pred"].to_numpy(dtype=float)) ** 2
+    from ..results import wald_interval
+
     folds = p["fold"].to_numpy()
-    means = np.array([row_loss[folds == f].mean() for f in np.unique(folds)])
-    se = float(np.std(means, ddof=1) / np.sqrt(means.size)) if means.size > 1 else np.nan
-    return {"method": "kfold", "estimate": float(row_loss.mean()), "se": se, "loss": loss,
-            "n": n, "n_resamples": int(means.size), "path": path,
-            "n_folds": float(means.size), "n_repeats": 1.0}
+    k = int(np.unique(folds).size)
+    est = float(row_loss.mean())
+    row = {"method": "kfold", "estimate": est, "loss": loss, "n": n, "n_resamples": k,
+           "path": path, "n_folds": float(k), "n_repeats": 1.0}
+    if nested is not None:
+        ci = nested.confidence_interval(0.95)
+        row.update(se=nested.se, ci_low=ci.low, ci_high=ci.high, interval="nested",
+                   interval_center=nested.interval_parts["center"])
+    else:
+        se = float(np.std(row_loss, ddof=1) / np.sqrt(n))
+        ci = wald_interval(est, se, 0.95)
+        row.update(se=se, ci_low=max(0.0, ci.low), ci_high=ci.high, interval="wald")
+    return row
 
 
 def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick,
-             n_studies) -> Verdict:
-    from .._format import number
+             n_studies, krow) -> Verdict:
+    from .._format import interval, number
 
     label = LOSS_LABELS[loss]
+    nested = krow["interval"] == "nested"
+    k = int(krow["n_folds"])
+    kind = "nested cross-validation" if nested else "naive Wald"
     sentence = (f"{best} has the lowest estimated {label} (.632+ bootstrap: "
-                f"{number(best_estimate)})")
+                f"{number(best_estimate)}; {k}-fold cross-validation: {number(krow['estimate'])},"
+                f" 95% {kind} interval {interval(krow['ci_low'], krow['ci_high'])})")
     if optimism > 0:
         sentence += (f"; judged on the rows it was fitted to, {worst} would look better than "
                      f"under cross-validation by {number(optimism)}.")
     else:
         sentence += "; no model looks better on its training rows than under cross-validation."
     caveats = []
+    if nested:
+        caveats.append(f"the interval is nested cross-validation (Bates, Hastie & Tibshirani "
+                       f"2024; {plans[best]['nested_repeats']} repetitions), whose coverage is "
+                       "measured in docs/resampling.md; the .632+ bootstrap has no calibrated "
+                       "interval, so the key number is the K-fold estimate")
+    else:
+        caveats.append(f"the interval is the naive Wald one (rows treated as independent): "
+                       f"nested cross-validation would refit {best} {k * (k + 1) // 2} times "
+                       "per repetition, beyond the audit's time budget; the naive interval can "
+                       "cover below its level (Bates, Hastie & Tibshirani 2024); the .632+ "
+                       "bootstrap has no calibrated interval, so the key number is the K-fold "
+                       "estimate")
     few = [m for m, p in plans.items() if p["path"] == "generic" and p["n_resamples"] < 50]
     if few and not quick:
         counts = sorted({plans[m]["n_resamples"] for m in few})
@@ -460,5 +516,8 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
     if n_studies > 1:
         caveats.append("studies pooled: the error of a model applied within the same studies, "
                        "not to a new one")
-    return Verdict(sentence, label, "info", estimate=best_estimate, caveats=tuple(caveats),
-                   label=f"best model's .632+ {label}")
+    return Verdict(sentence, label, "info", estimate=float(krow["estimate"]),
+                   ci_low=float(krow["ci_low"]), ci_high=float(krow["ci_high"]),
+                   caveats=tuple(caveats), tolerance="",
+                   label=f"{best}'s {k}-fold CV {label} (its error on new rows like these), "
+                         f"95% {kind} interval")

@@ -89,7 +89,9 @@ def plot_error_estimates(frame, *, ax=None):
     Parameters
     ----------
     frame : DataFrame
-        Columns ``model``, ``method``, ``estimate`` and optionally ``se`` (drawn as ±1 SE).
+        Columns ``model``, ``method``, ``estimate`` and optionally ``ci_low``/``ci_high``
+        (drawn as the interval, cut at the estimate's side when it lies outside) or ``se``
+        (drawn as ±1 SE).
     ax : matplotlib Axes, optional
         Where to draw; by default a new figure.
 
@@ -105,10 +107,14 @@ def plot_error_estimates(frame, *, ax=None):
     for j, method in enumerate(methods):
         sub = frame[frame["method"] == method].set_index("model").reindex(models)
         x = np.arange(len(models)) + (j - (len(methods) - 1) / 2) * width
-        se = sub["se"].to_numpy(float) if "se" in sub else None
-        err = None if se is None or np.all(np.isnan(se)) else np.nan_to_num(se)
-        ax.bar(x, sub["estimate"].to_numpy(float), width, yerr=err, label=method,
-               capsize=2)
+        est = sub["estimate"].to_numpy(float)
+        if "ci_low" in sub and not np.all(np.isnan(sub["ci_low"].to_numpy(float))):
+            lo, hi = sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float)
+            err = np.nan_to_num(np.stack([np.maximum(0.0, est - lo), np.maximum(0.0, hi - est)]))
+        else:
+            se = sub["se"].to_numpy(float) if "se" in sub else None
+            err = None if se is None or np.all(np.isnan(se)) else np.nan_to_num(se)
+        ax.bar(x, est, width, yerr=err, label=method, capsize=2)
     ax.set_xticks(np.arange(len(models)), models)
     ax.set_ylabel("estimated prediction error")
     ax.legend(fontsize=7, frameon=False, ncols=min(3, len(methods)))
