@@ -22,7 +22,17 @@ Tests (two-sided, alpha = 0.05), each on the scheme it is made for
     10x10 CV (invalid, for contrast).
 
 Rows: ``size`` (rejection rate at Delta = 0; one-sided band) for every test and learner, and
-``power`` at Delta = 0.05 for the corrected t's (no band). The permutation test is claimed
+``power`` at Delta = 0.05 for the corrected t's (no band).
+
+**Card light** rows (the audit's comparison card, :func:`replikit.compare.audit`): on the same
+10x10 CV differences, a pair is decided when the corrected repeated k-fold t shows a difference
+or the TOST with the corrected variance shows equivalence within ±tolerance, and the light is
+green when the pair is decided (the audit's own ``_light``). A green light is false when it rests
+on a false claim: equivalence claimed with the true difference at the tolerance (Delta =
+tolerance), or a difference claimed with none (Delta = 0); both are claimed at most 5%
+(``size``, calibrated). Power: green at Delta = 0 (equivalence shown) and at Delta = 0.05
+(difference shown), documented. Tolerances 0.01 (the audit's default on a 0-1 score) and 0.05.
+One pair, one metric (the audit adjusts over pairs and metrics by Holm, which is stricter). The permutation test is claimed
 calibrated for deterministic and mildly randomized learners only: it tests the two *fitted*
 models on one test set, so when the random states change the fitted models a lot it rejects the
 learners' null far too often (documented row). The
@@ -50,8 +60,11 @@ N_ROWS = 300
 BASE_ERROR = 0.30
 DIFFERENCE = 0.05
 RHO = 0.5
-SIZES = {"small": {"datasets": 400, "power": 200, "chunk": 100, "flips": 499},
-         "full": {"datasets": 3000, "power": 1000, "chunk": 200, "flips": 999}}
+SIZES = {"small": {"datasets": 400, "power": 200, "chunk": 100, "flips": 499, "light": 400},
+         "full": {"datasets": 3000, "power": 1000, "chunk": 200, "flips": 999, "light": 2000}}
+#: practical tolerances of the card-light rows (the audit's default on a 0-1 score first)
+LIGHT_TOLERANCES = (0.01, 0.05)
+LIGHT_LEARNERS = ("deterministic", "randomized (half)")
 #: share of the training rows each fit uses (1 = deterministic)
 LEARNERS = {"deterministic": 1.0, "randomized (half)": 0.5, "randomized (5%)": 0.05}
 # partitions: 10x10 CV (100), 10 hold-outs 90/10, 5x2 CV (10), one 2/3-1/3 hold-out
@@ -145,6 +158,71 @@ def _rates(root, key, R: int, chunk: int, mu_a: float, mu_b: float, share: float
     return hits
 
 
+def _light_chunk(rng, R: int, mu_a: float, mu_b: float, share: float) -> dict:
+    """The card's decisions on R simulated 10x10 CV comparisons: ``differ`` (R,) and, per
+    tolerance, ``equivalent`` (R,) — as the audit decides one pair."""
+    y = rng.random((R, N_ROWS)) < 0.5
+    z = rng.standard_normal((R, N_ROWS, 2))
+    e1 = z[..., 0]
+    e2 = RHO * z[..., 0] + np.sqrt(1 - RHO ** 2) * z[..., 1]
+    sgn = np.where(y, 1.0, -1.0)
+    x1, x2 = sgn * mu_a + e1, sgn * mu_b + e2
+    test, train = _masks(rng, R)
+    test, train = test[:, _KFOLD], train[:, _KFOLD]
+    d = _fold_rates(_row_errors(x1, y, train, rng, share), test) - _fold_rates(
+        _row_errors(x2, y, train, rng, share), test)
+    stat, se, df = K.t_corrected(d, 1 / 9)
+    out = {"differ": _two_sided(stat, df) < ALPHA}
+    mean = d.mean(axis=-1)
+    for tol in LIGHT_TOLERANCES:  # TOST with the corrected variance (equivalence_ttest)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.maximum(stats.t.sf((mean + tol) / se, df), stats.t.cdf((mean - tol) / se, df))
+        out[tol] = np.nan_to_num(p, nan=1.0) < ALPHA
+    return out
+
+
+def _light_rows(root, cfg) -> list[dict]:
+    """The card-light rows: false green at the tolerance and at Delta = 0, and power."""
+    from .audit import _light
+
+    study = "comparison card light (one pair, 10x10 CV, n = 300)"
+    R, chunk = cfg["light"], cfg["chunk"]
+    mu_b = float(-stats.norm.ppf(BASE_ERROR))
+    rows = []
+    deltas = sorted({0.0, *LIGHT_TOLERANCES, DIFFERENCE})
+    for learner in LIGHT_LEARNERS:
+        share = LEARNERS[learner]
+        for delta in deltas:
+            mu_a = float(-stats.norm.ppf(BASE_ERROR - delta))
+            parts = [_light_chunk(task_rng(root, ("light", learner, delta, c)),
+                                  min(chunk, R - s), mu_a, mu_b, share)
+                     for c, s in enumerate(range(0, R, chunk))]
+            differ = np.concatenate([p["differ"] for p in parts])
+            setting = f"{learner} learners, Delta={delta:g}"
+            if delta == 0:  # a difference claimed where there is none: a false green
+                rows.append(rate_row(CAP, study, "green by a difference (corrected t)",
+                                     setting, "size", hits=int(differ.sum()),
+                                     n_replications=R, nominal=ALPHA))
+            if delta == DIFFERENCE:
+                rows.append(rate_row(CAP, study, "green by a difference (corrected t)",
+                                     setting, "power", hits=int(differ.sum()),
+                                     n_replications=R, nominal=ALPHA, claim="documented"))
+            for tol in LIGHT_TOLERANCES:
+                equiv = np.concatenate([p[tol] for p in parts])
+                # green resting on equivalence: the light is green and no difference is shown
+                by_equiv = (_light(differ[:, None], equiv[:, None]) == "good") & ~differ
+                method = f"green by equivalence (TOST, tolerance {tol:g})"
+                if delta == tol:  # equivalence claimed at the boundary: a false green
+                    rows.append(rate_row(CAP, study, method, setting, "size",
+                                         hits=int(by_equiv.sum()), n_replications=R,
+                                         nominal=ALPHA))
+                if delta == 0:
+                    rows.append(rate_row(CAP, study, method, setting, "power",
+                                         hits=int(by_equiv.sum()), n_replications=R,
+                                         nominal=ALPHA, claim="documented"))
+    return rows
+
+
 _INVALID = ("naive paired t (10x10 CV)",)
 #: (learner, test) cells outside their band that docs/compare.md describes
 _DOCUMENTED = {("randomized (5%)", "paired permutation test (one hold-out)")}
@@ -199,4 +277,5 @@ def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.D
                                          f"{learner} learners, Delta={DIFFERENCE:g}", "power",
                                          hits=h, n_replications=P, nominal=ALPHA,
                                          claim="documented"))
+    rows += _light_rows(root, cfg)
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -35,6 +35,20 @@ runs its small size and fails when a calibrated row leaves its band. Studies (do
   (the tests check a replication against ``meta_analysis`` itself). KH CIs are claimed
   calibrated; FE (tau2 > 0), z intervals at k <= 10 and PIs are documented.
 
+* **Card light** — the audit's replication card (:func:`~replikit.replicate.audit`): K = 5
+  and 10 studies of ``n`` = 50 and 200 rows, each scored on its test third (17 and 67 rows, the
+  audit's 2:1 split) by calibrated predictions whose out-of-sample R2 is set exactly (the
+  original .40); test R2 with the delta-method SE as the audit computes it, and the card's rule
+  (the audit's own ``_light``: random-effects pooling of the replications, Knapp-Hartung below
+  :data:`~replikit.replicate.audit.KNHA_BELOW` studies). Rates of green when the truth lies just
+  outside the tolerance (.05) — every replication .05 lower, or 4 of 9 (2 of 4 with K = 5)
+  replications .20 lower — claimed at most 5% (calibrated); of red when every replication lies
+  exactly at the tolerance (calibrated from 67 test rows; with 17 the delta-method SE of the
+  original runs small and red reaches .06 at K = 10: documented); of green when the truth holds
+  (all equal: power,
+  documented); and of green by the rule the card used before (one replication shown consistent
+  suffices; invalid, for contrast).
+
 Every replication is a row of an array; cells run in parallel with ``n_jobs`` and each cell
 draws from its own stream (``task_rng(root, cell key)``), so the table does not depend on
 ``n_jobs``.
@@ -66,11 +80,13 @@ DELTA_SLACK = 0.01  # the delta-method Wald interval runs .936-.944 (asymptotic 
 KH_SLACK = 0.025  # Knapp-Hartung: .925-.95 over k = 5-30, tau2 = .01-.05 (finite-k error)
 SIZES = {
     "small": {"r2": 2000, "test": 2000, "boot": 0, "boot_B": 0, "inc": 2000, "inc_boot": 0,
-              "tost": 2000, "meta": 2000,
+              "tost": 2000, "meta": 2000, "light": 500, "light_k": (5, 10),
+              "light_n": (50, 200, 5000),
               "r2_cells": ((133, 36), (100, 10)), "inc_cells": ((100, 10), (133, 36)),
               "tost_cells": (2000,), "meta_k": (5, 30), "meta_tau2": (0.01, 0.05)},
     "full": {"r2": 4000, "test": 4000, "boot": 1000, "boot_B": 500, "inc": 4000,
-             "inc_boot": 1000, "tost": 4000, "meta": 4000,
+             "inc_boot": 1000, "tost": 4000, "meta": 4000, "light": 4000,
+             "light_k": (5, 10), "light_n": (50, 200, 2000, 10000),
              "r2_cells": ((50, 5), (100, 10), (133, 36), (667, 36)),
              "inc_cells": ((100, 10), (133, 36), (667, 36)),
              "tost_cells": (2000, 5000), "meta_k": (5, 10, 30), "meta_tau2": (0.01, 0.05)},
@@ -376,6 +392,66 @@ def meta_limits(y, v, tau2_method: str, interval: str, confidence_level: float =
 # --- the table ----------------------------------------------------------------------------
 
 
+#: Card-light cells: studies (original included) and rows per study (the last two sizes show
+#: where the light can turn green at all: a test third of 17 or 67 rows gives an R2 SE of
+#: .08-.15, too wide for ±.05 either way).
+LIGHT_DROP = 0.20  # the "some replications much lower" scenario
+
+
+def _light_r2(rng, rho2, m: int, R: int):
+    """Test R2 and delta-method SE of calibrated predictions on ``m`` test rows per study:
+    ``rho2`` (K,) the studies' out-of-sample R2; arrays (R, K)."""
+    from .estimates import r2_delta_se
+
+    rho2 = np.asarray(rho2, float)
+    chunk = max(1, int(4e6 // (rho2.size * m)))  # a few million draws at a time
+    r2, se = np.empty((R, rho2.size)), np.empty((R, rho2.size))
+    for a in range(0, R, chunk):
+        b = min(R, a + chunk)
+        s = np.sqrt(rho2)[None, :, None] * rng.standard_normal((b - a, rho2.size, m))
+        y = s + np.sqrt(1 - rho2)[None, :, None] * rng.standard_normal((b - a, rho2.size, m))
+        r2[a:b], se[a:b] = _r2(y, s), r2_delta_se(y, s)
+    return r2, se
+
+
+def _light_cell(rng, K, n, R):
+    from .audit import KNHA_BELOW, _light
+
+    m = n - round(2 * n / 3)  # the audit's test third
+    interval = "knha" if K < KNHA_BELOW else "wald"
+    n_low = round(4 / 9 * (K - 1))
+    truths = {"every replication at the tolerance": [RHO2] + [RHO2 - TOLERANCE] * (K - 1),
+              f"{n_low} of {K - 1} replications {LIGHT_DROP:g} lower":
+                  [RHO2] + [RHO2 - LIGHT_DROP] * n_low + [RHO2] * (K - 1 - n_low),
+              "the truth holds (all equal)": [RHO2] * K}
+    study = "replication card light (test R2, calibrated predictions)"
+    rows = []
+    for what, rho in truths.items():
+        r2, se = _light_r2(rng, rho, m, R)
+        out = _light(r2[:, 0], se[:, 0] ** 2, r2[:, 1:], se[:, 1:] ** 2, TOLERANCE,
+                     tau2_method="REML", interval=interval)
+        green = out["level"] == "good"
+        old = (out["n_consistent"] > 0) & ~(out["n_inconsistent"] > (K - 1) / 2)
+        setting = _setting(K=K, n=n, test_rows=m, truth=what, tolerance=TOLERANCE)
+        holds = what.startswith("the truth holds")
+        rows.append(rate_row(CAP, study, "green (pooled or all replications)", setting,
+                             "power" if holds else "size", hits=int(green.sum()),
+                             n_replications=R, nominal=ALPHA,
+                             claim="documented" if holds else "calibrated"))
+        if what.startswith("every"):
+            # with 17 test rows the delta-method SE of the original's R2 runs small and its
+            # error is shared by every difference: red reaches .06 at K = 10 (documented)
+            rows.append(rate_row(CAP, study, "red (pooled CI beyond the tolerance)", setting,
+                                 "size", hits=int((out["level"] == "bad").sum()),
+                                 n_replications=R, nominal=ALPHA,
+                                 claim="documented" if m < 30 else "calibrated"))
+        rows.append(rate_row(CAP, study, "green, previous rule (one replication consistent)",
+                             setting, "power" if holds else "size", hits=int(old.sum()),
+                             n_replications=R, nominal=ALPHA,
+                             claim="documented" if holds else "invalid"))
+    return rows
+
+
 def _cells(size: str):
     sz = SIZES[size]
     cells = []
@@ -392,6 +468,9 @@ def _cells(size: str):
     for k in sz["meta_k"]:
         for tau2 in sz["meta_tau2"]:
             cells.append((("meta", k, tau2), _meta_cell, (k, tau2, sz["meta"])))
+    for K in sz["light_k"]:
+        for n in sz["light_n"]:
+            cells.append((("light", K, n), _light_cell, (K, n, sz["light"])))
     return cells
 
 
@@ -407,9 +486,10 @@ def validity(*, size: str = "small", random_state=None, n_jobs: int = 1) -> pd.D
     Parameters
     ----------
     size : {'small', 'full'}
-        ``'small'``: the reduced study the test suite runs (2,000 replications per cell, about
-        10 s of CPU); ``'full'``: the sizes of docs/validity.md (4,000 replications per cell, 1,000 with the
-        bootstrap; about 95 s of CPU).
+        ``'small'``: the reduced study the test suite runs (2,000 replications per cell, 500
+        for the card light; about 25 s of CPU); ``'full'``: the sizes of docs/validity.md
+        (4,000 replications per cell, 1,000 with the bootstrap; a few minutes of CPU, most of
+        it the card light's 10,000-row studies).
     random_state : None, int or Generator
         Root of every draw; each cell draws from its own stream, so rows do not depend on
         ``n_jobs``.
