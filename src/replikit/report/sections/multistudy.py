@@ -67,8 +67,7 @@ def build(ctx: AuditContext) -> SectionOutput:
             f"trained on the studies used to assess it. The user's utility is "
             f"{a.utility_description}. The rule assessed is the one with the highest average "
             f"utility: {best}. It is ε-replicable when the average utilities U_k of any two "
-            f"studies differ by at most a tolerance ε."),
-        Paragraph(
+            f"studies differ by at most a tolerance ε. "
             "The light is earned against the tolerance ε = "
             + (f"{number(a.tolerance)}, {number(100 * a.tolerance_share)}% of the pooled "
                f"{loss_word} ({number(a.pooled_loss)})" if a.tolerance_share is not None
