@@ -26,7 +26,8 @@ from ._common import (
 
 ESTIMATE_FILES = ("estimates.csv", "estimates.svg")
 SIMULATION_FILES = ("resampling_table.csv", "resampling_errors.csv", "resampling_densities.svg")
-REFERENCES = ("etherington2019", "verbyla1989", "efron1983", "efron1997")
+REFERENCES = ("etherington2019", "verbyla1989", "efron1983", "efron1997",
+              "nadeau2003")
 
 
 def estimate(
@@ -50,6 +51,16 @@ def estimate(
     rounding: Annotated[str, typer.Option("--rounding", help="Hold-out test rows: ceil (default, "
                                           "scikit-learn's rule) or floor (the original code's "
                                           "int(n*p)) of n*p.")] = "ceil",
+    interval: Annotated[str | None, typer.Option(
+        "--interval", show_default=False, help="Kind of interval: nested (nested "
+        "cross-validation, Bates, Hastie & Tibshirani 2024; the default for kfold), wald "
+        "(naive; kfold, loo), t or exact (one hold-out split), corrected_t (repeated hold-out, "
+        "Nadeau & Bengio 2003) or none; default: each method's own.")] = None,
+    n_nested_repeats: Annotated[int | None, typer.Option(
+        "--n-nested-repeats", min=1, help="Repetitions of nested cross-validation (default "
+        "50; each refits the model K(K+1)/2 times).")] = None,
+    confidence_level: Annotated[float, typer.Option(
+        "--confidence-level", help="Level of the intervals.")] = 0.95,
     fast: Annotated[bool | None, typer.Option(
         "--fast/--generic", help="Require the batched fast path, or force the generic path (one "
         "cloned estimator per resample); default: the fast path when the model has one.")]
@@ -81,9 +92,17 @@ def estimate(
         res = estimate_errors(est, dataset.X, dataset.y, methods=chosen, loss=loss,
                               n_resamples=n_resamples, n_folds=n_folds, n_repeats=n_repeats,
                               test_size=test_size, rounding=rounding, task=dataset.task,
+                              interval=interval, n_nested_repeats=n_nested_repeats,
                               fast=fast, random_state=random_state, n_jobs=n_jobs,
                               progress=advance)
     frame = res.to_frame()
+    if confidence_level != 0.95:
+        cis = [res[m].confidence_interval(confidence_level) for m in frame["method"]]
+        frame["ci_low"] = [c.low for c in cis]
+        frame["ci_high"] = [c.high for c in cis]
+    frame["confidence_level"] = confidence_level
+    frame["interval_method"] = [res[m].interval_method if res[m].interval != "none"
+                                else res[m].interval_note for m in frame["method"]]
     first = res[chosen[0]]
     if out is not None:
         from .._outputs import write_csv_atomic
@@ -96,8 +115,17 @@ def estimate(
         info(f"Wrote estimates.csv and estimates.svg to {out}/")
     title = (f"Prediction error of {model} on {dataset.name}: {first.loss} loss, "
              f"{first.n:,} rows, {first.path} path")
-    emit(frame_table(frame[["method", "estimate", "se", "n_resamples", "path"]], title=title),
-         {"model": model, "data": str(data), "estimates": frame})
+    from .._format import interval as fmt_interval
+
+    shown = frame.assign(**{f"{confidence_level:.0%} interval": [
+        fmt_interval(lo, hi, 4) for lo, hi in zip(frame["ci_low"], frame["ci_high"],
+                                                     strict=True)]})
+    shown = shown.rename(columns={"interval_method": "interval method"})
+    emit(frame_table(shown[["method", "estimate", f"{confidence_level:.0%} interval",
+                            "interval method", "n_resamples", "path"]],
+                     title=title, no_wrap=[f"{confidence_level:.0%} interval"]),
+         {"model": model, "data": str(data), "confidence_level": confidence_level,
+          "estimates": frame})
 
 
 def simulate_resampling_cmd(
