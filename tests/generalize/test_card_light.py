@@ -4,7 +4,6 @@ N, amber otherwise), the tolerance δ* from the audit, and the validity rows of 
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from replikit.generalize import audit
 from replikit.generalize.audit import card_light
