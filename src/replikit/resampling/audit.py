@@ -126,7 +126,7 @@ class ErrorAudit(Result):
     >>> res = audit(Dataset("toy", X, y, None, "regression", 0),
     ...             models=make_models("lr,dummy", "regression"), quick=True, random_state=0)
     >>> list(res.table().columns[:3]), res.verdict.label
-    (['model', 'resubstitution', 'kfold'], "lr's 5-fold CV mean squared error (its error on new rows like these), 95% nested cross-validation interval")
+    (['model', 'resubstitution', 'kfold'], "lr's 10-fold CV mean squared error (its error on new rows like these), 95% nested cross-validation interval")
     """
 
     estimates: pd.DataFrame = field(repr=False)

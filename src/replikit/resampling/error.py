@@ -91,9 +91,9 @@ class ErrorEstimate(Result):
     estimate : float
         The estimated prediction error (mean loss of the rule fitted to all n rows).
     se : float
-        Standard error where the method defines one (hold-out and K-fold: the SD of the
-        per-split errors over sqrt(number of splits), which ignores the overlap between training
-        sets and is optimistic); ``nan`` otherwise.
+        The standard error behind the interval (nested CV: its SE; naive Wald: the SD of the
+        per-row losses over sqrt(n); t and corrected t: theirs; exact: ``sqrt(p (1 - p) / m)``);
+        ``nan`` when there is no interval.
     per_resample : ndarray
         The error of each resample on its own test rows (hold-out splits, folds, bootstrap
         out-of-bag sets; the single apparent error for resubstitution).
@@ -111,6 +111,16 @@ class ErrorEstimate(Result):
     components : dict
         For .632 and .632+: ``apparent`` (err, eq. 3), ``loo_bootstrap`` (Err(1), eq. 7),
         ``no_information`` (gamma), ``overfitting_rate`` (R, clipped), ``weight`` (w).
+    interval : str
+        The kind of interval (:data:`INTERVALS`): ``'nested'``, ``'wald'``, ``'t'``,
+        ``'exact'``, ``'corrected_t'`` or ``'none'``; :attr:`interval_method` in words.
+    interval_parts : dict
+        What :meth:`confidence_interval` needs at any level: ``center``, ``se`` and ``df``
+        (or the error count ``errors`` and ``m`` for the exact interval); for nested CV also
+        ``nested_estimate`` (err_NCV), ``nested_cv_estimate`` (err_CV), ``bias``, ``mse``,
+        ``inflation`` and ``nested_repeats``.
+    interval_note : str
+        Why there is no interval, when there is none.
 
     See Also
     --------
@@ -314,7 +324,8 @@ class ErrorEstimates(Result):
         return {"estimates": {m: e.to_dict() for m, e in self.estimates.items()}}
 
     def __str__(self) -> str:
-        frame = self.to_frame()[["method", "estimate", "se", "n_resamples", "path"]]
+        frame = self.to_frame()[["method", "estimate", "ci_low", "ci_high", "interval",
+                                 "n_resamples", "path"]]
         return f"{self.title}\n" + frame.to_string(index=False,
                                                    float_format=lambda v: f"{v:.4f}")
 
@@ -852,6 +863,18 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
         ``int(n * p)``.
     task : {'classification', 'regression'}, optional
         Default from ``sklearn.base.is_classifier(model)``.
+    interval : {'nested', 'wald', 't', 'exact', 'corrected_t', 'none'}, optional
+        The kind of interval (default: the method's own): ``'nested'`` (K-fold; nested
+        cross-validation, Bates, Hastie & Tibshirani (2024), Algorithm 1), ``'wald'`` (K-fold
+        and leave-one-out; naive: ``estimate ± z sd(e_i) / sqrt(n)`` with ``e_i`` each row's
+        loss averaged over the repeats), ``'t'`` / ``'exact'`` (one hold-out split: Student's
+        t of its per-row losses / Clopper–Pearson of its error count, 0–1 loss),
+        ``'corrected_t'`` (H > 1 hold-out splits: ``SE^2 = (1/H + m/(n - m)) s^2`` of the
+        split errors, t on H - 1 df, Nadeau & Bengio (2003)) or ``'none'``. The bootstrap
+        family and resubstitution have none (``interval_note`` says why).
+    n_nested_repeats : int, optional
+        Random partitions of nested cross-validation (default 50, the ``nestedcv`` package's);
+        each costs ``K (K + 1) / 2`` fits, batched on the fast path.
     fast : bool or None, default None
         ``None`` uses the batched fast path when the model supports it; ``False`` forces the
         generic path; ``True`` requires the fast path.
@@ -894,6 +917,11 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     .. [4] Efron, B. & Tibshirani, R. (1997). Improvements on Cross-Validation: The .632+
        Bootstrap Method. Journal of the American Statistical Association, 92(438), 548–560.
        https://doi.org/10.1080/01621459.1997.10474007
+    .. [5] Bates, S., Hastie, T. & Tibshirani, R. (2024). Cross-validation: what does it
+       estimate and how well does it do it? Journal of the American Statistical Association,
+       119(546), 1434–1445. https://doi.org/10.1080/01621459.2023.2197686
+    .. [6] Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Machine
+       Learning, 52(3), 239–281. https://doi.org/10.1023/A:1024068626366
 
     Examples
     --------
@@ -1057,6 +1085,18 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
         ``int(n * p)``.
     task : {'classification', 'regression'}, optional
         Default from ``sklearn.base.is_classifier(model)``.
+    interval : {'nested', 'wald', 't', 'exact', 'corrected_t', 'none'}, optional
+        The kind of interval (default: the method's own): ``'nested'`` (K-fold; nested
+        cross-validation, Bates, Hastie & Tibshirani (2024), Algorithm 1), ``'wald'`` (K-fold
+        and leave-one-out; naive: ``estimate ± z sd(e_i) / sqrt(n)`` with ``e_i`` each row's
+        loss averaged over the repeats), ``'t'`` / ``'exact'`` (one hold-out split: Student's
+        t of its per-row losses / Clopper–Pearson of its error count, 0–1 loss),
+        ``'corrected_t'`` (H > 1 hold-out splits: ``SE^2 = (1/H + m/(n - m)) s^2`` of the
+        split errors, t on H - 1 df, Nadeau & Bengio (2003)) or ``'none'``. The bootstrap
+        family and resubstitution have none (``interval_note`` says why).
+    n_nested_repeats : int, optional
+        Random partitions of nested cross-validation (default 50, the ``nestedcv`` package's);
+        each costs ``K (K + 1) / 2`` fits, batched on the fast path.
     fast : bool or None, default None
         ``None`` uses the batched fast path when the model supports it; ``False`` forces the
         generic path; ``True`` requires the fast path.
@@ -1092,6 +1132,11 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
     .. [4] Efron, B. & Tibshirani, R. (1997). Improvements on Cross-Validation: The .632+
        Bootstrap Method. Journal of the American Statistical Association, 92(438), 548–560.
        https://doi.org/10.1080/01621459.1997.10474007
+    .. [5] Bates, S., Hastie, T. & Tibshirani, R. (2024). Cross-validation: what does it
+       estimate and how well does it do it? Journal of the American Statistical Association,
+       119(546), 1434–1445. https://doi.org/10.1080/01621459.2023.2197686
+    .. [6] Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Machine
+       Learning, 52(3), 239–281. https://doi.org/10.1023/A:1024068626366
 
     Examples
     --------
