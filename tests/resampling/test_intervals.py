@@ -202,7 +202,7 @@ def test_cli_prints_interval_and_method(tmp_path, capsys):
                          method="kfold", n_nested_repeats=3, random_state=0)
     ci = ref.confidence_interval(0.9)
     assert (kfold["ci_low"], kfold["ci_high"]) == pytest.approx((ci.low, ci.high))
-    assert kfold["interval"] == "nested" and data["confidence_level"] == 0.9
+    assert kfold["interval"] == "nested" and kfold["confidence_level"] == 0.9
     assert "Bates" in kfold["interval_method"]
     assert boot["ci_low"] is None and boot["interval_method"].startswith("no interval")
     with pytest.raises(SystemExit):

@@ -124,8 +124,7 @@ def estimate(
     emit(frame_table(shown[["method", "estimate", f"{confidence_level:.0%} interval",
                             "interval method", "n_resamples", "path"]],
                      title=title, no_wrap=[f"{confidence_level:.0%} interval"]),
-         {"model": model, "data": str(data), "confidence_level": confidence_level,
-          "estimates": frame})
+         {"model": model, "data": str(data), "estimates": frame})
 
 
 def simulate_resampling_cmd(
