@@ -71,9 +71,13 @@ def test_chunk_pvalues_equal_the_public_tests():
 
 def test_validity_rows(monkeypatch):
     monkeypatch.setitem(cv.SIZES, "small", {"datasets": 6, "power": 4, "chunk": 3,
-                                            "flips": 19})
+                                            "flips": 19, "light": 6})
     t = cv.validity(size="small", random_state=0)
     assert list(t.columns) == list(COLUMNS) and set(t["capability"]) == {"compare"}
+    # the card light: false green at the tolerance and at no difference, and power
+    light = t[t["study"].str.startswith("comparison card light")]
+    assert set(light.loc[light["quantity"] == "size", "claim"]) == {"calibrated"}
+    assert len(light[light["quantity"] == "size"]) == 2 * (1 + len(cv.LIGHT_TOLERANCES))
     assert not t[["method", "setting", "quantity"]].duplicated().any()
     naive = t[t["method"].str.startswith("naive")]
     assert set(naive["claim"]) == {"invalid"}
