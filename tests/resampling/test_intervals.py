@@ -210,3 +210,18 @@ def test_cli_prints_interval_and_method(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "95% interval" in out and "nested cross-validation" in out
     assert f"[{ref.confidence_interval().low:.4g}" in out.replace(",", "")
+
+
+def test_nested_cv_that_cannot_fit_falls_back_to_wald(monkeypatch):
+    import replikit.resampling.error as error
+
+    def broken(*args, **kwargs):
+        raise error.DataError("fitting on a resample failed: one class")
+
+    monkeypatch.setattr(error, "_nested", broken)
+    X, y = _regression(30, seed=11)
+    est = estimate_error(LinearRegression(), X, y, method="kfold", random_state=0)
+    assert est.interval == "wald" and "nested cross-validation failed" in est.interval_note
+    assert est.interval_note in str(est)
+    ci = est.confidence_interval()
+    assert ci.low < est.estimate < ci.high

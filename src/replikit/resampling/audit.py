@@ -376,14 +376,16 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         frame.insert(0, "model", name)
         frame["rows_used"] = plan["rows"]
         frames.append(frame)
-        plans[name] = {**plan, "path": path,
-                       "interval": "nested" if fast else "wald",
-                       "nested_repeats": nested_reps if fast else 0}
+        used = str(frame.loc[frame["method"] == "kfold", "interval"].iloc[0])
+        plans[name] = {**plan, "path": path, "interval": used,
+                       "nested_repeats": nested_reps if used == "nested" else 0}
         notes.append(f"{name}: all {n:,} rows, {plan['n_resamples']} bootstrap resamples "
                      f"({path} path), {plan['n_folds']}-fold CV"
                      + (" (the report's shared cross-validation)" if shared is not None else "")
                      + (f", its interval by nested cross-validation ({nested_reps} "
-                        "repetitions, batched fits)" if fast else
+                        "repetitions, batched fits)" if used == "nested" else
+                        ", its interval the naive Wald one (nested cross-validation failed)"
+                        if fast else
                         ", its interval the naive Wald one (nested cross-validation would "
                         f"refit {name} {plan['n_folds'] * (plan['n_folds'] + 1) // 2} times "
                         "per repetition)"))
@@ -465,7 +467,7 @@ def _kfold_row(p, loss: str, y, n: int, path: str, nested=None) -> dict:
            "path": path, "n_folds": float(k), "n_repeats": 1.0}
     if nested is not None:
         ci = nested.confidence_interval(0.95)
-        row.update(se=nested.se, ci_low=ci.low, ci_high=ci.high, interval="nested",
+        row.update(se=nested.se, ci_low=ci.low, ci_high=ci.high, interval=nested.interval,
                    interval_center=nested.interval_parts["center"])
     else:
         se = float(np.std(row_loss, ddof=1) / np.sqrt(n))

@@ -120,7 +120,9 @@ class ErrorEstimate(Result):
         ``nested_estimate`` (err_NCV), ``nested_cv_estimate`` (err_CV), ``bias``, ``mse``,
         ``inflation`` and ``nested_repeats``.
     interval_note : str
-        Why there is no interval, when there is none.
+        Why there is no interval, when there is none, or why the interval is not the one
+        asked for (nested cross-validation that failed, e.g. a pair of folds leaving a single
+        class to train on, falls back to the naive Wald interval).
 
     See Also
     --------
@@ -254,6 +256,7 @@ class ErrorEstimate(Result):
             ci = self.confidence_interval(0.95)
             out += (f"\n  95% interval [{number(ci.low, 4)}, {number(ci.high, 4)}]: "
                     f"{self.interval_method}")
+            out += f" ({self.interval_note})" if self.interval_note else ""
         return out
 
 
@@ -1004,7 +1007,18 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
         kind, note = chosen[m]
         parts = {}
         if kind == "nested":
-            parts = _nested(prob, fp, params["n_folds"], nested_reps, root, n_jobs, progress)
+            try:
+                parts = _nested(prob, fp, params["n_folds"], nested_reps, root, n_jobs,
+                                progress)
+                if not (math.isfinite(parts["center"]) and math.isfinite(parts["se"])):
+                    raise DataError("its numbers are not finite")
+            except (ReplikitError, ValueError, np.linalg.LinAlgError) as exc:
+                # e.g. a pair of folds leaves a single class to train on
+                kind = "wald"
+                note = ("nested cross-validation failed (" + " ".join(str(exc).split())
+                        + "); the naive Wald interval instead")
+        if kind == "nested":
+            pass
         elif kind != "none":
             parts = _interval_parts(kind, params, L, T, prob.n)
         if kind != "none" and kind != "exact":
@@ -1156,7 +1170,7 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
                           n_nested_repeats=n_nested_repeats, fast=fast,
                           random_state=random_state, n_jobs=n_jobs)
     out = res[method]
-    if interval is not None and out.interval != interval:
+    if interval is not None and interval != "none" and out.interval == "none":
         raise ParameterError(f"`interval`={interval!r} does not apply to method {method!r}; "
                              f"it allows {_ALLOWED.get(method, ('none',))}.")
     return out
