@@ -153,7 +153,7 @@ def test_levels_nest_and_reproduce():
                             n_nested_repeats=3, random_state=3)
     for m in est:
         cis = [est[m].confidence_interval(level) for level in (0.5, 0.8, 0.9, 0.95, 0.99)]
-        for a, b in zip(cis, cis[1:]):
+        for a, b in zip(cis, cis[1:], strict=False):
             assert b.low <= a.low and a.high <= b.high
         assert est[m].interval_parts == again[m].interval_parts  # bit-identical
     with pytest.raises(ParameterError, match="confidence_level"):

@@ -90,7 +90,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         key="resampling", title="Prediction error by resampling",
         summary=(f".632+ {label}: " + ", ".join(
             f"{m} {number(v, 4)}" for m, v in zip(table["model"], best, strict=True))
-            + f"; K-fold with its 95% interval: " + ", ".join(
+            + "; K-fold with its 95% interval: " + ", ".join(
             f"{m} {number(v, 4)} {ci}" for m, v, ci in zip(
                 table["model"], table[METHOD_LABELS["kfold"]], table[_CI], strict=True)) + "."),
         blocks=blocks,
