@@ -87,6 +87,26 @@ BIBTEX: dict[str, tuple[str, str]] = {
   year    = {1997},
   doi     = {10.1080/01621459.1997.10474007}
 }"""),
+    "bates2024": ("Bates, Hastie & Tibshirani (2024)", """@article{bates2024,
+  author  = {Bates, Stephen and Hastie, Trevor and Tibshirani, Robert},
+  title   = {Cross-Validation: What Does It Estimate and How Well Does It Do It?},
+  journal = {Journal of the American Statistical Association},
+  volume  = {119},
+  number  = {546},
+  pages   = {1434--1445},
+  year    = {2024},
+  doi     = {10.1080/01621459.2023.2197686}
+}"""),
+    "clopper1934": ("Clopper & Pearson (1934)", """@article{clopper1934,
+  author  = {Clopper, C. J. and Pearson, E. S.},
+  title   = {The Use of Confidence or Fiducial Limits Illustrated in the Case of the Binomial},
+  journal = {Biometrika},
+  volume  = {26},
+  number  = {4},
+  pages   = {404--413},
+  year    = {1934},
+  doi     = {10.1093/biomet/26.4.404}
+}"""),
     "nadeau2003": ("Nadeau & Bengio (2003)", """@article{nadeau2003,
   author  = {Nadeau, Claude and Bengio, Yoshua},
   title   = {Inference for the Generalization Error},
@@ -855,7 +875,7 @@ BIBTEX: dict[str, tuple[str, str]] = {
 
 #: section key -> the references its methods rest on
 SECTION_REFERENCES: dict[str, tuple[str, ...]] = {
-    "resampling": ("etherington2019", "verbyla1989", "efron1997"),
+    "resampling": ("etherington2019", "verbyla1989", "efron1997", "bates2024"),
     "compare": ("gardner2017", "nadeau2003", "bouckaert2004", "dietterich1998", "alpaydin1999",
                 "corani2015", "holm1979", "demsar2006", "benavoli2017"),
     "replicate": ("vijayakumar2021", "olkin1995", "schuirmann1987", "viechtbauer2005",

@@ -163,14 +163,17 @@ def test_meta_and_replicate_numbers_whole(cli, fitted):
 # before the terminal output went through rich (commit e127cc8)
 ESTIMATE_BEFORE = [
     ("resubstitution", 0.09333333333333334, None, 1, "fast"),
-    ("kfold", 0.11333333333333333, 0.0223330569358242, 10, "fast"),
+    # the SE of K-fold is now that of its default interval (nested cross-validation)
+    ("kfold", 0.11333333333333333, 0.018079681150262414, 10, "fast"),
     ("bootstrap", 0.11586582048957389, None, 50, "fast"),
     ("loo_bootstrap", 0.11925783603221683, None, 50, "fast"),
     (".632+", 0.11011388159263771, None, 50, "fast"),
 ]
-ESTIMATE_KEYS = ["method", "estimate", "se", "loss", "n", "n_resamples", "path", "n_folds",
-                 "n_repeats", "rows_never_out_of_bag", "apparent", "loo_bootstrap",
-                 "no_information", "overfitting_rate", "weight"]
+ESTIMATE_KEYS = ["method", "estimate", "se", "ci_low", "ci_high", "interval", "loss", "n",
+                 "n_resamples", "path", "n_folds", "n_repeats", "interval_center",
+                 "interval_nested_estimate", "interval_bias", "interval_nested_repeats",
+                 "rows_never_out_of_bag", "apparent", "loo_bootstrap", "no_information",
+                 "overfitting_rate", "weight", "confidence_level", "interval_method"]
 
 
 def test_estimate_json_as_before(cli, files):
@@ -351,7 +354,8 @@ def test_estimate_errors_progress_counts_fits(generic):
         calls.append((n, total))
 
     kwargs = dict(methods=["resubstitution", "kfold", "bootstrap", ".632+", "loo_bootstrap"],
-                  n_resamples=20, random_state=1, fast=False if generic else None)
+                  n_resamples=20, random_state=1, fast=False if generic else None,
+                  interval="wald")  # nested CV (the default) would add 50 x 55 fits
     with_hook = estimate_errors(LogisticRegression(), X, y, progress=hook, **kwargs)
     without = estimate_errors(LogisticRegression(), X, y, **kwargs)
     # the full-data fit, 10 folds and 20 bootstrap resamples (shared by the bootstrap methods)

@@ -13,7 +13,7 @@ from replikit._calibration import COLUMNS, check_table, format_table, stack_tabl
 
 # The capabilities that ship a validity study (``replikit.<capability>.validity``); the
 # discovery test in test_validity_cli.py checks the command finds exactly these.
-CAPABILITIES = ("replicate", "compare", "generalize", "multistudy")
+CAPABILITIES = ("replicate", "compare", "generalize", "multistudy", "resampling")
 
 
 @pytest.mark.slow

@@ -27,7 +27,7 @@ from ._common import (
 ESTIMATE_FILES = ("estimates.csv", "estimates.svg")
 SIMULATION_FILES = ("resampling_table.csv", "resampling_errors.csv", "resampling_densities.svg")
 REFERENCES = ("etherington2019", "verbyla1989", "efron1983", "efron1997",
-              "nadeau2003")
+              "bates2024", "nadeau2003", "clopper1934")
 
 
 def estimate(
