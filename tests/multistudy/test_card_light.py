@@ -119,9 +119,11 @@ def test_audit_light_follows_the_bounds_and_the_tolerance(shifted):
     # a site whose MSE is about 9 against 1: shown beyond 0.5, within 100
     assert runs[0.5].verdict.level == "bad" and runs[0.5].tolerance == 0.5
     assert "lower bound" in runs[0.5].verdict.tolerance
-    assert "not replicable within it" in runs[0.5].verdict.sentence
+    assert runs[0.5].verdict.sentence.split(":")[0].endswith(
+        "is not replicable across the 4 studies within ε = 0.5 (in units of the mean squared "
+        "error)")
     assert runs[100.0].verdict.level == "good" and "upper bound" in runs[100.0].verdict.tolerance
-    assert "replicable within it" in runs[100.0].verdict.sentence
+    assert " is replicable across the " in runs[100.0].verdict.sentence.split(":")[0]
     assert runs["100%"].tolerance == pytest.approx(base.pooled_loss)
     # never 'holds up' from a test that failed to reject
     for a in runs.values():

@@ -225,3 +225,20 @@ def test_nested_cv_that_cannot_fit_falls_back_to_wald(monkeypatch):
     assert est.interval_note in str(est)
     ci = est.confidence_interval()
     assert ci.low < est.estimate < ci.high
+
+
+def test_two_folds_have_no_nested_interval():
+    """Nested CV fits without two folds: with K = 2 nothing is left to learn from, so the default
+    is the naive interval (said on the result) and asking for nested names n_folds."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] + rng.normal(size=60)
+    est = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=2, random_state=0)
+    assert est.interval == "wald" and "at least 3 folds" in est.interval_note
+    low, high = est.confidence_interval()
+    assert low < est.estimate < high
+    with pytest.raises(ParameterError, match="n_folds"):
+        estimate_error(LinearRegression(), X, y, method="kfold", n_folds=2, interval="nested")
+    three = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=3,
+                           n_nested_repeats=3, random_state=0)
+    assert three.interval == "nested"

@@ -592,22 +592,23 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     lo, hi = float(lows[key_i]), float(highs[key_i])
     has_ci = bool(np.isfinite(lows).all() and np.isfinite(highs).all())
     what = f"({number(conf)}, {number(tolerance)})-generalizable"
-    sentence = (f"With {N:,} studies, the whole ranking needs n* ≈ {number(m['nstar'])} studies "
-                f"and the identity of the best model n* ≈ {number(j['nstar'])} to be {what}; ")
+    needs = (f" With {N:,} studies, the whole ranking needs n* ≈ {number(m['nstar'])} studies "
+             f"and the identity of the best model n* ≈ {number(j['nstar'])} to be {what}.")
     if light == "good":
-        sentence += (f"the data show the studies at hand suffice for every goal (the largest "
-                     f"95% upper bound of n*, {number(hi)}, for the {goal[key_i]}, is within "
-                     f"{N:,}).")
+        sentence = (f"The data show the {N:,} studies at hand suffice for every goal: the "
+                    f"largest 95% upper bound of n*, {number(hi)} (the {goal[key_i]}), is "
+                    f"within {N:,}.")
     elif light == "bad":
-        sentence += (f"the data show they do not suffice for the {goal[key_i]}: its n* is at "
-                     f"least {number(lo)} (95% lower bound), beyond the {N:,} studies at hand.")
+        sentence = (f"The data show the {N:,} studies at hand do not suffice for the "
+                    f"{goal[key_i]}: its n* is at least {number(lo)} (95% lower bound).")
     elif not has_ci:
-        sentence += (f"with fewer than 5 studies n* has no interval, so the data cannot tell "
-                     f"whether {N:,} studies suffice.")
+        sentence = (f"With fewer than 5 studies n* has no interval, so the data cannot tell "
+                    f"whether {N:,} studies suffice.")
     else:
-        sentence += (f"the data cannot tell whether the studies at hand suffice: the "
-                     f"{goal[key_i]} needs n* ≈ {number(key_est)}, 95% interval "
-                     f"{number(lo)} to {number(hi)}, which straddles {N:,}.")
+        sentence = (f"The data cannot tell whether the {N:,} studies at hand suffice: the "
+                    f"{goal[key_i]} needs n* ≈ {number(key_est)}, 95% interval "
+                    f"{number(lo)} to {number(hi)}, which straddles {N:,}.")
+    sentence += needs
     interval_words = (f"95% interval of n* [{number(lo)}, {number(hi)}]" if np.isfinite(lo)
                       and np.isfinite(hi) else "no interval of n* (fewer than 5 studies)")
     tol_words = (f"judged against the {N:,} studies at hand: {interval_words} for the "

@@ -819,25 +819,25 @@ def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_na
                      f"{number(loss)}" + (", the default" if default else "") + ")")
     else:
         tol_words = f"{number(tolerance)} (in units of the {quantity})"
-    sentence = (f"{best}'s average utility ({label}) differs across {su.K} studies by an "
-                f"estimated {number(eq.estimate)}, on {_article(quantity)} {quantity} of about "
-                f"{number(abs(loss) if utility != 'accuracy' else 1 - loss)} (empirical "
-                f"Bayes; the largest observed difference, {number(eq.statistic)}, is biased "
-                f"upward). ")
+    described = (f" {best}'s average utility ({label}) differs across {su.K} studies by an "
+                 f"estimated {number(eq.estimate)}, on {_article(quantity)} {quantity} of about "
+                 f"{number(abs(loss) if utility != 'accuracy' else 1 - loss)} (empirical "
+                 f"Bayes; the largest observed difference, {number(eq.statistic)}, is biased "
+                 f"upward).")
     if light == "good":
-        sentence += (f"The data show every two studies within {number(high)} of each other "
-                     f"({level} upper confidence bound of the largest difference), inside the "
-                     f"tolerance ε = {tol_words}: replicable within it.")
+        sentence = (f"{best} is replicable across the {su.K} studies within ε = {tol_words}: "
+                    f"the data show every two studies within {number(high)} of each other "
+                    f"({level} upper confidence bound of the largest difference).")
     elif light == "bad":
-        sentence += (f"The data show some two studies at least {number(low)} apart ({level} "
-                     f"lower confidence bound of the largest difference, Bonferroni over the "
-                     f"{su.K * (su.K - 1) // 2} pairs), beyond the tolerance ε = {tol_words}: "
-                     "not replicable within it.")
+        sentence = (f"{best} is not replicable across the {su.K} studies within ε = "
+                    f"{tol_words}: the data show some two studies at least {number(low)} apart "
+                    f"({level} lower confidence bound of the largest difference, Bonferroni "
+                    f"over the {su.K * (su.K - 1) // 2} pairs).")
     else:
-        sentence += (f"The largest difference lies between {number(low)} and {number(high)} "
-                     f"({level} confidence bounds), which straddles the tolerance ε = "
-                     f"{tol_words}: the data cannot tell whether the rule is replicable within "
-                     "it.")
+        sentence = (f"The data cannot tell whether {best} serves the {su.K} studies alike within "
+                    f"ε = {tol_words}: the largest difference between them lies between "
+                    f"{number(low)} and {number(high)} ({level} confidence bounds).")
+    sentence += described
     sentence += (f" A permutation test of study labels gives p = {pvalue(p)} against exact "
                  "equality of the studies.")
     if conj is not None:

@@ -356,9 +356,12 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                                   n_nested_repeats=nested_reps, random_state=root,
                                   n_jobs=n_jobs)
             nested = None
-            if shared is not None and fast:  # the interval of the shared K-fold estimate
+            shared_folds = (int(_kfold_row(shared[name], loss, y, n, "fast")["n_folds"])
+                            if shared is not None else 0)
+            if fast and shared_folds >= 3:  # the interval of the shared K-fold estimate,
+                # with its K (nested CV needs three folds: quick mode's 5x2 CV has two)
                 nested = estimate_error(model, X, y, method="kfold", loss=loss, task=task,
-                                        n_folds=plan["n_folds"], interval="nested",
+                                        n_folds=shared_folds, interval="nested",
                                         n_nested_repeats=nested_reps, random_state=root)
         except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
             failed[name] = " ".join(str(exc).split())
@@ -384,7 +387,9 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                      + (" (the report's shared cross-validation)" if shared is not None else "")
                      + (f", its interval by nested cross-validation ({nested_reps} "
                         "repetitions, batched fits)" if used == "nested" else
-                        ", its interval the naive Wald one (nested cross-validation failed)"
+                        ", its interval the naive Wald one (nested cross-validation needs "
+                        "at least 3 folds)" if fast and shared is not None and shared_folds < 3
+                        else ", its interval the naive Wald one (nested cross-validation failed)"
                         if fast else
                         ", its interval the naive Wald one (nested cross-validation would "
                         f"refit {name} {plan['n_folds'] * (plan['n_folds'] + 1) // 2} times "
@@ -499,9 +504,12 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
                        "measured in docs/resampling.md; the .632+ bootstrap has no calibrated "
                        "interval, so the key number is the K-fold estimate")
     else:
+        why = (f"nested cross-validation needs at least 3 folds, and this cross-validation has "
+               f"{k}" if k < 3 else
+               f"nested cross-validation would refit {best} {k * (k + 1) // 2} times per "
+               "repetition, beyond the audit's time budget")
         caveats.append(f"the interval is the naive Wald one (rows treated as independent): "
-                       f"nested cross-validation would refit {best} {k * (k + 1) // 2} times "
-                       "per repetition, beyond the audit's time budget; the naive interval can "
+                       f"{why}; the naive interval can "
                        "cover below its level (Bates, Hastie & Tibshirani 2024); the .632+ "
                        "bootstrap has no calibrated interval, so the key number is the K-fold "
                        "estimate")

@@ -749,8 +749,16 @@ def _interval_choice(method: str, params: dict, prob: _Problem,
         default = ("exact" if prob.loss_name == "zero_one" else "t") if single else "corrected_t"
     else:
         default = allowed[0]
+    few_folds = method == "kfold" and params.get("n_folds", 10) < 3
+    if interval == "nested" and few_folds:
+        raise ParameterError(f"`interval`='nested' needs `n_folds` >= 3 (each fit of nested "
+                             f"cross-validation leaves two folds out and must keep one); got "
+                             f"n_folds={params['n_folds']}. Use interval='wald' or more folds.")
     if interval is None:
         interval = default
+        if few_folds:  # with two folds, a fit without two folds has no rows to learn from
+            return "wald", (f"nested cross-validation needs at least 3 folds (got "
+                            f"{params['n_folds']}); the naive Wald interval instead")
     if interval in allowed and interval != "none":
         return interval, ""
     if interval == "none" and method in _ALLOWED:
