@@ -95,6 +95,7 @@ def audit(
                                  f"{example!r}.")
         dataset = example_dataset(example)
     else:
+        _refuse_misplaced(data, table)
         if target is None:
             raise ParameterError("`--target`: required with `--data` (the outcome column).")
         dataset = load_dataset(data, target=target, study=study, table=table,
@@ -117,15 +118,128 @@ def audit(
                        quick=quick, sections=wanted, progress=state.progress,
                        overwrite=overwrite, debug=state.debug, command=command,
                        on_skip=skipped, moderators=moderators, tolerances=tolerances)
-    emit(f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
-         + (f"\n{len(report.skipped)} section(s) skipped: "
-            + ", ".join(s.key for s in report.skipped) if report.skipped else ""),
-         {"html": str(report.html_path), "json": str(report.json_path),
+    from ..report.summary import summary_cards
+
+    cards = summary_cards(report.sections)
+    emit([*_card_texts(cards),
+          f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
+          + (f"\n{len(report.skipped)} section(s) skipped: "
+             + ", ".join(s.key for s in report.skipped) if report.skipped else "")],
+         {"cards": cards, "html": str(report.html_path), "json": str(report.json_path),
           "sections": [s.key for s in report.sections],
           "skipped": {s.key: s.skipped for s in report.skipped},
           "seconds": round(report.seconds, 1)})
     if open_report:
         open_in_browser(Path(report.html_path))
+
+
+#: The light's colour in a terminal (piped output is plain text).
+_STATE_STYLES = {"good": "bold green", "warn": "bold yellow", "bad": "bold red",
+                 "info": "bold cyan", "skipped": "dim"}
+
+
+def _card_texts(cards: list[dict]) -> list:
+    """The summary cards as terminal text, one block per question (see
+    :func:`replikit.report.summary.card_lines`), each line wrapped to the output width under
+    its indent; the light's word is coloured on a terminal only."""
+    import textwrap
+
+    from rich.text import Text
+
+    from ..report.summary import card_lines
+    from ._common import output_width
+
+    width = output_width()
+    blocks = []
+    for card in cards:
+        lines = card_lines(card)
+        wrapped = []
+        for i, line in enumerate(lines):
+            indent = "" if i == 0 else "  "
+            wrapped.extend(textwrap.wrap(line, width=width, subsequent_indent=indent + "  ",
+                                         break_long_words=False, break_on_hyphens=False)
+                           or [line])
+        text = Text("\n".join(wrapped) + "\n")
+        text.stylize(_STATE_STYLES.get(card.get("state"), ""), 0, lines[0].find("]") + 1)
+        blocks.append(text)
+    return blocks
+
+
+#: Distinctive column sets of tables that belong to another command, with that command.
+#: Each set must be present whole (a dataset with a ``value`` column is still data).
+_SCORES_SETS = ({"model", "fold", "metric", "value"}, {"model", "repeat", "fold", "value"})
+_MLR3 = {"task_id", "learner_id", "iteration"}
+_WEKA = {"Key_Dataset", "Key_Scheme", "Key_Run", "Key_Fold"}
+_ESTIMATE_METRICS = ("r2", "r", "auc", "accuracy", "estimate", "yi", "value")
+_ESTIMATE_SPREAD = ("n", "se", "variance", "vi")
+
+
+def misplaced_layout(frame) -> tuple[str, str] | None:
+    """What a table passed as ``--data`` looks like when it is not raw data: ``(what,
+    command)`` for per-fold scores (the ``Scores`` layout, an mlr3 ``bmr$score()`` export or a
+    Weka Experimenter CSV), out-of-fold predictions (``y_true`` and ``y_pred`` or
+    ``proba_*``) or reported estimates (one row per study: a metric column with ``n`` or
+    ``se``); ``None`` for anything else. Only a layout's whole distinctive column set counts,
+    so a dataset with a column called ``value`` is still data."""
+    import re
+
+    columns = {str(c) for c in frame.columns}
+    lower = {c.lower() for c in columns}
+    if any(s <= lower for s in _SCORES_SETS):
+        return "per-fold scores", "`replikit compare FILE`"
+    if _MLR3 <= lower and any(re.fullmatch(r"(classif|regr|surv|clust|dens)\.\w+", c)
+                              for c in lower):
+        return "per-fold scores exported by mlr3", "`replikit compare FILE`"
+    if {c.lower() for c in _WEKA} <= lower:
+        return "per-fold scores exported by the Weka Experimenter", "`replikit compare FILE`"
+    if "y_true" in lower and ("y_pred" in lower or any(c.startswith("proba_") for c in lower)):
+        return "out-of-fold predictions", "`replikit multistudy FILE`"
+    metric = [c for c in frame.columns if str(c).lower() in _ESTIMATE_METRICS]
+    spread = [c for c in frame.columns if str(c).lower() in _ESTIMATE_SPREAD]
+    label = [c for c in frame.columns if str(c).lower() in ("study", "role")]
+    if metric and spread and label:
+        by_study = [c for c in label if str(c).lower() == "study"]
+        one_per_study = bool(by_study) and frame[by_study[0]].is_unique
+        roles = [c for c in label if str(c).lower() == "role"]
+        marked = bool(roles) and set(frame[roles[0]].dropna().astype(str).str.lower()) <= {
+            "original", "replication"}
+        if one_per_study or marked:
+            return ("reported estimates (one row per study)",
+                    "`replikit replicate FILE` or `replikit meta FILE`")
+    return None
+
+
+def _refuse_misplaced(data: Path, table: str | None) -> None:
+    """Refuse, before any fit, a ``--data`` table laid out as scores, predictions or
+    estimates, pointing to the command that reads it. A file that cannot be read is left to
+    the data loader (its own error names the problem)."""
+    from ..errors import DataError, ReplikitError
+
+    try:
+        if str(data).lower().endswith((".csv", ".tsv", ".txt")):
+            import pandas as pd
+
+            header = pd.read_csv(data, nrows=0, sep="\t" if str(data).lower().endswith(".tsv")
+                                 else ",")
+            if misplaced_layout(header) is None and not _maybe_estimates(header):
+                return
+        from ..data.io import read_frame
+
+        frame = read_frame(data, table=table)
+    except (ReplikitError, OSError, ValueError):
+        return
+    found = misplaced_layout(frame)
+    if found is not None:
+        what, command = found
+        raise DataError(f"`--data`: {data.name} looks like {what}, not a data table to fit "
+                        f"models on; run {command.replace('FILE', _quote(str(data)))} instead.")
+
+
+def _maybe_estimates(header) -> bool:
+    """Whether a header has the columns of reported estimates (the rows decide)."""
+    lower = {str(c).lower() for c in header.columns}
+    return bool(lower & set(_ESTIMATE_METRICS) and lower & set(_ESTIMATE_SPREAD)
+                and lower & {"study", "role"})
 
 
 def open_in_browser(path: Path) -> bool:

@@ -250,7 +250,56 @@ def parse_model_options(models: list[str], params: list[str]) -> dict[str, objec
     return {n: model_from_path(specs[n], kwargs[n]) for n in specs}
 
 
+#: ``package.module:Name``: dotted identifiers, a colon, one identifier (no paths, no calls).
+_IMPORT_PATH = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
+
+
+def _from_import_path(spec: str, task: str, name: str):
+    """A fresh estimator from ``package.module:Name``: the module is imported and ``Name``
+    looked up in it, nothing else. ``Name`` must be a class with ``fit`` and ``predict``,
+    built with its defaults, and of the task's kind when it says (a classifier for a
+    continuous target is refused). Errors name `name`."""
+    import importlib
+    import re
+
+    if not re.fullmatch(_IMPORT_PATH, spec):
+        raise ParameterError(f"`{name}`: {spec!r} is neither a model alias nor an import path "
+                             "package.module:Name (e.g. sklearn.linear_model:Ridge).")
+    module_name, cls_name = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ParameterError(f"`{name}`: cannot import module {module_name!r} of {spec!r} "
+                             f"({exc}).") from None
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise ParameterError(f"`{name}`: module {module_name!r} has no {cls_name!r}.")
+    if not (isinstance(cls, type) and callable(getattr(cls, "fit", None))
+            and callable(getattr(cls, "predict", None))):
+        raise ParameterError(f"`{name}`: {spec!r} is not an estimator class (a class with fit "
+                             "and predict).")
+    try:
+        est = cls()
+    except TypeError as exc:
+        raise ParameterError(f"`{name}`: {spec!r} cannot be built with its defaults ({exc}); "
+                             "use `replikit run --model NAME=module:Class --param ...`.") from None
+    kind = getattr(est, "_estimator_type", None)
+    try:  # scikit-learn >= 1.6 keeps the kind in its tags
+        from sklearn.utils import get_tags
+
+        kind = getattr(get_tags(est), "estimator_type", kind) or kind
+    except (ImportError, AttributeError, TypeError, ValueError):
+        pass
+    if task == "regression" and kind == "classifier":
+        raise ParameterError(f"`{name}`: {spec!r} is a classifier; the target is continuous.")
+    if task == "classification" and kind == "regressor":
+        raise ParameterError(f"`{name}`: {spec!r} is a regressor; the target is classes.")
+    return est
+
+
 def _make(alias: str, task: str, name: str):
+    if ":" in alias:
+        return _from_import_path(alias, task, name)
     if alias not in MODEL_ALIASES:
         raise ParameterError(
             f"`{name}`: unknown model {alias!r}; choose from {', '.join(MODEL_ALIASES)}."
@@ -308,7 +357,11 @@ def make_models(models: str | list[str], task: str) -> dict[str, object]:
     Parameters
     ----------
     models : str or list of str
-        Comma-separated aliases (see :func:`make_model`), each at most once.
+        Comma-separated aliases (see :func:`make_model`), each at most once; an entry
+        ``package.module:Name`` (e.g. ``sklearn.linear_model:Ridge``) is any
+        scikit-learn-compatible estimator class, imported and built with its defaults, and
+        named ``Name`` (only a module import and an attribute look-up: no code is run from the
+        text).
     task : {'classification', 'regression'}
         The task.
 
@@ -331,6 +384,8 @@ def make_models(models: str | list[str], task: str) -> dict[str, object]:
     --------
     >>> list(make_models("lr,dummy", "classification"))
     ['lr', 'dummy']
+    >>> make_models("lr,sklearn.linear_model:Ridge", "regression")["Ridge"]
+    Ridge()
     """
     option = "models"
     names = [s.strip() for s in models.split(",")] if isinstance(models, str) else list(models)
@@ -339,7 +394,11 @@ def make_models(models: str | list[str], task: str) -> dict[str, object]:
         raise ParameterError(f"`{option}`: give at least one model alias.")
     if len(set(names)) != len(names):
         raise ParameterError(f"`{option}`: a model is named twice in {names}.")
-    return {n: _make(n, task, option) for n in names}
+    out: dict[str, object] = {}
+    for n in names:
+        key = n.rpartition(":")[2] if ":" in n else n
+        out[n if key in out or key in names else key] = _make(n, task, option)
+    return out
 
 
 #: The audit's default line-up: a linear model, the lasso, a random forest, gradient boosting,

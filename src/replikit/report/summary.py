@@ -33,7 +33,8 @@ from typing import Any
 
 from .blocks import SectionOutput
 
-__all__ = ["SCHEMA_VERSION", "QUESTIONS", "STATES", "summary_cards", "section_card"]
+__all__ = ["SCHEMA_VERSION", "QUESTIONS", "STATES", "summary_cards", "section_card",
+           "card_lines"]
 
 SCHEMA_VERSION = 1
 
@@ -109,3 +110,61 @@ def summary_cards(sections: list[SectionOutput]) -> list[dict[str, Any]]:
     by_key = {s.key: s for s in sections}
     return [section_card(by_key[key], question) for key, question in QUESTIONS.items()
             if key in by_key]
+
+
+def card_lines(card: dict[str, Any]) -> list[str]:
+    """One summary card as plain-text lines, for a terminal: the light as a word and the
+    question, then (indented) the sentence, the labelled key number with its interval, the
+    tolerance the light was judged against and the main caveat (each line only when the card
+    has it; a skipped card's caveat is its advice).
+
+    Parameters
+    ----------
+    card : dict
+        A card of :func:`summary_cards` (the JSON twin's ``summary.cards``).
+
+    Returns
+    -------
+    list of str
+        The lines, unwrapped (the caller wraps them to its width).
+
+    See Also
+    --------
+    summary_cards : The cards.
+    replikit.report.AuditReport : Prints its cards the same way.
+
+    Examples
+    --------
+    >>> card = {"key": "compare", "question": "Are the differences between the models real?",
+    ...         "state": "good", "sentence": "lr is better than dummy.", "metric": "ROC AUC",
+    ...         "label": "best minus runner-up, ROC AUC", "estimate": 0.12, "ci_low": 0.08,
+    ...         "ci_high": 0.16, "tolerance": "judged against 0.01 ROC AUC: 95% lower bound "
+    ...         "0.08", "caveat": None}
+    >>> print("\\n".join(card_lines(card)))
+    [holds up] Are the differences between the models real?
+      lr is better than dummy.
+      best minus runner-up, ROC AUC: 0.12 [0.08, 0.16]
+      Tolerance: judged against 0.01 ROC AUC: 95% lower bound 0.08
+    """
+    from .._format import interval, number
+    from .render import STATE_WORDS
+
+    state = card.get("state") if card.get("state") in STATE_WORDS else "info"
+    lines = [f"[{STATE_WORDS[state]}] {card.get('question') or card.get('key', '')}"]
+    sentence = " ".join(str(card.get("sentence") or "").split())
+    if sentence:
+        lines.append(f"  {sentence}")
+    estimate = _number(card.get("estimate"))
+    if estimate is not None:
+        key = f"  {card.get('label') or card.get('metric') or 'estimate'}: {number(estimate)}"
+        low, high = _number(card.get("ci_low")), _number(card.get("ci_high"))
+        if low is not None and high is not None:
+            key += f" {interval(low, high)}"
+        lines.append(key)
+    tolerance = " ".join(str(card.get("tolerance") or "").split())
+    if tolerance:
+        lines.append(f"  Tolerance: {tolerance}")
+    caveat = " ".join(str(card.get("caveat") or "").split())
+    if caveat:
+        lines.append(f"  {'What to do' if state == 'skipped' else 'Caveat'}: {caveat}")
+    return lines
