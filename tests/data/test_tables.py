@@ -48,10 +48,21 @@ def test_valid_scores_and_caller_frame_untouched():
     assert s.frame.loc[0, "value"] != -99
 
 
-@pytest.mark.parametrize("column", ["study", "model", "repeat", "fold", "metric", "value"])
+@pytest.mark.parametrize("column", ["study", "model", "fold", "metric", "value"])
 def test_missing_required_column(column):
-    with pytest.raises(DataError, match=f"missing required column.*`{column}`"):
+    with pytest.raises(DataError, match=f"missing required column.*[`']{column}[`']"):
         Scores(scores_frame().drop(columns=column))
+
+
+def test_without_repeat_column_is_one_repeat():
+    one = scores_frame()
+    s = Scores(one.drop(columns="repeat"))
+    assert s == Scores(one)  # repeat 0 inserted where it belongs
+    assert list(s.frame.columns) == list(one.columns)
+    # two repeats without the column: the folds recur, so the keys clash and say so
+    two = pd.concat([one, one.assign(repeat=1)], ignore_index=True)
+    with pytest.raises(DataError, match="share a key"):
+        Scores(two.drop(columns="repeat"))
 
 
 @pytest.mark.parametrize("column", ["study", "model", "repeat", "fold", "row", "y_true", "y_pred"])

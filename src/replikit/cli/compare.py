@@ -27,8 +27,10 @@ from ._common import (
 )
 
 ScoresArg = Annotated[Path | None, typer.Argument(
-    help="Scores table (CSV, Parquet or DuckDB): study, model, repeat, fold, metric, value, "
-         "n_train, n_test. Omit it and give --data/--target/--models to fit the models first.",
+    help="Scores table (CSV, Parquet or DuckDB): study, model, [repeat,] fold, metric, value, "
+         "n_train, n_test; or an mlr3 benchmark export or a Weka Experimenter CSV (recognised "
+         "from their columns); --columns maps any other layout. Omit it and give "
+         "--data/--target/--models to fit the models first.",
     show_default=False, metavar="SCORES")]
 
 
@@ -92,6 +94,18 @@ def compare(
         "--control", help="Across studies (5 or more): compare every model with this one "
         "(Bonferroni-Dunn test on mean ranks, with Cohen's d and Cliff's delta; Demšar "
         "2006).")] = None,
+    dataset: Annotated[str | None, typer.Option(
+        "--dataset", help="Benchmark table (one score per model and dataset): the column of "
+        "dataset labels, where it is not recognised (dataset, task, task_id, ...).")] = None,
+    model_column: Annotated[str | None, typer.Option(
+        "--model-column", help="Long benchmark table: the column of model names, where it is "
+        "not recognised (model, learner, classifier, algorithm, ...).")] = None,
+    score: Annotated[str | None, typer.Option(
+        "--score", help="Long benchmark table: the score column, where there are several "
+        "numeric columns.")] = None,
+    lower_is_better: Annotated[bool, typer.Option(
+        "--lower-is-better", help="Benchmark table: lower scores are better (errors, "
+        "losses).")] = False,
     data: Annotated[Path | None, typer.Option(
         "--data", help="Fit the models on this table first (CSV, Parquet or DuckDB).")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Outcome column (with "
@@ -108,6 +122,13 @@ def compare(
     = "10x10",
     stratify: Annotated[bool, typer.Option("--stratify", help="Stratified splits (with "
                                            "--data).")] = False,
+    columns: Annotated[str | None, typer.Option(
+        "--columns", help="With SCORES in another layout: which of its columns are the Scores "
+        "columns, e.g. study=dataset,model=learner,fold=split,metric=measure,value=score "
+        "(repeat, n_train, n_test too).")] = None,
+    n_folds: Annotated[int | None, typer.Option(
+        "--n-folds", min=2, help="With an mlr3 export of repeated_cv: the folds per repeat "
+        "(its iteration numbers run over repeats and folds).")] = None,
     table: TableOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Directory for comparisons.csv, a forest plot per metric "
@@ -166,6 +187,15 @@ def compare(
             if file_format(scores) == "duckdb" and scores.exists():
                 check_duckdb_file(scores, error=InputFileError)  # not SQLite
             frame = read_frame(scores, table=table)
+            bench = dict(dataset=dataset, model_column=model_column, score=score)
+            if any(v is not None for v in bench.values()) or lower_is_better or \
+                    _looks_like_benchmark(frame):
+                _benchmark(frame, a, b, bench, study=study, test=test, all_tests=all_tests,
+                           control=control, alpha=alpha, tolerance=tolerance,
+                           lower_is_better=lower_is_better, out=out,
+                           random_state=random_state)
+                return
+            frame = _read_scores(frame, columns, n_folds)
             with progress("comparing models"):
                 res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
     across = _across(fitted if fitted is not None else frame, a, b, metrics, tolerance, control,
@@ -183,6 +213,99 @@ def compare(
         emit([*_human(res), *_human_across(across)],
              {"comparisons": res.frame, "across_studies": across.frame,
               "control": across.control_frame()})
+
+
+def _looks_like_benchmark(frame) -> bool:
+    """One value per model and dataset: no fold, repeat or run column (those are per-fold
+    scores, read as Scores) and not the Scores layout's metric/value pair."""
+    from ..compare.benchmark import FOLD_NAMES
+
+    cols = {str(c).lower() for c in frame.columns}
+    return not (cols & set(FOLD_NAMES)) and not {"metric", "value"} <= cols
+
+
+def _benchmark(frame, a, b, bench, *, study, test, all_tests, control, alpha, tolerance,
+               lower_is_better, out, random_state) -> None:
+    """``replikit compare BENCHMARK``: Friedman, Nemenyi, Wilcoxon-Holm and the Bayesian
+    signed-rank test across datasets; the corrected resampled tests are skipped, said once."""
+    from .._outputs import write_csv_atomic
+    from ..compare import DEFAULT_TOLERANCE
+    from ..compare.benchmark import compare_benchmark
+    from ..errors import ParameterError
+    from ._common import frame_table
+
+    for flag, given in (("--study", study), ("--test", test), ("--all-tests", all_tests),
+                        ("--control", control)):
+        if given:
+            raise ParameterError(f"`{flag}` applies to per-fold scores; this file is a "
+                                 "benchmark table (one score per model and dataset), compared "
+                                 "across datasets: leave it out.")
+    with warnings.catch_warnings(), progress("comparing across datasets"):
+        warnings.simplefilter("ignore")
+        res = compare_benchmark(frame, a, b, dataset_column=bench["dataset"],
+                                model_column=bench["model_column"],
+                                score_column=bench["score"],
+                                higher_is_better=not lower_is_better, alpha=alpha,
+                                tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                                random_state=random_state)
+    f = res.friedman
+    info("Benchmark table: one score per model and dataset; compared across datasets. "
+         f"Skipped: {', '.join(f'{k} ({v})' for k, v in res.skipped.items())}.")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        write_csv_atomic(out / "comparisons.csv", res.to_frame())
+        info(f"Wrote comparisons.csv to {out}/")
+    pairs = res.to_frame()
+    show = pairs[["a", "b", "rank_difference", "nemenyi_differs", "holm_pvalue", "p_worse",
+                  "p_rope", "p_better", "decision"]].copy()
+    show["nemenyi_differs"] = ["yes" if v else "no" for v in show["nemenyi_differs"]]
+    show.columns = ["a", "b", "rank a - b", "Nemenyi differs", "p (Wilcoxon-Holm)", "P(<)",
+                    "P(=)", "P(>)", "Bayesian decision"]
+    tol = res.tolerance
+    head = (f"{res.title}. Friedman chi2 = {f.statistic:.4g} on {f.df} df, p = "
+            f"{f.pvalue:.3g} (Iman-Davenport F = {f.f_statistic:.4g}, p = {f.f_pvalue:.3g}). "
+            "Mean ranks (1 = best): " + ", ".join(
+                f"{m} {v:.3f}" for m, v in f.mean_ranks.sort_values().items())
+            + f". Nemenyi critical difference {res.nemenyi.critical_distance:.4g} at alpha = "
+            f"{res.alpha:g}.")
+    table_ = frame_table(show, title=(
+        f"Every pair (P(<), P(=), P(>): Bayesian signed-rank posterior that a is practically "
+        f"worse than, within ±{tol:g} of, better than b):"),
+        formats={"p (Wilcoxon-Holm)": "p", "P(<)": "{:.3f}", "P(=)": "{:.3f}",
+                 "P(>)": "{:.3f}"})
+    emit([head, table_], {"entry": "benchmark", "friedman": f.to_dict(),
+                          "critical_difference": res.nemenyi.critical_distance,
+                          "pairs": pairs, "skipped": res.skipped})
+
+
+def _read_scores(raw, columns: str | None, n_folds: int | None):
+    """The SCORES file in the Scores layout: an mlr3 or Weka export is recognised from its
+    columns and announced in one line; ``--columns`` maps any other layout."""
+    from ..data.foreign import recognise_layout, scores_from_frame
+
+    mapping = _parse_columns(columns)
+    if mapping is None and recognise_layout(raw) == "scores":
+        return raw  # validated as Scores by compare_scores (no repeat column: one repeat)
+    scores, layout = scores_from_frame(raw, columns=mapping, n_folds=n_folds)
+    if layout.description:
+        info(layout.description)
+    return scores.frame
+
+
+def _parse_columns(text: str | None) -> dict | None:
+    """``--columns study=dataset,model=learner`` as ``{"study": "dataset", ...}``."""
+    from ..errors import ParameterError
+
+    if not text:
+        return None
+    out = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ParameterError(f"`--columns` takes SCORES_COLUMN=FILE_COLUMN pairs separated "
+                                 f"by commas (study=dataset,model=learner); got {item!r}.")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def _human_across(across) -> list:
@@ -322,7 +445,9 @@ def _human(res) -> list:
 
 
 #: Library parameter -> flag, where the flag is not the parameter's name with dashes.
-COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES", "path": "SCORES"}
+COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES", "path": "SCORES",
+                 "dataset_column": "--dataset", "model_column": "--model-column",
+                 "score_column": "--score", "frame": "SCORES"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:

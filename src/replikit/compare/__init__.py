@@ -54,6 +54,9 @@ _EXPORTS = {
     # bayesian.py
     "BayesianComparison": "bayesian", "bayesian_signed_rank_test": "bayesian",
     "hierarchical_test": "bayesian", "hierarchical_test_from_arrays": "bayesian",
+    # benchmark.py
+    "BenchmarkComparison": "benchmark", "compare_benchmark": "benchmark",
+    "read_benchmark": "benchmark",
     # control.py
     "ControlResult": "control", "bonferroni_dunn_test": "control",
     "bonferroni_dunn_critical_difference": "control", "cliffs_delta": "control",

@@ -2,8 +2,9 @@
 
 ``Scores``
     one row per ``(study, model, repeat, fold, metric)`` — columns ``study``, ``model``,
-    ``repeat``, ``fold``, ``metric``, ``value``, ``n_train``, ``n_test`` and any factor columns a
-    user adds (``dataset``, ``tuning``, ...). Non-float extra columns are part of the key.
+    ``repeat`` (optional: without it, one repeat), ``fold``, ``metric``, ``value``,
+    ``n_train``, ``n_test`` and any factor columns a user adds (``dataset``, ``tuning``, ...).
+    Non-float extra columns are part of the key.
 ``Predictions``
     one row per ``(study, model, repeat, fold, row)`` — ``y_true``, ``y_pred`` and ``proba_*``
     (class probabilities) where the model has them.
@@ -160,7 +161,7 @@ class _Table:
         missing = [c for c in required if c not in frame.columns]
         if missing:
             raise DataError(
-                f"{table}: missing required column(s) {', '.join(f'`{m}`' for m in missing)}; "
+                f"{table}: missing required column(s) {', '.join(repr(m) for m in missing)}; "
                 f"found columns {list(map(str, frame.columns))}."
             )
         if len(frame) == 0:
@@ -284,9 +285,10 @@ class Scores(_Table):
     Parameters
     ----------
     frame : pandas.DataFrame
-        Columns ``study``, ``model``, ``repeat``, ``fold``, ``metric``, ``value``; optionally
-        ``n_train``, ``n_test`` (training/test set sizes, needed by corrected resampled tests) and
-        any factor columns. ``value`` must be finite; ``repeat``/``fold`` non-negative integers.
+        Columns ``study``, ``model``, ``repeat``, ``fold``, ``metric``, ``value`` (without
+        ``repeat`` the table is one repeat: ``repeat`` 0); optionally ``n_train``,
+        ``n_test`` (training/test set sizes, needed by corrected resampled tests) and any
+        factor columns. ``value`` must be finite; ``repeat``/``fold`` non-negative integers.
 
     Raises
     ------
@@ -298,6 +300,7 @@ class Scores(_Table):
     --------
     Predictions : The out-of-sample predictions table.
     replikit.experiment.run : Makes both.
+    replikit.data.foreign.read_scores : Reads mlr3 and Weka Experimenter exports as Scores.
 
     Examples
     --------
@@ -320,6 +323,16 @@ class Scores(_Table):
         ColumnSpec("n_test", "int", required=False, nullable=True, min=0),
     )
     KEY = ("study", "model", "repeat", "fold", "metric")
+
+    @classmethod
+    def _validate(cls, frame: pd.DataFrame) -> pd.DataFrame:
+        if "repeat" not in frame.columns and "fold" in frame.columns:
+            # a table without repeats (an mlr3 or Weka-style export of one K-fold CV) is one
+            # repeat; a new frame, so the caller's is not modified
+            at = list(frame.columns).index("fold")
+            frame = frame.copy()
+            frame.insert(at, "repeat", 0)
+        return super()._validate(frame)
 
     @property
     def models(self) -> list:
