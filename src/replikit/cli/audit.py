@@ -34,7 +34,9 @@ def audit(
     models: Annotated[str | None, typer.Option("--models", help="Comma-separated model aliases "
                                                "(lr, ridge, lasso, enet, lda, rf, gb, svm, mlp, "
                                                "knn, tree, dummy; default lr,lasso,rf,gb,knn,"
-                                               "dummy, with --quick lr,rf,dummy).")] = None,
+                                               "dummy, with --quick lr,rf,dummy) or "
+                                               "scikit-learn estimators by import path, "
+                                               "package.module:Name.")] = None,
     out: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("replikit-audit"),
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace report.html and "
                                             "report.json if --out already holds them.")] = False,
