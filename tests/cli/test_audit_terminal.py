@@ -169,3 +169,24 @@ def test_import_path_model_refused_on_the_command_line(cli, data):
                          "lr,os:system", "--out", data / "refused")
     assert code == 2
     assert "`--models`" in err and "not an estimator class" in err
+
+
+def test_skipped_card_printed_with_what_to_do(cli, data):
+    out_dir = data / "skipped"
+    code, out, err = cli("audit", "--data", data / "data.csv", "--target", "y", "--quick",
+                         "--sections", "overview,replicate", "--n-jobs", "1", "--models",
+                         "lr,dummy", "--out", out_dir)
+    assert code == 0, err
+    (card,) = json.loads((out_dir / "report.json").read_text())["summary"]["cards"]
+    assert card["state"] == "skipped" and card["caveat"]
+    assert f"[not answered] {card['question']}" in out
+    assert "What to do: " + _flat(card["caveat"]) in _flat(out)
+
+
+def test_misplaced_parquet_refused(cli, tmp_path):
+    path = tmp_path / "scores.parquet"
+    pd.DataFrame({"study": ["s"] * 2, "model": ["lr", "rf"], "repeat": [0, 0], "fold": [0, 0],
+                  "metric": ["accuracy"] * 2, "value": [0.8, 0.9]}).to_parquet(path)
+    code, out, err = cli("audit", "--data", path, "--target", "value", "--out", tmp_path / "o")
+    assert code == 2
+    assert f"replikit compare {path}" in err and len(err.strip().splitlines()) == 1
