@@ -290,8 +290,8 @@ def scores_from_frame(frame: pd.DataFrame, *, columns: dict | None = None,
     ...                      ["classif.log_reg"] * 2, "resampling_id": "cv",
     ...                      "iteration": [1, 2, 1, 2], "classif.ce": [.25, .27, .22, .23]})
     >>> scores, layout = scores_from_frame(mlr3)
-    >>> layout.name, scores.metrics, sorted(scores.frame["fold"].unique())
-    ('mlr3', ['error_rate'], [0, 1])
+    >>> layout.name, scores.metrics, scores.frame["fold"].tolist()
+    ('mlr3', ['error_rate'], [0, 1, 0, 1])
     """
     if columns:
         frame, desc = _mapped(frame, columns)
@@ -351,8 +351,8 @@ def read_scores(path: str | os.PathLike, *, columns: dict | None = None,
     --------
     >>> from replikit.data.examples import score_export
     >>> s = read_scores(score_export("weka"))
-    >>> s.models, s.metrics[:2]
-    (['Logistic', 'SimpleCart'], ['accuracy', 'roc_auc'])
+    >>> s.models, s.metrics
+    (['Logistic', 'SimpleCart'], ['accuracy', 'mae', 'rmse', 'roc_auc'])
     """
     from .io import read_frame
 
