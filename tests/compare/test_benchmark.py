@@ -165,3 +165,16 @@ def test_missing_scores_column_is_not_named_as_a_flag(tmp_path, cli):
     code, out, err = cli("compare", path)
     assert code == 2
     assert "'fold', 'metric'" in err and "`--metric`" not in err
+
+
+def test_columns_mapping_reads_scores_not_a_benchmark(tmp_path, cli):
+    """A per-fold table in another layout, mapped with --columns, is compared as Scores."""
+    long = baycomp_long()
+    two = long[long["model"].isin(["nbc", "j48"]) & long["dataset"].isin(["iris", "wine"])]
+    rows = [dict(task=r.dataset, algo=r.model, cv_fold=f, measure="accuracy",
+                 score=r.accuracy + 0.1 * f) for r in two.itertuples() for f in range(5)]
+    path = _write(tmp_path, pd.DataFrame(rows))
+    code, out, err = cli("compare", path, "--columns",
+                         "study=task,model=algo,fold=cv_fold,metric=measure,value=score")
+    assert code == 0, err
+    assert "Benchmark" not in out and "Benchmark table" not in err

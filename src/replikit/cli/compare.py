@@ -188,8 +188,8 @@ def compare(
                 check_duckdb_file(scores, error=InputFileError)  # not SQLite
             frame = read_frame(scores, table=table)
             bench = dict(dataset=dataset, model_column=model_column, score=score)
-            if any(v is not None for v in bench.values()) or lower_is_better or \
-                    _looks_like_benchmark(frame):
+            if any(v is not None for v in bench.values()) or lower_is_better or (
+                    columns is None and _looks_like_benchmark(frame)):
                 _benchmark(frame, a, b, bench, study=study, test=test, all_tests=all_tests,
                            control=control, alpha=alpha, tolerance=tolerance,
                            lower_is_better=lower_is_better, out=out,

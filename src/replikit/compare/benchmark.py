@@ -93,11 +93,8 @@ def read_benchmark(frame, *, dataset_column=None, model_column=None,
     --------
     >>> long = pd.DataFrame({"dataset": ["d1", "d1", "d2", "d2"], "model": ["a", "b"] * 2,
     ...                      "accuracy": [0.9, 0.8, 0.7, 0.75]})
-    >>> read_benchmark(long)
-    model      a     b
-    dataset
-    d1       0.9  0.80
-    d2       0.7  0.75
+    >>> read_benchmark(long).to_dict("index")
+    {'d1': {'a': 0.9, 'b': 0.8}, 'd2': {'a': 0.7, 'b': 0.75}}
     """
     if not isinstance(frame, pd.DataFrame):
         raise ParameterError(f"`frame` must be a pandas DataFrame; got {type(frame).__name__}.")
