@@ -92,6 +92,12 @@ def test_long_and_wide_give_the_same_numbers():
     one_l = compare_benchmark(long, "nbc", "j48", tolerance=1.0, n_resamples=4000)
     one_w = compare_benchmark(wide, "nbc", "j48", tolerance=1.0, n_resamples=4000)
     pd.testing.assert_frame_equal(one_l.bayesian, one_w.bayesian)
+    # baycomp's documentation: two_on_multiple(nbc, j48, rope=1) = (0.23014, 0.00674, 0.76312),
+    # its left being j48 worse; here a = nbc, so the order turns round
+    got = one_l.bayesian.iloc[0][["p_worse", "p_rope", "p_better"]].to_numpy(dtype=float)
+    published = np.array([0.76312, 0.00674, 0.23014])
+    se = np.sqrt(published * (1 - published) / 4000)
+    assert np.all(np.abs(got - published) < 4 * np.sqrt(2) * se + 1e-9)
 
 
 def test_lower_is_better_mirrors_higher_is_better():
