@@ -151,7 +151,7 @@ class AuditReport(Result):
 
     def __str__(self) -> str:
         from .._format import interval, number
-        from .render import STATE_WORDS
+        from .summary import STATE_WORDS
 
         lines = [f"{self.title} ({self.html_path})"]
         for c in self.cards:

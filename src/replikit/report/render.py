@@ -10,6 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from .blocks import SectionOutput, to_jsonable
+from .summary import STATE_WORDS  # re-exported: the words of a card's light
 
 __all__ = ["render_html", "render_json", "render_cards", "environment", "neutralize_bidi",
            "cited_keys"]
@@ -109,11 +110,6 @@ def more_label(blocks) -> str:
     parts += [f"{counts[k]} {name}{'s' if counts[k] > 1 else ''}"
               for k, name in (("table", "table"), ("figure", "figure")) if counts.get(k)]
     return ", ".join(parts)
-
-
-#: The words of a card's light (the HTML shows them; ``str(AuditReport)`` too).
-STATE_WORDS = {"good": "holds up", "warn": "uncertain", "bad": "does not hold up",
-               "info": "estimate", "skipped": "not answered"}
 
 
 def _num(value) -> str:

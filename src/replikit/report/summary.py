@@ -47,6 +47,9 @@ QUESTIONS = {
     "generalize": "Would the ranking of the models hold in new studies?",
 }
 STATES = ("good", "warn", "bad", "info", "skipped")
+#: The word each state shows on a card (HTML, terminal, notebook).
+STATE_WORDS = {"good": "holds up", "warn": "uncertain", "bad": "does not hold up",
+               "info": "estimate", "skipped": "not answered"}
 
 
 def _number(value: Any) -> float | None:
@@ -147,7 +150,6 @@ def card_lines(card: dict[str, Any]) -> list[str]:
       Tolerance: judged against 0.01 ROC AUC: 95% lower bound 0.08
     """
     from .._format import interval, number
-    from .render import STATE_WORDS
 
     state = card.get("state") if card.get("state") in STATE_WORDS else "info"
     lines = [f"[{STATE_WORDS[state]}] {card.get('question') or card.get('key', '')}"]
