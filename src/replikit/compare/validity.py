@@ -115,13 +115,20 @@ def _two_sided(stat, df):
     return 2.0 * stats.t.sf(np.abs(stat), df)
 
 
-def _chunk(rng, R: int, mu_a: float, mu_b: float, share: float, flips: int) -> dict:
+def _pair_scores(rng, R: int, mu_a: float, mu_b: float):
+    """R simulated data sets: balanced labels ``y`` (R, n) and the two learners' correlated
+    scores ``x1``, ``x2`` (class means ±mu, noise correlation RHO)."""
     y = rng.random((R, N_ROWS)) < 0.5
     z = rng.standard_normal((R, N_ROWS, 2))
     e1 = z[..., 0]
     e2 = RHO * z[..., 0] + np.sqrt(1 - RHO ** 2) * z[..., 1]
     sgn = np.where(y, 1.0, -1.0)
     x1, x2 = sgn * mu_a + e1, sgn * mu_b + e2
+    return y, x1, x2
+
+
+def _chunk(rng, R: int, mu_a: float, mu_b: float, share: float, flips: int) -> dict:
+    y, x1, x2 = _pair_scores(rng, R, mu_a, mu_b)
     test, train = _masks(rng, R)
     ea = _row_errors(x1, y, train, rng, share)
     eb = _row_errors(x2, y, train, rng, share)
@@ -161,12 +168,7 @@ def _rates(root, key, R: int, chunk: int, mu_a: float, mu_b: float, share: float
 def _light_chunk(rng, R: int, mu_a: float, mu_b: float, share: float) -> dict:
     """The card's decisions on R simulated 10x10 CV comparisons: ``differ`` (R,) and, per
     tolerance, ``equivalent`` (R,) — as the audit decides one pair."""
-    y = rng.random((R, N_ROWS)) < 0.5
-    z = rng.standard_normal((R, N_ROWS, 2))
-    e1 = z[..., 0]
-    e2 = RHO * z[..., 0] + np.sqrt(1 - RHO ** 2) * z[..., 1]
-    sgn = np.where(y, 1.0, -1.0)
-    x1, x2 = sgn * mu_a + e1, sgn * mu_b + e2
+    y, x1, x2 = _pair_scores(rng, R, mu_a, mu_b)
     test, train = _masks(rng, R)
     test, train = test[:, _KFOLD], train[:, _KFOLD]
     d = _fold_rates(_row_errors(x1, y, train, rng, share), test) - _fold_rates(
