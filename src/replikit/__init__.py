@@ -23,5 +23,6 @@ __getattr__, __dir__, _names = lazy_exports(__name__, {
     "ReplikitError": "errors", "DataError": "errors", "ParameterError": "errors",
     "ConfidenceInterval": "results", "TestResult": "results", "Verdict": "results",
     "Result": "results", "PermutationMethod": "methods", "BootstrapMethod": "methods",
+    "audit": "report.api", "Audit": "report.audit",
 })
 __all__ = ["__version__", *_names]

@@ -97,17 +97,17 @@ def test_json_output_has_the_cards(cli, data):
 
 @pytest.mark.parametrize(("columns", "rows", "pointer"), [
     ("study,model,repeat,fold,metric,value", ["s1,lr,0,0,accuracy,0.8",
-                                              "s1,rf,0,0,accuracy,0.9"], "replikit compare"),
+                                              "s1,rf,0,0,accuracy,0.9"], "replikit audit --scores"),
     ("task_id,learner_id,resampling_id,iteration,classif.ce",
-     ["sonar,classif.rpart,cv,1,0.3", "sonar,classif.ranger,cv,1,0.2"], "replikit compare"),
+     ["sonar,classif.rpart,cv,1,0.3", "sonar,classif.ranger,cv,1,0.2"], "replikit audit --scores"),
     ("Key_Dataset,Key_Run,Key_Fold,Key_Scheme,Key_Scheme_options,Percent_correct",
-     ["iris,1,1,trees.J48,-C 0.25,95.3", "iris,1,1,bayes.NaiveBayes,,94.0"], "replikit compare"),
+     ["iris,1,1,trees.J48,-C 0.25,95.3", "iris,1,1,bayes.NaiveBayes,,94.0"], "replikit audit --scores"),
     ("study,model,repeat,fold,row,y_true,y_pred", ["a,lr,0,0,0,1.0,0.7", "b,lr,0,0,1,0.0,0.2"],
-     "replikit multistudy"),
-    ("y_true,proba_yes", ["yes,0.8", "no,0.3"], "replikit multistudy"),
-    ("study,r2,n", ["original,0.31,500", "replication,0.22,800"], "replikit replicate"),
+     "replikit audit --predictions"),
+    ("y_true,proba_yes", ["yes,0.8", "no,0.3"], "replikit audit --predictions"),
+    ("study,r2,n", ["original,0.31,500", "replication,0.22,800"], "replikit audit --estimates"),
     ("label,auc,se,role", ["Smith,0.71,0.02,original", "Lee,0.69,0.03,replication"],
-     "replikit meta"),
+     "replikit audit --estimates"),
 ])
 def test_misplaced_tables_refused_with_a_pointer(cli, data, columns, rows, pointer):
     path = data / "misplaced.csv"
@@ -189,4 +189,4 @@ def test_misplaced_parquet_refused(cli, tmp_path):
                   "metric": ["accuracy"] * 2, "value": [0.8, 0.9]}).to_parquet(path)
     code, out, err = cli("audit", "--data", path, "--target", "value", "--out", tmp_path / "o")
     assert code == 2
-    assert f"replikit compare {path}" in err and len(err.strip().splitlines()) == 1
+    assert f"replikit audit --scores {path}" in err and len(err.strip().splitlines()) == 1

@@ -167,54 +167,20 @@ def _card_texts(cards: list[dict]) -> list:
     return blocks
 
 
-#: Distinctive column sets of tables that belong to another command, with that command.
-#: Each set must be present whole (a dataset with a ``value`` column is still data).
-_SCORES_SETS = ({"model", "fold", "metric", "value"}, {"model", "repeat", "fold", "value"})
-_MLR3 = {"task_id", "learner_id", "iteration"}
-_WEKA = {"Key_Dataset", "Key_Scheme", "Key_Run", "Key_Fold"}
-_ESTIMATE_METRICS = ("r2", "r", "auc", "accuracy", "estimate", "yi", "value")
-_ESTIMATE_SPREAD = ("n", "se", "variance", "vi")
-
-
 def misplaced_layout(frame) -> tuple[str, str] | None:
-    """What a table passed as ``--data`` looks like when it is not raw data: ``(what,
-    command)`` for per-fold scores (the ``Scores`` layout, an mlr3 ``bmr$score()`` export or a
-    Weka Experimenter CSV), out-of-fold predictions (``y_true`` and ``y_pred`` or
-    ``proba_*``) or reported estimates (one row per study: a metric column with ``n`` or
-    ``se``); ``None`` for anything else. Only a layout's whole distinctive column set counts,
-    so a dataset with a column called ``value`` is still data."""
-    import re
+    """What a table passed as ``--data`` looks like when it is not raw data: ``(what, option)``
+    (see :func:`replikit.data.foreign.guess_entry`), or ``None``."""
+    from ..data.foreign import guess_entry
 
-    columns = {str(c) for c in frame.columns}
-    lower = {c.lower() for c in columns}
-    if any(s <= lower for s in _SCORES_SETS):
-        return "per-fold scores", "`replikit compare FILE`"
-    if _MLR3 <= lower and any(re.fullmatch(r"(classif|regr|surv|clust|dens)\.\w+", c)
-                              for c in lower):
-        return "per-fold scores exported by mlr3", "`replikit compare FILE`"
-    if {c.lower() for c in _WEKA} <= lower:
-        return "per-fold scores exported by the Weka Experimenter", "`replikit compare FILE`"
-    if "y_true" in lower and ("y_pred" in lower or any(c.startswith("proba_") for c in lower)):
-        return "out-of-fold predictions", "`replikit multistudy FILE`"
-    metric = [c for c in frame.columns if str(c).lower() in _ESTIMATE_METRICS]
-    spread = [c for c in frame.columns if str(c).lower() in _ESTIMATE_SPREAD]
-    label = [c for c in frame.columns if str(c).lower() in ("study", "role")]
-    if metric and spread and label:
-        by_study = [c for c in label if str(c).lower() == "study"]
-        one_per_study = bool(by_study) and frame[by_study[0]].is_unique
-        roles = [c for c in label if str(c).lower() == "role"]
-        marked = bool(roles) and set(frame[roles[0]].dropna().astype(str).str.lower()) <= {
-            "original", "replication"}
-        if one_per_study or marked:
-            return ("reported estimates (one row per study)",
-                    "`replikit replicate FILE` or `replikit meta FILE`")
-    return None
+    found = guess_entry(frame)
+    return None if found is None else (found[1], f"--{found[0]}")
 
 
 def _refuse_misplaced(data: Path, table: str | None) -> None:
     """Refuse, before any fit, a ``--data`` table laid out as scores, predictions or
     estimates, pointing to the command that reads it. A file that cannot be read is left to
     the data loader (its own error names the problem)."""
+    from ..data.foreign import maybe_estimates
     from ..errors import DataError, ReplikitError
 
     try:
@@ -223,7 +189,7 @@ def _refuse_misplaced(data: Path, table: str | None) -> None:
 
             header = pd.read_csv(data, nrows=0, sep="\t" if str(data).lower().endswith(".tsv")
                                  else ",")
-            if misplaced_layout(header) is None and not _maybe_estimates(header):
+            if misplaced_layout(header) is None and not maybe_estimates(header):
                 return
         from ..data.io import read_frame
 
@@ -232,16 +198,10 @@ def _refuse_misplaced(data: Path, table: str | None) -> None:
         return
     found = misplaced_layout(frame)
     if found is not None:
-        what, command = found
+        what, option = found
         raise DataError(f"`--data`: {data.name} looks like {what}, not a data table to fit "
-                        f"models on; run {command.replace('FILE', _quote(str(data)))} instead.")
-
-
-def _maybe_estimates(header) -> bool:
-    """Whether a header has the columns of reported estimates (the rows decide)."""
-    lower = {str(c).lower() for c in header.columns}
-    return bool(lower & set(_ESTIMATE_METRICS) and lower & set(_ESTIMATE_SPREAD)
-                and lower & {"study", "role"})
+                        f"models on; audit it with `replikit audit {option} "
+                        f"{_quote(str(data))}`.")
 
 
 def open_in_browser(path: Path) -> bool:

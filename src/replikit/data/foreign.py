@@ -32,7 +32,8 @@ import pandas as pd
 from ..errors import DataError, ParameterError
 from .tables import Scores
 
-__all__ = ["read_scores", "scores_from_frame", "recognise_layout", "ScoresLayout", "MLR3_MEASURES", "WEKA_MEASURES"]
+__all__ = ["read_scores", "scores_from_frame", "recognise_layout", "ScoresLayout",
+           "MLR3_MEASURES", "WEKA_MEASURES", "guess_entry", "maybe_estimates"]
 
 #: mlr3 measure ids and the replikit metric each becomes (direction follows the metric:
 #: ``error_rate``, ``mse``, ``rmse``, ``mae`` and ``log_loss`` are errors, lower is better).
@@ -359,3 +360,73 @@ def read_scores(path: str | os.PathLike, *, columns: dict | None = None,
     frame = read_frame(path, table=table, dtype={"model": str, "metric": str,
                                                   "learner_id": str, "Key_Scheme": str})
     return scores_from_frame(frame, columns=columns, n_folds=n_folds)[0]
+
+
+#: Distinctive column sets of tables that belong to another entry of the audit. Each set must
+#: be present whole (a dataset with a ``value`` column is still data).
+_SCORES_SETS = ({"model", "fold", "metric", "value"}, {"model", "repeat", "fold", "value"})
+_MLR3_SET = {"task_id", "learner_id", "iteration"}
+_WEKA_SET = {"key_dataset", "key_scheme", "key_run", "key_fold"}
+_ESTIMATE_METRICS = ("r2", "r", "auc", "accuracy", "estimate", "yi", "value")
+_ESTIMATE_SPREAD = ("n", "se", "variance", "vi")
+
+
+def guess_entry(frame: pd.DataFrame) -> tuple[str, str] | None:
+    """Which entry of the audit a table belongs to when it is not raw data.
+
+    Per-fold scores (the Scores layout, an mlr3 ``bmr$score()`` export, a Weka Experimenter
+    CSV), out-of-fold predictions (``y_true`` with ``y_pred`` or ``proba_*``) or reported
+    estimates (one row per study: a metric column with ``n`` or ``se``). Only a layout's whole
+    distinctive column set counts, so a dataset with a column called ``value`` is still data.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table (its columns, and for estimates its rows, decide).
+
+    Returns
+    -------
+    tuple of (str, str) or None
+        ``(entry, what)``: the entry (``'scores'``, ``'predictions'``, ``'estimates'``) and the
+        layout in words; ``None`` for anything else.
+
+    Examples
+    --------
+    >>> guess_entry(pd.DataFrame(columns=["task_id", "learner_id", "iteration", "classif.ce"]))
+    ('scores', 'per-fold scores exported by mlr3')
+    >>> guess_entry(pd.DataFrame(columns=["age", "value", "y"])) is None
+    True
+    """
+    import re
+
+    columns = {str(c) for c in frame.columns}
+    lower = {c.lower() for c in columns}
+    if any(s <= lower for s in _SCORES_SETS):
+        return "scores", "per-fold scores"
+    if _MLR3_SET <= lower and any(re.fullmatch(r"(classif|regr|surv|clust|dens)\.\w+", c)
+                                  for c in lower):
+        return "scores", "per-fold scores exported by mlr3"
+    if _WEKA_SET <= lower:
+        return "scores", "per-fold scores exported by the Weka Experimenter"
+    if "y_true" in lower and ("y_pred" in lower or any(c.startswith("proba_") for c in lower)):
+        return "predictions", "out-of-fold predictions"
+    metric = [c for c in frame.columns if str(c).lower() in _ESTIMATE_METRICS]
+    spread = [c for c in frame.columns if str(c).lower() in _ESTIMATE_SPREAD]
+    label = [c for c in frame.columns if str(c).lower() in ("study", "role")]
+    if metric and spread and label:
+        by_study = [c for c in label if str(c).lower() == "study"]
+        one_per_study = bool(by_study) and frame[by_study[0]].is_unique
+        roles = [c for c in label if str(c).lower() == "role"]
+        marked = bool(roles) and set(frame[roles[0]].dropna().astype(str).str.lower()) <= {
+            "original", "replication"}
+        if one_per_study or marked:
+            return "estimates", "reported estimates (one row per study)"
+    return None
+
+
+def maybe_estimates(header: pd.DataFrame) -> bool:
+    """Whether a header has the columns of reported estimates (its rows then decide, see
+    :func:`guess_entry`)."""
+    lower = {str(c).lower() for c in header.columns}
+    return bool(lower & set(_ESTIMATE_METRICS) and lower & set(_ESTIMATE_SPREAD)
+                and lower & {"study", "role"})

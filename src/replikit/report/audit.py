@@ -24,17 +24,19 @@ from .._references import bibtex_for
 from .._threads import single_blas, usable_cores
 from ..data.examples import load_example
 from ..data.userdata import Dataset
-from ..errors import ModelFitError, NotApplicableError, ReplikitError
+from ..errors import ModelFitError, NotApplicableError, ParameterError, ReplikitError
 from ..results import Result, to_jsonable
 from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress, parse_tolerances
 from .fits import fit_log, fit_seconds
+from .inputs import ENTRIES, ENTRY_LABELS, AuditInput
 from .preflight import preflight
 from .render import cited_keys, render_html, render_json
 from .sections import discover_sections
 from .summary import SCHEMA_VERSION, section_card, summary_cards
 
-__all__ = ["run_audit", "AuditReport", "example_dataset", "default_jobs", "REPORT_FILES"]
+__all__ = ["run_audit", "compute_audit", "Audit", "AuditReport", "example_dataset",
+           "default_jobs", "REPORT_FILES"]
 
 REPORT_FILES = ("report.html", "report.json", "references.bib")
 #: Most worker processes the audit starts by default.
@@ -119,21 +121,7 @@ class AuditReport(Result):
             ci_high, caveat``; ``state`` is ``good``, ``warn``, ``bad``, ``info`` (nothing to
             judge) or ``skipped`` (then ``sentence`` is the reason).
         """
-        import pandas as pd
-
-        rows = []
-        for s in self.sections:
-            card = section_card(s, s.title)
-            rows.append({"section": s.key, "title": s.title, "state": card["state"],
-                         "sentence": card["sentence"], "label": card["label"] or "",
-                         "metric": card["metric"] or "", "estimate": card["estimate"],
-                         "ci_low": card["ci_low"], "ci_high": card["ci_high"],
-                         "caveat": card["caveat"] or ""})
-        frame = pd.DataFrame(rows, columns=["section", "title", "state", "sentence", "label",
-                                            "metric", "estimate", "ci_low", "ci_high", "caveat"])
-        numbers = ["estimate", "ci_low", "ci_high"]
-        frame[numbers] = frame[numbers].astype(float)  # a missing number is NaN
-        return frame
+        return _cards_frame(self.sections)
 
     def to_dict(self) -> dict[str, Any]:
         """The files, the summary cards and every section's JSON (as in ``report.json``).
@@ -168,6 +156,25 @@ class AuditReport(Result):
         from .render import render_cards
 
         return render_cards(self.cards, title=self.title, path=str(self.html_path))
+
+
+def _cards_frame(sections):
+    """One row per section: its state and verdict (the summary card's fields)."""
+    import pandas as pd
+
+    rows = []
+    for s in sections:
+        card = section_card(s, s.title)
+        rows.append({"section": s.key, "title": s.title, "state": card["state"],
+                     "sentence": card["sentence"], "label": card["label"] or "",
+                     "metric": card["metric"] or "", "estimate": card["estimate"],
+                     "ci_low": card["ci_low"], "ci_high": card["ci_high"],
+                     "caveat": card["caveat"] or ""})
+    frame = pd.DataFrame(rows, columns=["section", "title", "state", "sentence", "label",
+                                        "metric", "estimate", "ci_low", "ci_high", "caveat"])
+    numbers = ["estimate", "ci_low", "ci_high"]
+    frame[numbers] = frame[numbers].astype(float)  # a missing number is NaN
+    return frame
 
 
 def example_dataset(name: str = "anes") -> Dataset:
@@ -219,19 +226,37 @@ def _skipped_output(section, exc: BaseException) -> SectionOutput:
                          advice=advice)
 
 
+def _not_for_entry(section, source) -> SectionOutput:
+    """A section the audit's entry cannot feed: skipped, naming what to supply."""
+    reads = ", ".join(ENTRY_LABELS[e] for e in ENTRIES if e in section.reads)
+    return SectionOutput(section.key, section.title,
+                         skipped=f"The audit started from {source.label} ({source.flag}); this "
+                                 f"section reads {reads}.",
+                         advice=f"supply {section.needs}." if section.needs else
+                         "audit a data table (--data) for this section.")
+
+
 def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None:
     """Build one section in isolation: a failure becomes a skipped section."""
     if wanted is not None and section.key not in wanted:
         return
     t_section = time.perf_counter()
     left_out: list[tuple[str, str]] = []
+    build = section.builder(ctx.entry)
+    if build is None:  # the entry does not hold what this section reads: say what would
+        output = _not_for_entry(section, ctx.source)
+        timings[section.key] = 0.0
+        outputs.append(output)
+        if on_skip is not None:
+            on_skip(output)
+        return
     while True:
         try:
             with warnings.catch_warnings():
                 # fit-time noise (convergence, undefined metrics) belongs in the report, not
                 # interleaved with the progress bars
                 warnings.simplefilter("ignore")
-                output = section.build(ctx)
+                output = build(ctx)
             break
         except ModelFitError as exc:
             # one model that cannot fit these data: the section goes on without it
@@ -368,48 +393,197 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     """
     out = check_output_dir(out_dir, REPORT_FILES, option="out_dir", overwrite=overwrite,
                            overwrite_option="`overwrite`")
+    result = compute_audit(dataset, models=models, random_state=random_state, n_jobs=n_jobs,
+                           quick=quick, sections=sections, progress=progress, debug=debug,
+                           command=command, on_skip=on_skip, moderators=moderators,
+                           tolerances=tolerances)
+    return result.save(out, overwrite=True)
+
+
+def compute_audit(source, *, models: dict | None = None, random_state: int | None = None,
+                  n_jobs: int | None = None, quick: bool = False,
+                  sections: list[str] | None = None, progress: bool = False,
+                  debug: bool = False, command: str | None = None,
+                  on_skip: Callable[[SectionOutput], None] | None = None,
+                  moderators: list[str] | tuple[str, ...] | None = None,
+                  tolerances: dict | None = None) -> Audit:
+    """Run every section on ``source`` (a Dataset or an :class:`AuditInput`) and return the
+    result, writing nothing (:meth:`Audit.save` writes it). Parameters as for
+    :func:`run_audit`."""
+    if isinstance(source, Dataset):
+        source = AuditInput("data", source.name, dataset=source, task=source.task)
+    elif not isinstance(source, AuditInput):
+        raise ParameterError("the audit takes a Dataset or an AuditInput (see "
+                             f"replikit.audit); got {type(source).__name__}.")
     tolerances = parse_tolerances(tolerances)
+    if sections is not None:
+        known = [s.key for s in discover_sections()]
+        unknown = [s for s in sections if s not in known]
+        if unknown:
+            raise ParameterError(f"`sections`: unknown section(s) {unknown}; available: "
+                                 f"{', '.join(known)}.")
     start = time.perf_counter()
     if random_state is None:  # fresh entropy, recorded so that the report can be reproduced
         import numpy as np
 
         random_state = int(np.random.SeedSequence().entropy)
-    if models is None:  # one line-up for every section (a preview uses fewer models)
+    dataset = source.dataset
+    if dataset is not None and models is None:  # one line-up for every section
         from ..experiment.models import default_models
 
         models = default_models(dataset.task, quick=quick)
     if n_jobs is None:
         n_jobs = default_jobs()
-    plan = preflight(dataset, models)
+    plan = preflight(dataset, models) if dataset is not None else None
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
                        n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan,
                        moderators=tuple(moderators) if moderators is not None else None,
-                       tolerances=tolerances)
+                       tolerances=tolerances, source=source)
     outputs: list[SectionOutput] = []
     timings: dict[str, float] = {}
     with single_blas():  # the thread policy (replikit._threads): small matrices, many fits
         for section in discover_sections():
             _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
     seconds = time.perf_counter() - start
-    reference_keys = cited_keys(outputs)
     meta = {
-        "dataset_name": dataset.name, "replikit_version": __version__,
-        "random_state": random_state, "n_rows": len(dataset.y), "n_studies": dataset.n_studies,
-        "task": dataset.task, "quick": quick, "primary_metric": plan.primary_metric,
-        "primary_metric_label": plan.metric_label,
-        "primary_metric_rule": plan.primary_metric_rule, "data_notes": list(plan.notes),
+        "dataset_name": source.name, "entry": source.kind, "entry_label": source.label,
+        "entry_notes": list(source.notes), "replikit_version": __version__,
+        "random_state": random_state,
+        "n_rows": None if dataset is None else len(dataset.y),
+        "n_studies": source.n_studies, "task": source.task, "quick": quick,
+        "primary_metric": ctx.metric,
+        "primary_metric_label": plan.metric_label if plan is not None else _metric_label(ctx),
+        "primary_metric_rule": plan.primary_metric_rule if plan is not None else None,
+        "data_notes": list(plan.notes) if plan is not None else [],
         "command": command, "seconds": round(seconds, 1), "section_seconds": timings,
         "sections_skipped": [s.key for s in outputs if s.skipped],
-        "versions": _versions(), "references": reference_keys,
+        "versions": _versions(), "references": cited_keys(outputs),
         "schema_version": SCHEMA_VERSION, "fit_sets": fit_log(ctx),
         "fit_seconds": fit_seconds(ctx),
     }
-    html_path, json_path, bib_path = (out / name for name in REPORT_FILES)
-    write_text_atomic(html_path, render_html(meta, outputs))
-    write_text_atomic(json_path, render_json(meta, outputs))
-    write_text_atomic(bib_path, bibtex_for(reference_keys))
-    return AuditReport(html_path, json_path, outputs, [s for s in outputs if s.skipped],
-                       seconds, bib_path)
+    return Audit(meta, outputs, seconds)
+
+
+def _metric_label(ctx) -> str | None:
+    from ..experiment.metrics import METRIC_LABELS
+
+    m = ctx.metric
+    return None if m is None else METRIC_LABELS.get(m, m)
+
+
+@dataclass(frozen=True)
+class Audit(Result):
+    """The audit's answers: one summary card per question and every section's detail.
+
+    Returned by :func:`replikit.audit`. In a notebook it shows its cards (the verdict, the key
+    number with its interval, the tolerance and the main caveat); :meth:`save` writes the
+    self-contained HTML report, its JSON twin and the BibTeX of the methods used.
+
+    Attributes
+    ----------
+    meta : dict
+        What was audited and how: the entry level, the input, the random state, the versions.
+    sections : list of SectionOutput
+        Every section, in report order, the skipped ones included (with their reason).
+    seconds : float
+        Wall time of the audit.
+
+    See Also
+    --------
+    replikit.audit : Runs it.
+    AuditReport : What :meth:`save` returns.
+
+    Examples
+    --------
+    >>> from replikit.results import Verdict
+    >>> v = Verdict("lr is better than dummy.", "ROC AUC", "good", 0.12, 0.08, 0.16,
+    ...             label="best minus runner-up, ROC AUC", tolerance="±0.01")
+    >>> a = Audit({"dataset_name": "demo"}, [
+    ...     SectionOutput("compare", "Model comparisons", data={"verdict": v.to_dict()})])
+    >>> [c["state"] for c in a.cards], a.to_frame()["estimate"].tolist()
+    (['good'], [0.12])
+    """
+
+    meta: dict[str, Any]
+    sections: list[SectionOutput]
+    seconds: float = 0.0
+
+    @property
+    def title(self) -> str:
+        """``'Replicability audit: <input>'``."""
+        return f"Replicability audit: {self.meta.get('dataset_name', '')}".rstrip(": ")
+
+    @property
+    def cards(self) -> list[dict[str, Any]]:
+        """The summary cards (the JSON twin's ``summary.cards``): one per question."""
+        return summary_cards(self.sections)
+
+    @property
+    def skipped(self) -> list[SectionOutput]:
+        """The sections that could not run here, each with its reason and advice."""
+        return [s for s in self.sections if s.skipped]
+
+    def section(self, key: str) -> SectionOutput:
+        """One section's output by key (``'compare'``)."""
+        for s in self.sections:
+            if s.key == key:
+                return s
+        raise ParameterError(f"`key`: no section {key!r}; sections are "
+                             f"{', '.join(s.key for s in self.sections)}.")
+
+    def to_frame(self):
+        """One row per section: its state and verdict (see :meth:`AuditReport.to_frame`)."""
+        return _cards_frame(self.sections)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON twin: exactly what :meth:`save` writes to ``report.json``."""
+        import json
+
+        return json.loads(render_json(self.meta, self.sections))
+
+    def save(self, directory: str | os.PathLike = "replikit-audit", *,
+             overwrite: bool = False) -> AuditReport:
+        """Write ``report.html``, ``report.json`` and ``references.bib`` to ``directory``.
+
+        Parameters
+        ----------
+        directory : path-like, default 'replikit-audit'
+            Created if needed. Existing report files are refused unless ``overwrite``; other
+            files are never touched.
+        overwrite : bool, default False
+            Replace the report files.
+
+        Returns
+        -------
+        AuditReport
+            The paths written, with the sections.
+
+        Raises
+        ------
+        OutputExistsError, OutputError
+            The files exist (and ``overwrite`` is false) or cannot be written.
+        """
+        out = check_output_dir(directory, REPORT_FILES, option="directory",
+                               overwrite=overwrite, overwrite_option="`overwrite`")
+        html_path, json_path, bib_path = (out / name for name in REPORT_FILES)
+        write_text_atomic(html_path, render_html(self.meta, self.sections))
+        write_text_atomic(json_path, render_json(self.meta, self.sections))
+        write_text_atomic(bib_path, bibtex_for(self.meta.get("references") or []))
+        return AuditReport(html_path, json_path, self.sections, self.skipped, self.seconds,
+                           bib_path)
+
+    def __str__(self) -> str:
+        from .summary import card_lines
+
+        lines = [self.title]
+        for card in self.cards:
+            lines += card_lines(card)
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from .render import render_cards
+
+        return render_cards(self.cards, title=self.title, path="")
 
 
 def _versions() -> dict[str, str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..data.userdata import Dataset
+from .inputs import AuditInput
 from .preflight import AuditPlan, preflight
 
 __all__ = ["AuditContext", "Progress", "Tolerance", "parse_tolerances", "TOLERANCE_SECTIONS"]
@@ -132,8 +133,8 @@ class AuditContext:
 
     Parameters
     ----------
-    dataset : Dataset
-        The data (complete cases).
+    dataset : Dataset or None
+        The data (complete cases) of the ``data`` entry; ``None`` for the other entries.
     models : dict, optional
         Name -> scikit-learn estimator; ``None`` means the defaults for the task.
     random_state : int, optional
@@ -177,6 +178,7 @@ class AuditContext:
     plan: AuditPlan | None = None
     moderators: tuple[str, ...] | None = None
     tolerances: dict[str, Tolerance] = field(default_factory=dict)
+    source: AuditInput | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, init=False)
 
     def __post_init__(self) -> None:
@@ -184,17 +186,32 @@ class AuditContext:
             import numpy as np
 
             self.random_state = int(np.random.SeedSequence().entropy)
-        if self.plan is None:
+        if self.source is None:
+            if self.dataset is None:
+                from ..errors import ParameterError
+
+                raise ParameterError("an audit needs a `dataset` or a `source`.")
+            self.source = AuditInput("data", self.dataset.name, dataset=self.dataset,
+                                     task=self.dataset.task)
+        elif self.dataset is None:
+            self.dataset = self.source.dataset
+        if self.plan is None and self.dataset is not None:
             self.plan = preflight(self.dataset, self.models)
+
+    @property
+    def entry(self) -> str:
+        """The entry level the audit starts from (:data:`replikit.report.inputs.ENTRIES`)."""
+        return self.source.kind
 
     def tolerance(self, key: str) -> Tolerance | None:
         """The user's tolerance for section ``key``, or ``None`` (use the section's default)."""
         return self.tolerances.get(key)
 
     @property
-    def metric(self) -> str:
-        """The report's primary metric (see :func:`replikit.report.preflight.primary_metric`)."""
-        return self.plan.primary_metric
+    def metric(self) -> str | None:
+        """The report's primary metric (see :func:`replikit.report.preflight.primary_metric`);
+        for the other entries the one the input names (:attr:`AuditInput.metric`)."""
+        return self.plan.primary_metric if self.plan is not None else self.source.metric
 
     def study_subset(self, min_rows: int, *, all_classes: bool = True, min_per_class: int = 1):
         """The dataset restricted to the studies a study-level section can use.

@@ -10,8 +10,8 @@ capability's section touches no shared file. ``build`` receives the
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from .blocks import SectionOutput
 
@@ -37,6 +37,13 @@ class Section:
         formats its result.
     description : str
         One line on what the section does.
+    entries : mapping, optional
+        Entry level -> builder for the entries other than ``'data'`` this section reads
+        (``{"scores": build_from_scores, ...}``; see :mod:`replikit.report.inputs`). An entry
+        it does not read makes it *skipped*, with ``needs`` as the advice.
+    needs : str
+        What to supply for this section, in one phrase (``"per-fold scores (--scores) or a
+        data table (--data)"``): the advice of a section skipped for its entry.
 
     See Also
     --------
@@ -57,3 +64,14 @@ class Section:
     order: int
     build: Callable[..., SectionOutput]
     description: str = ""
+    entries: Mapping[str, Callable[..., SectionOutput]] = field(default_factory=dict)
+    needs: str = ""
+
+    def builder(self, entry: str) -> Callable[..., SectionOutput] | None:
+        """The builder for an entry level, or ``None`` when this section cannot read it."""
+        return self.build if entry == "data" else self.entries.get(entry)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The entry levels this section reads (``'data'`` always)."""
+        return ("data", *self.entries)
