@@ -27,6 +27,8 @@ _EXPORTS = {
     "METRICS": "metrics", "HIGHER_IS_BETTER": "metrics", "higher_is_better": "metrics",
     "check_metrics": "metrics", "compute_metric": "metrics", "primary_metric": "metrics",
     "metric_label": "metrics", "METRIC_LABELS": "metrics",
+    # scoring.py
+    "scores_from_predictions": "scoring", "primary_metric_of": "scoring",
     # models.py
     "MODEL_ALIASES": "models", "make_model": "models", "make_models": "models",
     "default_models": "models",
