@@ -13,6 +13,9 @@ from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, epilog, info, par
 EXAMPLES = (
     "replikit audit --quick --open",
     "replikit audit --data survey.csv --target score --study year --out audit",
+    "replikit audit --scores bmr_scores.csv --out audit-scores",
+    "replikit audit --benchmark results_table.csv --lower-is-better",
+    "replikit audit --estimates replications.csv --tolerance replicate=0.05",
 )
 #: The papers the audit's five questions rest on (the report lists every one it used).
 REFERENCES = ("etherington2019", "verbyla1989", "gardner2017", "vijayakumar2021",
@@ -56,24 +59,63 @@ def audit(
         "replicate=0.05 (R²), compare=0.01 (the metric), generalize=0.05. A bare VALUE is the "
         "multistudy tolerance. Default: each section's documented default, stated on its "
         "card.")] = None,
+    scores: Annotated[Path | None, typer.Option(
+        "--scores", help="Audit per-fold scores instead of data: the Scores layout (study, "
+        "model, [repeat,] fold, metric, value[, n_train, n_test]), an mlr3 bmr$score() export "
+        "or a Weka Experimenter CSV (recognised from their columns).")] = None,
+    predictions: Annotated[Path | None, typer.Option(
+        "--predictions", help="Audit out-of-fold predictions: study, model, repeat, fold, row, "
+        "y_true, y_pred[, proba_CLASS].")] = None,
+    benchmark: Annotated[Path | None, typer.Option(
+        "--benchmark", help="Audit a benchmark table: one score per model and dataset, long "
+        "or wide (a paper's table, an OpenML study).")] = None,
+    estimates: Annotated[Path | None, typer.Option(
+        "--estimates", help="Audit reported estimates: one row per study, a column named by "
+        "its metric (r2, r, auc, accuracy or estimate) with n, or se / variance; the original "
+        "marked by a role column or --original.")] = None,
+    columns: Annotated[str | None, typer.Option(
+        "--columns", help="With --scores, --predictions, --benchmark or --estimates in another "
+        "layout: ENTRY_COLUMN=FILE_COLUMN pairs, e.g. study=dataset,model=learner.")] = None,
+    n_folds: Annotated[int | None, typer.Option(
+        "--n-folds", min=2, help="With --scores from an mlr3 export of repeated_cv: the folds "
+        "per repeat.")] = None,
+    scheme: Annotated[str | None, typer.Option(
+        "--scheme", help="With --scores whose file does not record n_train/n_test: kfold "
+        "(each repeat splits the rows into the folds) or holdout (with --test-fraction). "
+        "Without it the tests that need the test/training size ratio are skipped.")] = None,
+    test_fraction: Annotated[float | None, typer.Option(
+        "--test-fraction", help="With --scores of repeated hold-out splits: the share of rows "
+        "in each test set (implies --scheme holdout).")] = None,
+    metric: Annotated[str | None, typer.Option(
+        "--metric", help="With --scores or --predictions: the primary metric (default: ROC AUC, "
+        "balanced accuracy, accuracy or R², the first the input has).")] = None,
+    lower_is_better: Annotated[bool, typer.Option(
+        "--lower-is-better", help="With --benchmark: lower scores are better (errors, "
+        "losses).")] = False,
+    original: Annotated[str | None, typer.Option(
+        "--original", help="With --estimates: the original study's label (instead of a role "
+        "column).")] = None,
     open_report: Annotated[bool, typer.Option(
         "--open", help="Open the report in the default web browser once it is written.")]
     = False,
 ) -> None:
-    """Audit a dataset: error estimates, model comparisons, replication across studies,
-    cross-study replicability and ranking generalizability, in one HTML report + JSON twin.
+    """Audit a dataset or results already made: error estimates, model comparisons,
+    replication across studies, cross-study replicability and ranking generalizability, in one
+    HTML report + JSON twin.
 
-    Without --data, the built-in ANES example (ten survey years) is audited. The report opens
+    Start from a data table (--data: the models are fitted here), per-fold scores (--scores),
+    out-of-fold predictions (--predictions), a benchmark table (--benchmark) or reported
+    estimates (--estimates); each section answers what its input allows and the others say
+    what to supply. Without an input, the built-in ANES example (ten survey years) is audited. The report opens
     with one card per question: the verdict, the key number with its interval, and the main
     caveat; each section's detail is folded under it.
     """
     import sys
 
     from .._outputs import check_output_dir
-    from ..data.userdata import load_dataset
     from ..errors import ParameterError
     from ..experiment.models import make_models
-    from ..report import REPORT_FILES, discover_sections, example_dataset, run_audit
+    from ..report import REPORT_FILES, discover_sections, run_audit
 
     check_output_dir(out, REPORT_FILES, option="out_dir", overwrite=overwrite,
                      overwrite_option="`overwrite`")
@@ -86,37 +128,34 @@ def audit(
             raise ParameterError(f"`--sections`: unknown section(s) {unknown or sections!r}; "
                                  f"available: {', '.join(known)}.")
     tolerances = _tolerances(tolerance)
-    if data is None:
-        if target is not None or study is not None or table is not None or task is not None:
-            raise ParameterError("`--target`/`--study`/`--table`/`--task` need `--data`; without "
-                                 "`--data` the built-in example is audited.")
-        from ..data.examples import EXAMPLES
-
-        if example not in EXAMPLES:
-            raise ParameterError(f"`--example` must be one of {', '.join(EXAMPLES)}; got "
-                                 f"{example!r}.")
-        dataset = example_dataset(example)
-    else:
-        _refuse_misplaced(data, table)
-        if target is None:
-            raise ParameterError("`--target`: required with `--data` (the outcome column).")
-        dataset = load_dataset(data, target=target, study=study, table=table,
-                               min_studies=2 if study else 1, task=task)
+    source = _source(data=data, target=target, study=study, table=table, task=task,
+                     example=example, models=models, moderator=moderator, scores=scores,
+                     predictions=predictions, benchmark=benchmark, estimates=estimates,
+                     columns=columns, n_folds=n_folds, scheme=scheme,
+                     test_fraction=test_fraction, metric=metric,
+                     lower_is_better=lower_is_better, original=original)
+    dataset = source.dataset
     chosen = make_models(models, dataset.task) if models is not None else None
-    moderators = _moderators(moderator, dataset)
-    n_studies = dataset.n_studies
-    info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
-         f"{'study' if n_studies == 1 else 'studies'}, {dataset.task}"
-         + (" (quick mode)" if quick else "") + ".")
-    for note in dataset.notes:
-        info(f"replikit: note: {note}.")
+    moderators = _moderators(moderator, dataset) if dataset is not None else None
+    if dataset is not None:
+        n_studies = dataset.n_studies
+        info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
+             f"{'study' if n_studies == 1 else 'studies'}, {dataset.task}"
+             + (" (quick mode)" if quick else "") + ".")
+        for note in dataset.notes:
+            info(f"replikit: note: {note}.")
+    else:
+        info(f"Auditing {source.name}: {source.label}"
+             + (" (quick mode)" if quick else "") + ".")
+        for note in source.notes:
+            info(f"replikit: note: {note}.")
 
     def skipped(section) -> None:
         typer.echo(f"replikit: warning: section '{section.key}' skipped: "
                    + " ".join(section.skipped.split()), err=True)
 
     command = "replikit " + " ".join(_quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
-    report = run_audit(dataset, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
+    report = run_audit(source, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
                        quick=quick, sections=wanted, progress=state.progress,
                        overwrite=overwrite, debug=state.debug, command=command,
                        on_skip=skipped, moderators=moderators, tolerances=tolerances)
@@ -138,6 +177,69 @@ def audit(
 #: The light's colour in a terminal (piped output is plain text).
 _STATE_STYLES = {"good": "bold green", "warn": "bold yellow", "bad": "bold red",
                  "info": "bold cyan", "skipped": "dim"}
+
+
+def _source(*, data, target, study, table, task, example, models, moderator, scores,
+            predictions, benchmark, estimates, columns, n_folds, scheme, test_fraction, metric,
+            lower_is_better, original):
+    """The audit's entry from the options, checked before any work: the built-in example
+    when no input is given, else exactly one of --data, --scores, --predictions,
+    --benchmark, --estimates with the options that go with it."""
+    from ..errors import ParameterError
+    from ..report import example_dataset
+    from ..report.inputs import AuditInput, audit_input
+
+    given = {f"--{k}": v for k, v in (("data", data), ("scores", scores),
+                                       ("predictions", predictions), ("benchmark", benchmark),
+                                       ("estimates", estimates)) if v is not None}
+    if len(given) > 1:
+        raise ParameterError(f"give one input to audit; got {', '.join(given)}.")
+    if not given:
+        extra = [flag for flag, v in (("--target", target), ("--study", study),
+                                      ("--table", table), ("--task", task),
+                                      ("--columns", columns), ("--n-folds", n_folds),
+                                      ("--scheme", scheme), ("--test-fraction", test_fraction),
+                                      ("--metric", metric), ("--original", original))
+                 if v is not None] + (["--lower-is-better"] if lower_is_better else [])
+        if extra:
+            raise ParameterError(f"`{extra[0]}` describes an input; give --data, --scores, "
+                                 "--predictions, --benchmark or --estimates (without one, "
+                                 "the built-in example is audited).")
+        from ..data.examples import EXAMPLES
+
+        if example not in EXAMPLES:
+            raise ParameterError(f"`--example` must be one of {', '.join(EXAMPLES)}; got "
+                                 f"{example!r}.")
+        ds = example_dataset(example)
+        return AuditInput("data", ds.name, dataset=ds, task=ds.task)
+    flag = next(iter(given))
+    if flag != "--data":
+        wrong = [f for f, v in (("--models", models), ("--moderator", moderator),
+                                ("--target", target), ("--task", task) if flag != "--predictions"
+                                else ("--target", None)) if v]
+        if wrong:
+            raise ParameterError(f"`{wrong[0]}` goes with --data (models fitted by replikit); "
+                                 f"{flag} holds results already made.")
+    if flag == "--data":
+        _refuse_misplaced(data, table)
+        if target is None:
+            raise ParameterError("`--target`: required with `--data` (the outcome column).")
+        from ..data.userdata import load_dataset
+
+        ds = load_dataset(data, target=target, study=study, table=table,
+                          min_studies=2 if study else 1, task=task)
+        return AuditInput("data", ds.name, dataset=ds, task=ds.task)
+    if study is not None and flag != "--predictions":
+        raise ParameterError(f"`--study` names a column of --data or --predictions; {flag} "
+                             "has its own study column (map it with --columns study=...).")
+    from .compare import _parse_columns
+
+    return audit_input(scores=scores, predictions=predictions, benchmark=benchmark,
+                       estimates=estimates, study=study, table=table,
+                       columns=_parse_columns(columns), n_folds=n_folds, scheme=scheme,
+                       test_fraction=test_fraction, metric=metric,
+                       higher_is_better=False if lower_is_better else None,
+                       original=original, task=task)
 
 
 def _card_texts(cards: list[dict]) -> list:
@@ -229,7 +331,8 @@ def register(app: typer.Typer) -> None:
     app.command("audit", epilog=epilog(examples=EXAMPLES, references=REFERENCES))(audit)
     # library parameters whose flag has another name (errors name the parameter)
     parameter_flags("audit", {"out_dir": "--out", "moderators": "--moderator",
-                              "dataset": "--data", "tolerances": "--tolerance"})
+                              "dataset": "--data", "tolerances": "--tolerance",
+                              "higher_is_better": "--lower-is-better"})
 
 
 def _tolerances(given: list[str] | None) -> dict | None:
