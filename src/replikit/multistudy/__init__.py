@@ -54,7 +54,7 @@ _EXPORTS = {
     "study_pvalues": "conjunction",
     # audit.py (audit itself is bound above: importing the submodule binds the package
     # attribute of the same name to the module, which a lazy __getattr__ cannot undo)
-    "MultiStudyAudit": "audit",
+    "MultiStudyAudit": "audit", "audit_predictions": "audit",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)

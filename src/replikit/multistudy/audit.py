@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from .training import CrossStudyResult, LeaveOneStudyOutResult
     from .utilities import StudyUtilities
 
-__all__ = ["MultiStudyAudit", "audit", "MIN_STUDY_ROWS", "MIN_PER_CLASS", "MIN_UNITS",
-           "LOSO_BUDGET", "ALPHA", "DEFAULT_TOLERANCE"]
+__all__ = ["MultiStudyAudit", "audit", "audit_predictions", "MIN_STUDY_ROWS", "MIN_PER_CLASS",
+           "MIN_UNITS", "LOSO_BUDGET", "ALPHA", "DEFAULT_TOLERANCE", "HALF_SPLIT"]
 
 MIN_STUDY_ROWS = 20  # rows a study needs to be halved and cross-validated within itself
 MIN_PER_CLASS = 4  # rows of every class a study needs (classification)
@@ -58,6 +58,9 @@ ALPHA = 0.05  # level of the verdict's confidence bounds and of the permutation 
 #: user of the worse study would notice. It is a share, not a number in the metric's units, so that it means the same on any
 #: scale; ``tolerance=`` (``--tolerance`` on the command line) changes it.
 DEFAULT_TOLERANCE = 0.10
+
+#: How :func:`audit` trains its rules: the first caveat of its verdict.
+HALF_SPLIT = "each rule is trained on half of every study and assessed on the other half"
 
 UTILITY_LABELS = {"brier": "minus the Brier score", "accuracy": "accuracy",
                   "squared": "minus the squared error"}
@@ -157,6 +160,13 @@ class MultiStudyAudit(Result):
     pooled_loss : float
         The rule's loss over every held-out unit assessed (mean squared error, Brier score or
         error rate), the reference of a relative tolerance.
+    design : str
+        How the rules' predictions were made, in words (the verdict's first caveat):
+        :data:`HALF_SPLIT` for :func:`audit`; for :func:`audit_predictions` whether they are
+        read as one fixed rule per model or as a training procedure refitted per fold.
+    fits_per_rule : int or None
+        Fits behind each rule's predictions as far as the table shows (folds of the repeat
+        used; :func:`audit_predictions`), ``None`` for :func:`audit` (one fit per rule).
 
     See Also
     --------
@@ -207,6 +217,8 @@ class MultiStudyAudit(Result):
     tolerance: float = float("nan")
     tolerance_share: float | None = None
     pooled_loss: float = float("nan")
+    design: str = HALF_SPLIT
+    fits_per_rule: int | None = None
 
     @property
     def title(self) -> str:
@@ -348,7 +360,8 @@ class MultiStudyAudit(Result):
             "alternative": self.alternative,
             "equivalence": self.equivalence, "rules": self.rules,
             "conjunction": None if self.conjunction is None else self.conjunction.table,
-            "cross_study": self.cross_study, "loso": self.loso.scores,
+            "cross_study": self.cross_study,
+            "loso": None if self.loso is None else self.loso.scores,
             "loso_model": self.loso_model, "loso_row_fits": self.loso_row_fits,
             "metric": self.metric, "n_train": self.n_train, "n_resamples": self.n_resamples,
             "permutation_n_resamples": (None if self.permutation is None
@@ -356,7 +369,8 @@ class MultiStudyAudit(Result):
             "n_folds": self.n_folds, "tv_bins": self.tv_bins, "quick": self.quick,
             "studies_left_out": [list(x) for x in self.studies_left_out],
             "studies_dropped": list(self.studies_dropped), "seconds": self.seconds,
-            "notes": list(self.notes), "verdict": self.verdict})
+            "notes": list(self.notes), "verdict": self.verdict, "design": self.design,
+            "fits_per_rule": self.fits_per_rule})
 
     def __str__(self) -> str:
         return (f"{self.title}\n  {self.utilities.K} studies; max |U_k - U_k'| = "
@@ -584,9 +598,6 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
             advice="pool small studies into larger units.")
     from ..experiment.models import default_models
     from ..methods import PermutationMethod
-    from .analysis import assess
-    from .equivalence import epsilon_test
-    from .utilities import study_utilities
 
     models = models or default_models(d.task, quick=quick)
     root = root_seed_sequence(random_state)
@@ -595,10 +606,259 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
     permutation = PermutationMethod(199 if quick else 999)
     # 2-3: the fixed rules and their utilities; 4: the best rule, small studies out
     fits = _fixed_rules(d, models, utility, task_int_seed(root, "multistudy-rules"))
-    means = {n: float(np.average(su.utility, weights=su.n)) for n, (_, su) in
-             fits.rules.items()}
+    j = _assess_best(fits.rules, utility, n_resamples, permutation, root, tol_value,
+                     tol_relative)
+    best = j.best
+    # 7: the training technique
+    tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs)
+    notes = _notes(left_out, j.dropped, tech, best, j.assessment)
+    verdict = _verdict(best, utility, j.utilities, j.assessment, j.equivalence, j.conjunction,
+                       left_out, j.dropped, quick, tech.loso_model, n_resamples, permutation,
+                       tolerance=j.tolerance, share=tol_value if tol_relative else None,
+                       loss=j.pooled_loss, default=tolerance is None)
+    return MultiStudyAudit(
+        rule=best, utility=utility, mean_utility=j.means, utilities=j.utilities,
+        assessment=j.assessment, rules=j.rules, equivalence=j.equivalence,
+        conjunction=j.conjunction, rule_utilities=j.rule_utilities,
+        predictions=fits.predictions, cross_study=tech.cross_study, loso=tech.loso,
+        loso_model=tech.loso_model, loso_row_fits=tech.loso_row_fits,
+        metric=tech.cross_study.metric, n_train=fits.n_train, n_resamples=n_resamples,
+        permutation=permutation, n_folds=n_folds, tv_bins=j.bins, quick=quick,
+        studies_left_out=tuple(left_out), studies_dropped=tuple(j.dropped),
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict, tolerance=j.tolerance,
+        tolerance_share=tol_value if tol_relative else None, pooled_loss=j.pooled_loss)
+
+
+#: The first caveat of :func:`audit_predictions` when each model's predictions come from one
+#: fit (fold 0 only), and when they come from several (one per fold).
+ONE_FIT = ("the predictions are read as one fixed rule per model (one fit in the table); if "
+           "that fit was made within each study, what is assessed is the training procedure "
+           "(Parmigiani (2023), sec. 7.4), not one fixed rule")
+REFITTED = ("the predictions are out-of-fold: each model was refitted {k} times (once per "
+            "fold), so what is assessed is its training procedure (Parmigiani (2023), sec. "
+            "7.4), not one fixed rule applied to every study")
+
+
+def _predictions_iv(predictions, utility, task):
+    """``(Predictions, utility, repeat, fits per model)``: the table checked, the utility
+    chosen (Brier with every model's class probabilities, else accuracy for labels, squared
+    error for a continuous outcome), the first repeat, the folds of that repeat."""
+    import pandas as pd
+
+    from ..data.tables import Predictions
+    from ..errors import DataError, ParameterError
+
+    if isinstance(predictions, pd.DataFrame):
+        predictions = Predictions(predictions)
+    if not isinstance(predictions, Predictions):
+        raise ParameterTypeError("`predictions` must be a replikit Predictions table or a "
+                                 "DataFrame with study, model, repeat, fold, row, y_true, "
+                                 f"y_pred; got {type(predictions).__name__}.")
+    if utility is not None and utility not in UTILITY_LABELS:
+        raise ParameterError(f"`utility` must be one of {', '.join(UTILITY_LABELS)} or None; "
+                             f"got {utility!r}.")
+    if task is not None and task not in ("classification", "regression"):
+        raise ParameterError("`task` must be 'classification', 'regression' or None; got "
+                             f"{task!r}.")
+    f = predictions.frame
+    studies = pd.unique(f["study"])
+    if len(studies) < 2:
+        raise NotApplicableError(
+            f"one study only ({studies[0]!r}): replicability across studies needs at least "
+            "two (Parmigiani 2023).",
+            advice="give the predictions' study column (`study`; --study names it on the "
+                   "command line).")
+    repeat = f["repeat"].min()
+    f = f[f["repeat"] == repeat]
+    if task is None:
+        from ._data import _is_discrete
+
+        task = ("classification" if _is_discrete(f["y_true"].to_numpy())
+                and _is_discrete(f["y_pred"].to_numpy()) else "regression")
+    proba = [c for c in f.columns if str(c).startswith("proba_")]
+    if utility is None:
+        if task != "classification":
+            utility = "squared"
+        else:
+            utility = "brier" if proba and not f[proba].isna().any().any() else "accuracy"
+    elif utility == "brier" and (not proba or f[proba].isna().any().any()):
+        raise DataError("`utility`: the Brier score needs every model's class probabilities "
+                        "(proba_<class> columns without gaps); the predictions have "
+                        + ("none" if not proba else "gaps") + ".")
+    folds = int(f.groupby("model", sort=False)["fold"].nunique().max())
+    return predictions, utility, repeat, folds
+
+
+def audit_predictions(predictions, *, utility: str | None = None, tolerance=None,
+                      task: str | None = None, quick: bool = False,
+                      random_state=None) -> MultiStudyAudit:
+    """Whether the rules behind a table of predictions are replicable across studies, for
+    their users (Parmigiani 2023): the judgment of :func:`audit` on predictions a user already
+    has.
+
+    Each model of the table is a rule; its predictions in each study give the utilities
+    ``U_k`` (eq. 1). As in :func:`audit` (steps 4-6, the same code): the rule with the highest
+    mean utility over every unit is assessed (studies with fewer than ``MIN_UNITS`` units left
+    out when two remain), :func:`~replikit.multistudy.assess` and
+    :func:`~replikit.multistudy.equivalence.epsilon_test` judge its spread against the
+    tolerance ε, and the other rules are compared with it (dominance, partial conjunction).
+    Nothing is fitted, so there is no cross-study validation matrix nor leave-one-study-out
+    (``cross_study`` and ``loso`` are ``None``).
+
+    What is assessed depends on how the predictions were made, which a table can only partly
+    show. Parmigiani (2023) asks about a *fixed* rule φ, trained on none of the studies and
+    applied unchanged to each (sec. 3). Out-of-fold predictions made by refitting a model per
+    fold (within each study, or on pooled studies) are predictions of several rules: their
+    ``U_k`` measure how well the *training procedure* serves each study, which is the
+    replicability of a training technique (sec. 7.4) — a meaningful question, so the analysis
+    is run, and the verdict's first caveat says which was read (:data:`ONE_FIT` when each
+    model has one fold in the table, :data:`REFITTED` when it has several). A table with one
+    study is refused.
+
+    Parameters
+    ----------
+    predictions : Predictions or DataFrame
+        ``study, model, repeat, fold, row, y_true, y_pred`` and optional ``proba_<class>``
+        columns; the first repeat is used (each unit once).
+    utility : {'brier', 'accuracy', 'squared'}, optional
+        The users' utility. Default: minus the Brier score when every model has class
+        probabilities, accuracy for other labels, minus the squared error for a continuous
+        outcome.
+    tolerance : float or str, optional
+        The tolerance ε of the light, as in :func:`audit` (default 10% of the pooled loss).
+    task : {'classification', 'regression'}, optional
+        Default: classification when outcomes and predictions are labels.
+    quick : bool, default False
+        200 bootstrap resamples and 199 permutations instead of 1000 and 999.
+    random_state : None, int or Generator
+        The bootstrap and permutations draw from streams derived from it.
+
+    Returns
+    -------
+    MultiStudyAudit
+        With ``design`` (how the predictions are read), ``fits_per_rule``, and no
+        ``cross_study`` / ``loso``.
+
+    Raises
+    ------
+    NotApplicableError
+        One study only.
+    ParameterError, DataError
+        A utility the predictions cannot give (Brier without probabilities).
+
+    See Also
+    --------
+    audit : From data and models (trains the fixed rules itself).
+    assess : The analysis of one rule's predictions.
+
+    Notes
+    -----
+    The light is that of :func:`audit`: ``'good'`` when the 95% upper confidence bound of the
+    largest difference between two studies' utilities (intersection–union test of pairwise
+    equivalence tests, Berger (1982)) is at most ε, ``'bad'`` when its Bonferroni 95% lower
+    bound exceeds ε, ``'warn'`` otherwise (:func:`~replikit.multistudy.kernels.card_light`).
+
+    References
+    ----------
+    .. [1] Parmigiani, G. (2023). Defining Replicability of Prediction Rules. Statistical
+       Science, 38(4), 543–556. https://doi.org/10.1214/23-STS891
+    .. [2] Berger, R. L. (1982). Multiparameter Hypothesis Testing and Acceptance Sampling.
+       Technometrics, 24(4), 295–300.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=300)
+    >>> f = pd.DataFrame({"study": np.repeat(["a", "b", "c"], 100), "model": "lm",
+    ...                   "repeat": 0, "fold": 0, "row": np.arange(300), "y_true": y,
+    ...                   "y_pred": y + rng.normal(size=300)})
+    >>> a = audit_predictions(f, quick=True, random_state=0)
+    >>> a.rule, a.utility, a.utilities.K, a.fits_per_rule, a.cross_study is None
+    ('lm', 'squared', 3, 1, True)
+    """
+    from ..methods import PermutationMethod
+    from ._data import from_predictions
+    from .utilities import study_utilities
+
+    t0 = time.perf_counter()
+    tol_value, tol_relative = _tolerance_iv(tolerance)
+    table, utility, repeat, folds = _predictions_iv(predictions, utility, task)
+    root = root_seed_sequence(random_state)
+    n_resamples = 200 if quick else 1000
+    permutation = PermutationMethod(199 if quick else 999)
+    rules = {}
+    for name in _in_order(table.frame["model"]):
+        data = from_predictions(table, model=name, repeat=repeat)
+        rules[name] = (data, study_utilities(data, utility))
+    j = _assess_best(rules, utility, n_resamples, permutation, root, tol_value, tol_relative)
+    design = ONE_FIT if folds == 1 else REFITTED.format(k=folds)
+    notes: list[str] = [f"{design}."]
+    repeats = table.frame["repeat"].nunique()
+    if repeats > 1:
+        notes.append(f"the predictions hold {repeats} repeats; the first ({repeat}) is used, "
+                     "each unit once")
+    if j.dropped:
+        notes.append(f"{len(j.dropped)} stud{'y' if len(j.dropped) == 1 else 'ies'} with fewer "
+                     f"than {MIN_UNITS} units left out of the rule's assessment: "
+                     + _listing(j.dropped))
+    notes += list(j.assessment.notes)
+    verdict = _verdict(j.best, utility, j.utilities, j.assessment, j.equivalence,
+                       j.conjunction, [], j.dropped, quick, j.best, n_resamples, permutation,
+                       tolerance=j.tolerance, share=tol_value if tol_relative else None,
+                       loss=j.pooled_loss, default=tolerance is None, design=design)
+    return MultiStudyAudit(
+        rule=j.best, utility=utility, mean_utility=j.means, utilities=j.utilities,
+        assessment=j.assessment, rules=j.rules, equivalence=j.equivalence,
+        conjunction=j.conjunction, rule_utilities=j.rule_utilities, predictions=table,
+        cross_study=None, loso=None, loso_model="", metric="", n_train=0,
+        n_resamples=n_resamples, permutation=permutation, n_folds=0, tv_bins=j.bins,
+        quick=bool(quick), studies_dropped=tuple(j.dropped),
+        seconds=time.perf_counter() - t0, notes=tuple(dict.fromkeys(notes)), verdict=verdict,
+        tolerance=j.tolerance, tolerance_share=tol_value if tol_relative else None,
+        pooled_loss=j.pooled_loss, design=design, fits_per_rule=folds)
+
+
+def _in_order(values) -> list:
+    """Distinct values in order of appearance."""
+    import pandas as pd
+
+    return list(pd.unique(values))
+
+
+@dataclass(frozen=True, slots=True)
+class _Best:
+    """The assessed rule and everything judged of it (steps 4-6 of :func:`audit`)."""
+
+    best: str
+    means: dict
+    utilities: Any
+    assessment: Any
+    equivalence: Any
+    conjunction: Any
+    rules: Any
+    rule_utilities: dict
+    dropped: list
+    bins: int
+    tolerance: float
+    pooled_loss: float
+
+
+def _assess_best(rules, utility, n_resamples, permutation, root, tol_value,
+                 tol_relative) -> _Best:
+    """Steps 4-6 of :func:`audit` on the rules ``{name: (MultiStudyData, StudyUtilities)}``:
+    the rule with the highest mean utility, its studies with fewer than ``MIN_UNITS`` units out,
+    :func:`assess`, :func:`epsilon_test`, the tolerance in the utility's units, dominance and
+    the partial conjunction against the other rules. Shared by :func:`audit` and
+    :func:`audit_predictions`, so both judge the rule alike."""
+    from .analysis import assess
+    from .equivalence import epsilon_test
+    from .kernels import pooled_loss
+    from .utilities import study_utilities
+
+    means = {n: float(np.average(su.utility, weights=su.n)) for n, (_, su) in rules.items()}
     best = max(means, key=means.get)
-    data_best = fits.rules[best][0]
+    data_best = rules[best][0]
     small = data_best.sizes < MIN_UNITS
     dropped: list = []
     if small.any() and (~small).sum() >= 2:
@@ -611,30 +871,13 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
     res = assess(data_best, utility, n_resamples=n_resamples, permutation=permutation,
                  bins=bins, random_state=task_rng(root, "multistudy-assess"))
     eq = epsilon_test(res, alpha=ALPHA)
-    from .kernels import pooled_loss
-
     loss = float(pooled_loss(su.utility, su.n, utility))
     tol = tol_value * abs(loss) if tol_relative else tol_value
     # 6: the other rules against the assessed one, on the same studies
-    rules_tab, rule_utilities = _dominance(fits.rules, means, best, su, data_best.studies,
-                                           utility)
-    # 7: the training technique
-    conj = _conjunction(fits.rules, best, data_best.studies, utility)
-    tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs)
-    notes = _notes(left_out, dropped, tech, best, res)
-    verdict = _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick,
-                       tech.loso_model, n_resamples, permutation,
-                       tolerance=tol, share=tol_value if tol_relative else None,
-                       loss=loss, default=tolerance is None)
-    return MultiStudyAudit(
-        rule=best, utility=utility, mean_utility=means, utilities=su, assessment=res,
-        rules=rules_tab, equivalence=eq, conjunction=conj, rule_utilities=rule_utilities, predictions=fits.predictions,
-        cross_study=tech.cross_study, loso=tech.loso, loso_model=tech.loso_model,
-        loso_row_fits=tech.loso_row_fits, metric=tech.cross_study.metric, n_train=fits.n_train,
-        n_resamples=n_resamples, permutation=permutation, n_folds=n_folds, tv_bins=bins, quick=quick,
-        studies_left_out=tuple(left_out), studies_dropped=tuple(dropped),
-        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict, tolerance=tol,
-        tolerance_share=tol_value if tol_relative else None, pooled_loss=loss)
+    rules_tab, rule_utilities = _dominance(rules, means, best, su, data_best.studies, utility)
+    conj = _conjunction(rules, best, data_best.studies, utility)
+    return _Best(best, means, su, res, eq, conj, rules_tab, rule_utilities, dropped, bins, tol,
+                 loss)
 
 
 def _utility(task: str, models: dict) -> str:
@@ -787,7 +1030,9 @@ def _conjunction(rules, best, studies, utility):
     for name in rules:
         if name == best:
             continue
-        m = ref.merge(units(name)[["row", "u"]], on="row", suffixes=("", "_other"))
+        # a unit is its (study, row): a predictions table may number rows within each study
+        m = ref.merge(units(name)[["study", "row", "u"]], on=["study", "row"],
+                      suffixes=("", "_other"))
         for study, g in m.groupby("study", sort=False):
             diff = (g["u"] - g["u_other"]).to_numpy()
             n, mean, sd = diff.size, diff.mean(), diff.std(ddof=1) if diff.size > 1 else 0.0
@@ -804,7 +1049,8 @@ def _article(word: str) -> str:
 
 
 def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_name,
-             n_resamples, permutation, *, tolerance, share, loss, default) -> Verdict:
+             n_resamples, permutation, *, tolerance, share, loss, default,
+             design: str = HALF_SPLIT) -> Verdict:
     from .kernels import card_light
 
     p = res.pvalue
@@ -854,8 +1100,7 @@ def _verdict(best, utility, su, res, eq, conj, left_out, dropped, quick, loso_na
         else:
             sentence += (f" In no study is its utility shown higher than that of another rule "
                          f"({how}).")
-    caveats: list[Any] = ["each rule is trained on half of every study and assessed on the "
-                          "other half"]
+    caveats: list[Any] = [design]
     if left_out:
         caveats.append(f"{len(left_out)} stud{'y' if len(left_out) == 1 else 'ies'} too small "
                        "left out")
