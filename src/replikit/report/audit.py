@@ -138,18 +138,11 @@ class AuditReport(Result):
             "sections": [s.json() for s in self.sections]})
 
     def __str__(self) -> str:
-        from .._format import interval, number
-        from .summary import STATE_WORDS
+        from .summary import card_lines
 
         lines = [f"{self.title} ({self.html_path})"]
-        for c in self.cards:
-            lines.append(f"[{STATE_WORDS[c['state']]}] {c['question']}")
-            lines.append(f"  {c['sentence']}")
-            if c["estimate"] is not None:
-                key = f"  {c['label'] or c['metric'] or 'estimate'}: {number(c['estimate'])}"
-                if c["ci_low"] is not None and c["ci_high"] is not None:
-                    key += f" {interval(c['ci_low'], c['ci_high'])}"
-                lines.append(key)
+        for card in self.cards:
+            lines += card_lines(card)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:

@@ -275,7 +275,7 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
     >>> from replikit.data.examples import score_export
     >>> entry = audit_input(scores=score_export("weka"))
     >>> entry.kind, entry.metric, entry.scheme, entry.n_studies
-    ('scores', 'roc_auc', 'recorded', 1)
+    ('scores', 'roc_auc', 'recorded', 2)
     """
     given = {k: v for k, v in (("data", data), ("scores", scores),
                                ("predictions", predictions), ("benchmark", benchmark),
