@@ -21,6 +21,9 @@ The parts work on their own too:
   :func:`meta_regression` on study-level moderators, heterogeneity intervals, influence
   diagnostics (:func:`influence`), small-study effects (:func:`small_study_effects`) and bounded
   metrics pooled on a transformed scale (:func:`meta_analysis_on_scale`);
+* reported estimates (a correlation, R², accuracy or AUC with n, as papers print them):
+  effect sizes and sampling variances as metafor's ``escalc`` (:func:`effects_from_reported`)
+  and the three aims on them (:func:`analyze_reported`);
 * Study 2 of the paper, a simulation of how well these procedures tell replications from
   non-replications (:func:`simulate_replication`).
 
@@ -69,6 +72,10 @@ _EXPORTS = {
     "meta_analysis_on_scale": "transforms", "ScaledMeta": "transforms", "SCALES": "transforms",
     "funnel_plot": "plots", "bubble_plot": "plots", "influence_plot": "plots",
     "baujat_plot": "plots",
+    # reported study-level estimates: escalc-style effects and their replication
+    "effects_from_reported": "reported", "analyze_reported": "reported",
+    "ReportedAnalysis": "reported", "MEASURES": "reported", "METRIC_MEASURES": "reported",
+    "DEFAULT_REPORTED_TOLERANCE": "reported",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)

@@ -256,7 +256,126 @@ def build(ctx: AuditContext) -> SectionOutput:
     )
 
 
+#: What this section reads besides a data table.
+NEEDS = ("reported study-level estimates (--estimates) or a data table with a study column "
+         "(--data ... --study)")
+
+
+def _reported_facts(res, tolerance_given: bool) -> dict:
+    from ...replicate import METRIC_MEASURES
+
+    raw, pooled_measure, _ = METRIC_MEASURES[res.metric]
+    m = res.pooled.meta
+    ci, pi = res.pooled.confidence_interval(), res.pooled.prediction_interval()
+    facts = {"original study": res.original or "none marked (meta-analysis only)",
+             "studies": str(len(res.studies)),
+             "sampling variances": ", ".join(sorted(set(res.studies["variance_from"]))) + (
+                 f" (as metafor's escalc: {raw} on the metric's scale, {pooled_measure} for "
+                 "pooling)" if raw else ""),
+             "pooled (all studies)": f"{number(res.pooled.estimate, 4)} "
+                                     f"{interval(ci.low, ci.high, 4)}; 95% prediction interval "
+                                     f"{interval(pi.low, pi.high, 4)}; τ² = {number(m.tau2, 4)}, "
+                                     f"I² = {number(m.i2_tau, 3)}%, Q({m.q_df}) = "
+                                     f"{number(m.q, 4)}, p = {pvalue(m.q_pvalue)}",
+             "how it was pooled": res.notes[1]}
+    if res.original is not None:
+        facts["tolerance"] = (f"±{number(res.tolerance)} in {res.verdict.metric} ("
+                              + ("given" if tolerance_given else "the default") + ")")
+        facts["interval of a difference"] = ("simple asymptotic (Vijayakumar & Cheung (2021), "
+                                             "eq. 2) on the metric's scale; replication − "
+                                             "original")
+    return facts
+
+
+def build_estimates(ctx: AuditContext) -> SectionOutput:
+    """Reported study-level estimates: the three aims of Vijayakumar & Cheung (2021) when one
+    study is the original, else the random-effects meta-analysis of all studies
+    (:func:`replikit.replicate.analyze_reported`)."""
+    from ...replicate import DEFAULT_REPORTED_TOLERANCE, analyze_reported
+
+    given = ctx.tolerance("replicate")
+    src = ctx.source
+    with ctx.stage("Replication: reported estimates", total=1) as advance:
+        res = analyze_reported(src.estimates, metric=src.metric, original=src.original,
+                               tolerance=DEFAULT_REPORTED_TOLERANCE if given is None
+                               else given.of(1.0))
+        advance(1)
+    what = res.verdict.metric
+    title = f"Replication of the reported {what}"
+    on = ("" if res.scale == "identity" else
+          f" The pooled estimate is computed on the {_SCALE_WORDS.get(res.scale, res.scale)} scale and back-transformed to the "
+          f"{what} (a monotone transform: the intervals keep their coverage; the estimate is "
+          "the median effect).")
+    forest = res.plot(title=f"Reported {what} by study, pooled by random effects")
+    blocks: list = []
+    if res.original is not None:
+        tol = number(res.tolerance)
+        blocks.append(Paragraph(
+            f"Does a later study reproduce the {what} reported by the original "
+            f"({res.original})? Following Vijayakumar & Cheung (2021), each other study is a "
+            "replication. A replication is inconsistent when the 95% confidence interval of "
+            "(replication − original) excludes 0; failing that is not evidence of consistency, "
+            f"which needs the 90% interval to lie inside ±{tol} (two one-sided tests, "
+            "Schuirmann (1987)). The light rests on the replications pooled by random effects: "
+            f"green when the 90% interval of (pooled replications − original) lies inside ±{tol}"
+            ", or every replication is shown consistent (an intersection–union test, Berger "
+            f"(1982)); red when that interval lies entirely outside ±{tol}; amber otherwise. "
+            f"The differences are on the {what}'s own scale, where the tolerance is stated; the "
+            "third aim pools all studies." + on))
+    else:
+        blocks.append(Paragraph(
+            f"The table marks no original study, so there is no reported result to replicate: "
+            f"the section pools the {what} of all studies by random-effects meta-analysis "
+            "(Viechtbauer (2010)), with the 95% prediction interval for a new study's true "
+            "value (Higgins, Thompson & Spiegelhalter (2009)). Mark the original in a `role` "
+            "column (original / replication) to judge a replication." + on))
+    blocks += [Callout(res.verdict.sentence, res.verdict.level),
+               KeyValues(_reported_facts(res, given is not None)),
+               Figure(svg_inline(forest.figure),
+                      f"Forest plot of the reported {what}, {res.pooled.meta.model_label}, "
+                      "95% confidence intervals (back-transformed where pooled on another "
+                      "scale); dotted line: 95% prediction interval."),
+               Table(_columns(res.studies, ["study", "estimate", "se", "ci_low", "ci_high",
+                                            "variance_from", "yi", "vi"]),
+                     f"Studies: the {what} with its standard error and 95% Wald interval, and "
+                     "the effect yi with its sampling variance vi on the pooling scale")]
+    data = {"original": res.original, "metric": res.metric, "scale": res.scale,
+            "tolerance": res.tolerance, "verdict": res.verdict.to_dict(),
+            "studies": res.studies, "pooled_all": res.pooled.to_frame(),
+            "notes": list(res.notes)}
+    if res.replication is not None:
+        rep = res.replication
+        diff = res.plot(kind="differences",
+                        title=f"{what}: replication − original, 90% CI")
+        blocks += [
+            Figure(svg_inline(diff.figure),
+                   f"Test of consistency: each replication's difference from the original with "
+                   f"its 90% confidence interval and the region ±{number(res.tolerance)}; an "
+                   "interval inside it is a consistent replication."),
+            Table(_columns(rep.table, ["replication", "estimate", "difference", "ci_low",
+                                       "ci_high", "inconsistency", "tost_ci_low",
+                                       "tost_ci_high", "pvalue_tost", "consistency"]),
+                  f"Inconsistency (95%) and consistency (90%, ±{number(res.tolerance)}) per "
+                  "replication"),
+            Table(_columns(rep.pooled, ["pooling", "tau2_method", "interval", "k", "estimate",
+                                        "se", "ci_low", "ci_high", "tau2", "q", "q_pvalue",
+                                        "i2_q"]),
+                  f"Fixed- and random-effects combination of the {what} on its own scale "
+                  "(Vijayakumar & Cheung (2021), third aim)")]
+        data.update(replications=rep.table, pooled=rep.pooled,
+                    light={k: v for k, v in (res.light or {}).items()})
+    return SectionOutput(key=KEY, title=title, summary=res.verdict.sentence, blocks=blocks,
+                         data=data)
+
+
+#: How the section names each pooling scale.
+_SCALE_WORDS = {"fisher_z": "Fisher z (atanh r)", "r2_z": "z of the multiple correlation "
+                "(atanh √R²)", "logit": "logit"}
+
+
 SECTION = Section(key=KEY, title=TITLE, order=30, build=build,
                   description="First study as original, the others as replications of a "
                               "linear model's R²: inconsistency, consistency, meta-analysis "
-                              "(Vijayakumar & Cheung (2021)).")
+                              "(Vijayakumar & Cheung (2021)); or reported study-level "
+                              "estimates.",
+                  entries={"estimates": build_estimates}, needs=NEEDS)

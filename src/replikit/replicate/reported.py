@@ -1,0 +1,712 @@
+"""Reported study-level estimates: effect sizes as metafor's ``escalc`` computes them, and the
+replication of a reported result from them.
+
+A replication study often has only what papers print: a correlation, an R², an accuracy or an
+AUC with its sample size. :func:`effects_from_reported` turns such numbers into an effect ``yi``
+and its sampling variance ``vi`` (metafor's ``escalc``, Viechtbauer 2010; names of the measures
+as metafor's):
+
+=========  ==========  ==========================================  ===================================
+measure    statistic   ``yi``                                      ``vi``
+=========  ==========  ==========================================  ===================================
+``COR``    r           r                                           (1 − r²)² / (n − 1)
+``ZCOR``   r           atanh(r) (Fisher 1921)                      1 / (n − 3)
+``R2``     R²          R²                                          4 R² (1 − R²)² / n (Olkin & Finn 1995)
+``ZR2``    R²          atanh(√R²)                                  1 / n
+``PR``     accuracy    p                                           p (1 − p) / n
+``PLO``    accuracy    log(p / (1 − p))                            1 / (n p) + 1 / (n (1 − p))
+``PAS``    accuracy    asin(√p)                                    1 / (4 n)
+``AUC``    AUC         A                                           Hanley & McNeil (1982), below
+``AUCLO``  AUC         log(A / (1 − A))                            the AUC variance / (A (1 − A))²
+=========  ==========  ==========================================  ===================================
+
+With an accuracy ``p`` of ``n`` cases, the counts are ``x = n p`` correct and ``n − x`` wrong;
+as metafor (``add=1/2, to="only0"``), ``PR`` and ``PLO`` add 1/2 to both counts of a study where
+one is 0. ``R2`` and ``ZR2`` are metafor's measures of that name from version 4.0 on (``R2``
+with its default ``vtype="LS"``; Debian's metafor 3.8 has neither). The AUC's variance is
+Hanley & McNeil's (1982) closed form with ``n_pos`` positives and ``n_neg`` negatives,
+
+    V = [A (1 − A) + (n_pos − 1)(Q1 − A²) + (n_neg − 1)(Q2 − A²)] / (n_pos n_neg),
+    Q1 = A / (2 − A),  Q2 = 2 A² / (1 + A);
+
+metafor 5's ``AUC`` measure with ``vtype="LS2"`` is the same formula over
+``(n_pos − 1)(n_neg − 1)`` (Cho et al. 2019), its default ``"LS"`` Newcombe's (2006). ``AUCLO``
+is replikit's: the logit of the AUC with the delta-method variance.
+
+:func:`analyze_reported` is the replication of Vijayakumar & Cheung (2021) on such a table:
+the difference of each replication from the original (inconsistency), its equivalence within
+a tolerance (consistency, TOST) and the meta-analysis of all studies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._format import interval as _interval_text
+from .._format import number, percent
+from .._validation import check_choice
+from ..errors import DataError, ParameterError
+from ..results import Result, Verdict, to_jsonable
+
+__all__ = ["MEASURES", "METRIC_MEASURES", "DEFAULT_REPORTED_TOLERANCE",
+           "effects_from_reported", "ReportedAnalysis", "analyze_reported"]
+
+#: The default region of equivalence ±tolerance of a reported result, in the metric's units
+#: (as the data path's test R², :data:`replikit.replicate.audit.DEFAULT_TOLERANCE`).
+DEFAULT_REPORTED_TOLERANCE = 0.05
+
+#: The measures of :func:`effects_from_reported`: code -> (statistic, what ``yi`` is).
+MEASURES = {
+    "COR": ("r", "raw correlation coefficient"),
+    "ZCOR": ("r", "Fisher's r-to-z transformed correlation coefficient"),
+    "R2": ("r2", "coefficient of determination (R²)"),
+    "ZR2": ("r2", "r-to-z transformed square root of R² (multiple correlation)"),
+    "PR": ("accuracy", "raw proportion (accuracy)"),
+    "PLO": ("accuracy", "logit transformed proportion (log odds of accuracy)"),
+    "PAS": ("accuracy", "arcsine square root transformed proportion"),
+    "AUC": ("auc", "area under the ROC curve (Hanley & McNeil (1982) variance)"),
+    "AUCLO": ("auc", "logit transformed area under the ROC curve"),
+}
+#: Per metric column of a table of reported estimates: (measure on the metric's scale,
+#: measure it is pooled on, the scale's name in :func:`~replikit.replicate.to_scale`).
+METRIC_MEASURES = {"r": ("COR", "ZCOR", "fisher_z"), "r2": ("R2", "ZR2", "r2_z"),
+                   "accuracy": ("PR", "PLO", "logit"), "auc": ("AUC", "AUCLO", "logit"),
+                   "estimate": (None, None, "identity")}
+#: How a verdict names each metric.
+_METRIC_WORDS = {"r": "correlation r", "r2": "R²", "accuracy": "accuracy", "auc": "AUC",
+                 "estimate": "estimate"}
+_SIZE_COLUMNS = ("n", "n_pos", "n_neg", "prevalence")
+
+
+# ---------------------------------------------------------------------------------------------
+# conversions
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """Validated inputs of :func:`effects_from_reported`."""
+
+    measure: str
+    statistic: str
+    column: str
+    values: np.ndarray
+    n: np.ndarray | None
+    n_pos: np.ndarray | None
+    n_neg: np.ndarray | None
+    labels: list
+    frame: pd.DataFrame | None
+
+
+def _where(labels, i: int, frame) -> str:
+    return f"study {labels[i]!r} (row {i + 1})" if frame is not None else f"position {i}"
+
+
+def _resolve(frame, given, default, name, labels, k):
+    """Values of one input: a column of ``frame`` (named by ``given`` or ``default``), or
+    numbers given directly (one number for all studies); ``None`` when absent."""
+    from .analysis import _numbers
+
+    if frame is not None and (isinstance(given, str) or (given is None and default in frame)):
+        col = given if isinstance(given, str) else default
+        if col not in frame.columns:
+            raise DataError(f"`{name}`: column {col!r} not found; columns are "
+                            f"{list(map(str, frame.columns))}.")
+        return col, _numbers(frame, col, name, labels)
+    if given is None:
+        return None, None
+    if isinstance(given, str):
+        raise ParameterError(f"`{name}`: a column name ({given!r}) needs a table as `data`.")
+    try:
+        arr = np.asarray(given, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{name}` must be numbers (or a column name with a table); got "
+                             f"{given!r}.") from None
+    if arr.ndim == 0:
+        arr = np.full(k, float(arr))
+    if arr.shape != (k,):
+        raise ParameterError(f"`{name}` must be one number or {k} numbers (one per study); got "
+                             f"shape {arr.shape}.")
+    return None, arr
+
+
+def _check(values, ok, name, col, labels, frame, expected):
+    with np.errstate(invalid="ignore"):
+        bad = ~ok(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        what = f"column {col!r} (`{name}`)" if col else f"`{name}`"
+        raise DataError(f"{what} = {values[i]!r} for {_where(labels, i, frame)}: {expected}.")
+
+
+def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study) -> _Inputs:
+    measure = check_choice(str(measure).upper(), "measure", tuple(MEASURES))
+    statistic = MEASURES[measure][0]
+    if isinstance(data, pd.DataFrame):
+        frame = data.reset_index(drop=True)
+        if frame.empty:
+            raise DataError("`data`: the table has no rows.")
+        from .analysis import _label
+
+        labels = ([_label(s) for s in frame[study]] if study in frame.columns
+                  else [str(i + 1) for i in range(len(frame))])
+        col = estimate if estimate is not None else statistic
+        if col not in frame.columns:
+            raise DataError(f"`estimate`: no column {col!r} of {statistic} values (measure "
+                            f"{measure!r}); columns are {list(map(str, frame.columns))}"
+                            + ("" if estimate else "; name it with `estimate`") + ".")
+        from .analysis import _numbers
+
+        values = _numbers(frame, col, "estimate", labels)
+    else:
+        if estimate is not None:
+            raise ParameterError("`estimate` names a column of a table; with numbers as "
+                                 "`data` leave it out.")
+        frame, col = None, ""
+        try:
+            values = np.atleast_1d(np.asarray(data, dtype=float))
+        except (TypeError, ValueError):
+            raise ParameterError("`data` must be a table or numbers (the reported "
+                                 f"{statistic} values); got {type(data).__name__}.") from None
+        if values.ndim != 1 or values.size == 0:
+            raise ParameterError(f"`data` must be one number or a 1-d sequence; got shape "
+                                 f"{values.shape}.")
+        labels = [str(i) for i in range(values.size)]
+    k = values.size
+    ncol, nv = _resolve(frame, n, "n", "n", labels, k)
+    pcol, pos = _resolve(frame, n_pos, "n_pos", "n_pos", labels, k)
+    qcol, neg = _resolve(frame, n_neg, "n_neg", "n_neg", labels, k)
+    vcol, prev = _resolve(frame, prevalence, "prevalence", "prevalence", labels, k)
+    finite = np.isfinite
+    _check(values, finite, "estimate", col, labels, frame, "expected a finite number")
+    ranges = {"r": (lambda v: (v > -1) & (v < 1), "a correlation must lie in (-1, 1)"),
+              "r2": ((lambda v: (v > 0) & (v < 1), "measure 'R2' needs 0 < R² < 1 (its "
+                     "variance is 0 at the bounds)") if measure == "R2" else
+                     (lambda v: (v >= 0) & (v < 1), "an R² must lie in [0, 1)")),
+              "accuracy": (lambda v: (v >= 0) & (v <= 1), "an accuracy is a proportion in "
+                           "[0, 1]"),
+              "auc": (lambda v: (v > 0) & (v < 1), "an AUC must lie in (0, 1) (its variance "
+                      "is 0 at the bounds)")}
+    ok, expected = ranges[statistic]
+    _check(values, ok, "estimate", col, labels, frame, expected)
+    if statistic == "auc":
+        if pos is None or neg is None:
+            if (pos is None) != (neg is None):
+                raise ParameterError("`n_pos` and `n_neg` go together (the numbers of positive "
+                                     "and negative cases).")
+            if nv is None or prev is None:
+                raise ParameterError(f"measure {measure!r} needs the numbers of positives and "
+                                     "negatives (`n_pos`, `n_neg`), or `n` with the share of "
+                                     "positives (`prevalence`) (Hanley & McNeil (1982)).")
+            _check(nv, lambda v: finite(v) & (v >= 2), "n", ncol, labels, frame,
+                   "a sample size must be a number >= 2")
+            _check(prev, lambda v: (v > 0) & (v < 1), "prevalence", vcol, labels, frame,
+                   "the share of positives must lie in (0, 1)")
+            pos, neg = nv * prev, nv * (1 - prev)
+            pcol = qcol = ""
+        for arr, name, c in ((pos, "n_pos", pcol), (neg, "n_neg", qcol)):
+            _check(arr, lambda v: finite(v) & (v >= 1), name, c, labels, frame,
+                   "each class needs at least one case")
+        return _Inputs(measure, statistic, col, values, nv, pos, neg, labels, frame)
+    if nv is None:
+        raise ParameterError(f"measure {measure!r} needs the sample sizes `n`.")
+    least = {"COR": 2, "ZCOR": 4}.get(measure, 1)
+    _check(nv, lambda v: finite(v) & (v >= least) & (v == np.round(v)), "n", ncol, labels,
+           frame, f"a sample size must be a whole number >= {least} for measure {measure!r}")
+    return _Inputs(measure, statistic, col, values, nv, None, None, labels, frame)
+
+
+def _hanley_mcneil(a, n_pos, n_neg):
+    q1, q2 = a / (2 - a), 2 * a ** 2 / (1 + a)
+    return (a * (1 - a) + (n_pos - 1) * (q1 - a ** 2) + (n_neg - 1) * (q2 - a ** 2)) \
+        / (n_pos * n_neg)
+
+
+def _yi_vi(iv: _Inputs) -> tuple[np.ndarray, np.ndarray]:
+    x, n, m = iv.values, iv.n, iv.measure
+    if m == "COR":
+        return x.copy(), (1 - x ** 2) ** 2 / (n - 1)
+    if m == "ZCOR":
+        return np.arctanh(x), 1 / (n - 3)
+    if m == "R2":
+        return x.copy(), 4 * x * (1 - x) ** 2 / n
+    if m == "ZR2":
+        return np.arctanh(np.sqrt(x)), 1 / n
+    if m in ("PR", "PLO"):
+        xi, mi = n * x, n * (1 - x)
+        zero = (xi == 0) | (mi == 0)  # metafor: add=1/2, to="only0"
+        xi, mi = xi + 0.5 * zero, mi + 0.5 * zero
+        ni, p = xi + mi, xi / (xi + mi)
+        if m == "PR":
+            return p, p * (1 - p) / ni
+        return np.log(xi / mi), 1 / xi + 1 / mi
+    if m == "PAS":
+        return np.arcsin(np.sqrt(x)), 1 / (4 * n)
+    v = _hanley_mcneil(x, iv.n_pos, iv.n_neg)
+    if m == "AUC":
+        return x.copy(), v
+    return np.log(x / (1 - x)), v / (x * (1 - x)) ** 2
+
+
+def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=None,
+                          n_pos=None, n_neg=None, prevalence=None,
+                          study: str = "study") -> pd.DataFrame:
+    """Effects and sampling variances from reported statistics, as metafor's ``escalc``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or array-like of shape (k,)
+        A table with one row per study, or the reported values themselves.
+    measure : {'COR', 'ZCOR', 'R2', 'ZR2', 'PR', 'PLO', 'PAS', 'AUC', 'AUCLO'}
+        The effect to compute (see the module's table): correlations ``r`` (COR, ZCOR),
+        R² (R2, ZR2), an accuracy (PR, PLO, PAS), an AUC (AUC, AUCLO).
+    estimate : str, optional
+        With a table: the column of reported values (default: the measure's statistic, ``r``,
+        ``r2``, ``accuracy`` or ``auc``).
+    n : str, int or array-like, optional
+        Sample sizes: a column of the table (default ``n`` when present), one number or one
+        per study. Needed by every measure but AUC's, where it goes with ``prevalence``.
+    n_pos, n_neg : str, int or array-like, optional
+        Numbers of positive and negative cases behind an AUC (default: columns ``n_pos`` and
+        ``n_neg`` when present).
+    prevalence : str, float or array-like, optional
+        Share of positives, with ``n``, for an AUC without ``n_pos``/``n_neg``.
+    study : str, default 'study'
+        Column of study labels of a table (kept in the output when present).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per study: the study label (with a table that has one), the reported value
+        under its statistic's name, the sizes used, ``yi``, ``vi`` and ``measure`` (the code);
+        ``attrs['measure']`` says in words what ``yi`` is.
+
+    Raises
+    ------
+    ParameterError
+        An unknown ``measure``, a size the measure needs that is missing, numbers of the wrong
+        length.
+    DataError
+        A value outside its range, naming the column (or parameter) and the study: a
+        correlation outside (-1, 1), an R² outside [0, 1) (0 too for ``R2``), an accuracy
+        outside [0, 1], an AUC outside (0, 1), a size that is not a whole number large enough
+        for the measure (``n >= 4`` for ZCOR), a prevalence outside (0, 1).
+
+    See Also
+    --------
+    analyze_reported : The replication of a reported result from such a table.
+    meta_from_table : The meta-analysis of ``yi`` and ``vi``.
+
+    Notes
+    -----
+    The formulas are in the module's table; each matches ``metafor::escalc`` (version 5.1)
+    to floating-point precision, checked in the test suite against values R printed. For
+    an AUC, metafor's ``AUC`` measure with ``vtype="LS2"`` and ``mi=0`` equals ``AUC`` here
+    times ``n_pos n_neg / ((n_pos - 1)(n_neg - 1))``.
+
+    References
+    ----------
+    .. [1] Viechtbauer, W. (2010). Conducting Meta-Analyses in R with the metafor Package.
+       Journal of Statistical Software, 36(3), 1–48. https://doi.org/10.18637/jss.v036.i03
+    .. [2] Fisher, R. A. (1921). On the "probable error" of a coefficient of correlation
+       deduced from a small sample. Metron, 1, 3–32.
+    .. [3] Olkin, I. & Finn, J. D. (1995). Correlations Redux. Psychological Bulletin, 118(1),
+       155–164. https://doi.org/10.1037/0033-2909.118.1.155
+    .. [4] Hanley, J. A. & McNeil, B. J. (1982). The Meaning and Use of the Area under a
+       Receiver Operating Characteristic (ROC) Curve. Radiology, 143(1), 29–36.
+       https://doi.org/10.1148/radiology.143.1.7063747
+    .. [5] Cho, H., Matthews, G. J. & Harel, O. (2019). Confidence intervals for the area
+       under the receiver operating characteristic curve in the presence of ignorable missing
+       data. International Statistical Review, 87(1), 152–177.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"study": ["a", "b"], "r": [0.30, 0.45], "n": [103, 53]})
+    >>> effects_from_reported(table, measure="ZCOR")[["study", "yi", "vi"]].round(4)
+      study      yi    vi
+    0     a  0.3095  0.01
+    1     b  0.4847  0.02
+    >>> effects_from_reported([0.85], measure="AUC", n_pos=51, n_neg=58)["vi"].round(6).tolist()
+    [0.001453]
+    """
+    iv = _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study)
+    yi, vi = _yi_vi(iv)
+    out = {}
+    if iv.frame is not None and study in iv.frame.columns:
+        out["study"] = iv.labels
+    out[iv.statistic] = iv.values
+    if iv.statistic == "auc":
+        out["n_pos"], out["n_neg"] = iv.n_pos, iv.n_neg
+    else:
+        out["n"] = iv.n
+    frame = pd.DataFrame({**out, "yi": yi, "vi": vi, "measure": iv.measure})
+    frame.attrs["measure"] = MEASURES[iv.measure][1]
+    return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# the replication of a reported result
+
+
+@dataclass(frozen=True, slots=True)
+class ReportedAnalysis(Result):
+    """The replication of a reported result from study-level estimates.
+
+    Attributes
+    ----------
+    metric : str
+        The metric column (``'r2'``, ``'r'``, ``'auc'``, ``'accuracy'`` or ``'estimate'``).
+    studies : pandas.DataFrame
+        One row per study: ``study``, ``estimate`` and ``se`` on the metric's scale (with
+        ``ci_low``, ``ci_high``), ``variance_from`` (the measure or the reported SE/variance),
+        ``yi`` and ``vi`` on the pooling scale, ``original``.
+    pooled : ScaledMeta
+        Random-effects meta-analysis of all studies on the pooling scale, back-transformed.
+    scale : str
+        The pooling scale (``'fisher_z'``, ``'r2_z'``, ``'logit'`` or ``'identity'``).
+    original : str or None
+        The original study; ``None`` when the table marks none (then the analysis is the
+        meta-analysis only).
+    replication : ReplicationAnalysis or None
+        The three aims on the metric's scale (with an original).
+    light : dict or None
+        The replication light's numbers: the pooled difference and its 90% interval.
+    tolerance : float
+        The region of equivalence ±tolerance in the metric's units.
+    verdict : Verdict
+        The conclusion.
+    notes : tuple of str
+        How each number was made.
+    """
+
+    metric: str
+    studies: pd.DataFrame
+    pooled: object = field(repr=False)
+    scale: str = "identity"
+    original: str | None = None
+    replication: object = field(default=None, repr=False)
+    light: dict | None = field(default=None, repr=False)
+    tolerance: float = 0.05
+    verdict: Verdict | None = None
+    notes: tuple = ()
+
+    @property
+    def title(self) -> str:
+        what = _METRIC_WORDS[self.metric]
+        return (f"Replication of the reported {what} of {self.original!r}"
+                if self.original else f"Meta-analysis of the reported {what}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-study table (a copy of :attr:`studies`)."""
+        return self.studies.copy()
+
+    def to_dict(self) -> dict:
+        """The analysis in JSON types."""
+        rep = None if self.replication is None else self.replication.to_dict()
+        return to_jsonable({"metric": self.metric, "original": self.original,
+                            "scale": self.scale, "tolerance": self.tolerance,
+                            "studies": self.studies, "pooled": self.pooled.to_frame(),
+                            "replication": rep, "light": self.light,
+                            "verdict": self.verdict.to_dict(), "notes": list(self.notes)})
+
+    def plot(self, ax=None, *, kind: str = "forest", title: str | None = None):
+        """The forest plot of all studies (``kind='forest'``), or each replication's difference
+        from the original with its 90% interval and the region of equivalence
+        (``kind='differences'``, with an original).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
+        kind = check_choice(kind, "kind", ("forest", "differences"))
+        if kind == "forest":
+            return self.pooled.plot(ax, xlabel=_METRIC_WORDS[self.metric], title=title)
+        if self.replication is None:
+            raise ParameterError("`kind`='differences' needs an original study; the table "
+                                 "marks none.")
+        return self.replication.plot(ax, aim="consistency", title=title)
+
+    def __str__(self) -> str:
+        lines = [self.verdict.sentence, str(self.pooled)]
+        if self.replication is not None:
+            lines.append(str(self.replication))
+        return "\n".join(lines)
+
+
+def _pick_metric(frame: pd.DataFrame, metric: str | None) -> str:
+    found = [c for c in METRIC_MEASURES if c in frame.columns]
+    if metric is not None:
+        metric = check_choice(str(metric), "metric", tuple(METRIC_MEASURES))
+        if metric not in frame.columns:
+            raise DataError(f"`metric`: no column {metric!r} in the estimates; columns are "
+                            f"{list(map(str, frame.columns))}.")
+        return metric
+    if len(found) != 1:
+        raise DataError("`estimates`: expected one column named by its metric ("
+                        + ", ".join(METRIC_MEASURES) + "); found "
+                        + (", ".join(found) if found else "none") + ".")
+    return found[0]
+
+
+def _original_iv(frame, labels, original):
+    if "role" in frame.columns:
+        role = frame["role"].astype(str).str.strip().str.lower().to_numpy()
+        bad = sorted(set(role) - {"original", "replication"})
+        if bad:
+            raise DataError(f"`estimates`: column `role` holds {bad[0]!r}; expected 'original' "
+                            "or 'replication'.")
+        marked = [lab for lab, r in zip(labels, role, strict=True) if r == "original"]
+        if len(marked) != 1:
+            raise DataError("`estimates`: column `role` must mark exactly one study 'original'; "
+                            f"it marks {len(marked)}.")
+        if original is not None and str(original) != marked[0]:
+            raise ParameterError(f"`original` = {original!r}, but column `role` marks "
+                                 f"{marked[0]!r}.")
+        return marked[0]
+    if original is not None and str(original) not in labels:
+        raise ParameterError(f"`original`: no study {original!r} in the estimates; studies are "
+                             f"{', '.join(labels[:8])}{', ...' if len(labels) > 8 else ''}.")
+    return None if original is None else str(original)
+
+
+def _study_variances(frame, metric, labels):
+    """Per study: the estimate, its variance on the metric's scale, ``yi``/``vi`` on the
+    pooling scale, and where the variance comes from."""
+    from .analysis import _numbers, _positive_se
+    from .transforms import to_scale
+
+    raw, pooled, scale = METRIC_MEASURES[metric]
+    k = len(frame)
+    est = _numbers(frame, metric, metric, labels)
+    se = (_numbers(frame, "se", "standard errors", labels, allow_missing=True)
+          if "se" in frame.columns else np.full(k, np.nan))
+    var = (_numbers(frame, "variance", "sampling variances", labels, allow_missing=True)
+           if "variance" in frame.columns else np.full(k, np.nan))
+    _positive_se(se, "se", labels)
+    _positive_se(var, "variance", labels, "sampling variances")
+    given = np.where(np.isnan(se), var, se ** 2)
+    source = np.where(~np.isnan(se), "reported se",
+                      np.where(~np.isnan(var), "reported variance", raw or ""))
+    need = np.isnan(given)
+    yi, vi = np.full(k, np.nan), np.full(k, np.nan)
+    if need.any():
+        if raw is None:
+            i = int(np.flatnonzero(need)[0])
+            raise DataError(f"study {labels[i]!r} (row {i + 1}): an `estimate` column needs its "
+                            "standard error (`se`) or sampling variance (`variance`): it has no "
+                            "closed form from n.")
+        sub = frame.loc[need].reset_index(drop=True)
+        sizes = {c: c for c in _SIZE_COLUMNS if c in sub.columns}
+        if metric == "auc" and not ({"n_pos", "n_neg"} <= set(sizes)
+                                    or {"n", "prevalence"} <= set(sizes)):
+            i = int(np.flatnonzero(need)[0])
+            raise DataError(f"study {labels[i]!r} (row {i + 1}): an AUC without `se` needs the "
+                            "numbers of positives and negatives (columns `n_pos`, `n_neg`) or "
+                            "`n` with `prevalence` (Hanley & McNeil (1982)).")
+        if metric != "auc" and "n" not in sizes:
+            i = int(np.flatnonzero(need)[0])
+            raise DataError(f"study {labels[i]!r} (row {i + 1}) has neither `se`, `variance` "
+                            "nor a sample size `n`.")
+        kw = {c: sizes.get(c) for c in _SIZE_COLUMNS} if metric == "auc" else {"n": "n"}
+        if metric == "auc" and {"n_pos", "n_neg"} <= set(sizes):
+            kw.update(n=None, prevalence=None)
+        on_raw = effects_from_reported(sub, measure=raw, estimate=metric, **kw)
+        on_pool = effects_from_reported(sub, measure=pooled, estimate=metric, **kw)
+        given[need] = on_raw["vi"].to_numpy()
+        yi[need], vi[need] = on_pool["yi"].to_numpy(), on_pool["vi"].to_numpy()
+    have = ~need
+    if have.any():
+        y, s = to_scale(est[have], np.sqrt(given[have]), scale)
+        yi[have], vi[have] = y, s ** 2
+    return est, np.sqrt(given), yi, vi, source, scale
+
+
+def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
+                     original: str | None = None,
+                     tolerance: float = DEFAULT_REPORTED_TOLERANCE, tau2_method: str = "REML", study: str = "study") -> ReportedAnalysis:
+    """The replication of a reported result from study-level estimates (Vijayakumar & Cheung
+    2021), or their meta-analysis when no study is the original.
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        One row per study: ``study``; one metric column ``r2``, ``r``, ``auc``, ``accuracy``
+        or ``estimate``; ``n`` (an AUC: ``n_pos`` and ``n_neg``, or ``n`` and ``prevalence``)
+        and/or ``se`` or ``variance``; optionally ``role`` (``original`` / ``replication``).
+    metric : str, optional
+        The metric column (default: the one present).
+    original : str, optional
+        The original study (default: the one column ``role`` marks; none: meta-analysis only).
+    tolerance : float, default 0.05
+        The region of equivalence ±tolerance, in the metric's units.
+    tau2_method : str, default 'REML'
+        τ² estimator of the random-effects models.
+    study : str, default 'study'
+        Column of study labels.
+
+    Returns
+    -------
+    ReportedAnalysis
+        Studies, the pooled meta-analysis, the three aims and the verdict.
+
+    Raises
+    ------
+    DataError
+        Naming the column and the study: a value outside its range, a study with neither a
+        size nor an SE, an ``estimate`` without ``se``/``variance``, repeated study labels.
+    ParameterError
+        An ``original`` that is not a study or contradicts ``role``; a negative tolerance.
+
+    See Also
+    --------
+    effects_from_reported : The conversions.
+    analyze_replications : The three aims on any estimates.
+
+    Notes
+    -----
+    Each study's variance on the metric's scale is its reported SE (or variance), else the
+    measure of :func:`effects_from_reported` (R² with n: Olkin & Finn (1995), as
+    :func:`~replikit.replicate.from_summary`; r: COR; accuracy: PR; AUC: Hanley & McNeil
+    (1982)). The first two aims run on the metric's scale, where the tolerance is stated:
+    inconsistency when the 95% interval of replication − original excludes 0; consistency when
+    its 90% interval lies inside ±tolerance (TOST, Schuirmann 1987). The light is the data
+    path's rule (:func:`~replikit.replicate.audit`): the replications are pooled by random
+    effects (Knapp–Hartung t with fewer than 20 studies); green when the 90% interval of
+    (pooled replications − original) lies inside ±tolerance or every replication is shown
+    consistent (intersection–union test, Berger 1982); red when that interval lies entirely
+    outside; amber otherwise. All studies are pooled on a scale where the estimates are close
+    to normal (ZCOR, ZR2, PLO, logit AUC; an ``estimate`` as it is) and the pooled estimate,
+    its confidence and prediction intervals are back-transformed (each transform is monotone,
+    so the intervals keep their coverage; the back-transformed estimate is the median effect).
+
+    References
+    ----------
+    .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
+       Results: An Introduction to Methods on Predictive Accuracy in Social Sciences. Social
+       Science Computer Review, 39(5), 768–801. https://doi.org/10.1177/0894439319888445
+    .. [2] Schuirmann, D. J. (1987). A Comparison of the Two One-Sided Tests Procedure and the
+       Power Approach for Assessing the Equivalence of Average Bioavailability. Journal of
+       Pharmacokinetics and Biopharmaceutics, 15(6), 657–680.
+    .. [3] Berger, R. L. (1982). Multiparameter Hypothesis Testing and Acceptance Sampling.
+       Technometrics, 24(4), 295–300.
+    .. [4] Hanley, J. A. & McNeil, B. J. (1982). The Meaning and Use of the Area under a
+       Receiver Operating Characteristic (ROC) Curve. Radiology, 143(1), 29–36.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"study": ["orig", "rep1", "rep2"], "r": [0.40, 0.37, 0.42],
+    ...                       "n": [2000, 3000, 2500],
+    ...                       "role": ["original", "replication", "replication"]})
+    >>> res = analyze_reported(table, tolerance=0.1)
+    >>> res.verdict.level, res.scale
+    ('good', 'fisher_z')
+    """
+    from .analysis import _label, _unique_labels, analyze_replications
+    from .audit import KNHA_BELOW, _light
+    from .estimates import from_summary
+    from .meta import meta_analysis, model_name
+    from .transforms import ScaledMeta
+
+    if not isinstance(estimates, pd.DataFrame) or estimates.empty:
+        raise DataError("`estimates` must be a table with one row per study; got "
+                        + ("an empty table." if isinstance(estimates, pd.DataFrame)
+                           else f"{type(estimates).__name__}."))
+    tolerance = float(tolerance)
+    if not (np.isfinite(tolerance) and tolerance >= 0):
+        raise ParameterError(f"`tolerance` must be a finite number >= 0; got {tolerance!r}.")
+    frame = estimates.reset_index(drop=True)
+    if study not in frame.columns:
+        raise DataError(f"`study`: no column {study!r} of study labels; columns are "
+                        f"{list(map(str, frame.columns))}.")
+    labels = [_label(s) for s in frame[study]]
+    _unique_labels(labels, study)
+    if len(frame) < 2:
+        raise DataError(f"`estimates`: {len(frame)} study; a replication or a meta-analysis "
+                        "needs at least 2.")
+    metric = _pick_metric(frame, metric)
+    original = _original_iv(frame, labels, original)
+    est, se, yi, vi, source, scale = _study_variances(frame, metric, labels)
+    k = len(frame)
+    interval = "knha" if k < KNHA_BELOW else "wald"
+    meta = meta_analysis(yi, vi, labels=labels, tau2_method=tau2_method, interval=interval)
+    pooled = ScaledMeta(meta, scale, tuple(est), tuple(se))
+    ci = pooled.confidence_interval()
+    studies = pd.DataFrame({"study": labels, "estimate": est, "se": se,
+                            "ci_low": est - 1.959963984540054 * se,
+                            "ci_high": est + 1.959963984540054 * se,
+                            "variance_from": source, "yi": yi, "vi": vi,
+                            "original": [lab == original for lab in labels]})
+    what = _METRIC_WORDS[metric]
+    raw, pool_measure, _ = METRIC_MEASURES[metric]
+    on = ("as given" if scale == "identity" else
+          f"on the {pool_measure} scale, back-transformed (a monotone transform)")
+    notes = [f"variances: {', '.join(sorted(set(source)))}",
+             f"all studies pooled by random effects ({model_name(tau2_method)}) {on}, "
+             + ("Knapp–Hartung t intervals" if interval == "knha" else "normal intervals")]
+    pi = pooled.prediction_interval()
+    pooled_words = (f"{number(pooled.estimate, 4)} {_interval_text(ci.low, ci.high, 4)}, "
+                    f"95% prediction interval {_interval_text(pi.low, pi.high, 4)}, I² = "
+                    f"{percent(meta.i2_tau / 100, 3)}, τ² = {number(meta.tau2, 4)}"
+                    + ("" if scale == "identity" else f" ({pool_measure} scale)"))
+    if original is None:
+        verdict = Verdict(f"No original marked: nothing to replicate. The {k} studies' {what}, "
+                          f"pooled by random effects: {pooled_words}.", what, "info",
+                          pooled.estimate, ci.low, ci.high,
+                          ("mark the original study (column `role`) to judge a replication",),
+                          label=f"random-effects pooled {what}, 95% CI")
+        return ReportedAnalysis(metric, studies, pooled, scale, None, None, None, tolerance,
+                                verdict, tuple(notes))
+    ests = []
+    for i in range(k):
+        if metric == "r2":
+            ests.append(from_summary(r2=float(est[i]), se=float(se[i]), label=labels[i]))
+        else:
+            ests.append(from_summary(estimate=float(est[i]), se=float(se[i]), metric=metric,
+                                     label=labels[i]))
+    rep = analyze_replications({(what, "reported"): ests}, original, tolerance=tolerance,
+                               tau2_method=tau2_method, interval="wald",
+                               meta_interval=interval)
+    o = labels.index(original)
+    others = [i for i in range(k) if i != o]
+    light = _light(est[o], se[o] ** 2, est[others], se[others] ** 2, tolerance,
+                   tau2_method=tau2_method, interval=interval)
+    light = {key: (v.item() if hasattr(v, "item") else v) for key, v in light.items()}
+    verdict = _reported_verdict(light, what, original, tolerance, len(others))
+    notes.append("differences replication − original on the metric's scale (Wald, "
+                 "Vijayakumar & Cheung (2021), eq. 2); replications pooled by random effects "
+                 f"({model_name(tau2_method)}) for the light")
+    return ReportedAnalysis(metric, studies, pooled, scale, original, rep, light, tolerance,
+                            verdict, tuple(notes))
+
+
+def _reported_verdict(light, what, original, tolerance, k) -> Verdict:
+    level = str(light["level"])
+    diff, lo, hi = light["difference"], light["low"], light["high"]
+    n_con, n_inc = int(light["n_consistent"]), int(light["n_inconsistent"])
+    tol = f"±{number(tolerance)}"
+    ci90 = f"90% CI {_interval_text(lo, hi)}"
+    reps = "replication" if k == 1 else "replications"
+    pooled = (f"the {k} {reps}" + (", pooled," if k > 1 else "")
+              + f" differ from the original ({original}) by {number(diff)} ({ci90})")
+    counts = (f"{n_inc} of {k} {'is' if k == 1 else 'are'} inconsistent with it (95% CI of the "
+              f"difference excludes 0) and {n_con} {'is' if n_con == 1 else 'are'} shown "
+              f"consistent within {tol}")
+    if level == "good":
+        why = (f"shown within {tol}" if light["pooled_in"]
+               else f"beyond the pooled test, every replication is shown consistent within {tol}")
+        sentence = f"The reported {what} replicates: {pooled}, {why}; {counts}."
+    elif level == "bad":
+        sentence = f"The reported {what} does not replicate: {pooled}, beyond {tol}; {counts}."
+    else:
+        sentence = (f"The reported {what}, replication undecided: {pooled}, neither shown "
+                    f"within {tol} nor beyond it; {counts}.")
+    basis = ("pooled difference" if k > 1 else "difference") + f" {number(diff)}, {ci90}"
+    if level == "good" and not light["pooled_in"]:
+        basis += f"; every replication's 90% CI inside {tol}"
+    return Verdict(sentence, what, level, diff, lo, hi,
+                   label=f"{'pooled replications' if k > 1 else 'replication'} − original, "
+                         f"{what} (90% CI)",
+                   tolerance=f"judged against {tol} in {what}: {basis}")
