@@ -138,7 +138,8 @@ def _check(values, ok, name, col, labels, frame, expected):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         what = f"column {col!r} (`{name}`)" if col else f"`{name}`"
-        raise DataError(f"{what} = {values[i]!r} for {_where(labels, i, frame)}: {expected}.")
+        raise DataError(f"{what} = {number(values[i], 6)} for {_where(labels, i, frame)}: "
+                        f"{expected}.")
 
 
 def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study) -> _Inputs:
