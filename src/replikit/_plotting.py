@@ -11,6 +11,8 @@ figure gives the same bytes (fixed id salt, no dates or creator metadata).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import os
 import re
@@ -57,11 +59,28 @@ def new_axes(width: float = 6.4, height: float = 3.6):
     return new_figure(width, height).add_subplot()
 
 
+#: Set while replikit draws figures for itself (the audit's report): then no figure goes
+#: through pyplot, so a notebook running an audit shows the audit's cards, not every figure.
+_OFF_PYPLOT = contextvars.ContextVar("replikit_off_pyplot", default=False)
+
+
+@contextlib.contextmanager
+def off_pyplot():
+    """Draw every figure made inside outside pyplot (for figures replikit embeds itself)."""
+    token = _OFF_PYPLOT.set(True)
+    try:
+        yield
+    finally:
+        _OFF_PYPLOT.reset(token)
+
+
 def _pyplot_in_use() -> bool:
     """True in a notebook or wherever the user has imported pyplot: a figure made there should
     be pyplot's, so that it shows (inline in Jupyter, in a window in a script)."""
     import sys
 
+    if _OFF_PYPLOT.get():
+        return False
     if "matplotlib.pyplot" in sys.modules:
         return True
     ipython = sys.modules.get("IPython")

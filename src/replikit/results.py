@@ -217,10 +217,11 @@ class Result:
         plot = getattr(self, "plot", None)
         if plot is None:
             return ""
-        from ._plotting import new_axes, svg_inline
+        from ._plotting import new_axes, off_pyplot, svg_inline
 
         try:
-            drawn = plot(ax=new_axes())
+            with off_pyplot():  # the notebook shows the SVG, not a second pyplot figure
+                drawn = plot(ax=new_axes())
         except Exception:  # a figure is a bonus in a notebook; the table is the result
             return ""
         figure = _figure_of(drawn)

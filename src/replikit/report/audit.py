@@ -20,6 +20,7 @@ from typing import Any
 from .. import __version__
 from .._compat import dropped
 from .._outputs import check_output_dir, write_text_atomic
+from .._plotting import off_pyplot
 from .._references import bibtex_for
 from .._threads import single_blas, usable_cores
 from ..data.examples import load_example
@@ -434,7 +435,9 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
                        tolerances=tolerances, source=source)
     outputs: list[SectionOutput] = []
     timings: dict[str, float] = {}
-    with single_blas():  # the thread policy (replikit._threads): small matrices, many fits
+    # the thread policy (replikit._threads): small matrices, many fits; the report's figures
+    # are drawn outside pyplot (a notebook shows the cards, not every figure)
+    with single_blas(), off_pyplot():
         for section in discover_sections():
             _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
     seconds = time.perf_counter() - start
@@ -464,7 +467,7 @@ def _metric_label(ctx) -> str | None:
     return None if m is None else METRIC_LABELS.get(m, m)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Audit(Result):
     """The audit's answers: one summary card per question and every section's detail.
 
@@ -564,6 +567,14 @@ class Audit(Result):
         write_text_atomic(bib_path, bibtex_for(self.meta.get("references") or []))
         return AuditReport(html_path, json_path, self.sections, self.skipped, self.seconds,
                            bib_path)
+
+    def __repr__(self) -> str:
+        from collections import Counter
+
+        states = Counter(c["state"] for c in self.cards)
+        shown = ", ".join(f"{k}: {v}" for k, v in sorted(states.items()))
+        return (f"Audit(input={self.meta.get('dataset_name')!r}, "
+                f"entry={self.meta.get('entry')!r}, cards={{{shown}}})")
 
     def __str__(self) -> str:
         from .summary import card_lines
