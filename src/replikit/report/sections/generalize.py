@@ -6,6 +6,17 @@ within-study cross-validation on every row (``_shared.per_study_scores``), and
 :func:`replikit.generalize.audit` ranks them and estimates n* (the number of studies needed for
 (alpha*, delta*)-generalizability) for the whole ranking, the best model and each model's
 position. This module only formats its result.
+
+The other entries give the same capability the same long frame ``study, model, score``
+(:func:`format_audit` formats every entry alike):
+
+* ``benchmark`` — each dataset of the table (a row) is a study, each column a model, in the
+  table's direction (``higher_is_better``);
+* ``scores`` — each task (``study``) of the per-fold scores is a study; a model's score there is
+  the mean of the primary metric over its repeats and folds;
+* ``predictions`` — the same, from the per-fold scores of the out-of-fold predictions
+  (:func:`replikit.experiment.scoring.scores_from_predictions`, shared with the other sections)
+  on their primary metric.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ KEY, TITLE = "generalize", "Do the model rankings generalize across studies?"
 
 def build(ctx: AuditContext) -> SectionOutput:
     from ...experiment.models import default_models
-    from ...generalize import audit, check_applicable
+    from ...generalize import check_applicable
 
     d = ctx.dataset
     if d.study is None:
@@ -38,10 +49,33 @@ def build(ctx: AuditContext) -> SectionOutput:
     models = ctx.models or default_models(d.task, quick=ctx.quick)
     check_applicable(d.n_studies, len(models))  # refuse before any model is fitted
     t0 = time.perf_counter()
+    res = _audit(ctx, per_study_scores(ctx, models), metric=ctx.plan.metric_label,
+                 left_out=per_study_left_out(ctx))
+    metric = res.metric
+    cv = "the CV folds of the replication design" if d.task == "regression" else (
+        "stratified 3-fold CV")
+    studies = ("Each study is treated as one experimental condition of a benchmark of the "
+               f"audited models: every model is scored by cross-validation ({metric}) on every "
+               "row of each study (the within-study fits the other study-level sections also "
+               f"read: {cv}), models are ranked within each study (ties share a tier), and ")
+    return format_audit(ctx, res, studies, t0)
+
+
+def _audit(ctx: AuditContext, study_scores, **options):
+    """:func:`replikit.generalize.audit` with the audit's settings and the user's δ*."""
+    from ...generalize import audit
+
     given = ctx.tolerance(KEY)
     extra = {} if given is None else {"tolerance": given.value}
-    res = audit(per_study_scores(ctx, models), metric=ctx.plan.metric_label, quick=ctx.quick,
-                random_state=ctx.random_state, left_out=per_study_left_out(ctx), **extra)
+    return audit(study_scores, quick=ctx.quick, random_state=ctx.random_state, **options,
+                 **extra)
+
+
+def format_audit(ctx: AuditContext, res, studies: str, t0: float) -> SectionOutput:
+    """The section from a :class:`~replikit.generalize.GeneralizabilityAudit`, whatever the
+    entry: ``studies`` opens the first paragraph (what a study is and how each model was
+    scored in it, ending with "and "); ``t0`` is when the work began."""
+    given = ctx.tolerance(KEY)
     metric, N = res.metric, res.N
     conf, tolerance = res.confidence_level, res.tolerance
     t = res.nstar
@@ -63,12 +97,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     ranks = res.ranks.reset_index()
     blocks = [
         Paragraph(
-            "Each study is treated as one experimental condition of a benchmark of the audited "
-            f"models: every model is scored by cross-validation ({metric}) on every row of each "
-            "study (the within-study fits the other study-level sections also read: "
-            + ("the CV folds of the replication design" if d.task == "regression" else
-               "stratified 3-fold CV") + "), models are ranked within each study (ties share "
-            "a tier), and n* — the number of studies after which two independent sets of studies "
+            studies + "n* — the number of studies after which two independent sets of studies "
             f"give similar ranking distributions (MMD ≤ ε*) with probability {number(conf)} "
             "(Matteucci et al. (2024)) — is estimated from the large-sample law of the MMD "
             "(n·MMD² as a weighted sum of χ² variables, Gretton et al. (2012), its quantile by "
@@ -122,6 +151,87 @@ def build(ctx: AuditContext) -> SectionOutput:
                          data=data)
 
 
+def _from_study_scores(ctx: AuditContext, study_scores, n_studies: int, n_models: int,
+                       studies: str, advice: str, **options) -> SectionOutput:
+    """The section from one score per (study, model) of an entry other than data; skipped,
+    with ``advice``, when n* cannot be had (fewer than 4 studies or 2 models)."""
+    from ...errors import NotApplicableError
+    from ...generalize import check_applicable
+
+    t0 = time.perf_counter()
+    try:
+        check_applicable(n_studies, n_models)
+        res = _audit(ctx, study_scores, **options)
+    except NotApplicableError as exc:
+        return SectionOutput(key=KEY, title=TITLE, skipped=str(exc), advice=advice)
+    return format_audit(ctx, res, studies, t0)
+
+
+def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
+    """Each dataset (row) of the benchmark table is a study, each column a model."""
+    src = ctx.source
+    wide = src.benchmark
+    long = (wide.rename_axis(index="study", columns="model").stack().rename("score")
+            .reset_index())
+    direction = "higher" if src.higher_is_better else "lower"
+    studies = ("Each dataset of the benchmark table is one study (an experimental condition of "
+               f"the benchmark): a model's score there is the table's ({src.metric}; {direction} "
+               "is better), models are ranked within each dataset (ties share a tier), and ")
+    return _from_study_scores(
+        ctx, long, wide.shape[0], wide.shape[1], studies,
+        "supply a benchmark table with four or more datasets (rows) and two or more models.",
+        metric=str(src.metric), higher_is_better=bool(src.higher_is_better))
+
+
+def _scores_words(what: str, metric: str) -> str:
+    return (f"Each task of the {what} (its `study` column) is one study (an experimental "
+            f"condition): a model's score there is its mean {metric} over its repeats and "
+            "folds, models are ranked within each study (ties share a tier), and ")
+
+
+def build_from_scores(ctx: AuditContext) -> SectionOutput:
+    """Each study of the per-fold scores is a study; a model's score there is the mean of the
+    primary metric over its repeats and folds (averaged by :func:`replikit.generalize.audit`)."""
+    from ...experiment.metrics import higher_is_better
+
+    scores, metric = ctx.source.scores, ctx.source.metric
+    f = scores.frame[scores.frame["metric"] == metric]
+    return _from_study_scores(
+        ctx, scores, f["study"].nunique(), f["model"].nunique(),
+        _scores_words("per-fold scores", metric),
+        f"supply per-fold scores of two or more models in four or more studies (a `study` "
+        f"column naming the task, dataset or site of each row) on {metric}.",
+        metric=metric, higher_is_better=higher_is_better(metric))
+
+
+def build_from_predictions(ctx: AuditContext) -> SectionOutput:
+    """The per-fold scores of the out-of-fold predictions (shared with the other sections) on
+    their primary metric, then as :func:`build_from_scores`."""
+    from ...experiment.metrics import higher_is_better
+    from ...experiment.scoring import primary_metric_of, scores_from_predictions
+
+    preds = ctx.source.predictions
+    scores = ctx.shared("predictions-scores", lambda: scores_from_predictions(preds))
+    metric = ctx.source.metric
+    if metric is None or metric not in set(scores.frame["metric"]):
+        metric = primary_metric_of(preds)
+    f = scores.frame[scores.frame["metric"] == metric]
+    return _from_study_scores(
+        ctx, scores, f["study"].nunique(), f["model"].nunique(),
+        _scores_words("out-of-fold predictions", metric).replace(
+            "over its repeats and folds", "over its repeats and folds (each fold scored from "
+            "its predictions)"),
+        "supply out-of-fold predictions of two or more models in four or more studies (a "
+        "`study` column naming the task, dataset or site of each row).",
+        metric=metric, higher_is_better=higher_is_better(metric))
+
+
 SECTION = Section(key=KEY, title=TITLE, order=50, build=build,
                   description="Studies needed (n*) for the audited models' rankings to "
-                              "generalize (Matteucci et al. (2024)).")
+                              "generalize (Matteucci et al. (2024)).",
+                  entries={"benchmark": build_from_benchmark, "scores": build_from_scores,
+                           "predictions": build_from_predictions},
+                  needs="a benchmark table (--benchmark), per-fold scores (--scores) or "
+                        "out-of-fold predictions (--predictions) of two or more models in four "
+                        "or more studies, or a data table with a study column (--data ... "
+                        "--study)")

@@ -29,10 +29,7 @@ def _relative_test(a):
 
 
 def build(ctx: AuditContext) -> SectionOutput:
-    from ...experiment.metrics import metric_label
     from ...multistudy import audit
-    from ...multistudy.audit import MIN_PER_CLASS, MIN_STUDY_ROWS, MIN_UNITS
-    from ...multistudy.plots import plot_dominance, plot_epsilon_test, plot_matrix
 
     try:
         with ctx.stage("Cross-study replicability: rules, resampling, cross-study validation",
@@ -43,7 +40,22 @@ def build(ctx: AuditContext) -> SectionOutput:
             advance(1)
     except NotApplicableError as exc:
         return SectionOutput(key=KEY, title=TITLE, skipped=str(exc), advice=exc.advice)
-    classification = ctx.dataset.task == "classification"
+    opening = (f"Each model is trained once on a random half of every study's units "
+               f"({a.n_train:,} rows) and then applied, unchanged, to the other half of every "
+               f"study — the fixed prediction rule φ of Parmigiani (2023), which must not be "
+               f"trained on the studies used to assess it. ")
+    return format_audit(ctx, a, opening, classification=ctx.dataset.task == "classification")
+
+
+def format_audit(ctx: AuditContext, a, opening: str, *, classification: bool) -> SectionOutput:
+    """The section from a :class:`~replikit.multistudy.MultiStudyAudit`, whatever the entry:
+    ``opening`` starts the first paragraph (how the rules were trained and applied); the
+    training technique's blocks (cross-study validation, leave-one-study-out) only when the
+    audit has them (the data entry)."""
+    from ...experiment.metrics import metric_label
+    from ...multistudy.audit import MIN_PER_CLASS, MIN_STUDY_ROWS, MIN_UNITS
+    from ...multistudy.plots import plot_dominance, plot_epsilon_test, plot_matrix
+
     loss_word = {"squared": "mean squared error", "brier": "Brier score",
                  "accuracy": "error rate"}[a.utility]
     res, su, boot, csv = a.assessment, a.utilities, a.assessment.bootstrap, a.cross_study
@@ -61,11 +73,8 @@ def build(ctx: AuditContext) -> SectionOutput:
         "region": "region (Fig. 1)"})
     blocks: list = [
         Paragraph(
-            f"Each model is trained once on a random half of every study's units "
-            f"({a.n_train:,} rows) and then applied, unchanged, to the other half of every "
-            f"study — the fixed prediction rule φ of Parmigiani (2023), which must not be "
-            f"trained on the studies used to assess it. The user's utility is "
-            f"{a.utility_description}. The rule assessed is the one with the highest average "
+            opening + f"The user's utility is {a.utility_description}. The rule assessed "
+            f"is the one with the highest average "
             f"utility: {best}. It is ε-replicable when the average utilities U_k of any two "
             f"studies differ by at most a tolerance ε. "
             "The light is earned against the tolerance ε = "
@@ -170,9 +179,9 @@ def build(ctx: AuditContext) -> SectionOutput:
         ax = plot_dominance(su, [a.rule_utilities[n] for n in others], names=[best, *others])
         blocks.append(Figure(_svg(ax), "Average utility of each rule in the two studies "
                                        "(as in Fig. 1 of Parmigiani (2023))."))
-    o = csv.overall()
-    csv_metric = metric_label(csv.metric)
-    blocks += [
+    o = csv.overall() if csv is not None else {}
+    csv_metric = metric_label(csv.metric) if csv is not None else ""
+    blocks += [] if csv is None else [
         Paragraph(
             f"Training technique ({best}): the cross-study validation matrix (Bernau et al. "
             f"(2014)) trains on one study (rows) and scores {csv_metric} on another (columns); "
@@ -191,8 +200,9 @@ def build(ctx: AuditContext) -> SectionOutput:
     ]
     if ctx.quick:
         blocks.append(Paragraph(f"Quick mode: {number(a.n_resamples)} bootstrap resamples, "
-                                f"{number(perms)} permutations, {a.n_folds}-fold within-study "
-                                "CV."))
+                                f"{number(perms)} permutations"
+                                + (f", {a.n_folds}-fold within-study CV." if csv is not None
+                                   else ".")))
     data = {
         "rule": best, "utility": a.utility, "mean_utility": a.mean_utility,
         "studies": a.to_frame(), "utility_matrix": su.matrix().reset_index(names="study"),
@@ -213,13 +223,15 @@ def build(ctx: AuditContext) -> SectionOutput:
         "pvalue_utility": p_u,
         "pvalue_distance": res.permutation_distance.pvalue,
         "n_resamples": a.n_resamples, "permutation_n_resamples": perms,
-        "cross_study_matrix": csv.matrix.reset_index(names="train"),
-        "cross_study_overall": o, "loso_model": a.loso_model, "loso": a.loso.scores,
         "seconds": a.seconds, "tv_bins": a.tv_bins,
         "studies_left_out": [str(x) for x in a.studies_dropped]
                             + [str(st) for st, _ in a.studies_left_out],
-        "verdict": a.verdict.to_dict(), "notes": list(a.notes),
+        "verdict": a.verdict.to_dict(), "notes": list(a.notes), "design": a.design,
     }
+    if csv is not None:
+        data.update({"cross_study_matrix": csv.matrix.reset_index(names="train"),
+                     "cross_study_overall": o, "loso_model": a.loso_model,
+                     "loso": a.loso.scores})
     return SectionOutput(
         key=KEY, title=TITLE, blocks=blocks, data=data,
         summary=(f"{best}: utilities ({a.utility_label}) differ across {su.K} studies by an "
@@ -229,13 +241,65 @@ def build(ctx: AuditContext) -> SectionOutput:
                  + {"good": "shown within it", "bad": "shown beyond it"}.get(
                      a.verdict.level, "cannot tell")
                  + f"; permutation p = {pvalue(p_u)}); largest total variation distance "
-                 f"{number(res.distance.max)}; cross-study {csv_metric} "
-                 f"{number(o['cross_study_mean'])} against {number(o['within_mean'])} within "
-                 "studies."),
+                 f"{number(res.distance.max)}"
+                 + ("." if csv is None else
+                    f"; cross-study {csv_metric} {number(o['cross_study_mean'])} against "
+                    f"{number(o['within_mean'])} within studies.")),
     )
+
+
+NEEDS = ("out-of-fold predictions with a study column (--predictions) or a data table with a "
+         "study column (--data ... --study)")
+
+
+def build_from_predictions(ctx: AuditContext) -> SectionOutput:
+    """Each model of the predictions is a rule; its predictions in each study (a value of the
+    ``study`` column) give the users' utilities there.
+
+    Parmigiani (2023) asks about a *fixed* rule, trained on none of the studies and applied
+    unchanged to each. Out-of-fold predictions refitted per fold (within each study, or on the
+    pooled studies) are several rules: their utilities measure how the *training procedure*
+    serves each study — the replicability of a training technique, which Parmigiani (2023,
+    sec. 7.4) says "can and should also be asked". That question is meaningful, so the section
+    runs and says on its card which was read (:func:`replikit.multistudy.audit_predictions`:
+    one fit per model in the table, read as a fixed rule; several folds, read as a training
+    procedure) rather than refusing. One study is refused (skipped, naming what to supply).
+    """
+    from ...multistudy import audit_predictions
+
+    try:
+        with ctx.stage("Cross-study replicability: resampling of the predictions",
+                       total=1) as advance:
+            a = audit_predictions(ctx.source.predictions, tolerance=ctx.tolerance(KEY),
+                                  task=ctx.source.task, quick=ctx.quick,
+                                  random_state=ctx.random_state)
+            advance(1)
+    except NotApplicableError as exc:
+        return SectionOutput(key=KEY, title=TITLE, skipped=str(exc),
+                             advice="supply predictions whose study column holds two or more "
+                                    "studies (--predictions; --study names the column).")
+    if a.fits_per_rule == 1:
+        opening = ("Each model of the predictions is read as one prediction rule φ of "
+                   "Parmigiani (2023) applied to the units of every study (a study is a value "
+                   "of the predictions' study column): the table shows one fit per model. The "
+                   "rule of Parmigiani (2023) is fixed — trained on none of the units that "
+                   "assess it; the table cannot show how it was trained, and if it was fitted "
+                   "within each study, what is assessed is the training procedure (sec. 7.4), "
+                   "not one rule. ")
+    else:
+        opening = (f"The predictions are out-of-fold: the table shows {a.fits_per_rule} fits "
+                   "per model (one per fold), each predicting units it was not trained on — "
+                   "within each study or on the pooled studies, which the table does not show. "
+                   "They are not one fixed rule φ of Parmigiani (2023) applied to every study "
+                   "but a training procedure refitted per fold, so the section assesses that "
+                   "procedure (the replicability of a training technique, Parmigiani (2023), "
+                   "sec. 7.4): whether each model, as trained, serves the users of every study "
+                   "alike. A study is a value of the predictions' study column. ")
+    return format_audit(ctx, a, opening, classification=a.utility != "squared")
 
 
 SECTION = Section(key=KEY, title=TITLE, order=40, build=build,
                   description="A rule trained once and applied to every study: utilities, "
                               "ε-replicability, distances, tests, cross-study validation "
-                              "(Parmigiani (2023)).")
+                              "(Parmigiani (2023)).",
+                  entries={"predictions": build_from_predictions}, needs=NEEDS)
