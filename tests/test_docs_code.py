@@ -1,37 +1,205 @@
-"""The Python in README.md and docs/*.md runs as a reader would paste it.
+"""The code in README.md and docs/*.md runs as a reader would paste it.
 
-Each page's ```python blocks run in order, in one namespace, in an empty temporary directory,
-with a non-interactive matplotlib backend. A block the reader cannot run as shown (it needs
-the reader's own file) is preceded by ``<!-- not run: why -->`` and is left out, the reason
-being on the page for the reader too.
+Each page's blocks run in order, in one empty temporary directory that holds the shipped sample
+files under the names the pages use (:data:`FILES`), with a non-interactive matplotlib backend:
+
+- a ```python block is executed in the page's one namespace;
+- a ```bash / ```sh / ```shell block runs each line that starts with ``replikit `` (a line
+  ending in ``\\`` continues on the next; ``# ...`` is a comment); a ```console block runs each
+  line that starts with ``$ replikit `` (other lines are output), and ``$ cat NAME`` followed by
+  lines writes those lines to NAME first, as the reader sees it. The commands run in-process
+  through the typer app and must exit with code 0.
+
+A comment on the line before a block changes that:
+
+- ``<!-- not run: why -->``: the block is left out (it needs the reader's own file, a browser,
+  ...); the reason is on the page for the reader too.
+- ``<!-- run: --quick -->`` (shell blocks): every command runs with ``--quick`` added (a full
+  audit takes minutes); the page says so in its text.
+
+``tools/count_doc_blocks.py`` prints how many blocks of each page run.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import pathlib
 import re
+import shlex
+import shutil
+from dataclasses import dataclass
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BLOCK = re.compile(r"(<!--\s*not run:[^>]*-->\s*\n)?```python\n(.*?)```", re.S)
+SHELLS = ("bash", "sh", "shell", "console")
+FENCE = re.compile(r"(?:<!--\s*(not run|run):\s*([^>]*?)\s*-->\s*\n)?```([A-Za-z]*)\n(.*?)```",
+                   re.S)
 
 
-def blocks(page: pathlib.Path) -> list[str]:
-    return [code for skip, code in BLOCK.findall(page.read_text()) if not skip]
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of a page."""
+
+    page: str
+    index: int  # 1-based among the page's blocks of its kind (python or shell)
+    kind: str  # 'python' or 'shell'
+    language: str
+    code: str
+    marker: str | None  # 'not run', 'run' or None
+    option: str  # the marker's text: the reason, or the options added
+
+    @property
+    def runs(self) -> bool:
+        return self.marker != "not run" and (self.kind == "python" or bool(self.commands()))
+
+    def commands(self) -> list[tuple[str, list[str]]]:
+        """``('cat', [name, content])`` and ``('replikit', args)`` steps of a shell block."""
+        steps: list[tuple[str, list[str]]] = []
+        lines = self.code.splitlines()
+        console = self.language == "console"
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            i += 1
+            if console:
+                if not line.startswith("$ "):
+                    continue
+                line = line[2:]
+            while line.rstrip().endswith("\\") and i < len(lines):
+                line = line.rstrip()[:-1] + " " + lines[i].strip()
+                i += 1
+            if console and line.startswith("cat ") and len(line.split()) == 2:
+                body = []
+                while i < len(lines) and not lines[i].startswith("$ "):
+                    body.append(lines[i])
+                    i += 1
+                steps.append(("cat", [line.split()[1], "\n".join(body) + "\n"]))
+                continue
+            if not line.startswith("replikit "):
+                continue
+            args = shlex.split(line, comments=True)[1:]
+            if self.marker == "run":
+                args += [a for a in shlex.split(self.option) if a not in args]
+            steps.append(("replikit", args))
+        return steps
+
+
+def page_blocks(page: pathlib.Path) -> list[Block]:
+    """The python and shell blocks of a page, in order."""
+    out, counts = [], {"python": 0, "shell": 0}
+    for marker, option, language, code in FENCE.findall(page.read_text()):
+        kind = "python" if language == "python" else "shell" if language in SHELLS else None
+        if kind is None:
+            continue
+        counts[kind] += 1
+        out.append(Block(page.name, counts[kind], kind, language, code, marker or None,
+                         option))
+    return out
+
+
+def tally() -> list[dict]:
+    """Per page: python and shell blocks run and not run (shell blocks without a replikit
+    command, e.g. ``make demo``, are counted apart)."""
+    rows = []
+    for page in PAGES:
+        blocks = page_blocks(page)
+        py = [b for b in blocks if b.kind == "python"]
+        sh = [b for b in blocks if b.kind == "shell"]
+        rows.append({
+            "page": page.relative_to(ROOT).as_posix(),
+            "python run": sum(b.runs for b in py),
+            "python not run": sum(not b.runs for b in py),
+            "shell run": sum(b.runs for b in sh),
+            "shell not run": sum(b.marker == "not run" for b in sh),
+            "shell, no replikit command": sum(b.marker != "not run" and not b.commands()
+                                              for b in sh),
+        })
+    return rows
+
+
+def tally_table() -> str:
+    """:func:`tally` as a Markdown table with a total row."""
+    rows = tally()
+    cols = list(rows[0])
+    total = {"page": "total", **{c: sum(r[c] for r in rows) for c in cols[1:]}}
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in [*rows, total]]
+    return "\n".join(lines)
+
+
+def sample_files(where: pathlib.Path) -> None:
+    """The files the pages' commands read, under the names the pages use: every shipped
+    sample (:func:`replikit.data.examples.entry_sample`) and the built-in examples as CSV
+    (``nwtco.csv`` = ``nwtco().frame()``, ...)."""
+    from replikit.data import examples
+
+    for name in examples.ENTRY_SAMPLES:
+        path = examples.entry_sample(name)
+        shutil.copy(path, where / path.name)
+    for name, load in examples.EXAMPLES.items():
+        load().frame().to_csv(where / f"{name}.csv", index=False)
+
+
+def run_command(args: list[str]) -> tuple[int, str]:
+    """``replikit ARGS`` in-process: exit code and what it printed. ``> FILE`` writes stdout
+    there; a pipe runs the part before it."""
+    from replikit.cli import main
+
+    if "|" in args:
+        args = args[:args.index("|")]
+    target = None
+    if ">" in args:
+        k = args.index(">")
+        args, target = args[:k], args[k + 1]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(args)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    if target is not None:
+        pathlib.Path(target).write_text(out.getvalue())
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_block_tally(capsys):
+    """Every page parses; the table is what ``tools/count_doc_blocks.py`` prints."""
+    table = tally_table()
+    with capsys.disabled():
+        print("\n" + table)
+    assert table.count("\n") == len(PAGES) + 2
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [p for p in PAGES if any(b.runs for b in page_blocks(p))],
+                         ids=lambda p: p.name)
 def test_page_code_runs(page, tmp_path, monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "120")
+    sample_files(tmp_path)
     namespace: dict = {"__name__": f"docs_{page.stem}"}
-    for i, code in enumerate(blocks(page), 1):
-        try:
-            exec(compile(code, f"{page.name} block {i}", "exec"), namespace)
-        except Exception as exc:  # the message says which block of which page
-            pytest.fail(f"{page.name}, python block {i} fails: {type(exc).__name__}: {exc}")
+    for block in page_blocks(page):
+        if not block.runs:
+            continue
+        where = f"{page.name}, {block.kind} block {block.index}"
+        if block.kind == "python":
+            try:
+                exec(compile(block.code, where, "exec"), namespace)
+            except Exception as exc:  # the message says which block of which page
+                pytest.fail(f"{where} fails: {type(exc).__name__}: {exc}")
+            continue
+        for step, args in block.commands():
+            if step == "cat":
+                pathlib.Path(args[0]).write_text(args[1])
+                continue
+            code, printed = run_command(args)
+            if code != 0:
+                pytest.fail(f"{where}: `replikit {shlex.join(args)}` exits with {code}:\n"
+                            f"{printed[-2000:]}")
