@@ -156,8 +156,8 @@ def corrected_cv_interval(values, *, ratio: float,
     Examples
     --------
     >>> r = corrected_cv_interval([0.80, 0.84, 0.78, 0.82, 0.81], ratio=1 / 4)
-    >>> round(r.estimate, 3), round(r.se, 4), r.df
-    (0.81, 0.0148, 4.0)
+    >>> round(r.estimate, 3), round(r.se, 4), r.df  # se = sqrt((1/5 + 1/4) * 0.0005)
+    (0.81, 0.015, 4.0)
     """
     from .._validation import check_confidence_level, check_float
     from ..errors import ParameterError
@@ -486,7 +486,6 @@ def summarize_scores(scores, *, metric: str | None = None, scheme: str | None = 
 
     Examples
     --------
-    >>> from replikit.data import Scores
     >>> from replikit.data.examples import score_export
     >>> from replikit.data.foreign import read_scores
     >>> res = summarize_scores(read_scores(score_export("weka")), metric="roc_auc")
