@@ -195,7 +195,7 @@ def test_multistudy_says_how_the_predictions_are_read():
     assert one.data["verdict"]["caveats"][0].startswith(
         "the predictions are read as one fixed rule per model")
     first = refit.data["verdict"]["caveats"][0]
-    assert "refitted 5 times" in first and "training procedure" in first
+    assert "refitted per fold (5 folds" in first and "training procedure" in first
     assert "assesses that procedure" in refit.blocks[0].text
     assert "sec. 7.4" in one.blocks[0].text
 
@@ -246,7 +246,7 @@ def test_within_study_cv_predictions_on_nwtco():
                        sections=[MS, GEN])
     ms, gen = _section(a, MS), _section(a, GEN)
     assert not ms.skipped and ms.data["utility"] == "brier"
-    assert "refitted 3 times" in ms.data["verdict"]["caveats"][0]
+    assert "refitted per fold (3 folds" in ms.data["verdict"]["caveats"][0]
     assert ms.data["verdict"]["level"] in ("good", "warn", "bad")
     assert gen.skipped and "2 studies" in gen.skipped  # nwtco has two trials
 

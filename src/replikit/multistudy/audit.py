@@ -165,8 +165,10 @@ class MultiStudyAudit(Result):
         :data:`HALF_SPLIT` for :func:`audit`; for :func:`audit_predictions` whether they are
         read as one fixed rule per model or as a training procedure refitted per fold.
     fits_per_rule : int or None
-        Fits behind each rule's predictions as far as the table shows (folds of the repeat
-        used; :func:`audit_predictions`), ``None`` for :func:`audit` (one fit per rule).
+        Folds per model in the repeat used (:func:`audit_predictions`): 1 is read as one fixed
+        rule, more as a training procedure refitted per fold (at least that many fits; more
+        when the folds were made within each study); ``None`` for :func:`audit` (one fit per
+        rule).
 
     See Also
     --------
@@ -634,9 +636,10 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
 ONE_FIT = ("the predictions are read as one fixed rule per model (one fit in the table); if "
            "that fit was made within each study, what is assessed is the training procedure "
            "(Parmigiani (2023), sec. 7.4), not one fixed rule")
-REFITTED = ("the predictions are out-of-fold: each model was refitted {k} times (once per "
-            "fold), so what is assessed is its training procedure (Parmigiani (2023), sec. "
-            "7.4), not one fixed rule applied to every study")
+REFITTED = ("the predictions are out-of-fold: each model was refitted per fold ({k} folds in "
+            "the table, within each study or on the pooled studies), so what is assessed is its "
+            "training procedure (Parmigiani (2023), sec. 7.4), not one fixed rule applied to "
+            "every study")
 
 
 def _predictions_iv(predictions, utility, task):

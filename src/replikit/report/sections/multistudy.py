@@ -287,9 +287,9 @@ def build_from_predictions(ctx: AuditContext) -> SectionOutput:
                    "within each study, what is assessed is the training procedure (sec. 7.4), "
                    "not one rule. ")
     else:
-        opening = (f"The predictions are out-of-fold: the table shows {a.fits_per_rule} fits "
-                   "per model (one per fold), each predicting units it was not trained on — "
-                   "within each study or on the pooled studies, which the table does not show. "
+        opening = (f"The predictions are out-of-fold: the table shows {a.fits_per_rule} folds "
+                   "per model, each predicted by the model refitted without it — within each "
+                   "study or on the pooled studies, which the table does not show. "
                    "They are not one fixed rule φ of Parmigiani (2023) applied to every study "
                    "but a training procedure refitted per fold, so the section assesses that "
                    "procedure (the replicability of a training technique, Parmigiani (2023), "
