@@ -402,8 +402,55 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
                   moderators: list[str] | tuple[str, ...] | None = None,
                   tolerances: dict | None = None) -> Audit:
     """Run every section on ``source`` (a Dataset or an :class:`AuditInput`) and return the
-    result, writing nothing (:meth:`Audit.save` writes it). Parameters as for
-    :func:`run_audit`."""
+    result, writing nothing (:meth:`Audit.save` writes it).
+
+    Parameters
+    ----------
+    source : Dataset or AuditInput
+        What to audit (:func:`replikit.report.audit_input` reads any entry level).
+    models : dict, optional
+        With data: name -> scikit-learn estimator (default: the audit's line-up).
+    random_state : int, optional
+        The same value gives the same numbers; ``None`` draws fresh entropy (recorded).
+    n_jobs : int, optional
+        Worker processes for the fits (default: one per core, at most 8).
+    quick : bool, default False
+        Fewer resamples (a preview).
+    sections : list of str, optional
+        Keys of the sections to run (default: all).
+    progress : bool, default False
+        Progress bars on stderr.
+    debug : bool, default False
+        Let a failing section raise instead of reporting it as skipped.
+    command : str, optional
+        The command line that produced the audit (shown in the report's Reproduce block).
+    on_skip : callable, optional
+        Called with each skipped section as soon as it is known.
+    moderators : list of str, optional
+        Study-level columns for the replication section's meta-regression.
+    tolerances : dict, optional
+        Practical tolerances of the lights by section (see :func:`run_audit`).
+
+    Returns
+    -------
+    Audit
+        The cards and every section's output.
+
+    See Also
+    --------
+    replikit.audit : Reads an entry and runs this.
+    run_audit : Runs this and writes the report.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from replikit.report import audit_input
+    >>> table = pd.DataFrame({"dataset": ["d1", "d2", "d3"], "lr": [0.8, 0.7, 0.9],
+    ...                       "rf": [0.82, 0.69, 0.93]})
+    >>> result = compute_audit(audit_input(benchmark=table), sections=["overview"])
+    >>> result.sections[0].title, result.meta["entry"]
+    ('What was audited', 'benchmark')
+    """
     if isinstance(source, Dataset):
         source = AuditInput("data", source.name, dataset=source, task=source.task)
     elif not isinstance(source, AuditInput):

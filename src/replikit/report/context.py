@@ -155,6 +155,10 @@ class AuditContext:
     tolerances : dict, optional
         Section key -> :class:`Tolerance` the user gave (see :func:`parse_tolerances`); a
         section without one uses its documented default and says so on its card.
+    source : AuditInput, optional
+        What the audit starts from (:mod:`replikit.report.inputs`): the data, or scores,
+        predictions, a benchmark table or reported estimates; made from ``dataset`` when not
+        given.
 
     See Also
     --------

@@ -93,6 +93,20 @@ class AuditInput:
         scores' metric, the predictions' outcome), else ``None``.
     notes : tuple of str
         How the input was read (the layout recognised, the columns mapped).
+
+    See Also
+    --------
+    audit_input : Reads and checks an entry.
+    replikit.audit : Audits it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"dataset": ["d1", "d2", "d3"], "lr": [0.8, 0.7, 0.9],
+    ...                       "rf": [0.82, 0.69, 0.93]})
+    >>> entry = audit_input(benchmark=table)
+    >>> entry.kind, entry.label, entry.flag, entry.n_studies
+    ('benchmark', 'a benchmark table (one score per model and dataset)', '--benchmark', 3)
     """
 
     kind: str
@@ -269,6 +283,11 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
         ``scheme`` / ``test_fraction`` / ``metric``.
     DataError
         The table does not have what its entry needs (the message names the column).
+
+    See Also
+    --------
+    replikit.audit : Reads an entry with this and audits it.
+    AuditInput : What is returned.
 
     Examples
     --------
