@@ -237,7 +237,19 @@ def _audit():
                  random_state=0)
 
 
+def _reported():
+    import pandas as pd
+
+    from replikit.replicate import analyze_reported
+
+    table = pd.DataFrame({"study": ["o", "a", "b"], "r": [0.30, 0.25, 0.35],
+                          "n": [200, 300, 250], "role": ["original", "replication",
+                                                         "replication"]})
+    return analyze_reported(table)
+
+
 FACTORIES.update({
+    "ReportedAnalysis": _reported,
     "Estimate": lambda: _estimates()[0],
     "Difference": _difference,
     "Inconsistency": _inconsistency,

@@ -94,12 +94,32 @@ def meta(
     funnel: Annotated[bool, typer.Option("--funnel", help="Small-study effects: Egger, rank "
                                          "test, trim-and-fill (small_study.csv, funnel.svg "
                                          "with --out).")] = False,
+    measure: Annotated[str | None, typer.Option(
+        "--measure", help="Convert reported statistics on the way in, as metafor's escalc: "
+        "COR or ZCOR (a correlation r), R2 or ZR2 (an R²), PR, PLO or PAS (an accuracy), AUC "
+        "or AUCLO (an AUC, Hanley & McNeil 1982 variance). Needs --n, or for an AUC --n-pos "
+        "and --n-neg (or --n with --prevalence).")] = None,
+    estimate: Annotated[str | None, typer.Option(
+        "--estimate", help="With --measure: column of the reported statistic (default r, r2, "
+        "accuracy or auc, after the measure).")] = None,
+    n: Annotated[str | None, typer.Option(
+        "--n", help="With --measure: column of sample sizes (default n).")] = None,
+    n_pos: Annotated[str | None, typer.Option(
+        "--n-pos", help="With --measure AUC/AUCLO: column of positive cases (default "
+        "n_pos).")] = None,
+    n_neg: Annotated[str | None, typer.Option(
+        "--n-neg", help="With --measure AUC/AUCLO: column of negative cases (default "
+        "n_neg).")] = None,
+    prevalence: Annotated[str | None, typer.Option(
+        "--prevalence", help="With --measure AUC/AUCLO and --n: column (or one number) of the "
+        "share of positives.")] = None,
     table: TableOpt = None,
     out: OutOpt = None,
     overwrite: OverwriteOpt = False,
 ) -> None:
-    """Meta-analysis of effects with variances or SEs; a forest plot with --out;
-    meta-regression, influence and funnel on request."""
+    """Meta-analysis of effects with variances or SEs (or of reported r, R², accuracy or
+    AUC converted by --measure); a forest plot with --out; meta-regression, influence and
+    funnel on request."""
     from ..replicate import PI_DISTS, TAU2_METHODS
     from ._metareg import extra_outputs, meta_extras, moderator_columns
 
@@ -120,6 +140,17 @@ def meta(
     from ..replicate import meta_from_table
 
     frame = read_frame(path, table=table)
+    conversion = {"--estimate": estimate, "--n": n, "--n-pos": n_pos, "--n-neg": n_neg,
+                  "--prevalence": prevalence}
+    if measure is None:
+        given = [f for f, v in conversion.items() if v is not None]
+        if given:
+            raise ParameterError(f"`{given[0]}` goes with `--measure` (the conversion of "
+                                 "reported statistics); without it the table holds effects.")
+    else:
+        frame, effect, variance, label = _converted(frame, measure, effect, variance, se,
+                                                    label, estimate, n, n_pos, n_neg,
+                                                    prevalence)
     with _warning_lines():
         res = meta_from_table(frame, effect=effect, variance=variance, se=se, label=label,
                               tau2_method=tau2_method, interval=interval,
@@ -137,6 +168,8 @@ def meta(
                                  f"{MAX_REFIT_K:,}: drop `{flag}` or pool the studies.")
     text = [str(res)]
     data = {"result": res.to_frame(), "studies": res.study_frame()}
+    if measure is not None:
+        text, data = _back_transformed(res, frame.attrs["measure_code"], text, data)
     if leave_one_out:
         lo = leave_one_out_of(res)
         text.append(frame_table(lo, title="Leave-one-out:"))
@@ -169,11 +202,65 @@ def meta(
     emit(text, data)
 
 
+def _converted(frame, measure, effect, variance, se, label, estimate, n, n_pos, n_neg,
+               prevalence):
+    """The table with ``yi`` and ``vi`` from ``--measure`` (every other column kept, for the
+    moderators), and the columns the meta-analysis reads."""
+    from ..replicate import MEASURES, effects_from_reported
+
+    code = _choice(measure, "--measure", tuple(MEASURES), upper=True)
+    clash = [f for f, v in (("--effect", effect), ("--variance", variance), ("--se", se))
+             if v is not None]
+    if clash:
+        raise ParameterError(f"`{clash[0]}` does not go with `--measure`: the effects and their "
+                             "variances come from the conversion (columns yi and vi).")
+    taken = [c for c in ("yi", "vi") if c in frame.columns]
+    if taken:
+        raise ParameterError(f"`--measure` writes columns yi and vi, but the table already has "
+                             f"{taken[0]!r}: drop `--measure` to pool them as they are.")
+    if prevalence is not None:
+        try:
+            prevalence = float(prevalence)
+        except ValueError:
+            pass  # a column name
+    study = label or "study"
+    effects = effects_from_reported(frame, measure=code, estimate=estimate, n=n, n_pos=n_pos,
+                                    n_neg=n_neg, prevalence=prevalence, study=study)
+    out = frame.reset_index(drop=True).assign(yi=effects["yi"].to_numpy(),
+                                              vi=effects["vi"].to_numpy())
+    out.attrs["measure_code"] = code
+    info(f"effects: {code}, {effects.attrs['measure']} (as metafor's escalc)")
+    return out, "yi", "vi", label
+
+
+def _back_transformed(res, code, text, data):
+    """The pooled effect on the reported statistic's scale, for a transformed measure."""
+    from ..replicate import MEASURE_SCALES, MEASURES, from_scale
+
+    scale = MEASURE_SCALES.get(code)
+    if scale is None:
+        return text, data
+    ci, pi = res.confidence_interval(), res.prediction_interval()
+    low, high, pi_low, pi_high = (float(from_scale(x, scale))
+                                  for x in (ci.low, ci.high, pi.low, pi.high))
+    est = float(from_scale(res.estimate, scale))
+    stat = MEASURES[code][0]
+    text = [*text, f"Back-transformed to {stat} (monotone, so the intervals keep their "
+                   f"coverage; the estimate is the median effect): {est:.4f}, 95% CI "
+                   f"[{low:.4f}, {high:.4f}], 95% prediction interval [{pi_low:.4f}, "
+                   f"{pi_high:.4f}]"]
+    data = {**data, "back_transformed": {"statistic": stat, "estimate": est, "ci_low": low,
+                                         "ci_high": high, "pi_low": pi_low,
+                                         "pi_high": pi_high}}
+    return text, data
+
+
 def register(app: typer.Typer) -> None:
     app.command("meta", epilog=epilog(
         examples=["replikit meta studies.csv --tau2-method DL --interval knha",
                   "replikit meta studies.csv --moderator year --influence --funnel --out figs",
-                  "replikit meta studies.csv --moderator ablat --factor site"],
+                  "replikit meta studies.csv --moderator ablat --factor site",
+                  "replikit meta correlations.csv --measure ZCOR --estimate r --n n"],
         references=META_REFERENCES))(meta)
     renamed_flags("meta", {"--method": "--tau2-method", "--ci": "--interval",
                            "--pi": "--pi-dist"})

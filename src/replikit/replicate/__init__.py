@@ -75,7 +75,7 @@ _EXPORTS = {
     # reported study-level estimates: escalc-style effects and their replication
     "effects_from_reported": "reported", "analyze_reported": "reported",
     "ReportedAnalysis": "reported", "MEASURES": "reported", "METRIC_MEASURES": "reported",
-    "DEFAULT_REPORTED_TOLERANCE": "reported",
+    "DEFAULT_REPORTED_TOLERANCE": "reported", "MEASURE_SCALES": "reported",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)

@@ -51,7 +51,7 @@ from .._validation import check_choice
 from ..errors import DataError, ParameterError
 from ..results import Result, Verdict, to_jsonable
 
-__all__ = ["MEASURES", "METRIC_MEASURES", "DEFAULT_REPORTED_TOLERANCE",
+__all__ = ["MEASURES", "METRIC_MEASURES", "MEASURE_SCALES", "DEFAULT_REPORTED_TOLERANCE",
            "effects_from_reported", "ReportedAnalysis", "analyze_reported"]
 
 #: The default region of equivalence ±tolerance of a reported result, in the metric's units
@@ -75,6 +75,9 @@ MEASURES = {
 METRIC_MEASURES = {"r": ("COR", "ZCOR", "fisher_z"), "r2": ("R2", "ZR2", "r2_z"),
                    "accuracy": ("PR", "PLO", "logit"), "auc": ("AUC", "AUCLO", "logit"),
                    "estimate": (None, None, "identity")}
+#: The transformed measures and the scale of :func:`~replikit.replicate.from_scale` that
+#: undoes them (each transform is monotone).
+MEASURE_SCALES = {"ZCOR": "fisher_z", "ZR2": "r2_z", "PLO": "logit", "AUCLO": "logit"}
 #: How a verdict names each metric.
 _METRIC_WORDS = {"r": "correlation r", "r2": "R²", "accuracy": "accuracy", "auc": "AUC",
                  "estimate": "estimate"}
@@ -191,7 +194,6 @@ def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study) ->
               "auc": (lambda v: (v > 0) & (v < 1), "an AUC must lie in (0, 1) (its variance "
                       "is 0 at the bounds)")}
     ok, expected = ranges[statistic]
-    _check(values, ok, "estimate", col, labels, frame, expected)
     if statistic == "auc":
         if pos is None or neg is None:
             if (pos is None) != (neg is None):
@@ -210,12 +212,14 @@ def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study) ->
         for arr, name, c in ((pos, "n_pos", pcol), (neg, "n_neg", qcol)):
             _check(arr, lambda v: finite(v) & (v >= 1), name, c, labels, frame,
                    "each class needs at least one case")
+        _check(values, ok, "estimate", col, labels, frame, expected)
         return _Inputs(measure, statistic, col, values, nv, pos, neg, labels, frame)
     if nv is None:
         raise ParameterError(f"measure {measure!r} needs the sample sizes `n`.")
     least = {"COR": 2, "ZCOR": 4}.get(measure, 1)
     _check(nv, lambda v: finite(v) & (v >= least) & (v == np.round(v)), "n", ncol, labels,
            frame, f"a sample size must be a whole number >= {least} for measure {measure!r}")
+    _check(values, ok, "estimate", col, labels, frame, expected)
     return _Inputs(measure, statistic, col, values, nv, None, None, labels, frame)
 
 
