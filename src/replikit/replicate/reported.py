@@ -660,7 +660,8 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
         verdict = Verdict(f"No original marked: nothing to replicate. The {k} studies' {what}, "
                           f"pooled by random effects: {pooled_words}.", what, "info",
                           pooled.estimate, ci.low, ci.high,
-                          ("mark the original study (column `role`) to judge a replication",),
+                          ("mark the original study (a `role` column, or `original`) to "
+                           "judge a replication",),
                           label=f"random-effects pooled {what}, 95% CI")
         return ReportedAnalysis(metric, studies, pooled, scale, None, None, None, tolerance,
                                 verdict, tuple(notes))
@@ -679,7 +680,11 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     light = _light(est[o], se[o] ** 2, est[others], se[others] ** 2, tolerance,
                    tau2_method=tau2_method, interval=interval)
     light = {key: (v.item() if hasattr(v, "item") else v) for key, v in light.items()}
-    verdict = _reported_verdict(light, what, original, tolerance, len(others))
+    caveats = []
+    if metric == "r2" and (source == "R2").any():
+        caveats.append("the SE of an R² from n alone (Olkin & Finn (1995)) is right for "
+                       "calibrated predictions and too small for an overfitted model's test R²")
+    verdict = _reported_verdict(light, what, original, tolerance, len(others), tuple(caveats))
     notes.append("differences replication − original on the metric's scale (Wald, "
                  "Vijayakumar & Cheung (2021), eq. 2); replications pooled by random effects "
                  f"({model_name(tau2_method)}) for the light")
@@ -687,7 +692,7 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
                             verdict, tuple(notes))
 
 
-def _reported_verdict(light, what, original, tolerance, k) -> Verdict:
+def _reported_verdict(light, what, original, tolerance, k, caveats=()) -> Verdict:
     level = str(light["level"])
     diff, lo, hi = light["difference"], light["low"], light["high"]
     n_con, n_inc = int(light["n_consistent"]), int(light["n_inconsistent"])
@@ -711,7 +716,7 @@ def _reported_verdict(light, what, original, tolerance, k) -> Verdict:
     basis = ("pooled difference" if k > 1 else "difference") + f" {number(diff)}, {ci90}"
     if level == "good" and not light["pooled_in"]:
         basis += f"; every replication's 90% CI inside {tol}"
-    return Verdict(sentence, what, level, diff, lo, hi,
+    return Verdict(sentence, what, level, diff, lo, hi, caveats,
                    label=f"{'pooled replications' if k > 1 else 'replication'} − original, "
                          f"{what} (90% CI)",
                    tolerance=f"judged against {tol} in {what}: {basis}")
