@@ -10,7 +10,8 @@ and the convenience layer :func:`compare_scores` / :func:`compare_models` that r
 recommended tests for every pair of models and returns one tidy :class:`ComparisonTable`.
 
 The audit entry :func:`audit` runs the comparison recipe of the audit report on a dataset and
-returns a :class:`ComparisonAudit` with the numbers, a verdict, ``to_frame()`` and ``plot()``.
+returns a :class:`ComparisonAudit` with the numbers, a verdict, ``to_frame()`` and ``plot()``;
+:func:`audit_scores` runs the same recipe on per-fold scores a user already has.
 
 Names are imported lazily from their modules so that ``import replikit.compare`` stays cheap,
 except :func:`audit`: it is bound here (its module imports nothing heavy), so that
@@ -26,7 +27,7 @@ from .audit import audit as audit  # re-export, bound eagerly (see above)
 
 _EXPORTS = {
     # audit.py (audit itself is bound above)
-    "ComparisonAudit": "audit", "audit_design": "audit",
+    "ComparisonAudit": "audit", "audit_design": "audit", "audit_scores": "audit",
     # _result.py
     "ComparisonResult": "_result", "BayesianResult": "_result",
     # _pairing.py

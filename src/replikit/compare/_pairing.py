@@ -377,21 +377,23 @@ def _codes(values: pd.Series, levels: list) -> np.ndarray:
 
 def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: list, *,
                      alternative: str, confidence_level: float, tolerance: dict, margins: dict,
-                     higher_is_better, recommended) -> tuple[pd.DataFrame, int] | None:
+                     higher_is_better, recommended,
+                     ratio: float | None = None) -> tuple[pd.DataFrame, int] | None:
     """The rows of ``compare_scores(tests='recommended', simultaneous=False)`` before the
     adjustment, or ``None`` when the scores are not a complete k-fold cube.
 
     ``tolerance[metric]`` is the half-width of the Bayesian rows' region of practical
     equivalence, ``margins[metric]`` the TOST margin (None: no TOST rows for that metric).
-    ``higher_is_better(metric)`` and ``recommended(r, k)`` are the caller's rules. Returns the
-    rows and the number of (study, metric, pair) comparisons.
+    ``higher_is_better(metric)`` and ``recommended(r, k)`` are the caller's rules; ``ratio``
+    (n_test / n_train) replaces the recorded sizes when given. Returns the rows and the number
+    of (study, metric, pair) comparisons.
     """
     from scipy import stats
 
     from .._memory import check_memory
     from . import _kernels as K
 
-    if not {"n_train", "n_test"} <= set(frame.columns):
+    if ratio is None and not {"n_train", "n_test"} <= set(frame.columns):
         return None
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
     s_code = _codes(frame["study"], studies)
@@ -434,7 +436,7 @@ def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: l
     values = np.empty(cells)
     values[flat] = frame["value"].to_numpy(dtype=float, na_value=np.nan)
     sizes = {}
-    for col in ("n_train", "n_test"):
+    for col in (("n_train", "n_test") if ratio is None else ()):
         arr = np.empty(cells)
         arr[flat] = frame[col].to_numpy(dtype=float, na_value=np.nan)
         arr = arr.reshape(shape)
@@ -444,7 +446,8 @@ def fast_recommended(frame: pd.DataFrame, pairs: list, metrics: list, studies: l
     values = values.reshape(shape)
     ia = np.array([models.index(p[0]) for p in pairs])
     ib = np.array([models.index(p[1]) for p in pairs])
-    ratio = sizes["n_test"].mean(axis=-1) / sizes["n_train"].mean(axis=-1)   # (S, M)
+    ratio = (sizes["n_test"].mean(axis=-1) / sizes["n_train"].mean(axis=-1)   # (S, M)
+             if ratio is None else np.full((n_s, n_m), float(ratio)))
     stat, se, mean = (np.empty((n_s, n_m, n_pairs)) for _ in range(3))
     for s0 in range(0, n_s, chunk):
         part = values[s0:s0 + chunk]

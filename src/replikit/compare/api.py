@@ -78,6 +78,9 @@ _RECOMMENDED_NOTE = ("corrected repeated k-fold t for r x k CV, corrected resamp
                      "correlated t")
 
 _CORRECTIONS = ("holm", "bonferroni", "hochberg", "none")
+#: Tests whose variance is corrected by the test-to-training size ratio (they take ``ratio=``).
+_USES_RATIO = frozenset({"corrected_repeated_kfold_ttest", "corrected_resampled_ttest",
+                         "equivalence_ttest", "bayesian_correlated_ttest"})
 
 _COLUMNS = ["study", "a", "b", "metric", "test", "method", "estimate", "se", "ci_low",
             "ci_high", "ci_level", "statistic", "df", "df2", "pvalue", "pvalue_adjusted", "reject",
@@ -759,7 +762,7 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                    alternative: str = "two-sided", correction: str | None = "holm",
                    study=None, alpha: float = 0.05, confidence_level: float = 0.95,
                    tolerance: float | dict | None = None, sort: str = "difference",
-                   simultaneous: bool = False) -> ComparisonTable:
+                   simultaneous: bool = False, ratio: float | None = None) -> ComparisonTable:
     """Compare models on resampled scores with the tests that fit the design.
 
     The models are paired on the splits (repeat, fold) both were evaluated on; for each
@@ -822,6 +825,15 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
         reads ``d_11``, its interval the mean). Bayesian rows always keep their credible
         interval at ``confidence_level``. The level of each row's interval is in the
         ``ci_level`` column (``interval='simultaneous'`` before replikit 0.2).
+    ratio : float, optional
+        The test-to-training size ratio ``n_test / n_train`` of every split, for the tests
+        with the corrected variance (corrected t, TOST, Bayesian correlated t) when the scores
+        do not record the sizes but the scheme is known: ``p / (1 - p)`` for repeated hold-out
+        with a test share ``p``, ``1 / (k - 1)`` for k-fold CV. Given, it is used instead of
+        the recorded sizes. Default: the recorded ``n_train``/``n_test``, else ``1/(k-1)``
+        for a k-fold design (the corrected k-fold tests' own rule, which assumes the folds
+        are k-fold CV); a hold-out design without sizes or ``ratio`` raises
+        :class:`~replikit.errors.DataError`.
 
     Returns
     -------
@@ -874,6 +886,11 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     (pairs, metrics, studies, mode, wanted, alternative, correction, alpha, confidence_level,
      tol, simultaneous) = _compare_iv(frame, a, b, metrics, tests, alternative, correction,
                                       study, alpha, confidence_level, tolerance, simultaneous)
+    if ratio is not None:
+        ratio = check_float(ratio, "ratio")
+        if not ratio > 0:
+            raise ParameterError("`ratio` must be > 0 (n_test / n_train of each split); got "
+                                 f"{ratio!r}.")
     fast = None
     if mode == "recommended" and not simultaneous:
         from ._pairing import fast_recommended
@@ -883,7 +900,8 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                                 confidence_level=confidence_level,
                                 tolerance={m: tol.rope(m) for m in metrics},
                                 margins={m: tol.margin(m) for m in metrics},
-                                higher_is_better=_higher_is_better, recommended=recommended_tests)
+                                higher_is_better=_higher_is_better, recommended=recommended_tests,
+                                ratio=ratio)
     if fast is not None:
         return _finish(fast[0], [], [], pairs, metrics, studies, correction, alpha,
                        confidence_level, tol.value, simultaneous)
@@ -927,6 +945,8 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                             kwargs["tolerance"] = margin
                         if name == "sorted_runs_ttest":
                             kwargs["sort"] = sort
+                        if ratio is not None and name in _USES_RATIO:
+                            kwargs["ratio"] = ratio
                         quiet = np.errstate(all="ignore") if not finite else nullcontext()
                         with quiet:
                             res = getattr(resampled, name)(paired, **kwargs)

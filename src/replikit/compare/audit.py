@@ -38,7 +38,7 @@ from ._words import fill_doc, interval_alias, p_is, test_name
 if TYPE_CHECKING:  # pandas is imported on use: the package binds `audit` eagerly
     import pandas as pd
 
-__all__ = ["audit", "ComparisonAudit", "ALPHA", "CONFIDENCE_LEVEL"]
+__all__ = ["audit", "audit_scores", "ComparisonAudit", "ALPHA", "CONFIDENCE_LEVEL"]
 
 #: Significance level of every decision of the audit (after the Holm adjustment).
 ALPHA = 0.05
@@ -355,6 +355,16 @@ class ComparisonAudit(Result):
     random_state_entropy : int
         Entropy of the root random state (pass it as ``random_state`` to reproduce a ``None``
         run).
+    entry : str
+        ``'data'`` (:func:`audit` fitted the models) or ``'scores'`` (:func:`audit_scores` read
+        per-fold scores; ``rows_used`` and ``n_rows`` are then None).
+    ratio : float or None
+        The test-to-training size ratio given to the corrected tests (``'scores'`` entry);
+        None when they read the recorded sizes (or did not run).
+    ratio_source : str
+        Where the ratio comes from, in words.
+    skipped : dict
+        Test -> why it did not run (e.g. the scheme of the scores is unknown).
 
     See Also
     --------
@@ -409,6 +419,10 @@ class ComparisonAudit(Result):
     notes: tuple = ()
     seconds_fits: float = 0.0
     random_state_entropy: int | None = None
+    entry: str = "data"
+    ratio: float | None = None
+    ratio_source: str = ""
+    skipped: dict = field(default_factory=dict)
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -450,6 +464,9 @@ class ComparisonAudit(Result):
     @property
     def title(self) -> str:
         """``'Model comparisons'`` with the design and the headline test."""
+        if self.entry != "data":
+            return (f"Model comparisons (per-fold scores, {self.scheme} design; headline test: "
+                    f"{self.headline_method})")
         return (f"Model comparisons ({self.scheme} CV on {number(self.rows_used)} rows; "
                 f"headline test: {self.headline_method})")
 
@@ -484,7 +501,9 @@ class ComparisonAudit(Result):
             "nemenyi": self.nemenyi, "studies_left_out": list(self.studies_left_out),
             "across_studies": list(self.across_studies), "notes": list(self.notes),
             "seconds_fits": self.seconds_fits,
-            "random_state_entropy": self.random_state_entropy,
+            "random_state_entropy": self.random_state_entropy, "entry": self.entry,
+            "ratio": self.ratio, "ratio_source": self.ratio_source,
+            "skipped": dict(self.skipped),
         }
         return to_jsonable(out)
 
@@ -507,6 +526,10 @@ class ComparisonAudit(Result):
         matplotlib.axes.Axes
             The axes drawn on.
         """
+        if self.table is None:
+            raise NotApplicableError("no test within a study ran: "
+                                     + "; ".join(f"{k}: {v}" for k, v in self.skipped.items()),
+                                     "give the scheme of the scores (`scheme`, `ratio`).")
         kwargs.setdefault("p_column", "pvalue_adjusted")
         return self.table.plot(ax=ax, metric=metric or self.primary_metric, **kwargs)
 
@@ -547,9 +570,12 @@ class ComparisonAudit(Result):
         return " ".join(n for n in self.notes if word in n)
 
     def __str__(self) -> str:
-        lines = [f"Comparison audit ({self.scheme} CV on {number(self.rows_used)} of "
-                 f"{number(self.n_rows)} rows; headline test: {self.headline_method})",
-                 str(self.verdict)]
+        head = (f"Comparison audit ({self.scheme} CV on {number(self.rows_used)} of "
+                f"{number(self.n_rows)} rows; headline test: {self.headline_method})"
+                if self.entry == "data" else
+                f"Comparison audit (per-fold scores, {self.scheme} design; headline test: "
+                f"{self.headline_method})")
+        lines = [head, str(self.verdict)]
         if self.nemenyi is not None:
             fr = self.nemenyi.friedman
             lines.append(f"Across {number(len(self.study_table))} studies: Friedman "
@@ -712,7 +738,7 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     >>> print(res.verdict.sentence.split(" (lr vs")[0])
     On R² (5x2cv combined F test): lr better
     """
-    from .api import TEST_IDS, TESTS, compare_scores, primary_test, recommended_tests
+    from .api import primary_test, recommended_tests
 
     models, metric, quick, n_jobs, given = _audit_iv(dataset, models, metric, quick, n_jobs,
                                                      tolerance)
@@ -734,25 +760,414 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     tolerance = _tolerances(metrics, y)
     if given is not None:
         tolerance[metric] = given
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the naive t's ValidityWarning: it is shown as such
-        # the recommended tests and the equivalence test at the practical tolerance
-        tests = recommended_tests(plan.n_repeats, plan.n_folds)
-        if any(tolerance[m] > 0 for m in metrics):
-            tests = tests[:-1] + ["equivalence_ttest"] + tests[-1:]
-        table = compare_scores(res, tests=tests,
-                               tolerance=tolerance, alpha=ALPHA,
-                               confidence_level=CONFIDENCE_LEVEL, simultaneous=True)
-        naive = compare_scores(res, metrics=[metric], tests=["naive_paired_ttest"],
-                               alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL)
+    # the recommended tests and the equivalence test at the practical tolerance
+    tests = recommended_tests(plan.n_repeats, plan.n_folds)
+    if any(tolerance[m] > 0 for m in metrics):
+        tests = tests[:-1] + ["equivalence_ttest"] + tests[-1:]
     head_name = primary_test(plan.n_repeats, plan.n_folds)
-    head_id = TEST_IDS[head_name]
-    frame = table.frame.copy()
-    frame["headline"] = (frame["test"] == head_id).to_numpy()
-    methods = frame.loc[frame["headline"], "method"]
-    head_method = str(methods.iloc[0]) if len(methods) else TESTS[head_name]
+    j = _judge(res.scores, names=names, metric=metric, metrics=metrics, tests=tests,
+               tolerance=tolerance, head={None: head_name}, study_scores=study_scores,
+               root=root)
+    label = _label(metric)
+    notes = _notes(plan, n, len(y), quick, j.table, j.head_method, j.study_note, j.left_out)
+    verdict = _verdict(j.frame, metric, label, j.head_id, j.best, j.runner_up, plan, n, len(y),
+                       quick, j.left_out, j.across, j.higher, tolerance[metric],
+                       "the tolerance given" if given is not None else _tolerance_why(metric))
+    return ComparisonAudit(
+        verdict=verdict, primary_metric=metric, metric_label=label, metrics=tuple(metrics),
+        models=tuple(names), scheme=plan.scheme, n_folds=plan.n_folds,
+        n_repeats=plan.n_repeats, stratified=plan.stratify, rows_used=int(len(y)),
+        n_rows=int(n), quick=quick, alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL,
+        simultaneous=j.table.simultaneous, tolerance=tolerance, headline_test=j.head_id,
+        headline_method=j.head_method, comparisons=j.frame, table=j.table, naive=j.naive,
+        naive_rejections=j.naive_rejections, valid_rejections=j.valid_rejections,
+        mean_scores=j.mean_scores, best=j.best, runner_up=j.runner_up, scores=res.scores,
+        study_table=j.study_table, nemenyi=j.nemenyi, studies_left_out=tuple(j.left_out),
+        across_studies=tuple(j.across), notes=tuple(notes), seconds_fits=seconds_fits,
+        random_state_entropy=root.entropy)
 
-    f = res.scores.frame
+
+#: Scores on a 0–1 scale: their default practical tolerance is 0.01 (one point).
+_UNIT_SCORES = frozenset({"r2", "r2_corr", "roc_auc", "accuracy", "balanced_accuracy",
+                          "error_rate", "brier"})
+#: The primary metric of per-fold scores when none is named, first found wins (the data
+#: entry's rule: a threshold-free score first, then accuracy, R², then the errors).
+_PRIMARY_ORDER = ("roc_auc", "balanced_accuracy", "accuracy", "r2", "error_rate", "log_loss",
+                  "brier", "rmse", "mse", "mae")
+_SECONDARY = {"classification": ("accuracy", "error_rate", "balanced_accuracy"),
+              "regression": ("mae", "rmse", "mse", "r2")}
+#: What a scores table may say about its resampling (see :func:`audit_scores`).
+SCORE_SCHEMES = ("kfold", "holdout", "recorded")
+_NO_RATIO_TESTS = ("corrected t-tests, Bayesian correlated t-test and TOST equivalence test "
+                   "(and the 5x2cv tests, which assume 2-fold CV)")
+
+
+def _scores_iv(scores, metric, scheme, ratio, tolerance):
+    from ..data.tables import Scores
+    from ..experiment.metrics import CLASSIFICATION_METRICS
+
+    if hasattr(scores, "scores") and not isinstance(scores, Scores) \
+            and not hasattr(scores, "columns"):
+        scores = scores.scores  # RunResult
+    if not isinstance(scores, Scores):
+        import pandas as pd
+
+        if not isinstance(scores, pd.DataFrame):
+            raise ParameterTypeError("`scores` must be a Scores table, a DataFrame in the "
+                                     "Scores layout or a RunResult; got "
+                                     f"{type(scores).__name__}.")
+        scores = Scores(scores)
+    present = [str(m) for m in scores.metrics]
+    if metric is None:
+        metric = next((m for m in _PRIMARY_ORDER if m in present), present[0])
+    elif metric not in present:
+        raise ParameterError(f"`metric`: {metric!r} is not a metric of the scores; they hold "
+                             f"{', '.join(present)}.")
+    if scheme is not None and scheme not in SCORE_SCHEMES:
+        raise ParameterError(f"`scheme` must be one of {', '.join(SCORE_SCHEMES)} or None "
+                             f"(unknown); got {scheme!r}.")
+    if ratio is not None:
+        ok = isinstance(ratio, int | float | np.integer | np.floating) \
+            and not isinstance(ratio, bool)
+        if not ok or not np.isfinite(ratio) or ratio <= 0:
+            raise ParameterError("`ratio` must be a number > 0 (n_test / n_train of each "
+                                 f"split); got {ratio!r}.")
+        if scheme == "kfold":
+            raise ParameterError("`ratio` goes with a hold-out scheme; k-fold CV fixes it at "
+                                 "1/(k-1) (give `scheme='kfold'` alone).")
+        ratio = float(ratio)
+        scheme = scheme or "holdout"
+    elif scheme == "holdout":
+        raise ParameterError("`scheme='holdout'` needs `ratio` (n_test / n_train, p/(1-p) for "
+                             "a test share p).")
+    if tolerance is not None:
+        ok = isinstance(tolerance, int | float | np.integer | np.floating) \
+            and not isinstance(tolerance, bool)
+        if not ok or not np.isfinite(tolerance) or tolerance <= 0:
+            raise ParameterError("`tolerance` must be a number > 0 in the primary metric's "
+                                 f"units (the margin of practical equivalence); got "
+                                 f"{tolerance!r}.")
+        tolerance = float(tolerance)
+    f = scores.frame
+    sub = f[f["metric"] == metric]
+    names = [str(m) for m in _unique(sub["model"])]
+    if len(names) < 2:
+        raise NotApplicableError(f"the scores of {metric!r} hold one model only: nothing to "
+                                 "compare.", "give the scores of two or more models.")
+    task = "classification" if metric in CLASSIFICATION_METRICS | {"brier"} else "regression"
+    full = [m for m in present
+            if set(f.loc[f["metric"] == m, "model"].astype(str)) >= set(names)]
+    second = next((m for m in _SECONDARY[task] if m in full and m != metric), None)
+    metrics = [metric] + ([second] if second else [])
+    return scores, names, metric, metrics, scheme, ratio, tolerance
+
+
+def _unique(values):
+    import pandas as pd
+
+    return list(pd.unique(values))
+
+
+def _designs(frame, metric) -> dict:
+    """Study -> ``(n_repeats, n_folds)`` of the primary metric's scores (first model)."""
+    sub = frame[frame["metric"] == metric]
+    out = {}
+    for study, g in sub.groupby("study", sort=False):
+        g = g[g["model"] == g["model"].iloc[0]]
+        out[study] = (int(g["repeat"].nunique()),
+                      int(g.groupby("repeat")["fold"].nunique().max()))
+    return out
+
+
+def _sizes_recorded(frame, metrics) -> bool:
+    if not {"n_train", "n_test"} <= set(frame.columns):
+        return False
+    sub = frame.loc[frame["metric"].isin(metrics), ["n_train", "n_test"]]
+    return bool(len(sub)) and not sub.isna().any().any()
+
+
+@fill_doc()
+def audit_scores(scores, *, metric: str | None = None, scheme: str | None = None,
+                 ratio: float | None = None, tolerance: float | None = None,
+                 random_state=None) -> ComparisonAudit:
+    """Are the differences between the models real? The audit's comparison on per-fold scores.
+
+    The same recipe as :func:`audit` after its fits (one shared step, so the two entries give
+    the same numbers on the same scores), for scores a user already has — the Scores layout,
+    an mlr3 ``bmr$score()`` or a Weka Experimenter export (:func:`replikit.data.foreign.
+    read_scores`), or :func:`replikit.experiment.scores_from_predictions`:
+
+    1. **Within each study**, every pair of models on its common splits, with
+       :func:`~replikit.compare.compare_scores`: the recommended tests of the study's design
+       (Gardner & Brooks 2017, Table 1: the corrected repeated k-fold t for r x k CV, the
+       corrected resampled t for repeated hold-out, the 5x2cv t and combined F for 5x2 CV),
+       the TOST equivalence test with the corrected variance at the practical ``tolerance``
+       (Schuirmann 1987) and the Bayesian correlated t (Corani & Benavoli 2015), on the
+       primary ``metric`` and one secondary metric; p-values Holm-adjusted within each test
+       over pairs, metrics and studies, intervals Bonferroni-simultaneous at 95% over the
+       same family. The naive paired t runs beside them as the contrast (invalid).
+    2. **The test-to-training size ratio** ``n_test / n_train`` of the corrected variance,
+       ``var = (1/n + n_test/n_train) S²`` (Nadeau & Bengio 2003): the recorded ``n_train`` /
+       ``n_test`` when the scores have them; else ``1/(k-1)`` with ``scheme='kfold'``; else
+       ``ratio`` (``p/(1-p)`` for a hold-out test share ``p``) with ``scheme='holdout'``.
+       With none of these (``scheme=None`` and no sizes) the tests that need the ratio are
+       **skipped** and say why — never run on a guessed ``1/(k-1)`` — and so are the 5x2cv
+       tests, which assume 2-fold CV, and the naive t.
+    3. **Across studies** (three or more studies with a score for every model), the study
+       means give the Friedman test with the Iman–Davenport F and the Nemenyi critical
+       difference (Demšar 2006); with five or more, the hierarchical model of the fold
+       scores (Corani et al. 2017) and the Bayesian signed-rank test on the study means
+       (Benavoli et al. 2014, 2017) for the best model against the runner-up, as in
+       :func:`audit`.
+
+    **The light** (``verdict.level``), as in :func:`audit` and the audit's "The lights": a
+    pair in a study is *decided* when the headline test of the study's design shows a
+    difference or the TOST shows equivalence within ±``tolerance`` (both Holm-adjusted at
+    alpha = 0.05); ``'good'`` (green) when every pair in every study is decided, ``'warn'``
+    (amber) when one is not — and when the tests within studies were skipped (unknown
+    scheme): the comparison across studies is reported but compares mean ranks, not every
+    pair, so it does not earn a green light. Never ``'bad'``: a difference between models is
+    not a failure. The key number is best − runner-up (ranked by mean primary score over
+    all studies) with its simultaneous interval, from the study where that pair's Holm
+    p-value is largest when there are several.
+
+    **The tolerance** of the primary metric is ``tolerance``, else 0.01 for a score on a 0–1
+    scale (R², ROC AUC, accuracy, balanced accuracy, error rate); an error in the outcome's
+    units (MAE, RMSE, MSE, log loss) has no default without the outcome's SD, which scores do
+    not carry: equivalence is then not tested for it (the Bayesian rows use a zero-width
+    region), and the verdict says so.
+
+    Parameters
+    ----------
+    scores : Scores, DataFrame or RunResult
+        Columns ``study, model, repeat, fold, metric, value`` and optionally ``n_train,
+        n_test``.
+    metric : str, optional
+        The primary metric. Default: the first of roc_auc, balanced_accuracy, accuracy, r2,
+        error_rate, log_loss, brier, rmse, mse, mae in the scores.
+    scheme : {'kfold', 'holdout', 'recorded'} or None
+        How the scores were made where they do not record the sizes: ``'kfold'`` (each
+        repeat splits the rows into k folds) or ``'holdout'`` (with ``ratio``). None or
+        ``'recorded'``: from the recorded sizes, else unknown (the tests that need the ratio
+        are skipped). Recorded sizes always take precedence.
+    ratio : float, optional
+        ``n_test / n_train`` of a hold-out scheme.
+    tolerance : float, optional
+        The practical tolerance on the primary metric, in its units (see above).
+    random_state : None, int or numpy.random.Generator
+        Root of the Bayesian tests' posterior draws across studies.
+
+    Returns
+    -------
+    ComparisonAudit
+        With ``entry='scores'``, ``ratio``, ``ratio_source`` and ``skipped``; ``rows_used``
+        and ``n_rows`` are None.
+
+    Raises
+    ------
+    ParameterError
+        An unknown ``metric`` or ``scheme``, ``scheme='holdout'`` without ``ratio``, a bad
+        ``ratio`` or ``tolerance``.
+    NotApplicableError
+        The scores of the primary metric hold one model.
+    DataError
+        Two models were not scored on the same splits.
+
+    See Also
+    --------
+    audit : The same comparison, fitting the models on a dataset.
+    compare_scores : The tests of every pair, with every option.
+    replikit.experiment.scores_from_predictions : Scores from out-of-fold predictions.
+
+    References
+    ----------
+    {refs:gardner2017,nadeau2003,bouckaert2004,corani2015,holm1979,demsar2006,benavoli2014,benavoli2017,corani2017}
+
+    Examples
+    --------
+    >>> from replikit.data.examples import score_export
+    >>> from replikit.data.foreign import read_scores
+    >>> res = audit_scores(read_scores(score_export("weka")))
+    >>> res.ratio_source, res.headline_test, res.metrics
+    ('the recorded training and test set sizes', 'corrected_repeated_kfold_t', ('roc_auc', 'accuracy'))
+    >>> res.verdict.level in ("good", "warn")
+    True
+    """
+    from .api import primary_test
+
+    scores, names, metric, metrics, scheme, ratio, given = _scores_iv(scores, metric, scheme,
+                                                                      ratio, tolerance)
+    root = root_seed_sequence(random_state)
+    f = scores.frame
+    designs = _designs(f, metric)
+    studies = list(designs)
+    skipped: dict = {}
+    if _sizes_recorded(f, metrics):
+        ratio, source = None, "the recorded training and test set sizes"
+    elif scheme == "kfold":
+        ks = {k for _, k in designs.values()}
+        if min(ks) < 2:
+            raise DataError("`scheme='kfold'`: a study's scores have one fold per repeat; "
+                            "k-fold CV has two or more.")
+        ratio = 1.0 / (ks.pop() - 1) if len(ks) == 1 else None
+        source = ("1/(k-1) for the stated k-fold CV" + ("" if ratio is not None else
+                                                         " (k of each study)"))
+    elif scheme == "holdout":
+        source = f"n_test/n_train = {number(ratio)} as stated for the hold-out scheme"
+    else:
+        ratio, source = None, "unknown"
+        skipped[_NO_RATIO_TESTS] = (
+            "the scores do not record the training and test set sizes and the scheme is not "
+            "stated, so the test-to-training size ratio of the corrected variance is unknown; "
+            "they are skipped, not run on a guessed 1/(k-1) (give `scheme='kfold'`, or "
+            "`scheme='holdout'` with `ratio`)")
+    tol = {m: (0.01 if m in _UNIT_SCORES else 0.0) for m in metrics}
+    if given is not None:
+        tol[metric] = given
+    no_tolerance = [m for m in metrics if tol[m] == 0]
+    heads = {s: primary_test(r, k) for s, (r, k) in designs.items()}
+    j = _judge(scores, names=names, metric=metric, metrics=metrics,
+               tests=None if skipped else "recommended", tolerance=tol, head=heads,
+               study_scores=scores, root=root, ratio=ratio)
+    label = _label(metric)
+    r0, k0 = designs[studies[0]]
+    scheme_text = "5x2" if (r0, k0) == (5, 2) else f"{k0}x{r0}"
+    same = len(set(designs.values())) == 1
+    notes = [f"per-fold scores of {number(len(names))} models in {number(len(studies))} "
+             f"stud{'y' if len(studies) == 1 else 'ies'}"
+             + (f", {r0} repeat{'s' if r0 != 1 else ''} of {k0}-fold resampling each."
+                if same else ": " + "; ".join(f"{s} {r} x {k}"
+                                              for s, (r, k) in designs.items()) + "."),
+             f"Test-to-training size ratio of the corrected variance: {source}."]
+    if j.table is not None:
+        notes.append(_tests_note(j.table, j.head_method,
+                                 "pairs x metrics x studies" if len(studies) > 1
+                                 else "pairs x metrics"))
+    for what, why in skipped.items():
+        notes.append(f"Skipped: {what}: {why}.")
+    for m in no_tolerance:
+        notes.append(f"No equivalence test on {_label(m)}: an error in the outcome's units has "
+                     "no default tolerance without the outcome's SD, which per-fold scores do "
+                     "not carry (give `tolerance`).")
+    if j.study_note:
+        notes.append(j.study_note)
+    if j.left_out:
+        notes.append("Left out of the comparison across studies: "
+                     + "; ".join(f"{s} ({r})" for s, r in j.left_out) + ".")
+    caveats = []
+    if any(r < 10 and (r, k) != (5, 2) and k >= 2 for r, k in designs.values()):
+        caveats.append(f"{r0} repeat{'s' if r0 != 1 else ''} of {k0}-fold CV instead of the "
+                       "10x10 of Gardner & Brooks (2017): more resampling noise, lower power"
+                       if same else "fewer than 10 repeats of the CV in some studies: lower "
+                       "power")
+    if scheme == "kfold" and not _sizes_recorded(f, metrics):
+        caveats.append("the sizes are not recorded: n_test/n_train = 1/(k-1) of equal folds, "
+                       "as the stated k-fold scheme implies")
+    if given is not None:
+        why = "the tolerance given"
+    elif metric in no_tolerance:
+        why = ("an error in the outcome's units: no default without the outcome's SD; "
+               "equivalence not tested")
+    else:
+        why = _tolerance_why(metric)
+    verdict = _verdict(j.frame, metric, label, j.head_id, j.best, j.runner_up, None, None,
+                       None, False, j.left_out, j.across, j.higher,
+                       None if metric in no_tolerance else tol[metric], why, caveats=caveats,
+                       skipped=next(iter(skipped.values()), None))
+    if skipped and j.nemenyi is not None:
+        fr = j.nemenyi.friedman
+        text = (f"{verdict.sentence} Across {number(len(j.study_table))} studies: Friedman "
+                f"{p_is(fr.pvalue)}, Iman-Davenport {p_is(fr.f_pvalue)}; Nemenyi critical "
+                f"difference {number(j.nemenyi.critical_distance)} mean ranks.")
+        import dataclasses
+
+        verdict = dataclasses.replace(verdict, sentence=text)
+    return ComparisonAudit(
+        verdict=verdict, primary_metric=metric, metric_label=label, metrics=tuple(metrics),
+        models=tuple(names), scheme=scheme_text, n_folds=k0, n_repeats=r0, stratified=False,
+        rows_used=None, n_rows=None, quick=False, alpha=ALPHA,
+        confidence_level=CONFIDENCE_LEVEL, simultaneous=j.table is not None,
+        tolerance=tol, headline_test=j.head_id, headline_method=j.head_method,
+        comparisons=j.frame, table=j.table, naive=j.naive,
+        naive_rejections=j.naive_rejections, valid_rejections=j.valid_rejections,
+        mean_scores=j.mean_scores, best=j.best, runner_up=j.runner_up, scores=scores,
+        study_table=j.study_table, nemenyi=j.nemenyi, studies_left_out=tuple(j.left_out),
+        across_studies=tuple(j.across), notes=tuple(notes), seconds_fits=0.0,
+        random_state_entropy=root.entropy, entry="scores", ratio=ratio, ratio_source=source,
+        skipped=skipped)
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """What :func:`_judge` finds: the tests of every pair and the comparison across studies."""
+
+    table: object
+    naive: object
+    frame: pd.DataFrame
+    head_id: str
+    head_method: str
+    mean_scores: pd.DataFrame
+    best: str
+    runner_up: str
+    higher: bool
+    valid_rejections: int
+    naive_rejections: int
+    study_table: pd.DataFrame | None
+    left_out: list
+    study_note: str | None
+    nemenyi: object | None
+    across: tuple
+
+
+def _empty_comparisons() -> pd.DataFrame:
+    import pandas as pd
+
+    from .api import _COLUMNS
+
+    frame = pd.DataFrame(columns=[*_COLUMNS, "headline"])
+    frame["headline"] = frame["headline"].astype(bool)
+    return frame
+
+
+def _judge(scores, *, names, metric, metrics, tests, tolerance, head, study_scores, root,
+           ratio=None) -> _Judged:
+    """The comparison after the fits, shared by :func:`audit` and :func:`audit_scores`.
+
+    ``tests``: the tests of :func:`compare_scores` (a list, or ``'recommended'``), or None when
+    no test within a study can run (the comparison across studies still does); ``tolerance``:
+    the practical tolerance per metric; ``head``: study -> the headline test's name (key None:
+    every study); ``ratio``: n_test / n_train when the scores do not record the sizes.
+    """
+    from .api import TEST_IDS, TESTS, compare_scores
+
+    f = scores.frame
+    if tests is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the naive t's ValidityWarning: it is shown as such
+            table = compare_scores(scores, metrics=metrics, tests=tests, tolerance=tolerance,
+                                   alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL,
+                                   simultaneous=True, ratio=ratio)
+            naive = compare_scores(scores, metrics=[metric], tests=["naive_paired_ttest"],
+                                   alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL)
+        frame = table.frame.copy()
+        naive_rejections = int(naive.frame["reject"].fillna(False).astype(bool).sum())
+    else:
+        table = naive = None
+        frame = _empty_comparisons()
+        naive_rejections = 0
+    if None in head:
+        head_ids = {None: TEST_IDS[head[None]]}
+        frame["headline"] = (frame["test"] == head_ids[None]).to_numpy(bool)
+    else:
+        head_ids = {s: TEST_IDS[t] for s, t in head.items()}
+        frame["headline"] = np.array([head_ids.get(s) == t for s, t in
+                                      zip(frame["study"], frame["test"], strict=True)], bool)
+    first = next(iter(head))
+    head_id = head_ids[first]
+    methods = frame.loc[frame["headline"], "method"]
+    head_method = (str(methods.iloc[0]) if len(methods) else
+                   "none (skipped)" if tests is None else TESTS[head[first]])
+
     mean_scores = (f.groupby(["model", "metric"], sort=False)["value"].mean().unstack("metric")
                    .reindex(index=[m for m in names if m in set(f["model"])], columns=metrics))
     higher = _higher_is_better(metric)
@@ -761,7 +1176,6 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
 
     primary_rows = frame[frame["headline"] & (frame["metric"] == metric)]
     valid_rejections = int(primary_rows["reject"].fillna(False).astype(bool).sum())
-    naive_rejections = int(naive.frame["reject"].fillna(False).astype(bool).sum())
 
     study_table, left_out, study_note = _study_table(study_scores, names, metric)
     nemenyi = None
@@ -772,24 +1186,9 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         nemenyi = nemenyi_test(study_table, alpha=ALPHA, higher_is_better=higher)
         across = _across_studies(study_scores, study_table, best, runner_up, metric,
                                  tolerance[metric], root)
-
-    label = _label(metric)
-    notes = _notes(plan, n, len(y), quick, table, head_method, study_note, left_out)
-    verdict = _verdict(frame, metric, label, head_id, best, runner_up, plan, n, len(y),
-                       quick, left_out, across, higher, tolerance[metric],
-                       "the tolerance given" if given is not None else _tolerance_why(metric))
-    return ComparisonAudit(
-        verdict=verdict, primary_metric=metric, metric_label=label, metrics=tuple(metrics),
-        models=tuple(names), scheme=plan.scheme, n_folds=plan.n_folds,
-        n_repeats=plan.n_repeats, stratified=plan.stratify, rows_used=int(len(y)),
-        n_rows=int(n), quick=quick, alpha=ALPHA, confidence_level=CONFIDENCE_LEVEL,
-        simultaneous=table.simultaneous, tolerance=tolerance, headline_test=head_id,
-        headline_method=head_method, comparisons=frame, table=table, naive=naive,
-        naive_rejections=naive_rejections, valid_rejections=valid_rejections,
-        mean_scores=mean_scores, best=best, runner_up=runner_up, scores=res.scores,
-        study_table=study_table, nemenyi=nemenyi, studies_left_out=tuple(left_out),
-        across_studies=tuple(across), notes=tuple(notes), seconds_fits=seconds_fits,
-        random_state_entropy=root.entropy)
+    return _Judged(table, naive, frame, head_id, head_method, mean_scores, best, runner_up,
+                   higher, valid_rejections, naive_rejections, study_table, left_out,
+                   study_note, nemenyi, tuple(across))
 
 
 def _across_studies(study_scores, study_table, best, runner_up, metric, tolerance,
@@ -845,6 +1244,19 @@ def _across_sentence(res, higher: bool) -> tuple[str, str | None]:
     return text + ": undecided across studies.", None
 
 
+def _tests_note(table, head_method, family: str = "pairs x metrics") -> str:
+    """How the tests were adjusted and the intervals made."""
+    fam = table.frame.dropna(subset=["pvalue"]).groupby("test").size()
+    m = int(fam.max()) if len(fam) else 0
+    return (f"Headline test: {head_method}; p-values Holm-adjusted within each test over "
+            f"{number(m)} comparison(s) ({family}); intervals "
+            f"Bonferroni-simultaneous, jointly at {percent(CONFIDENCE_LEVEL)} over the "
+            "same comparisons"
+            + (f" (each at {percent(1 - (1 - CONFIDENCE_LEVEL) / m, 4)})" if m > 1
+               else "")
+            + "; Bayesian rows: 95% credible intervals.")
+
+
 def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> list[str]:
     notes = []
     notes.append(f"all {number(n)} rows.")
@@ -856,15 +1268,7 @@ def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> li
         design += (f"; {plan.n_folds} folds because the rarest class has {plan.min_class} "
                    "rows")
     notes.append(design + ".")
-    fam = table.frame.dropna(subset=["pvalue"]).groupby("test").size()
-    m = int(fam.max()) if len(fam) else 0
-    notes.append(f"Headline test: {head_method}; p-values Holm-adjusted within each test over "
-                 f"{number(m)} comparison(s) (pairs x metrics); intervals "
-                 f"Bonferroni-simultaneous, jointly at {percent(CONFIDENCE_LEVEL)} over the "
-                 "same comparisons"
-                 + (f" (each at {percent(1 - (1 - CONFIDENCE_LEVEL) / m, 4)})" if m > 1
-                    else "")
-                 + "; Bayesian rows: 95% credible intervals.")
+    notes.append(_tests_note(table, head_method))
     if study_note:
         notes.append(study_note)
     if left_out:
@@ -876,7 +1280,12 @@ def _notes(plan, n, used, quick, table, head_method, study_note, left_out) -> li
 _PAIRS_LISTED = 3  # up to this many pairs the verdict names each; beyond, it groups by winner
 
 
-def _grouped(main, rejected) -> list[str]:
+def _where(r, by_study: bool) -> str:
+    """`` in <study>`` when the comparisons span several studies."""
+    return f" in {r.study}" if by_study else ""
+
+
+def _grouped(main, rejected, by_study: bool = False) -> list[str]:
     """``'lr beats knn and dummy'`` per winning model, from the headline rows that reject."""
     wins: dict[str, list[str]] = {}
     for r, rej in zip(main.itertuples(), rejected, strict=True):
@@ -884,7 +1293,7 @@ def _grouped(main, rejected) -> list[str]:
             continue
         winner = str(r.conclusion).rsplit(" better", 1)[0]
         loser = r.b if winner == r.a else r.a
-        wins.setdefault(winner, []).append(str(loser))
+        wins.setdefault(winner, []).append(str(loser) + _where(r, by_study))
     out = []
     for winner, losers in wins.items():
         beaten = losers[0] if len(losers) == 1 else ", ".join(losers[:-1]) + " and " + losers[-1]
@@ -917,14 +1326,8 @@ def _names(pairs: list[str]) -> str:
     return pairs[0] if len(pairs) == 1 else ", ".join(pairs[:-1]) + " and " + pairs[-1]
 
 
-def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quick,
-             left_out, across=(), higher=True, tolerance=0.01,
-             tolerance_why="the default: one point on a 0–1 score") -> Verdict:
-    """One sentence about the primary metric: each pair once, decided (a difference shown by
-    the headline test, or equivalence within ±tolerance shown by the TOST) or undecided."""
-    import pandas as pd
-
-    main = frame[frame["headline"] & (frame["metric"] == metric)]
+def _plan_caveats(plan, n, quick) -> list[str]:
+    """The caveats of the data entry's resampling design."""
     caveats = []
     if quick:
         caveats.append("quick mode: 5x2 CV, lower power than 10x10 CV (Gardner & Brooks "
@@ -935,27 +1338,63 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
         caveats.append(f"{plan.n_repeats} repeats of the CV instead of the paper's 10 (the "
                        f"audit's budget on {number(n)} rows; every row used): more resampling "
                        "noise")
-    tol_text = f"±{number(tolerance)} in {label} ({tolerance_why})"
-    if main.empty or main["pvalue_adjusted"].isna().all():
-        return Verdict(f"No test could be computed on {label} (every score was missing or "
-                       "constant).", label, "warn", caveats=tuple(caveats),
+    return caveats
+
+
+def _key(row, by_study: bool):
+    return (row.study, row.a, row.b) if by_study else (row.a, row.b)
+
+
+def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quick,
+             left_out, across=(), higher=True, tolerance=0.01,
+             tolerance_why="the default: one point on a 0–1 score", *, caveats=None,
+             skipped: str | None = None) -> Verdict:
+    """One sentence about the primary metric: each pair once, decided (a difference shown by
+    the headline test, or equivalence within ±tolerance shown by the TOST) or undecided.
+
+    ``plan``, ``n`` and ``quick`` give the data entry's caveats; the scores entry passes
+    ``plan=None`` and its own ``caveats``. With several studies each pair is named with its
+    study. ``tolerance=None``: no equivalence was tested (``tolerance_why`` says why).
+    ``skipped``: why no test within a study ran (the light is then amber).
+    """
+    import pandas as pd
+
+    main = frame[frame["headline"] & (frame["metric"] == metric)]
+    caveats = list(caveats or []) if plan is None else _plan_caveats(plan, n, quick)
+    by_study = "study" in main.columns and main["study"].nunique() > 1
+    tol_text = (f"±{number(tolerance)} in {label} ({tolerance_why})" if tolerance is not None
+                else f"no tolerance in {label} ({tolerance_why})")
+    if skipped is not None or main.empty or main["pvalue_adjusted"].isna().all():
+        parts = [f"No pair could be tested within a study on {label}: {skipped}."
+                 if skipped is not None else
+                 f"No test could be computed on {label} (every score was missing or "
+                 "constant)."]
+        for res in across[:1] if skipped is not None else ():
+            sentence, caveat = _across_sentence(res, higher)
+            parts.append(sentence)
+            if caveat:
+                caveats.append(caveat)
+        return Verdict(" ".join(parts), label, "warn", caveats=tuple(caveats),
                        label=f"best minus runner-up, {label}",
                        tolerance=f"judged against {tol_text}: no interval could be computed")
     head_name = test_name(head_id)
     rejected = main["reject"].fillna(False).astype(bool).to_numpy()
     tost = frame[(frame["test"] == "equivalence_tost") & (frame["metric"] == metric)]
-    tost_rej = {(r.a, r.b): (bool(r.reject) if pd.notna(r.reject) else False, r.pvalue_adjusted)
+    tost_rej = {_key(r, by_study): (bool(r.reject) if pd.notna(r.reject) else False,
+                                    r.pvalue_adjusted)
                 for r in tost.itertuples()}
-    equivalent = np.array([(not rej) and tost_rej.get((r.a, r.b), (False, None))[0]
+    equivalent = np.array([(not rej) and tost_rej.get(_key(r, by_study), (False, None))[0]
                            for r, rej in zip(main.itertuples(), rejected, strict=True)],
                           dtype=bool)
     level = str(_light(rejected, equivalent))
-    found = [f"{r.conclusion} ({r.a} vs {r.b}, {p_is(r.pvalue_adjusted, 'Holm p')})"
+    found = [f"{r.conclusion} ({r.a} vs {r.b}{_where(r, by_study)}, "
+             f"{p_is(r.pvalue_adjusted, 'Holm p')})"
              for r, rej in zip(main.itertuples(), rejected, strict=True) if rej]
-    equiv = [f"{r.a} vs {r.b}" for r, eq in zip(main.itertuples(), equivalent, strict=True)
-             if eq]
-    open_ = [f"{r.a} vs {r.b}" for r, rej, eq in zip(main.itertuples(), rejected, equivalent,
-                                                      strict=True) if not (rej or eq)]
+    equiv = [f"{r.a} vs {r.b}{_where(r, by_study)}"
+             for r, eq in zip(main.itertuples(), equivalent, strict=True) if eq]
+    open_ = [f"{r.a} vs {r.b}{_where(r, by_study)}"
+             for r, rej, eq in zip(main.itertuples(), rejected, equivalent, strict=True)
+             if not (rej or eq)]
     how = f"Holm-adjusted, alpha = {number(ALPHA)}"
     parts = []
     if len(main) > _PAIRS_LISTED:  # many pairs: by winner, so the sentence stays readable
@@ -963,7 +1402,8 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
             worst = float(main.loc[rejected, "pvalue_adjusted"].max())
             bound = f"≤ {pvalue(worst)}" if worst >= 0.001 else "< 0.001"
             parts.append(f"On {label} ({head_name}, {how}): "
-                         + "; ".join(_grouped(main, rejected)) + f" (Holm p {bound}).")
+                         + "; ".join(_grouped(main, rejected, by_study))
+                         + f" (Holm p {bound}).")
     elif found:
         parts.append(f"On {label} ({head_name}): " + "; ".join(found) + ".")
     if equiv:
@@ -975,14 +1415,17 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
                  else f"{number(len(open_))} of {number(len(main))} pairs")
         parts.append(f"Undecided on {label}: {pairs} — neither a difference "
                      + ("" if found else f"({head_name}, {how}) ")
-                     + f"nor equivalence within ±{number(tolerance)} shown.")
+                     + (f"nor equivalence within ±{number(tolerance)} shown."
+                        if tolerance is not None else
+                        "shown, and equivalence not tested (no tolerance)."))
     # the other valid frequentist tests of the design (the combined F beside the 5x2cv t)
     others = frame[~frame["headline"] & frame["valid"] & (frame["test"] != _BAYES)
                    & (frame["test"] != "equivalence_tost") & (frame["metric"] == metric)]
-    head_reject = dict(zip(zip(main["a"], main["b"], strict=True), rejected, strict=True))
+    head_reject = {_key(r, by_study): rej
+                   for r, rej in zip(main.itertuples(), rejected, strict=True)}
     for _, g in others.groupby("test", sort=False):
-        differ = [f"{r.a} vs {r.b}" for r in g.itertuples()
-                  if pd.notna(r.reject) and bool(r.reject) != head_reject.get((r.a, r.b))]
+        differ = [f"{r.a} vs {r.b}{_where(r, by_study)}" for r in g.itertuples()
+                  if pd.notna(r.reject) and bool(r.reject) != head_reject.get(_key(r, by_study))]
         if differ:
             caveats.append(f"{g['method'].iloc[0]} decides otherwise on " + ", ".join(differ))
     if left_out:
@@ -993,12 +1436,18 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
     bound = "no interval for best − runner-up"
     row = main[((main["a"] == best) & (main["b"] == runner_up))
                | ((main["a"] == runner_up) & (main["b"] == best))]
+    in_study = ""
+    if by_study and len(row):  # the study where the pair is least clear: its largest Holm p
+        row = row.iloc[[int(np.argmax(row["pvalue_adjusted"].fillna(1.0).to_numpy(float)))]]
+        in_study = (f" in {row['study'].iloc[0]} (the largest Holm p of "
+                    f"{number(main['study'].nunique())} studies)")
     if len(row):
         r = row.iloc[0]
         sign = 1.0 if r["a"] == best else -1.0
         lo, hi = sign * float(r["ci_low"]), sign * float(r["ci_high"])
         estimate = sign * float(r["estimate"])
-        text = f"Best minus runner-up on {label}: {best} − {runner_up} = {number(estimate)}"
+        text = (f"Best minus runner-up on {label}{in_study}: {best} − {runner_up} = "
+                f"{number(estimate)}")
         if np.isfinite(lo) and np.isfinite(hi):
             ci_low, ci_high = min(lo, hi), max(lo, hi)
             ci = (f"simultaneous {percent(CONFIDENCE_LEVEL)} CI "
@@ -1034,4 +1483,6 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
             caveats.append(caveat)
     return Verdict(" ".join(parts), label, level, estimate=estimate, ci_low=ci_low,
                    ci_high=ci_high, caveats=tuple(caveats),
-                   label=f"best minus runner-up, {label}", tolerance=tolerance_words)
+                   label=f"best minus runner-up, {label}"
+                   + (f", {row['study'].iloc[0]}" if in_study else ""),
+                   tolerance=tolerance_words)

@@ -17,6 +17,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from .._format import number
+from .._format import pvalue as _p
 from ..errors import DataError, ParameterError
 from ..results import Result
 from ._words import fill_doc
@@ -30,6 +32,9 @@ MODEL_NAMES = ("model", "model_name", "learner", "learner_id", "classifier", "al
                "method", "flow", "estimator")
 #: Columns that say the table holds per-fold scores, not one value per model and dataset.
 FOLD_NAMES = ("fold", "repeat", "iteration", "run", "key_fold", "key_run", "split")
+
+#: Errors in the outcome's units: no default tolerance without the outcome's SD.
+_ERRORS = frozenset({"mae", "mse", "rmse", "log_loss"})
 
 SKIPPED_REASON = ("they need the fold scores of each model on each dataset, and a benchmark "
                   "table holds one value per model and dataset (give per-fold scores in the "
@@ -193,7 +198,15 @@ class BenchmarkComparison(Result):
         The direction of the scores.
     alpha, tolerance : float
         The significance level of the post hoc tests and the Bayesian test's practical
-        tolerance, in score units.
+        tolerance, in score units (0: no region of practical equivalence, equivalence not
+        tested).
+    metric : str
+        What the scores are (``'score'`` when the table does not say).
+    tolerance_why : str
+        Where the tolerance comes from, in words.
+    verdict : Verdict
+        Whether each pair of models is decided across datasets, and the light (see
+        :func:`compare_benchmark`).
 
     See Also
     --------
@@ -220,6 +233,8 @@ class BenchmarkComparison(Result):
     higher_is_better: bool = True
     alpha: float = 0.05
     tolerance: float = 0.01
+    metric: str = "score"
+    tolerance_why: str = "the default: one point on a 0–1 score"
 
     @property
     def title(self) -> str:
@@ -252,6 +267,113 @@ class BenchmarkComparison(Result):
                          "p_better": r["p_better"], "decision": r["decision"]})
         return pd.DataFrame(rows)
 
+    def decisions(self) -> pd.DataFrame:
+        """Each pair's decision across datasets, as the light reads it.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per pair: ``a, b, holm_pvalue, difference`` (the Wilcoxon signed-rank test
+            shows a difference: Holm-adjusted p <= alpha), ``p_worse, p_rope, p_better``
+            (Bayesian signed-rank test), ``bayes`` (``'better'``, ``'worse'``,
+            ``'equivalent'`` when that posterior probability is at least 0.95, else
+            ``'undecided'``; ``a`` against ``b``), ``decided`` and ``conclusion`` in words.
+        """
+        f = self.to_frame()
+        holm = f["holm_pvalue"].to_numpy(float)
+        differ = holm <= self.alpha
+        probs = f[["p_worse", "p_rope", "p_better"]].to_numpy(float)
+        best = np.argmax(probs, axis=1)
+        sure = probs.max(axis=1) >= 0.95
+        bayes = np.where(sure, np.array(["worse", "equivalent", "better"])[best], "undecided")
+        words = []
+        for r, dif, by in zip(f.itertuples(), differ, bayes, strict=True):
+            # a Wilcoxon difference points the way the mean ranks do
+            if by == "better" or (dif and by != "worse" and r.mean_rank_a < r.mean_rank_b):
+                words.append(f"{r.a} better")
+            elif by == "worse" or dif:
+                words.append(f"{r.b} better")
+            elif by == "equivalent":
+                words.append(f"equivalent within ±{number(self.tolerance)}")
+            else:
+                words.append("undecided")
+        return pd.DataFrame({"a": f["a"], "b": f["b"], "holm_pvalue": holm,
+                             "difference": differ, "p_worse": probs[:, 0],
+                             "p_rope": probs[:, 1], "p_better": probs[:, 2], "bayes": bayes,
+                             "decided": differ | sure, "conclusion": words})
+
+    @property
+    def best(self) -> tuple[str, str]:
+        """``(best, runner_up)``: the two best mean ranks (Friedman; 1 = best)."""
+        ranks = self.friedman.mean_ranks.sort_values(kind="stable")
+        return str(ranks.index[0]), str(ranks.index[1])
+
+    @property
+    def verdict(self):
+        """The light across datasets: is every pair of models decided?
+
+        A pair is **decided** when the Wilcoxon signed-rank test across datasets shows a
+        difference (Holm-adjusted p <= alpha; Demšar 2006), or the Bayesian signed-rank test
+        (Benavoli et al. 2014) puts at least 0.95 of its posterior on one region: practically
+        better, practically worse, or equivalent within ±tolerance. ``'good'`` when every pair
+        is decided, ``'warn'`` when one is not — the rule of the comparison within a dataset
+        (a difference or equivalence shown for every pair). Never ``'bad'``. The key number
+        is the best model minus the runner-up (by mean rank): the mean difference of their
+        scores over the datasets with its 95% t interval (datasets as the units).
+        """
+        from scipy import stats
+
+        from .._format import interval as _interval_text
+        from .._format import percent
+        from ..results import Verdict
+
+        dec = self.decisions()
+        best, second = self.best
+        d = (self.table[best] - self.table[second]).to_numpy(float)
+        n = d.size
+        est = float(d.mean())
+        se = float(d.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+        if np.isfinite(se) and se > 0:
+            lo, hi = stats.t.interval(0.95, n - 1, loc=est, scale=se)
+        else:
+            lo = hi = est
+        fr = self.friedman
+        label = self.metric
+        n_dec = int(dec["decided"].sum())
+        shown = [f"{c} ({a} vs {b})" for a, b, c, ok in zip(dec["a"], dec["b"],
+                                                            dec["conclusion"], dec["decided"],
+                                                            strict=True) if ok]
+        open_ = [f"{a} vs {b}" for a, b, ok in zip(dec["a"], dec["b"], dec["decided"],
+                                                    strict=True) if not ok]
+        parts = [f"Across {n} datasets (Friedman p = {_p(fr.pvalue)}, Iman–Davenport p = "
+                 f"{_p(fr.f_pvalue)}): {best} has the best mean rank "
+                 f"({number(float(fr.mean_ranks[best]))}), then {second} "
+                 f"({number(float(fr.mean_ranks[second]))})."]
+        if shown:
+            parts.append("Decided (Wilcoxon–Holm or Bayesian signed-rank >= 0.95): "
+                         + ("; ".join(shown) if len(shown) <= 4
+                            else f"{len(shown)} of {len(dec)} pairs") + ".")
+        if open_:
+            parts.append("Undecided: " + (", ".join(open_) if len(open_) <= 4 else
+                                          f"{len(open_)} of {len(dec)} pairs")
+                         + " — neither a difference nor "
+                         + (f"equivalence within ±{number(self.tolerance)}"
+                            if self.tolerance > 0 else "equivalence (not tested)")
+                         + " shown.")
+        ci = f"95% CI {_interval_text(float(lo), float(hi))}"
+        parts.append(f"{best} − {second} = {number(est)} on average ({ci}).")
+        caveats = []
+        if n < 5:
+            caveats.append(f"{n} datasets: the rank tests have little power")
+        tol = (f"±{number(self.tolerance)} in {label} ({self.tolerance_why})"
+               if self.tolerance > 0 else f"no tolerance in {label} ({self.tolerance_why})")
+        return Verdict(" ".join(parts), label, "good" if n_dec == len(dec) else "warn",
+                       estimate=est, ci_low=float(min(lo, hi)), ci_high=float(max(lo, hi)),
+                       caveats=tuple(caveats), label=f"best minus runner-up, {label}",
+                       tolerance=f"judged against {tol}: {n_dec} of {len(dec)} pairs "
+                                 f"decided; {best} − {second} {number(est)}, {ci} "
+                                 f"({percent(0.95)} t interval over datasets)")
+
     def __str__(self) -> str:
         f = self.friedman
         lines = [self.title,
@@ -269,8 +391,8 @@ class BenchmarkComparison(Result):
 @fill_doc()
 def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_column=None,
                       score_column=None, higher_is_better: bool = True, alpha: float = 0.05,
-                      tolerance: float = 0.01, n_resamples: int = 20_000,
-                      random_state=0) -> BenchmarkComparison:
+                      tolerance: float | None = None, n_resamples: int = 20_000,
+                      random_state=0, metric: str | None = None) -> BenchmarkComparison:
     """Compare models across datasets from a benchmark table (one score per model and dataset).
 
     Runs the Friedman test with the Nemenyi critical difference and pairwise Wilcoxon
@@ -291,16 +413,25 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
         False for errors and losses.
     alpha : float, default 0.05
         Significance level of the Nemenyi and Holm post hoc tests.
-    tolerance : float, default 0.01
+    tolerance : float, optional
         Half-width of the Bayesian test's region of practical equivalence, in score units.
+        Default: 0.01 (one point) when every score lies in [0, 1] and ``metric`` is not an
+        error in the outcome's units (mae, mse, rmse, log_loss); otherwise no default — 0, so
+        equivalence is not tested (the verdict says so).
     n_resamples : int, default 20000
         Posterior draws of each Bayesian test.
     random_state : int or numpy.random.Generator, default 0
         Seeds the Bayesian tests' draws.
+    metric : str, optional
+        What the scores are, for sentences (default: the score column, or ``'score'``).
 
     Returns
     -------
     BenchmarkComparison
+        Its ``verdict`` is green when every pair is decided across datasets: a difference
+        shown by the Wilcoxon signed-rank test (Holm-adjusted) or a Bayesian signed-rank
+        posterior of at least 0.95 for one region (better, worse, or equivalent within
+        ±tolerance); amber otherwise (:attr:`BenchmarkComparison.verdict`).
 
     See Also
     --------
@@ -339,6 +470,22 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
                         f"{wide.shape[1]} model(s) on {wide.shape[0]} dataset(s).")
     models = [str(m) for m in wide.columns]
     wide.columns = models
+    metric = str(metric or score_column or "score")
+    if tolerance is None:
+        values = wide.to_numpy(float)
+        unit = bool(((values >= 0) & (values <= 1)).all())
+        if unit and metric not in _ERRORS:
+            tolerance, why = 0.01, "the default: one point on a 0–1 score"
+        else:
+            tolerance, why = 0.0, ("no default for scores outside 0–1 or an error in the "
+                                   "outcome's units: equivalence not tested")
+    else:
+        why = "the tolerance given"
+        if isinstance(tolerance, bool) or not np.isfinite(float(tolerance)) \
+                or float(tolerance) < 0:
+            raise ParameterError(f"`tolerance` must be a number >= 0 in score units; got "
+                                 f"{tolerance!r}.")
+        tolerance = float(tolerance)
     for name, given in (("a", a), ("b", b)):
         if given is not None and given not in models:
             raise ParameterError(f"`{name}`: no model {given!r} in the table; models are "
@@ -363,4 +510,4 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
                                bayesian=pd.DataFrame(rows),
                                skipped={"corrected resampled tests": SKIPPED_REASON},
                                higher_is_better=higher_is_better, alpha=alpha,
-                               tolerance=tolerance)
+                               tolerance=tolerance, metric=metric, tolerance_why=why)

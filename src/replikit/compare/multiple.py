@@ -804,8 +804,7 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
                 zeros = np.flatnonzero(d == 0)
                 if zeros.size % 2:
                     used = np.delete(d, zeros[0])
-            res = stats.wilcoxon(used, zero_method=zm, alternative=alternative)
-            stat, p = float(res.statistic), float(res.pvalue)
+            stat, p = _wilcoxon(used, zm, alternative)
         rows.append({
             "a": names[i], "b": names[j], "n": int(d.size),
             "wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
@@ -817,6 +816,46 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
     out["pvalue_adjusted"] = adjust_pvalues(out["pvalue"].to_numpy(), correction=correction)
     out["significant"] = out["pvalue_adjusted"] <= alpha
     return out
+
+
+def _wilcoxon(d: np.ndarray, zero_method: str, alternative: str) -> tuple[float, float]:
+    """``(statistic, pvalue)`` of ``scipy.stats.wilcoxon(d, zero_method=..., alternative=...)``.
+
+    The same numbers, faster where scipy is slow: with ties or zeros and at most 13
+    differences, scipy's default enumerates all ``2**n`` sign flips with a permutation test
+    (about a second per test). Here the same exact null distribution of ``R+`` is counted
+    instead: the ranks of ``|d|`` do not change when signs flip, so ``R+`` is a constant (the
+    zero-split half of the zeros' ranks) plus the sum of a random subset of the non-zero
+    differences' mid-ranks — a convolution over the doubled (integer) ranks. Its p-value is
+    scipy's: the share of the ``2**n`` sign patterns at or beyond the observed ``R+``
+    (two-sided: twice the smaller tail, at most 1). Elsewhere scipy is called.
+    """
+    n = d.size
+    zeros = d == 0
+    absd = np.abs(d)
+    _, counts = np.unique(absd, return_counts=True)
+    if zero_method not in ("zsplit", "pratt") or n > 13 or not (
+            zeros.any() or (counts > 1).any()):
+        res = stats.wilcoxon(d, zero_method=zero_method, alternative=alternative)
+        return float(res.statistic), float(res.pvalue)
+    r = stats.rankdata(absd)
+    const = float(r[zeros].sum()) / 2 if zero_method == "zsplit" else 0.0
+    r_plus = float(r[d > 0].sum()) + const
+    r_minus = float(r[d < 0].sum()) + const
+    twice = np.rint(2 * r[~zeros]).astype(np.int64)
+    ways = np.zeros(int(twice.sum()) + 1, dtype=np.int64)  # sign patterns per 2 R+
+    ways[0] = 1
+    for t in twice:  # one convolution step per non-zero difference (at most 13; t >= 2)
+        ways[t:] = ways[t:] + ways[:-t].copy()
+    total = float(ways.sum())
+    null = const + np.arange(ways.size) / 2.0
+    gamma = abs(np.finfo(float).eps * 100 * r_plus)  # scipy's tolerance for equal values
+    less = float(ways[null <= r_plus + gamma].sum()) / total
+    greater = float(ways[null >= r_plus - gamma].sum()) / total
+    p = {"less": less, "greater": greater,
+         "two-sided": 2 * min(less, greater)}[alternative]
+    stat = min(r_plus, r_minus) if alternative == "two-sided" else r_plus
+    return float(stat), float(min(max(p, 0.0), 1.0))
 
 
 # ---------------------------------------------------------------------------------------------
