@@ -108,7 +108,7 @@ NOT_RESULTS = re.compile(
     r"^(Resubstitution|HoldOut|RepeatedKFold|LeaveOneOut|FiveByTwo|Bootstrap|LeaveOneStudyOut|"
     r"CrossStudy|StudyHoldOut|StudyPlan|SplitBlock|Split|StudySpec|PreparedStudy|RankingSample|"
     r"HoldOutCV|LabeledFolds|Scores|Predictions|TaskStore|MultiStudyData|Section|Paragraph|"
-    r"Callout|KeyValues|Table|Figure|SectionOutput|AuditContext|Paired|Example)$"
+    r"Callout|KeyValues|Table|Figure|SectionOutput|AuditContext|AuditInput|Paired|Example)$"
     r"|(Error|Warning|Scheme|Kernel|Utility|Method|Interval|Display)$")
 
 

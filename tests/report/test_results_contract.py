@@ -44,7 +44,17 @@ def _audit_report():
                      random_state=0, n_jobs=1)
 
 
-FACTORIES = {"AuditReport": _audit_report}
+@functools.cache
+def _audit():
+    import replikit
+
+    table = pd.DataFrame({"dataset": [f"d{i}" for i in range(6)],
+                          "a": [0.81, 0.77, 0.90, 0.66, 0.72, 0.85],
+                          "b": [0.79, 0.78, 0.88, 0.61, 0.70, 0.80]})
+    return replikit.audit(benchmark=table, sections=["overview", "compare"], random_state=0)
+
+
+FACTORIES = {"AuditReport": _audit_report, "Audit": _audit}
 
 
 @pytest.mark.parametrize("name", sorted(FACTORIES))

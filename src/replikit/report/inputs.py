@@ -484,6 +484,10 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
     if not ({"n", "se", "variance"} & set(frame.columns)):
         raise DataError("`estimates`: each study needs its sample size `n`, or a standard error "
                         "`se` or `variance`; none of these columns is present.")
+    if found[0] == "estimate" and not ({"se", "variance"} & set(frame.columns)):
+        raise DataError("`estimates`: a column named `estimate` holds an effect whose sampling "
+                        "variance replikit cannot derive from n; give `se` or `variance` (or "
+                        "name the column by its metric: r2, r, auc, accuracy).")
     labels = frame["study"].astype(str)
     if labels.duplicated().any():
         raise DataError(f"`estimates`: study {labels[labels.duplicated()].iloc[0]!r} appears "
