@@ -257,9 +257,10 @@ def _row_labels(frame: pd.DataFrame) -> list[str]:
     extra = [c for c in ("a", "b", "metric") if c in frame.columns]
     vary_pair = {"a", "b"} <= set(extra) and frame[["a", "b"]].drop_duplicates().shape[0] > 1
     vary_metric = "metric" in extra and frame["metric"].nunique() > 1
+    vary_study = "study" in frame.columns and frame["study"].nunique() > 1
     labels = []
     for _, row in frame.iterrows():
-        parts = []
+        parts = [str(row["study"])] if vary_study else []
         if vary_pair:
             parts.append(f"{row['a']} − {row['b']}")
         if vary_metric:
@@ -291,8 +292,8 @@ def plot_comparisons(table, *, ax=None, refline: float | None = 0.0,
     ----------
     table : pandas.DataFrame, ComparisonTable or ComparisonResult
         Columns ``test, estimate, ci_low, ci_high, valid`` and optionally ``pvalue``, ``a``,
-        ``b``, ``metric`` (the pair and the metric are added to the labels when they vary
-        between rows); or an object with ``to_frame()``.
+        ``b``, ``metric``, ``study`` (the study, the pair and the metric are added to the
+        labels when they vary between rows); or an object with ``to_frame()``.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure's axes when None.
     refline : float or None, default 0.0

@@ -4,6 +4,18 @@ The analysis is :func:`replikit.compare.audit` (every pair of models on the same
 repeated 10-fold CV on every row, the recommended tests Holm-adjusted across pairs and metrics with
 simultaneous intervals, the naive t as contrast, Friedman/Nemenyi across studies); this section
 hands it the report's primary metric and the shared per-study scores, and formats its result.
+
+The other entries:
+
+* ``scores`` — :func:`replikit.compare.audit_scores`, the same recipe after the fits, on the
+  per-fold scores (with the scheme the input states, so the tests that need the
+  test-to-training size ratio run on it or are skipped, never guessed);
+* ``predictions`` — the per-fold scores of the out-of-fold predictions
+  (:func:`replikit.experiment.scores_from_predictions`, shared with the other sections under
+  ``ctx.shared("predictions-scores", ...)``), then as ``scores``;
+* ``benchmark`` — :func:`replikit.compare.compare_benchmark` across datasets (Friedman /
+  Iman–Davenport, Nemenyi critical-difference diagram, Wilcoxon–Holm, Bayesian signed-rank),
+  its light from :attr:`~replikit.compare.BenchmarkComparison.verdict`.
 """
 
 from __future__ import annotations
@@ -178,12 +190,15 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
     show = frame[["a", "b", "metric", "test", "estimate", "ci_low", "ci_high", "ci_level",
                   "statistic", "df", "pvalue", "pvalue_adjusted", "conclusion"]].copy()
     show["test"] = frame["method"] + np.where(frame["headline"], " ★", "")
+    if "study" in frame.columns and frame["study"].nunique() > 1:
+        show.insert(0, "study", frame["study"].astype(str))
     return show.rename(columns={"pvalue_adjusted": "p (Holm)", "statistic": "t / F",
                                 "pvalue": "p (unadjusted)", "ci_low": "CI low (simult.)",
                                 "ci_high": "CI high (simult.)", "ci_level": "CI level"})
 
 
-def _cd_blocks(res) -> list:
+def _cd_blocks(res, how: str = "cross-validation within each study on every row, the scores "
+               "of the generalizability section") -> list:
     nem, label = res.nemenyi, res.metric_label
     fried = nem.friedman
     n_studies = len(res.study_table)
@@ -199,8 +214,7 @@ def _cd_blocks(res) -> list:
             " without a score for every model are left out.")
     return [
         Paragraph(
-            f"Across the {n_studies} studies, each model's {label} (cross-validation within "
-            "each study on every row, the scores of the generalizability section) is ranked "
+            f"Across the {n_studies} studies, each model's {label} ({how}) is ranked "
             "within each study. The Friedman test with the Iman–Davenport F "
             f"({f_text}) {sig} equal mean ranks; "
             "in the critical-difference diagram (Nemenyi test, alpha = "
@@ -248,8 +262,237 @@ def _bayes_blocks(res) -> list:
     ]
 
 
+# -- the other entries -------------------------------------------------------------------------
+
+def _scheme_options(source) -> dict:
+    """What the input states about its resampling, as :func:`replikit.compare.audit_scores`
+    reads it (nothing when unknown: the tests that need the ratio are then skipped)."""
+    if source.scheme == "holdout" and source.test_ratio is not None:
+        return {"scheme": "holdout", "ratio": source.test_ratio}
+    if source.scheme in ("kfold", "recorded"):
+        return {"scheme": source.scheme}
+    return {}
+
+
+def build_from_scores(ctx: AuditContext) -> SectionOutput:
+    """Per-fold scores: :func:`replikit.compare.audit_scores` with the scheme the input states."""
+    src = ctx.source
+    return _from_scores(ctx, src.scores, src.metric, "per-fold scores", _scheme_options(src))
+
+
+def build_from_predictions(ctx: AuditContext) -> SectionOutput:
+    """Out-of-fold predictions: their per-fold scores (shared with the other sections), then as
+    :func:`build_from_scores`. The sizes are known where the folds partition the rows."""
+    from ...experiment.scoring import primary_metric_of, scores_from_predictions
+
+    preds = ctx.source.predictions
+    scores = ctx.shared("predictions-scores", lambda: scores_from_predictions(preds))
+    metric = ctx.source.metric
+    if metric is None or metric not in set(scores.frame["metric"]):
+        metric = primary_metric_of(preds)
+    return _from_scores(ctx, scores, metric, "out-of-fold predictions (each fold scored from "
+                        "its predictions)", {})
+
+
+def _from_scores(ctx: AuditContext, scores, metric, what: str, options: dict) -> SectionOutput:
+    from ...compare import audit_scores
+
+    given = ctx.tolerance("compare")
+    t0 = time.perf_counter()
+    with ctx.stage("Model comparisons: tests on the per-fold scores", total=1) as advance:
+        res = audit_scores(scores, metric=metric, random_state=ctx.random_state,
+                           tolerance=None if given is None else given.of(1.0), **options)
+        advance(1)
+    blocks = _scores_blocks(res, what)
+    data = {"entry": ctx.entry, "scheme": res.scheme, "metrics": list(res.metrics),
+            "primary_metric": res.primary_metric, "tolerance": res.tolerance,
+            "alpha": res.alpha, "confidence_level": res.confidence_level,
+            "simultaneous": res.simultaneous, "headline_test": res.headline_test,
+            "ratio": res.ratio, "ratio_source": res.ratio_source,
+            "skipped": dict(res.skipped), "comparisons": res.comparisons,
+            "naive_rejections": res.naive_rejections,
+            "valid_rejections": res.valid_rejections, "verdict": res.verdict.to_dict(),
+            "notes": list(res.notes)}
+    if res.nemenyi is not None:
+        fried = res.nemenyi.friedman
+        data["across_studies"] = {
+            "n_studies": int(len(res.study_table)), "friedman_chi2": fried.statistic,
+            "friedman_pvalue": fried.pvalue, "iman_davenport_f": fried.f_statistic,
+            "iman_davenport_pvalue": fried.f_pvalue,
+            "critical_distance": res.nemenyi.critical_distance,
+            "mean_ranks": res.nemenyi.mean_ranks.to_dict(),
+            "table": res.study_table.reset_index(),
+            "studies_left_out": [s for s, _ in res.studies_left_out]}
+        if res.across_studies:
+            data["across_studies"]["bayesian"] = res.across_frame()
+    data["seconds"] = time.perf_counter() - t0
+    return SectionOutput(key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
+                         data=data)
+
+
+def _scores_blocks(res, what: str) -> list:
+    from ...experiment.metrics import metric_label
+
+    label = res.metric_label
+    level = f"{res.confidence_level:.0%}"
+    n_studies = int(res.scores.frame["study"].nunique())
+    tol = res.tolerance[res.primary_metric]
+    tol_words = (f"±{number(tol)} in {label}" if tol > 0 else
+                 f"none in {label} (an error in the outcome's units has no default without the "
+                 "outcome's SD: equivalence not tested)")
+    blocks = [
+        Paragraph(
+            "A table of mean scores does not say whether one model is better than another: the "
+            "differences may be noise of the resampling. From the "
+            f"{what}, every pair of models is compared within each study on the splits both "
+            "were scored on, with the tests Gardner & Brooks (2017) recommend for the design — "
+            "the corrected repeated k-fold CV t-test for r x k CV (variance "
+            "(1/n + n_test/n_train)·S², Nadeau & Bengio (2003); Bouckaert & Frank (2004)), "
+            "the corrected resampled t-test for repeated hold-out, the 5x2cv tests for 5x2 "
+            "CV — the TOST equivalence test with the same corrected variance (Schuirmann "
+            "(1987)) and the Bayesian correlated t-test (Corani & Benavoli (2015)). The "
+            f"test-to-training size ratio n_test/n_train comes from {res.ratio_source}"
+            + (" — unknown, so the tests that need it are skipped rather than run on a guess"
+               if res.skipped else "")
+            + ". P-values are Holm-adjusted (Holm (1979)) within each test across pairs, "
+            "metrics" + (" and studies" if n_studies > 1 else "") + f"; a difference counts "
+            f"at alpha = {number(res.alpha)} after the adjustment; the intervals are "
+            f"Bonferroni-simultaneous (jointly {level}). A pair is decided when a difference "
+            f"or equivalence within the tolerance ({tol_words}) is shown; the light is green "
+            "only when every pair in every study is decided."),
+        Callout(res.verdict.sentence, res.verdict.level),
+    ]
+    if res.verdict.caveats:
+        blocks.append(Paragraph("Caveats: " + "; ".join(res.verdict.caveats) + "."))
+    for test, why in res.skipped.items():
+        blocks.append(Callout(f"Skipped: {test}: {why}.", "warn"))
+    facts = {
+        "primary metric": label,
+        "entry": what,
+        "studies": str(n_studies),
+        "design": (f"{res.n_repeats} repeat(s) of {res.n_folds}-fold resampling"
+                   if res.scheme != "5x2" else "5x2 cross-validation"),
+        "test/train size ratio": res.ratio_source
+        + ("" if res.ratio is None else f" ({number(res.ratio)})"),
+        "metrics": ", ".join(metric_label(m) for m in res.metrics),
+        "tolerance": tol_words,
+    }
+    if res.table is not None:
+        facts["tests"] = ", ".join(dict.fromkeys(res.comparisons["method"]))
+        facts["headline test"] = res.headline_method
+        facts["naive paired t-test (invalid)"] = (
+            f"{res.naive_rejections} significant difference(s) on {label}, against "
+            f"{res.valid_rejections} with the headline test")
+    blocks.append(KeyValues(facts))
+    if res.table is not None:
+        blocks += [
+            *_headline_figure(res, level),
+            *[Figure(svg_inline(res.plot(metric=m).figure),
+                     f"{metric_label(m)}: mean difference a − b per study and pair with its "
+                     f"interval (simultaneous {level} confidence interval of each test; "
+                     f"{level} credible interval of the Bayesian test) and the Holm-adjusted "
+                     "p-value.")
+              for m in res.metrics],
+            Table(_display(res.comparisons), "Pairwise comparisons within each study. p (Holm) "
+                  "is adjusted across pairs, metrics and studies; the CI beside it is "
+                  f"simultaneous over the same comparisons (jointly {level}). ★ marks the "
+                  "headline test's rows."),
+        ]
+    if res.nemenyi is not None:
+        blocks += _cd_blocks(res, "its mean over the folds and repeats of that study")
+    else:
+        blocks.append(Paragraph("Across studies: " + (res.notes_about("Friedman") or
+                                                      "fewer than three studies.")))
+    blocks.append(Paragraph("What was done: " + " ".join(res.notes)))
+    return blocks
+
+
+def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
+    """A benchmark table: :func:`replikit.compare.compare_benchmark` across datasets, its light
+    from the result's verdict, the critical-difference diagram as the key figure."""
+    from ...compare import compare_benchmark
+    from ...compare.plots import plot_cd_diagram
+
+    src = ctx.source
+    given = ctx.tolerance("compare")
+    t0 = time.perf_counter()
+    with ctx.stage("Model comparisons across the benchmark's datasets", total=1) as advance:
+        res = compare_benchmark(src.benchmark, higher_is_better=bool(src.higher_is_better),
+                                tolerance=None if given is None else given.of(1.0),
+                                random_state=ctx.random_state, metric=str(src.metric))
+        advance(1)
+    verdict = res.verdict
+    fried, nem = res.friedman, res.nemenyi
+    n, k = res.table.shape
+    dec = res.decisions()
+    pairs = res.to_frame()
+    show = pd.DataFrame({
+        "a": pairs["a"], "b": pairs["b"], "mean rank a": pairs["mean_rank_a"],
+        "mean rank b": pairs["mean_rank_b"], "Nemenyi: differ": pairs["nemenyi_differs"],
+        "Wilcoxon p": pairs["wilcoxon_pvalue"], "p (Holm)": pairs["holm_pvalue"],
+        "P(a worse)": pairs["p_worse"], "P(equivalent)": pairs["p_rope"],
+        "P(a better)": pairs["p_better"], "conclusion": dec["conclusion"]})
+    ranks = fried.mean_ranks.sort_values(kind="stable")
+    rank_table = pd.DataFrame({"model": ranks.index.astype(str), "mean rank (1 = best)":
+                               ranks.to_numpy(), f"mean {res.metric}":
+                               res.table.mean().reindex(ranks.index).to_numpy()})
+    tol_words = (f"±{number(res.tolerance)} ({res.tolerance_why})" if res.tolerance > 0
+                 else f"none ({res.tolerance_why})")
+    direction = "higher" if res.higher_is_better else "lower"
+    blocks = [
+        Paragraph(
+            f"The benchmark table gives one {res.metric} per model and dataset ({k} models, "
+            f"{n} datasets; {direction} is better). The datasets are the units: each "
+            "model is ranked within each dataset; the Friedman test with the Iman–Davenport F "
+            "asks whether the mean ranks differ, the Nemenyi critical difference which pairs "
+            "do, and pairwise Wilcoxon signed-rank tests with Holm's adjustment test each "
+            "pair on the score differences (Demšar (2006)); the Bayesian signed-rank test "
+            "gives the posterior probability that one model is practically better, "
+            f"equivalent within the tolerance ({tol_words}) or worse (Benavoli et al. "
+            "(2014)). A pair is decided when the Wilcoxon–Holm test shows a difference "
+            f"(alpha = {number(res.alpha)}) or one Bayesian probability reaches 0.95; the "
+            "light is green only when every pair is decided. The corrected resampled tests "
+            f"are skipped: {res.skipped.get('corrected resampled tests', '')}."),
+        Callout(verdict.sentence, verdict.level),
+        Figure(svg_inline(plot_cd_diagram(nem).figure),
+               f"Critical-difference diagram of the mean ranks of {res.metric} over {n} "
+               f"datasets (Nemenyi, alpha = {number(res.alpha)}, critical difference "
+               f"{number(nem.critical_distance)}): models joined by a bar do not differ "
+               "significantly."),
+        KeyValues({
+            "datasets x models": f"{n} x {k}", "direction": f"{direction} is better",
+            "Friedman": f"χ² = {number(fried.statistic)}, p = {pvalue(fried.pvalue)}",
+            "Iman–Davenport": (f"F = {number(fried.f_statistic)}, p = "
+                               f"{pvalue(fried.f_pvalue)}" if np.isfinite(fried.f_statistic)
+                               else "F infinite: every dataset ranks the models alike"),
+            "Nemenyi critical difference": number(nem.critical_distance),
+            "tolerance": tol_words,
+            "pairs decided": f"{int(dec['decided'].sum())} of {len(dec)}"}),
+        Table(rank_table, "Mean ranks across datasets"),
+        Table(show, "Every pair across datasets: Nemenyi, Wilcoxon signed-rank (Holm-adjusted) "
+              "and the Bayesian signed-rank posterior (P(a worse/equivalent/better)), with "
+              "the decision the light reads."),
+    ]
+    if verdict.caveats:
+        blocks.insert(2, Paragraph("Caveats: " + "; ".join(verdict.caveats) + "."))
+    data = {"entry": "benchmark", "metric": res.metric, "higher_is_better": res.higher_is_better,
+            "n_datasets": n, "n_models": k, "alpha": res.alpha, "tolerance": res.tolerance,
+            "friedman_chi2": fried.statistic, "friedman_pvalue": fried.pvalue,
+            "iman_davenport_f": fried.f_statistic, "iman_davenport_pvalue": fried.f_pvalue,
+            "critical_distance": nem.critical_distance,
+            "mean_ranks": fried.mean_ranks.to_dict(), "pairs": pairs, "decisions": dec,
+            "skipped": dict(res.skipped), "verdict": verdict.to_dict(),
+            "seconds": time.perf_counter() - t0}
+    return SectionOutput(key=KEY, title=TITLE, summary=verdict.sentence, blocks=blocks,
+                         data=data)
+
+
 SECTION = Section(key=KEY, title=TITLE, order=20, build=build,
                   description="All pairs of models: corrected repeated k-fold t and Bayesian "
                               "correlated t on 10x10 CV, Holm-adjusted with simultaneous "
                               "intervals; Friedman/Nemenyi CD diagram across studies "
-                              "(Gardner & Brooks (2017)).")
+                              "(Gardner & Brooks (2017)).",
+                  entries={"scores": build_from_scores, "predictions": build_from_predictions,
+                           "benchmark": build_from_benchmark},
+                  needs="per-fold scores (--scores), out-of-fold predictions (--predictions), "
+                        "a benchmark table (--benchmark) or a data table (--data)")
