@@ -259,13 +259,14 @@ class CVSummary(Result):
         matplotlib.axes.Axes
         """
         from ..experiment.metrics import metric_label
-        from .plots import plot_error_estimates
+        from .plots import plot_interval_estimates
 
         f = self.primary()
-        ax = plot_error_estimates(f.assign(method=f["study"].astype(str))[
-            ["model", "method", "estimate", "ci_low", "ci_high"]], ax=ax)
-        ax.set_ylabel(f"estimated {LOSS_WORDS.get(self.metric, metric_label(self.metric))}")
-        return ax
+        words = LOSS_WORDS.get(self.metric, metric_label(self.metric))
+        return plot_interval_estimates(
+            f.assign(group=f["study"].astype(str))[["model", "group", "estimate", "ci_low",
+                                                    "ci_high"]],
+            xlabel=f"estimated {words} ({self.confidence_level:.0%} interval)", ax=ax)
 
     def __str__(self) -> str:
         cols = ["study", "model", "metric", "basis", "estimate", "ci_low", "ci_high",

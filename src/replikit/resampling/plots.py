@@ -7,7 +7,7 @@ import numpy as np
 from .._plotting import axes_or_new as _axes
 
 __all__ = ["plot_experiment_densities", "plot_error_estimates", "plot_method_estimates",
-           "gaussian_kde_1d"]
+           "plot_interval_estimates", "gaussian_kde_1d"]
 
 
 def gaussian_kde_1d(values, grid, *, bw_factor: float = 1.0) -> np.ndarray:
@@ -150,5 +150,50 @@ def plot_method_estimates(frame, *, loss: str = "", ax=None):
     words = {"zero_one": "misclassification rate", "squared": "mean squared error",
              "absolute": "mean absolute error", "log": "log loss"}
     ax.set_xlabel(f"estimated {words.get(loss, (loss + ' loss') if loss else 'error')}")
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_interval_estimates(frame, *, xlabel: str = "estimate", ax=None):
+    """Each model's estimate with its interval, one row per model, a marker per group (study):
+    a dot-and-whisker plot, so that scores far from zero (ROC AUC) keep their differences
+    visible. An estimate without an interval is drawn as a hollow marker.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``model``, ``group`` (e.g. the study), ``estimate``, ``ci_low``, ``ci_high``.
+    xlabel : str
+        The axis label.
+    ax : matplotlib Axes, optional
+        Where to draw; by default a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
+    """
+    models = list(dict.fromkeys(frame["model"]))
+    groups = list(dict.fromkeys(frame["group"]))
+    ax = _axes(ax, 6.5, 0.9 + 0.45 * len(models) * max(1, min(len(groups), 3)))
+    step = 0.7 / max(1, len(groups))
+    for j, group in enumerate(groups):
+        sub = frame[frame["group"] == group].set_index("model").reindex(models)
+        y = np.arange(len(models))[::-1] + (j - (len(groups) - 1) / 2) * step
+        est = sub["estimate"].to_numpy(float)
+        lo, hi = sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float)
+        has = np.isfinite(lo) & np.isfinite(hi)
+        err = np.stack([np.where(has, est - lo, 0.0), np.where(has, hi - est, 0.0)])
+        colour = f"C{j % 10}"
+        if has.any():
+            ax.errorbar(est[has], y[has], xerr=err[:, has], fmt="o", capsize=3,
+                        color=colour, label=str(group))
+        if (~has).any():
+            ax.plot(est[~has], y[~has], "o", mfc="none", color=colour,
+                    label=None if has.any() else f"{group} (no interval)")
+    ax.set_yticks(np.arange(len(models))[::-1], [str(m) for m in models])
+    ax.set_xlabel(xlabel)
+    if len(groups) > 1 or not np.isfinite(frame["ci_low"].to_numpy(float)).all():
+        ax.legend(fontsize=7, frameon=False, loc="best")
     ax.grid(axis="x", alpha=0.3)
     return ax

@@ -225,8 +225,8 @@ def _from_results(res, entry_label: str) -> SectionOutput:
     blocks += [
         Callout(verdict.sentence, verdict.level),
         Figure(svg_inline(res.plot().figure),
-               f"Estimated {metric_words} of each model, by study (bars: the 95% interval "
-               "where there is one; " + (
+               f"Estimated {metric_words} of each model, by study (whiskers: the 95% "
+               "interval where there is one, hollow markers where there is none; " + (
                    "corrected repeated-CV t)." if (primary["interval"] == "corrected_t").all()
                    else "the interval of each bar is named in the table).")),
         Table(table, "Estimates by study, model and metric, with what each interval is for"),
