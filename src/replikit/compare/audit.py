@@ -1019,8 +1019,9 @@ def audit_scores(scores, *, metric: str | None = None, scheme: str | None = None
         skipped[_NO_RATIO_TESTS] = (
             "the scores do not record the training and test set sizes and the scheme is not "
             "stated, so the test-to-training size ratio of the corrected variance is unknown; "
-            "they are skipped, not run on a guessed 1/(k-1) (give `scheme='kfold'`, or "
-            "`scheme='holdout'` with `ratio`)")
+            "they are skipped, not run on a guessed 1/(k-1) (state how the folds were made: "
+            "k-fold CV, `scheme='kfold'`, or repeated hold-out with its test share, "
+            "`test_fraction` in the audit, `ratio` = n_test/n_train here)")
     tol = {m: (0.01 if m in _UNIT_SCORES else 0.0) for m in metrics}
     if given is not None:
         tol[metric] = given
