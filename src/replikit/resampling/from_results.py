@@ -589,7 +589,8 @@ def _verdict(prim, best, key_study, metric, source, level) -> Verdict:
         if study == key_study:
             key = (model, r, how)
     model, r, how = key
-    lead = (f"Best mean {words} by study: " if len(parts) > 1 else f"Best mean {words}: ")
+    mean_words = words if words.startswith("mean ") else f"mean {words}"
+    lead = (f"Best {mean_words} by study: " if len(parts) > 1 else f"Best {mean_words}: ")
     sentence = lead + "; ".join(
         (f"study {s}: " if len(parts) > 1 else f"in study {s}, ") + t for s, t in parts) + "."
     if r["interval"] == "corrected_t":
@@ -604,7 +605,9 @@ def _verdict(prim, best, key_study, metric, source, level) -> Verdict:
     caveats.append("the best model is picked on these same scores, so its estimate leans "
                    "optimistic (selection)")
     kind = INTERVAL_LABELS[r["interval"]]
-    label = (f"{model}'s mean {how} {words}, study {key_study}"
+    what = (f"{mean_words} on the pooled out-of-fold rows" if r["basis"] == "rows" else
+            f"{how} {words}" if words.startswith("mean ") else f"mean {how} {words}")
+    label = (f"{model}'s {what}, study {key_study}"
              + (f", {pct} {kind} interval" if r["interval"] != "none" else
                 " (no interval)"))
     has = r["interval"] != "none"
@@ -759,7 +762,7 @@ def summarize_predictions(predictions, *, fold_scores=None, metric: str | None =
     ...                   "y_pred": np.concatenate([y + rng.normal(0, .5, 40), np.zeros(40)])})
     >>> res = summarize_predictions(p, task="regression")
     >>> res.best, res.verdict.label
-    ({'s': 'a'}, "a's mean 4-fold CV mean squared error, study s, 95% corrected repeated-CV t interval")
+    ({'s': 'a'}, "a's 4-fold CV mean squared error, study s, 95% corrected repeated-CV t interval")
     """
     import pandas as pd
 
