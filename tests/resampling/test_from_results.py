@@ -246,6 +246,9 @@ def test_audit_card_on_shipped_scores(tool, k):
     assert card["state"] == "info"
     assert card["ci_low"] < card["estimate"] < card["ci_high"]
     assert f"mean {k} ROC AUC, study" in card["label"]
+    # the first caveat gives the coverage measured for this kind of resampling
+    assert ("one 10-fold CV" if tool == "mlr3" else "for 10x10-fold CV") in card["caveat"]
+    assert "not simulated" not in card["caveat"]
 
 
 def test_audit_scores_without_scheme_say_what_to_supply():
@@ -268,6 +271,7 @@ def test_audit_card_on_predictions(run_predictions, tmp_path):
     assert card["state"] == "info"
     assert card["ci_low"] < card["estimate"] < card["ci_high"]
     assert card["label"].startswith("lr's mean 5x2-fold CV log loss")
+    assert "5x2-fold CV itself was not simulated" in card["caveat"]
     shipped = replikit.audit(predictions=entry_sample("predictions"), quick=True,
                              sections=["resampling"])
     assert _card(shipped)["state"] == "info"

@@ -549,19 +549,24 @@ def _summary(table, source, metric, scheme, level, notes) -> CVSummary:
                      tuple(notes), verdict)
 
 
-def _coverage_caveat(reps: int, folds: float) -> str:
-    """What the coverage study measured for this kind of resampling (docs/validity.md)."""
+def _coverage_caveat(reps: int, folds: float, splits: int) -> str:
+    """What the coverage study measured for the closest kind of resampling (docs/validity.md:
+    one 10-fold CV, 10x10-fold CV, 20 hold-out splits), and whether this one was simulated."""
     head = "the corrected t interval is a heuristic whose coverage depends on the setting: "
     if folds >= 2 and reps == 1:
-        return head + ("for one k-fold CV it covered 96-99% at 95% in our simulations "
-                       "(conservative: the interval is wider than it needs to be)")
-    if folds >= 2:
-        return head + ("for repeated k-fold CV it covered 90-92% at 95% with least squares "
-                       "(anti-conservative) and 96% with a nearest-centroid classifier in our "
-                       "simulations")
-    return head + ("for repeated hold-out it covered 92-93% at 95% with least squares "
-                   "(anti-conservative) and 95% with a nearest-centroid classifier in our "
-                   "simulations")
+        text, measured = ("for one 10-fold CV it covered 96-99% at 95% in our simulations "
+                          "(conservative: wider than it needs to be)"), round(folds) == 10
+    elif folds >= 2:
+        text, measured = ("for 10x10-fold CV it covered 90-92% at 95% with least squares "
+                          "(anti-conservative) and 96% with a nearest-centroid classifier in "
+                          "our simulations"), (reps, round(folds)) == (10, 10)
+    else:
+        text, measured = ("for 20 hold-out splits it covered 92-93% at 95% with least squares "
+                          "(anti-conservative) and 95% with a nearest-centroid classifier in "
+                          "our simulations"), splits == 20
+    if not measured:
+        text += f"; {describe_splits(reps, folds, splits)} itself was not simulated"
+    return head + text
 
 
 def _verdict(prim, best, key_study, metric, source, level) -> Verdict:
@@ -596,7 +601,8 @@ def _verdict(prim, best, key_study, metric, source, level) -> Verdict:
     if r["interval"] == "corrected_t":
         sentence += (f" The interval is for the {r['target']} (Nadeau & Bengio (2003)), "
                      "not for the one model fitted on all rows.")
-        caveats.append(_coverage_caveat(int(r["n_repeats"]), float(r["n_folds"])))
+        caveats.append(_coverage_caveat(int(r["n_repeats"]), float(r["n_folds"]),
+                                        int(r["n_splits"])))
     elif r["interval"] == "wald":
         caveats.append("the interval is the naive Wald one (rows treated as independent); it "
                        "can cover below its level (Bates, Hastie & Tibshirani 2024)")
