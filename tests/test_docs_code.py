@@ -185,6 +185,7 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
     sample_files(tmp_path)
     namespace: dict = {"__name__": f"docs_{page.stem}"}
+    failures = []  # every failing block and command of the page, not only the first
     for block in page_blocks(page):
         if not block.runs:
             continue
@@ -193,7 +194,7 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
             try:
                 exec(compile(block.code, where, "exec"), namespace)
             except Exception as exc:  # the message says which block of which page
-                pytest.fail(f"{where} fails: {type(exc).__name__}: {exc}")
+                failures.append(f"{where} fails: {type(exc).__name__}: {exc}")
             continue
         for step, args in block.commands():
             if step == "cat":
@@ -201,5 +202,7 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
                 continue
             code, printed = run_command(args)
             if code != 0:
-                pytest.fail(f"{where}: `replikit {shlex.join(args)}` exits with {code}:\n"
-                            f"{printed[-2000:]}")
+                failures.append(f"{where}: `replikit {shlex.join(args)}` exits with {code}: "
+                                + printed.strip()[-600:])
+    if failures:
+        pytest.fail("\n".join(failures))
