@@ -174,16 +174,25 @@ def test_block_tally(capsys):
     assert table.count("\n") == len(PAGES) + 2
 
 
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory):
+    """The sample files, written once for every page."""
+    where = tmp_path_factory.mktemp("samples")
+    sample_files(where)
+    return where
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", [p for p in PAGES if any(b.runs for b in page_blocks(p))],
                          ids=lambda p: p.name)
-def test_page_code_runs(page, tmp_path, monkeypatch):
+def test_page_code_runs(page, samples, tmp_path, monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
+    for path in samples.iterdir():
+        shutil.copy(path, tmp_path / path.name)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "120")
-    sample_files(tmp_path)
     namespace: dict = {"__name__": f"docs_{page.stem}"}
     failures = []  # every failing block and command of the page, not only the first
     for block in page_blocks(page):
@@ -206,3 +215,19 @@ def test_page_code_runs(page, tmp_path, monkeypatch):
                                 + printed.strip()[-600:])
     if failures:
         pytest.fail("\n".join(failures))
+
+
+def test_shell_blocks_parse_as_the_reader_types_them(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text(
+        "<!-- run: --quick -->\n```bash\nmake demo\nreplikit audit --data a.csv \\\n"
+        "    --target y   # a comment\n```\n\n"
+        "```console\n$ cat s.csv\nstudy,r2\nA,0.4\n$ replikit meta s.csv\nsome output\n```\n\n"
+        "<!-- not run: needs your file -->\n```sh\nreplikit audit --data mine.csv\n```\n"
+        "```text\nreplikit not a command\n```\n")
+    quick, console, skipped = page_blocks(page)
+    assert quick.commands() == [("replikit", ["audit", "--data", "a.csv", "--target", "y",
+                                              "--quick"])]
+    assert console.commands() == [("cat", ["s.csv", "study,r2\nA,0.4\n"]),
+                                  ("replikit", ["meta", "s.csv"])]
+    assert not skipped.runs and skipped.option == "needs your file"
