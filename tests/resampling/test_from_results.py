@@ -88,7 +88,7 @@ def test_weka_scores_use_recorded_sizes():
         assert row["estimate"] == pytest.approx(mean)
         assert row["se"] == pytest.approx(se)
         assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
-        assert row["n_splits"] == 100 and row["n_repeats"] == 10 and row["n_folds"] == 10
+        assert row["n_resamples"] == 100 and row["n_repeats"] == 10 and row["n_folds"] == 10
         assert row["interval"] == "corrected_t"
         assert "expected performance of the learner trained on" in row["target"]
     # the best model per study is the highest mean ROC AUC
@@ -135,7 +135,7 @@ def test_extra_factor_columns_split_the_groups():
                       "repeat": 0, "fold": np.tile(np.arange(10), 2), "metric": "accuracy",
                       "value": rng.uniform(0.7, 0.9, 20)})
     est = summarize_scores(f, scheme="kfold").to_frame()
-    assert list(est["tuning"]) == ["x", "y"] and list(est["n_splits"]) == [10, 10]
+    assert list(est["tuning"]) == ["x", "y"] and list(est["n_resamples"]) == [10, 10]
 
 
 @pytest.mark.parametrize("kwargs", [{"metric": "nope"}, {"scheme": "holdout"},
@@ -199,7 +199,7 @@ def test_fold_intervals_from_predictions(run_predictions):
         row = est[(est["study"] == "NWTS-3") & (est["model"] == "lr")
                   & (est["metric"] == metric) & (est["basis"] == "folds")].iloc[0]
         assert row["estimate"] == pytest.approx(per_fold.mean())
-        assert row["interval"] == "corrected_t" and row["n_splits"] == 10
+        assert row["interval"] == "corrected_t" and row["n_resamples"] == 10
         ratio = (sizes.mean()) / (n - sizes.mean())
         assert row["ratio"] == pytest.approx(ratio, rel=1e-3)
         assert row["ci_low"] == pytest.approx(_by_hand(per_fold, row["ratio"])[2])

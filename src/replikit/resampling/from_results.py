@@ -47,7 +47,7 @@ INTERVAL_LABELS = {"corrected_t": "corrected repeated-CV t", "wald": "naive Wald
 _SCHEMES = (None, "kfold", "holdout", "recorded")
 #: Columns of the estimates that are not part of a group's key.
 _NOT_KEYS = frozenset({"metric", "basis", "estimate", "se", "ci_low", "ci_high", "df",
-                       "interval", "target", "n_repeats", "n_folds", "n_splits", "n_rows",
+                       "interval", "target", "n_repeats", "n_folds", "n_resamples", "n_rows",
                        "n_train", "ratio", "ratio_source", "higher_is_better", "note"})
 
 
@@ -67,7 +67,7 @@ class CVInterval(Result):
         ``J - 1``.
     ratio : float
         ``n_test / n_train``.
-    n_splits : int
+    n_resamples : int
         J.
     confidence_level : float
         The level of ``ci_low``, ``ci_high``.
@@ -79,7 +79,7 @@ class CVInterval(Result):
     se: float
     df: float
     ratio: float
-    n_splits: int
+    n_resamples: int
     confidence_level: float
     ci_low: float
     ci_high: float
@@ -92,12 +92,12 @@ class CVInterval(Result):
         return wald_interval(self.estimate, self.se, level, df=self.df)
 
 
-def _corrected(mean, var, n_splits, ratio, level):
+def _corrected(mean, var, n_resamples, ratio, level):
     """Vectorised kernel: ``(se, df, low, high)`` of the corrected t (NaN where undefined)."""
     from scipy import stats
 
     mean, var = np.asarray(mean, float), np.asarray(var, float)
-    J = np.asarray(n_splits, float)
+    J = np.asarray(n_resamples, float)
     ratio = np.asarray(ratio, float)
     ok = (J >= 2) & np.isfinite(ratio) & np.isfinite(var)
     se = np.where(ok, np.sqrt(np.where(ok, (1.0 / np.maximum(J, 1) + ratio) * var, 0.0)),
@@ -135,7 +135,7 @@ def corrected_cv_interval(values, *, ratio: float,
     Returns
     -------
     CVInterval
-        ``estimate, se, df, ratio, n_splits, ci_low, ci_high``.
+        ``estimate, se, df, ratio, n_resamples, ci_low, ci_high``.
 
     Raises
     ------
@@ -187,7 +187,7 @@ class CVSummary(Result):
         ``ci_high``, ``df``, ``interval`` (``'corrected_t'``, ``'wald'`` or ``'none'``),
         ``basis`` (``'folds'``: the mean of the split scores; ``'rows'``: the pooled per-row
         loss), ``target`` (what the interval estimates, in words), ``n_repeats``,
-        ``n_folds``, ``n_splits`` (J), ``n_rows``, ``n_train``, ``ratio``, ``ratio_source``,
+        ``n_folds``, ``n_resamples`` (J), ``n_rows``, ``n_train``, ``ratio``, ``ratio_source``,
         ``higher_is_better``, ``note`` (why there is no interval).
     source : {'scores', 'predictions'}
         What the estimates were made from.
@@ -361,7 +361,7 @@ def _fold_table(frame: pd.DataFrame, keys: list[str], scheme, test_fraction,
 
     g = frame.groupby(keys, sort=False, dropna=False)
     out = g["value"].agg(estimate="mean", variance=lambda v: v.var(ddof=1),
-                         n_splits="count").reset_index()
+                         n_resamples="count").reset_index()
     out["n_repeats"] = g["repeat"].nunique().to_numpy()
     per_rep = frame.groupby([*keys, "repeat"], sort=False, dropna=False)["fold"].nunique()
     out["n_folds"] = per_rep.groupby(level=list(range(len(keys))), sort=False).mean().to_numpy()
@@ -394,9 +394,9 @@ def _fold_table(frame: pd.DataFrame, keys: list[str], scheme, test_fraction,
     out["n_train"] = n_train
     out["ratio"] = ratio
     out["ratio_source"] = source
-    se, df, lo, hi = _corrected(out["estimate"], out["variance"], out["n_splits"], ratio, level)
+    se, df, lo, hi = _corrected(out["estimate"], out["variance"], out["n_resamples"], ratio, level)
     out["se"], out["df"], out["ci_low"], out["ci_high"] = se, df, lo, hi
-    J = out["n_splits"].to_numpy()
+    J = out["n_resamples"].to_numpy()
     notes = np.where(
         J < 2, "one split: no spread across splits to build an interval from",
         np.where(np.isfinite(ratio), "",
@@ -523,7 +523,7 @@ def _finish(table: pd.DataFrame) -> pd.DataFrame:
     table["target"] = [_target(r) for _, r in table.iterrows()]
     first = [c for c in ("study", "model") if c in table.columns]
     rest = ["metric", "basis", "estimate", "se", "ci_low", "ci_high", "df", "interval",
-            "target", "n_repeats", "n_folds", "n_splits", "n_rows", "n_train", "ratio",
+            "target", "n_repeats", "n_folds", "n_resamples", "n_rows", "n_train", "ratio",
             "ratio_source", "higher_is_better", "note"]
     extra = [c for c in table.columns if c not in first and c not in rest]
     return table[[*first, *extra, *rest]].reset_index(drop=True)
@@ -583,7 +583,7 @@ def _verdict(prim, best, key_study, metric, source, level) -> Verdict:
         if isinstance(r, type(prim)):
             r = r.iloc[0]
         how = ("the pooled out-of-fold rows" if r["basis"] == "rows" else
-               describe_splits(int(r["n_repeats"]), float(r["n_folds"]), int(r["n_splits"])))
+               describe_splits(int(r["n_repeats"]), float(r["n_folds"]), int(r["n_resamples"])))
         if r["interval"] == "none":
             text = f"{model} {number(r['estimate'])} ({how}; no interval)"
         else:
@@ -602,7 +602,7 @@ def _verdict(prim, best, key_study, metric, source, level) -> Verdict:
         sentence += (f" The interval is for the {r['target']} (Nadeau & Bengio (2003)), "
                      "not for the one model fitted on all rows.")
         caveats.append(_coverage_caveat(int(r["n_repeats"]), float(r["n_folds"]),
-                                        int(r["n_splits"])))
+                                        int(r["n_resamples"])))
     elif r["interval"] == "wald":
         caveats.append("the interval is the naive Wald one (rows treated as independent); it "
                        "can cover below its level (Bates, Hastie & Tibshirani 2024)")
@@ -813,7 +813,7 @@ def summarize_predictions(predictions, *, fold_scores=None, metric: str | None =
                              "interval from")
         t["n_repeats"] = base.groupby(keys, sort=False)["repeat"].nunique().to_numpy()
         t["n_folds"] = np.nan
-        t["n_splits"] = np.nan
+        t["n_resamples"] = np.nan
         t["n_train"] = np.nan
         t["ratio"] = np.nan
         t["ratio_source"] = ""
@@ -839,7 +839,7 @@ def summarize_predictions(predictions, *, fold_scores=None, metric: str | None =
     ft["basis"] = "folds"
     ft["n_rows"] = np.nan
     ft.loc[ft["interval"] == "none", "note"] = np.where(
-        ft.loc[ft["interval"] == "none", "n_splits"] < 2,
+        ft.loc[ft["interval"] == "none", "n_resamples"] < 2,
         "one fold: no spread across folds",
         "the folds do not partition each repeat's rows (not k-fold predictions), so the "
         "training sizes are unknown")

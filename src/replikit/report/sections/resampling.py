@@ -160,7 +160,7 @@ def _how(row) -> str:
     if row["basis"] == "rows":
         return f"pooled rows ({row['n_rows']:,.0f})"
     return "mean of " + describe_splits(int(row["n_repeats"]), float(row["n_folds"]),
-                                        int(row["n_splits"]))
+                                        int(row["n_resamples"]))
 
 
 def _from_results(res, entry_label: str) -> SectionOutput:
@@ -244,7 +244,7 @@ def _from_results(res, entry_label: str) -> SectionOutput:
 
 
 _RESULT_COLUMNS = frozenset({"metric", "basis", "estimate", "se", "ci_low", "ci_high", "df",
-                             "interval", "target", "n_repeats", "n_folds", "n_splits",
+                             "interval", "target", "n_repeats", "n_folds", "n_resamples",
                              "n_rows", "n_train", "ratio", "ratio_source", "higher_is_better",
                              "note"})
 
