@@ -70,7 +70,7 @@ answers every question. `quick=True` is a preview with fewer resamples."""),
 example = nwtco()
 frame = example.X.assign(relapse=example.y, trial=example.study)
 data = replikit.audit(data=frame, target="relapse", study="trial", quick=True,
-                      sections=["overview", "resampling", "compare"])
+                      sections=["overview", "compare"])
 data"""),
     ("md", """## The report
 

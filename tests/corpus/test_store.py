@@ -341,11 +341,15 @@ def _soak(data, tmp_path, env, backend_args, kills, label):
 
 @pytest.mark.slow
 def test_soak_sigkills_lose_and_duplicate_nothing(data, tmp_path):
-    """>= 20 SIGKILLs (serial and joblib) at random moments, then a resume: the scores equal a
-    run without interruption, each task stored exactly once."""
+    """SIGKILLs (serial and joblib) at random moments, then a resume: the scores equal a run
+    without interruption, each task stored exactly once. The suite kills 8 serial and 4
+    joblib runs (about 50 s); ``REPLIKIT_SOAK_KILLS=14,8`` runs the full soak of 22 kills (about
+    150 s), as before a release."""
+    kills = [int(k) for k in os.environ.get("REPLIKIT_SOAK_KILLS", "8,4").split(",")]
     env = _env(tmp_path)
-    serial = _soak(data, tmp_path, env, (), 14, "serial")
-    joblib = _soak(data, tmp_path, env, ("--backend", "joblib", "--n-jobs", "2"), 8, "joblib")
+    serial = _soak(data, tmp_path, env, (), kills[0], "serial")
+    joblib = _soak(data, tmp_path, env, ("--backend", "joblib", "--n-jobs", "2"), kills[1],
+                   "joblib")
     clean = subprocess.run(_cmd(data, tmp_path / "clean.csv", tmp_path / "clean.duckdb",
                                 tmp_path / "clean.log", delay=0.0, scheme="10x6"), env=env,
                            capture_output=True, text=True)
@@ -354,7 +358,8 @@ def test_soak_sigkills_lose_and_duplicate_nothing(data, tmp_path):
     for _killed, committed, scores in (serial, joblib):
         assert committed == sorted(committed)  # a committed task is never lost
         assert scores == reference  # nothing lost, nothing duplicated (keys unique)
-    assert serial[0] >= 12 and joblib[0] >= 6 and serial[0] + joblib[0] >= 20
+    # a kill can come too late (the run finished first): most must land
+    assert serial[0] >= kills[0] - 2 and joblib[0] >= kills[1] - 2
     for label in ("serial", "joblib"):
         with duckdb.connect(str(tmp_path / f"{label}.duckdb"), read_only=True) as con:
             n_tasks = con.execute("select count(*) from replikit_tasks").fetchone()[0]

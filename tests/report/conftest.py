@@ -38,15 +38,28 @@ def binary_data() -> pd.DataFrame:
 @pytest.fixture(scope="session")
 def quick_reports(tmp_path_factory):
     """``{"hostile": path, "binary": path}`` of two quick reports' ``report.html``."""
+    import fcntl
+    import os
+
     from replikit.data.userdata import dataset_from_frame
     from replikit.report import run_audit
 
-    base = tmp_path_factory.mktemp("reports")
-    out = {}
-    ds = dataset_from_frame(hostile_data(), target="y", study="site", name="<i>hostile</i>")
-    run_audit(ds, base / "hostile", quick=True, random_state=0)
-    out["hostile"] = base / "hostile" / "report.html"
-    ds = dataset_from_frame(binary_data(), target="y", study="study", name="binary")
-    run_audit(ds, base / "binary", quick=True, random_state=0)
-    out["binary"] = base / "binary" / "report.html"
+    # under pytest-xdist the workers share one set (the run's common temporary directory; the
+    # first worker writes it under a lock, the others read it): the reports are bit-identical
+    # for the same random state, so it does not matter who writes them
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    base = root / "quick-reports"
+    base.mkdir(exist_ok=True)
+    out = {"hostile": base / "hostile" / "report.html", "binary": base / "binary" / "report.html"}
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (base / "done").exists():
+            ds = dataset_from_frame(hostile_data(), target="y", study="site",
+                                    name="<i>hostile</i>")
+            run_audit(ds, base / "hostile", quick=True, random_state=0, overwrite=True)
+            ds = dataset_from_frame(binary_data(), target="y", study="study", name="binary")
+            run_audit(ds, base / "binary", quick=True, random_state=0, overwrite=True)
+            (base / "done").touch()
     return out

@@ -367,11 +367,15 @@ SETTINGS = [(m, n, p, s) for m, n, p in (("ols", 100, 5), ("ols", 100, 20), ("ol
 
 @pytest.mark.slow
 def test_coverage_table_of_docs():
-    """The run tabled in docs/validity.md (2,000 datasets per setting, seed 7; ~2 minutes):
-    every coverage within 0.86-0.995 at 95%, single 10-fold CV always at or above 95%."""
+    """The run tabled in docs/validity.md on 800 datasets per setting (the table: 2,000, seed
+    7; set REPLIKIT_FULL_COVERAGE=1 for it): every coverage within 0.86-0.995 at 95%, single
+    10-fold CV at or above 94% (tabled 96-99%; Monte-Carlo SE 0.008 here)."""
+    import os
+
+    reps = 2000 if os.environ.get("REPLIKIT_FULL_COVERAGE") else 800
     for model, n, p, scheme in SETTINGS:
-        cov, mean, truth, mc = coverage(model, n, p, scheme, 2000, 7)
+        cov, mean, truth, mc = coverage(model, n, p, scheme, reps, 7)
         assert abs(mean - truth) < 4 * mc
         assert 0.86 <= cov <= 0.995, (model, n, p, scheme, cov)
         if scheme == ("kfold", 1, 10):
-            assert cov >= 0.95
+            assert cov >= (0.95 if reps == 2000 else 0.94)

@@ -74,6 +74,14 @@ def _example():
     return nwtco()
 
 
+def _cv_summary():
+    from replikit.data.examples import score_export
+    from replikit.data.foreign import read_scores
+    from replikit.resampling import summarize_scores
+
+    return summarize_scores(read_scores(score_export("weka")), metric="roc_auc")
+
+
 #: One small real instance of each public result type of these packages.
 FACTORIES = {
     "ErrorEstimate": lambda: _error_estimates()["kfold"],
@@ -83,12 +91,14 @@ FACTORIES = {
     "RunResult": _run_result,
     "FitPrediction": _fit_prediction,
     "Example": _example,
+    "CVSummary": _cv_summary,
 }
 
-#: Public functions of ``replikit.resampling`` that compute no statistical method: none (the
-#: four public functions — estimate_error, estimate_errors, audit, simulate_resampling — each
+#: Public functions of ``replikit.resampling`` that compute no statistical method (the others
 #: cite the papers they implement).
-NO_METHOD: dict[str, str] = {}
+NO_METHOD: dict[str, str] = {
+    "describe_splits": "words for a resampling design ('10x10-fold CV') from its counts",
+}
 
 
 @pytest.mark.parametrize("name", sorted(FACTORIES))

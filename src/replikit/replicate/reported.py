@@ -384,6 +384,21 @@ class ReportedAnalysis(Result):
         The conclusion.
     notes : tuple of str
         How each number was made.
+
+    See Also
+    --------
+    analyze_reported : Makes it.
+    effects_from_reported : The conversions it uses.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"study": ["orig", "rep1", "rep2"], "r2": [0.31, 0.25, 0.28],
+    ...                       "n": [400, 650, 520],
+    ...                       "role": ["original", "replication", "replication"]})
+    >>> res = analyze_reported(table)
+    >>> res.metric, res.verdict.level in ("good", "warn", "bad")
+    ('r2', True)
     """
 
     metric: str

@@ -73,6 +73,17 @@ class CVInterval(Result):
         The level of ``ci_low``, ``ci_high``.
     ci_low, ci_high : float
         The interval.
+
+    See Also
+    --------
+    corrected_cv_interval : Makes it.
+    summarize_scores : The intervals of every study and model of a Scores table.
+
+    Examples
+    --------
+    >>> ci = corrected_cv_interval([0.71, 0.74, 0.69, 0.73, 0.72], ratio=0.25)
+    >>> ci.n_resamples, ci.df, round(ci.estimate, 3)
+    (5, 4.0, 0.718)
     """
 
     estimate: float
@@ -142,6 +153,11 @@ def corrected_cv_interval(values, *, ratio: float,
     ParameterError
         Fewer than two scores, a score that is not finite, a negative ``ratio``.
 
+    See Also
+    --------
+    CVInterval : What is returned.
+    summarize_scores : The interval for every study and model of a Scores table.
+
     References
     ----------
     .. [1] Nadeau, C. & Bengio, Y. (2003). Inference for the generalization error. Machine
@@ -209,6 +225,14 @@ class CVSummary(Result):
     verdict : Verdict
         The best model's estimate with its interval, labelled; level ``'info'`` (an estimate
         with nothing to judge it against).
+
+    Examples
+    --------
+    >>> from replikit.data.examples import score_export
+    >>> from replikit.data.foreign import read_scores
+    >>> summary = summarize_scores(read_scores(score_export("weka")), metric="roc_auc")
+    >>> summary.scheme, sorted(summary.best)
+    ('recorded', ['nwtco-NWTS-3', 'nwtco-NWTS-4'])
 
     See Also
     --------
@@ -335,6 +359,10 @@ def describe_splits(reps: int, folds: float, splits: int) -> str:
     str
         ``'10-fold CV'``, ``'10x10-fold CV'`` (repeats x folds), ``'30 hold-out splits'`` (one
         test set per repeat) or ``'12 splits'``.
+
+    See Also
+    --------
+    summarize_scores : Names the resampling of each group with it.
 
     Examples
     --------
