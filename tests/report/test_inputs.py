@@ -144,3 +144,27 @@ def test_audit_to_dict_is_the_json_twin_and_save_keeps_what_exists(tmp_path):
 def test_models_only_go_with_data():
     with pytest.raises(ParameterError, match="`models` are fitted on `data`"):
         replikit.audit(benchmark=BENCHMARK, models="lr,rf")
+
+
+def test_a_mapped_measure_column_names_the_metric():
+    rng = np.random.default_rng(2)
+    f = pd.DataFrame({"dataset": np.repeat(["a", "b"], 10), "net": ["x", "y"] * 10,
+                      "split": np.tile(np.repeat(range(5), 2), 2),
+                      "accuracy": rng.uniform(0.7, 0.9, 20)})
+    entry = audit_input(scores=f, columns={"study": "dataset", "model": "net", "fold": "split",
+                                           "value": "accuracy"})
+    assert entry.metric == "accuracy" and entry.scores.metrics == ["accuracy"]
+
+
+def test_an_auc_with_class_sizes_is_an_estimate():
+    table = pd.DataFrame({"study": ["a", "b"], "auc": [0.78, 0.74], "n_pos": [40, 80],
+                          "n_neg": [160, 300], "role": ["original", "replication"]})
+    assert audit_input(estimates=table).metric == "auc"
+    with pytest.raises(DataError, match="`n_pos`"):
+        audit_input(estimates=table.drop(columns="n_neg"))
+
+
+def test_a_long_benchmark_names_its_score():
+    long = BENCHMARK.melt(id_vars="dataset", var_name="model", value_name="rmse")
+    entry = audit_input(benchmark=long, higher_is_better=False)
+    assert entry.metric == "rmse" and not entry.higher_is_better

@@ -345,8 +345,12 @@ class BenchmarkComparison(Result):
                                                             strict=True) if ok]
         open_ = [f"{a} vs {b}" for a, b, ok in zip(dec["a"], dec["b"], dec["decided"],
                                                     strict=True) if not ok]
-        parts = [f"Across {n} datasets (Friedman p = {_p(fr.pvalue)}, Iman–Davenport p = "
-                 f"{_p(fr.f_pvalue)}): {best} has the best mean rank "
+        def p_is(value) -> str:  # "p = 0.012" or "p < 0.001"
+            text = _p(value)
+            return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+        parts = [f"Across {n} datasets (Friedman {p_is(fr.pvalue)}, Iman–Davenport "
+                 f"{p_is(fr.f_pvalue)}): {best} has the best mean rank "
                  f"({number(float(fr.mean_ranks[best]))}), then {second} "
                  f"({number(float(fr.mean_ranks[second]))})."]
         if shown:

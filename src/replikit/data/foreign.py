@@ -203,6 +203,10 @@ def _mapped(frame: pd.DataFrame, columns: dict) -> tuple[pd.DataFrame, str]:
                         f"not have; found columns {list(map(str, frame.columns))}.")
     out = frame.rename(columns={v: k for k, v in columns.items()})
     shown = ", ".join(f"{k}={v}" for k, v in columns.items())
+    if "value" in columns and "metric" not in out.columns:
+        # one measure column mapped as the value (value=accuracy): its name is the metric
+        out["metric"] = str(columns["value"])
+        shown += f"; metric {columns['value']!r} (the value column's name)"
     return out, f"read with the column mapping {shown}"
 
 

@@ -204,7 +204,8 @@ def _scores_scheme(scores, layout: str, scheme, test_fraction) -> tuple[str | No
     if layout == "mlr3":
         return "kfold", "mlr3's k-fold resampling (cv, repeated_cv): n_test/n_train = 1/(k-1)"
     return None, ("the file does not say how the folds were made (no n_train/n_test columns); "
-                  "give `scheme='kfold'` or a `test_fraction` for the tests that need it")
+                  "state it with `scheme` (kfold) or `test_fraction` for the tests that need "
+                  "the test-to-training size ratio")
 
 
 def _primary(metrics: list[str], given: str | None, what: str) -> str:
@@ -453,6 +454,10 @@ def _benchmark_input(value, columns, higher_is_better, table) -> AuditInput:
         raise DataError(f"`benchmark`: the table holds {wide.shape[1]} model; the audit "
                         "compares two or more.")
     score = cols.get("score")
+    if score is None:  # a long table's one score column names the metric
+        numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
+                   and not pd.api.types.is_bool_dtype(frame[c]) and c not in set(wide.columns)]
+        score = str(numeric[0]) if len(numeric) == 1 else None
     hib = True if higher_is_better is None else bool(higher_is_better)
     return AuditInput("benchmark", name, benchmark=wide, metric=score or "score",
                       higher_is_better=hib,
@@ -481,9 +486,11 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
                         + ", ".join(ESTIMATE_COLUMNS) + "); found "
                         + (", ".join(found) if found else "none") + " among "
                         f"{list(map(str, frame.columns))}.")
-    if not ({"n", "se", "variance"} & set(frame.columns)):
-        raise DataError("`estimates`: each study needs its sample size `n`, or a standard error "
-                        "`se` or `variance`; none of these columns is present.")
+    cols = set(frame.columns)
+    if not (cols & {"n", "se", "variance"} or {"n_pos", "n_neg"} <= cols):
+        raise DataError("`estimates`: each study needs its sample size `n` (for an AUC: `n_pos` "
+                        "and `n_neg`, or `n` with `prevalence`), or a standard error `se` or "
+                        "`variance`; none of these columns is present.")
     if found[0] == "estimate" and not ({"se", "variance"} & set(frame.columns)):
         raise DataError("`estimates`: a column named `estimate` holds an effect whose sampling "
                         "variance replikit cannot derive from n; give `se` or `variance` (or "
