@@ -73,3 +73,13 @@ def test_estimates_entry_reports_the_original(cli, files, tmp_path):
     assert "original: orig" in err
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert report["sections"][0]["data"]["original"] == "orig"
+
+
+@pytest.mark.parametrize(("example", "entry"), [("mlr3", "scores"), ("demsar", "benchmark"),
+                                                ("estimates", "estimates")])
+def test_shipped_samples_audit_by_name(cli, tmp_path, example, entry):
+    code, out, err = cli("audit", "--example", example, "--sections", "overview",
+                         "--out", tmp_path / "o")
+    assert code == 0, err
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["meta"]["entry"] == entry

@@ -14,6 +14,7 @@ EXAMPLES = (
     "replikit audit --quick --open",
     "replikit audit --data survey.csv --target score --study year --out audit",
     "replikit audit --scores bmr_scores.csv --out audit-scores",
+    "replikit audit --example mlr3 --out audit-mlr3",
     "replikit audit --benchmark results_table.csv --lower-is-better",
     "replikit audit --estimates replications.csv --tolerance replicate=0.05",
 )
@@ -29,8 +30,10 @@ def audit(
     target: Annotated[str | None, typer.Option("--target", help="Outcome column.")] = None,
     study: StudyOpt = None,
     table: TableOpt = None,
-    example: Annotated[str, typer.Option("--example", help="Built-in dataset when --data is "
-                                         "not given: anes, nwtco or exam.")] = "anes",
+    example: Annotated[str, typer.Option("--example", help="Built-in input when no other is "
+                                         "given: a dataset (anes, nwtco, exam) or the shipped "
+                                         "sample of an entry (scores, mlr3, weka, predictions, "
+                                         "benchmark, demsar, estimates).")] = "anes",
     moderator: Annotated[list[str] | None, typer.Option(
         "--moderator", help="Study-level column for the replication section's meta-regression "
         "(repeat or comma-separate; default: columns constant within every study).")] = None,
@@ -179,6 +182,10 @@ _STATE_STYLES = {"good": "bold green", "warn": "bold yellow", "bad": "bold red",
                  "info": "bold cyan", "skipped": "dim"}
 
 
+#: The entry each shipped sample belongs to (``--example mlr3`` audits per-fold scores).
+_SAMPLE_ENTRY = {"mlr3": "scores", "weka": "scores", "demsar": "benchmark"}
+
+
 def _source(*, data, target, study, table, task, example, models, moderator, scores,
             predictions, benchmark, estimates, columns, n_folds, scheme, test_fraction, metric,
             lower_is_better, original):
@@ -205,13 +212,17 @@ def _source(*, data, target, study, table, task, example, models, moderator, sco
             raise ParameterError(f"`{extra[0]}` describes an input; give --data, --scores, "
                                  "--predictions, --benchmark or --estimates (without one, "
                                  "the built-in example is audited).")
-        from ..data.examples import EXAMPLES
+        from ..data.examples import ENTRY_SAMPLES, EXAMPLES, entry_sample
 
-        if example not in EXAMPLES:
-            raise ParameterError(f"`--example` must be one of {', '.join(EXAMPLES)}; got "
+        if example in EXAMPLES:
+            ds = example_dataset(example)
+            return AuditInput("data", ds.name, dataset=ds, task=ds.task)
+        if example not in ENTRY_SAMPLES:
+            raise ParameterError(f"`--example` must be a dataset ({', '.join(EXAMPLES)}) or "
+                                 f"the sample of an entry ({', '.join(ENTRY_SAMPLES)}); got "
                                  f"{example!r}.")
-        ds = example_dataset(example)
-        return AuditInput("data", ds.name, dataset=ds, task=ds.task)
+        entry = _SAMPLE_ENTRY.get(example, example)
+        return audit_input(**{entry: entry_sample(example)})
     flag = next(iter(given))
     if flag != "--data":
         wrong = [f for f, v in (("--models", models), ("--moderator", moderator),
