@@ -42,7 +42,7 @@ estimates"""),
 The ROC AUC of a logistic regression with 14 categorical encoders on 50 OpenML datasets
 (Matteucci, Arzamasov & Böhm, 2023). Datasets are the units: are the encoders' differences real
 across datasets, and would their ranking hold on new datasets?"""),
-    ("code", """benchmark = replikit.audit(benchmark=entry_sample("benchmark"), quick=True)
+    ("code", """benchmark = replikit.audit(benchmark=entry_sample("benchmark"), metric="roc_auc", quick=True)
 benchmark"""),
     ("md", """`to_frame()` has the same cards as a table, one row per question:"""),
     ("code", """benchmark.to_frame()[["section", "state", "label", "estimate", "ci_low", "ci_high"]]"""),

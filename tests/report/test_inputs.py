@@ -52,7 +52,7 @@ def test_scores_of_unknown_scheme_are_not_guessed():
 @pytest.mark.parametrize(("kwargs", "names"), [
     ({}, "exactly one"),
     ({"scores": "x.csv", "benchmark": "y.csv"}, "`scores`, `benchmark`"),
-    ({"benchmark": BENCHMARK, "metric": "auc"}, "`metric` does not apply to `benchmark`"),
+    ({"benchmark": BENCHMARK, "n_folds": 5}, "`n_folds` does not apply to `benchmark`"),
     ({"benchmark": BENCHMARK, "scheme": "folds"}, "`scheme` must be one of"),
     ({"benchmark": BENCHMARK, "test_fraction": 1.5}, "`test_fraction` must be"),
     ({"benchmark": BENCHMARK, "scheme": "holdout"}, "needs `test_fraction`"),
@@ -121,7 +121,7 @@ def test_sections_skipped_for_an_entry_name_what_to_supply():
     for key in ("resampling", "replicate"):
         section = next(s for s in discover_sections() if s.key == key)
         assert "benchmark" not in section.reads
-        assert "started from a benchmark table" in by_key[key].skipped
+        assert "Not answerable from a benchmark table" in by_key[key].skipped
         assert "(--" in by_key[key].advice  # the option that supplies it
     assert result.meta["entry"] == "benchmark" and result.meta["n_rows"] is None
 
@@ -168,3 +168,4 @@ def test_a_long_benchmark_names_its_score():
     long = BENCHMARK.melt(id_vars="dataset", var_name="model", value_name="rmse")
     entry = audit_input(benchmark=long, higher_is_better=False)
     assert entry.metric == "rmse" and not entry.higher_is_better
+    assert audit_input(benchmark=BENCHMARK, metric="roc_auc").metric == "roc_auc"  # wide

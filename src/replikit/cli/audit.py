@@ -91,7 +91,8 @@ def audit(
         "in each test set (implies --scheme holdout).")] = None,
     metric: Annotated[str | None, typer.Option(
         "--metric", help="With --scores or --predictions: the primary metric (default: ROC AUC, "
-        "balanced accuracy, accuracy or R², the first the input has).")] = None,
+        "balanced accuracy, accuracy or R², the first the input has); with --benchmark: the "
+        "name of its score (roc_auc, accuracy, rmse, ...).")] = None,
     lower_is_better: Annotated[bool, typer.Option(
         "--lower-is-better", help="With --benchmark: lower scores are better (errors, "
         "losses).")] = False,

@@ -72,7 +72,7 @@ def audit(data=None, *, target: str | None = None, study: str | None = None,
     test_fraction : float, optional
         The test share of a repeated hold-out scheme (implies ``scheme='holdout'``).
     metric : str, optional
-        The primary metric of scores or predictions.
+        The primary metric of scores or predictions; the name of a benchmark table's score.
     higher_is_better : bool, optional
         Direction of a benchmark's score (default True).
     original : str, optional

@@ -30,7 +30,7 @@ from ..results import Result, to_jsonable
 from .blocks import Callout, SectionOutput
 from .context import AuditContext, Progress, parse_tolerances
 from .fits import fit_log, fit_seconds
-from .inputs import ENTRIES, ENTRY_LABELS, AuditInput
+from .inputs import AuditInput
 from .preflight import preflight
 from .render import cited_keys, render_html, render_json
 from .sections import discover_sections
@@ -222,10 +222,8 @@ def _skipped_output(section, exc: BaseException) -> SectionOutput:
 
 def _not_for_entry(section, source) -> SectionOutput:
     """A section the audit's entry cannot feed: skipped, naming what to supply."""
-    reads = ", ".join(ENTRY_LABELS[e] for e in ENTRIES if e in section.reads)
     return SectionOutput(section.key, section.title,
-                         skipped=f"The audit started from {source.label} ({source.flag}); this "
-                                 f"section reads {reads}.",
+                         skipped=f"Not answerable from {source.label} ({source.flag}).",
                          advice=f"supply {section.needs}." if section.needs else
                          "audit a data table (--data) for this section.")
 

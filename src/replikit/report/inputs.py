@@ -262,7 +262,9 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
     test_fraction : float, optional
         Share of rows in each test set of a ``holdout`` scheme (implies it).
     metric : str, optional
-        The primary metric of scores or predictions.
+        The primary metric of scores or predictions; for a benchmark table, the name of its
+        score (``'roc_auc'``, ``'rmse'``: it sets the label and whether a default tolerance
+        applies).
     higher_is_better : bool, optional
         Direction of a benchmark's score (default: higher is better).
     original : str, optional
@@ -315,7 +317,7 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
     if kind == "predictions":
         return _predictions_input(value, columns, study, metric, task, table)
     if kind == "benchmark":
-        return _benchmark_input(value, columns, higher_is_better, table)
+        return _benchmark_input(value, columns, higher_is_better, metric, table)
     return _estimates_input(value, columns, original, table)
 
 
@@ -324,7 +326,7 @@ _OPTIONS = {
     "data": {"target", "task"},
     "scores": {"n_folds", "scheme", "metric"},
     "predictions": {"metric", "task"},
-    "benchmark": {"higher_is_better"},
+    "benchmark": {"higher_is_better", "metric"},
     "estimates": {"original"},
 }
 
@@ -439,7 +441,7 @@ def _prediction_task(frame: pd.DataFrame) -> str:
     return "classification" if whole and len(values) <= 10 else "regression"
 
 
-def _benchmark_input(value, columns, higher_is_better, table) -> AuditInput:
+def _benchmark_input(value, columns, higher_is_better, metric, table) -> AuditInput:
     from ..compare import read_benchmark
 
     frame, name = _frame(value, "benchmark", table)
@@ -453,7 +455,7 @@ def _benchmark_input(value, columns, higher_is_better, table) -> AuditInput:
     if wide.shape[1] < 2:
         raise DataError(f"`benchmark`: the table holds {wide.shape[1]} model; the audit "
                         "compares two or more.")
-    score = cols.get("score")
+    score = metric or cols.get("score")
     if score is None:  # a long table's one score column names the metric
         numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
                    and not pd.api.types.is_bool_dtype(frame[c]) and c not in set(wide.columns)]
