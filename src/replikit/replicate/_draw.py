@@ -82,9 +82,20 @@ def forest(ax, *, labels, y, lo, hi, weights, estimate: float, ci, pi, model_lab
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
     ax.set_xlabel(str(xlabel), parse_math=False)
-    ax.set_title(str(title) + "\n" + note if title else note, fontsize=8, loc="left",
-                 parse_math=False)
+    ax.set_title(_heading(title, note), fontsize=8, loc="left", parse_math=False)
     return ax
+
+
+def _heading(title, note: str) -> str:
+    """A forest plot's title over its caption line, the caption broken between its ``; ``
+    parts into lines of at most 70 characters (a longer line ran past the figure's edge)."""
+    lines: list[str] = []
+    for part in note.split("; "):
+        if lines and len(lines[-1]) + 2 + len(part) <= 70:
+            lines[-1] += "; " + part
+        else:
+            lines.append(part)
+    return "\n".join(([str(title)] if title else []) + lines)
 
 
 def forest_note(model_label: str, interval_kind: str, q: float, q_df: int, q_pvalue: float,
@@ -161,8 +172,7 @@ def bubble(ax, *, x, y, weights, grid, est, ci_band, pi_band, level: float, xlab
     ax.set_xlabel(str(xlabel), parse_math=False)
     ax.set_ylabel(str(ylabel), parse_math=False)
     ax.legend(fontsize=7, loc="best")
-    ax.set_title(str(title) + "\n" + note if title else note, fontsize=8, loc="left",
-                 parse_math=False)
+    ax.set_title(_heading(title, note), fontsize=8, loc="left", parse_math=False)
     return ax
 
 
