@@ -337,8 +337,10 @@ class BenchmarkComparison(Result):
             lo, hi = stats.t.interval(0.95, n - 1, loc=est, scale=se)
         else:
             lo = hi = est
+        from ..experiment.metrics import METRIC_LABELS
+
         fr = self.friedman
-        label = self.metric
+        label = METRIC_LABELS.get(self.metric, self.metric)  # 'roc_auc' reads 'ROC AUC'
         n_dec = int(dec["decided"].sum())
         shown = [f"{c} ({a} vs {b})" for a, b, c, ok in zip(dec["a"], dec["b"],
                                                             dec["conclusion"], dec["decided"],

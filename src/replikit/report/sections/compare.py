@@ -422,6 +422,9 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
                                 random_state=ctx.random_state, metric=str(src.metric))
         advance(1)
     verdict = res.verdict
+    from ...experiment.metrics import METRIC_LABELS
+
+    label = METRIC_LABELS.get(res.metric, res.metric)
     fried, nem = res.friedman, res.nemenyi
     n, k = res.table.shape
     dec = res.decisions()
@@ -434,14 +437,14 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
         "P(a better)": pairs["p_better"], "conclusion": dec["conclusion"]})
     ranks = fried.mean_ranks.sort_values(kind="stable")
     rank_table = pd.DataFrame({"model": ranks.index.astype(str), "mean rank (1 = best)":
-                               ranks.to_numpy(), f"mean {res.metric}":
+                               ranks.to_numpy(), f"mean {label}":
                                res.table.mean().reindex(ranks.index).to_numpy()})
     tol_words = (f"±{number(res.tolerance)} ({res.tolerance_why})" if res.tolerance > 0
                  else f"none ({res.tolerance_why})")
     direction = "higher" if res.higher_is_better else "lower"
     blocks = [
         Paragraph(
-            f"The benchmark table gives one {res.metric} per model and dataset ({k} models, "
+            f"The benchmark table gives one {label} per model and dataset ({k} models, "
             f"{n} datasets; {direction} is better). The datasets are the units: each "
             "model is ranked within each dataset; the Friedman test with the Iman–Davenport F "
             "asks whether the mean ranks differ, the Nemenyi critical difference which pairs "
@@ -455,7 +458,7 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
             f"are skipped: {res.skipped.get('corrected resampled tests', '')}."),
         Callout(verdict.sentence, verdict.level),
         Figure(svg_inline(plot_cd_diagram(nem).figure),
-               f"Critical-difference diagram of the mean ranks of {res.metric} over {n} "
+               f"Critical-difference diagram of the mean ranks of {label} over {n} "
                f"datasets (Nemenyi, alpha = {number(res.alpha)}, critical difference "
                f"{number(nem.critical_distance)}): models joined by a bar do not differ "
                "significantly."),
