@@ -71,17 +71,7 @@ def build(ctx: AuditContext) -> SectionOutput:
             "valid_rejections": res.valid_rejections, "verdict": res.verdict.to_dict(),
             "notes": list(res.notes)}
     if res.nemenyi is not None:
-        fried = res.nemenyi.friedman
-        data["across_studies"] = {
-            "n_studies": int(len(res.study_table)), "friedman_chi2": fried.statistic,
-            "friedman_pvalue": fried.pvalue, "iman_davenport_f": fried.f_statistic,
-            "iman_davenport_pvalue": fried.f_pvalue,
-            "critical_distance": res.nemenyi.critical_distance,
-            "mean_ranks": res.nemenyi.mean_ranks.to_dict(),
-            "table": res.study_table.reset_index(),
-            "studies_left_out": [s for s, _ in res.studies_left_out]}
-        if res.across_studies:
-            data["across_studies"]["bayesian"] = res.across_frame()
+        data["across_studies"] = _across_data(res)
     data["seconds"] = time.perf_counter() - t0
     data["seconds_fits"] = res.seconds_fits
     data["seconds_across_studies"] = seconds_studies
@@ -89,6 +79,22 @@ def build(ctx: AuditContext) -> SectionOutput:
                      "the models on the splits)")
     return SectionOutput(key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
                          data=data)
+
+
+def _across_data(res) -> dict:
+    """The comparison across studies in the JSON twin: Friedman, Iman–Davenport, Nemenyi, the
+    study table and, with five or more studies, the Bayesian rows."""
+    fried = res.nemenyi.friedman
+    out = {"n_studies": int(len(res.study_table)), "friedman_chi2": fried.statistic,
+           "friedman_pvalue": fried.pvalue, "iman_davenport_f": fried.f_statistic,
+           "iman_davenport_pvalue": fried.f_pvalue,
+           "critical_distance": res.nemenyi.critical_distance,
+           "mean_ranks": res.nemenyi.mean_ranks.to_dict(),
+           "table": res.study_table.reset_index(),
+           "studies_left_out": [s for s, _ in res.studies_left_out]}
+    if res.across_studies:
+        out["bayesian"] = res.across_frame()
+    return out
 
 
 def _design_text(res) -> str:
@@ -314,17 +320,7 @@ def _from_scores(ctx: AuditContext, scores, metric, what: str, options: dict) ->
             "valid_rejections": res.valid_rejections, "verdict": res.verdict.to_dict(),
             "notes": list(res.notes)}
     if res.nemenyi is not None:
-        fried = res.nemenyi.friedman
-        data["across_studies"] = {
-            "n_studies": int(len(res.study_table)), "friedman_chi2": fried.statistic,
-            "friedman_pvalue": fried.pvalue, "iman_davenport_f": fried.f_statistic,
-            "iman_davenport_pvalue": fried.f_pvalue,
-            "critical_distance": res.nemenyi.critical_distance,
-            "mean_ranks": res.nemenyi.mean_ranks.to_dict(),
-            "table": res.study_table.reset_index(),
-            "studies_left_out": [s for s, _ in res.studies_left_out]}
-        if res.across_studies:
-            data["across_studies"]["bayesian"] = res.across_frame()
+        data["across_studies"] = _across_data(res)
     data["seconds"] = time.perf_counter() - t0
     return SectionOutput(key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
                          data=data)
