@@ -173,14 +173,17 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
     wide = src.benchmark
     long = (wide.rename_axis(index="study", columns="model").stack().rename("score")
             .reset_index())
+    from ...experiment.metrics import METRIC_LABELS
+
+    label = METRIC_LABELS.get(src.metric, str(src.metric))  # 'roc_auc' reads 'ROC AUC'
     direction = "higher" if src.higher_is_better else "lower"
     studies = ("Each dataset of the benchmark table is one study (an experimental condition of "
-               f"the benchmark): a model's score there is the table's ({src.metric}; {direction} "
+               f"the benchmark): a model's score there is the table's ({label}; {direction} "
                "is better), models are ranked within each dataset (ties share a tier), and ")
     return _from_study_scores(
         ctx, long, wide.shape[0], wide.shape[1], studies,
         "supply a benchmark table with four or more datasets (rows) and two or more models.",
-        metric=str(src.metric), higher_is_better=bool(src.higher_is_better))
+        metric=label, higher_is_better=bool(src.higher_is_better))
 
 
 def _scores_words(what: str, metric: str) -> str:
