@@ -169,3 +169,36 @@ def test_a_long_benchmark_names_its_score():
     entry = audit_input(benchmark=long, higher_is_better=False)
     assert entry.metric == "rmse" and not entry.higher_is_better
     assert audit_input(benchmark=BENCHMARK, metric="roc_auc").metric == "roc_auc"  # wide
+
+
+def _holdout_predictions(n=240, repeats=12, share=0.3, seed=5):
+    """Two regression models' predictions on repeated random hold-out splits: each repeat
+    tests a share of the rows only, so the folds do not say the training set size."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    y = 2 * x + rng.normal(size=n)
+    parts = []
+    for r in range(repeats):
+        test = rng.permutation(n)[: int(share * n)]
+        for model, noise in (("good", 0.3), ("poor", 1.2)):
+            parts.append(pd.DataFrame({"study": "s", "model": model, "repeat": r, "fold": 0,
+                                       "row": test, "y_true": y[test],
+                                       "y_pred": y[test] + rng.normal(scale=noise,
+                                                                      size=test.size)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_predictions_of_holdout_splits_take_their_test_share():
+    preds = _holdout_predictions()
+    unknown = replikit.audit(predictions=preds, sections=["resampling", "compare"])
+    stated = replikit.audit(predictions=preds, test_fraction=0.3,
+                            sections=["resampling", "compare"])
+    cmp_unknown = unknown.section("compare").data
+    cmp_stated = stated.section("compare").data
+    assert cmp_unknown["skipped"]  # the ratio tests are skipped, not guessed
+    assert cmp_stated["ratio"] == pytest.approx(0.3 / 0.7)
+    assert not cmp_stated["skipped"]
+    folds = pd.DataFrame(stated.section("resampling").data["estimates"])
+    folds = folds[folds["basis"] == "folds"]
+    assert (folds["interval"] == "corrected_t").all()
+    assert folds["ratio"].to_numpy() == pytest.approx(0.3 / 0.7)

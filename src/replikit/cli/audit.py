@@ -83,12 +83,12 @@ def audit(
         "--n-folds", min=2, help="With --scores from an mlr3 export of repeated_cv: the folds "
         "per repeat.")] = None,
     scheme: Annotated[str | None, typer.Option(
-        "--scheme", help="With --scores whose file does not record n_train/n_test: kfold "
-        "(each repeat splits the rows into the folds) or holdout (with --test-fraction). "
+        "--scheme", help="With --scores (or --predictions) that do not record n_train/n_test: "
+        "kfold (each repeat splits the rows into the folds) or holdout (with --test-fraction). "
         "Without it the tests that need the test/training size ratio are skipped.")] = None,
     test_fraction: Annotated[float | None, typer.Option(
-        "--test-fraction", help="With --scores of repeated hold-out splits: the share of rows "
-        "in each test set (implies --scheme holdout).")] = None,
+        "--test-fraction", help="With --scores or --predictions of repeated hold-out splits: "
+        "the share of rows in each test set (implies --scheme holdout).")] = None,
     metric: Annotated[str | None, typer.Option(
         "--metric", help="With --scores or --predictions: the primary metric (default: ROC AUC, "
         "balanced accuracy, accuracy or R², the first the input has); with --benchmark: the "

@@ -257,8 +257,9 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
     n_folds : int, optional
         Folds per repeat of an mlr3 export of repeated cross-validation.
     scheme : {'kfold', 'holdout'}, optional
-        How per-fold scores were made, where the file cannot say (no ``n_train`` /
-        ``n_test``): the corrected tests need the test-to-training size ratio.
+        How per-fold scores (or predictions whose folds do not partition the rows) were made,
+        where the file cannot say (no ``n_train`` / ``n_test``): the corrected tests need the
+        test-to-training size ratio.
     test_fraction : float, optional
         Share of rows in each test set of a ``holdout`` scheme (implies it).
     metric : str, optional
@@ -315,7 +316,8 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
     if kind == "scores":
         return _scores_input(value, columns, n_folds, scheme, test_fraction, metric, table)
     if kind == "predictions":
-        return _predictions_input(value, columns, study, metric, task, table)
+        return _predictions_input(value, columns, study, metric, task, scheme, test_fraction,
+                                  table)
     if kind == "benchmark":
         return _benchmark_input(value, columns, higher_is_better, metric, table)
     return _estimates_input(value, columns, original, table)
@@ -325,7 +327,7 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
 _OPTIONS = {
     "data": {"target", "task"},
     "scores": {"n_folds", "scheme", "metric"},
-    "predictions": {"metric", "task"},
+    "predictions": {"metric", "task", "scheme"},
     "benchmark": {"higher_is_better", "metric"},
     "estimates": {"original"},
 }
@@ -387,7 +389,8 @@ def _scores_input(value, columns, n_folds, scheme, test_fraction, metric, table)
                       test_fraction=test_fraction, task=task, notes=notes)
 
 
-def _predictions_input(value, columns, study, metric, task, table) -> AuditInput:
+def _predictions_input(value, columns, study, metric, task, scheme, test_fraction,
+                       table) -> AuditInput:
     from ..data.tables import Predictions
 
     frame, name = _frame(value, "predictions", table, dtype={"model": str})
@@ -424,6 +427,7 @@ def _predictions_input(value, columns, study, metric, task, table) -> AuditInput
     if task is not None and task not in ("classification", "regression"):
         raise ParameterError(f"`task` must be 'classification' or 'regression'; got {task!r}.")
     return AuditInput("predictions", name, predictions=preds, metric=metric, task=inferred,
+                      scheme=scheme, test_fraction=test_fraction,
                       notes=tuple(notes) + (f"task: {inferred}"
                                             + ("" if task else " (inferred from y_true)"),))
 

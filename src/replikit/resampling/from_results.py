@@ -720,7 +720,8 @@ def _predictions_iv(predictions, fold_scores, metric, task, confidence_level):
 
 
 def summarize_predictions(predictions, *, fold_scores=None, metric: str | None = None,
-                          task: str | None = None,
+                          task: str | None = None, scheme: str | None = None,
+                          test_fraction: float | None = None,
                           confidence_level: float = 0.95) -> CVSummary:
     r"""The error of pooled out-of-fold predictions, per study and model, with its intervals.
 
@@ -754,6 +755,12 @@ def summarize_predictions(predictions, *, fold_scores=None, metric: str | None =
     task : {'classification', 'regression'}, optional
         Default: classification when probabilities are given or the outcome is text or takes
         at most 10 whole-number values.
+    scheme : {'kfold', 'holdout'}, optional
+        How the folds were made, for predictions whose folds do not partition the rows (each
+        repeat tests only some of them): as in :func:`summarize_scores`, ``'holdout'`` with
+        ``test_fraction`` gives the ratio; without it those folds get no corrected interval.
+    test_fraction : float, optional
+        The test share of a ``'holdout'`` scheme.
     confidence_level : float, default 0.95
         The level of every interval.
 
@@ -863,7 +870,7 @@ def summarize_predictions(predictions, *, fold_scores=None, metric: str | None =
         given = given.merge(sizes, on=[*keys, "repeat", "fold"], how="left")
     given = given[~given["metric"].isin(list(losses))]
     folds = pd.concat([folds, given], ignore_index=True)
-    ft = _fold_table(folds, [*keys, "metric"], None, None, level, "partition")
+    ft = _fold_table(folds, [*keys, "metric"], scheme, test_fraction, level, "partition")
     ft["basis"] = "folds"
     ft["n_rows"] = np.nan
     ft.loc[ft["interval"] == "none", "note"] = np.where(

@@ -297,7 +297,7 @@ def build_from_predictions(ctx: AuditContext) -> SectionOutput:
     if metric is None or metric not in set(scores.frame["metric"]):
         metric = primary_metric_of(preds)
     return _from_scores(ctx, scores, metric, "out-of-fold predictions (each fold scored from "
-                        "its predictions)", {})
+                        "its predictions)", _scheme_options(ctx.source))
 
 
 def _from_scores(ctx: AuditContext, scores, metric, what: str, options: dict) -> SectionOutput:

@@ -140,7 +140,8 @@ def build_from_predictions(ctx: AuditContext) -> SectionOutput:
         except ReplikitError:  # the pooled per-row losses need no fold scores
             fold = None
         res = summarize_predictions(src.predictions, fold_scores=fold, metric=src.metric,
-                                    task=src.task)
+                                    task=src.task, scheme=src.scheme,
+                                    test_fraction=src.test_fraction)
         advance(1)
     return _from_results(res, src.name)
 
