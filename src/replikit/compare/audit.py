@@ -585,6 +585,18 @@ class ComparisonAudit(Result):
         return "\n".join(lines)
 
 
+def _tolerance_iv(tolerance) -> float | None:
+    """A given practical tolerance: a finite number > 0 in the primary metric's units."""
+    if tolerance is None:
+        return None
+    ok = isinstance(tolerance, int | float | np.integer | np.floating) \
+        and not isinstance(tolerance, bool)
+    if not ok or not np.isfinite(tolerance) or tolerance <= 0:
+        raise ParameterError("`tolerance` must be a number > 0 in the primary metric's units "
+                             f"(the margin of practical equivalence); got {tolerance!r}.")
+    return float(tolerance)
+
+
 def _audit_iv(dataset, models, metric, quick, n_jobs, tolerance=None):
     from ..data.userdata import Dataset
     from ..experiment.metrics import check_metrics
@@ -612,14 +624,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs, tolerance=None):
     metric = check_metrics([metric], dataset.task)[0]
     if not isinstance(n_jobs, int | np.integer) or isinstance(n_jobs, bool) or n_jobs < 1:
         raise ParameterError(f"`n_jobs` must be a positive int; got {n_jobs!r}.")
-    if tolerance is not None:
-        ok = isinstance(tolerance, int | float | np.integer | np.floating) \
-            and not isinstance(tolerance, bool)
-        if not ok or not np.isfinite(tolerance) or tolerance <= 0:
-            raise ParameterError("`tolerance` must be a number > 0 in the primary metric's "
-                                 f"units (the margin of practical equivalence); got "
-                                 f"{tolerance!r}.")
-        tolerance = float(tolerance)
+    tolerance = _tolerance_iv(tolerance)
     return models, metric, bool(quick), int(n_jobs), tolerance
 
 
@@ -840,14 +845,7 @@ def _scores_iv(scores, metric, scheme, ratio, tolerance):
     elif scheme == "holdout":
         raise ParameterError("`scheme='holdout'` needs `ratio` (n_test / n_train, p/(1-p) for "
                              "a test share p).")
-    if tolerance is not None:
-        ok = isinstance(tolerance, int | float | np.integer | np.floating) \
-            and not isinstance(tolerance, bool)
-        if not ok or not np.isfinite(tolerance) or tolerance <= 0:
-            raise ParameterError("`tolerance` must be a number > 0 in the primary metric's "
-                                 f"units (the margin of practical equivalence); got "
-                                 f"{tolerance!r}.")
-        tolerance = float(tolerance)
+    tolerance = _tolerance_iv(tolerance)
     f = scores.frame
     sub = f[f["metric"] == metric]
     names = [str(m) for m in _unique(sub["model"])]

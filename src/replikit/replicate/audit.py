@@ -682,8 +682,9 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         raise NotApplicableError(
             "this analysis replicates the R2 of a linear model, which needs a continuous "
             f"outcome; the target is {d.task}.",
-            advice="to check a reported AUC or accuracy against a replication, use "
-                   "`replikit replicate` with the reported values and their SEs.")
+            advice="to check a reported AUC or accuracy against a replication, audit the "
+                   "studies' reported values with `replikit audit --estimates FILE` (one row "
+                   "per study: auc or accuracy, n, role) or `replikit replicate`.")
     import pandas as pd
 
     from .analysis import analyze_replications
