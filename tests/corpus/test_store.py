@@ -316,7 +316,7 @@ SOAK_DRIVER = textwrap.dedent("""
             pass
         if os.path.exists(store):
             with duckdb.connect(store, read_only=True) as con:
-                committed.append(con.execute("select count(*) from replikit_tasks").fetchone()[0])
+                committed.append(con.execute("select count(*) from replikit_results").fetchone()[0])
     print(json.dumps({"killed": n_killed, "committed": committed}))
 """)
 
@@ -362,7 +362,7 @@ def test_soak_sigkills_lose_and_duplicate_nothing(data, tmp_path):
     assert serial[0] >= kills[0] - 2 and joblib[0] >= kills[1] - 2
     for label in ("serial", "joblib"):
         with duckdb.connect(str(tmp_path / f"{label}.duckdb"), read_only=True) as con:
-            n_tasks = con.execute("select count(*) from replikit_tasks").fetchone()[0]
+            n_tasks = con.execute("select count(*) from replikit_results").fetchone()[0]
             n_scores = con.execute("select count(*) from replikit_scores").fetchone()[0]
             dup = con.execute('select count(*) from (select model, study, "repeat", fold, '
                               'metric from replikit_scores group by all having count(*) > 1)'

@@ -169,7 +169,9 @@ def test_sigkill_loses_only_tasks_in_flight(tmp_path):
     resumed = subprocess.run([sys.executable, str(script), str(store), str(out), str(log)],
                              capture_output=True, text=True, check=True)
     n_resumed = int(resumed.stdout.strip())
-    assert 6 <= n_resumed <= 8  # finished tasks were kept; the one in flight was lost
+    # finished tasks were kept: all but the one in flight and those finished within the
+    # store's commit interval (0.2 s, about one 0.15-s fit) before the kill
+    assert 5 <= n_resumed <= 8
     from replikit.data import Scores
 
     interrupted = Scores.read(out)

@@ -158,8 +158,9 @@ def run_command(
     from .._outputs import check_distinct
     from ..data.userdata import load_dataset
     from ..errors import ParameterError
+    from ..experiment.engine import connect_scheduler
     from ..experiment.models import make_models, models_from_options
-    from ..experiment.runner import connect_scheduler, run
+    from ..experiment.runner import run
     from ..experiment.schemes import parse_scheme
     from ..experiment.store import check_store
 

@@ -16,7 +16,6 @@ import hashlib
 import json
 import platform
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,20 +23,23 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from .._compat import dropped
 from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
-from .._threads import fit_limits, worker_limits
-from .._validation import check_choice, check_int
+from .._validation import check_choice
 from ..data.tables import Predictions, Scores
 from ..errors import DataError, ModelFitError, ParameterError, ParameterTypeError, ReplikitError
 from ..results import Result
+from .engine import (
+    BACKENDS,
+    Engine,
+    connect_scheduler,  # noqa: F401  (imported from here before 0.2)
+    spec_hash,
+)
 from .fit import check_Xy, fit_predict
 from .metrics import check_metrics, compute_metric, needs_proba
 from .schemes import Scheme, as_scheme
 
 __all__ = ["run", "RunResult", "study_split_rng"]
 
-BACKENDS = ("serial", "joblib", "dask")
 
 
 @dataclass(frozen=True)
@@ -449,9 +451,6 @@ class _TaskOutput:
     proba: np.ndarray | None
     classes: np.ndarray | None
     seconds: float
-    #: warnings raised in a worker process, as (message, category, filename, lineno), re-raised
-    #: in the calling process so that its filters decide what is shown (as for a serial run)
-    warnings: tuple = ()
 
 
 def _scores_frame(outs: list[_TaskOutput], metrics: list[str]) -> pd.DataFrame:
@@ -500,100 +499,34 @@ def _predictions_frame(outs: list[_TaskOutput], ya: np.ndarray) -> pd.DataFrame:
     return frame
 
 
-def _execute_serial(*args) -> _TaskOutput:
-    """A task in the calling process: one BLAS and one OpenMP thread around the fit (the
-    thread policy of :mod:`replikit._threads`: parallelism is over tasks, ``n_jobs``)."""
-    with fit_limits():
-        return _execute(*args)
+def _run_task(task: _Task, models: dict, X, ya, settings: _Settings) -> _TaskOutput:
+    """One task, as :meth:`replikit.experiment.engine.Engine.map` calls it."""
+    return _execute(task, models[task.model], X, ya, settings)
 
 
-def _execute_worker(*args) -> _TaskOutput:
-    """A task in a joblib or Dask worker: one BLAS and one OpenMP thread, so that workers x
-    threads never exceeds the cores. Its warnings are recorded and travel back with the output
-    (a worker's own stderr would print them unfiltered, interleaved with progress bars)."""
-    import dataclasses
-    import warnings
-
-    with worker_limits(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("default")
-        out = _execute(*args)
-    if not caught:
-        return out
-    return dataclasses.replace(out, warnings=tuple(
-        (str(w.message), w.category, w.filename, w.lineno) for w in caught))
+def _encode(out: _TaskOutput) -> tuple:
+    """A task's output as the store keeps it (the task itself is rebuilt from the scheme)."""
+    return (out.values, out.y_pred, out.proba, out.classes, out.seconds)
 
 
-def _reraise_warnings(out: _TaskOutput) -> _TaskOutput:
-    """Re-raise a worker's warnings here, under the caller's filters."""
-    if out.warnings:
-        import warnings
-
-        for message, category, filename, lineno in out.warnings:
-            warnings.warn_explicit(message, category, filename, lineno)
-    return out
+def _decode(tree: tuple, task: _Task) -> _TaskOutput:
+    return _TaskOutput(task, *tree)
 
 
-def _iter_serial(tasks, models, X, ya, settings) -> Iterator:
-    for t in tasks:
-        yield _execute_serial(t, models[t.model], X, ya, settings)
+@dataclass(frozen=True)
+class _ScoreRows:
+    """The scores rows of a batch of task outputs, for the store's SQL table."""
 
+    metrics: tuple
 
-def _iter_joblib(tasks, models, X, ya, settings, n_jobs) -> Iterator:
-    from joblib import Parallel, delayed
-
-    par = Parallel(n_jobs=n_jobs or -1, backend="loky", return_as="generator_unordered")
-    for out in par(delayed(_execute_worker)(t, models[t.model], X, ya, settings)
-                   for t in tasks):
-        yield _reraise_warnings(out)
-
-
-SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
-
-
-@dropped("option")
-def connect_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT):
-    """A ``dask.distributed.Client`` for the scheduler at ``address``, or one clear
-    :class:`~replikit.errors.ParameterError` naming `client` (the parameter of :func:`run`)
-    after ``timeout`` seconds."""
-    option = "client"
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ParameterError(f"`{option}`: the Dask backend needs the `dask` extra (pip install "
-                             "'replikit[dask]').") from None
-    try:
-        return Client(address, timeout=f"{timeout}s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        detail = " ".join(str(exc).split())[:200]
-        raise ParameterError(f"`{option}`: cannot reach a Dask scheduler at {address!r} within "
-                             f"{timeout:g} s ({type(exc).__name__}: {detail}).") from None
-
-
-def _iter_dask(tasks, models, X, ya, settings, n_jobs, client) -> Iterator:
-    from dask.distributed import Client, as_completed
-
-    own = None
-    if client is None:
-        own = client = Client(n_workers=n_jobs or 1, threads_per_worker=1, processes=True,
-                              dashboard_address=None)
-    elif isinstance(client, str):
-        own = client = connect_scheduler(client)
-    try:
-        X_f, y_f = client.scatter(X, broadcast=True), client.scatter(ya, broadcast=True)
-        futures = [client.submit(_execute_worker, t, models[t.model], X_f, y_f, settings,
-                                 key=f"replikit-{t.token}-{settings.entropy}", pure=False)
-                   for t in tasks]
-        for fut in as_completed(futures):
-            yield _reraise_warnings(fut.result())
-    finally:
-        if own is not None:
-            own.close()
+    def __call__(self, outs: list) -> pd.DataFrame:
+        return _scores_frame(outs, list(self.metrics))
 
 
 def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend: str = "serial",
         n_jobs: int | None = None, client=None, store=None, clear_store: bool = False,
         random_state=None, return_predictions: bool = True,
-        progress: bool = False) -> RunResult:
+        progress: bool = False, engine: Engine | None = None) -> RunResult:
     """Fit every model on every split of ``scheme`` and score it on the test rows.
 
     Parameters
@@ -633,6 +566,12 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         Keep the out-of-sample predictions (``RunResult.predictions``).
     progress : bool, default False
         A rich progress bar on stderr.
+    engine : Engine, optional
+        Where the tasks run and the store that keeps them
+        (:class:`~replikit.experiment.engine.Engine`), instead of ``backend``, ``n_jobs``,
+        ``client`` and ``store``: an analysis of several runs (the audit) passes one engine, so
+        its runs share one cluster and one store. Its store holds the run under the hash of the
+        run's specification.
 
     Returns
     -------
@@ -674,12 +613,16 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     inputs = _run_iv(models, X, y, study, groups, backend, metrics, scheme)
     X, Xa, ya, sa, ga = inputs.X, inputs.Xa, inputs.ya, inputs.sa, inputs.ga
     backend, metrics, scheme = inputs.backend, inputs.metrics, inputs.scheme
-    if client is not None and backend != "dask":
-        raise ParameterError(f"`client` is a Dask scheduler; it needs backend='dask' (got "
-                             f"backend={backend!r}).")
-    if n_jobs is not None and not (isinstance(n_jobs, (int, np.integer)) and n_jobs == -1):
-        n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
-    if store is not None and not isinstance(random_state, (int, np.integer)):
+    if engine is not None and (backend != "serial" or n_jobs is not None
+                               or client is not None or store is not None):
+        raise ParameterError("`engine` carries the backend, workers, scheduler and store; pass "
+                             "`backend`, `n_jobs`, `client` and `store` to the Engine, not to "
+                             "run().")
+    own = engine is None
+    if own:
+        engine = Engine(backend, n_jobs, client)
+    stored = store is not None or engine.store is not None
+    if stored and not isinstance(random_state, int | np.integer | np.random.SeedSequence):
         raise ParameterError("`random_state`: a store needs a fixed int so that a re-run "
                              f"can resume; got {random_state!r}.")
     root = root_seed_sequence(random_state)
@@ -689,66 +632,42 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
                          tuple(root.spawn_key))
     fingerprint = _fingerprint(Xa, ya, sa)
     spec = {
-        "scheme": repr(scheme), "metrics": metrics, "data": fingerprint,
+        "kind": "run", "scheme": repr(scheme), "metrics": metrics, "data": fingerprint,
         "models": {k: _model_params(v) for k, v in models.items()},
         "random_state": str(entropy), "return_predictions": bool(return_predictions),
     }
     if root.spawn_key:  # a spawned child sequence is another run (absent for plain ints)
         spec["spawn_key"] = [int(k) for k in root.spawn_key]
-    spec_hash = hashlib.blake2b(json.dumps(spec, sort_keys=True).encode(), digest_size=16).hexdigest()
-    results: dict[tuple, _TaskOutput] = {}
+    run_id = spec_hash(spec)
     t0 = time.perf_counter()
-    task_store = None
-    if store is not None:
-        from .store import TaskStore
-
-        task_store = TaskStore(store, spec, spec_hash, clear=clear_store)
     try:
-        done = task_store.done() if task_store else set()
-        todo = [t for t in tasks if t.key not in done]
-        if backend == "serial":
-            stream = _iter_serial(todo, models, X, ya, settings)
-        elif backend == "joblib":
-            stream = _iter_joblib(todo, models, X, ya, settings, n_jobs)
-        else:
-            stream = _iter_dask(todo, models, X, ya, settings, n_jobs, client)
-        fit_seconds = 0.0
-        with _progress(progress, len(todo)) as advance:
-            for out in stream:
-                fit_seconds += out.seconds
-                if task_store:
-                    task_store.commit(out.task.key, _scores_frame([out], metrics),
-                                      _predictions_frame([out], ya) if return_predictions
-                                      else None)
-                else:
-                    results[out.task.key] = out
-                advance()
-        if task_store:
-            stored = task_store.load([t.key for t in tasks], return_predictions)
+        if store is not None:
+            from .store import TaskStore
+
+            engine.store = TaskStore(store, spec, run_id, clear=clear_store)
+        with _progress(progress, len(tasks)) as advance:
+            outs = engine.map(
+                _run_task, tasks, shared=(models, X, ya, settings),
+                keys=[t.key for t in tasks], run_id=run_id if engine.store else None,
+                spec=spec, encode=_encode, decode=_decode, rows=_ScoreRows(tuple(metrics)),
+                on_result=advance)
+        n_resumed = engine.last_resumed
     finally:
-        if task_store:
-            task_store.close()
-    if task_store:
-        order = [t.key for t in tasks]
-        scores_frame = pd.concat([stored[k][0] for k in order], ignore_index=True)
-        _check_nan(scores_frame)
-        scores = Scores(scores_frame)
-        predictions = (Predictions(pd.concat([stored[k][1] for k in order], ignore_index=True))
-                       if return_predictions else None)
-    else:
-        outs = [results[t.key] for t in tasks]
-        scores_frame = _scores_frame(outs, metrics)
-        _check_nan(scores_frame)
-        scores = Scores(scores_frame)
-        predictions = Predictions(_predictions_frame(outs, ya)) if return_predictions else None
+        if own:
+            engine.close()
+    scores_frame = _scores_frame(outs, metrics)
+    _check_nan(scores_frame)
+    scores = Scores(scores_frame)
+    predictions = Predictions(_predictions_frame(outs, ya)) if return_predictions else None
+    fit_seconds = float(sum(o.seconds for o in outs))
     provenance = {
         "replikit": __version__, "python": platform.python_version(),
         "numpy": np.__version__, "sklearn": _version("sklearn"), "pandas": pd.__version__,
         "root_entropy": str(entropy), "scheme": repr(scheme), "metrics": metrics,
         "models": spec["models"], "data_fingerprint": fingerprint, "n_tasks": len(tasks),
-        "n_resumed": len(tasks) - len(todo), "backend": backend, "n_jobs": n_jobs,
+        "n_resumed": n_resumed, "backend": engine.backend, "n_jobs": engine.n_jobs,
         "seconds": time.perf_counter() - t0, "fit_seconds": fit_seconds,
-        "spec_hash": spec_hash,
+        "spec_hash": run_id,
     }
     return RunResult(scores, predictions, provenance)
 

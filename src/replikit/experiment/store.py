@@ -1,23 +1,32 @@
-"""A resumable DuckDB store of finished runner tasks.
+"""A resumable DuckDB store of finished work: the runner's tasks and the audit's fit sets.
 
-A store is replikit's own file. Layout (store format 2):
+A store is replikit's own file. Layout (store format 3):
 
-- ``replikit_meta(key, value)``: ``format`` = ``'2'``;
-- ``replikit_runs(spec_hash, spec)``: the one run specification the store holds;
-- ``replikit_tasks(model, study, repeat, fold)``: one row per finished task, the four key
-  columns together the primary key — structured, so no label can make two tasks collide
-  (format 1 joined them into one ``model|study|repeat|fold`` string, where a model ``m|a`` in
-  study ``b`` and a model ``m`` in study ``a|b`` were one task);
-- ``replikit_scores`` and ``replikit_predictions``: the long tables, with the same key columns.
+- ``replikit_meta(key, value)``: ``format`` = ``'3'``; ``owner`` = the hash of what the store
+  belongs to (one :func:`~replikit.experiment.run` specification, or one audit: its data and
+  settings) and ``owner_spec`` = that specification as JSON;
+- ``replikit_runs(run_id, spec)``: every run the store holds results of (one for ``run``, one
+  per fit set for an audit), ``run_id`` the hash of its specification;
+- ``replikit_results(run_id, key, payload)``: one row per finished task, ``key`` the task's
+  structured key as a JSON list (``["lr", "all", 0, 3]``: model, study, repeat, fold for the
+  runner), ``payload`` its result in :mod:`replikit.experiment._codec` bytes (no pickle: opening
+  a store never runs code) — read back bit for bit;
+- ``replikit_scores(run_id, study, model, repeat, fold, metric, value, n_train, n_test)``: the
+  runner's scores as a long table, for SQL (``SELECT model, avg(value) FROM replikit_scores ...``).
 
-Each finished task is written in its own transaction, so an interrupted run (even by SIGKILL)
-loses only the tasks in flight. Opening a store checks, before DuckDB touches the file, that it
-is a DuckDB database (magic bytes: an SQLite ``results.db`` is refused, never handed to DuckDB,
-which would try to load an extension), that it holds no table replikit did not write (a user's
-database is never written into) and that no other process has it open (DuckDB's file lock: the
-second of two concurrent runs is refused with one line). A store holding another run
-specification is a :class:`~replikit.errors.StoreError` unless ``clear=True``, which deletes the
-stored results — and only replikit's tables.
+Finished tasks are committed by a writer thread as a group commit: as soon as one transaction
+is done, the next takes every task finished meanwhile. A task is on disk milliseconds after it
+finished, so a run killed even by SIGKILL loses only the tasks in flight (and any finished in
+the last commit's milliseconds), while many small tasks share one transaction and the fits never
+wait for the disk. Opening a store
+checks, before DuckDB touches the file, that it is a DuckDB database (magic bytes: an SQLite
+``results.db`` is refused, never handed to DuckDB, which would try to load an extension), that
+it holds no table replikit did not write (a user's database is never written into) and that no
+other process has it open (DuckDB's file lock: the second of two concurrent runs is refused with
+one line). A store belonging to another run specification or another audit is a
+:class:`~replikit.errors.StoreError` naming what differs, unless ``clear=True``, which deletes
+the stored results — and only replikit's tables. A store of an older format is refused the same
+way (its tables stay as they are, readable with SQL).
 """
 
 from __future__ import annotations
@@ -25,9 +34,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
+import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .._compat import dropped
@@ -36,24 +46,25 @@ from ..errors import StoreError
 
 __all__ = ["TaskStore", "check_store", "STORE_TABLES", "STORE_FORMAT"]
 
-STORE_FORMAT = "2"
-STORE_TABLES = ("replikit_meta", "replikit_runs", "replikit_tasks", "replikit_scores",
-                "replikit_predictions")
-_KEY = ("model", "study", "repeat", "fold")
-
+STORE_FORMAT = "3"
+#: The tables of every store format replikit has written (format 2 had ``replikit_tasks`` and
+#: ``replikit_predictions``): a file holding only these is replikit's own.
+STORE_TABLES = ("replikit_meta", "replikit_runs", "replikit_results", "replikit_scores",
+                "replikit_tasks", "replikit_predictions")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replikit_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
-CREATE TABLE IF NOT EXISTS replikit_runs (spec_hash VARCHAR PRIMARY KEY, spec VARCHAR);
-CREATE TABLE IF NOT EXISTS replikit_tasks (
-    model VARCHAR, study VARCHAR, "repeat" BIGINT, fold BIGINT,
-    PRIMARY KEY (model, study, "repeat", fold));
+CREATE TABLE IF NOT EXISTS replikit_runs (run_id VARCHAR PRIMARY KEY, spec VARCHAR);
+CREATE TABLE IF NOT EXISTS replikit_results (
+    run_id VARCHAR, "key" VARCHAR, payload BLOB, PRIMARY KEY (run_id, "key"));
 CREATE TABLE IF NOT EXISTS replikit_scores (
-    study VARCHAR, model VARCHAR, "repeat" BIGINT, fold BIGINT,
+    run_id VARCHAR, study VARCHAR, model VARCHAR, "repeat" BIGINT, fold BIGINT,
     metric VARCHAR, value DOUBLE, n_train BIGINT, n_test BIGINT);
-CREATE TABLE IF NOT EXISTS replikit_predictions (
-    study VARCHAR, model VARCHAR, "repeat" BIGINT, fold BIGINT, "row" BIGINT,
-    y_true VARCHAR, y_pred VARCHAR, proba VARCHAR);
 """
+#: Seconds between the starts of two commits at least (the environment variable
+#: ``REPLIKIT_STORE_INTERVAL`` sets another): a task is on disk at most this long, plus one
+#: commit, after it finished.
+COMMIT_INTERVAL = float(os.environ.get("REPLIKIT_STORE_INTERVAL", "0.2"))
+_SCORE_COLUMNS = ["study", "model", "repeat", "fold", "metric", "value", "n_train", "n_test"]
 
 
 def _tables(con) -> list[str]:
@@ -72,7 +83,8 @@ def _clear_hint(clear_option: str) -> str:
 
 
 def _inspect(con, path: Path, option: str, clear_option: str) -> str:
-    """'new', 'current' or 'old' (format 1); refuse a file holding other tables."""
+    """'new', 'current' or 'old' (an earlier store format); refuse a file holding other
+    tables."""
     tables = _tables(con)
     foreign = [t for t in tables if t not in STORE_TABLES]
     if foreign:
@@ -86,6 +98,8 @@ def _inspect(con, path: Path, option: str, clear_option: str) -> str:
     if "replikit_meta" not in tables:
         return "old"
     row = con.execute("SELECT value FROM replikit_meta WHERE key = 'format'").fetchone()
+    if row is not None and row[0] in ("1", "2"):
+        return "old"
     if row is None or row[0] != STORE_FORMAT:
         found = "?" if row is None else row[0]
         raise StoreError(f"`{option}`: {str(path)!r} has store format {found}; this replikit "
@@ -95,9 +109,9 @@ def _inspect(con, path: Path, option: str, clear_option: str) -> str:
 
 def _old_format_error(path: Path, option: str, clear_option: str) -> StoreError:
     return StoreError(
-        f"`{option}`: {str(path)!r} was written by an older replikit (store format 1, whose "
-        "joined task ids could confuse labels containing '|'); its results cannot be resumed "
-        f"safely — {_clear_hint(clear_option)}.")
+        f"`{option}`: {str(path)!r} was written by an older replikit (store format 1 or 2: one "
+        "run per store, results as text); its results cannot be resumed by this replikit, "
+        f"though its tables stay readable with SQL — {_clear_hint(clear_option)}.")
 
 
 def _check_path(path: Path, option: str) -> None:
@@ -180,24 +194,26 @@ def check_store(path, *, clear: bool = False) -> Path:
 
 
 class TaskStore:
-    """The open store of one run: finished tasks, committed one at a time (see the module
-    docstring).
+    """An open store: the finished tasks of the runs of one owner (a run specification or an
+    audit), committed in batches (see the module docstring).
 
     Parameters
     ----------
     path : path-like
         A DuckDB file of replikit's own, or a new path.
     spec : dict
-        The run's specification (scheme, metrics, data fingerprint, models, random state).
+        What the store belongs to: a run's specification (scheme, metrics, data fingerprint,
+        models, random state) or an audit's (data fingerprint and settings); ``spec['kind']``
+        names it in messages (default ``'run'``).
     spec_hash : str
-        Its hash; a store holding another one is refused unless ``clear``.
+        Its hash; a store belonging to another one is refused unless ``clear``.
     clear : bool, default False
         Delete the stored results (replikit's tables only) and start afresh.
 
     Raises
     ------
     StoreError
-        The path cannot be a store, or holds another run.
+        The path cannot be a store, or belongs to another run or audit.
 
     See Also
     --------
@@ -209,9 +225,11 @@ class TaskStore:
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as d:
     ...     store = TaskStore(pathlib.Path(d) / "run.duckdb", {"scheme": "5x2"}, "abc")
-    ...     print(store.done())
+    ...     store.add("r1", ["lr", 0], b"result")  # committed by a writer thread
+    ...     store.flush()
+    ...     print(store.done("r1"), store.load("r1", ['["lr", 0]']))
     ...     store.close()
-    set()
+    {'["lr", 0]'} {'["lr", 0]': b'result'}
     """
 
     @dropped("option", "clear_option")
@@ -221,6 +239,15 @@ class TaskStore:
         _check_path(self.path, option)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.con = connect_duckdb(self.path, name=option, error=StoreError)
+        self._queue: list[tuple] = []
+        self._runs: dict[str, str] = {}
+        self._lock = threading.Lock()  # one user of the connection at a time
+        self._wake = threading.Condition()
+        self._writer: threading.Thread | None = None
+        self._writing = self._stop = self._flushing = False
+        self._error: BaseException | None = None
+        #: transactions committed (one per batch) and tasks written, for the benchmarks
+        self.n_commits = self.n_written = 0
         try:
             self._open(spec, spec_hash, clear, option, clear_option)
         except BaseException:
@@ -233,110 +260,150 @@ class TaskStore:
         if kind == "old":
             if not clear:
                 raise _old_format_error(self.path, option, clear_option)
+            con.execute("BEGIN TRANSACTION")
             for table in STORE_TABLES:
                 con.execute(f"DROP TABLE IF EXISTS {table}")
+            con.execute("COMMIT")
         con.execute("BEGIN TRANSACTION")
         con.execute(_SCHEMA)
         con.execute("INSERT OR IGNORE INTO replikit_meta VALUES ('format', ?)", [STORE_FORMAT])
         con.execute("COMMIT")
-        stored = con.execute("SELECT spec_hash, spec FROM replikit_runs").fetchall()
-        if stored and stored[0][0] != spec_hash:
-            if not clear:
-                old = json.loads(stored[0][1])
-                diff = sorted(k for k in set(old) | set(spec) if old.get(k) != spec.get(k))
-                raise StoreError(
-                    f"`{option}`: {str(self.path)!r} holds results of a different run "
-                    f"specification (differs in: {', '.join(diff)}); "
-                    f"{_clear_hint(clear_option)}.")
-            stored = []
-        if not stored:
+        meta = dict(con.execute("SELECT key, value FROM replikit_meta").fetchall())
+        stored = meta.get("owner")
+        if stored is not None and stored != spec_hash and not clear:
+            old = json.loads(meta.get("owner_spec", "{}"))
+            diff = sorted(k for k in set(old) | set(spec) if old.get(k) != spec.get(k))
+            what = ("audit" if spec.get("kind") == "audit" else "run specification")
+            raise StoreError(
+                f"`{option}`: {str(self.path)!r} holds results of a different {what} "
+                f"(differs in: {', '.join(diff) or 'settings'}); {_clear_hint(clear_option)}.")
+        if stored != spec_hash or clear:
             con.execute("BEGIN TRANSACTION")
-            for table in ("replikit_runs", "replikit_tasks", "replikit_scores",
-                          "replikit_predictions"):
+            for table in ("replikit_runs", "replikit_results", "replikit_scores"):
                 con.execute(f"DELETE FROM {table}")
-            con.execute("INSERT INTO replikit_runs VALUES (?, ?)",
-                        [spec_hash, json.dumps(spec, sort_keys=True, default=str)])
+            con.execute("INSERT OR REPLACE INTO replikit_meta VALUES ('owner', ?)", [spec_hash])
+            con.execute("INSERT OR REPLACE INTO replikit_meta VALUES ('owner_spec', ?)",
+                        [json.dumps(spec, sort_keys=True, default=str)])
             con.execute("COMMIT")
-        elif clear:
+
+    def register(self, run_id: str, spec: dict) -> None:
+        """Record a run (one fit set) of the owner; its tasks are stored under ``run_id``."""
+        text = json.dumps(spec, sort_keys=True, default=str)
+        if self._runs.get(run_id) == text:
+            return
+        with self._lock:
+            self.con.execute("INSERT OR IGNORE INTO replikit_runs VALUES (?, ?)", [run_id, text])
+        self._runs[run_id] = text
+
+    def done(self, run_id: str) -> set[str]:
+        """Keys (JSON lists) of the finished tasks of ``run_id`` (committed or queued)."""
+        with self._lock:
+            rows = self.con.execute('SELECT "key" FROM replikit_results WHERE run_id = ?',
+                                    [run_id]).fetchall()
+            queued = {k for r, k, _, _ in self._queue if r == run_id}
+        return {k for (k,) in rows} | queued
+
+    def add(self, run_id: str, key, payload: bytes, rows=None) -> None:
+        """Queue one finished task (``key``: a JSON list, or a list to encode as one; ``rows``:
+        ``(make, item)`` where ``make([item, ...])`` gives the task's scores rows for the long
+        SQL table, called once per commit for all its tasks). A writer thread commits what is
+        queued as soon as its previous commit is done (group commit): the task is on disk a
+        commit's time (milliseconds) after it finished, and many small tasks share one
+        transaction."""
+        self._raise_writer_error()
+        text = key if isinstance(key, str) else json.dumps(list(key))
+        with self._wake:
+            self._queue.append((run_id, text, payload, rows))
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, daemon=True,
+                                                 name="replikit-store-writer")
+                self._writer.start()
+            self._wake.notify()
+
+    def _write_loop(self) -> None:
+        last = -float("inf")
+        while True:
+            with self._wake:
+                while not self._queue and not self._stop:
+                    self._wake.wait()
+                # at most one commit per COMMIT_INTERVAL: the fits keep the interpreter
+                wait = last + COMMIT_INTERVAL - time.monotonic()
+                while wait > 0 and not self._stop and not self._flushing:
+                    self._wake.wait(wait)
+                    wait = last + COMMIT_INTERVAL - time.monotonic()
+                last = time.monotonic()
+                if not self._queue and self._stop:
+                    return
+                batch, self._queue = self._queue, []
+                self._writing = True
+            try:
+                self._commit(batch)
+            except BaseException as exc:  # raised in the caller at the next add/flush
+                self._error = exc
+            finally:
+                with self._wake:
+                    self._writing = False
+                    self._wake.notify_all()
+
+    def _commit(self, batch) -> None:
+        results = pd.DataFrame([b[:3] for b in batch], columns=["run_id", "key", "payload"])
+        groups: dict = {}  # (run_id, make) -> items, in order
+        for run_id, _, _, rows in batch:
+            if rows is not None:
+                groups.setdefault((run_id, rows[0]), []).append(rows[1])
+        frames = []
+        for (run_id, make), items in groups.items():
+            f = make(items)[_SCORE_COLUMNS].copy()
+            f.insert(0, "run_id", run_id)
+            frames.append(f)
+        frame = pd.concat(frames, ignore_index=True) if frames else None
+        with self._lock:
+            con = self.con
             con.execute("BEGIN TRANSACTION")
-            for table in ("replikit_tasks", "replikit_scores", "replikit_predictions"):
-                con.execute(f"DELETE FROM {table}")
-            con.execute("COMMIT")
+            try:
+                con.append("replikit_results", results)
+                if frame is not None:
+                    con.append("replikit_scores", frame)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        self.n_commits += 1
+        self.n_written += len(batch)
 
-    def done(self) -> set[tuple]:
-        """Keys ``(model, study, repeat, fold)`` of the finished tasks."""
-        rows = self.con.execute('SELECT model, study, "repeat", fold FROM replikit_tasks')
-        return {(m, s, int(r), int(f)) for m, s, r, f in rows.fetchall()}
+    def _raise_writer_error(self) -> None:
+        if self._error is not None:
+            exc, self._error = self._error, None
+            raise StoreError(f"`{_OPTION}`: writing to {str(self.path)!r} failed: "
+                             f"{' '.join(str(exc).split())[:300]}") from exc
 
-    def commit(self, key: tuple, scores: pd.DataFrame, predictions: pd.DataFrame | None) -> None:
-        """Write one finished task (key ``(model, study, repeat, fold)``) atomically."""
-        con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
-            s = scores[["study", "model", "repeat", "fold", "metric", "value", "n_train",
-                        "n_test"]]
-            con.register("_s", s)
-            con.execute("INSERT INTO replikit_scores SELECT * FROM _s")
-            con.unregister("_s")
-            if predictions is not None and len(predictions):
-                proba_cols = [c for c in predictions.columns if str(c).startswith("proba_")]
-                proba = (json.dumps({"columns": proba_cols,
-                                     "values": predictions[proba_cols].to_numpy().tolist()})
-                         if proba_cols else None)
-                p = pd.DataFrame({
-                    "study": predictions["study"].astype(str),
-                    "model": predictions["model"].astype(str), "repeat": predictions["repeat"],
-                    "fold": predictions["fold"], "row": predictions["row"],
-                    "y_true": [json.dumps(_py(v)) for v in predictions["y_true"]],
-                    "y_pred": [json.dumps(_py(v)) for v in predictions["y_pred"]],
-                    "proba": [proba] + [None] * (len(predictions) - 1),
-                })
-                con.register("_p", p)
-                con.execute("INSERT INTO replikit_predictions SELECT * FROM _p")
-                con.unregister("_p")
-            con.execute("INSERT INTO replikit_tasks VALUES (?, ?, ?, ?)",
-                        [key[0], key[1], int(key[2]), int(key[3])])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+    def flush(self) -> None:
+        """Wait until every queued task is committed."""
+        with self._wake:
+            self._flushing = True
+            self._wake.notify_all()
+            while self._queue or self._writing:
+                self._wake.wait()
+            self._flushing = False
+        self._raise_writer_error()
 
-    def load(self, keys: list[tuple], with_predictions: bool) -> dict:
-        """Scores and predictions of the tasks ``keys`` as ``{key: (scores, predictions)}``."""
-        out = {}
-        scores = self.con.execute("SELECT * FROM replikit_scores").df()
-        by_task_s = _groups(scores)
-        by_task_p = {}
-        if with_predictions:
-            by_task_p = _groups(self.con.execute("SELECT * FROM replikit_predictions").df())
-        for key in keys:
-            s = by_task_s[key].reset_index(drop=True)
-            p = None
-            if with_predictions and key in by_task_p:
-                raw = by_task_p[key].reset_index(drop=True)
-                p = pd.DataFrame({c: raw[c] for c in ("study", "model", "repeat", "fold", "row")})
-                p["y_true"] = [json.loads(v) for v in raw["y_true"]]
-                p["y_pred"] = [json.loads(v) for v in raw["y_pred"]]
-                first = raw["proba"].dropna()
-                if len(first):
-                    block = json.loads(first.iloc[0])
-                    values = np.asarray(block["values"], float)
-                    for j, c in enumerate(block["columns"]):
-                        p[c] = values[:, j]
-            out[key] = (s, p)
-        return out
+    def load(self, run_id: str, keys) -> dict[str, bytes]:
+        """The stored payloads of ``keys`` (JSON lists) of ``run_id`` that are finished."""
+        self.flush()
+        wanted = set(keys)
+        with self._lock:
+            rows = self.con.execute('SELECT "key", payload FROM replikit_results '
+                                    'WHERE run_id = ?', [run_id]).fetchall()
+        return {k: bytes(p) for k, p in rows if k in wanted}
 
     def close(self) -> None:
-        self.con.close()
-
-
-def _groups(frame: pd.DataFrame) -> dict:
-    if frame.empty:
-        return {}
-    idx = frame.groupby(list(_KEY), sort=False).indices
-    return {(m, s, int(r), int(f)): frame.iloc[rows] for (m, s, r, f), rows in idx.items()}
-
-
-def _py(v):
-    return v.item() if isinstance(v, np.generic) else v
-
+        """Commit what is queued and close the file."""
+        try:
+            self.flush()
+        finally:
+            with self._wake:
+                self._stop = True
+                self._wake.notify_all()
+            if self._writer is not None:
+                self._writer.join()
+            self.con.close()

@@ -1,0 +1,285 @@
+"""Where fits run and where finished ones are kept: one :class:`Engine` for a whole analysis.
+
+An engine carries the backend (the calling process, joblib worker processes, or a Dask cluster
+at a scheduler's address), the number of workers and, optionally, an open store
+(:class:`~replikit.experiment.store.TaskStore`). :meth:`Engine.map` runs a function over a list
+of independent tasks and returns the results in the tasks' order: it skips the tasks the store
+already holds (reading their results back bit for bit), sends the others to the backend, and
+commits each finished one to the store in batches. The runner's fits go through it, and so do
+the audit's other fit sets, so one ``--scheduler`` sends every fit of an audit to one cluster
+and one ``--store`` makes the whole audit resumable.
+
+Reproducibility rests on the tasks, not on the engine: each task carries everything random about
+it (its seed is derived from the run's root and the task's key), so the results do not depend on
+the backend, the worker count, the order in which tasks finish, or which of them were resumed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._compat import dropped
+from .._threads import fit_limits, worker_limits
+from .._validation import check_choice, check_int
+from ..errors import ParameterError
+
+__all__ = ["Engine", "BACKENDS", "spec_hash", "connect_scheduler", "SCHEDULER_TIMEOUT"]
+
+BACKENDS = ("serial", "joblib", "dask")
+SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
+
+
+def spec_hash(spec: dict) -> str:
+    """A short hash of a JSON-able specification (sorted keys)."""
+    text = json.dumps(spec, sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+@dropped("option")
+def connect_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT):
+    """A ``dask.distributed.Client`` for the scheduler at ``address``, or one clear
+    :class:`~replikit.errors.ParameterError` naming `client` after ``timeout`` seconds."""
+    option = "client"
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise ParameterError(f"`{option}`: the Dask backend needs the `dask` extra (pip install "
+                             "'replikit[dask]').") from None
+    try:
+        return Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise ParameterError(f"`{option}`: cannot reach a Dask scheduler at {address!r} within "
+                             f"{timeout:g} s ({type(exc).__name__}: {detail}).") from None
+
+
+def _call_serial(fn, task, shared):
+    """A task in the calling process: one BLAS and one OpenMP thread around it (the thread
+    policy of :mod:`replikit._threads`: parallelism is over tasks)."""
+    with fit_limits():
+        return fn(task, *shared)
+
+
+def _call_worker(index, fn, task, shared):
+    """A task in a joblib or Dask worker: one BLAS and one OpenMP thread, so that workers x
+    threads never exceeds the cores. Its warnings travel back with the result and are raised
+    again in the calling process, under its filters (a worker's stderr would print them
+    unfiltered, interleaved with progress lines)."""
+    import warnings
+
+    with worker_limits(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        out = fn(task, *shared)
+    return index, out, tuple((str(w.message), w.category, w.filename, w.lineno)
+                             for w in caught)
+
+
+def _reraise(records) -> None:
+    if records:
+        import warnings
+
+        for message, category, filename, lineno in records:
+            warnings.warn_explicit(message, category, filename, lineno)
+
+
+@dataclass
+class Engine:
+    """Where an analysis runs its tasks, and the store that keeps finished ones.
+
+    Parameters
+    ----------
+    backend : {'serial', 'joblib', 'dask'}, default 'serial'
+        The calling process, joblib (loky) worker processes, or Dask.
+    n_jobs : int, optional
+        Workers for joblib, or for a local Dask cluster made when no ``client`` is given.
+    client : dask.distributed.Client or str, optional
+        A Dask client or a scheduler address (``backend='dask'``); an address is connected
+        once, when the engine is first used, and closed by :meth:`close`.
+    store : TaskStore, optional
+        An open store; :meth:`map` resumes from it and commits to it.
+
+    Examples
+    --------
+    >>> from operator import add
+    >>> with Engine() as engine:
+    ...     engine.map(add, [1, 2, 3], shared=(10,))
+    [11, 12, 13]
+    """
+
+    backend: str = "serial"
+    n_jobs: int | None = None
+    client: Any = None
+    store: Any = None
+    _own_client: Any = field(default=None, repr=False)
+    #: tasks of the last :meth:`map` read back from the store instead of run
+    last_resumed: int = field(default=0, repr=False)
+
+    def __post_init__(self) -> None:
+        self.backend = check_choice(self.backend, "backend", BACKENDS)
+        if self.client is not None and self.backend != "dask":
+            raise ParameterError(f"`client` is a Dask scheduler; it needs backend='dask' (got "
+                                 f"backend={self.backend!r}).")
+        if self.n_jobs is not None and self.n_jobs != -1:
+            self.n_jobs = check_int(self.n_jobs, "n_jobs", min_value=1)
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
+    @property
+    def workers(self) -> int:
+        """Tasks in flight at once (1 for the serial backend)."""
+        if self.backend == "serial":
+            return 1
+        if self.backend == "dask" and self._dask() is not None:
+            return max(1, sum(self._dask().nthreads().values()))
+        if self.n_jobs in (None, -1):
+            import os
+
+            return os.cpu_count() or 1
+        return int(self.n_jobs)
+
+    def _dask(self):
+        if self.backend != "dask":
+            return None
+        if isinstance(self.client, str):
+            self.client = self._own_client = connect_scheduler(self.client)
+        if self.client is None:
+            from dask.distributed import Client
+
+            self.client = self._own_client = Client(
+                n_workers=self.n_jobs if self.n_jobs not in (None, -1) else 1,
+                threads_per_worker=1, processes=True, dashboard_address=None)
+        return self.client
+
+    def close(self) -> None:
+        """Commit and close the store; close a Dask client this engine connected."""
+        try:
+            if self.store is not None:
+                self.store.close()
+                self.store = None
+        finally:
+            if self._own_client is not None:
+                self._own_client.close()
+                self._own_client = self.client = None
+
+    def map(self, fn: Callable, tasks: Sequence, *, shared: tuple = (),
+            keys: Sequence | None = None, run_id: str | None = None, spec: dict | None = None,
+            encode: Callable | None = None, decode: Callable | None = None,
+            rows: Callable | None = None, on_result: Callable | None = None) -> list:
+        """``[fn(task, *shared) for task in tasks]``, run on the backend, resumed from and
+        committed to the store.
+
+        Parameters
+        ----------
+        fn : callable
+            A module-level function (it travels to worker processes).
+        tasks : sequence
+            The tasks, each carrying its own seed: results must not depend on where or in
+            which order they run.
+        shared : tuple
+            Arguments every task shares (the data): sent to each Dask worker once.
+        keys : sequence, optional
+            A JSON-able key per task (a list or tuple of str and int), unique within the run;
+            needed with a store.
+        run_id : str, optional
+            The run the keys belong to (the hash of its specification, :func:`spec_hash`);
+            needed with a store.
+        spec : dict, optional
+            The run's specification, recorded in the store with ``run_id``.
+        encode, decode : callable, optional
+            A result to a tree :mod:`replikit.experiment._codec` stores, and back
+            (``decode(tree, task)``); default: the result as it is.
+        rows : callable, optional
+            Results (a list) to a scores frame the store also keeps as a long SQL table;
+            called once per commit (a module-level function or a stable object).
+        on_result : callable, optional
+            Called with no argument after each task (progress).
+
+        Returns
+        -------
+        list
+            The results in the order of ``tasks``.
+        """
+        from . import _codec
+
+        tasks = list(tasks)
+        self.last_resumed = 0
+        results: list = [None] * len(tasks)
+        store = self.store if run_id is not None else None
+        todo = list(range(len(tasks)))
+        texts: list[str] = []
+        if store is not None:
+            if keys is None or len(keys) != len(tasks):
+                raise ParameterError("`keys`: a stored map needs one key per task.")
+            texts = [json.dumps(list(k)) for k in keys]
+            if len(set(texts)) != len(texts):
+                raise ParameterError("`keys`: two tasks have the same key.")
+            store.register(run_id, spec or {})
+            stored = store.load(run_id, texts)
+            todo = []
+            for i, text in enumerate(texts):
+                if text in stored:
+                    tree = _codec.unpack(stored[text])
+                    results[i] = decode(tree, tasks[i]) if decode else tree
+                    self.last_resumed += 1
+                    if on_result is not None:
+                        on_result()
+                else:
+                    todo.append(i)
+        try:
+            for i, out in self._stream(fn, tasks, todo, shared):
+                results[i] = out
+                if store is not None:
+                    tree = encode(out) if encode else out
+                    store.add(run_id, texts[i], _codec.pack(tree),
+                              (rows, out) if rows else None)
+                if on_result is not None:
+                    on_result()
+        finally:
+            if store is not None:
+                store.flush()
+        return results
+
+    def _stream(self, fn, tasks, todo, shared):
+        if not todo:
+            return
+        if self.backend == "serial":
+            for i in todo:
+                yield i, _call_serial(fn, tasks[i], shared)
+        elif self.backend == "joblib":
+            from joblib import Parallel, delayed
+
+            par = Parallel(n_jobs=self.n_jobs or -1, backend="loky",
+                           return_as="generator_unordered")
+            for i, out, warned in par(delayed(_call_worker)(i, fn, tasks[i], shared)
+                                      for i in todo):
+                _reraise(warned)
+                yield i, out
+        else:
+            yield from self._stream_dask(fn, tasks, todo, shared)
+
+    def _stream_dask(self, fn, tasks, todo, shared):
+        import uuid
+
+        from dask.distributed import as_completed
+
+        client = self._dask()
+        shared_f = [client.scatter(a, broadcast=True) for a in shared]
+        tag = uuid.uuid4().hex[:12]  # keys unique per map: a cluster may serve many clients
+        futures = [client.submit(_call_worker, i, fn, tasks[i], shared_f,
+                                 key=f"replikit-{tag}-{i}", pure=False) for i in todo]
+        try:
+            for fut in as_completed(futures):
+                i, out, warned = fut.result()
+                _reraise(warned)
+                yield i, out
+        finally:
+            client.cancel(futures)
