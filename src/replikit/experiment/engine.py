@@ -27,7 +27,8 @@ from .._threads import fit_limits, worker_limits
 from .._validation import check_choice, check_int
 from ..errors import ParameterError
 
-__all__ = ["Engine", "BACKENDS", "spec_hash", "connect_scheduler", "SCHEDULER_TIMEOUT"]
+__all__ = ["Engine", "BACKENDS", "spec_hash", "connect_scheduler", "SCHEDULER_TIMEOUT",
+           "run_options", "data_fingerprint"]
 
 BACKENDS = ("serial", "joblib", "dask")
 SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
@@ -55,6 +56,45 @@ def connect_scheduler(address: str, *, timeout: float = SCHEDULER_TIMEOUT):
         detail = " ".join(str(exc).split())[:200]
         raise ParameterError(f"`{option}`: cannot reach a Dask scheduler at {address!r} within "
                              f"{timeout:g} s ({type(exc).__name__}: {detail}).") from None
+
+
+def data_fingerprint(*parts) -> str:
+    """A hash of data: DataFrames, Series and arrays (``None`` skipped), column names, dtypes
+    and values. Vectorised (pandas' row hashes), so a million mixed-type rows take about a
+    second, not the minutes a text rendering of every value would."""
+    import numpy as np
+    import pandas as pd
+
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        if part is None:
+            h.update(b"<none>")
+            continue
+        if isinstance(part, pd.DataFrame | pd.Series):
+            frame = part.to_frame() if isinstance(part, pd.Series) else part
+            h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+            h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+            continue
+        arr = np.asarray(part)
+        h.update(f"{arr.dtype}{arr.shape}".encode())
+        if arr.dtype == object or arr.dtype.hasobject:
+            flat = pd.DataFrame(arr.reshape(len(arr), -1) if arr.ndim else arr.reshape(1, 1))
+            types = {type(v).__name__ for v in flat.to_numpy().ravel()[:1000]}
+            h.update(repr(sorted(types)).encode())
+            h.update(pd.util.hash_pandas_object(flat, index=False).to_numpy().tobytes())
+        else:
+            h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()
+
+
+def run_options(engine: Engine | None = None, n_jobs: int | None = 1) -> dict:
+    """The keyword arguments of :func:`~replikit.experiment.run` for a capability's fits: the
+    analysis's ``engine`` (every fit of an audit goes to its backend and store) or, without
+    one, ``n_jobs`` joblib processes (serial for one)."""
+    if engine is not None:
+        return {"engine": engine}
+    n = n_jobs or 1
+    return {"backend": "joblib" if n > 1 else "serial", "n_jobs": n if n > 1 else None}
 
 
 def _call_serial(fn, task, shared):

@@ -461,7 +461,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
 
 
 def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = False,
-          random_state=None, n_jobs: int = 1) -> MultiStudyAudit:
+          random_state=None, n_jobs: int = 1, engine=None) -> MultiStudyAudit:
     """Whether a prediction rule is replicable across studies, for its users (Parmigiani 2023).
 
     The recipe:
@@ -523,6 +523,10 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
         from streams derived from it, so results are bit-identical whatever ``n_jobs``.
     n_jobs : int
         Worker processes of the runner (cross-study matrix, leave-one-study-out).
+    engine : Engine, optional
+        Where the fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`; the audit passes its own, so every fit of
+        every section goes to one cluster and one store); replaces ``n_jobs``.
 
     Returns
     -------
@@ -607,12 +611,12 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
     n_resamples, n_folds = (200, 3) if quick else (1000, 5)
     permutation = PermutationMethod(199 if quick else 999)
     # 2-3: the fixed rules and their utilities; 4: the best rule, small studies out
-    fits = _fixed_rules(d, models, utility, task_int_seed(root, "multistudy-rules"))
+    fits = _fixed_rules(d, models, utility, task_int_seed(root, "multistudy-rules"), engine)
     j = _assess_best(fits.rules, utility, n_resamples, permutation, root, tol_value,
                      tol_relative)
     best = j.best
     # 7: the training technique
-    tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs)
+    tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine)
     notes = _notes(left_out, j.dropped, tech, best, j.assessment)
     verdict = _verdict(best, utility, j.utilities, j.assessment, j.equivalence, j.conjunction,
                        left_out, j.dropped, quick, tech.loso_model, n_resamples, permutation,
@@ -900,7 +904,7 @@ class _Rules:
     n_train: int
 
 
-def _fixed_rules(d, models, utility, seed) -> _Rules:
+def _fixed_rules(d, models, utility, seed, engine=None) -> _Rules:
     """Every model trained once on half of every study, applied to the other halves: one run
     per model (the same split for each: the split stream depends on the random state only) to
     time each model's fit for the leave-one-study-out budget."""
@@ -908,6 +912,7 @@ def _fixed_rules(d, models, utility, seed) -> _Rules:
 
     from ..data.tables import Predictions
     from ..experiment.cross_study import StudyHoldOut
+    from ..experiment.engine import run_options
     from ..experiment.runner import run
     from ._data import from_predictions
     from .utilities import study_utilities
@@ -919,7 +924,8 @@ def _fixed_rules(d, models, utility, seed) -> _Rules:
     n_train = 0
     for name, est in models.items():
         res = run({name: est}, d.X, d.y, scheme=StudyHoldOut(0.5), metrics=[metric],
-                  groups=groups, random_state=seed, return_predictions=True)
+                  groups=groups, random_state=seed, return_predictions=True,
+                  **run_options(engine, 1))
         seconds[name] = float(res.provenance["fit_seconds"])
         n_train = int(res.scores.frame["n_train"].iloc[0])
         f = res.predictions.frame
@@ -965,7 +971,7 @@ class _Technique:
     loso_row_fits: int
 
 
-def _technique(d, models, best, fits, metric, n_folds, root, n_jobs) -> _Technique:
+def _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine=None) -> _Technique:
     """Cross-study validation and leave-one-study-out of the rule's model on ``metric``;
     leave-one-study-out of ``lr`` when the rule's would exceed ``LOSO_BUDGET``."""
     from ..experiment.models import make_model
@@ -973,7 +979,7 @@ def _technique(d, models, best, fits, metric, n_folds, root, n_jobs) -> _Techniq
 
     csv = cross_study_matrix(models[best], d.X, d.y, d.study, n_folds=n_folds, task=d.task,
                              metric=metric, random_state=task_int_seed(root, "multistudy-csv"),
-                             n_jobs=n_jobs)
+                             n_jobs=n_jobs, engine=engine)
     K, n = d.n_studies, len(d.y)
     row_fits = int(round(K * n * (1 - 1 / K)))
     name, est = best, models[best]
@@ -982,7 +988,7 @@ def _technique(d, models, best, fits, metric, n_folds, root, n_jobs) -> _Techniq
         name, est = "lr", make_model("lr", d.task)
     loso = leave_one_study_out(est, d.X, d.y, d.study, task=d.task, model_name=name,
                                metric=metric, random_state=task_int_seed(root, "multistudy-loso"),
-                               n_jobs=n_jobs)
+                               n_jobs=n_jobs, engine=engine)
     return _Technique(csv, loso, name, row_fits)
 
 

@@ -163,19 +163,19 @@ def _iv(estimator, X, y, study, task):
     return Xa, ya, sa, list(labels), task
 
 
-def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int):
+def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int, engine=None):
     """One :func:`replikit.experiment.run` call: its rule of random states (a task's from the
     root and the key (model, study, repeat, fold); ``random_state`` parameters left ``None`` get
     it), one BLAS thread per fit, joblib processes when ``n_jobs > 1``. The runner's own score
     (accuracy or MSE over a split's test rows) is not used: cells are scored per test study
     from the predictions."""
+    from ..experiment.engine import run_options
     from ..experiment.runner import run
 
     clf = any(_is_classifier(e) for e in models.values())
     return run(models, Xa, ya, scheme=scheme, metrics=["accuracy" if clf else "mse"],
                groups=groups, random_state=random_state, return_predictions=True,
-               backend="joblib" if n_jobs > 1 else "serial",
-               n_jobs=n_jobs if n_jobs > 1 else None)
+               **run_options(engine, n_jobs))
 
 
 def _is_classifier(est) -> bool:
@@ -415,7 +415,7 @@ class CrossStudyResult(Result):
 
 @renamed(cv="n_folds")
 def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5, task=None,
-                       random_state=None, n_jobs: int = 1) -> CrossStudyResult:
+                       random_state=None, n_jobs: int = 1, engine=None) -> CrossStudyResult:
     """Train on each study and evaluate on every other (Bernau et al. 2014).
 
     Parameters
@@ -438,6 +438,9 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
         The random state of the run (within-study folds, and each fit's own random state).
     n_jobs : int, default 1
         Parallel fits (joblib processes); the result does not depend on it.
+    engine : Engine, optional
+        Where the fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`); replaces ``n_jobs``.
 
     Returns
     -------
@@ -500,7 +503,7 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
                      f"within-study CV with one fold per row (leave-one-out) for "
                      f"{_listing(few)}")
     res = _run({"model": estimator}, Xa[rows], y_used, scheme, codes,
-               random_state=random_state, n_jobs=n_jobs)
+               random_state=random_state, n_jobs=n_jobs, engine=engine)
     K = len(labels)
     M = np.full((K, K), np.nan)
     oof: dict[int, list] = {}
@@ -615,7 +618,8 @@ class LeaveOneStudyOutResult(Result):
 
 
 def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model_name="model",
-                        random_state=None, n_jobs: int = 1) -> LeaveOneStudyOutResult:
+                        random_state=None, n_jobs: int = 1,
+                        engine=None) -> LeaveOneStudyOutResult:
     """Train on all studies but one, predict the one left out, for every study.
 
     Parameters
@@ -638,6 +642,9 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
         The random state of the run.
     n_jobs : int, default 1
         Parallel fits (joblib processes); the result does not depend on it.
+    engine : Engine, optional
+        Where the fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`); replaces ``n_jobs``.
 
     Returns
     -------
@@ -692,7 +699,7 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
         raise DataError("leave-one-study-out: no study could be predicted (the training sets "
                         "hold a single class).")
     res = _run({model_name: estimator}, Xa[rows], y_used, scheme, codes,
-               random_state=random_state, n_jobs=n_jobs)
+               random_state=random_state, n_jobs=n_jobs, engine=engine)
     got = _by_left_out_study(res.predictions, codes, all_classes)
     out_rows, frames = [], []
     for i, k in enumerate(labels):

@@ -455,12 +455,12 @@ def audit_design(dataset=None, *, quick: bool = False) -> dict:
             "metrics": ["r2"]}
 
 
-def _run(models, X, y, study, scheme, root, n_jobs):
+def _run(models, X, y, study, scheme, root, n_jobs, engine=None):
     from ..experiment import run
+    from ..experiment.engine import run_options
 
     return run(models, X, y, scheme=scheme, metrics=["r2"], study=study, random_state=root,
-               backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs,
-               return_predictions=True)
+               return_predictions=True, **run_options(engine, n_jobs))
 
 
 def _runner_fits(res, models, study, order, scheme, labels) -> dict[str, dict]:
@@ -546,7 +546,7 @@ def _outside_words(outside: dict) -> tuple:
 def audit(dataset, *, models: dict | None = None, original: str | None = None,
           tolerance: float | None = None, tau2_method: str = "REML", quick: bool = False,
           moderators=None, random_state=None, n_jobs: int = 1,
-          study_run=None) -> ReplicationAudit:
+          study_run=None, engine=None) -> ReplicationAudit:
     """Does each later study reproduce the R² of the first? The three aims of Vijayakumar &
     Cheung (2021) on a dataset.
 
@@ -584,6 +584,10 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         generalizability section); checked against the linear model's splits, nothing is
         refitted.
 
+    engine : Engine, optional
+        Where the fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`; the audit passes its own, so every fit of
+        every section goes to one cluster and one store); replaces ``n_jobs``.
     Returns
     -------
     ReplicationAudit
@@ -741,7 +745,7 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         sel = rows[np.isin(study[rows], kept)]
         if study_run is None:
             study_run = _run(audited, d.X.iloc[sel].reset_index(drop=True), y[sel],
-                             study[sel], aud_scheme, root, n_jobs)
+                             study[sel], aud_scheme, root, n_jobs, engine)
         fits.update(_runner_fits(study_run, audited, study, kept, aud_scheme, lin_labels))
 
     per_model, outside, by_source = {}, {}, {}

@@ -16,7 +16,9 @@ def audit(data=None, *, target: str | None = None, study: str | None = None,
           original: str | None = None, task: str | None = None, table: str | None = None,
           random_state: int | None = 0, n_jobs: int | None = None, quick: bool = False,
           sections: list[str] | None = None, tolerances: dict | None = None,
-          moderators: list[str] | None = None, progress: bool = False) -> Audit:
+          moderators: list[str] | None = None, progress: bool = False,
+          client=None, store=None, clear_store: bool = False,
+          backend: str | None = None) -> Audit:
     """Will these results hold up elsewhere? The replicability audit, from whatever you have.
 
     Give exactly one entry: a data table (the models are fitted here), per-fold scores,
@@ -96,6 +98,17 @@ def audit(data=None, *, target: str | None = None, study: str | None = None,
         With ``data``: study-level columns for the replication section's meta-regression.
     progress : bool, default False
         Progress bars on stderr.
+    client : dask.distributed.Client or str, optional
+        A Dask client or a scheduler address: every fit of every section runs on that
+        cluster (the numbers are the same as a serial audit's).
+    store : path-like, optional
+        A DuckDB file keeping every finished fit (data entry): the same call after an
+        interruption refits nothing it finished; another audit's store is refused.
+    clear_store : bool, default False
+        Delete the results in ``store`` and start afresh.
+    backend : {'serial', 'joblib', 'dask'}, optional
+        Where the fits run (default: 'dask' with ``client``, else joblib with several
+        workers).
 
     Returns
     -------
@@ -142,4 +155,5 @@ def audit(data=None, *, target: str | None = None, study: str | None = None,
         models = make_models(models, source.dataset.task)
     return compute_audit(source, models=models, random_state=random_state, n_jobs=n_jobs,
                          quick=quick, sections=sections, progress=progress,
-                         moderators=moderators, tolerances=tolerances)
+                         moderators=moderators, tolerances=tolerances, client=client,
+                         store=store, clear_store=clear_store, backend=backend)

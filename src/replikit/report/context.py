@@ -5,11 +5,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..data.userdata import Dataset
 from .inputs import AuditInput
 from .preflight import AuditPlan, preflight
+
+if TYPE_CHECKING:
+    from ..experiment.engine import Engine
 
 __all__ = ["AuditContext", "Progress", "Tolerance", "parse_tolerances", "TOLERANCE_SECTIONS"]
 
@@ -159,6 +162,10 @@ class AuditContext:
         What the audit starts from (:mod:`replikit.report.inputs`): the data, or scores,
         predictions, a benchmark table or reported estimates; made from ``dataset`` when not
         given.
+    engine : Engine, optional
+        Where every fit of every section runs and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`); default: ``n_jobs`` joblib processes
+        (serial for one), no store.
 
     See Also
     --------
@@ -183,6 +190,7 @@ class AuditContext:
     moderators: tuple[str, ...] | None = None
     tolerances: dict[str, Tolerance] = field(default_factory=dict)
     source: AuditInput | None = None
+    engine: Engine | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, init=False)
 
     def __post_init__(self) -> None:
@@ -201,6 +209,10 @@ class AuditContext:
             self.dataset = self.source.dataset
         if self.plan is None and self.dataset is not None:
             self.plan = preflight(self.dataset, self.models)
+        if self.engine is None:
+            from ..experiment.engine import Engine
+
+            self.engine = Engine("joblib" if self.n_jobs > 1 else "serial", self.n_jobs)
 
     @property
     def entry(self) -> str:

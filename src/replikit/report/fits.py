@@ -26,7 +26,7 @@ __all__ = ["pooled_cv", "shared_cv", "study_cv", "fit_log", "fit_seconds"]
 
 
 def _backend(ctx: AuditContext) -> dict:
-    return {"backend": "joblib" if ctx.n_jobs > 1 else "serial", "n_jobs": ctx.n_jobs}
+    return {"engine": ctx.engine}
 
 
 def _log(ctx: AuditContext, name: str, res, seconds: float) -> None:

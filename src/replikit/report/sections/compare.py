@@ -59,7 +59,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         res = audit(ctx.dataset, models=models, metric=ctx.metric, study_scores=study_scores,
                     tolerance=None if given is None else given.of(1.0),
                     quick=ctx.quick, random_state=ctx.random_state, n_jobs=ctx.n_jobs,
-                    run=shared_cv(ctx, models))
+                    run=shared_cv(ctx, models), engine=ctx.engine)
         advance(1)
     blocks, facts = _blocks(res, ctx, with_studies=study_scores is not None)
     data = {"scheme": res.scheme, "rows_used": res.rows_used, "metrics": list(res.metrics),

@@ -36,7 +36,7 @@ def build(ctx: AuditContext) -> SectionOutput:
                        total=1) as advance:
             a = audit(ctx.dataset, models=ctx.models, metric=ctx.metric,
                       tolerance=ctx.tolerance(KEY), quick=ctx.quick,
-                      random_state=ctx.random_state, n_jobs=ctx.n_jobs)
+                      random_state=ctx.random_state, n_jobs=ctx.n_jobs, engine=ctx.engine)
             advance(1)
     except NotApplicableError as exc:
         return SectionOutput(key=KEY, title=TITLE, skipped=str(exc), advice=exc.advice)

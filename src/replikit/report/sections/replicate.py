@@ -189,7 +189,8 @@ def build(ctx: AuditContext) -> SectionOutput:
         res = audit(ctx.dataset, models=ctx.models, quick=ctx.quick,
                     tolerance=None if given is None else given.of(1.0),
                     moderators=getattr(ctx, "moderators", None),
-                    random_state=ctx.random_state, n_jobs=ctx.n_jobs, study_run=study_run)
+                    random_state=ctx.random_state, n_jobs=ctx.n_jobs, study_run=study_run,
+                    engine=ctx.engine)
         advance(1)
     design = _design(res)
     tolerance, tau2 = design["tolerance"], design["tau2_method"]
