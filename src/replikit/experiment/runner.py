@@ -32,6 +32,7 @@ from .engine import (
     BACKENDS,
     Engine,
     connect_scheduler,  # noqa: F401  (imported from here before 0.2)
+    data_fingerprint,
     spec_hash,
 )
 from .fit import check_Xy, fit_predict
@@ -221,20 +222,6 @@ def _is_classifier(est) -> bool:
         return bool(is_classifier(est))
     except Exception:  # exotic estimators without tags
         return False
-
-
-def _fingerprint(Xa, ya, sa) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for a in (Xa, ya, sa):
-        if a is None:
-            continue
-        arr = np.ascontiguousarray(a)
-        if arr.dtype == object:
-            h.update(repr(arr.tolist()).encode())
-        else:
-            h.update(str(arr.dtype).encode() + str(arr.shape).encode())
-            h.update(arr.tobytes())
-    return h.hexdigest()
 
 
 def _model_params(est) -> str:
@@ -630,7 +617,7 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
     tasks = _make_tasks(models, scheme, Xa, ya, sa, ga, root, metrics, inputs.is_clf)
     settings = _Settings(tuple(metrics), entropy, bool(return_predictions), inputs.classes,
                          tuple(root.spawn_key))
-    fingerprint = _fingerprint(Xa, ya, sa)
+    fingerprint = data_fingerprint(X, ya, sa)
     spec = {
         "kind": "run", "scheme": repr(scheme), "metrics": metrics, "data": fingerprint,
         "models": {k: _model_params(v) for k, v in models.items()},
