@@ -148,6 +148,7 @@ def audit(
              + (" (quick mode)" if quick else "") + ".")
         for note in dataset.notes:
             info(f"replikit: note: {note}.")
+        info(_expected_time(dataset, chosen, quick, n_jobs))
     else:
         info(f"Auditing {source.name}: {source.label}"
              + (" (quick mode)" if quick else "") + ".")
@@ -160,7 +161,7 @@ def audit(
 
     command = "replikit " + " ".join(_quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
     report = run_audit(source, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
-                       quick=quick, sections=wanted, progress=state.progress,
+                       quick=quick, sections=wanted, progress=_progress_mode(),
                        overwrite=overwrite, debug=state.debug, command=command,
                        on_skip=skipped, moderators=moderators, tolerances=tolerances)
     from ..report.summary import summary_cards
@@ -252,6 +253,24 @@ def _source(*, data, target, study, table, task, example, models, moderator, sco
                        test_fraction=test_fraction, metric=metric,
                        higher_is_better=False if lower_is_better else None,
                        original=original, task=task)
+
+
+def _expected_time(dataset, models, quick: bool, n_jobs: int | None) -> str:
+    """The line printed before the work: the audit's expected time, its fits and what the
+    time budget changed (:func:`replikit.report.preflight.audit_budget`)."""
+    from ..report.audit import default_jobs
+    from ..report.preflight import audit_budget
+
+    budget = audit_budget(dataset, models, quick=quick, n_jobs=n_jobs or default_jobs())
+    return budget.line()
+
+
+def _progress_mode():
+    """Rich bars on a terminal; plain lines on stderr elsewhere (a log file, a CI job); none
+    with --quiet."""
+    if state.progress:
+        return "bar"
+    return False if state.quiet else "lines"
 
 
 def _card_texts(cards: list[dict]) -> list:

@@ -66,6 +66,9 @@ class _Plan:
     n_repeats: int
     stratify: bool
     min_class: int | None = None
+    #: whether the time budget cut the repeats, and the folds (10 to 5)
+    budgeted: bool = False
+    fewer_folds: bool = False
 
     @property
     def scheme(self) -> str:
@@ -81,27 +84,62 @@ class _Plan:
 ROW_FITS = 30_000
 
 
-def _plan(n: int, min_class: int | None, quick: bool) -> _Plan:
+def _plan(n: int, min_class: int | None, quick: bool, cost=None) -> _Plan:
     """Every row; 10-fold CV repeated ``clip(round(ROW_FITS / n), 2, 10)`` times (5x2 CV with
-    ``quick``).
+    ``quick``), and no more repeats than the time budget affords.
 
     Fewer repeats on large data, never fewer rows: a row subsample changes the question (a
     model trained on 400 rows is not the model trained on 13,440) and the verdicts with it,
     while fewer repeats only add resampling noise, which the corrected t accounts for. For
     classification the folds are stratified, and their number drops to the rarest class's
     count when it has fewer than 10 rows (at least 2).
+
+    ``cost(k)``, when given, is the seconds of one fold of every model under k-fold CV
+    (:func:`replikit.experiment.budget.fit_seconds`): the repeats are at most
+    :func:`~replikit.experiment.budget.affordable_repeats` of it (at least 2), and when two
+    repeats of 10 folds would take more than :data:`~replikit.experiment.budget.
+    POOLED_CV_SECONDS` on 15,000 rows or more, the CV has 5 folds (each model still trained
+    on 80% of the rows, at least 12,000).
     """
     repeats = int(np.clip(round(ROW_FITS / max(n, 1)), 2, 10))
     if min_class is None:
-        return _Plan(n, 2 if quick else 10, 5 if quick else repeats, False)
-    if quick and min_class >= 2:
+        folds = 2 if quick else 10
+    elif quick and min_class >= 2:
         return _Plan(n, 2, 5, True, min_class)
-    folds = int(min(10, min_class))
-    if folds < 2:
-        raise NotApplicableError(
-            f"the rarest class has {min_class} rows: too few for two stratified folds.",
-            "collect more rows of the rare class or merge classes.")
-    return _Plan(n, folds, repeats, True, min_class)
+    else:
+        folds = int(min(10, min_class))
+        if folds < 2:
+            raise NotApplicableError(
+                f"the rarest class has {min_class} rows: too few for two stratified folds.",
+                "collect more rows of the rare class or merge classes.")
+    if quick:
+        return _Plan(n, folds, 5, False)
+    budgeted = fewer_folds = False
+    if cost is not None:
+        from ..experiment.budget import POOLED_CV_SECONDS, affordable_repeats
+
+        if folds == 10 and n >= 15_000 and 2 * 10 * cost(10) > POOLED_CV_SECONDS:
+            folds, fewer_folds = 5, True
+        affordable = affordable_repeats(cost(folds), folds, repeats)
+        budgeted = affordable < repeats
+        repeats = affordable
+    return _Plan(n, folds, repeats, min_class is not None, min_class, budgeted, fewer_folds)
+
+
+def _fold_cost(dataset, models: dict):
+    """``cost(k)``: the expected seconds of one fold of every model under k-fold CV of
+    ``dataset`` (:func:`replikit.experiment.budget.fit_seconds`)."""
+    from ..experiment.budget import TableSize, fit_seconds
+
+    size = TableSize.of(dataset.X)
+    n = size.n_rows
+
+    def cost(k: int) -> float:
+        train = size.with_rows(n - n // k)
+        return sum(fit_seconds(m, train, dataset.task, n_predict=n // k)
+                   for m in models.values())
+
+    return cost
 
 
 def audit_design(dataset, *, metric: str | None = None, models: dict | None = None,
@@ -150,7 +188,8 @@ def audit_design(dataset, *, metric: str | None = None, models: dict | None = No
     y = dataset.y
     classification = dataset.task == "classification"
     min_class = int(y.value_counts().min()) if classification else None
-    plan = _plan(len(y), min_class, bool(quick))
+    cost = _fold_cost(dataset, models) if isinstance(models, dict) and models else None
+    plan = _plan(len(y), min_class, bool(quick), cost)
     if metric is None:
         metric = primary_metric(dataset.task, int(y.nunique()) if classification else 0,
                                 models)[0]
@@ -159,13 +198,14 @@ def audit_design(dataset, *, metric: str | None = None, models: dict | None = No
             "n_folds": plan.n_folds, "stratified": plan.stratify}
 
 
-def _run(models, X, y, plan: _Plan, metrics, root, n_jobs):
+def _run(models, X, y, plan: _Plan, metrics, root, n_jobs, engine=None):
+    from ..experiment.engine import run_options
     from ..experiment.runner import run
     from ..experiment.schemes import parse_scheme
 
     return run(models, X, y, scheme=parse_scheme(plan.scheme, stratify=plan.stratify),
                metrics=metrics, random_state=root, return_predictions=False,
-               backend="joblib" if n_jobs > 1 else "serial", n_jobs=n_jobs)
+               **run_options(engine, n_jobs))
 
 
 def _check_run(run, names: list[str], metrics: list[str], plan: _Plan, n: int) -> None:
@@ -631,7 +671,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs, tolerance=None):
 @fill_doc()
 def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
           tolerance: float | None = None, quick: bool = False, random_state=None,
-          n_jobs: int = 1, run=None) -> ComparisonAudit:
+          n_jobs: int = 1, run=None, engine=None) -> ComparisonAudit:
     """Are the differences between the models real? Every pair compared with valid tests.
 
     The recipe (Gardner & Brooks 2017, sec. 4-5):
@@ -712,6 +752,10 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         ``dataset`` with the scheme and metrics of :func:`audit_design` (the report shares one such
         run between sections). Checked against the design; nothing is refitted.
 
+    engine : Engine, optional
+        Where the fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`; the audit passes its own, so every fit of
+        every section goes to one cluster and one store); replaces ``n_jobs``.
     Returns
     -------
     ComparisonAudit
@@ -753,11 +797,12 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     n = len(y)
     classification = dataset.task == "classification"
     min_class = int(y.value_counts().min()) if classification else None
-    plan = _plan(n, min_class, quick)
+    plan = _plan(n, min_class, quick, _fold_cost(dataset, models))
     metrics = _metrics(dataset.task, metric)
     t0 = time.perf_counter()
     if run is None:
-        run = _run(models, dataset.X.reset_index(drop=True), y, plan, metrics, root, n_jobs)
+        run = _run(models, dataset.X.reset_index(drop=True), y, plan, metrics, root, n_jobs,
+                   engine)
     else:
         _check_run(run, names, metrics, plan, n)
     res = run
@@ -1335,8 +1380,12 @@ def _plan_caveats(plan, n, quick) -> list[str]:
         caveats.append(f"{plan.n_folds}-fold CV: the rarest class has {plan.min_class} rows")
     if not quick and plan.n_repeats < 10:
         caveats.append(f"{plan.n_repeats} repeats of the CV instead of the paper's 10 (the "
-                       f"audit's budget on {number(n)} rows; every row used): more resampling "
-                       "noise")
+                       f"audit's {'time ' if plan.budgeted else ''}budget on {number(n)} rows"
+                       f"{' for these models' if plan.budgeted else ''}; every row used): "
+                       "more resampling noise")
+    if not quick and plan.fewer_folds:
+        caveats.append("5-fold CV instead of 10 (the audit's time budget for these models on "
+                       f"{number(n)} rows): each model trained on 80% of the rows")
     return caveats
 
 

@@ -11,7 +11,7 @@ from .._compat import dropped, renamed
 from ..errors import ParameterError
 
 __all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models", "DEFAULT_MODELS",
-           "QUICK_MODELS"]
+           "QUICK_MODELS", "sized_models", "SizedModels", "SIZING_STEPS"]
 
 
 def _lr(task: str):
@@ -437,6 +437,140 @@ def default_models(task: str, *, quick: bool = False) -> dict[str, object]:
     ['lr', 'rf', 'dummy']
     """
     return make_models(list(QUICK_MODELS if quick else DEFAULT_MODELS), task)
+
+
+#: The changes the audit's time budget can make to its default models, cheapest first (see
+#: :func:`sized_models`): ``codes`` (trees on level codes of the many-level categoricals),
+#: ``forest`` (a smaller forest, a looser L1 solver), ``line-up`` (lasso and k-NN left out).
+SIZING_STEPS = ("codes", "forest", "line-up")
+#: Rows each tree of the budget's smaller forest is grown on (a bootstrap sample), and its trees.
+FOREST_ROWS, FOREST_TREES = 2_000, 50
+
+
+def _group_name(columns, cols) -> str:
+    """The categorical a set of dummy columns came from: their common name prefix."""
+    import os
+
+    prefix = os.path.commonprefix([str(columns[j]) for j in cols])
+    return prefix.rsplit("_", 1)[0] if "_" in prefix else prefix or "a categorical"
+
+
+class SizedModels(dict):
+    """Alias -> estimator, as :func:`default_models`, with what the time budget changed:
+    ``notes`` (one sentence per change) and ``reason`` (why), which the audit's sections
+    state on their cards."""
+
+    notes: tuple = ()
+    reason: str = ""
+
+    def caveat(self) -> str:
+        """The changes and their reason in one sentence part ('' when nothing changed)."""
+        if not self.notes:
+            return ""
+        return ("the time budget changed the default models: " + "; ".join(self.notes)
+                + (f" ({self.reason})" if self.reason else ""))
+
+
+def sized_models(task: str, X, *, quick: bool = False, steps=(),
+                 reason: str = "") -> SizedModels:
+    """The audit's default models (:func:`default_models`) with the time budget's changes
+    ``steps`` (from :data:`SIZING_STEPS`) made for the table ``X``, and one sentence per
+    change saying what was done instead (the report states them on its cards).
+
+    - ``codes``: ``rf`` and ``gb`` are fitted on one column of level codes per categorical
+      of 9 levels or more instead of its dummy columns (:class:`~replikit.experiment.
+      encoding.LevelCodes`: levels ordered by their mean outcome in each training set;
+      gradient boosting splits them as categories); the linear models and k-NN keep the
+      dummies. Nothing is done when the table has no such categorical.
+    - ``forest``: ``rf`` grows :data:`FOREST_TREES` trees, each on a bootstrap sample of
+      :data:`FOREST_ROWS` rows (when the table has more); the L1 logistic regression of
+      ``lasso`` stops at tolerance 1e-3 instead of 1e-4.
+    - ``line-up``: ``lasso`` and ``knn`` are left out (``lr`` and the trees stay: a linear
+      model, two flexible ones and the baseline still differ in flexibility).
+
+    Parameters
+    ----------
+    task : {'classification', 'regression'}
+        The task.
+    X : pandas.DataFrame
+        The encoded features the models will be fitted on.
+    quick : bool, default False
+        Start from the short line-up.
+    steps : iterable of str
+        The changes to make.
+    reason : str, optional
+        Why (kept as ``reason``, stated with the changes).
+
+    Returns
+    -------
+    SizedModels
+        Alias -> estimator, with ``notes`` (one sentence per change made) and ``reason``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.get_dummies(pd.DataFrame({"x": rng.normal(size=60),
+    ...                                  "c": rng.choice(list("abcdefghijkl"), 60)}),
+    ...                    drop_first=True, dtype=float)
+    >>> models = sized_models("regression", X, steps=["codes"])
+    >>> type(models["rf"]).__name__, models.notes[0][:46]
+    ('Pipeline', 'rf and gb fitted on level codes of c (12 level')
+    """
+    from sklearn.pipeline import make_pipeline
+
+    from .encoding import LevelCodes, onehot_groups
+
+    steps = tuple(steps)
+    unknown = [s for s in steps if s not in SIZING_STEPS]
+    if unknown:
+        raise ParameterError(f"`steps`: unknown {unknown}; choose from "
+                             f"{', '.join(SIZING_STEPS)}.")
+    models = SizedModels(default_models(task, quick=quick))
+    notes: list[str] = []
+    n, p = X.shape
+    if "codes" in steps:
+        groups = onehot_groups(X)
+        if groups:
+            inside = sum(len(g) for g in groups)
+            start = p - inside
+            cats = [start + i for i, g in enumerate(groups) if len(g) + 1 <= 255]
+            for alias in ("rf", "gb"):
+                if alias not in models:
+                    continue
+                est = models[alias]
+                if alias == "gb" and cats:
+                    est.set_params(categorical_features=cats)
+                models[alias] = make_pipeline(LevelCodes(groups=groups), est)
+            named = ", ".join(f"{_group_name(X.columns, g)} ({len(g) + 1} levels)"
+                              for g in groups)
+            which = " and ".join(a for a in ("rf", "gb") if a in models)
+            notes.append(f"{which} fitted on level codes of {named} instead of "
+                         f"{inside:,} dummy columns (levels ordered by their mean outcome "
+                         "in each training set; gradient boosting splits them as "
+                         "categories)")
+    if "forest" in steps:
+        if "rf" in models:
+            final = models["rf"].steps[-1][1] if hasattr(models["rf"], "steps") \
+                else models["rf"]
+            final.set_params(n_estimators=FOREST_TREES)
+            if n > FOREST_ROWS:
+                final.set_params(max_samples=FOREST_ROWS)
+            notes.append(f"rf grows {FOREST_TREES} trees instead of 100"
+                         + (f", each on a bootstrap sample of {FOREST_ROWS:,} of the "
+                            f"{n:,} rows" if n > FOREST_ROWS else ""))
+        if "lasso" in models and task == "classification":
+            models["lasso"].steps[-1][1].set_params(tol=1e-3)
+            notes.append("lasso's solver stops at tolerance 1e-3 instead of 1e-4")
+    if "line-up" in steps:
+        gone = [a for a in ("lasso", "knn") if a in models]
+        for a in gone:
+            del models[a]
+        if gone:
+            notes.append(f"{' and '.join(gone)} left out (name them with --models to "
+                         "include them)")
+    models.notes, models.reason = tuple(notes), reason if notes else ""
+    return models
 
 
 def models_from_options(models: str | None, model: list[str] | None, param: list[str] | None,

@@ -28,10 +28,11 @@ from ..data.userdata import Dataset
 from ..errors import ModelFitError, NotApplicableError, ParameterError, ReplikitError
 from ..results import Result, to_jsonable
 from .blocks import Callout, SectionOutput
-from .context import AuditContext, Progress, parse_tolerances
+from .context import AuditContext, parse_tolerances
 from .fits import fit_log, fit_seconds
 from .inputs import AuditInput
 from .preflight import preflight
+from .progress import make_progress
 from .render import cited_keys, render_html, render_json
 from .sections import discover_sections
 from .summary import SCHEMA_VERSION, section_card, summary_cards
@@ -242,6 +243,9 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
         if on_skip is not None:
             on_skip(output)
         return
+    say = getattr(ctx.progress, "line", None)  # plain progress lines (LineProgress)
+    if say is not None:
+        say(f"section {section.key} ({section.title}): started")
     while True:
         try:
             with warnings.catch_warnings():
@@ -281,6 +285,9 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
                                       "fitted here and was left out"] + list(
                                           verdict.get("caveats") or [])
     timings[section.key] = round(time.perf_counter() - t_section, 2)
+    if say is not None:
+        say(f"section {section.key}: {'skipped' if output.skipped else 'done'} in "
+            f"{timings[section.key]:.1f} s")
     outputs.append(output)
     if output.skipped and on_skip is not None:
         on_skip(output)
@@ -327,8 +334,10 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         Fewer resamples (for previews and tests); stamped in the report and its JSON.
     sections : list of str, optional
         Keys of the sections to run (default: all).
-    progress : bool, default False
-        A progress bar per stage on stderr.
+    progress : bool or {'bar', 'lines'}, default False
+        A progress bar per stage on stderr (``True`` or ``'bar'``), or plain progress lines
+        (``'lines'``: for a log file or a job queue, :class:`~replikit.report.progress.
+        LineProgress`).
     overwrite : bool, default False
         Replace existing report files in ``out_dir``.
     debug : bool, default False
@@ -416,8 +425,8 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
         Fewer resamples (a preview).
     sections : list of str, optional
         Keys of the sections to run (default: all).
-    progress : bool, default False
-        Progress bars on stderr.
+    progress : bool or {'bar', 'lines'}, default False
+        Progress bars on stderr, or plain lines (``'lines'``).
     debug : bool, default False
         Let a failing section raise instead of reporting it as skipped.
     command : str, optional
@@ -467,15 +476,16 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
 
         random_state = int(np.random.SeedSequence().entropy)
     dataset = source.dataset
-    if dataset is not None and models is None:  # one line-up for every section
-        from ..experiment.models import default_models
+    if dataset is not None and models is None:  # one line-up for every section, sized to
+        # the time budget (docs/performance.md)
+        from .preflight import audit_budget
 
-        models = default_models(dataset.task, quick=quick)
+        models = audit_budget(dataset, quick=quick).models
     if n_jobs is None:
         n_jobs = default_jobs()
     plan = preflight(dataset, models) if dataset is not None else None
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
-                       n_jobs=n_jobs, quick=quick, progress=Progress(progress), plan=plan,
+                       n_jobs=n_jobs, quick=quick, progress=make_progress(progress), plan=plan,
                        moderators=tuple(moderators) if moderators is not None else None,
                        tolerances=tolerances, source=source)
     outputs: list[SectionOutput] = []

@@ -7,6 +7,11 @@ sections (:meth:`AuditPlan.usable_studies`).
 
 The primary-metric rule is :func:`replikit.experiment.metrics.primary_metric` (stated in the
 report and in ``docs/audit.md``).
+
+:func:`audit_budget` plans the audit's time before any fit: the expected seconds of every fit
+set from the cost model of :mod:`replikit.experiment.budget`, and, for the default models,
+the cheapest changes that bring the expected time within the goal (``docs/performance.md``,
+"How the audit budgets its time").
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from ..data.userdata import Dataset
 from ..errors import DataError
 from ..experiment.metrics import metric_label, primary_metric
 
-__all__ = ["AuditPlan", "preflight", "MIN_ROWS"]
+__all__ = ["AuditPlan", "preflight", "MIN_ROWS", "AuditBudget", "audit_budget",
+           "OVERHEAD_SECONDS"]
 
 MIN_ROWS = 20  # complete rows an audit needs (10-fold CV leaves 2 test rows per fold)
 
@@ -103,6 +109,193 @@ def preflight(dataset: Dataset, models: dict | None = None) -> AuditPlan:
         for s in order:
             vc = pd.Series(y[study == s]).value_counts()
             classes[str(s)] = {k: int(v) for k, v in vc.items()}
+    caveat = getattr(models, "caveat", None)  # what the time budget changed (SizedModels)
+    if callable(caveat) and caveat():
+        notes.append(caveat())
     metric, rule = primary_metric(dataset.task, n_classes, models)
     values = tuple(sorted(classes_index)) if dataset.task == "classification" else ()
     return AuditPlan(metric, rule, tuple(notes), rows, classes, n_classes, values)
+
+
+#: Wall seconds of an audit besides its model fits on the reference machine: starting the
+#: process, the statistics of every section (the Bayesian comparisons, the bootstrap and
+#: permutations of the cross-study section) and writing the report.
+OVERHEAD_SECONDS = 15.0
+#: How far above the goal the expected time must be before the budget shrinks the forest or
+#: leaves models out (the cost model's estimates are good to about this factor).
+MARGIN = 1.5
+
+
+@dataclass(frozen=True)
+class AuditBudget:
+    """The audit's time plan, made before any fit (:func:`audit_budget`).
+
+    Attributes
+    ----------
+    models : dict
+        The models the audit fits (for the default line-up, a
+        :class:`~replikit.experiment.models.SizedModels` with what the budget changed).
+    steps : tuple of str
+        The changes made to the default models (:data:`~replikit.experiment.models.
+        SIZING_STEPS`); empty when the full plan fits the goal or the user named the models.
+    parts : dict
+        Fit set -> ``(fits, core-seconds over the workers, seconds one at a time)`` expected
+        on the reference machine.
+    seconds : float
+        Expected wall seconds with ``n_jobs`` workers.
+    full_seconds : float
+        Expected wall seconds of the default models unchanged on the reference machine's 2
+        cores (the reason for the changes).
+    n_jobs : int
+        Workers the expected time is for.
+    """
+
+    models: dict
+    steps: tuple
+    parts: dict
+    seconds: float
+    full_seconds: float
+    n_jobs: int
+
+    @property
+    def fits(self) -> int:
+        """Model fits expected in all."""
+        return int(sum(p[0] for p in self.parts.values()))
+
+    def line(self) -> str:
+        """One line for stderr before the work: ``'expected time: about 40 s (600 fits: ...)'``."""
+        from .._format import number
+
+        secs = self.seconds
+        shown = f"{secs:.0f} s" if secs < 120 else f"{secs / 60:.1f} min"
+        parts = ", ".join(f"{name} {number(p[0])}" for name, p in self.parts.items() if p[0])
+        return (f"expected time: about {shown} on {self.n_jobs} worker"
+                f"{'s' if self.n_jobs != 1 else ''} ({number(self.fits)} fits: {parts})"
+                + (f"; {', '.join(self.steps)} changed to stay near the goal"
+                   if self.steps else ""))
+
+    def notes(self) -> list[str]:
+        """What the budget changed, in words (empty when nothing)."""
+        caveat = getattr(self.models, "caveat", None)
+        text = caveat() if callable(caveat) else ""
+        return [text] if text else []
+
+
+def _parts(dataset, models, quick: bool) -> dict:
+    """Fit set -> (fits, core-seconds spread over the workers, seconds made one at a time)
+    on the reference machine, for the audit's fit sets."""
+    from ..compare import audit_design
+    from ..errors import ReplikitError
+    from ..experiment.budget import TableSize, fit_seconds
+    from ..resampling import bootstrap_plan
+
+    task, n = dataset.task, len(dataset.y)
+    size = TableSize.of(dataset.X)
+    parts: dict[str, tuple[int, float]] = {}
+    try:
+        d = audit_design(dataset, models=models, quick=quick)
+        k, r = d["n_folds"], d["n_repeats"]
+        train = size.with_rows(n - n // k)
+        cost = sum(fit_seconds(m, train, task, n_predict=n // k) for m in models.values())
+        parts["pooled CV"] = (r * k * len(models), r * k * cost, 0.0)
+    except ReplikitError:
+        parts["pooled CV"] = (0, 0.0, 0.0)
+    try:
+        boot = bootstrap_plan(dataset, models, quick=quick)
+        generic = [p for p in boot.values() if p["path"] == "generic"]
+        parts["bootstrap"] = (sum(p["n_resamples"] + 1 for p in generic),
+                              sum(p["seconds"] for p in generic), 0.0)
+    except (ReplikitError, ValueError):
+        parts["bootstrap"] = (0, 0.0, 0.0)
+    k_studies = dataset.n_studies
+    if k_studies >= 2:
+        per = n / k_studies
+        # within each study: hold-out with 5-fold CV (regression) or 3-fold CV (classes)
+        folds, share = (6, 0.6) if task == "regression" else (3, 2 / 3)
+        small = size.with_rows(max(2, int(per * share)))
+        each = [fit_seconds(m, small, task, n_predict=int(per / folds)) for m in
+                models.values()]
+        parts["within-study CV"] = (folds * k_studies * len(models),
+                                    folds * k_studies * sum(each), 0.0)
+        # cross-study: every model on half of every study, one at a time; the best rule's
+        # cross-study matrix (its within-study CV and one fit per study) over the workers
+        half = size.with_rows(n // 2)
+        rules = [fit_seconds(m, half, task, n_predict=n // 2) for m in models.values()]
+        in_study = size.with_rows(max(2, int(per * 0.8)))
+        matrix = max(fit_seconds(m, in_study, task, n_predict=n) for m in models.values())
+        parts["cross-study"] = (len(models) + 6 * k_studies, 6 * k_studies * matrix,
+                                sum(rules))
+    return parts
+
+
+def _expected(parts: dict, cores: int) -> float:
+    """Wall seconds: the overhead, the cross-study fits (made one at a time) and the others
+    over ``cores`` workers."""
+    serial = sum(p[2] for p in parts.values())
+    parallel = sum(p[1] for p in parts.values())
+    return OVERHEAD_SECONDS + serial + parallel / max(1, cores)
+
+
+def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = False,
+                 n_jobs: int | None = None) -> AuditBudget:
+    """Plan the audit's time before any fit: its models, its fits and its expected seconds.
+
+    The plan depends on the table's size and the models only (never on the machine), so
+    the audit's numbers are the same everywhere. For the default models (``models`` not
+    given), when the expected wall time of the full plan on the reference machine's 2 cores
+    exceeds :data:`~replikit.experiment.budget.GOAL_SECONDS`, the trees are fitted on level
+    codes of the many-level categoricals; when it still exceeds the goal by the factor
+    :data:`MARGIN`, the other changes of :func:`~replikit.experiment.models.sized_models`
+    follow in order — a smaller forest, then lasso and k-NN left out — until it does not
+    (the last one stays when none suffices). Models a user names are never
+    changed; the repeats of the pooled CV and the bootstrap resamples follow the budget in
+    every case (:func:`replikit.compare.audit_design`,
+    :func:`replikit.resampling.bootstrap_plan`).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The data.
+    models : dict, optional
+        The user's models; default the audit's line-up, sized here.
+    quick : bool, default False
+        The preview's line-up and designs.
+    n_jobs : int, optional
+        Workers the expected time is printed for (default the reference machine's 2).
+
+    Returns
+    -------
+    AuditBudget
+        The models, the changes made, the expected fits and seconds.
+    """
+    from ..experiment.budget import GOAL_SECONDS, REFERENCE_CORES
+    from ..experiment.models import SIZING_STEPS, sized_models
+
+    cores = REFERENCE_CORES if n_jobs is None else max(1, int(n_jobs))
+    if models is not None:
+        parts = _parts(dataset, models, quick)
+        seconds = _expected(parts, REFERENCE_CORES)
+        return AuditBudget(models, (), parts, _expected(parts, cores), seconds, cores)
+    full = previous = None
+    chosen, steps, parts = None, (), {}
+    for i in range(len(SIZING_STEPS) + 1):
+        candidate = sized_models(dataset.task, dataset.X, quick=quick,
+                                 steps=SIZING_STEPS[:i])
+        if previous is None or len(candidate.notes) > len(chosen.notes):
+            parts = _parts(dataset, candidate, quick)  # else: the step changed nothing here
+            previous = _expected(parts, REFERENCE_CORES)
+        chosen, steps = candidate, SIZING_STEPS[:i]
+        full = previous if full is None else full
+        # trees on level codes as soon as the plan exceeds the goal; the costlier changes
+        # only when it is clearly beyond it (the estimate is rough: :data:`MARGIN`)
+        if previous <= (GOAL_SECONDS if i == 0 else MARGIN * GOAL_SECONDS):
+            break
+    if steps:
+        from .._format import number
+
+        chosen = sized_models(dataset.task, dataset.X, quick=quick, steps=steps,
+                              reason=f"the full plan would take about {number(round(full))} s "
+                                     f"on {REFERENCE_CORES} cores; the audit's goal is "
+                                     f"{number(GOAL_SECONDS)} s")
+    return AuditBudget(chosen, tuple(steps) if chosen.notes else (), parts,
+                       _expected(parts, cores), full, cores)

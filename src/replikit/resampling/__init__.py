@@ -24,7 +24,7 @@ _EXPORTS = {
     "simulate_resampling": "simulation", "ResamplingExperiment": "simulation",
     # audit.py (audit itself is bound above)
     "ErrorAudit": "audit", "AUDIT_METHODS": "audit", "METHOD_LABELS": "audit",
-    "LOSS_LABELS": "audit",
+    "LOSS_LABELS": "audit", "bootstrap_plan": "audit",
     # from_results.py
     "summarize_scores": "from_results", "summarize_predictions": "from_results",
     "corrected_cv_interval": "from_results", "CVSummary": "from_results",

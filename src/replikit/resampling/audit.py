@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 from ..results import Result, Verdict
 
-__all__ = ["ErrorAudit", "audit", "AUDIT_METHODS", "METHOD_LABELS", "LOSS_LABELS"]
+__all__ = ["ErrorAudit", "audit", "bootstrap_plan", "AUDIT_METHODS", "METHOD_LABELS",
+           "LOSS_LABELS"]
 
 #: The methods the audit estimates, in the order they are shown.
 AUDIT_METHODS = ("resubstitution", "kfold", "bootstrap", "loo_bootstrap", ".632+")
@@ -49,15 +50,68 @@ GENERIC_ROW_FITS, QUICK_ROW_FITS = 150_000, 40_000
 AUDIT_NESTED_REPEATS, QUICK_NESTED_REPEATS = 10, 3
 
 
-def _plan(fast: bool, n: int, quick: bool) -> dict:
+def _plan(fast: bool, n: int, quick: bool, cost: float = 0.0) -> dict:
     """Rows, resamples and folds of one model: every row always; a batched model gets 200
     resamples (50 in quick mode); a model refitted per resample ``clip(round(150,000 / n), 10,
-    50)`` (quick: ``clip(round(40,000 / n), 5, 10)``), with 10-fold CV (5 in quick mode)."""
+    50)`` (quick: ``clip(round(40,000 / n), 5, 10)``), with 10-fold CV (5 in quick mode), and
+    no more than the time budget affords: ``cost`` is the seconds of one resample of every
+    refitted model (:func:`replikit.experiment.budget.fit_seconds`), and the resamples are at
+    most :func:`~replikit.experiment.budget.affordable_resamples` of it (never below the low
+    end)."""
     if fast:
         return {"rows": n, "n_resamples": 50 if quick else 200, "n_folds": 10}
     budget, low, high = (QUICK_ROW_FITS, 5, 10) if quick else (GENERIC_ROW_FITS, 10, 50)
-    return {"rows": n, "n_resamples": int(min(high, max(low, round(budget / max(n, 1))))),
-            "n_folds": 5 if quick else 10}
+    by_rows = int(min(high, max(low, round(budget / max(n, 1)))))
+    if cost > 0 and not quick:
+        from ..experiment.budget import affordable_resamples
+
+        by_rows = min(by_rows, affordable_resamples(cost, high, low))
+    return {"rows": n, "n_resamples": by_rows, "n_folds": 5 if quick else 10}
+
+
+def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
+    """The bootstrap :func:`audit` makes of each model, before any fit: model -> ``{'rows',
+    'n_resamples', 'n_folds', 'path', 'seconds'}`` (``path``: ``'fast'`` batched fits or
+    ``'generic'`` refits; ``seconds``: the expected seconds of its refits on one core of the
+    reference machine, :func:`replikit.experiment.budget.fit_seconds`; 0 for a batched
+    model).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from replikit.data.userdata import Dataset
+    >>> from replikit.experiment.models import make_models
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame(rng.normal(size=(500, 3)), columns=list("abc"))
+    >>> y = pd.Series(X["a"] + rng.normal(size=500), name="y")
+    >>> plan = bootstrap_plan(Dataset("toy", X, y, None, "regression", 0),
+    ...                       make_models("lr,rf", "regression"))
+    >>> plan["lr"]["path"], plan["rf"]["path"], plan["rf"]["n_resamples"]
+    ('fast', 'generic', 50)
+    """
+    from ..experiment.budget import TableSize, fit_seconds
+    from .error import batched_fit
+
+    task = dataset.task
+    loss = _choose_loss(task, models)
+    n = len(dataset.y)
+    n_classes = int(dataset.y.nunique()) if task == "classification" else 0
+    size = TableSize.of(dataset.X)
+    oob = int(round(0.368 * n))
+    fast = {name: batched_fit(m, task, loss, n_classes) is not None
+            for name, m in models.items()}
+    # a resample: one fit, predictions of its out-of-bag rows (about 36.8%); besides, one fit
+    # on every row predicting every row (the resubstitution error)
+    each = {name: 0.0 if fast[name] else fit_seconds(m, size, task, n_predict=oob)
+            for name, m in models.items()}
+    cost = sum(each.values())
+    out = {}
+    for name, m in models.items():
+        plan = _plan(fast[name], n, quick, cost)
+        full = 0.0 if fast[name] else fit_seconds(m, size, task, n_predict=n)
+        out[name] = {**plan, "path": "fast" if fast[name] else "generic",
+                     "seconds": each[name] * plan["n_resamples"] + full}
+    return out
 
 
 def _choose_loss(task: str, models: dict) -> str:
@@ -242,7 +296,7 @@ def _audit_iv(dataset, models, quick, n_jobs):
 
 def audit(dataset, *, models: dict | None = None, quick: bool = False, random_state=None,
           n_jobs: int = 1, progress: Callable[[int], Any] | None = None,
-          cv=None) -> ErrorAudit:
+          cv=None, engine=None) -> ErrorAudit:
     r"""Honest prediction-error estimates of each model on a dataset (Etherington & Lieske
     (2019) [1]_, replicating Verbyla & Litvaitis (1989) [2]_).
 
@@ -284,6 +338,12 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         :func:`replikit.compare.audit_design`): its first repeat is the K-fold estimate (eq. 5),
         so the report's one cross-validation serves both sections. Checked: every row tested
         once in that repeat, every model present.
+    engine : Engine, optional
+        Where the refitted models' fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`), instead of ``n_jobs``: an analysis
+        passes one engine to all its parts, so every fit goes to one cluster and one store,
+        and an audit killed and started again refits nothing it had finished. The numbers do
+        not depend on it.
 
     Returns
     -------
@@ -331,22 +391,23 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
 
     from .._random import root_seed_sequence
     from ..errors import DataError, ReplikitError
-    from .error import batched_fit, estimate_error, estimate_errors
+    from .error import _engine_iv, estimate_error, estimate_errors
 
     models, n_jobs = _audit_iv(dataset, models, quick, n_jobs)
+    engine = _engine_iv(engine, n_jobs)  # n_jobs joblib workers unless an engine is given
     root = root_seed_sequence(random_state)
     task = dataset.task
     loss = _choose_loss(task, models)
     X = dataset.X.reset_index(drop=True)
     y = dataset.y.reset_index(drop=True)
     n = len(y)
-    n_classes = int(y.nunique()) if task == "classification" else 0
     frames, plans, failed, seconds, notes = [], {}, {}, {}, []
     methods = AUDIT_METHODS if cv is None else tuple(m for m in AUDIT_METHODS if m != "kfold")
     shared = _cv_predictions(cv, list(models), n) if cv is not None else None
+    planned = bootstrap_plan(dataset, models, quick=quick)
     for name, model in models.items():
-        fast = batched_fit(model, task, loss, n_classes) is not None
-        plan = _plan(fast, n, quick)
+        fast = planned[name]["path"] == "fast"
+        plan = {k: planned[name][k] for k in ("rows", "n_resamples", "n_folds")}
         start = time.perf_counter()
         nested_reps = QUICK_NESTED_REPEATS if quick else AUDIT_NESTED_REPEATS
         try:
@@ -354,7 +415,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                                   n_resamples=plan["n_resamples"], n_folds=plan["n_folds"],
                                   interval=None if fast else "wald",
                                   n_nested_repeats=nested_reps, random_state=root,
-                                  n_jobs=n_jobs)
+                                  engine=engine)
             nested = None
             shared_folds = (int(_kfold_row(shared[name], loss, y, n, "fast")["n_folds"])
                             if shared is not None else 0)
@@ -362,7 +423,8 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                 # with its K (nested CV needs three folds: quick mode's 5x2 CV has two)
                 nested = estimate_error(model, X, y, method="kfold", loss=loss, task=task,
                                         n_folds=shared_folds, interval="nested",
-                                        n_nested_repeats=nested_reps, random_state=root)
+                                        n_nested_repeats=nested_reps, random_state=root,
+                                        engine=engine)
         except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
             failed[name] = " ".join(str(exc).split())
             if progress is not None:
@@ -409,8 +471,11 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     gap = wide["kfold"] - wide["resubstitution"]
     worst = str(gap.idxmax())
     krow = estimates[(estimates["model"] == best) & (estimates["method"] == "kfold")].iloc[0]
+    sized = models.caveat() if callable(getattr(models, "caveat", None)) else ""
+    if sized:
+        notes.insert(0, sized)
     verdict = _verdict(loss, best, float(wide.loc[best, ".632+"]), worst, float(gap[worst]),
-                       plans, failed, n, quick, dataset.n_studies, krow)
+                       plans, failed, n, quick, dataset.n_studies, krow, sized)
     return ErrorAudit(estimates, loss, AUDIT_METHODS, plans, failed, best,
                       float(wide.loc[best, ".632+"]), worst, float(gap[worst]), quick, n,
                       tuple(notes), verdict, seconds)
@@ -482,7 +547,7 @@ def _kfold_row(p, loss: str, y, n: int, path: str, nested=None) -> dict:
 
 
 def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick,
-             n_studies, krow) -> Verdict:
+             n_studies, krow, sized: str = "") -> Verdict:
     from .._format import interval, number
 
     label = LOSS_LABELS[loss]
@@ -497,7 +562,7 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
                      f"under cross-validation by {number(optimism)}.")
     else:
         sentence += "; no model looks better on its training rows than under cross-validation."
-    caveats = []
+    caveats = [sized] if sized else []  # what the time budget changed comes first
     if nested:
         caveats.append(f"the interval is nested cross-validation (Bates, Hastie & Tibshirani "
                        f"2024; {plans[best]['nested_repeats']} repetitions), whose coverage is "

@@ -1,0 +1,120 @@
+"""The audit's time budget: the plan chosen for a table's size, stated where a reader sees it,
+never fewer rows, cheaper when larger; progress lines when stderr is not a terminal (fast: no
+audit is run)."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replikit.compare import audit_design
+from replikit.data.userdata import dataset_from_frame
+from replikit.experiment.budget import GOAL_SECONDS
+from replikit.experiment.models import default_models, make_models
+from replikit.report.preflight import MARGIN, audit_budget, preflight
+from replikit.report.progress import LineProgress, make_progress
+from replikit.resampling import bootstrap_plan
+
+
+def _frame(n, *, levels=(100, 50, 30), numeric=20, task="regression", seed=0):
+    """``numeric`` continuous columns, categoricals of ``levels`` levels and ten sites."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.normal(size=(n, numeric)), columns=[f"x{i}" for i in range(numeric)])
+    signal = frame["x0"].to_numpy().copy()
+    for i, k in enumerate(levels):
+        codes = rng.integers(0, k, n)
+        frame[f"cat{i}"] = [f"L{c:03d}" for c in codes]
+        signal += rng.normal(size=k)[codes]
+    frame["site"] = [f"s{s}" for s in rng.integers(0, 10, n)]
+    noisy = signal + rng.normal(size=n)
+    frame["y"] = (noisy > np.median(noisy)).astype(int) if task == "classification" else noisy
+    return frame
+
+
+def _dataset(n, **kw):
+    return dataset_from_frame(_frame(n, **kw), target="y", study="site",
+                              task=kw.get("task", "regression"))
+
+
+@pytest.fixture(scope="module")
+def large():
+    """20,000 rows x about 200 encoded columns: beyond the goal with the full plan."""
+    return _dataset(20_000)
+
+
+def test_a_small_table_keeps_the_full_plan():
+    ds = _dataset(300, levels=(4,), numeric=3)
+    budget = audit_budget(ds, n_jobs=2)
+    assert budget.steps == () and budget.notes() == []
+    assert list(budget.models) == list(default_models("regression"))
+    assert budget.seconds <= GOAL_SECONDS
+    assert budget.line().startswith("expected time: about ") and "fits" in budget.line()
+    # the pooled CV of a small table is the paper's 10 x 10
+    d = audit_design(ds, models=budget.models)
+    assert (d["n_repeats"], d["n_folds"]) == (10, 10)
+
+
+def test_a_large_wide_table_gets_a_cheaper_plan_stated_with_its_reason(large):
+    budget = audit_budget(large, n_jobs=2)
+    assert budget.full_seconds > MARGIN * GOAL_SECONDS
+    assert budget.steps and budget.seconds < budget.full_seconds
+    [caveat] = budget.notes()
+    assert caveat.startswith("the time budget changed the default models")
+    assert "level codes" in caveat and "cat0 (100 levels)" in caveat
+    assert "the audit's goal is 60 s" in caveat  # why
+    # on the report: the data notes of the preflight, the first caveat of the error card
+    plan = preflight(large, budget.models)
+    assert caveat in plan.notes
+    # never fewer rows: the pooled CV and the bootstrap fit every row
+    d = audit_design(large, models=budget.models)
+    assert d["n_repeats"] >= 2 and d["n_folds"] >= 5
+    assert all(p["rows"] == 20_000 for p in bootstrap_plan(large, budget.models).values())
+
+
+def test_larger_tables_get_cheaper_plans(large):
+    smaller = _dataset(2_000)
+    small_budget, large_budget = audit_budget(smaller), audit_budget(large)
+    assert len(large_budget.steps) >= len(small_budget.steps)
+    small_design = audit_design(smaller, models=small_budget.models)
+    large_design = audit_design(large, models=large_budget.models)
+    assert large_design["n_repeats"] <= small_design["n_repeats"]
+
+
+def test_models_a_user_names_are_never_changed(large):
+    mine = make_models("lr,rf,dummy", "regression")
+    budget = audit_budget(large, mine)
+    assert budget.models is mine and budget.steps == ()
+    assert budget.models["rf"].n_estimators == 100
+
+
+def test_the_plan_depends_on_the_table_only():
+    ds = _dataset(3_000, levels=(40,))
+    a, b = audit_budget(ds, n_jobs=1), audit_budget(ds, n_jobs=8)
+    assert a.steps == b.steps and a.parts == b.parts
+    assert b.seconds < a.seconds  # only the expected wall time depends on the workers
+
+
+def test_the_bootstrap_resamples_follow_the_cost_of_the_models():
+    ds = _dataset(3_000, levels=(40,))
+    cheap = bootstrap_plan(ds, make_models("lr,tree,dummy", "regression"))
+    costly = bootstrap_plan(ds, make_models("lr,rf,gb,dummy", "regression"))
+    assert cheap["lr"]["path"] == "fast" and cheap["lr"]["n_resamples"] == 200
+    assert 10 <= costly["rf"]["n_resamples"] <= cheap["tree"]["n_resamples"] <= 50
+    assert costly["rf"]["n_resamples"] == costly["gb"]["n_resamples"]
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal():
+    out = io.StringIO()
+    progress = LineProgress(stream=out, every=0.0)
+    with progress.stage("Error estimates", total=3) as advance:
+        for _ in range(3):
+            advance()
+    lines = [line.split("] ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines[0] == "Error estimates: started (3 steps)"
+    assert lines[1:3] == ["Error estimates: 1/3", "Error estimates: 2/3"]
+    assert lines[-1].startswith("Error estimates: done in ")
+    assert all(line.startswith("replikit: [") for line in out.getvalue().splitlines())
+    assert isinstance(make_progress("lines"), LineProgress)
+    assert not isinstance(make_progress(True), LineProgress) and make_progress(True).enabled
+    assert not make_progress(False).enabled
