@@ -4,8 +4,8 @@ folds into studies and studies into a population) — replikit vs statsmodels an
 Same work for every tool: n_meta meta-analyses of k studies; DerSimonian-Laird and REML tau2,
 pooled estimate and SE. replikit estimates all n_meta in one array expression
 (``tau2_estimate`` works on the last axis); statsmodels' ``combine_effects`` and PyMARE's
-estimators are called once per meta-analysis. Also times one ``meta_analysis`` call (full result with Q-profile CI) against
-one ``combine_effects`` call. Prints times and ratios; checks the answers agree.
+estimators are called once per meta-analysis. Prints times and ratios; checks the answers agree.
+One ``meta_analysis`` call against one ``combine_effects`` call: benchmarks/meta_vs_statsmodels.py.
 
 Run: .venv/bin/python benchmarks/meta_tau2.py [n_meta] [k]   (default 500 10, a few seconds;
 docs/performance.md's figures used 2000 10). Prints a ``bench_row`` per comparison.
@@ -30,7 +30,7 @@ def main(n_meta: int = 500, k: int = 10) -> None:
     import pymare
     from statsmodels.stats.meta_analysis import combine_effects
 
-    from replikit.replicate import meta_analysis, tau2_estimate
+    from replikit.replicate import tau2_estimate
 
     rng = np.random.default_rng(0)
     v = rng.uniform(0.001, 0.004, size=(n_meta, k))
@@ -81,21 +81,6 @@ def main(n_meta: int = 500, k: int = 10) -> None:
                   "PyMARE (loop)", t_pm, t_rk, "replikit: one array expression")
         print(f"    max |tau2 diff| vs PyMARE = {np.max(np.abs(np.maximum(pm_tau2, 0) - tau2)):.2e}")
 
-    n = 200
-    t0 = time.perf_counter()
-    for i in range(n):
-        meta_analysis(y[i], v[i], tau2_method="DL")
-    t_one = (time.perf_counter() - t0) / n
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i in range(n):
-            combine_effects(y[i], v[i], method_re="dl")
-    t_sm = (time.perf_counter() - t0) / n
-    print(f"\nOne full result (incl. Q-profile tau2 CI): replikit meta_analysis {1e3 * t_one:.2f} ms,"
-          f" statsmodels combine_effects {1e3 * t_sm:.2f} ms, ratio {t_sm / t_one:.2f}x")
-    bench_row(f"one meta_analysis (DL, k = {k}; replikit adds the Q-profile tau2 CI)",
-              "statsmodels combine_effects", t_sm, t_one, f"mean of {n} calls")
 
 
 if __name__ == "__main__":

@@ -116,15 +116,17 @@ def check_studies(y, v=None, se=None, labels=None):
         raise DataError(f"`v`/`se` must have the shape of `y` {y.shape}; got {v.shape}.")
     if y.size < 2:
         raise DataError(f"a meta-analysis needs at least 2 estimates in `y`; got {y.size}.")
-    if not np.all(np.isfinite(y)):
+    if not np.isfinite(y).all():
         raise DataError("`y` must be finite; found NaN or infinity.")
-    if not np.all(np.isfinite(v)) or np.any(v <= 0):
-        bad = np.flatnonzero(~(np.isfinite(v) & (v > 0)))
+    good = np.isfinite(v) & (v > 0)
+    if not good.all():
+        bad = np.flatnonzero(~good)
         raise DataError(f"sampling variances (`v` or `se` squared) must be finite and > 0; "
                         f"found invalid values at positions {bad[:5].tolist()}.")
     if labels is None:
-        labels = [f"Study {i + 1}" for i in range(y.size)]
-    labels = [str(s) for s in labels]
+        labels = [f"Study {i}" for i in range(1, y.size + 1)]
+    else:
+        labels = [str(s) for s in labels]
     if len(labels) != y.size:
         raise DataError(f"`labels` must have {y.size} entries; got {len(labels)}.")
     return y, v, labels
@@ -268,8 +270,53 @@ def _upper_bracket(y, v, X, mask, target):
     return hi
 
 
+def _qe_one(y, v):
+    """``QE(tau2)`` of one problem without moderators (``y``, ``v`` of shape ``(k,)``) for a
+    scalar tau2: the operations of :func:`qe` in the same order (so the same bits), without
+    its broadcasting, for root finders that call it many times."""
+    def fun(t):
+        w = 1.0 / (v + t)
+        mu = (w * y).sum() / w.sum()
+        return (w * (y - mu) ** 2).sum()
+    return fun
+
+
+def _qe_root_one(y, v, target):
+    """:func:`qe_root` of one problem without moderators, with the same operations (so the
+    same bits) as the stacked code, less its broadcasting: the root finder of one meta-analysis
+    (Paule-Mandel, the Q-profile bounds) calls QE a dozen times."""
+    from scipy import optimize
+
+    fun = _qe_one(y, v)
+    target = float(target)
+    q0 = fun(0.0)
+    if q0 <= target:
+        return np.asarray(0.0)
+    ybar = y.sum() / y.shape[-1]  # the bracket of _upper_bracket
+    hi = 10.0 * (((y - ybar) ** 2).sum() + v.max()) + 1.0
+    for _ in range(200):
+        q_hi = fun(hi)
+        if not q_hi >= target:
+            break
+        hi = hi * 4.0
+    else:
+        return np.asarray(float(hi))  # bisect_decreasing: QE still above target at hi
+    # bisect_decreasing's Brent root of QE - target on [0, hi], whose first two evaluations
+    # (at 0 and hi) are known
+    hi = float(hi)
+    known = {0.0: float(q0) - target, hi: float(q_hi) - target}
+
+    def f(t):
+        value = known.pop(t, None)
+        return float(fun(t)) - target if value is None else value
+
+    return np.asarray(optimize.brentq(f, 0.0, hi, xtol=1e-15, rtol=1e-14))
+
+
 def qe_root(y, v, X, mask, target):
     """The tau2 where ``QE(tau2) = target``, 0 where ``QE(0) <= target`` (``QE`` decreases)."""
+    if X is None and mask is None and y.ndim == 1:
+        return _qe_root_one(y, v, target)
     shape = y.shape[:-1]
     target = np.broadcast_to(np.asarray(target, float), shape)
     q0 = qe(y, v, X, mask, np.zeros(shape))
@@ -406,6 +453,8 @@ def tau2(y, v, X=None, mask=None, *, method: str, tol: float = 1e-12, max_iter: 
                               - (m * v * (1.0 - h)).sum(axis=-1)) / dfr)
     if method == "HE":
         return he
+    if X is None and mask is None and y.ndim == 1:
+        return _scoring_one(y, v, he, method, tol, max_iter)
     t = np.array(he, float)
     done = np.zeros(t.shape, bool)
     for it in range(max_iter):
@@ -420,6 +469,40 @@ def tau2(y, v, X=None, mask=None, *, method: str, tol: float = 1e-12, max_iter: 
         done = done | conv
         if np.all(done):
             return t
+    raise ConvergenceError(f"`tau2_method`={method!r}: tau2 did not converge in {max_iter} "
+                           "iterations; raise `max_iter`.")
+
+
+def _scoring_one(y, v, he, method: str, tol: float, max_iter: int):
+    """The ML / REML loop of :func:`tau2` for one problem without moderators: the same
+    operations in the same order on scalars (so the same bits: ``max(a, c)`` keeps ``a`` when
+    it is NaN or not below ``c``, as ``np.maximum(a, c)``), without the stacked code's masks
+    and reductions over the stack, which cost more than the arithmetic of one meta-analysis."""
+    t = he
+    for it in range(max_iter):
+        if it == FISHER_STEPS:
+            return _score_root(y, v, None, None, method, tol)
+        w = 1.0 / (v + t)  # score(): the score and information, up to the same factor 1/2
+        sw = w.sum()
+        mu = (w * y).sum() / sw
+        w2 = w ** 2
+        s2 = w2.sum()
+        q = (w2 * (y - mu) ** 2).sum()
+        if method == "ML":
+            s, info = q - sw, s2
+        else:
+            s3 = (w ** 3).sum()
+            s, info = q - (sw - s2 / sw), s2 - 2.0 * s3 / sw + (s2 / sw) ** 2
+        raw = s / info
+        step = raw if t > 0 else max(raw, 0.0)  # scoring_step(), without halving ...
+        if t + step < 0:  # ... which it needs here
+            new = scoring_step(np.asarray(t, float), np.asarray(raw, float))
+        else:
+            new = max(t + step, 0.0)
+        conv = abs(new - t) <= tol * max(new, 1.0)
+        t = new
+        if conv:
+            return np.asarray(t, float)
     raise ConvergenceError(f"`tau2_method`={method!r}: tau2 did not converge in {max_iter} "
                            "iterations; raise `max_iter`.")
 
@@ -503,21 +586,29 @@ def fit(y, v, X=None, mask=None, *, method: str, interval: str = "wald",
     v = np.asarray(v, float)
     if X is not None:
         X = np.asarray(X, float)
-    shape = np.broadcast_shapes(y.shape, v.shape, () if X is None else X.shape[:-1],
-                                () if mask is None else np.shape(mask))
-    y = np.broadcast_to(y, shape)
-    v = np.broadcast_to(v, shape)
     p = n_coef(X)
-    if X is not None or mask is not None:
-        mask = np.ones(shape) if mask is None else np.broadcast_to(np.asarray(mask, float),
-                                                                   shape)
-    if X is not None:
-        X = np.broadcast_to(X, shape + X.shape[-1:])
-        ok = full_rank(X, mask) & (mask.sum(axis=-1) > p)
+    if X is None and mask is None and y.shape == v.shape:
+        # no moderators, every study used (one meta-analysis, or a stack of them): nothing to
+        # broadcast, and the model is of full rank wherever there are more studies than p
+        shape = y.shape
+        all_ok = shape[-1] > p
+        ok = np.asarray(all_ok) if y.ndim == 1 else np.full(shape[:-1], all_ok)
     else:
-        ok = np.broadcast_to(_count(y, mask) > p, shape[:-1])
-    if mask is not None and not np.all(ok):  # fit the rank-deficient problems on all
-        mask = np.where(ok[..., None], mask, 1.0)  # studies, then blank them
+        shape = np.broadcast_shapes(y.shape, v.shape, () if X is None else X.shape[:-1],
+                                    () if mask is None else np.shape(mask))
+        y = np.broadcast_to(y, shape)
+        v = np.broadcast_to(v, shape)
+        if X is not None or mask is not None:
+            mask = np.ones(shape) if mask is None else np.broadcast_to(np.asarray(mask, float),
+                                                                       shape)
+        if X is not None:
+            X = np.broadcast_to(X, shape + X.shape[-1:])
+            ok = full_rank(X, mask) & (mask.sum(axis=-1) > p)
+        else:
+            ok = np.broadcast_to(_count(y, mask) > p, shape[:-1])
+        all_ok = bool(ok.all())
+        if mask is not None and not all_ok:  # fit the rank-deficient problems on all
+            mask = np.where(ok[..., None], mask, 1.0)  # studies, then blank them
     k = _count(y, mask)
     w0 = 1.0 / v if mask is None else mask / v
     _, _, e0, h0 = wls(y, w0, X)
@@ -538,7 +629,7 @@ def fit(y, v, X=None, mask=None, *, method: str, interval: str = "wald",
     else:
         s2w = np.ones(shape[:-1])
     vb = s2w[..., None, None] * A
-    if not np.all(ok):
+    if not all_ok:
         bad = ~ok
 
         def blank(a):
@@ -571,6 +662,14 @@ def i2_h2(q, df, trp0, tau2_value, fixed: bool):
     within-study variance ``vt = df / tr(P)`` under fixed-effect weights (Higgins & Thompson
     2002); fixed effect: the Q-based ``I2 = 100 max(0, (Q - df) / Q)`` and ``H2 = Q / df``.
     """
+    if (np.ndim(q) == 0 and np.ndim(df) == 0 and np.ndim(trp0) == 0 and np.ndim(tau2_value) == 0
+            and 0 < df and 0.0 < trp0 < math.inf):
+        # one model: the same operations on scalars, with no division by 0 to silence
+        if fixed:
+            i2 = np.maximum(0.0, 100 * (q - df) / q) if q > 0 else 0.0
+            return np.asarray(i2, float), q / df
+        vt = df / trp0
+        return 100 * tau2_value / (vt + tau2_value), 1 + tau2_value / vt
     with np.errstate(invalid="ignore", divide="ignore"):
         if fixed:
             i2 = np.where(q > 0, np.maximum(0.0, 100 * (q - df) / np.where(q > 0, q, 1.0)), 0.0)

@@ -368,6 +368,10 @@ class MetaResult(WaldInterval, Result):
         Degrees of freedom of the t reference (``k - 1``), None for z.
     tau2, tau2_ci : float, ConfidenceInterval
         Between-study variance (0 for the fixed-effect model) and its 95% Q-profile interval.
+        ``tau2_ci=None`` (what :func:`meta_analysis` passes) computes the interval from ``y``
+        and ``v`` when it is first read — by ``tau2_ci``, ``str()``, ``to_frame()``,
+        ``to_dict()``, ``==`` or pickling — and keeps it; a caller who never reads it does not
+        pay for its root finding.
     q, q_df, q_pvalue : float, int, float
         Cochran's Q test of homogeneity.
     i2_q, h2_q : float
@@ -415,7 +419,7 @@ class MetaResult(WaldInterval, Result):
     interval: str
     df: float | None
     tau2: float
-    tau2_ci: ConfidenceInterval
+    tau2_ci: ConfidenceInterval | None
     q: float
     q_df: int
     q_pvalue: float
@@ -655,6 +659,42 @@ class MetaResult(WaldInterval, Result):
         return "\n".join(lines)
 
 
+class _ComputedOnRead:
+    """A field of a frozen, slotted dataclass whose value ``None`` means "not computed yet".
+
+    The first read computes the value with ``compute(obj)`` and keeps it in the field's slot;
+    everything that reads the field (``str``, ``to_dict``, ``==``, ``hash``, ``repr``, pickling,
+    :func:`dataclasses.replace`) sees it as if it had been given, so only a caller who never
+    reads it skips the work. Writing still goes through the dataclass (frozen: refused).
+    """
+
+    __slots__ = ("_slot", "_compute")
+
+    def __init__(self, slot, compute):
+        self._slot = slot  # the member descriptor the dataclass made for the field
+        self._compute = compute
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self._slot
+        value = self._slot.__get__(obj, owner)
+        if value is None:
+            value = self._compute(obj)
+            self._slot.__set__(obj, value)
+        return value
+
+    def __set__(self, obj, value):  # the dataclass's __init__ and unpickling
+        self._slot.__set__(obj, value)
+
+
+def _meta_tau2_ci(result: MetaResult) -> ConfidenceInterval:
+    """The 95% Q-profile interval of τ² of a meta-analysis, from its ``y`` and ``v``."""
+    lo, hi = _rma.qprofile(np.asarray(result.y, float), np.asarray(result.v, float), level=0.95)
+    return ConfidenceInterval(float(lo), float(hi))
+
+
+MetaResult.tau2_ci = _ComputedOnRead(MetaResult.__dict__["tau2_ci"], _meta_tau2_ci)
+
 
 # ---------------------------------------------------------------------------------------------
 # the analysis
@@ -693,7 +733,8 @@ def meta_analysis(y, v=None, *, se=None, labels=None, tau2_method: str = "REML",
     Returns
     -------
     MetaResult
-        The pooled estimate, its interval, τ² with its Q-profile interval, Q, I² and H².
+        The pooled estimate, its interval, τ² with its Q-profile interval (computed when first
+        read, so a caller who never reads it does not pay for it), Q, I² and H².
 
     Raises
     ------
@@ -766,12 +807,11 @@ def meta_analysis(y, v=None, *, se=None, labels=None, tau2_method: str = "REML",
     i2_q, h2_q = (float(a) for a in _rma.i2_h2(q, k - 1, f.trp0, 0.0, fixed=True))
     i2_tau, h2_tau = (float(a) for a in _rma.i2_h2(q, k - 1, f.trp0, tau2,
                                                     fixed=method == "FE"))
-    lo, hi = _rma.qprofile(y, v, level=0.95)
     w = f.w
     return MetaResult(
         estimate=mu, se=se_out, tau2_method=method, interval=kind,
         df=float(k - 1) if kind == "knha" else None, tau2=tau2,
-        tau2_ci=ConfidenceInterval(float(lo), float(hi)), q=q, q_df=k - 1,
+        tau2_ci=None, q=q, q_df=k - 1,  # the Q-profile interval: computed when first read
         q_pvalue=float(_rma.chi2_sf(q, k - 1)), i2_q=i2_q, h2_q=h2_q, i2_tau=i2_tau,
         h2_tau=h2_tau, k=k, labels=tuple(labels), y=tuple(y.tolist()), v=tuple(v.tolist()),
         weights=tuple((100 * w / w.sum()).tolist()), pi_dist=pi_dist, se_z=se_z,
