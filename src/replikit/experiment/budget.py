@@ -217,7 +217,7 @@ def affordable_repeats(cost_per_fold: float, n_folds: int, most: int, *, least: 
 
     Examples
     --------
-    >>> affordable_repeats(0.5, 10, 10), affordable_repeats(2.0, 10, 10)
+    >>> affordable_repeats(0.2, 10, 10), affordable_repeats(2.0, 10, 10)
     (10, 2)
     """
     if cost_per_fold <= 0:
