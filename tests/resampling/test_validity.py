@@ -1,6 +1,9 @@
-"""The coverage study of the error intervals at its small size: nested CV (claimed
-calibrated) stays in its band, the rows do not depend on the workers, and the exact Err_XY
-agrees with a Monte-Carlo estimate of the fitted model's error."""
+"""The coverage study of the error intervals: the rows do not depend on the workers, and the
+exact Err_XY agrees with a Monte-Carlo estimate of the fitted model's error.
+
+Its small size (nested CV, claimed calibrated, in its band: 12 calibrated rows, all nested CV)
+is run once, in tests/validity/test_validity_suite_others.py with every other capability's
+study (``OWN`` in test_validity_suite.py); it ran here too, the same 8 s computation twice."""
 
 from __future__ import annotations
 
@@ -8,20 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replikit._calibration import COLUMNS, check_table, format_table, stack_tables
 from replikit.resampling import validity as study
-
-
-@pytest.mark.slow
-def test_small_study_nested_cv_in_band():
-    raw = study.validity(size="small", random_state=0, n_jobs=1)
-    assert list(raw.columns) == list(COLUMNS)
-    table = stack_tables([raw])
-    assert not table[["study", "method", "setting", "quantity"]].duplicated().any()
-    calibrated = table[table["claim"] == "calibrated"]
-    assert set(calibrated["method"]) == {"nested CV"} and len(calibrated) == 12
-    failures = check_table(table)
-    assert failures.empty, format_table(failures)
 
 
 @pytest.mark.parametrize("kind, p", [("ols", 5), ("lda", 10)])
