@@ -11,12 +11,15 @@ per resample and predicts its test rows; the per-row losses ``L[r, i]`` are then
 equation says. The fits go through the batched fast path (:mod:`replikit.resampling._fast`) when
 the model is LDA, linear/ridge/logistic regression or a mean/prior baseline, and otherwise through
 the generic path, one :func:`replikit.experiment.fit.fit_predict` per resample (clone, the one
-seeding rule, fit on the training rows repeated by their weights). Both paths see the same
-resamples, so they give the same predictions (ties aside).
+seeding rule, fit on the training rows repeated by their weights), in chunks of resamples run by
+an :class:`~replikit.experiment.engine.Engine` (the calling process, joblib workers or a Dask
+cluster; resumed from and committed to its store). Both paths see the same resamples, so they
+give the same predictions (ties aside).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import numbers
 from collections.abc import Callable, Sequence
@@ -28,7 +31,7 @@ import pandas as pd
 
 from .._compat import renamed
 from .._random import root_seed_sequence, task_int_seed, task_rng
-from .._threads import single_blas, worker_limits
+from .._threads import single_blas
 from .._validation import check_choice, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitError
 from ..results import Result
@@ -469,6 +472,23 @@ def _scheme_iv(method, n_resamples, n_folds, n_repeats, test_size, rounding, n):
     return method, params
 
 
+def _engine_iv(engine, n_jobs):
+    """The engine of the generic path's fits: ``engine``, or the calling process (``n_jobs=1``)
+    or ``n_jobs`` joblib workers."""
+    from ..experiment.engine import Engine
+
+    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    if engine is None:  # no store, no client: nothing to close
+        return Engine("joblib" if n_jobs > 1 else "serial", n_jobs)
+    if not isinstance(engine, Engine):
+        raise ParameterTypeError("`engine` must be a replikit.experiment.engine.Engine; got "
+                                 f"{type(engine).__name__}.")
+    if n_jobs != 1:
+        raise ParameterError("`engine` carries the backend and the workers; give the Engine "
+                             f"its workers and leave `n_jobs` at 1 (got n_jobs={n_jobs}).")
+    return engine
+
+
 # --------------------------------------------------------------------------------------------
 # resamples: the schemes of the experiment layer, as weight matrices
 # --------------------------------------------------------------------------------------------
@@ -550,10 +570,35 @@ def _take(X, idx):
     return X.iloc[idx] if isinstance(X, pd.DataFrame) else X[idx]
 
 
-def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes, tick=None):
+#: Resamples per task of the generic path: ``clip(round(10,000 / n), 1, 8)``. It depends on the
+#: rows only, never on the workers, so that a run resumed with another engine finds its chunks
+#: in the store under the same keys; on large data a chunk is one fit (the store keeps each).
+_CHUNK_ROWS, _CHUNK_MAX = 10_000, 8
+
+
+def _chunk_size(n: int) -> int:
+    return int(min(_CHUNK_MAX, max(1, round(_CHUNK_ROWS / n))))
+
+
+@dataclass(frozen=True)
+class _FitChunk:
+    """Resamples ``start, start + 1, ...`` of one fit set (``family``), with everything random
+    about them: their training weights, test masks and the integer seeds of their fits."""
+
+    family: str
+    start: int
+    W: np.ndarray
+    T: np.ndarray
+    seeds: tuple
+
+    @property
+    def key(self) -> tuple:
+        return (self.family, self.start, self.start + len(self.seeds))
+
+
+def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes):
     """One :func:`~replikit.experiment.fit.fit_predict` per resample: the training rows are
-    the rows repeated by their weights (what the fast path's weighted fit solves);
-    ``tick(1)`` after each fit."""
+    the rows repeated by their weights (what the fast path's weighted fit solves)."""
     from ..experiment.fit import fit_predict
 
     n = W_rows.shape[1]
@@ -569,46 +614,83 @@ def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes, tick=None):
         except ValueError as exc:
             raise DataError(f"fitting {type(model).__name__} on a resample failed: {exc}") from exc
         preds.append(out.proba if proba else out.y_pred)
-        if tick is not None:
-            tick(1)
     return preds
 
 
-def _fit_predict_worker(*args):
-    """:func:`_fit_predict` in a joblib worker: one BLAS and one OpenMP thread."""
-    with worker_limits():
-        return _fit_predict(*args)
+def _fit_chunk(chunk: _FitChunk, model, X, y, proba: bool, classes) -> list:
+    """A chunk's test-row predictions, as :meth:`~replikit.experiment.engine.Engine.map` calls
+    it: per resample the probabilities (``proba``), the class codes (a classifier's labels as
+    indices into ``classes``) or the predicted values — numeric arrays the store keeps exactly."""
+    preds = _fit_predict(model, X, y, chunk.W, chunk.T, chunk.seeds, proba, classes)
+    if proba or classes is None:
+        return preds
+    return [np.searchsorted(classes, p) for p in preds]
 
 
-def _predict_generic(prob: _Problem, W, T, need_proba: bool, root, family: str, n_jobs: int,
-                     tick=None):
-    R, n = W.shape
-    seeds = [task_int_seed(root, ("fit", family, r)) for r in range(R)]
-    if n_jobs == 1 or R < 2:
-        chunks = [_fit_predict(prob.model, prob.X, prob.y, W, T, seeds, need_proba, prob.classes,
-                               tick)]
-    else:
-        from joblib import Parallel, delayed
+def _digest(*arrays) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
-        bounds = np.linspace(0, R, min(R, 4 * n_jobs) + 1).astype(int)
-        chunks = Parallel(n_jobs=n_jobs)(
-            delayed(_fit_predict_worker)(prob.model, prob.X, prob.y, W[a:b], T[a:b],
-                                         seeds[a:b], need_proba, prob.classes)
-            for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a)
-        if tick is not None:
-            tick(R)
-    preds = [p for chunk in chunks for p in chunk]
+
+def _fit_set_spec(prob: _Problem, chunks: list, need_proba: bool) -> dict:
+    """What a store's results of ``chunks`` depend on: the data, the model's parameters, the
+    resamples (their weights and test masks) and seeds, and whether probabilities are kept."""
+    from ..experiment.engine import data_fingerprint
+    from ..experiment.runner import _model_params
+
+    sets: dict[str, list] = {}
+    for c in chunks:
+        sets.setdefault(c.family, []).append(_digest(c.W, c.T, np.asarray(c.seeds, np.int64)))
+    return {"kind": "resampling fits", "data": data_fingerprint(prob.X, prob.y),
+            "task": prob.task, "model": _model_params(prob.model),
+            "proba": bool(need_proba),
+            "resamples": {f: _digest(np.array(d, dtype="S32")) for f, d in sets.items()}}
+
+
+def _predict_generic(prob: _Problem, sets: list, need_proba: bool, root, engine,
+                     tick=None) -> list[np.ndarray]:
+    """The predictions ``P`` of each fit set ``(family, W, T)`` of ``sets``: one
+    :func:`~replikit.experiment.fit.fit_predict` per resample, in chunks of a fixed number of
+    resamples (:func:`_chunk_size`) run by ``engine`` (resumed from and committed to its store);
+    a resample's fit is seeded by ``(root, 'fit', family, r)``. ``tick(m)`` as ``m`` more fits
+    are done."""
+    size = _chunk_size(prob.n)
+    chunks, owner = [], []  # owner: the index in ``sets`` of each chunk
+    for s, (family, W, T) in enumerate(sets):
+        seeds = [task_int_seed(root, ("fit", family, r)) for r in range(W.shape[0])]
+        for a in range(0, W.shape[0], size):
+            chunks.append(_FitChunk(family, a, W[a:a + size], T[a:a + size],
+                                    tuple(seeds[a:a + size])))
+            owner.append(s)
+    run_id = spec = None
+    if engine.store is not None:
+        from ..experiment.engine import spec_hash
+
+        spec = _fit_set_spec(prob, chunks, need_proba)
+        run_id = spec_hash(spec)
+    on_result = None
+    if tick is not None:  # chunks finish in any order: tick the sizes, largest first
+        sizes = iter(sorted((len(c.seeds) for c in chunks), reverse=True))
+
+        def on_result():
+            tick(next(sizes))
+
+    outs = engine.map(_fit_chunk, chunks,
+                      shared=(prob.model, prob.X, prob.y, need_proba, prob.classes),
+                      keys=[c.key for c in chunks], run_id=run_id, spec=spec,
+                      on_result=on_result)
     K = 0 if prob.classes is None else prob.classes.size
-    out = np.full((R, n, K) if need_proba else (R, n), np.nan)
-    for r, p in enumerate(preds):
-        rows = np.flatnonzero(T[r])
-        if need_proba:
-            out[r, rows] = p
-        elif prob.task == "classification":
-            out[r, rows] = np.searchsorted(prob.classes, p)
-        else:
-            out[r, rows] = p
-    return out
+    result = [np.full((W.shape[0], prob.n, K) if need_proba else W.shape, np.nan)
+              for _, W, _ in sets]
+    for c, s, out in zip(chunks, owner, outs, strict=True):
+        T = sets[s][2]
+        for r, p in enumerate(out, start=c.start):
+            result[s][r, np.flatnonzero(T[r])] = p
+    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -784,10 +866,11 @@ def _interval_parts(kind: str, params: dict, L: np.ndarray, T: np.ndarray, n: in
     return corrected_t(_split_means(L, T), params["n_test"], n)
 
 
-def _nested(prob: _Problem, fp, K: int, reps: int, root, n_jobs: int, progress) -> dict:
+def _nested(prob: _Problem, fp, K: int, reps: int, root, engine, progress) -> dict:
     """Nested cross-validation (Bates, Hastie & Tibshirani 2024, Algorithm 1) over ``reps``
     random partitions into ``K`` folds (their own random stream): the pair fits and the
-    single-fold fits of a chunk of partitions at once (batched on the fast path), reduced by
+    single-fold fits of a chunk of partitions at once (batched on the fast path; on the generic
+    path one fit set of ``engine`` per chunk), reduced by
     :class:`~replikit.resampling._intervals.NestedAccumulator`."""
     from ..experiment.schemes import RepeatedKFold
     from ._intervals import NestedAccumulator, pair_index
@@ -815,8 +898,8 @@ def _nested(prob: _Problem, fp, K: int, reps: int, root, n_jobs: int, progress) 
             if progress is not None:
                 progress(W.shape[0])
         else:
-            Pred = _predict_generic(prob, W, T, need_proba, root, f"nested{start}", n_jobs,
-                                    tick=progress)
+            (Pred,) = _predict_generic(prob, [(f"nested{start}", W, T)], need_proba, root,
+                                       engine, tick=progress)
         L = _losses(prob, Pred, T)
         acc.add(L[:r * P].reshape(r, P, n), L[r * P:].reshape(r, K, n), fold)
     return acc.result()
@@ -834,7 +917,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
                     test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
                     interval: str | None = None, n_nested_repeats: int | None = None,
                     fast: bool | None = None, random_state=None,
-                    n_jobs: int = 1, progress=None) -> ErrorEstimates:
+                    n_jobs: int = 1, progress=None, engine=None) -> ErrorEstimates:
     """Prediction-error estimates of ``model`` by several resampling methods at once.
 
     Each method is computed as :func:`estimate_error` computes it (the formulas are there).
@@ -893,14 +976,22 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
         Root of every draw; the same value gives bit-identical results, and the bootstrap
         methods drawn with the same random state share resamples.
     n_jobs : int, default 1
-        Worker processes for the generic path (the numbers do not depend on it).
+        Worker processes (joblib) for the generic path (the numbers do not depend on it).
     progress : callable, optional
         A progress bar's ``advance``: called once as ``progress(0, total=k)`` with the number
         ``k`` of fits (the full-data fit and every resample of every distinct scheme), then as
-        ``progress(m)`` as ``m`` more are done — one at a time on the generic serial path, a
-        scheme's resamples at once on the fast path (one batched fit) and with ``n_jobs > 1``.
-        It does not change the result (every scheme's resamples come from their own stream,
-        so drawing them first changes no draw).
+        ``progress(m)`` as ``m`` more are done — a chunk of resamples at a time on the generic
+        path (a chunk read back from a store included), a scheme's resamples at once on the
+        fast path (one batched fit). It does not change the result (every scheme's resamples
+        come from their own stream, so drawing them first changes no draw).
+    engine : Engine, optional
+        Where the generic path's fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`: the calling process, joblib workers or a
+        Dask cluster), instead of ``n_jobs``. The fits go in chunks of a fixed number of
+        resamples (set by the rows, never by the workers); with a store, a chunk already held
+        is read back bit for bit instead of refitted and each finished chunk is committed, so
+        an analysis killed and started again refits only what it had not finished. The numbers
+        do not depend on the engine. The batched fast path runs in the calling process.
 
     Returns
     -------
@@ -952,7 +1043,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     if len(set(methods)) != len(methods):
         raise ParameterError(f"`methods` names a method twice: {methods}.")
     methods = [check_choice(m, "methods", METHODS) for m in methods]
-    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    engine = _engine_iv(engine, n_jobs)
     prob = _estimate_error_iv(model, X, y, loss, task)
     specs = {m: _scheme_iv(m, n_resamples, n_folds, n_repeats, test_size, rounding, prob.n)
              for m in methods}
@@ -967,7 +1058,8 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     fp = _choose_fast(prob, fast)
     path = "fast" if fp is not None else "generic"
 
-    drawn: dict[tuple, tuple] = {}  # resamples drawn ahead (to count the fits) when shown
+    drawn: dict[tuple, tuple] = {}  # resamples drawn ahead (generic path; fits counted)
+    fitted: dict[tuple, np.ndarray] = {}  # the generic path's predictions of every fit set
 
     def predictions(family, params):
         key = (family, tuple(sorted(params.items())))
@@ -977,12 +1069,12 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
             if progress is not None:
                 progress(W.shape[0])
         else:
-            P = _predict_generic(prob, W, T, need_proba, root, family, n_jobs, tick=progress)
+            P = fitted.pop(key)
         return _losses(prob, P, T), T, P
 
     cache: dict[tuple, tuple] = {}
     needs_full = any(m in ("resubstitution", ".632", ".632+") for m, _ in specs.values())
-    if progress is not None:
+    if progress is not None or fp is None:
         sets = ([("resubstitution", {})] if needs_full else []) + [
             ("bootstrap" if method in _BOOTSTRAP_FAMILY else method, params)
             for method, params in specs.values() if method != "resubstitution"]
@@ -990,9 +1082,15 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
             key = (family, tuple(sorted(params.items())))
             if key not in drawn:
                 drawn[key] = _resamples(family, params, prob, root)
+    if progress is not None:
         nested_fits = sum(nested_reps * (p["n_folds"] * (p["n_folds"] + 1) // 2)
                           for m, (_, p) in specs.items() if chosen[m] == "nested")
         progress(0, total=sum(W.shape[0] for W, _ in drawn.values()) + nested_fits)
+    if fp is None:  # every fit set of the generic path in one map of the engine
+        keys = list(drawn)
+        fitted = dict(zip(keys, _predict_generic(prob, [(k[0], *drawn[k]) for k in keys],
+                                                 need_proba, root, engine, progress),
+                          strict=True))
     apparent = gamma = math.nan
     if needs_full:
         L_full, _, P_full = predictions("resubstitution", {})
@@ -1016,7 +1114,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
         parts = {}
         if kind == "nested":
             try:
-                parts = _nested(prob, fp, params["n_folds"], nested_reps, root, n_jobs,
+                parts = _nested(prob, fp, params["n_folds"], nested_reps, root, engine,
                                 progress)
                 if not (math.isfinite(parts["center"]) and math.isfinite(parts["se"])):
                     raise DataError("its numbers are not finite")
@@ -1043,7 +1141,8 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
                    n_resamples: int = 200, n_folds: int = 10, n_repeats: int | None = None,
                    test_size: float = 0.368, rounding: str = "ceil", task: str | None = None,
                    interval: str | None = None, n_nested_repeats: int | None = None,
-                   fast: bool | None = None, random_state=None, n_jobs: int = 1) -> ErrorEstimate:
+                   fast: bool | None = None, random_state=None, n_jobs: int = 1,
+                   engine=None) -> ErrorEstimate:
     r"""Estimate the prediction error of ``model`` on ``(X, y)`` by a resampling method.
 
     Implements the estimators of Etherington & Lieske (2019) [1]_, replicating Verbyla &
@@ -1126,7 +1225,15 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
         Root of every draw; the same value gives bit-identical results, and the bootstrap
         methods drawn with the same random state share resamples.
     n_jobs : int, default 1
-        Worker processes for the generic path (the numbers do not depend on it).
+        Worker processes (joblib) for the generic path (the numbers do not depend on it).
+    engine : Engine, optional
+        Where the generic path's fits run and the store that keeps them
+        (:class:`replikit.experiment.engine.Engine`: the calling process, joblib workers or a
+        Dask cluster), instead of ``n_jobs``. The fits go in chunks of a fixed number of
+        resamples (set by the rows, never by the workers); with a store, a chunk already held
+        is read back bit for bit instead of refitted and each finished chunk is committed, so
+        an analysis killed and started again refits only what it had not finished. The numbers
+        do not depend on the engine. The batched fast path runs in the calling process.
 
     Returns
     -------
@@ -1176,7 +1283,7 @@ def estimate_error(model, X, y, *, method: str = ".632+", loss: str | Callable |
                           n_folds=n_folds, n_repeats=n_repeats, test_size=test_size,
                           rounding=rounding, task=task, interval=interval,
                           n_nested_repeats=n_nested_repeats, fast=fast,
-                          random_state=random_state, n_jobs=n_jobs)
+                          random_state=random_state, n_jobs=n_jobs, engine=engine)
     out = res[method]
     if interval is not None and interval != "none" and out.interval == "none":
         raise ParameterError(f"`interval`={interval!r} does not apply to method {method!r}; "
