@@ -102,6 +102,20 @@ def audit(
     open_report: Annotated[bool, typer.Option(
         "--open", help="Open the report in the default web browser once it is written.")]
     = False,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="Dask scheduler address (tcp://host:8786): every fit of every "
+        "section runs on that cluster (implies --backend dask; the numbers do not change).")]
+    = None,
+    backend: Annotated[str | None, typer.Option(
+        "--backend", help="serial | joblib | dask (default: joblib with several workers; dask "
+        "with --scheduler).")] = None,
+    store: Annotated[Path | None, typer.Option(
+        "--store", help="DuckDB file of replikit's own keeping every finished fit: the same "
+        "command after an interruption (even kill -9) refits nothing it finished and writes the "
+        "same report. It belongs to one audit: other data or settings are refused.")] = None,
+    clear_store: Annotated[bool, typer.Option(
+        "--clear-store", help="Delete the results in --store (replikit's tables only) and "
+        "start afresh.")] = False,
 ) -> None:
     """Audit a dataset or results already made: error estimates, model comparisons,
     replication across studies, cross-study replicability and ranking generalizability, in one
@@ -123,6 +137,17 @@ def audit(
 
     check_output_dir(out, REPORT_FILES, option="out_dir", overwrite=overwrite,
                      overwrite_option="`overwrite`")
+    # where the fits run and the store: checked before the data are read
+    if backend is not None or scheduler is not None:
+        from .run import choose_backend
+
+        backend = choose_backend(backend, scheduler, n_jobs or 1)
+    if store is not None:
+        from ..experiment.store import check_store
+
+        check_store(store, clear=clear_store)
+    elif clear_store:
+        raise ParameterError("`--clear-store` needs `--store` (the store to clear).")
     wanted = None
     if sections:
         known = [s.key for s in discover_sections()]
@@ -160,10 +185,23 @@ def audit(
                    + " ".join(section.skipped.split()), err=True)
 
     command = "replikit " + " ".join(_quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
-    report = run_audit(source, out, models=chosen, random_state=random_state, n_jobs=n_jobs,
-                       quick=quick, sections=wanted, progress=_progress_mode(),
-                       overwrite=overwrite, debug=state.debug, command=command,
-                       on_skip=skipped, moderators=moderators, tolerances=tolerances)
+    client = None
+    if scheduler is not None:
+        from ..experiment.engine import connect_scheduler
+
+        client = connect_scheduler(scheduler)
+        info(f"Fitting on the Dask cluster at {scheduler} "
+             f"({len(client.scheduler_info().get('workers', {}))} workers).")
+    try:
+        report = run_audit(source, out, models=chosen, random_state=random_state,
+                           n_jobs=n_jobs, quick=quick, sections=wanted,
+                           progress=_progress_mode(), overwrite=overwrite, debug=state.debug,
+                           command=command, on_skip=skipped, moderators=moderators,
+                           tolerances=tolerances, backend=backend, client=client,
+                           store=store, clear_store=clear_store)
+    finally:
+        if client is not None:
+            client.close()
     from ..report.summary import summary_cards
 
     cards = summary_cards(report.sections)
@@ -363,7 +401,8 @@ def register(app: typer.Typer) -> None:
     # library parameters whose flag has another name (errors name the parameter)
     parameter_flags("audit", {"out_dir": "--out", "moderators": "--moderator",
                               "dataset": "--data", "tolerances": "--tolerance",
-                              "higher_is_better": "--lower-is-better"})
+                              "higher_is_better": "--lower-is-better", "client": "--scheduler",
+                              "clear_store": "--clear-store"})
 
 
 def _tolerances(given: list[str] | None) -> dict | None:

@@ -302,7 +302,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
               command: str | None = None,
               on_skip: Callable[[SectionOutput], None] | None = None,
               moderators: list[str] | tuple[str, ...] | None = None,
-              tolerances: dict | None = None) -> AuditReport:
+              tolerances: dict | None = None, backend: str | None = None, client=None,
+              store=None, clear_store: bool = False) -> AuditReport:
     """Run the audit on ``dataset`` and write the report.
 
     Every section (:func:`discover_sections`) runs in isolation: one that does not apply to
@@ -356,6 +357,9 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         section's units, or a percentage of the pooled loss for ``multistudy``). A section
         without one uses its documented default, stated on its card (docs/audit.md, "The
         lights").
+    backend, client, store, clear_store
+        Where the fits run (a Dask cluster: ``client``) and the store that makes the audit
+        resumable: see :func:`compute_audit`.
 
     Returns
     -------
@@ -397,7 +401,8 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
     result = compute_audit(dataset, models=models, random_state=random_state, n_jobs=n_jobs,
                            quick=quick, sections=sections, progress=progress, debug=debug,
                            command=command, on_skip=on_skip, moderators=moderators,
-                           tolerances=tolerances)
+                           tolerances=tolerances, backend=backend, client=client, store=store,
+                           clear_store=clear_store)
     return result.save(out, overwrite=True)
 
 
@@ -407,7 +412,8 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
                   debug: bool = False, command: str | None = None,
                   on_skip: Callable[[SectionOutput], None] | None = None,
                   moderators: list[str] | tuple[str, ...] | None = None,
-                  tolerances: dict | None = None) -> Audit:
+                  tolerances: dict | None = None, backend: str | None = None,
+                  client=None, store=None, clear_store: bool = False) -> Audit:
     """Run every section on ``source`` (a Dataset or an :class:`AuditInput`) and return the
     result, writing nothing (:meth:`Audit.save` writes it).
 
@@ -437,6 +443,19 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
         Study-level columns for the replication section's meta-regression.
     tolerances : dict, optional
         Practical tolerances of the lights by section (see :func:`run_audit`).
+    backend : {'serial', 'joblib', 'dask'}, optional
+        Where every fit of every section runs (default: 'dask' with ``client``, else 'joblib'
+        with ``n_jobs`` > 1, else 'serial'); the numbers do not depend on it.
+    client : dask.distributed.Client or str, optional
+        A Dask client or a scheduler address: every fit goes to that cluster.
+    store : path-like, optional
+        A DuckDB file of replikit's own (:mod:`replikit.experiment.store`) keeping every
+        finished fit of every section: the same audit started again after an interruption
+        (even SIGKILL) refits nothing it finished and gives the same numbers. The store
+        belongs to one audit (a fingerprint of the data and the settings); another is refused.
+        Needs an int ``random_state``; the data entry only (the others fit nothing).
+    clear_store : bool, default False
+        Delete the results in ``store`` (replikit's tables only) and start afresh.
 
     Returns
     -------
@@ -471,6 +490,9 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
             raise ParameterError(f"`sections`: unknown section(s) {unknown}; available: "
                                  f"{', '.join(known)}.")
     start = time.perf_counter()
+    if store is not None and not isinstance(random_state, int):
+        raise ParameterError("`random_state`: a store needs a fixed int so that the audit "
+                             f"started again resumes; got {random_state!r}.")
     if random_state is None:  # fresh entropy, recorded so that the report can be reproduced
         import numpy as np
 
@@ -484,17 +506,22 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
     if n_jobs is None:
         n_jobs = default_jobs()
     plan = preflight(dataset, models) if dataset is not None else None
+    engine = _engine(source, models, random_state, n_jobs, quick, sections, moderators,
+                     tolerances, backend, client, store, clear_store)
     ctx = AuditContext(dataset=dataset, models=models, random_state=random_state,
                        n_jobs=n_jobs, quick=quick, progress=make_progress(progress), plan=plan,
                        moderators=tuple(moderators) if moderators is not None else None,
-                       tolerances=tolerances, source=source)
+                       tolerances=tolerances, source=source, engine=engine)
     outputs: list[SectionOutput] = []
     timings: dict[str, float] = {}
     # the thread policy (replikit._threads): small matrices, many fits; the report's figures
     # are drawn outside pyplot (a notebook shows the cards, not every figure)
-    with single_blas(), off_pyplot():
-        for section in discover_sections():
-            _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
+    try:
+        with single_blas(), off_pyplot():
+            for section in discover_sections():
+                _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
+    finally:
+        engine.close()
     seconds = time.perf_counter() - start
     meta = {
         "dataset_name": source.name, "entry": source.kind, "entry_label": source.label,
@@ -513,6 +540,53 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
         "fit_seconds": fit_seconds(ctx),
     }
     return Audit(meta, outputs, seconds)
+
+
+def audit_fingerprint(source: AuditInput, models, random_state, quick, sections, moderators,
+                      tolerances) -> dict:
+    """What an audit's numbers depend on: the data (a hash of the table) and every setting.
+    A store of the audit (``store=``) belongs to this; another audit is refused with what
+    differs."""
+    from ..experiment.engine import data_fingerprint
+    from ..experiment.runner import _model_params
+
+    d = source.dataset
+    return {"kind": "audit", "entry": source.kind,
+            "data": data_fingerprint(d.X, d.y, d.study) if d is not None else None,
+            "models": {k: _model_params(v) for k, v in (models or {}).items()},
+            "random_state": str(random_state), "quick": bool(quick),
+            "sections": None if sections is None else sorted(sections),
+            "moderators": None if moderators is None else list(moderators),
+            "tolerances": {k: repr(v) for k, v in sorted((tolerances or {}).items())}}
+
+
+def _engine(source, models, random_state, n_jobs, quick, sections, moderators, tolerances,
+            backend, client, store, clear_store):
+    """The audit's one engine (checked before any work): backend, cluster and store."""
+    from ..experiment.engine import Engine, spec_hash
+
+    if backend is None:
+        backend = "dask" if client is not None else "joblib" if n_jobs > 1 else "serial"
+    if clear_store and store is None:
+        raise ParameterError("`clear_store` needs `store` (the store to clear).")
+    task_store = None
+    if store is not None:
+        from ..experiment.store import TaskStore, check_store
+
+        if source.kind != "data":
+            raise ParameterError(f"`store` keeps the fits of an audit of data; the audit of "
+                                 f"{source.label} fits no models, so there is nothing to "
+                                 "store.")
+        check_store(store, clear=clear_store)
+        owner = audit_fingerprint(source, models, random_state, quick, sections, moderators,
+                                  tolerances)
+        task_store = TaskStore(store, owner, spec_hash(owner), clear=clear_store)
+    try:
+        return Engine(backend, n_jobs if backend != "serial" else None, client, task_store)
+    except BaseException:
+        if task_store is not None:
+            task_store.close()
+        raise
 
 
 def _metric_label(ctx) -> str | None:
