@@ -13,9 +13,11 @@ times smaller with fewer cases, about a minute):
   bounded memory up to ``MAX_REFIT_K`` = 20,000 studies, refused above it — the 100,000-study
   case shows the refusal, a 5,000-study case (``--full``; 1,000 by default) the bounded memory;
 * a 1,000,000-row Scores table through ``replikit.experiment.store.TaskStore`` (10,000 tasks
-  of 100 score rows, one transaction per task as the runner commits them — about 15 ms each
-  on the shared machine, so 100,000 tasks of 10 rows would spend 25 minutes committing), then
-  ``load`` and the runner's ``pd.concat`` in task order.
+  of 100 score rows) written as the runner writes it — ``Engine.map`` with a store, the
+  runner's encoding and ``_ScoreRows``, group commits by the store's writer thread — then read
+  back by a second ``Engine.map`` that resumes every task, and the runner's scores frame
+  (``benchmarks/store_bench.py``, :func:`store_bench.scores_case`, which also times it against
+  the goal of 20 s).
 
 "peak RSS" is the process's maximum resident set (``getrusage``), including the interpreter
 and imports (the "imports only" row); "work" is the peak minus the RSS before the case ran.
@@ -149,35 +151,13 @@ def case_leave_one_out(k: int) -> str:
     return f"{len(leave_one_out(meta_analysis(y, v)))} rows"
 
 
-def case_store(n_rows: int, metrics: int = 100) -> str:
-    import numpy as np
-    import pandas as pd
+def case_store(n_rows: int) -> str:
+    from store_bench import scores_case  # benchmarks/store_bench.py
 
-    from replikit.experiment.store import TaskStore
-
-    n_tasks = n_rows // metrics
-    names = [f"metric_{j}" for j in range(metrics)]
-    rng = np.random.default_rng(0)
-    keys = [(f"model_{t % 20}", f"study_{(t // 20) % 10}", t // 2000, t // 200 % 10)
-            for t in range(n_tasks)]
-    with tempfile.TemporaryDirectory() as tmp:
-        store = TaskStore(Path(tmp) / "run.duckdb", {"case": "scale"}, "scale")
-        try:
-            t0 = time.perf_counter()
-            for key in keys:
-                frame = pd.DataFrame({
-                    "study": key[1], "model": key[0], "repeat": np.int64(key[2]),
-                    "fold": np.int64(key[3]), "metric": names, "value": rng.random(metrics),
-                    "n_train": np.int64(400), "n_test": np.int64(100)})
-                store.commit(key, frame, None)
-            t_write = time.perf_counter() - t0
-            rss_write = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            stored = store.load(keys, False)
-            scores = pd.concat([stored[key][0] for key in keys], ignore_index=True)
-        finally:
-            store.close()
-    return (f"{len(scores):,} rows in {n_tasks:,} tasks; write {t_write:.0f} s "
-            f"(peak {rss_write / 1024:.0f} MiB after writing), then load + concat")
+    r = scores_case(n_rows)
+    return (f"{r['rows']:,} rows in {r['tasks']:,} tasks; write {r['write']:.1f} s in "
+            f"{r['commits']} commits (peak {r['rss_write_kib'] / 1024:.0f} MiB after writing), "
+            f"read back {r['read']:.1f} s (Engine.map resuming every task + scores frame)")
 
 
 def _cases(full: bool) -> list[tuple[str, object, int]]:
