@@ -120,7 +120,7 @@ def test_store_needs_data_and_a_fixed_random_state(data, tmp_path):
                            "fold": np.tile(range(5), 2), "metric": "r2",
                            "value": np.linspace(0.1, 0.5, 10)})
     with pytest.raises(ParameterError, match="`store` keeps the fits of an audit of data"):
-        compute_audit(audit_input(scores=scores), store=tmp_path / "s.duckdb")
+        compute_audit(audit_input(scores=scores), store=tmp_path / "s.duckdb", random_state=0)
     with pytest.raises(ParameterError, match="a store needs a fixed int"):
         compute_audit(data, store=tmp_path / "s.duckdb", random_state=None)
     with pytest.raises(ParameterError, match="`clear_store` needs `store`"):

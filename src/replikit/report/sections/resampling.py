@@ -32,7 +32,7 @@ def build(ctx: AuditContext) -> SectionOutput:
     cv = shared_cv(ctx, models)
     with ctx.stage("Error estimates (resampling)", total=len(models)) as advance:
         res = audit(ctx.dataset, models=models, quick=ctx.quick, random_state=ctx.random_state,
-                    n_jobs=ctx.n_jobs, progress=advance, cv=cv, engine=ctx.engine)
+                    progress=advance, cv=cv, engine=ctx.engine)
     label = res.loss_label
     wide = res.table()
     kfold_at = list(wide.columns).index("kfold") + 1
