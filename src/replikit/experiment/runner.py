@@ -513,7 +513,7 @@ class _ScoreRows:
 def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend: str = "serial",
         n_jobs: int | None = None, client=None, store=None, clear_store: bool = False,
         random_state=None, return_predictions: bool = True,
-        progress: bool = False, engine: Engine | None = None) -> RunResult:
+        progress=False, engine: Engine | None = None) -> RunResult:
     """Fit every model on every split of ``scheme`` and score it on the test rows.
 
     Parameters
@@ -551,8 +551,9 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
         Root of every task's random state. A store needs a fixed int.
     return_predictions : bool, default True
         Keep the out-of-sample predictions (``RunResult.predictions``).
-    progress : bool, default False
-        A rich progress bar on stderr.
+    progress : bool or callable, default False
+        A rich progress bar on stderr, or a function called with 1 after each task (e.g. the
+        ``advance`` of an audit's progress stage).
     engine : Engine, optional
         Where the tasks run and the store that keeps them
         (:class:`~replikit.experiment.engine.Engine`), instead of ``backend``, ``n_jobs``,
@@ -666,10 +667,14 @@ def _version(module: str) -> str:
 
 
 class _progress:
-    def __init__(self, enabled: bool, total: int) -> None:
+    def __init__(self, enabled, total: int) -> None:
         self.enabled, self.total = enabled, total
 
     def __enter__(self):
+        if callable(self.enabled):  # the caller's own progress: advance(n=1) per task
+            tick = self.enabled
+            self.enabled = False
+            return lambda: tick(1)
         if not self.enabled:
             return lambda: None
         from rich.console import Console

@@ -60,9 +60,10 @@ def pooled_cv(ctx: AuditContext, models: dict):
     def compute():
         d = audit_design(ctx.dataset, metric=ctx.metric, models=models, quick=ctx.quick)
         t0 = time.perf_counter()
-        res = run(models, ctx.dataset.X, ctx.dataset.y, scheme=d["scheme"],
-                  metrics=d["metrics"], random_state=ctx.random_state,
-                  return_predictions=True, **_backend(ctx))
+        with ctx.stage("Fits: repeated K-fold CV of every model on every row") as advance:
+            res = run(models, ctx.dataset.X, ctx.dataset.y, scheme=d["scheme"],
+                      metrics=d["metrics"], random_state=ctx.random_state,
+                      return_predictions=True, progress=advance, **_backend(ctx))
         _log(ctx, "pooled CV", res, time.perf_counter() - t0)
         return res
 
@@ -113,8 +114,10 @@ def study_cv(ctx: AuditContext, models: dict):
                                 min_per_class=STUDY_MIN_PER_CLASS)
         scheme, metrics = within_study_design(ctx)
         t0 = time.perf_counter()
-        res = run(models, d.X, d.y, scheme=scheme, metrics=metrics, study=d.study,
-                  random_state=ctx.random_state, return_predictions=True, **_backend(ctx))
+        with ctx.stage("Fits: cross-validation within every study") as advance:
+            res = run(models, d.X, d.y, scheme=scheme, metrics=metrics, study=d.study,
+                      random_state=ctx.random_state, return_predictions=True,
+                      progress=advance, **_backend(ctx))
         _log(ctx, "within-study CV", res, time.perf_counter() - t0)
         return res, d
 
