@@ -69,7 +69,10 @@ def test_a_large_wide_table_gets_a_cheaper_plan_stated_with_its_reason(large):
     # never fewer rows: the pooled CV and the bootstrap fit every row
     d = audit_design(large, models=budget.models)
     assert d["n_repeats"] >= 2 and d["n_folds"] >= 5
-    assert all(p["rows"] == 20_000 for p in bootstrap_plan(large, budget.models).values())
+    boot = bootstrap_plan(large, budget.models)
+    assert all(p["rows"] == 20_000 for p in boot.values())
+    # the batched linear model: fewer resamples and nested repetitions, within their bounds
+    assert 50 <= boot["lr"]["n_resamples"] <= 200 and 3 <= boot["lr"]["nested_repeats"] < 10
 
 
 def test_larger_tables_get_cheaper_plans(large):
@@ -100,6 +103,7 @@ def test_the_bootstrap_resamples_follow_the_cost_of_the_models():
     cheap = bootstrap_plan(ds, make_models("lr,tree,dummy", "regression"))
     costly = bootstrap_plan(ds, make_models("lr,rf,gb,dummy", "regression"))
     assert cheap["lr"]["path"] == "fast" and cheap["lr"]["n_resamples"] == 200
+    assert cheap["lr"]["nested_repeats"] == 10
     assert 10 <= costly["rf"]["n_resamples"] <= cheap["tree"]["n_resamples"] <= 50
     assert costly["rf"]["n_resamples"] == costly["gb"]["n_resamples"]
 

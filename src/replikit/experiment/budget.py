@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["TableSize", "fit_seconds", "affordable_repeats", "affordable_resamples",
-           "GOAL_SECONDS", "REFERENCE_CORES", "POOLED_CV_SECONDS", "BOOTSTRAP_SECONDS"]
+           "GOAL_SECONDS", "REFERENCE_CORES", "POOLED_CV_SECONDS", "BOOTSTRAP_SECONDS",
+           "BATCHED_SECONDS"]
 
 #: The audit's goal: wall seconds on :data:`REFERENCE_CORES` cores.
 GOAL_SECONDS = 60.0
@@ -41,6 +42,9 @@ REFERENCE_CORES = 2
 POOLED_CV_SECONDS = 30.0
 #: Core-seconds of the bootstrap of the models refitted per resample (all of them).
 BOOTSTRAP_SECONDS = 25.0
+#: Core-seconds of each batched model's bootstrap, and as many of its nested CV (the K-fold
+#: interval), in weighted fits of ``n p^2`` each.
+BATCHED_SECONDS = 10.0
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,13 @@ def _plan(fast: bool, n: int, quick: bool, cost: float = 0.0) -> dict:
     refitted model (:func:`replikit.experiment.budget.fit_seconds`), and the resamples are at
     most :func:`~replikit.experiment.budget.affordable_resamples` of it (never below the low
     end)."""
-    if fast:
-        return {"rows": n, "n_resamples": 50 if quick else 200, "n_folds": 10}
+    if fast:  # ``cost``: one batched fit (of one resample)
+        resamples = 50 if quick else 200
+        if cost > 0 and not quick:
+            from ..experiment.budget import BATCHED_SECONDS, affordable_resamples
+
+            resamples = affordable_resamples(cost, 200, 50, seconds=BATCHED_SECONDS)
+        return {"rows": n, "n_resamples": resamples, "n_folds": 10}
     budget, low, high = (QUICK_ROW_FITS, 5, 10) if quick else (GENERIC_ROW_FITS, 10, 50)
     by_rows = int(min(high, max(low, round(budget / max(n, 1)))))
     if cost > 0 and not quick:
@@ -71,10 +76,13 @@ def _plan(fast: bool, n: int, quick: bool, cost: float = 0.0) -> dict:
 
 def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
     """The bootstrap :func:`audit` makes of each model, before any fit: model -> ``{'rows',
-    'n_resamples', 'n_folds', 'path', 'seconds'}`` (``path``: ``'fast'`` batched fits or
-    ``'generic'`` refits; ``seconds``: the expected seconds of its refits on one core of the
-    reference machine, :func:`replikit.experiment.budget.fit_seconds`; 0 for a batched
-    model).
+    'n_resamples', 'n_folds', 'path', 'seconds', 'nested_repeats'}`` (``path``: ``'fast'``
+    batched fits or ``'generic'`` refits; ``seconds``: the expected seconds of its fits on one
+    core of the reference machine, :func:`replikit.experiment.budget.fit_seconds`;
+    ``nested_repeats``: the repetitions of nested CV for a batched model's K-fold interval).
+    A batched model's resamples (50 to 200) and nested repetitions (3 to 10) follow
+    :data:`~replikit.experiment.budget.BATCHED_SECONDS` (its weighted Gram matrices cost
+    ``n p^2`` per fit: only wide and long tables get fewer).
 
     Examples
     --------
@@ -98,8 +106,9 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
     n_classes = int(dataset.y.nunique()) if task == "classification" else 0
     size = TableSize.of(dataset.X)
     oob = int(round(0.368 * n))
-    fast = {name: batched_fit(m, task, loss, n_classes) is not None
-            for name, m in models.items()}
+    kinds = {name: getattr(batched_fit(m, task, loss, n_classes), "kind", None)
+             for name, m in models.items()}
+    fast = {name: kind is not None for name, kind in kinds.items()}
     # a resample: one fit, predictions of its out-of-bag rows (about 36.8%); besides, one fit
     # on every row predicting every row (the resubstitution error)
     each = {name: 0.0 if fast[name] else fit_seconds(m, size, task, n_predict=oob)
@@ -107,10 +116,25 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
     cost = sum(each.values())
     out = {}
     for name, m in models.items():
-        plan = _plan(fast[name], n, quick, cost)
+        # a batched fit: the weighted Gram matrix of every resample, n p^2 (a few IRLS steps
+        # for the logistic regression); nothing for a baseline
+        kind = str(kinds[name])
+        batched = 0.0 if kind.startswith("dummy") else 4e-11 * n * size.n_columns ** 2 * (
+            8 if kind == "logistic" else 1)
+        plan = _plan(fast[name], n, quick, batched if fast[name] else cost)
         full = 0.0 if fast[name] else fit_seconds(m, size, task, n_predict=n)
+        seconds = each[name] * plan["n_resamples"] + full
+        nested = QUICK_NESTED_REPEATS if quick else AUDIT_NESTED_REPEATS
+        if fast[name] and not quick:  # nested CV: about K^2 batched fits per repetition
+            from ..experiment.budget import BATCHED_SECONDS
+
+            per = batched * plan["n_folds"] ** 2
+            nested = int(min(AUDIT_NESTED_REPEATS, BATCHED_SECONDS // max(per, 1e-12)))
+            # fewer than 3 repetitions would not make an interval: the Wald one instead
+            nested = nested if nested >= QUICK_NESTED_REPEATS else 0
+            seconds = batched * plan["n_resamples"] + per * nested
         out[name] = {**plan, "path": "fast" if fast[name] else "generic",
-                     "seconds": each[name] * plan["n_resamples"] + full}
+                     "seconds": seconds, "nested_repeats": nested}
     return out
 
 
@@ -409,17 +433,17 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         fast = planned[name]["path"] == "fast"
         plan = {k: planned[name][k] for k in ("rows", "n_resamples", "n_folds")}
         start = time.perf_counter()
-        nested_reps = QUICK_NESTED_REPEATS if quick else AUDIT_NESTED_REPEATS
+        nested_reps = planned[name]["nested_repeats"]
         try:
             res = estimate_errors(model, X, y, methods=methods, loss=loss, task=task,
                                   n_resamples=plan["n_resamples"], n_folds=plan["n_folds"],
-                                  interval=None if fast else "wald",
-                                  n_nested_repeats=nested_reps, random_state=root,
+                                  interval=None if fast and nested_reps else "wald",
+                                  n_nested_repeats=max(nested_reps, 1), random_state=root,
                                   engine=engine)
             nested = None
             shared_folds = (int(_kfold_row(shared[name], loss, y, n, "fast")["n_folds"])
                             if shared is not None else 0)
-            if fast and shared_folds >= 3:  # the interval of the shared K-fold estimate,
+            if fast and shared_folds >= 3 and nested_reps:  # the shared K-fold's interval,
                 # with its K (nested CV needs three folds: quick mode's 5x2 CV has two)
                 nested = estimate_error(model, X, y, method="kfold", loss=loss, task=task,
                                         n_folds=shared_folds, interval="nested",
@@ -451,6 +475,9 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                         "repetitions, batched fits)" if used == "nested" else
                         ", its interval the naive Wald one (nested cross-validation needs "
                         "at least 3 folds)" if fast and shared is not None and shared_folds < 3
+                        else ", its interval the naive Wald one (nested cross-validation of "
+                        f"{n:,} rows x {X.shape[1]:,} columns is beyond the time budget)"
+                        if fast and not nested_reps
                         else ", its interval the naive Wald one (nested cross-validation failed)"
                         if fast else
                         ", its interval the naive Wald one (nested cross-validation would "
