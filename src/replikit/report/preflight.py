@@ -297,8 +297,9 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
         from .._format import number
 
         chosen = sized_models(dataset.task, dataset.X, quick=quick, steps=steps,
-                              reason=f"the full plan would take about {number(round(full))} s "
-                                     f"on {REFERENCE_CORES} cores; the audit's goal is "
-                                     f"{number(GOAL_SECONDS)} s")
+                              reason=f"unchanged, they would take the audit to about "
+                                     f"{number(round(full))} s on {REFERENCE_CORES} cores even "
+                                     "with fewer CV repeats and bootstrap resamples; its goal "
+                                     f"is {number(GOAL_SECONDS)} s")
     return AuditBudget(chosen, tuple(steps) if chosen.notes else (), parts,
                        _expected(parts, cores), full, cores)
