@@ -274,3 +274,30 @@ def test_dask_workers_give_the_serial_numbers(tmp_path):
     with Engine("dask", n_jobs=2, store=_store(tmp_path / "s.duckdb")) as engine:
         on_dask = estimate_errors(model, X, y, engine=engine, **kw)
     assert _numbers(on_dask) == _numbers(ref)
+
+
+class OtherLoggedRegressor(LoggedRegressor):
+    """The same parameters as :class:`LoggedRegressor`, another model (a deeper tree)."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.tree_ = DecisionTreeRegressor(max_depth=4, random_state=self.random_state).fit(X, y)
+        return self
+
+
+def test_two_model_classes_with_the_same_parameters_are_two_runs_in_a_store(tmp_path):
+    """A store keys a model by its class and parameters: a second class with the same
+    parameters is never served the first one's fits (a resumed audit once read one model's
+    bootstrap back for three)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] + rng.normal(size=60)
+    log = str(tmp_path / "fits.log")
+    kw = dict(methods=["bootstrap"], loss="squared", n_resamples=6, interval="wald",
+              random_state=2)
+    alone = estimate_errors(OtherLoggedRegressor(log), X, y, **kw)
+    with Engine(store=_store(tmp_path / "s.duckdb")) as engine:
+        estimate_errors(LoggedRegressor(log), X, y, engine=engine, **kw)
+        other = estimate_errors(OtherLoggedRegressor(log), X, y, engine=engine, **kw)
+        assert engine.last_resumed == 0
+    assert _numbers(other) == _numbers(alone)

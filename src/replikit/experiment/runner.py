@@ -225,10 +225,13 @@ def _is_classifier(est) -> bool:
 
 
 def _model_params(est) -> str:
+    """The estimator's class and parameters as text (what a store's specification records):
+    two classes with the same parameters are two models."""
+    kind = f"{type(est).__module__}.{type(est).__qualname__}"
     try:
-        return repr(sorted((k, repr(v)) for k, v in est.get_params(deep=True).items()))
+        return kind + repr(sorted((k, repr(v)) for k, v in est.get_params(deep=True).items()))
     except Exception:
-        return repr(est)
+        return kind + repr(est)
 
 
 def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root, metrics=(),
