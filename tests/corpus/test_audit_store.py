@@ -21,10 +21,13 @@ import pytest
 SLOW_MODULE = textwrap.dedent("""
     import os, time
     from sklearn.base import BaseEstimator, RegressorMixin
+    from sklearn.linear_model import LinearRegression
+    from sklearn.neighbors import KNeighborsRegressor
     from sklearn.tree import DecisionTreeRegressor
 
-    class SlowTree(RegressorMixin, BaseEstimator):
-        '''A small regression tree that logs each fit and takes a little time.'''
+    class _Logged(RegressorMixin, BaseEstimator):
+        '''A model that logs each fit and takes a little time (not a linear model class, so
+        the error estimates refit it per resample: every fit goes through the engine).'''
 
         def __init__(self, delay=0.01, random_state=None):
             self.delay, self.random_state = delay, random_state
@@ -33,12 +36,24 @@ SLOW_MODULE = textwrap.dedent("""
             with open(os.environ["SOAK_LOG"], "a") as fh:
                 fh.write("fit\\n")
             time.sleep(self.delay)
-            self.m_ = DecisionTreeRegressor(max_depth=3, min_samples_leaf=5,
-                                            random_state=self.random_state).fit(X, y)
+            self.m_ = self._inner().fit(X, y)
             return self
 
         def predict(self, X):
             return self.m_.predict(X)
+
+    class SlowTree(_Logged):
+        def _inner(self):
+            return DecisionTreeRegressor(max_depth=3, min_samples_leaf=5,
+                                         random_state=self.random_state)
+
+    class SlowLinear(_Logged):
+        def _inner(self):
+            return LinearRegression()
+
+    class SlowKnn(_Logged):
+        def _inner(self):
+            return KNeighborsRegressor(10)
 """)
 
 DRIVER = textwrap.dedent("""
@@ -55,7 +70,7 @@ DRIVER = textwrap.dedent("""
     cycles = []
     for _ in range(kills):
         before = count()
-        target = before + int(rng.integers(5, 60))
+        target = before + int(rng.integers(2, 10))
         pid = os.fork()
         if pid == 0:
             os.setsid()
@@ -114,7 +129,8 @@ def soak(tmp_path: Path, kills: int, n_jobs: int = 2) -> dict:
 
     def args(out, store=None):
         return ["--quiet", "audit", "--data", str(data), "--target", "y", "--study", "site",
-                "--models", "lr,slowmod:SlowTree,dummy", "--quick", "--n-jobs", str(n_jobs),
+                "--models", "slowmod:SlowLinear,slowmod:SlowTree,slowmod:SlowKnn,dummy",
+                "--quick", "--n-jobs", str(n_jobs),
                 "--out", str(out), "--overwrite",
                 *(["--store", str(store)] if store else [])]
 
