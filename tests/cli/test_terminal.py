@@ -340,6 +340,10 @@ def test_progress_counts_on_a_terminal(monkeypatch):
         assert (task.total, task.completed, task.description) == (4, 4, "last step")
 
 
+def _split(n: int, size: int) -> list[int]:
+    return [min(size, n - a) for a in range(0, n, size)]
+
+
 @pytest.mark.parametrize("generic", [False, True])
 def test_estimate_errors_progress_counts_fits(generic):
     from sklearn.linear_model import LogisticRegression
@@ -362,7 +366,13 @@ def test_estimate_errors_progress_counts_fits(generic):
     assert calls[0] == (0, 31)
     assert sum(n for n, _ in calls) == 31
     steps = [n for n, _ in calls[1:]]
-    assert steps == ([1] * 31 if generic else [1, 10, 20])  # per fit / per batched fit
+    if generic:  # per chunk of fits (resamples of one scheme, a size set by the rows)
+        from replikit.resampling.error import _chunk_size
+
+        assert sorted(steps) == sorted([1, *_split(10, _chunk_size(60)),
+                                        *_split(20, _chunk_size(60))])
+    else:  # per batched fit
+        assert steps == [1, 10, 20]
     pd.testing.assert_frame_equal(with_hook.to_frame(), without.to_frame())
 
 

@@ -751,11 +751,11 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         The fits already made: :func:`replikit.experiment.run` of ``models`` on every row of
         ``dataset`` with the scheme and metrics of :func:`audit_design` (the report shares one such
         run between sections). Checked against the design; nothing is refitted.
-
     engine : Engine, optional
         Where the fits run and the store that keeps them
         (:class:`replikit.experiment.engine.Engine`; the audit passes its own, so every fit of
         every section goes to one cluster and one store); replaces ``n_jobs``.
+
     Returns
     -------
     ComparisonAudit

@@ -583,11 +583,11 @@ def audit(dataset, *, models: dict | None = None, original: str | None = None,
         within-study run between this section, the comparison across studies and the
         generalizability section); checked against the linear model's splits, nothing is
         refitted.
-
     engine : Engine, optional
         Where the fits run and the store that keeps them
         (:class:`replikit.experiment.engine.Engine`; the audit passes its own, so every fit of
         every section goes to one cluster and one store); replaces ``n_jobs``.
+
     Returns
     -------
     ReplicationAudit

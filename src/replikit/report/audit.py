@@ -357,9 +357,14 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         section's units, or a percentage of the pooled loss for ``multistudy``). A section
         without one uses its documented default, stated on its card (docs/audit.md, "The
         lights").
-    backend, client, store, clear_store
-        Where the fits run (a Dask cluster: ``client``) and the store that makes the audit
-        resumable: see :func:`compute_audit`.
+    backend : {'serial', 'joblib', 'dask'}, optional
+        Where the fits run (see :func:`compute_audit`).
+    client : dask.distributed.Client or str, optional
+        A Dask client or scheduler address: every fit runs on that cluster.
+    store : path-like, optional
+        A DuckDB file keeping every finished fit: the audit resumes after an interruption.
+    clear_store : bool, default False
+        Delete the results in ``store`` and start afresh.
 
     Returns
     -------

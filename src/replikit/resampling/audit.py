@@ -84,6 +84,31 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
     :data:`~replikit.experiment.budget.BATCHED_SECONDS` (its weighted Gram matrices cost
     ``n p^2`` per fit: only wide and long tables get fewer).
 
+    Parameters
+    ----------
+    dataset : Dataset
+        The data the audit reads (its size sets the plan).
+    models : dict of str -> estimator
+        The models the audit estimates the error of.
+    quick : bool, default False
+        The preview's smaller plan.
+
+    Returns
+    -------
+    dict
+        Model name -> its plan (the keys above).
+
+    See Also
+    --------
+    audit : Makes these fits.
+    replikit.experiment.budget.fit_seconds : The cost model.
+
+    References
+    ----------
+    .. [1] Verbyla, D. L. & Litvaitis, J. A. (1989). Resampling Methods for Evaluating
+       Classification Accuracy of Wildlife Habitat Models. Environmental Management, 13(6),
+       783–787. https://doi.org/10.1007/BF01868317
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
