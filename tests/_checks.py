@@ -136,3 +136,20 @@ def public_result_types():
     return {key: obj for key, (_, obj) in public_objects().items()
             if inspect.isclass(obj) and dataclasses.is_dataclass(obj)
             and not NOT_RESULTS.search(obj.__name__)}
+
+
+def audit_numbers(doc: dict) -> str:
+    """An audit's JSON twin (``report.json`` or ``Audit.to_dict()``) without its timings and
+    command line: the numbers a user reads, as one comparable string."""
+    doc = json.loads(json.dumps(doc, default=str))
+    for k in ("seconds", "section_seconds", "fit_seconds", "command"):
+        doc["meta"].pop(k, None)
+
+    def strip(o):
+        if isinstance(o, dict):
+            return {k: strip(v) for k, v in o.items() if "seconds" not in str(k)}
+        if isinstance(o, list):
+            return [strip(v) for v in o]
+        return o
+
+    return json.dumps(strip(doc), sort_keys=True)

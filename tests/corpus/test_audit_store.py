@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _checks import audit_numbers
+
 SLOW_MODULE = textwrap.dedent("""
     import os, time
     from sklearn.base import BaseEstimator, RegressorMixin
@@ -97,18 +99,7 @@ DRIVER = textwrap.dedent("""
 
 
 def _numbers(path: Path) -> str:
-    doc = json.loads(path.read_text())
-    for k in ("seconds", "section_seconds", "fit_seconds", "command"):
-        doc["meta"].pop(k, None)
-
-    def strip(o):
-        if isinstance(o, dict):
-            return {k: strip(v) for k, v in o.items() if "seconds" not in str(k)}
-        if isinstance(o, list):
-            return [strip(v) for v in o]
-        return o
-
-    return json.dumps(strip(doc), sort_keys=True)
+    return audit_numbers(json.loads(path.read_text()))
 
 
 def soak(tmp_path: Path, kills: int, n_jobs: int = 2) -> dict:

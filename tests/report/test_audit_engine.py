@@ -7,7 +7,6 @@ the serial audit's numbers; a store belongs to one audit and refuses another in 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -22,6 +21,7 @@ from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeRegressor
 
+from _checks import audit_numbers
 from replikit.data.userdata import dataset_from_frame
 from replikit.errors import ParameterError, StoreError
 from replikit.report import compute_audit
@@ -59,18 +59,7 @@ KW = dict(random_state=3, quick=True, n_jobs=1)
 
 def numbers(audit) -> str:
     """The audit's JSON twin without its timings (the numbers a user reads)."""
-    doc = audit.to_dict()
-    for k in ("seconds", "section_seconds", "fit_seconds", "command"):
-        doc["meta"].pop(k, None)
-
-    def strip(o):
-        if isinstance(o, dict):
-            return {k: strip(v) for k, v in o.items() if "seconds" not in str(k)}
-        if isinstance(o, list):
-            return [strip(v) for v in o]
-        return o
-
-    return json.dumps(strip(doc), sort_keys=True, default=str)
+    return audit_numbers(audit.to_dict())
 
 
 @pytest.fixture(scope="module")
