@@ -12,8 +12,6 @@ reproducible from its own ``random_state`` alone.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import platform
 import time
 from dataclasses import dataclass, field
@@ -144,12 +142,6 @@ class _Task:
         tasks collide (a joined ``'m|a|b|0|0'`` string was both model ``m|a`` in study ``b`` and
         model ``m`` in study ``a|b``)."""
         return (self.model, self.study, self.repeat, self.fold)
-
-    @property
-    def token(self) -> str:
-        """A hash of the key as a JSON list, for names that must be strings (Dask keys)."""
-        text = json.dumps(list(self.key), ensure_ascii=True)
-        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 @dataclass(frozen=True)
