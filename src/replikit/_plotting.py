@@ -134,7 +134,15 @@ def legible(fig, min_size: float = MIN_FONT_PT):
     """
     from matplotlib.text import Text
 
-    fig.draw_without_rendering()  # makes the lazy tick labels
+    # One layout per figure: the first pass only makes the lazy tick labels, without the
+    # layout engine (constrained layout measures every text several times; it runs when the
+    # figure is saved, or in the second pass below, whose positions the saved figure keeps).
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        fig.set_layout_engine("none")
+    fig.draw_without_rendering()
+    if engine is not None:
+        fig.set_layout_engine(engine)
     for ax in fig.get_axes():
         for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             labels = axis.get_ticklabels(which="both")
@@ -150,13 +158,17 @@ def legible(fig, min_size: float = MIN_FONT_PT):
              if isinstance(axis.get_major_locator(), FixedLocator)]
     if not fixed:  # automatic locators choose fewer ticks by themselves: no second draw
         return fig
-    fig.draw_without_rendering()  # the label extents at their final sizes
+    fig.draw_without_rendering()  # the label extents at their final sizes, laid out
     for vertical, axis in fixed:
         labels = axis.get_ticklabels()
         step = _overlaps(labels, vertical)
         if step > 1:
             for i, t in enumerate(labels):
                 t.set_visible(i % step == 0)
+    if engine is not None:
+        # keep this layout (made with every label shown: thinning only frees room) rather
+        # than lay the figure out again when it is saved
+        fig.set_layout_engine("none")
     return fig
 
 
@@ -174,6 +186,7 @@ def svg_document(fig) -> str:
     # not start mathtext (which raises on unbalanced or invalid TeX). Draw once with mathtext
     # off so that lazily made tick labels exist, then keep mathtext only for the formatters'
     # own '$\mathdefault{...}$' strings (log-axis ticks such as 10^2).
+    engine = fig.get_layout_engine()
     with matplotlib.rc_context({"text.parse_math": False}):
         legible(fig)
     for text in fig.findobj(Text):
@@ -184,6 +197,8 @@ def svg_document(fig) -> str:
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "replikit"}):
         fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None,
                                                  "Format": None, "Type": None})
+    if engine is not None and fig.get_layout_engine() is not engine:
+        fig.set_layout_engine(engine)  # the caller's figure keeps its layout engine
     return re.sub(r"<metadata>.*?</metadata>", "", buf.getvalue(), flags=re.S)
 
 

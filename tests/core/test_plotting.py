@@ -88,6 +88,31 @@ def test_dense_categorical_labels_are_thinned_not_overlapping():
     assert all(t.get_visible() for t in ax2.get_yticklabels())
 
 
+@pytest.mark.parametrize("categorical", [False, True])
+def test_a_figure_is_laid_out_once_and_keeps_its_layout_engine(monkeypatch, categorical):
+    """Rendering lays a figure out once (constrained layout measures every text several
+    times: three layouts per figure made up half of a small audit's time), whether or not
+    its tick labels need thinning, and the figure keeps its layout engine afterwards."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from replikit._plotting import new_axes
+
+    calls = []
+    real = ConstrainedLayoutEngine.execute
+    monkeypatch.setattr(ConstrainedLayoutEngine, "execute",
+                        lambda self, fig: calls.append(1) or real(self, fig))
+    ax = new_axes(4, 3)
+    if categorical:
+        ax.set_yticks(range(60), [f"study {i}" for i in range(60)])
+    else:
+        ax.plot([0, 1], [0, 2])
+    engine = ax.figure.get_layout_engine()
+    svg = svg_document(ax.figure)
+    assert len(calls) == 1
+    assert ax.figure.get_layout_engine() is engine
+    assert "study 0" in svg if categorical else "<svg" in svg
+
+
 def test_axes_cycle_through_the_colour_blind_safe_palette():
     from replikit._plotting import OKABE_ITO, new_figure
 
