@@ -299,7 +299,8 @@ class Scheme:
                 yield Split(int(block.repeat[j]), int(block.fold[j]), train,
                             np.flatnonzero(block.test[j]))
 
-    def masks(self, n, y=None, groups=None, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    def masks(self, n, y=None, groups=None, random_state=None, *,
+              compact: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Every split of ``n`` rows as a training-weight matrix and a test mask.
 
         Parameters
@@ -313,10 +314,14 @@ class Scheme:
         random_state : None, int or Generator, optional
             Overrides the scheme's own; the same value gives the same splits as
             :meth:`iter_splits`.
+        compact : bool, default False
+            Return the weights as ``uint8`` when every count fits (one byte per cell instead
+            of eight: the resampling capability holds hundreds of resamples of a million
+            rows); the values are the same.
 
         Returns
         -------
-        train_weights : ndarray of float, shape (R, n)
+        train_weights : ndarray of float (``uint8`` if ``compact``), shape (R, n)
             Times each row is in each split's training set (bootstrap counts, else 0 or 1).
         test_mask : ndarray of bool, shape (R, n)
             The rows each split tests.
@@ -337,10 +342,17 @@ class Scheme:
             if arr is not None and arr.shape != (n,):
                 raise DataError(f"`{name}` must have one value per row ({n}); got shape "
                                 f"{arr.shape}.")
-        blocks = list(self._blocks(n, y_arr, g_arr, self._rng(random_state)))
-        W = np.concatenate([b.weights for b in blocks]).astype(float, copy=False)
-        T = np.concatenate([b.test for b in blocks])
-        return W, T
+        blocks, weights, tests = self._blocks(n, y_arr, g_arr, self._rng(random_state)), [], []
+        for b in blocks:  # converted block by block: no (R, n) float array when compact
+            w = b.weights
+            if compact and w.size and 0 <= w.min() and w.max() <= 255:
+                w = w.astype(np.uint8)
+            weights.append(w)
+            tests.append(b.test)
+        kinds = {w.dtype for w in weights}
+        W = np.concatenate(weights) if len(kinds) == 1 else np.concatenate(
+            [w.astype(float, copy=False) for w in weights])
+        return (W if W.dtype == np.uint8 else W.astype(float, copy=False)), np.concatenate(tests)
 
     def split(self, X, y=None, groups=None):
         """``(train, test)`` index arrays of every split, as a scikit-learn splitter yields

@@ -48,6 +48,24 @@ LOSS_LABELS = {"log": "log loss", "zero_one": "misclassification rate",
 GENERIC_ROW_FITS, QUICK_ROW_FITS = 150_000, 40_000
 #: Repetitions of nested cross-validation for the K-fold interval of a batched model (quick: 3).
 AUDIT_NESTED_REPEATS, QUICK_NESTED_REPEATS = 10, 3
+#: Bytes one model's bootstrap may hold at once: the predictions and losses of every resample
+#: and row (8 bytes each; a probability per class) and its weights and test masks (1 byte
+#: each). Beyond it the model gets fewer resamples (never fewer rows, never below
+#: :data:`MEMORY_LEAST_RESAMPLES`): 55 for a million rows of a continuous outcome.
+MEMORY_BYTES, MEMORY_LEAST_RESAMPLES = 1_000_000_000, 10
+
+
+def memory_resamples(n: int, n_proba: int = 0) -> int:
+    """The most bootstrap resamples of ``n`` rows whose predictions (``n_proba`` class
+    probabilities per row, or one value) and losses fit :data:`MEMORY_BYTES`.
+
+    Examples
+    --------
+    >>> memory_resamples(100_000), memory_resamples(1_000_000), memory_resamples(10**8)
+    (555, 55, 10)
+    """
+    per = max(1, n) * (8 * max(1, n_proba) + 8 + 2)
+    return int(max(MEMORY_LEAST_RESAMPLES, MEMORY_BYTES // per))
 
 
 def _plan(fast: bool, n: int, quick: bool, cost: float = 0.0) -> dict:
@@ -147,6 +165,9 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
         batched = 0.0 if kind.startswith("dummy") else 4e-11 * n * size.n_columns ** 2 * (
             8 if kind == "logistic" else 1)
         plan = _plan(fast[name], n, quick, batched if fast[name] else cost)
+        most = memory_resamples(n, n_classes if loss == "log" else 0)
+        limited = "memory" if plan["n_resamples"] > most else None
+        plan["n_resamples"] = min(plan["n_resamples"], most)
         full = 0.0 if fast[name] else fit_seconds(m, size, task, n_predict=n)
         seconds = each[name] * plan["n_resamples"] + full
         nested = QUICK_NESTED_REPEATS if quick else AUDIT_NESTED_REPEATS
@@ -159,7 +180,7 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
             nested = nested if nested >= QUICK_NESTED_REPEATS else 0
             seconds = batched * plan["n_resamples"] + per * nested
         out[name] = {**plan, "path": "fast" if fast[name] else "generic",
-                     "seconds": seconds, "nested_repeats": nested}
+                     "seconds": seconds, "nested_repeats": nested, "limited_by": limited}
     return out
 
 
@@ -492,9 +513,12 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         frames.append(frame)
         used = str(frame.loc[frame["method"] == "kfold", "interval"].iloc[0])
         plans[name] = {**plan, "path": path, "interval": used,
-                       "nested_repeats": nested_reps if used == "nested" else 0}
+                       "nested_repeats": nested_reps if used == "nested" else 0,
+                       "limited_by": planned[name]["limited_by"]}
         notes.append(f"{name}: all {n:,} rows, {plan['n_resamples']} bootstrap resamples "
-                     f"({path} path), {plan['n_folds']}-fold CV"
+                     f"({path} path"
+                     + ("; fewer, to hold them in memory" if plans[name]["limited_by"] else "")
+                     + f"), {plan['n_folds']}-fold CV"
                      + (" (the report's shared cross-validation)" if shared is not None else "")
                      + (f", its interval by nested cross-validation ({nested_reps} "
                         "repetitions, batched fits)" if used == "nested" else
@@ -636,6 +660,14 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
         caveats.append(f"{', '.join(few)}: {'/'.join(map(str, counts))} bootstrap resamples "
                        "each (refitted per resample; the time budget), so their bootstrap "
                        "estimates carry more Monte-Carlo noise")
+    lean = [m for m, p in plans.items() if p.get("limited_by") == "memory"]
+    if lean:
+        counts = sorted({plans[m]["n_resamples"] for m in lean})
+        caveats.append(f"{', '.join(lean)}: {'/'.join(map(str, counts))} bootstrap resamples "
+                       f"each, not fewer rows: the predictions of every resample of the "
+                       f"{n:,} rows are held at once, and a model's bootstrap is kept "
+                       f"within about {MEMORY_BYTES / 1e9:.0f} GB; more Monte-Carlo noise in "
+                       "the bootstrap estimates")
     if failed:
         caveats.append("not estimated: " + ", ".join(failed))
     if quick:

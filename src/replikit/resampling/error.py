@@ -513,11 +513,13 @@ def _scheme(family: str, params: dict, prob: _Problem):
 
 
 def _resamples(family: str, params: dict, prob: _Problem, root) -> tuple[np.ndarray, np.ndarray]:
-    """Training weights ``W`` (R, n) and test mask ``T`` (R, n) of ``family``'s scheme, drawn
-    from the stream of ``(root, family)``."""
+    """Training weights ``W`` (R, n; ``uint8`` counts: a million rows x 200 resamples is 200
+    MB, not 1.6 GB) and test mask ``T`` (R, n) of ``family``'s scheme, drawn from the stream
+    of ``(root, family)``."""
     y_codes = prob.yf if prob.task == "classification" else None
     return _scheme(family, params, prob).masks(prob.n, y_codes,
-                                               random_state=task_rng(root, ("resamples", family)))
+                                               random_state=task_rng(root, ("resamples", family)),
+                                               compact=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -556,9 +558,11 @@ def _choose_fast(prob: _Problem, fast: bool | None):
 def _predict_fast(fp, prob: _Problem, W: np.ndarray, need_proba: bool) -> np.ndarray:
     K = 0 if prob.classes is None else prob.classes.size
     out = []
-    step = max(1, 2_000_000 // max(1, prob.n * max(1, K)))  # bound (R, n, K) temporaries
+    # bound the (R, n, K) temporaries of classifiers; a regression's least squares recomputes
+    # the rows' outer products per chunk (n p^2), so it takes ten times as many resamples
+    step = max(1, (2_000_000 if K else 20_000_000) // max(1, prob.n * max(1, K)))
     for start in range(0, W.shape[0], step):
-        Wb = W[None, start:start + step]
+        Wb = W[None, start:start + step].astype(float)  # the compact counts, as weights
         if need_proba:
             out.append(fp.predict_proba(prob.Xf[None], prob.yf[None], Wb, K)[0])
         else:
@@ -698,9 +702,24 @@ def _predict_generic(prob: _Problem, sets: list, need_proba: bool, root, engine,
 # --------------------------------------------------------------------------------------------
 
 def _losses(prob: _Problem, P: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """Per-row losses ``L[r, i]`` on test entries (NaN elsewhere)."""
+    """Per-row losses ``L[r, i]`` on test entries (NaN elsewhere), computed a block of
+    resamples at a time (the index and value temporaries stay near :data:`_LOSS_CELLS`)."""
     L = np.full(T.shape, np.nan)
-    r, i = np.nonzero(T)
+    step = max(1, _LOSS_CELLS // max(1, T.shape[1]))
+    for a in range(0, T.shape[0], step):
+        _block_losses(prob, P, T, L, a, min(T.shape[0], a + step))
+    return L
+
+
+#: Resample x row cells of :func:`_losses`' temporaries per block.
+_LOSS_CELLS = 4_000_000
+
+
+def _block_losses(prob: _Problem, P: np.ndarray, T: np.ndarray, L: np.ndarray, a: int,
+                  b: int) -> None:
+    """:func:`_losses` of resamples ``a:b``, written into ``L``."""
+    r, i = np.nonzero(T[a:b])
+    r = r + a
     if callable(prob.loss):
         if prob.task == "classification":
             pred = prob.classes[P[r, i].astype(np.int64)]
@@ -711,21 +730,20 @@ def _losses(prob: _Problem, P: np.ndarray, T: np.ndarray) -> np.ndarray:
             raise ParameterError("`loss`: a callable loss must return one value per row "
                                  f"(shape {i.shape}); got shape {vals.shape}.")
         L[r, i] = vals
-        return L
+        return
     if prob.loss == "log":
         p = P[r, i, prob.yf[i]]
         L[r, i] = -np.log(np.clip(p, 1e-15, 1.0))
-        return L
+        return
     if prob.task == "classification":
         if prob.loss == "zero_one":
             L[r, i] = (P[r, i] != prob.yf[i]).astype(float)
-            return L
+            return
         truth = prob.classes[prob.yf[i]].astype(float)
         pred = prob.classes[P[r, i].astype(np.int64)].astype(float)
     else:
         truth, pred = prob.yf[i], P[r, i]
     L[r, i] = np.abs(truth - pred) if prob.loss == "absolute" else (truth - pred) ** 2
-    return L
 
 
 def _no_information(prob: _Problem, full_pred: np.ndarray, root) -> float:
@@ -774,7 +792,7 @@ def _no_information(prob: _Problem, full_pred: np.ndarray, root) -> float:
 # --------------------------------------------------------------------------------------------
 
 def _split_means(L, T):
-    return np.nansum(L, axis=1) / T.sum(axis=1)
+    return np.sum(L, axis=1, where=T) / T.sum(axis=1)
 
 
 def _naive_se(values):
@@ -795,11 +813,12 @@ def _reduce(method, params, L, T, apparent, gamma):
         est = float(row_err.mean())
         return est, _naive_se(per), per, {}
     oob = T.sum(axis=0)
-    eq6 = float(np.nansum(L) / T.sum())
+    # sums over the test entries only (``where``: no NaN-free copy of the (R, n) losses)
+    eq6 = float(np.sum(L, where=T) / T.sum())
     if method == "bootstrap":  # eq. 6: pooled out-of-bag errors
         return eq6, math.nan, per, {}
     seen = oob > 0
-    err1 = float(np.mean(np.nansum(L[:, seen], axis=0) / oob[seen]))  # eq. 7
+    err1 = float(np.mean(np.sum(L, axis=0, where=T)[seen] / oob[seen]))  # eq. 7
     if method == "loo_bootstrap":
         return err1, math.nan, per, {"rows_never_out_of_bag": int((~seen).sum())}
     if method == ".632":
@@ -892,7 +911,7 @@ def _nested(prob: _Problem, fp, K: int, reps: int, root, engine, progress) -> di
         T_pair = (Fm[:, ia, :] | Fm[:, ib, :]).reshape(r * P, n)
         T_out = Fm.reshape(r * K, n)
         T = np.concatenate([T_pair, T_out], axis=0)
-        W = (~T).astype(float)
+        W = (~T).astype(np.uint8)
         if fp is not None:
             Pred = _predict_fast(fp, prob, W, need_proba)
             if progress is not None:
