@@ -83,7 +83,9 @@ def test_cross_study_input_errors():
     with pytest.raises(ParameterError, match="y"):
         CrossStudy(stratify=True).plan(None, np.repeat([0, 1], 5))
     assert repr(CrossStudy(3)) == ("CrossStudy(n_folds=3, in_sample=False, stratify=False, "
-                                   "random_state=None)")
+                                   "random_state=None, train_studies=None)")
+    with pytest.raises(ParameterError, match="train_studies"):
+        CrossStudy(train_studies=[-1])
 
 
 def test_cross_study_in_sample_learners_and_masks():

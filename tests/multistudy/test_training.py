@@ -140,3 +140,30 @@ def test_training_input_errors():
         cross_study_matrix(LinearRegression(), X, y, s, metric="bogus")
     with pytest.raises(DataError, match="rows"):
         leave_one_study_out(LinearRegression(), X[:10], y, s)
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_matrix_run_a_few_training_studies_at_a_time_is_the_same_matrix(monkeypatch, task):
+    """Large data: the training studies run in batches (each run's predictions of every other
+    study held at once); the splits and random states are those of one run, so the matrix is
+    the same to the bit."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    import replikit.multistudy.training as training
+
+    rng = np.random.default_rng(4)
+    n = 480
+    X = pd.DataFrame(rng.normal(size=(n, 3)), columns=list("abc"))
+    signal = X["a"] + rng.normal(size=n)
+    y = (signal > 0).astype(int) if task == "classification" else signal
+    study = np.repeat([f"s{i}" for i in range(8)], n // 8)
+    est = (RandomForestClassifier if task == "classification" else RandomForestRegressor)(
+        n_estimators=10)
+    one = cross_study_matrix(est, X, y, study, random_state=3)
+    calls = []
+    real = training._run
+    monkeypatch.setattr(training, "_run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(training, "BATCH_PREDICTIONS", 3 * n)  # 3 studies per run
+    batched = cross_study_matrix(est, X, y, study, random_state=3)
+    assert len(calls) == 3
+    assert batched.matrix.equals(one.matrix) and batched.notes == one.notes

@@ -111,6 +111,11 @@ class CrossStudy(Scheme):
         cross-validation is left out when one of its folds would train on a single class.
     random_state : None, int or Generator
         Shuffles the within-study folds (the runner passes its own stream).
+    train_studies : iterable of int, optional
+        Only these training studies (codes: positions in the sorted labels); every study is
+        still tested. Their splits, folds and numbering are those of the full scheme, so a
+        large matrix can be run a few training studies at a time (each run's predictions
+        held in memory at once) with the numbers of one run.
 
     See Also
     --------
@@ -143,11 +148,17 @@ class CrossStudy(Scheme):
     [(0, 0, 4, 8), (0, 1, 2, 2), (0, 2, 2, 2)]
     """
 
-    def __init__(self, n_folds=5, in_sample=False, stratify=False, random_state=None):
+    def __init__(self, n_folds=5, in_sample=False, stratify=False, random_state=None,
+                 train_studies=None):
         self.n_folds = None if n_folds is None else check_int(n_folds, "n_folds", min_value=2)
         self.in_sample = bool(in_sample)
         self.stratify = bool(stratify)
         self.random_state = random_state
+        self.train_studies = None if train_studies is None else tuple(sorted(
+            {check_int(k, "train_studies", min_value=0) for k in train_studies}))
+
+    def _trains(self, p) -> bool:
+        return p.trained and (self.train_studies is None or p.repeat in self.train_studies)
 
     @property
     def randomized(self) -> bool:  # type: ignore[override]
@@ -193,7 +204,8 @@ class CrossStudy(Scheme):
         """The number of splits (with ``stratify``, drawn with the scheme's own
         ``random_state``: whether a fold trains on a single class depends on the draw)."""
         if not self.stratify:
-            return sum(int(p.trained) + p.n_folds for p in self.plan(y, groups))
+            return sum(int(p.trained) + p.n_folds for p in self.plan(y, groups)
+                       if self._trains(p))
         n = len(np.asarray(groups))
         return sum(1 for _ in self.iter_splits(np.empty((n, 0)), y, groups))
 
@@ -207,7 +219,7 @@ class CrossStudy(Scheme):
         plans = self.plan(y, groups)
         seeds = rng.integers(0, 2**31 - 1, size=labels.size)  # one per study, in label order
         for p in plans:
-            if not p.trained:
+            if not self._trains(p):
                 continue
             own = codes == p.repeat
             folds = []

@@ -502,19 +502,24 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
         notes.append(f"{_plural(len(few), 'study')} with fewer rows than the {cv} folds: "
                      f"within-study CV with one fold per row (leave-one-out) for "
                      f"{_listing(few)}")
-    res = _run({"model": estimator}, Xa[rows], y_used, scheme, codes,
-               random_state=random_state, n_jobs=n_jobs, engine=engine)
     K = len(labels)
     M = np.full((K, K), np.nan)
     oof: dict[int, list] = {}
-    for (k, fold), (test, pred, proba) in _predicted(res.predictions, all_classes).items():
-        if fold == 0:  # trained on all of study k, tested on every other study
-            for j in np.unique(codes[test]):
-                sel = codes[test] == j
-                M[k, j] = m.func(y_used[test][sel], pred[sel],
-                                 None if proba is None else proba[sel], all_classes)
-        else:
-            oof.setdefault(k, []).append((test, pred, proba))
+    for batch in _study_batches(plan, codes.size):
+        # a few training studies per run: each predicts every other study's rows, and a run's
+        # predictions are held at once (the splits and random states are those of one run)
+        part = CrossStudy(cv, stratify=classification, train_studies=batch)
+        res = _run({"model": estimator}, Xa[rows], y_used, part, codes,
+                   random_state=random_state, n_jobs=n_jobs, engine=engine)
+        for (k, fold), (test, pred, proba) in _predicted(res.predictions, all_classes).items():
+            if fold == 0:  # trained on all of study k, tested on every other study
+                for j in np.unique(codes[test]):
+                    sel = codes[test] == j
+                    M[k, j] = m.func(y_used[test][sel], pred[sel],
+                                     None if proba is None else proba[sel], all_classes)
+            else:
+                oof.setdefault(k, []).append((test, pred, proba))
+        del res
     for k, parts in oof.items():  # within-study CV: out-of-fold predictions pooled
         test = np.concatenate([p[0] for p in parts])
         pred = np.concatenate([p[1] for p in parts])
@@ -533,6 +538,19 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
     _undefined_note(M, expected, m.name, notes)
     frame = pd.DataFrame(M, index=labels, columns=labels)
     return CrossStudyResult(frame, m.name, m.higher_is_better, cv, tuple(notes))
+
+
+#: Predicted rows one run of :func:`cross_study_matrix` holds at once (each training study
+#: predicts every other study's rows): beyond it the training studies run in batches.
+BATCH_PREDICTIONS = 10_000_000
+
+
+def _study_batches(plan, n: int) -> list[list[int]]:
+    """The trained studies of ``plan`` in consecutive batches whose cross-study predictions
+    (about ``n`` rows each) stay within :data:`BATCH_PREDICTIONS`; one batch for most data."""
+    trained = [p.repeat for p in plan if p.trained]
+    size = max(1, BATCH_PREDICTIONS // max(1, n))
+    return [trained[a:a + size] for a in range(0, len(trained), size)] or [[]]
 
 
 def _coded(sa: np.ndarray, labels: list) -> tuple[np.ndarray, np.ndarray]:
