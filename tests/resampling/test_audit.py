@@ -41,10 +41,10 @@ def test_regression_plan_loss_and_verdict():
     # every model on every row; the forest refitted per resample within the row-fit budget
     # (quick: clip(round(40,000 / 600), 5, 10) = 10 resamples)
     assert res.plans["lr"] == {"rows": 600, "n_resamples": 50, "n_folds": 10, "path": "fast",
-                               "interval": "nested", "nested_repeats": 3}
+                               "interval": "nested", "nested_repeats": 3, "limited_by": None}
     assert res.plans["dummy"]["path"] == "fast"
     assert res.plans["rf"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic",
-                               "interval": "wald", "nested_repeats": 0}
+                               "interval": "wald", "nested_repeats": 0, "limited_by": None}
     frame = res.to_frame()
     assert len(frame) == 3 * len(AUDIT_METHODS)
     assert set(frame["n"]) == {600}
@@ -193,8 +193,9 @@ def test_plan_follows_the_path_the_loss_allows():
                 random_state=0)
     assert log.loss == "log"
     assert log.plans["lda"] == {"rows": 600, "n_resamples": 10, "n_folds": 5, "path": "generic",
-                                "interval": "wald", "nested_repeats": 0}
+                                "interval": "wald", "nested_repeats": 0, "limited_by": None}
     assert log.plans["lr"]["path"] == "fast" and log.plans["lr"]["rows"] == 600
     zero_one = audit(ds, models={**lda, "ridge": RidgeClassifier()}, quick=True, random_state=0)
     assert zero_one.plans["lda"] == {"rows": 600, "n_resamples": 50, "n_folds": 10,
-                                     "path": "fast", "interval": "nested", "nested_repeats": 3}
+                                     "path": "fast", "interval": "nested", "nested_repeats": 3,
+                                     "limited_by": None}
