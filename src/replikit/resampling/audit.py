@@ -661,13 +661,17 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
                        "each (refitted per resample; the time budget), so their bootstrap "
                        "estimates carry more Monte-Carlo noise")
     lean = [m for m, p in plans.items() if p.get("limited_by") == "memory"]
-    if lean:
+    if lean:  # what was done instead of running out of memory: on the card, with the budget's
         counts = sorted({plans[m]["n_resamples"] for m in lean})
-        caveats.append(f"{', '.join(lean)}: {'/'.join(map(str, counts))} bootstrap resamples "
-                       f"each, not fewer rows: the predictions of every resample of the "
-                       f"{n:,} rows are held at once, and a model's bootstrap is kept "
-                       f"within about {MEMORY_BYTES / 1e9:.0f} GB; more Monte-Carlo noise in "
-                       "the bootstrap estimates")
+        text = (f"{', '.join(lean)}: {'/'.join(map(str, counts))} bootstrap resamples each, "
+                f"not fewer rows: the predictions of every resample of the {n:,} rows are "
+                f"held at once, and a model's bootstrap is kept within about "
+                f"{MEMORY_BYTES / 1e9:.0f} GB; more Monte-Carlo noise in the bootstrap "
+                "estimates")
+        if sized:
+            caveats[0] = f"{sized}; {text}"
+        else:
+            caveats.insert(0, text)
     if failed:
         caveats.append("not estimated: " + ", ".join(failed))
     if quick:
