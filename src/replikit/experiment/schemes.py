@@ -346,7 +346,8 @@ class Scheme:
         for b in blocks:  # converted block by block: no (R, n) float array when compact
             w = b.weights
             if compact and w.size and 0 <= w.min() and w.max() <= 255:
-                w = w.astype(np.uint8)
+                small = w.astype(np.uint8)
+                w = small if np.array_equal(small, w) else w  # whole counts only
             weights.append(w)
             tests.append(b.test)
         kinds = {w.dtype for w in weights}
