@@ -37,3 +37,27 @@ def cli(capsys):
         return exc.value.code, out, err
 
     return run
+
+
+#: The suite's longest files (a minute or more each: whole audits, kill-and-resume soaks, the
+#: browser, the docs' code), run first: ``make test`` sends whole files to its two workers in
+#: collection order (``--dist loadfile``), and these files at the end left one worker running
+#: alone for minutes while the other waited.
+LONG_FILES = (
+    "tests/corpus/test_audit_corpus.py", "tests/corpus/test_store.py",
+    "tests/corpus/test_audit_store.py", "tests/test_docs_code.py",
+    "tests/test_docs_code_more.py", "tests/test_tutorial.py", "tests/report/test_browser.py",
+    "tests/report/test_audit_engine.py", "tests/validity/test_validity_suite.py",
+    "tests/validity/test_validity_suite_others.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Collect the :data:`LONG_FILES` first (the order within each file is kept)."""
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+
+    def key(item):
+        path = item.nodeid.split("::", 1)[0]
+        return rank.get(path, len(rank))
+
+    items.sort(key=key)  # stable: every other file keeps its place

@@ -342,10 +342,10 @@ def _soak(data, tmp_path, env, backend_args, kills, label):
 @pytest.mark.slow
 def test_soak_sigkills_lose_and_duplicate_nothing(data, tmp_path):
     """SIGKILLs (serial and joblib) at random moments, then a resume: the scores equal a run
-    without interruption, each task stored exactly once. The suite kills 3 serial and 2
-    joblib runs (about 30 s); ``REPLIKIT_SOAK_KILLS=14,8`` runs the full soak of 22 kills (about
+    without interruption, each task stored exactly once. The suite kills 2 serial and 2
+    joblib runs (about 25 s); ``REPLIKIT_SOAK_KILLS=14,8`` runs the full soak of 22 kills (about
     150 s), as before a release."""
-    kills = [int(k) for k in os.environ.get("REPLIKIT_SOAK_KILLS", "3,2").split(",")]
+    kills = [int(k) for k in os.environ.get("REPLIKIT_SOAK_KILLS", "2,2").split(",")]
     env = _env(tmp_path)
     serial = _soak(data, tmp_path, env, (), kills[0], "serial")
     joblib = _soak(data, tmp_path, env, ("--backend", "joblib", "--n-jobs", "2"), kills[1],
