@@ -562,7 +562,7 @@ def _predict_fast(fp, prob: _Problem, W: np.ndarray, need_proba: bool) -> np.nda
     # the rows' outer products per chunk (n p^2), so it takes ten times as many resamples
     step = max(1, (2_000_000 if K else 20_000_000) // max(1, prob.n * max(1, K)))
     for start in range(0, W.shape[0], step):
-        Wb = W[None, start:start + step].astype(float)  # the compact counts, as weights
+        Wb = W[None, start:start + step].astype(float, copy=False)  # compact counts: weights
         if need_proba:
             out.append(fp.predict_proba(prob.Xf[None], prob.yf[None], Wb, K)[0])
         else:
