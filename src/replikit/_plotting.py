@@ -124,6 +124,23 @@ def _overlaps(labels, vertical: bool) -> int:
     return 1 if have >= need else int(-(-need // max(have, 1e-9)))
 
 
+def _lay_out(fig) -> None:
+    """What a draw does to place the axes (their aspect, then the layout engine), without
+    drawing: the saved figure's draw does the drawing once."""
+    try:  # matplotlib's own steps of Figure.draw (private: fall back to a whole draw)
+        from matplotlib.backend_bases import _get_renderer
+
+        renderer = _get_renderer(fig)
+        arrange = fig._get_draw_artists
+    except (ImportError, AttributeError):  # pragma: no cover - another matplotlib
+        fig.draw_without_rendering()
+        return
+    arrange(renderer)  # applies every axes' aspect and locator
+    engine = fig.get_layout_engine()
+    if fig.axes and engine is not None:
+        engine.execute(fig)
+
+
 def legible(fig, min_size: float = MIN_FONT_PT):
     """Make ``fig`` legible at 100% zoom: no text under ``min_size`` points, and tick labels
     on a fixed (categorical) axis that would then overlap thinned to every k-th label (the axis
@@ -134,15 +151,10 @@ def legible(fig, min_size: float = MIN_FONT_PT):
     """
     from matplotlib.text import Text
 
-    # One layout per figure: the first pass only makes the lazy tick labels, without the
-    # layout engine (constrained layout measures every text several times; it runs when the
+    # One layout per figure, and no draw before it: ``get_ticklabels`` makes the lazy tick
+    # labels itself (constrained layout measures every text several times; it runs when the
     # figure is saved, or in the second pass below, whose positions the saved figure keeps).
     engine = fig.get_layout_engine()
-    if engine is not None:
-        fig.set_layout_engine("none")
-    fig.draw_without_rendering()
-    if engine is not None:
-        fig.set_layout_engine(engine)
     for ax in fig.get_axes():
         for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             labels = axis.get_ticklabels(which="both")
@@ -158,7 +170,7 @@ def legible(fig, min_size: float = MIN_FONT_PT):
              if isinstance(axis.get_major_locator(), FixedLocator)]
     if not fixed:  # automatic locators choose fewer ticks by themselves: no second draw
         return fig
-    fig.draw_without_rendering()  # the label extents at their final sizes, laid out
+    _lay_out(fig)  # the label extents at their final sizes, laid out
     for vertical, axis in fixed:
         labels = axis.get_ticklabels()
         step = _overlaps(labels, vertical)
@@ -183,8 +195,8 @@ def svg_document(fig) -> str:
     from matplotlib.text import Text
 
     # Labels come from user data (study, model and column names): a '$' must print as a dollar,
-    # not start mathtext (which raises on unbalanced or invalid TeX). Draw once with mathtext
-    # off so that lazily made tick labels exist, then keep mathtext only for the formatters'
+    # not start mathtext (which raises on unbalanced or invalid TeX). Make the lazy tick labels
+    # with mathtext off (:func:`legible`), then keep mathtext only for the formatters'
     # own '$\mathdefault{...}$' strings (log-axis ticks such as 10^2).
     engine = fig.get_layout_engine()
     with matplotlib.rc_context({"text.parse_math": False}):
