@@ -122,3 +122,23 @@ def test_progress_lines_when_stderr_is_not_a_terminal():
     assert isinstance(make_progress("lines"), LineProgress)
     assert not isinstance(make_progress(True), LineProgress) and make_progress(True).enabled
     assert not make_progress(False).enabled
+
+
+def test_a_small_audit_fits_in_its_own_process_a_large_one_on_every_core(large, monkeypatch):
+    """Workers cost about 2 s of a core each to start: an audit whose workers would share
+    less than ``WORKERS_FROM_SECONDS`` of fits runs them in its own process by default (the
+    numbers do not depend on it); a user's ``n_jobs`` or a named backend is kept."""
+    from replikit.report import audit as audit_module
+    from replikit.report.audit import WORKERS_FROM_SECONDS, default_jobs
+
+    monkeypatch.setattr(audit_module, "usable_cores", lambda most: 4)
+    tiny = audit_budget(_dataset(200, levels=(4,), numeric=3), quick=True)
+    assert tiny.worker_seconds < WORKERS_FROM_SECONDS
+    assert default_jobs(tiny) == 1 and default_jobs() == 4
+    assert tiny.with_jobs(1).line().startswith("expected time: about ")
+    assert " on 1 worker (" in tiny.with_jobs(1).line()
+    big = audit_budget(large)
+    assert big.worker_seconds > WORKERS_FROM_SECONDS and default_jobs(big) == 4
+    # the expected time falls with the workers, the plan does not change
+    assert big.with_jobs(4).seconds < big.with_jobs(1).seconds
+    assert big.with_jobs(4).parts == big.parts

@@ -173,7 +173,8 @@ def audit(
              + (" (quick mode)" if quick else "") + ".")
         for note in dataset.notes:
             info(f"replikit: note: {note}.")
-        info(_expected_time(dataset, chosen, quick, n_jobs))
+        info(_expected_time(dataset, chosen, quick, n_jobs,
+                            own_process=backend is None and scheduler is None))
     else:
         info(f"Auditing {source.name}: {source.label}"
              + (" (quick mode)" if quick else "") + ".")
@@ -293,14 +294,15 @@ def _source(*, data, target, study, table, task, example, models, moderator, sco
                        original=original, task=task)
 
 
-def _expected_time(dataset, models, quick: bool, n_jobs: int | None) -> str:
+def _expected_time(dataset, models, quick: bool, n_jobs: int | None, *,
+                   own_process: bool = True) -> str:
     """The line printed before the work: the audit's expected time, its fits and what the
     time budget changed (:func:`replikit.report.preflight.audit_budget`)."""
     from ..report.audit import default_jobs
     from ..report.preflight import audit_budget
 
-    budget = audit_budget(dataset, models, quick=quick, n_jobs=n_jobs or default_jobs())
-    return budget.line()
+    budget = audit_budget(dataset, models, quick=quick)
+    return budget.with_jobs(n_jobs or default_jobs(budget if own_process else None)).line()
 
 
 def _progress_mode():

@@ -43,12 +43,20 @@ __all__ = ["run_audit", "compute_audit", "Audit", "AuditReport", "example_datase
 REPORT_FILES = ("report.html", "report.json", "references.bib")
 #: Most worker processes the audit starts by default.
 MAX_DEFAULT_JOBS = 8
+#: Core-seconds of the fits the workers would share below which the audit fits them in its
+#: own process by default: starting a worker (a Python process importing scikit-learn and
+#: replikit) costs about 2 s of a core, more than parallel fits of a small table save.
+WORKERS_FROM_SECONDS = 6.0
 
 
-def default_jobs() -> int:
+def default_jobs(budget=None) -> int:
     """Worker processes of an audit by default: the CPU cores this process may use (at most
-    :data:`MAX_DEFAULT_JOBS`). The numbers do not depend on it (every fit draws from its own
-    random state), so using every core is safe."""
+    :data:`MAX_DEFAULT_JOBS`), or 1 (the audit's own process) when its time plan ``budget``
+    (:func:`~replikit.report.preflight.audit_budget`) gives the workers less than
+    :data:`WORKERS_FROM_SECONDS` of fits. The numbers do not depend on it (every fit draws
+    from its own random state), so either choice is safe."""
+    if budget is not None and budget.worker_seconds < WORKERS_FROM_SECONDS:
+        return 1
     return usable_cores(MAX_DEFAULT_JOBS)
 
 
@@ -330,7 +338,9 @@ def run_audit(dataset: Dataset, out_dir: str | os.PathLike = "replikit-audit", *
         the report (``meta.random_state``), so the run can still be repeated.
     n_jobs : int, optional
         Worker processes for the fits (joblib). Default: one per CPU core, at most
-        :data:`MAX_DEFAULT_JOBS`. The numbers are bit-identical whatever the value.
+        :data:`MAX_DEFAULT_JOBS`, or the audit's own process when the fits are too few to
+        repay starting workers (:func:`default_jobs`). The numbers are bit-identical whatever
+        the value.
     quick : bool, default False
         Fewer resamples (for previews and tests); stamped in the report and its JSON.
     sections : list of str, optional
@@ -431,7 +441,8 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
     random_state : int, optional
         The same value gives the same numbers; ``None`` draws fresh entropy (recorded).
     n_jobs : int, optional
-        Worker processes for the fits (default: one per core, at most 8).
+        Worker processes for the fits (default: one per core, at most 8; the audit's own
+        process when its fits are few, :func:`default_jobs`).
     quick : bool, default False
         Fewer resamples (a preview).
     sections : list of str, optional
@@ -503,13 +514,15 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
 
         random_state = int(np.random.SeedSequence().entropy)
     dataset = source.dataset
-    if dataset is not None and models is None:  # one line-up for every section, sized to
-        # the time budget (docs/performance.md)
+    budget = None
+    if dataset is not None:  # one line-up for every section, sized to the time budget
+        # (docs/performance.md), and the work the workers would share
         from .preflight import audit_budget
 
-        models = audit_budget(dataset, quick=quick).models
-    if n_jobs is None:
-        n_jobs = default_jobs()
+        budget = audit_budget(dataset, models, quick=quick)
+        models = budget.models
+    if n_jobs is None:  # a small audit fits in its own process (unless a backend is named)
+        n_jobs = default_jobs(budget if backend is None and client is None else None)
     plan = preflight(dataset, models) if dataset is not None else None
     engine = _engine(source, models, random_state, n_jobs, quick, sections, moderators,
                      tolerances, backend, client, store, clear_store)

@@ -158,6 +158,18 @@ class AuditBudget:
     n_jobs: int
 
     @property
+    def worker_seconds(self) -> float:
+        """Core-seconds of the fits the workers share (the rest run in the audit's process)."""
+        return float(sum(p[1] for p in self.parts.values()))
+
+    def with_jobs(self, n_jobs: int) -> AuditBudget:
+        """The same plan, its expected time for ``n_jobs`` workers."""
+        from dataclasses import replace
+
+        n_jobs = max(1, int(n_jobs))
+        return replace(self, seconds=_expected(self.parts, n_jobs), n_jobs=n_jobs)
+
+    @property
     def fits(self) -> int:
         """Model fits expected in all."""
         return int(sum(p[0] for p in self.parts.values()))
