@@ -121,8 +121,9 @@ def preflight(dataset: Dataset, models: dict | None = None) -> AuditPlan:
 #: process, the statistics of every section (the Bayesian comparisons, the bootstrap and
 #: permutations of the cross-study section) and writing the report.
 OVERHEAD_SECONDS = 15.0
-#: How far above the goal the expected time must be before the budget shrinks the forest or
-#: leaves models out (the cost model's estimates are good to about this factor).
+#: How far above the goal the expected time must be before the budget leaves models out
+#: (the cost model's estimates are good to about this factor); the cheaper encodings and the
+#: smaller forest come as soon as it exceeds the goal.
 MARGIN = 1.5
 
 
@@ -258,11 +259,11 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
     The plan depends on the table's size and the models only (never on the machine), so
     the audit's numbers are the same everywhere. For the default models (``models`` not
     given), when the expected wall time of the full plan on the reference machine's 2 cores
-    exceeds :data:`~replikit.experiment.budget.GOAL_SECONDS`, the trees are fitted on level
-    codes of the many-level categoricals; when it still exceeds the goal by the factor
-    :data:`MARGIN`, the other changes of :func:`~replikit.experiment.models.sized_models`
-    follow in order — a smaller forest, then lasso and k-NN left out — until it does not
-    (the last one stays when none suffices). Models a user names are never
+    exceeds :data:`~replikit.experiment.budget.GOAL_SECONDS`, the changes of
+    :func:`~replikit.experiment.models.sized_models` follow in order until it does not: the
+    trees fitted on level codes of the many-level categoricals, then a smaller forest, then
+    (only when the plan still exceeds the goal by the factor :data:`MARGIN`) lasso and k-NN
+    left out; the last one stays when none suffices. Models a user names are never
     changed; the repeats of the pooled CV and the bootstrap resamples follow the budget in
     every case (:func:`replikit.compare.audit_design`,
     :func:`replikit.resampling.bootstrap_plan`).
@@ -292,18 +293,21 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
         seconds = _expected(parts, REFERENCE_CORES)
         return AuditBudget(models, (), parts, _expected(parts, cores), seconds, cores)
     full = previous = None
-    chosen, steps, parts = None, (), {}
+    chosen, steps, parts, changed = None, (), {}, []
     for i in range(len(SIZING_STEPS) + 1):
         candidate = sized_models(dataset.task, dataset.X, quick=quick,
                                  steps=SIZING_STEPS[:i])
         if previous is None or len(candidate.notes) > len(chosen.notes):
+            if previous is not None:
+                changed.append(SIZING_STEPS[i - 1])
             parts = _parts(dataset, candidate, quick)  # else: the step changed nothing here
             previous = _expected(parts, REFERENCE_CORES)
         chosen, steps = candidate, SIZING_STEPS[:i]
         full = previous if full is None else full
-        # trees on level codes as soon as the plan exceeds the goal; the costlier changes
-        # only when it is clearly beyond it (the estimate is rough: :data:`MARGIN`)
-        if previous <= (GOAL_SECONDS if i == 0 else MARGIN * GOAL_SECONDS):
+        # trees on level codes and a smaller forest as soon as the plan exceeds the goal;
+        # fewer models only when it is clearly beyond it (the estimate is rough: MARGIN)
+        if i == len(SIZING_STEPS) or previous <= (
+                MARGIN * GOAL_SECONDS if SIZING_STEPS[i] == "line-up" else GOAL_SECONDS):
             break
     if steps:
         from .._format import number
@@ -313,5 +317,5 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
                                      f"{number(round(full))} s on {REFERENCE_CORES} cores even "
                                      "with fewer CV repeats and bootstrap resamples; its goal "
                                      f"is {number(GOAL_SECONDS)} s")
-    return AuditBudget(chosen, tuple(steps) if chosen.notes else (), parts,
+    return AuditBudget(chosen, tuple(changed), parts,
                        _expected(parts, cores), full, cores)
