@@ -142,3 +142,18 @@ def test_a_small_audit_fits_in_its_own_process_a_large_one_on_every_core(large, 
     # the expected time falls with the workers, the plan does not change
     assert big.with_jobs(4).seconds < big.with_jobs(1).seconds
     assert big.with_jobs(4).parts == big.parts
+
+
+def test_a_quick_audit_has_its_own_goal():
+    """A preview aims at ``QUICK_GOAL_SECONDS``: the built-in ANES example (13,440 rows) gets
+    the smaller forest in quick mode, and the caveat says which goal it serves."""
+    from replikit.experiment.budget import QUICK_GOAL_SECONDS
+    from replikit.report import example_dataset
+
+    ds = example_dataset("anes")
+    quick = audit_budget(ds, quick=True)
+    assert quick.steps == ("forest",) and quick.full_seconds > QUICK_GOAL_SECONDS
+    assert quick.with_jobs(2).seconds <= QUICK_GOAL_SECONDS
+    [caveat] = quick.notes()
+    assert f"its goal is {QUICK_GOAL_SECONDS:.0f} s for a quick audit" in caveat
+    assert quick.models["rf"].get_params()["n_estimators"] == 50

@@ -259,7 +259,8 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
     The plan depends on the table's size and the models only (never on the machine), so
     the audit's numbers are the same everywhere. For the default models (``models`` not
     given), when the expected wall time of the full plan on the reference machine's 2 cores
-    exceeds :data:`~replikit.experiment.budget.GOAL_SECONDS`, the changes of
+    exceeds :data:`~replikit.experiment.budget.GOAL_SECONDS` (a quick audit's:
+    :data:`~replikit.experiment.budget.QUICK_GOAL_SECONDS`), the changes of
     :func:`~replikit.experiment.models.sized_models` follow in order until it does not: the
     trees fitted on level codes of the many-level categoricals, then a smaller forest, then
     (only when the plan still exceeds the goal by the factor :data:`MARGIN`) lasso and k-NN
@@ -284,7 +285,7 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
     AuditBudget
         The models, the changes made, the expected fits and seconds.
     """
-    from ..experiment.budget import GOAL_SECONDS, REFERENCE_CORES
+    from ..experiment.budget import GOAL_SECONDS, QUICK_GOAL_SECONDS, REFERENCE_CORES
     from ..experiment.models import SIZING_STEPS, sized_models
 
     cores = REFERENCE_CORES if n_jobs is None else max(1, int(n_jobs))
@@ -292,6 +293,7 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
         parts = _parts(dataset, models, quick)
         seconds = _expected(parts, REFERENCE_CORES)
         return AuditBudget(models, (), parts, _expected(parts, cores), seconds, cores)
+    goal = QUICK_GOAL_SECONDS if quick else GOAL_SECONDS
     full = previous = None
     chosen, steps, parts, changed = None, (), {}, []
     for i in range(len(SIZING_STEPS) + 1):
@@ -307,7 +309,7 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
         # trees on level codes and a smaller forest as soon as the plan exceeds the goal;
         # fewer models only when it is clearly beyond it (the estimate is rough: MARGIN)
         if i == len(SIZING_STEPS) or previous <= (
-                MARGIN * GOAL_SECONDS if SIZING_STEPS[i] == "line-up" else GOAL_SECONDS):
+                MARGIN * goal if SIZING_STEPS[i] == "line-up" else goal):
             break
     if steps:
         from .._format import number
@@ -316,6 +318,7 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
                               reason=f"unchanged, they would take the audit to about "
                                      f"{number(round(full))} s on {REFERENCE_CORES} cores even "
                                      "with fewer CV repeats and bootstrap resamples; its goal "
-                                     f"is {number(GOAL_SECONDS)} s")
+                                     f"is {number(goal)} s"
+                                     + (" for a quick audit" if quick else ""))
     return AuditBudget(chosen, tuple(changed), parts,
                        _expected(parts, cores), full, cores)
