@@ -156,4 +156,9 @@ def test_a_quick_audit_has_its_own_goal():
     assert quick.with_jobs(2).seconds <= QUICK_GOAL_SECONDS
     [caveat] = quick.notes()
     assert f"its goal is {QUICK_GOAL_SECONDS:.0f} s for a quick audit" in caveat
+    # the preview's forest already has 50 trees: the step only samples the rows, and says so
     assert quick.models["rf"].get_params()["n_estimators"] == 50
+    assert "rf grows each of its 50 trees on a bootstrap sample of 2,000" in caveat
+    assert "instead of 100" not in caveat
+    assert default_models("regression", quick=True)["rf"].get_params()["n_estimators"] == 50
+    assert default_models("regression")["rf"].get_params()["n_estimators"] == 100

@@ -11,7 +11,7 @@ from .._compat import dropped, renamed
 from ..errors import ParameterError
 
 __all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models", "DEFAULT_MODELS",
-           "QUICK_MODELS", "sized_models", "SizedModels", "SIZING_STEPS"]
+           "QUICK_MODELS", "QUICK_TREES", "sized_models", "SizedModels", "SIZING_STEPS"]
 
 
 def _lr(task: str):
@@ -406,12 +406,14 @@ def make_models(models: str | list[str], task: str) -> dict[str, object]:
 #: section has differences to judge; ``QUICK_MODELS`` for a ``--quick`` preview.
 DEFAULT_MODELS = ("lr", "lasso", "rf", "gb", "knn", "dummy")
 QUICK_MODELS = ("lr", "rf", "dummy")
+#: Trees of the preview's random forest (the full audit's grows 100).
+QUICK_TREES = 50
 
 
 def default_models(task: str, *, quick: bool = False) -> dict[str, object]:
     """The audit's default models for ``task``: :data:`DEFAULT_MODELS`, or
-    :data:`QUICK_MODELS` when ``quick`` (a preview: a linear model, a random forest and the
-    baseline).
+    :data:`QUICK_MODELS` when ``quick`` (a preview: a linear model, a random forest of
+    :data:`QUICK_TREES` trees and the baseline).
 
     Parameters
     ----------
@@ -436,7 +438,10 @@ def default_models(task: str, *, quick: bool = False) -> dict[str, object]:
     >>> list(default_models("classification", quick=True))
     ['lr', 'rf', 'dummy']
     """
-    return make_models(list(QUICK_MODELS if quick else DEFAULT_MODELS), task)
+    models = make_models(list(QUICK_MODELS if quick else DEFAULT_MODELS), task)
+    if quick:  # a preview: half the trees (a forest's error settles well before 100)
+        models["rf"].set_params(n_estimators=QUICK_TREES)
+    return models
 
 
 #: The changes the audit's time budget can make to its default models, cheapest first (see
@@ -553,12 +558,16 @@ def sized_models(task: str, X, *, quick: bool = False, steps=(),
         if "rf" in models:
             final = models["rf"].steps[-1][1] if hasattr(models["rf"], "steps") \
                 else models["rf"]
-            final.set_params(n_estimators=FOREST_TREES)
+            trees = final.get_params()["n_estimators"]  # 100, or the preview's 50
+            sample = f"a bootstrap sample of {FOREST_ROWS:,} of the {n:,} rows"
+            if trees > FOREST_TREES:
+                final.set_params(n_estimators=FOREST_TREES)
+                notes.append(f"rf grows {FOREST_TREES} trees instead of {trees}"
+                             + (f", each on {sample}" if n > FOREST_ROWS else ""))
+            elif n > FOREST_ROWS:
+                notes.append(f"rf grows each of its {trees} trees on {sample}")
             if n > FOREST_ROWS:
                 final.set_params(max_samples=FOREST_ROWS)
-            notes.append(f"rf grows {FOREST_TREES} trees instead of 100"
-                         + (f", each on a bootstrap sample of {FOREST_ROWS:,} of the "
-                            f"{n:,} rows" if n > FOREST_ROWS else ""))
         if "lasso" in models and task == "classification":
             models["lasso"].steps[-1][1].set_params(tol=1e-3)
             notes.append("lasso's solver stops at tolerance 1e-3 instead of 1e-4")
