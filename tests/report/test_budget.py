@@ -129,12 +129,20 @@ def test_a_small_audit_fits_in_its_own_process_a_large_one_on_every_core(large, 
     less than ``WORKERS_FROM_SECONDS`` of fits runs them in its own process by default (the
     numbers do not depend on it); a user's ``n_jobs`` or a named backend is kept."""
     from replikit.report import audit as audit_module
-    from replikit.report.audit import WORKERS_FROM_SECONDS, default_jobs
+    from replikit.report.audit import WORKERS_FROM_FITS, WORKERS_FROM_SECONDS, default_jobs
 
     monkeypatch.setattr(audit_module, "usable_cores", lambda most: 4)
-    tiny = audit_budget(_dataset(200, levels=(4,), numeric=3), quick=True)
-    assert tiny.worker_seconds < WORKERS_FROM_SECONDS
+    frame = _frame(200, levels=(4,), numeric=3)
+    frame["site"] = np.repeat(["a", "b", "c", "d"], 50)  # four studies
+    tiny = audit_budget(dataset_from_frame(frame, target="y", study="site"), quick=True)
+    assert tiny.worker_seconds < WORKERS_FROM_SECONDS and tiny.fits < WORKERS_FROM_FITS
     assert default_jobs(tiny) == 1 and default_jobs() == 4
+    # many fits on tiny studies (the exam example's 65 schools) go to the workers: the cost
+    # model leaves out scikit-learn's own work per fit, which they add up
+    from replikit.report import example_dataset
+
+    many = audit_budget(example_dataset("exam"), quick=True)
+    assert many.fits > WORKERS_FROM_FITS and default_jobs(many) == 4
     assert tiny.with_jobs(1).line().startswith("expected time: about ")
     assert " on 1 worker (" in tiny.with_jobs(1).line()
     big = audit_budget(large)

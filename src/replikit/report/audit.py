@@ -43,19 +43,23 @@ __all__ = ["run_audit", "compute_audit", "Audit", "AuditReport", "example_datase
 REPORT_FILES = ("report.html", "report.json", "references.bib")
 #: Most worker processes the audit starts by default.
 MAX_DEFAULT_JOBS = 8
-#: Core-seconds of the fits the workers would share below which the audit fits them in its
-#: own process by default: starting a worker (a Python process importing scikit-learn and
-#: replikit) costs about 2 s of a core, more than parallel fits of a small table save.
-WORKERS_FROM_SECONDS = 6.0
+#: Core-seconds of the fits the workers would share, and fits, below which the audit fits
+#: them in its own process by default: starting a worker (a Python process importing
+#: scikit-learn and replikit) costs about 2 s of a core, more than parallel fits of a small
+#: table save. The count guards the cost model's blind spot: scikit-learn's own work per fit
+#: (about 2 ms per tree of a forest), which hundreds of fits on tiny studies add up.
+WORKERS_FROM_SECONDS, WORKERS_FROM_FITS = 6.0, 200
 
 
 def default_jobs(budget=None) -> int:
     """Worker processes of an audit by default: the CPU cores this process may use (at most
     :data:`MAX_DEFAULT_JOBS`), or 1 (the audit's own process) when its time plan ``budget``
     (:func:`~replikit.report.preflight.audit_budget`) gives the workers less than
-    :data:`WORKERS_FROM_SECONDS` of fits. The numbers do not depend on it (every fit draws
-    from its own random state), so either choice is safe."""
-    if budget is not None and budget.worker_seconds < WORKERS_FROM_SECONDS:
+    :data:`WORKERS_FROM_SECONDS` of fits and fewer than :data:`WORKERS_FROM_FITS` fits. The
+    numbers do not depend on it (every fit draws from its own random state), so either
+    choice is safe."""
+    if (budget is not None and budget.worker_seconds < WORKERS_FROM_SECONDS
+            and budget.fits < WORKERS_FROM_FITS):
         return 1
     return usable_cores(MAX_DEFAULT_JOBS)
 
