@@ -52,7 +52,8 @@ def audit(
     n_jobs: Annotated[int | None, typer.Option(
         "--n-jobs", "-j", min=1, help="Worker processes (default: one per CPU core, at most 8; "
         "the numbers do not depend on it).")] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Fewer resamples and models, a 50-tree forest: a fast preview.")] = False,
+    quick: Annotated[bool, typer.Option(
+        "--quick", help="Fewer resamples and models, a 50-tree forest: a fast preview.")] = False,
     sections: Annotated[str | None, typer.Option(
         "--sections", help=f"Comma-separated sections to run (default: all): {_SECTIONS}.")]
     = None,
