@@ -83,6 +83,51 @@ def test_fast_equals_sklearn_per_resample(model, task):
         assert np.mean(pred != ref) <= 0.004  # ties / optimiser tolerance only
 
 
+@pytest.mark.parametrize("model, task", [
+    (LinearRegression(), "regression"),
+    (make_pipeline(StandardScaler(), Ridge(alpha=3.0)), "regression"),
+    (LinearDiscriminantAnalysis(priors=[0.5, 0.5]), "classification"),
+    (LogisticRegression(C=0.5), "classification"),
+])
+def test_wide_data_fast_path_equals_sklearn(model, task):
+    """From ``WIDE_FEATURES`` columns the Gram matrices come from one ``syrk`` per resample
+    instead of the rows' outer products; the fits stay scikit-learn's."""
+    from replikit.resampling import _fast
+
+    X, y_cls, y_reg = _data(3, n=160, p=_fast.WIDE_FEATURES + 8)
+    y = y_cls if task == "classification" else y_reg
+    idx, W = _bootstrap_weights(len(y), 6, seed=4)
+    fp = fast_predictor(model, task)
+    pred = fp.predict(X[None], y[None].astype(float if task == "regression" else int), W[None],
+                      2)[0]
+    ref = np.stack([clone(model).fit(X[i], y[i]).predict(X) for i in idx])
+    if task == "regression":
+        np.testing.assert_allclose(pred, ref, rtol=1e-7, atol=1e-7)
+    else:
+        assert np.mean(pred != ref) <= 0.004
+
+
+def test_wide_and_narrow_moments_agree(monkeypatch):
+    """The two ways of building ``sum_i w_ri x_i x_i'`` (outer products; syrk per resample)
+    agree to rounding on a batch of two datasets with bootstrap and 0/1 weights, and the
+    batched logistic fit gives the same rules either way."""
+    from replikit.resampling import _fast
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2, 90, 12))
+    W = np.concatenate([rng.poisson(1.0, size=(2, 4, 90)),
+                        rng.integers(0, 2, size=(2, 3, 90))], axis=1).astype(float)
+    y = (X[..., 0] + rng.normal(size=(2, 90)) > 0).astype(float)
+    narrow = _fast.weighted_moments(W, X)
+    narrow_logit = _fast.logistic_decision(X, y, W, C=1.0)
+    monkeypatch.setattr(_fast, "WIDE_FEATURES", 4)
+    wide = _fast.weighted_moments(W, X)
+    wide_logit = _fast.logistic_decision(X, y, W, C=1.0)
+    for a, b in zip(narrow, wide):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(wide_logit, narrow_logit, rtol=1e-7, atol=1e-7)
+
+
 def test_lda_divisor_n_matches_sklearn_default_priors():
     # scikit-learn >= 1.9 divides the pooled scatter by n; divisor='n' reproduces it exactly
     X, y, _ = _data(3, n=30, p=10)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.linalg.blas import dsyrk  # imported here, so that single_blas limits its BLAS too
 
 from .._linalg import HADAMARD_TOL, pinv_solve, sym_solve
 from .._threads import single_blas
@@ -48,6 +49,11 @@ __all__ = ["FastPredictor", "fast_predictor", "lda_decision", "lda_margin", "spd
            "logistic_decision", "dummy_predict", "weighted_moments"]
 
 _BLOCK = 4_000_000  # elements in a temporary block of per-row products
+WIDE_FEATURES = 32  # from this many features, moments are built resample by resample (syrk)
+#: The chord method's Newton steps keep a resample's inverse Hessian while each step is at
+#: most this share of the one before (measured: 0.5 -> 22 s, 0.8 -> 20 s, 0.95 -> 21 s for the
+#: batched logistic regression of a 20,000 x 200 audit; the step's gradient costs n q).
+CHORD_RATE = 0.8
 
 
 # --------------------------------------------------------------------------------------------
@@ -69,13 +75,21 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
     sw : (E, R)
     sx : (E, R, p)
     sxx : (E, R, p, p)
-        ``sum_i w_ri``, ``sum_i w_ri x_i`` and ``sum_i w_ri x_i x_i'``, from matrix products
-        over blocks of rows (memory stays bounded for large n).
+        ``sum_i w_ri``, ``sum_i w_ri x_i`` and ``sum_i w_ri x_i x_i'``. With few features
+        (``p < WIDE_FEATURES``) all resamples come from one product of ``W`` with the rows'
+        outer products, over blocks of rows (memory stays bounded for large n); with more,
+        each resample is one symmetric rank-k update ``(sqrt(w) X)'(sqrt(w) X)`` on its rows
+        of non-zero weight (BLAS ``syrk``), which does half the arithmetic of the outer
+        products and builds no ``n x p^2`` temporaries: 20 resamples of 20,000 x 200 rows
+        3.9 s -> 1.1 s.
     """
     E, n, p = X.shape
     R = W.shape[1]
     sw = W.sum(axis=2)
     sx = np.matmul(W, X)
+    if p >= WIDE_FEATURES:
+        sxx = _grams(W.reshape(E * R, n), X, np.repeat(np.arange(E), R))
+        return sw, sx, sxx.reshape(E, R, p, p)
     sxx = np.zeros((E, R, p * p))
     step = max(1, _BLOCK // max(1, E * p * p))
     for start in range(0, n, step):
@@ -84,6 +98,26 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
         outer = (xb[:, :, :, None] * xb[:, :, None, :]).reshape(E, stop - start, p * p)
         sxx += np.matmul(W[:, :, start:stop], outer)
     return sw, sx, sxx.reshape(E, R, p, p)
+
+
+def _grams(V: np.ndarray, X: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """``sum_i v_mi x_i x_i'`` for every weight row ``V[m]`` (``(M, n)``, non-negative) on the
+    rows of dataset ``X[owner[m]]`` (``X``: ``(E, n, p)``): one symmetric rank-k update
+    ``(sqrt(v) X)'(sqrt(v) X)`` (BLAS ``syrk``) per weight row, on its rows of non-zero
+    weight (see :func:`weighted_moments`)."""
+    M = V.shape[0]
+    p = X.shape[2]
+    out = np.empty((M, p, p))
+    upper = np.triu_indices(p, 1)
+    for m in range(M):
+        v = V[m]
+        rows = np.flatnonzero(v)
+        scaled = X[owner[m], rows] * np.sqrt(v[rows])[:, None]
+        g = dsyrk(1.0, scaled.T, trans=0, lower=0)  # upper triangle of scaled' scaled
+        # (scaled.T is Fortran-ordered: BLAS reads it without a copy)
+        g[upper[1], upper[0]] = g[upper]
+        out[m] = g
+    return out
 
 
 def _scale_variances(sw, sx, sxx):
@@ -405,16 +439,29 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
     pen[..., :p] /= sd ** 2  # beta_j = gamma_j / sd_j: the same penalty in z coordinates
     q = p + 1
     iu, ju = np.triu_indices(q)
-    outer = Z1[..., iu] * Z1[..., ju]  # (E, n, q (q + 1) / 2): the Hessian's upper triangle
+    # the Hessians' upper triangles from the rows' outer products (E, n, q (q + 1) / 2), or,
+    # with many features, one syrk per resample (no n x q^2 / 2 temporary: 3.2 GB at 20,000 x 200)
+    outer = Z1[..., iu] * Z1[..., ju] if q < WIDE_FEATURES else None
     Z1t = np.swapaxes(Z1, 1, 2)
 
     def newton(theta, W, pen):
         """Newton steps until every resample's largest step is below ``tol``; a resample that
-        has converged leaves the batch (its later steps would be below rounding)."""
+        has converged leaves the batch (its later steps would be below rounding).
+
+        With many features (``outer is None``) the Hessian, ``n q^2`` per resample, costs
+        far more than the gradient (``n q``): a resample keeps its inverse Hessian from step
+        to step (the chord method: the same fixed point, reached at a linear rate) and
+        renews it at the current coefficients whenever its step shrank by less than
+        :data:`CHORD_RATE`. The resampling audit's batched logistic regression on a 20,000 x
+        200 table: 39 s -> 20 s."""
         theta = theta.reshape(E * theta.shape[1], q).copy()
         Wf, penf = W.reshape(-1, n), np.broadcast_to(pen, (*W.shape[:2], q)).reshape(-1, q)
         owner = np.repeat(np.arange(E), W.shape[1])  # dataset of every resample
         active = np.arange(theta.shape[0])
+        if outer is None:
+            inverse = np.zeros((theta.shape[0], q, q))
+            fresh = np.zeros(theta.shape[0], bool)
+            last = np.full(theta.shape[0], np.inf)  # each resample's previous largest step
         for _ in range(max_iter):
             e = owner[active]
             th = theta[active]
@@ -423,16 +470,29 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
             w = Wf[active]
             if E > 1:
                 grad = np.einsum("rn,rnj->rj", w * (mu - y[e]), Z1[e])
-                tri = np.einsum("rn,rnk->rk", w * (mu * (1.0 - mu)), outer[e])
             else:
                 grad = (w * (mu - y[0])) @ Z1[0]
-                tri = (w * (mu * (1.0 - mu))) @ outer[0]
             grad += penf[active] * th
-            hess = np.empty((active.size, q, q))
-            hess[:, iu, ju] = tri
-            hess[:, ju, iu] = tri
-            hess[:, np.arange(q), np.arange(q)] += penf[active]
-            step = _newton_solve(hess, grad)
+            if outer is None:
+                step = np.einsum("rjk,rk->rj", inverse[active], grad)
+                size = np.max(np.abs(step), axis=1)
+                renew = np.flatnonzero(~fresh[active] | (size > CHORD_RATE * last[active]))
+                if renew.size:
+                    rows = active[renew]
+                    hess = _grams((w * (mu * (1.0 - mu)))[renew], Z1, e[renew])
+                    hess[:, np.arange(q), np.arange(q)] += penf[rows]
+                    inverse[rows] = sym_solve(hess, np.broadcast_to(np.eye(q), hess.shape))
+                    fresh[rows] = True
+                    step[renew] = np.einsum("rjk,rk->rj", inverse[rows], grad[renew])
+                last[active] = np.max(np.abs(step), axis=1)
+            else:
+                tri = (np.einsum("rn,rnk->rk", w * (mu * (1.0 - mu)), outer[e]) if E > 1
+                       else (w * (mu * (1.0 - mu))) @ outer[0])
+                hess = np.empty((active.size, q, q))
+                hess[:, iu, ju] = tri
+                hess[:, ju, iu] = tri
+                hess[:, np.arange(q), np.arange(q)] += penf[active]
+                step = _newton_solve(hess, grad)
             theta[active] = th - step
             active = active[np.max(np.abs(step), axis=1) >= tol]
             if active.size == 0:
