@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -475,14 +476,16 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     methods = AUDIT_METHODS if cv is None else tuple(m for m in AUDIT_METHODS if m != "kfold")
     shared = _cv_predictions(cv, list(models), n) if cv is not None else None
     planned = bootstrap_plan(dataset, models, quick=quick)
-    for name, model in models.items():
+
+    def estimated(name, model):
+        """One model's estimates: ``(res, nested, seconds)``, or the reason it failed."""
         fast = planned[name]["path"] == "fast"
-        plan = {k: planned[name][k] for k in ("rows", "n_resamples", "n_folds")}
-        start = time.perf_counter()
         nested_reps = planned[name]["nested_repeats"]
+        start = time.perf_counter()
         try:
             res = estimate_errors(model, X, y, methods=methods, loss=loss, task=task,
-                                  n_resamples=plan["n_resamples"], n_folds=plan["n_folds"],
+                                  n_resamples=planned[name]["n_resamples"],
+                                  n_folds=planned[name]["n_folds"],
                                   interval=None if fast and nested_reps else "wald",
                                   n_nested_repeats=max(nested_reps, 1), random_state=root,
                                   engine=engine)
@@ -496,11 +499,36 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                                         n_nested_repeats=nested_reps, random_state=root,
                                         engine=engine)
         except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
-            failed[name] = " ".join(str(exc).split())
+            return " ".join(str(exc).split())
+        return res, nested, time.perf_counter() - start
+
+    # The batched fits run in this process and never use the engine: with workers, they
+    # run in a thread while the workers refit the other models (the numbers are the same;
+    # the cores are not left idle while one process solves the batched systems).
+    batched = [m for m in models if planned[m]["path"] == "fast"]
+    overlap = bool(batched) and len(batched) < len(models) and engine.backend != "serial"
+    outcome = {}
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = {m: pool.submit(estimated, m, models[m]) for m in batched} if overlap else {}
+        for name, model in models.items():
+            if name not in pending:
+                outcome[name] = estimated(name, model)
+                if progress is not None:
+                    progress(1)
+        for name, future in pending.items():
+            outcome[name] = future.result()
             if progress is not None:
                 progress(1)
+    for name in models:
+        fast = planned[name]["path"] == "fast"
+        plan = {k: planned[name][k] for k in ("rows", "n_resamples", "n_folds")}
+        nested_reps = planned[name]["nested_repeats"]
+        if isinstance(outcome[name], str):
+            failed[name] = outcome[name]
             continue
-        seconds[name] = time.perf_counter() - start
+        shared_folds = (int(_kfold_row(shared[name], loss, y, n, "fast")["n_folds"])
+                        if shared is not None else 0)
+        res, nested, seconds[name] = outcome[name]
         frame = res.to_frame()
         path = res[methods[-1]].path
         if shared is not None:
@@ -532,8 +560,6 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                         ", its interval the naive Wald one (nested cross-validation would "
                         f"refit {name} {plan['n_folds'] * (plan['n_folds'] + 1) // 2} times "
                         "per repetition)"))
-        if progress is not None:
-            progress(1)
     if not frames:
         raise DataError("no model's error could be estimated: " + "; ".join(
             f"{m}: {why}" for m, why in failed.items()))
