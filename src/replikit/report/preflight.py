@@ -217,10 +217,13 @@ def _parts(dataset, models, quick: bool) -> dict:
         boot = bootstrap_plan(dataset, models, quick=quick)
         generic = [p for p in boot.values() if p["path"] == "generic"]
         batched = [p for p in boot.values() if p["path"] == "fast"]
-        # the refits over the workers; the batched fits in the audit's own process
+        # the refits over the workers; the batched fits in the audit's own process, beside
+        # the workers' refits when there are any (resampling.audit overlaps them)
+        refits = sum(p["seconds"] for p in generic)
+        fitted = sum(p["seconds"] for p in batched)
         parts["bootstrap"] = (sum(p["n_resamples"] + 1 for p in generic),
-                              sum(p["seconds"] for p in generic),
-                              sum(p["seconds"] for p in batched))
+                              refits + fitted if generic else 0.0,
+                              0.0 if generic else fitted)
     except (ReplikitError, ValueError):
         parts["bootstrap"] = (0, 0.0, 0.0)
     k_studies = dataset.n_studies
@@ -309,7 +312,7 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
         # trees on level codes and a smaller forest as soon as the plan exceeds the goal;
         # fewer models only when it is clearly beyond it (the estimate is rough: MARGIN)
         if i == len(SIZING_STEPS) or previous <= (
-                MARGIN * goal if SIZING_STEPS[i] == "line-up" else goal):
+                MARGIN * goal if SIZING_STEPS[i] in ("line-up", "no-forest") else goal):
             break
     if steps:
         from .._format import number
