@@ -123,7 +123,7 @@ def test_wide_and_narrow_moments_agree(monkeypatch):
     monkeypatch.setattr(_fast, "WIDE_FEATURES", 4)
     wide = _fast.weighted_moments(W, X)
     wide_logit = _fast.logistic_decision(X, y, W, C=1.0)
-    for a, b in zip(narrow, wide):
+    for a, b in zip(narrow, wide, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(wide_logit, narrow_logit, rtol=1e-7, atol=1e-7)
 
