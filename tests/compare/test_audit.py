@@ -73,6 +73,19 @@ def test_plan_uses_every_row_and_fewer_repeats_on_large_data():
     assert "merge classes" in exc.value.advice
 
 
+def test_two_repeats_of_five_folds_are_not_read_as_dietterichs_5x2():
+    """The budget's 5 folds x 2 repeats (on 15,000 rows or more) once became the text '5x2',
+    which parse_scheme reads as five repeats of 2-fold CV: the run made 2-fold CV and the
+    card reported it. The design's scheme must have the plan's folds and repeats."""
+    from replikit.experiment.schemes import FiveByTwo, RepeatedKFold, parse_scheme
+
+    costly = _plan(20_000, None, False, lambda k: 10.0)
+    assert (costly.n_folds, costly.n_repeats) == (5, 2)
+    scheme = parse_scheme(costly.scheme)
+    assert type(scheme) is RepeatedKFold and (scheme.n_folds, scheme.n_repeats) == (5, 2)
+    assert isinstance(parse_scheme(_plan(5000, None, True).scheme), FiveByTwo)
+
+
 def test_a_shared_run_gives_the_same_audit_and_a_wrong_one_is_refused():
     """design() + experiment.run, passed as run=, is what audit() does on its own."""
     from replikit.compare import audit_design as design

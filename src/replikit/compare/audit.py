@@ -72,9 +72,13 @@ class _Plan:
 
     @property
     def scheme(self) -> str:
-        """The scheme as :func:`replikit.experiment.parse_scheme` reads it (folds x repeats)."""
-        return "5x2" if (self.n_repeats, self.n_folds) == (5, 2) else \
-            f"{self.n_folds}x{self.n_repeats}"
+        """The scheme as :func:`replikit.experiment.parse_scheme` reads it (folds x repeats;
+        ``'5x2'`` is Dietterich's five repetitions of 2-fold CV, so two repeats of 5-fold CV
+        are written ``'kfold:5x2'``)."""
+        if (self.n_repeats, self.n_folds) == (5, 2):
+            return "5x2"
+        spec = f"{self.n_folds}x{self.n_repeats}"
+        return "kfold:" + spec if spec == "5x2" else spec
 
 
 #: Row-fits per model the audit's comparison spends on data larger than 3,000 rows: 10-fold CV
@@ -465,6 +469,13 @@ class ComparisonAudit(Result):
     skipped: dict = field(default_factory=dict)
 
     @property
+    def _design(self) -> str:
+        """The scheme in words for titles: ``'kfold:5x2'`` (two repeats of 5-fold CV, not
+        Dietterich's 5x2) reads ``'5-fold x 2'``."""
+        return (self.scheme.removeprefix("kfold:").replace("x", "-fold x ", 1)
+                if self.scheme.startswith("kfold:") else self.scheme)
+
+    @property
     def pairs(self) -> list[tuple[str, str]]:
         """The compared pairs ``(a, b)``, in the table's order."""
         f = self.comparisons
@@ -505,9 +516,9 @@ class ComparisonAudit(Result):
     def title(self) -> str:
         """``'Model comparisons'`` with the design and the headline test."""
         if self.entry != "data":
-            return (f"Model comparisons (per-fold scores, {self.scheme} design; headline test: "
+            return (f"Model comparisons (per-fold scores, {self._design} design; headline test: "
                     f"{self.headline_method})")
-        return (f"Model comparisons ({self.scheme} CV on {number(self.rows_used)} rows; "
+        return (f"Model comparisons ({self._design} CV on {number(self.rows_used)} rows; "
                 f"headline test: {self.headline_method})")
 
     def to_dict(self) -> dict:
@@ -610,10 +621,10 @@ class ComparisonAudit(Result):
         return " ".join(n for n in self.notes if word in n)
 
     def __str__(self) -> str:
-        head = (f"Comparison audit ({self.scheme} CV on {number(self.rows_used)} of "
+        head = (f"Comparison audit ({self._design} CV on {number(self.rows_used)} of "
                 f"{number(self.n_rows)} rows; headline test: {self.headline_method})"
                 if self.entry == "data" else
-                f"Comparison audit (per-fold scores, {self.scheme} design; headline test: "
+                f"Comparison audit (per-fold scores, {self._design} design; headline test: "
                 f"{self.headline_method})")
         lines = [head, str(self.verdict)]
         if self.nemenyi is not None:
