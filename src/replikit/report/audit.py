@@ -46,9 +46,11 @@ MAX_DEFAULT_JOBS = 8
 #: Core-seconds of the fits the workers would share, and fits, below which the audit fits
 #: them in its own process by default: starting a worker (a Python process importing
 #: scikit-learn and replikit) costs about 2 s of a core, more than parallel fits of a small
-#: table save. The count guards the cost model's blind spot: scikit-learn's own work per fit
-#: (about 2 ms per tree of a forest), which hundreds of fits on tiny studies add up.
-WORKERS_FROM_SECONDS, WORKERS_FROM_FITS = 6.0, 200
+#: table save (a 4-study, 320-row quick audit, about 10 core-seconds of fits: 19.6 s on 2
+#: workers, 17.0 s in one process). The count guards what the cost model may still miss on
+#: hundreds of fits of tiny studies. (The threshold was 6.0 while the cost model left out
+#: scikit-learn's fixed work per fit and per tree, about half of such fits' cost.)
+WORKERS_FROM_SECONDS, WORKERS_FROM_FITS = 12.0, 200
 
 
 def default_jobs(budget=None) -> int:
