@@ -174,3 +174,30 @@ def test_a_quick_audit_has_its_own_goal():
     assert "instead of 100" not in caveat
     assert default_models("regression", quick=True)["rf"].get_params()["n_estimators"] == 50
     assert default_models("regression")["rf"].get_params()["n_estimators"] == 100
+
+
+def test_shared_fit_sets_are_released_after_their_last_reader():
+    """The pooled CV's predictions go after the comparison, the within-study CV's after the
+    replication once the per-study scores that generalize reads exist (or generalize is not
+    run); a released set would be computed again on demand, never read stale."""
+    from replikit.report import example_dataset
+    from replikit.report.context import AuditContext
+    from replikit.report.fits import release_after
+
+    ctx = AuditContext(example_dataset("nwtco"), quick=True, random_state=0)
+    calls = []
+    for key in ("pooled-cv:lr,rf", "study-cv:lr,rf"):
+        ctx.shared(key, lambda key=key: calls.append(key) or key)
+    release_after(ctx, "resampling")
+    assert ctx.holds("pooled-cv:") and ctx.holds("study-cv:")
+    release_after(ctx, "compare")
+    assert not ctx.holds("pooled-cv:") and ctx.holds("study-cv:")
+    release_after(ctx, "replicate")  # generalize still needs the within-study fits
+    assert ctx.holds("study-cv:")
+    release_after(ctx, "replicate", wanted=["replicate"])
+    assert not ctx.holds("study-cv:")
+    ctx.shared("study-cv:lr,rf", lambda: calls.append("again") or "again")
+    ctx.shared("per-study-scores:lr,rf", lambda: "scores")
+    release_after(ctx, "replicate")
+    assert not ctx.holds("study-cv:") and ctx.holds("per-study-scores:")
+    assert calls == ["pooled-cv:lr,rf", "study-cv:lr,rf", "again"]

@@ -29,7 +29,7 @@ from ..errors import ModelFitError, NotApplicableError, ParameterError, Replikit
 from ..results import Result, to_jsonable
 from .blocks import Callout, SectionOutput
 from .context import AuditContext, parse_tolerances
-from .fits import fit_log, fit_seconds
+from .fits import fit_log, fit_seconds, release_after
 from .inputs import AuditInput
 from .preflight import preflight
 from .progress import make_progress
@@ -544,6 +544,7 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
         with single_blas(), off_pyplot():
             for section in discover_sections():
                 _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
+                release_after(ctx, section.key, sections)
     finally:
         engine.close()
     seconds = time.perf_counter() - start

@@ -268,6 +268,16 @@ class AuditContext:
             self._cache[key] = compute()
         return self._cache[key]
 
+    def holds(self, prefix: str) -> bool:
+        """Whether a shared value whose key starts with ``prefix`` has been computed."""
+        return any(k.startswith(prefix) for k in self._cache)
+
+    def release(self, prefix: str) -> None:
+        """Drop the shared values whose key starts with ``prefix`` (their last reader is done;
+        a later call of :meth:`shared` would compute them again, with the same numbers)."""
+        for key in [k for k in self._cache if k.startswith(prefix)]:
+            del self._cache[key]
+
     def stage(self, title: str, total: int | None = None):
         """A progress bar for one stage of a section (a context manager).
 

@@ -22,7 +22,7 @@ import time
 
 from .context import AuditContext
 
-__all__ = ["pooled_cv", "shared_cv", "study_cv", "fit_log", "fit_seconds"]
+__all__ = ["pooled_cv", "shared_cv", "study_cv", "fit_log", "fit_seconds", "release_after"]
 
 
 def _backend(ctx: AuditContext) -> dict:
@@ -122,3 +122,17 @@ def study_cv(ctx: AuditContext, models: dict):
         return res, d
 
     return ctx.shared(key, compute)
+
+
+def release_after(ctx: AuditContext, section: str, wanted=None) -> None:
+    """Free the shared fit sets (their predictions: hundreds of MB at a million rows) once
+    the last section that reads them has run, so that the sections after them do not hold
+    them: the pooled CV after ``compare``; the within-study CV after ``replicate`` when the
+    per-study scores ``generalize`` reads are made (by ``compare``) or ``generalize`` does
+    not run, else after ``generalize``. ``wanted``: the sections the audit runs (None: all)."""
+    if section == "compare":
+        ctx.release("pooled-cv:")
+    elif section == "generalize" or (section == "replicate" and (
+            ctx.holds("per-study-scores:") or (wanted is not None
+                                                and "generalize" not in wanted))):
+        ctx.release("study-cv:")
