@@ -478,7 +478,8 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     planned = bootstrap_plan(dataset, models, quick=quick)
 
     def estimated(name, model):
-        """One model's estimates: ``(res, nested, seconds)``, or the reason it failed."""
+        """One model's estimates: ``(res, nested, shared_folds, seconds)``, or the reason it
+        failed."""
         fast = planned[name]["path"] == "fast"
         nested_reps = planned[name]["nested_repeats"]
         start = time.perf_counter()
@@ -500,7 +501,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
                                         engine=engine)
         except (ReplikitError, ValueError) as exc:  # one model failing keeps the others
             return " ".join(str(exc).split())
-        return res, nested, time.perf_counter() - start
+        return res, nested, shared_folds, time.perf_counter() - start
 
     # The batched fits run in this process and never use the engine: with workers, they
     # run in a thread while the workers refit the other models (the numbers are the same;
@@ -526,9 +527,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
         if isinstance(outcome[name], str):
             failed[name] = outcome[name]
             continue
-        shared_folds = (int(_kfold_row(shared[name], loss, y, n, "fast")["n_folds"])
-                        if shared is not None else 0)
-        res, nested, seconds[name] = outcome[name]
+        res, nested, shared_folds, seconds[name] = outcome[name]
         frame = res.to_frame()
         path = res[methods[-1]].path
         if shared is not None:
