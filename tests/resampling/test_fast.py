@@ -128,6 +128,33 @@ def test_wide_and_narrow_moments_agree(monkeypatch):
     np.testing.assert_allclose(wide_logit, narrow_logit, rtol=1e-7, atol=1e-7)
 
 
+@pytest.mark.parametrize("p", [5, 40])
+def test_moments_from_weight_patterns_equal_the_direct_sums(p):
+    """Fold masks take few weight patterns (a row's fold): the moments built from each
+    pattern's Gram matrix equal the direct sums; bootstrap counts (a pattern per row) and a
+    projection shared by different columns take the direct path."""
+    from replikit.resampling import _fast
+
+    rng = np.random.default_rng(11)
+    n, K = 120, 4
+    X = rng.normal(size=(1, n, p))
+    fold = rng.integers(0, K, size=n)
+    masks = np.array([(fold != a) & (fold != b) for a in range(K) for b in range(K)])
+    W = masks.astype(float)[None] * np.arange(1, masks.shape[0] + 1)[None, :, None]
+    found = _fast._weight_patterns(W[0])
+    assert found is not None and found[0].size == K
+    sw, sx, sxx = _fast.weighted_moments(W, X)
+    direct = np.einsum("rn,ni,nj->rij", W[0], X[0], X[0])
+    np.testing.assert_allclose(sxx[0], direct, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(sx[0], W[0] @ X[0], rtol=1e-12)
+    boot = rng.multinomial(n, np.full(n, 1 / n), size=6).astype(float)
+    assert _fast._weight_patterns(boot) is None
+    key = np.random.default_rng(_fast._PATTERN_SEED).random(2)
+    clash = np.tile([[1.0, 0.0], [0.0, key[0] / key[1]]], 8)  # two columns, one projection
+    assert np.unique(key @ clash).size == 1
+    assert _fast._weight_patterns(clash) is None
+
+
 def test_lda_divisor_n_matches_sklearn_default_priors():
     # scikit-learn >= 1.9 divides the pooled scatter by n; divisor='n' reproduces it exactly
     X, y, _ = _data(3, n=30, p=10)

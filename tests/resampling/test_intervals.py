@@ -62,10 +62,11 @@ def _nested_by_loop(X, y, folds_by_repeat, K):
     return center, se, mse
 
 
-@pytest.mark.parametrize("n, K, reps", [(40, 5, 3), (43, 4, 2)])
+@pytest.mark.parametrize("n, K, reps, p", [(40, 5, 3, 3), (43, 4, 2, 3), (160, 4, 2, 40)])
 @pytest.mark.parametrize("fast", [None, False])
-def test_nested_cv_matches_a_plain_loop(n, K, reps, fast):
-    X, y = _regression(n)
+def test_nested_cv_matches_a_plain_loop(n, K, reps, p, fast):
+    # p = 40: wide data, one partition per batch, moments from the folds' Gram matrices
+    X, y = _regression(n, p)
     est = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=K,
                          n_nested_repeats=reps, random_state=5, fast=fast)
     root = root_seed_sequence(5)

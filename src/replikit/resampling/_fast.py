@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.linalg.blas import dsyrk  # imported here, so that single_blas limits its BLAS too
 
 from .._linalg import HADAMARD_TOL, pinv_solve, sym_solve
 from .._threads import single_blas
@@ -49,6 +48,10 @@ __all__ = ["FastPredictor", "fast_predictor", "lda_decision", "lda_margin", "spd
            "logistic_decision", "dummy_predict", "weighted_moments"]
 
 _BLOCK = 4_000_000  # elements in a temporary block of per-row products
+#: Weighted moments come from the Gram matrices of the rows' distinct weight patterns when
+#: there are at most ``n // PATTERN_SHARE`` of them (:func:`_weight_patterns`).
+PATTERN_SHARE = 4
+_PATTERN_SEED = 20_261_128  # the projection that finds the patterns (any fixed seed)
 WIDE_FEATURES = 32  # from this many features, moments are built resample by resample (syrk)
 #: The chord method's Newton steps keep a resample's inverse Hessian while each step is at
 #: most this share of the one before (measured: 0.5 -> 22 s, 0.8 -> 20 s, 0.95 -> 21 s for the
@@ -78,7 +81,7 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
         ``sum_i w_ri``, ``sum_i w_ri x_i`` and ``sum_i w_ri x_i x_i'``. With few features
         (``p < WIDE_FEATURES``) all resamples come from one product of ``W`` with the rows'
         outer products, over blocks of rows (memory stays bounded for large n); with more,
-        each resample is one symmetric rank-k update ``(sqrt(w) X)'(sqrt(w) X)`` on its rows
+        each resample is one symmetric product ``(sqrt(w) X)'(sqrt(w) X)`` on its rows
         of non-zero weight (BLAS ``syrk``), which does half the arithmetic of the outer
         products and builds no ``n x p^2`` temporaries: 20 resamples of 20,000 x 200 rows
         3.9 s -> 1.1 s.
@@ -87,6 +90,10 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
     R = W.shape[1]
     sw = W.sum(axis=2)
     sx = np.matmul(W, X)
+    patterns = [_weight_patterns(W[e]) for e in range(E)] if R > 1 else [None]
+    if all(found is not None for found in patterns):
+        sxx = np.stack([_pattern_grams(W[e], X[e], *patterns[e]) for e in range(E)])
+        return sw, sx, sxx
     if p >= WIDE_FEATURES:
         sxx = _grams(W.reshape(E * R, n), X, np.repeat(np.arange(E), R))
         return sw, sx, sxx.reshape(E, R, p, p)
@@ -100,6 +107,41 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return sw, sx, sxx.reshape(E, R, p, p)
 
 
+def _weight_patterns(V: np.ndarray):
+    """The distinct weight columns of ``V`` (``(M, n)``: a row's weights in the ``M`` fits):
+    ``(first, inverse)`` with ``V[:, first[inverse]] == V``, or ``None`` when there are more
+    than ``n // PATTERN_SHARE`` of them. Cross-validation's masks have few (a row's weights
+    follow its fold: ``K`` patterns for the ``K**2`` fits of one repetition of nested CV),
+    the bootstrap's counts about one per row. Found by one random projection of every column
+    and checked exactly (a projection shared by different columns only costs the shortcut)."""
+    M, n = V.shape
+    key = np.random.default_rng(_PATTERN_SEED).random(M)
+    _, first, inverse = np.unique(key @ V, return_index=True, return_inverse=True)
+    if first.size > n // PATTERN_SHARE or not np.array_equal(V[:, first[inverse]], V):
+        return None
+    return first, inverse
+
+
+def _pattern_grams(V: np.ndarray, X: np.ndarray, first: np.ndarray,
+                   inverse: np.ndarray) -> np.ndarray:
+    """``sum_i v_mi x_i x_i'`` for every row of ``V`` (``(M, n)``) when the rows' weight
+    columns take few distinct values (:func:`_weight_patterns`): the Gram matrix of each
+    pattern's rows once (``n p^2`` in all), then every fit's as the weighted sum of the
+    patterns' (``M G p^2``) instead of ``M n p^2``. One repetition of nested 10-fold CV of
+    20,000 x 200 rows (55 fits): 2.9 s -> 0.1 s."""
+    M, n = V.shape
+    p = X.shape[1]
+    G = first.size
+    coef = V[:, first].astype(float)  # (M, G): each fit's weight on each pattern
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(inverse, minlength=G))])
+    grams = np.zeros((G, p, p))
+    for g in np.flatnonzero(coef.any(axis=0)):  # a pattern no fit uses needs no Gram matrix
+        rows = X[order[bounds[g]:bounds[g + 1]]]
+        grams[g] = rows.T @ rows
+    return (coef @ grams.reshape(G, p * p)).reshape(M, p, p)
+
+
 def _grams(V: np.ndarray, X: np.ndarray, owner: np.ndarray) -> np.ndarray:
     """``sum_i v_mi x_i x_i'`` for every weight row ``V[m]`` (``(M, n)``, non-negative) on the
     rows of dataset ``X[owner[m]]`` (``X``: ``(E, n, p)``): one symmetric rank-k update
@@ -108,15 +150,16 @@ def _grams(V: np.ndarray, X: np.ndarray, owner: np.ndarray) -> np.ndarray:
     M = V.shape[0]
     p = X.shape[2]
     out = np.empty((M, p, p))
-    upper = np.triu_indices(p, 1)
+    X = np.ascontiguousarray(X)  # rows are gathered: a data frame's columns come F-ordered
+    buffer = np.empty((X.shape[1], p))  # the scaled rows, gathered in place
     for m in range(M):
         v = V[m]
         rows = np.flatnonzero(v)
-        scaled = X[owner[m], rows] * np.sqrt(v[rows])[:, None]
-        g = dsyrk(1.0, scaled.T, trans=0, lower=0)  # upper triangle of scaled' scaled
-        # (scaled.T is Fortran-ordered: BLAS reads it without a copy)
-        g[upper[1], upper[0]] = g[upper]
-        out[m] = g
+        scaled = buffer[:rows.size]
+        np.take(X[owner[m]], rows, axis=0, out=scaled, mode="clip")  # (rows are valid:
+        # "clip" skips the bounds check that makes "raise" buffer its output)
+        scaled *= np.sqrt(v[rows])[:, None]
+        np.matmul(scaled.T, scaled, out=out[m])  # numpy runs a' a as one syrk
     return out
 
 

@@ -172,10 +172,14 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
         full = 0.0 if fast[name] else fit_seconds(m, size, task, n_predict=n)
         seconds = each[name] * plan["n_resamples"] + full
         nested = QUICK_NESTED_REPEATS if quick else AUDIT_NESTED_REPEATS
-        if fast[name] and not quick:  # nested CV: about K^2 batched fits per repetition
+        if fast[name] and not quick:  # nested CV: about K^2 batched fits per repetition;
+            # on wide data the least squares of a repetition share its K folds' Gram
+            # matrices (_fast._pattern_grams: measured about K batched fits)
             from ..experiment.budget import BATCHED_SECONDS
+            from ._fast import WIDE_FEATURES
 
-            per = batched * plan["n_folds"] ** 2
+            shared = size.n_columns >= WIDE_FEATURES and kind in ("ols", "ridge")
+            per = batched * plan["n_folds"] ** (1 if shared else 2)
             nested = int(min(AUDIT_NESTED_REPEATS, BATCHED_SECONDS // max(per, 1e-12)))
             # fewer than 3 repetitions would not make an interval: the Wald one instead
             nested = nested if nested >= QUICK_NESTED_REPEATS else 0

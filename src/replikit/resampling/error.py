@@ -892,6 +892,7 @@ def _nested(prob: _Problem, fp, K: int, reps: int, root, engine, progress) -> di
     path one fit set of ``engine`` per chunk), reduced by
     :class:`~replikit.resampling._intervals.NestedAccumulator`."""
     from ..experiment.schemes import RepeatedKFold
+    from ._fast import WIDE_FEATURES
     from ._intervals import NestedAccumulator, pair_index
 
     n = prob.n
@@ -904,6 +905,10 @@ def _nested(prob: _Problem, fp, K: int, reps: int, root, engine, progress) -> di
     acc = NestedAccumulator(K, n)
     need_proba = prob.loss == "log"
     chunk = max(1, 3_000_000 // max(1, (P + K) * n))
+    if fp is not None and prob.Xf.shape[1] >= WIDE_FEATURES:
+        # one partition per batch: its fits' weights then take K patterns (a row's fold), and
+        # the batched fits build K Gram matrices instead of one per fit (_fast._pattern_grams)
+        chunk = 1
     for start in range(0, reps, chunk):
         fold = fold_all[start:start + chunk]
         r = fold.shape[0]
