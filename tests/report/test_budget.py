@@ -74,8 +74,9 @@ def test_a_large_wide_table_gets_a_cheaper_plan_stated_with_its_reason(large):
     assert d["n_repeats"] >= 2 and d["n_folds"] >= 5
     boot = bootstrap_plan(large, budget.models)
     assert all(p["rows"] == 20_000 for p in boot.values())
-    # the batched linear model: fewer resamples and nested repetitions, within their bounds
-    assert 50 <= boot["lr"]["n_resamples"] <= 200 and 3 <= boot["lr"]["nested_repeats"] < 10
+    # the batched linear model: resamples and nested repetitions within their bounds (the
+    # least squares of a nested CV repetition share its folds' Gram matrices: all 10 fit)
+    assert 50 <= boot["lr"]["n_resamples"] <= 200 and 3 <= boot["lr"]["nested_repeats"] <= 10
 
 
 def test_larger_tables_get_cheaper_plans(large):

@@ -107,6 +107,30 @@ def test_wide_data_fast_path_equals_sklearn(model, task):
         assert np.mean(pred != ref) <= 0.004
 
 
+@pytest.mark.parametrize("scaled", [False, True])
+def test_wide_logistic_quasi_newton_reaches_sklearns_optimum(scaled):
+    """The wide path's quasi-Newton steps (full-data inverse Hessian, BFGS updates, renewed
+    Hessians) end at the penalised optimum: decision values equal a tightly converged
+    scikit-learn fit per resample, also where a rare dummy column (2 of 200 rows) is absent
+    from a resample (its coefficient then set by the penalty alone)."""
+    from replikit.resampling import _fast
+
+    rng = np.random.default_rng(8)
+    n, p = 200, _fast.WIDE_FEATURES + 4
+    X = rng.normal(size=(n, p))
+    X[:, -1] = 0.0
+    X[:2, -1] = 1.0  # a rare level
+    y = (X[:, 0] - X[:, 1] + 2 * X[:, -1] + rng.logistic(size=n) > 0).astype(int)
+    idx, W = _bootstrap_weights(n, 12, seed=6)
+    assert (W[:, :2].sum(axis=1) == 0).any()  # some resample has none of the rare rows
+    est = LogisticRegression(C=0.7, solver="newton-cholesky", tol=1e-12, max_iter=500)
+    model = make_pipeline(StandardScaler(), est) if scaled else est
+    got = _fast.logistic_decision(X[None], y[None].astype(float), W[None], C=0.7,
+                                  scaled=scaled)[0]
+    ref = np.stack([clone(model).fit(X[i], y[i]).decision_function(X) for i in idx])
+    np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6)
+
+
 def test_wide_and_narrow_moments_agree(monkeypatch):
     """The two ways of building ``sum_i w_ri x_i x_i'`` (outer products; syrk per resample)
     agree to rounding on a batch of two datasets with bootstrap and 0/1 weights, and the
