@@ -85,16 +85,23 @@ def test_each_sizing_step_is_stated_and_unknown_steps_are_refused():
     _, X = _table()
     assert sized_models("regression", X).notes == ()
     models = sized_models("regression", X, steps=SIZING_STEPS, reason="because")
-    assert len(models.notes) == 5 and "because" in models.caveat()
-    assert "country (15 levels)" in models.notes[0]
-    assert list(models) == ["lr", "gb", "dummy"] and "rf left out" in models.notes[4]
-    assert "50 trees" in models.notes[1]
+    assert len(models.notes) == 4 and "because" in models.caveat()
+    # the forest left out: no note describes its changes (only gb's codes, shorter boosting)
+    assert models.notes[0].startswith("gb fitted on level codes of country (15 levels)")
+    assert list(models) == ["lr", "gb", "dummy"] and "rf left out" in models.notes[3]
+    assert not any(t.startswith("rf grows") for t in models.notes)
     # the shorter boosting: the same total step (iterations x learning rate), half the trees
     boost = models["gb"].steps[-1][1]
     assert (boost.max_iter, boost.learning_rate) == (50, 0.2)
-    assert "50 boosting iterations at learning rate 0.2 instead of 100 at 0.1" in models.notes[2]
-    forest = sized_models("regression", X, steps=SIZING_STEPS[:4])["rf"].steps[-1][1]
-    assert forest.n_estimators == 50
+    assert "50 boosting iterations at learning rate 0.2 instead of 100 at 0.1" in models.notes[1]
+    # lasso's shorter solve is stated only while lasso is in the line-up
+    assert any(t.startswith("lasso's solver") for t in
+               sized_models("classification", X, steps=SIZING_STEPS[:3]).notes)
+    assert not any("lasso's solver" in t for t in
+                   sized_models("classification", X, steps=SIZING_STEPS).notes)
+    kept = sized_models("regression", X, steps=SIZING_STEPS[:4])
+    assert kept.notes[0].startswith("rf and gb fitted on level codes")
+    assert "50 trees" in kept.notes[1] and kept["rf"].steps[-1][1].n_estimators == 50
     with pytest.raises(ParameterError, match="`steps`"):
         sized_models("regression", X, steps=["fewer"])
     # no many-level categorical: the codes step changes nothing and says nothing

@@ -545,6 +545,11 @@ def sized_models(task: str, X, *, quick: bool = False, steps=(),
     models = SizedModels(default_models(task, quick=quick))
     notes: list[str] = []
     n, p = X.shape
+    if "no-forest" in steps and "rf" in models and "gb" in models:
+        del models["rf"]  # first, so that no note describes the changes of a forest left out
+        forest_out = True
+    else:
+        forest_out = False
     if "codes" in steps:
         groups = onehot_groups(X)
         if groups:
@@ -596,11 +601,12 @@ def sized_models(task: str, X, *, quick: bool = False, steps=(),
         gone = [a for a in ("lasso", "knn") if a in models]
         for a in gone:
             del models[a]
+        if "lasso" in gone:  # a model left out needs no note of its solver's tolerance
+            notes = [t for t in notes if not t.startswith("lasso's solver")]
         if gone:
             notes.append(f"{' and '.join(gone)} left out (name them with --models to "
                          "include them)")
-    if "no-forest" in steps and "rf" in models and "gb" in models:
-        del models["rf"]
+    if forest_out:
         notes.append("rf left out as well (gradient boosting stays as the flexible model; "
                      "name rf with --models to include it)")
     models.notes, models.reason = tuple(notes), reason if notes else ""

@@ -122,7 +122,8 @@ def preflight(dataset: Dataset, models: dict | None = None) -> AuditPlan:
 #: permutations of the cross-study section) and writing the report.
 OVERHEAD_SECONDS = 15.0
 #: How far above the goal the expected time must be before the budget leaves models out
-#: (the cost model's estimates are good to about this factor: on 2026-11-27 the default
+#: (lasso and k-NN; once they are out, the forest follows while the plan exceeds the goal
+#: itself; the cost model's estimates are good to about this factor: on 2026-11-27 the default
 #: audits of ANES, exam and a 20,000 x 200 table took 1.0, 1.0 and 1.1 times their expected
 #: time, nwtco 0.8); the cheaper encodings, the smaller forest and the shorter boosting come
 #: as soon as it exceeds the goal. It was 1.5 while the cost model left out scikit-learn's
@@ -276,8 +277,8 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
     :func:`~replikit.experiment.models.sized_models` follow in order until it does not: the
     trees fitted on level codes of the many-level categoricals, then a smaller forest, then
     the shorter boosting, then (only when the plan still exceeds the goal by the factor
-    :data:`MARGIN`) lasso and k-NN left out, then the forest; the last one stays when none
-    suffices. Models a user names are never
+    :data:`MARGIN`) lasso and k-NN left out, then, while it still exceeds the goal, the
+    forest; the last one stays when none suffices. Models a user names are never
     changed; the repeats of the pooled CV and the bootstrap resamples follow the budget in
     every case (:func:`replikit.compare.audit_design`,
     :func:`replikit.resampling.bootstrap_plan`).
@@ -312,17 +313,18 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
     for i in range(len(SIZING_STEPS) + 1):
         candidate = sized_models(dataset.task, dataset.X, quick=quick,
                                  steps=SIZING_STEPS[:i])
-        if previous is None or len(candidate.notes) > len(chosen.notes):
+        if previous is None or candidate.notes != chosen.notes:
             if previous is not None:
                 changed.append(SIZING_STEPS[i - 1])
             parts = _parts(dataset, candidate, quick)  # else: the step changed nothing here
             previous = _expected(parts, REFERENCE_CORES)
         chosen, steps = candidate, SIZING_STEPS[:i]
         full = previous if full is None else full
-        # trees on level codes and a smaller forest as soon as the plan exceeds the goal;
-        # fewer models only when it is clearly beyond it (the estimate is rough: MARGIN)
+        # trees on level codes, a smaller forest and shorter boosting as soon as the plan
+        # exceeds the goal; fewer models only when it is clearly beyond it (the estimate is
+        # rough: MARGIN), and then the forest too while it still exceeds the goal
         if i == len(SIZING_STEPS) or previous <= (
-                MARGIN * goal if SIZING_STEPS[i] in ("line-up", "no-forest") else goal):
+                MARGIN * goal if SIZING_STEPS[i] == "line-up" else goal):
             break
     if steps:
         from .._format import number

@@ -560,7 +560,7 @@ def _predict_fast(fp, prob: _Problem, W: np.ndarray, need_proba: bool) -> np.nda
     out = []
     # bound the (R, n, K) temporaries of classifiers; a regression's least squares recomputes
     # the rows' outer products per chunk (n p^2), so it takes ten times as many resamples
-    step = max(1, (2_000_000 if K else 20_000_000) // max(1, prob.n * max(1, K)))
+    step = max(1, (8_000_000 if K else 20_000_000) // max(1, prob.n * max(1, K)))
     for start in range(0, W.shape[0], step):
         Wb = W[None, start:start + step].astype(float, copy=False)  # compact counts: weights
         if need_proba:
