@@ -18,7 +18,7 @@ import os
 import re
 
 __all__ = ["new_figure", "new_axes", "axes_or_new", "svg_document", "svg_inline", "save_svg",
-           "OKABE_ITO", "MIN_FONT_PT"]
+           "svg_later", "figures_later", "OKABE_ITO", "MIN_FONT_PT"]
 
 _XMLNS = re.compile(r'\s+xmlns(:\w+)?="[^"]*"')
 
@@ -221,6 +221,36 @@ def svg_inline(fig) -> str:
     svg = svg[svg.index("<svg"):]
     head_end = svg.index(">")
     return _XMLNS.sub("", svg[:head_end]) + svg[head_end:]
+
+
+_LATER: contextvars.ContextVar = contextvars.ContextVar("replikit_figures_later", default=None)
+
+
+@contextlib.contextmanager
+def figures_later():
+    """Inside it, :func:`svg_later` renders each figure in one background thread, in the
+    order given, while the caller goes on (the audit's figures, about 0.4 s each, are drawn
+    while the next section's fits run in worker processes and this process waits). The
+    figures must not be touched once given; on leaving, every rendering has finished.
+    Matplotlib's state shared between threads is read-only here: the figures are drawn
+    outside pyplot, each on its own canvas, fonts are cached per thread, and rcParams change
+    only inside :func:`svg_document`, for settings read when a figure is drawn or saved
+    (which it sets on every text of the figure it renders)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replikit-figures") as pool:
+        token = _LATER.set(pool)
+        try:
+            yield
+        finally:
+            _LATER.reset(token)
+
+
+def svg_later(fig):
+    """:func:`svg_inline` of ``fig``: the ``<svg>`` string at once, or, inside
+    :func:`figures_later`, a :class:`concurrent.futures.Future` of it."""
+    pool = _LATER.get()
+    return svg_inline(fig) if pool is None else pool.submit(svg_inline, fig)
 
 
 def save_svg(fig, path: str | os.PathLike) -> str:

@@ -6,7 +6,14 @@ import xml.etree.ElementTree as ET
 import matplotlib
 import pytest
 
-from replikit._plotting import new_figure, save_svg, svg_document, svg_inline
+from replikit._plotting import (
+    figures_later,
+    new_figure,
+    save_svg,
+    svg_document,
+    svg_inline,
+    svg_later,
+)
 
 
 def _figure(label="a < b & c"):
@@ -29,6 +36,24 @@ def test_inline_svg_has_no_prologue_and_is_deterministic():
     svg = svg_inline(_figure())
     assert svg.startswith("<svg") and "<?xml" not in svg and "xmlns" not in svg.split(">")[0]
     assert svg_inline(_figure()) == svg
+
+
+def test_figures_drawn_in_the_background_equal_those_drawn_at_once():
+    """Inside figures_later the figures are drawn in a thread while this one makes more
+    (with '$' labels and a log axis: mathtext and the rcParams switch of svg_document); each
+    is the bytes svg_inline gives, and outside it svg_later draws at once."""
+    def make(i):
+        fig = _figure(f"cost ${i} & <{i}>")
+        ax = fig.axes[0].twinx()
+        ax.set_yscale("log")
+        ax.plot([0, 1, 2], [1, 10 ** (i % 4 + 1), 100])
+        return fig
+
+    expected = [svg_inline(make(i)) for i in range(6)]
+    with figures_later():
+        futures = [svg_later(make(i)) for i in range(6)]
+    assert [f.result() for f in futures] == expected
+    assert svg_later(make(0)) == expected[0]
 
 
 @pytest.mark.parametrize("label", ["$", "price in $", "$\\frac{", "a_$b^c$"])

@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from .._compat import dropped
 from .._outputs import check_output_dir, write_text_atomic
-from .._plotting import off_pyplot
+from .._plotting import figures_later, off_pyplot
 from .._references import bibtex_for
 from .._threads import single_blas, usable_cores
 from ..data.examples import load_example
@@ -541,10 +541,12 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
     # the thread policy (replikit._threads): small matrices, many fits; the report's figures
     # are drawn outside pyplot (a notebook shows the cards, not every figure)
     try:
-        with single_blas(), off_pyplot():
+        # the figures are drawn in a thread of their own while the fits go on (figures_later)
+        with single_blas(), off_pyplot(), figures_later():
             for section in discover_sections():
                 _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
                 release_after(ctx, section.key, sections)
+            _drawn(outputs, debug)
     finally:
         engine.close()
     seconds = time.perf_counter() - start
@@ -565,6 +567,26 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
         "fit_seconds": fit_seconds(ctx),
     }
     return Audit(meta, outputs, seconds)
+
+
+def _drawn(outputs: list[SectionOutput], debug: bool) -> None:
+    """Put each section's rendered figures in place of their futures (:func:`svg_later`); a
+    figure that could not be drawn becomes a sentence saying so (or raises with ``debug``)."""
+    from concurrent.futures import Future
+
+    from .blocks import Figure, Paragraph
+
+    for out in outputs:
+        for i, block in enumerate(out.blocks):
+            if isinstance(block, Figure) and isinstance(block.svg, Future):
+                try:
+                    out.blocks[i] = dataclasses.replace(block, svg=block.svg.result())
+                except Exception as exc:  # noqa: BLE001 - a figure never sinks the report
+                    if debug:
+                        raise
+                    out.blocks[i] = Paragraph(
+                        f"(A figure could not be drawn: {type(exc).__name__}: {exc}. "
+                        f"Caption: {block.caption})")
 
 
 def audit_fingerprint(source: AuditInput, models, random_state, quick, sections, moderators,

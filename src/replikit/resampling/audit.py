@@ -164,7 +164,7 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
         # for the logistic regression); nothing for a baseline
         kind = str(kinds[name])
         batched = 0.0 if kind.startswith("dummy") else 4e-11 * n * size.n_columns ** 2 * (
-            3 if kind == "logistic" else 1)
+            3.5 if kind == "logistic" else 1)
         plan = _plan(fast[name], n, quick, batched if fast[name] else cost)
         most = memory_resamples(n, n_classes if loss == "log" else 0)
         limited = "memory" if plan["n_resamples"] > most else None

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..._format import number, pvalue
-from ..._plotting import svg_inline
+from ..._plotting import svg_later
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..fits import shared_cv
@@ -148,7 +148,7 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(facts),
         *_headline_figure(res, level),
-        *[Figure(svg_inline(res.plot(metric=m).figure),
+        *[Figure(svg_later(res.plot(metric=m).figure),
                  f"{metric_label(m)}: mean difference a − b per pair with its interval "
                  f"(simultaneous {level} confidence interval of each test; {level} credible "
                  "interval of the Bayesian test) and the Holm-adjusted p-value.")
@@ -185,7 +185,7 @@ def _headline_figure(res, level: str) -> list:
         return []
     ax = plot_comparisons(rows, p_column="pvalue_adjusted",
                           xlabel=f"mean difference a − b ({metric_label(res.primary_metric)})")
-    return [Figure(svg_inline(ax.figure),
+    return [Figure(svg_later(ax.figure),
                    f"{metric_label(res.primary_metric)}, {res.headline_method}: mean "
                    "difference a − b per "
                    f"pair with its simultaneous {level} confidence interval and the "
@@ -228,7 +228,7 @@ def _cd_blocks(res, how: str = "cross-validation within each study on every row,
             "joined by a bar do not differ significantly (Demšar (2006)). Studies, not folds, "
             "are the units here."
             + left),
-        Figure(svg_inline(res.plot_cd().figure), f"Critical-difference diagram of the "
+        Figure(svg_later(res.plot_cd().figure), f"Critical-difference diagram of the "
                f"mean ranks of {label} over {n_studies} studies."),
         Table(ranks, "Mean ranks across studies"),
         *_bayes_blocks(res),
@@ -383,7 +383,7 @@ def _scores_blocks(res, what: str) -> list:
     if res.table is not None:
         blocks += [
             *_headline_figure(res, level),
-            *[Figure(svg_inline(res.plot(metric=m).figure),
+            *[Figure(svg_later(res.plot(metric=m).figure),
                      f"{metric_label(m)}: mean difference a − b per study and pair with its "
                      f"interval (simultaneous {level} confidence interval of each test; "
                      f"{level} credible interval of the Bayesian test) and the Holm-adjusted "
@@ -453,7 +453,7 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
             "light is green only when every pair is decided. The corrected resampled tests "
             f"are skipped: {res.skipped.get('corrected resampled tests', '')}."),
         Callout(verdict.sentence, verdict.level),
-        Figure(svg_inline(plot_cd_diagram(nem).figure),
+        Figure(svg_later(plot_cd_diagram(nem).figure),
                f"Critical-difference diagram of the mean ranks of {label} over {n} "
                f"datasets (Nemenyi, alpha = {number(res.alpha)}, critical difference "
                f"{number(nem.critical_distance)}): models joined by a bar do not differ "

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..._format import interval, number
-from ..._plotting import svg_inline
+from ..._plotting import svg_later
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..registry import Section
@@ -125,7 +125,7 @@ def format_audit(ctx: AuditContext, res, studies: str, t0: float) -> SectionOutp
         Table(ranks, "Rank of each model in each study (1 = best; ties share a rank)"),
     ]
     try:
-        blocks.insert(4, Figure(svg_inline(res.plot().figure),
+        blocks.insert(4, Figure(svg_later(res.plot().figure),
                                 "Studies needed for the ranking to generalize (Mallows "
                                 "goal): the MMD quantile against the number of studies n on "
                                 "log-log axes, with the large-sample quantile curve (dotted), "

@@ -8,7 +8,7 @@ leave-one-study-out all live there) and formats its result.
 from __future__ import annotations
 
 from ..._format import interval, number, pvalue
-from ..._plotting import svg_inline
+from ..._plotting import svg_later
 from ...errors import NotApplicableError
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
@@ -17,8 +17,8 @@ from ..registry import Section
 KEY, TITLE = "multistudy", "Cross-study replicability of a prediction rule"
 
 
-def _svg(ax) -> str:
-    return svg_inline(ax.figure)
+def _svg(ax):
+    return svg_later(ax.figure)
 
 
 def _relative_test(a):

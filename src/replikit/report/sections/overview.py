@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..._plotting import new_figure, svg_inline
+from ..._plotting import new_figure, svg_later
 from ..blocks import Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..registry import Section
@@ -34,7 +34,7 @@ def _outcome_figure(d, table: pd.DataFrame) -> str:
     ax.set_ylabel("study")
     ax.invert_yaxis()
     ax.grid(axis="x", alpha=0.3)
-    return svg_inline(fig)
+    return svg_later(fig)
 
 
 def build(ctx: AuditContext) -> SectionOutput:
@@ -120,7 +120,7 @@ def _scores_figure(scores, metric: str) -> str:
     ax.set_xlabel(f"{metric_label(metric)} per fold (boxes: quartiles; whiskers: 1.5 IQR)")
     ax.invert_yaxis()
     ax.grid(axis="x", alpha=0.3)
-    return svg_inline(fig)
+    return svg_later(fig)
 
 
 def _scheme_words(src) -> str:

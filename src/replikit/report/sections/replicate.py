@@ -8,7 +8,7 @@ formats its result.
 from __future__ import annotations
 
 from ..._format import interval, number, pvalue
-from ..._plotting import svg_inline
+from ..._plotting import svg_later
 from ...errors import ParameterError
 from ..blocks import Callout, Figure, KeyValues, Paragraph, SectionOutput, Table
 from ..context import AuditContext
@@ -109,7 +109,7 @@ def _moderator_blocks(res) -> tuple[list, dict]:
     numeric = [t for t, idx in fit.terms.items() if len(idx) == 1 and fit.names[idx[0]] == t]
     if numeric:
         ax = fit.plot(numeric[0], ylabel="test R², linear model")
-        blocks.append(Figure(svg_inline(ax.figure),
+        blocks.append(Figure(svg_later(ax.figure),
                              f"Test R² of each study against {numeric[0]} (area: weight), with "
                              "the predicted average, its confidence interval and the "
                              "prediction interval."))
@@ -159,7 +159,7 @@ def _why_blocks(res) -> tuple[list, dict]:
     blocks.append(Table(show, "Leave-one-out influence diagnostics of the pooled test R²"))
     sse = res.small_study
     ax = res.plot(kind="funnel")
-    blocks.append(Figure(svg_inline(ax.figure),
+    blocks.append(Figure(svg_later(ax.figure),
                          "Contour-enhanced funnel plot of the test R² on the z scale of R² "
                          "(atanh of its square root: on the raw scale the standard error of an "
                          "R² shrinks as the R² grows, which alone would look like asymmetry); "
@@ -226,16 +226,16 @@ def build(ctx: AuditContext) -> SectionOutput:
         Callout(res.verdict.sentence, res.verdict.level),
         KeyValues(_facts(res)),
         Table(res.summary, "Verdicts per model and kind of estimate"),
-        Figure(svg_inline(diff.figure),
+        Figure(svg_later(diff.figure),
                "Test of inconsistency for the test R²: each replication's difference from the "
                "original with its 95% confidence interval; an interval that misses 0 marks an "
                "inconsistent replication."),
-        Figure(svg_inline(forest.figure),
+        Figure(svg_later(forest.figure),
                f"Forest plot of the test R², {test_meta.model_label}, {_ci_name(design)} "
                f"confidence intervals; dotted line: 95% prediction interval "
                f"({test_meta.pi_dist})."),
         *([] if forest_cv is None else [Figure(
-            svg_inline(forest_cv.figure),
+            svg_later(forest_cv.figure),
             f"Forest plot of the CV R² (folds pooled by random effects), "
             f"{cv_meta.model_label}.")]),
         Table(show.reset_index(drop=True), "Inconsistency (95%) and consistency (90%, "
@@ -332,7 +332,7 @@ def build_estimates(ctx: AuditContext) -> SectionOutput:
             "column (original / replication) to judge a replication." + on))
     blocks += [Callout(res.verdict.sentence, res.verdict.level),
                KeyValues(_reported_facts(res, given is not None)),
-               Figure(svg_inline(forest.figure),
+               Figure(svg_later(forest.figure),
                       f"Forest plot of the reported {what}, {res.pooled.meta.model_label}, "
                       "95% confidence intervals (back-transformed where pooled on another "
                       "scale); dotted line: 95% prediction interval."),
@@ -349,7 +349,7 @@ def build_estimates(ctx: AuditContext) -> SectionOutput:
         diff = res.plot(kind="differences",
                         title=f"{what}: replication − original, 90% CI")
         blocks += [
-            Figure(svg_inline(diff.figure),
+            Figure(svg_later(diff.figure),
                    f"Test of consistency: each replication's difference from the original with "
                    f"its 90% confidence interval and the region ±{number(res.tolerance)}; an "
                    "interval inside it is a consistent replication."),

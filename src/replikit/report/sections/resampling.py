@@ -12,7 +12,7 @@ and :func:`~replikit.resampling.summarize_predictions`; this module only formats
 from __future__ import annotations
 
 from ..._format import interval, number
-from ..._plotting import svg_inline
+from ..._plotting import svg_later
 from ..blocks import Callout, Figure, Paragraph, SectionOutput, Table
 from ..context import AuditContext
 from ..fits import shared_cv
@@ -84,7 +84,7 @@ def build(ctx: AuditContext) -> SectionOutput:
         *([Callout("Not estimated: " + "; ".join(f"{m} ({why})" for m, why in res.failed.items()),
                    "warn")] if res.failed else []),
         Callout(res.verdict.sentence, res.verdict.level),
-        Figure(svg_inline(res.plot().figure), f"Estimated {label} by model and method "
+        Figure(svg_later(res.plot().figure), f"Estimated {label} by model and method "
                "(bars: the 95% interval of the K-fold estimate)."),
         Table(table, f"Estimated {label} by model and method"),
     ]
@@ -225,7 +225,7 @@ def _from_results(res, entry_label: str) -> SectionOutput:
             f"them, {_SCHEME_ADVICE}.", "warn"))
     blocks += [
         Callout(verdict.sentence, verdict.level),
-        Figure(svg_inline(res.plot().figure),
+        Figure(svg_later(res.plot().figure),
                f"Estimated {metric_words} of each model, by study (whiskers: the 95% "
                "interval where there is one, hollow markers where there is none; " + (
                    "corrected repeated-CV t)." if (primary["interval"] == "corrected_t").all()
