@@ -52,8 +52,11 @@ AUDIT_NESTED_REPEATS, QUICK_NESTED_REPEATS = 10, 3
 #: Bytes one model's bootstrap may hold at once: the predictions and losses of every resample
 #: and row (8 bytes each; a probability per class) and its weights and test masks (1 byte
 #: each). Beyond it the model gets fewer resamples (never fewer rows, never below
-#: :data:`MEMORY_LEAST_RESAMPLES`): 55 for a million rows of a continuous outcome.
-MEMORY_BYTES, MEMORY_LEAST_RESAMPLES = 1_000_000_000, 10
+#: :data:`MEMORY_LEAST_RESAMPLES`): 33 for a million rows of a continuous outcome. With the
+#: temporaries of the batched fits and losses the audit process holds about twice this while
+#: the workers refit the other models (1 GB until 2026-11-28: 2.2 GiB in the audit process at
+#: 300,000 rows, and the whole audit's goal is 4 GiB).
+MEMORY_BYTES, MEMORY_LEAST_RESAMPLES = 600_000_000, 10
 
 
 def memory_resamples(n: int, n_proba: int = 0) -> int:
@@ -63,7 +66,7 @@ def memory_resamples(n: int, n_proba: int = 0) -> int:
     Examples
     --------
     >>> memory_resamples(100_000), memory_resamples(1_000_000), memory_resamples(10**8)
-    (555, 55, 10)
+    (333, 33, 10)
     """
     per = max(1, n) * (8 * max(1, n_proba) + 8 + 2)
     return int(max(MEMORY_LEAST_RESAMPLES, MEMORY_BYTES // per))
@@ -695,7 +698,7 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
         text = (f"{', '.join(lean)}: {'/'.join(map(str, counts))} bootstrap resamples each, "
                 f"not fewer rows: the predictions of every resample of the {n:,} rows are "
                 f"held at once, and a model's bootstrap is kept within about "
-                f"{MEMORY_BYTES / 1e9:.0f} GB; more Monte-Carlo noise in the bootstrap "
+                f"{MEMORY_BYTES / 1e9:.1g} GB; more Monte-Carlo noise in the bootstrap "
                 "estimates")
         if sized:
             caveats[0] = f"{sized}; {text}"
