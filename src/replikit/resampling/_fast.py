@@ -90,8 +90,13 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
     R = W.shape[1]
     sw = W.sum(axis=2)
     sx = np.matmul(W, X)
-    patterns = [_weight_patterns(W[e]) for e in range(E)] if R > 1 else [None]
-    if all(found is not None for found in patterns):
+    patterns = []
+    for e in range(E if R > 1 else 0):  # stops at the first dataset without few patterns
+        found = _weight_patterns(W[e])
+        if found is None:
+            break
+        patterns.append(found)
+    if R > 1 and len(patterns) == E:
         sxx = np.stack([_pattern_grams(W[e], X[e], *patterns[e]) for e in range(E)])
         return sw, sx, sxx
     if p >= WIDE_FEATURES:
