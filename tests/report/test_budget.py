@@ -202,3 +202,9 @@ def test_shared_fit_sets_are_released_after_their_last_reader():
     release_after(ctx, "replicate")
     assert not ctx.holds("study-cv:") and ctx.holds("per-study-scores:")
     assert calls == ["pooled-cv:lr,rf", "study-cv:lr,rf", "again"]
+    # an audit of some sections only: the pooled CV goes after its last reader that runs
+    ctx.shared("pooled-cv:lr,rf", lambda: "pooled")
+    release_after(ctx, "resampling", wanted=["resampling", "compare"])
+    assert ctx.holds("pooled-cv:")
+    release_after(ctx, "resampling", wanted=["resampling", "multistudy"])
+    assert not ctx.holds("pooled-cv:")

@@ -127,10 +127,12 @@ def study_cv(ctx: AuditContext, models: dict):
 def release_after(ctx: AuditContext, section: str, wanted=None) -> None:
     """Free the shared fit sets (their predictions: hundreds of MB at a million rows) once
     the last section that reads them has run, so that the sections after them do not hold
-    them: the pooled CV after ``compare``; the within-study CV after ``replicate`` when the
+    them: the pooled CV after ``compare`` (after ``resampling`` when ``compare`` does not run);
+    the within-study CV after ``replicate`` when the
     per-study scores ``generalize`` reads are made (by ``compare``) or ``generalize`` does
     not run, else after ``generalize``. ``wanted``: the sections the audit runs (None: all)."""
-    if section == "compare":
+    if section == "compare" or (section == "resampling" and wanted is not None
+                                and "compare" not in wanted):
         ctx.release("pooled-cv:")
     elif section == "generalize" or (section == "replicate" and (
             ctx.holds("per-study-scores:") or (wanted is not None
