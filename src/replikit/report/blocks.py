@@ -160,6 +160,9 @@ class Figure:
     svg : str
         An ``<svg>`` element made by replikit's plotting code
         (:func:`replikit._plotting.svg_inline` of a result's ``plot()``); inserted unescaped.
+        While an audit computes, a section may give the future of one instead
+        (:func:`replikit._plotting.svg_later`); the audit puts the string in its place before
+        the report is rendered.
     caption : str, default ''
         What the figure shows, in words (escaped).
     kind : str, default 'figure'
