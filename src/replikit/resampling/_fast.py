@@ -133,7 +133,7 @@ def _pattern_grams(V: np.ndarray, X: np.ndarray, first: np.ndarray,
     columns take few distinct values (:func:`_weight_patterns`): the Gram matrix of each
     pattern's rows once (``n p^2`` in all), then every fit's as the weighted sum of the
     patterns' (``M G p^2``) instead of ``M n p^2``. One repetition of nested 10-fold CV of
-    20,000 x 200 rows (55 fits): 2.9 s -> 0.1 s."""
+    20,000 x 200 rows (55 fits): 2.9 s -> 0.33 s in all, of which these moments 0.08 s."""
     M, n = V.shape
     p = X.shape[1]
     G = first.size
