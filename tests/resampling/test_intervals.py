@@ -85,6 +85,45 @@ def test_nested_cv_matches_a_plain_loop(n, K, reps, p, fast):
                                               rel=1e-9)
 
 
+@pytest.mark.parametrize("p", [3, 40])
+def test_nested_cv_in_small_batches_matches_a_plain_loop(monkeypatch, p):
+    # batches of 4 fits: a batch spans two partitions (p = 3) or stops at the partition's end
+    # (p = 40, wide); the losses are reduced batch by batch, never held for a whole partition
+    import replikit.resampling.error as error
+
+    n, K, reps = 160, 4, 3
+    monkeypatch.setattr(error, "_NESTED_CELLS", 4 * n)
+    X, y = _regression(n, p, seed=2)
+    est = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=K,
+                         n_nested_repeats=reps, random_state=1)
+    root = root_seed_sequence(1)
+    _, T = RepeatedKFold(K, reps).masks(n, None,
+                                        random_state=task_rng(root, ("resamples", "nested")))
+    center, se, mse = _nested_by_loop(X, y, np.argmax(T.reshape(reps, K, n), axis=1), K)
+    parts = est.interval_parts
+    assert parts["center"] == pytest.approx(center, rel=1e-9)
+    assert parts["se"] == pytest.approx(se, rel=1e-9)
+    assert parts["mse"] == pytest.approx(mse, rel=1e-8, abs=1e-12)
+
+
+def test_nested_cv_of_probabilities_does_not_depend_on_the_batch_size(monkeypatch):
+    import replikit.resampling.error as error
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 3))
+    y = np.where(X[:, 0] + rng.normal(size=150) > 0, "yes", "no")
+
+    def parts():
+        return estimate_error(LDA(), X, y, method="kfold", n_folds=5, loss="log",
+                              n_nested_repeats=2, random_state=3).interval_parts
+
+    whole = parts()
+    monkeypatch.setattr(error, "_NESTED_CELLS", 2 * 150 * 2)  # two fits of two classes
+    small = parts()
+    for key in ("center", "se", "mse", "nested_estimate", "nested_cv_estimate"):
+        assert small[key] == pytest.approx(whole[key], rel=1e-12), key
+
+
 def test_nested_se_stays_between_naive_and_sqrt_k_naive():
     X, y = _regression(60, seed=3)
     est = estimate_error(LinearRegression(), X, y, method="kfold", n_folds=5,

@@ -274,7 +274,7 @@ def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, penalt
     """
     sw, sx, sxx = weighted_moments(W, X)
     sy = np.matmul(W, y[..., None])[..., 0]
-    sxy = np.matmul(W, X * y[..., None])
+    sxy = np.matmul(W * y[..., None, :], X)  # (w y)' X: no (n, p) copy of X times y
     if fit_intercept:
         xm = sx / sw[..., None]
         ym = sy / sw

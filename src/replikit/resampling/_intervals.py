@@ -66,33 +66,46 @@ class NestedAccumulator:
         Lp = np.nan_to_num(L_pairs, nan=0.0)
         S = np.einsum("rpn,rkn->rpk", Lp, Fm)  # pair p's loss sum on each fold's rows
         P = ia.size
-        s_b = S[:, np.arange(P), ib]  # rows of b, fit without {a, b}: inner CV of outer fold a
-        s_a = S[:, np.arange(P), ia]  # rows of a: inner CV of outer fold b
-        A = np.zeros((P, K))
-        A[np.arange(P), ia] = 1.0
-        B = np.zeros((P, K))
-        B[np.arange(P), ib] = 1.0
-        in_sum = s_b @ A + s_a @ B  # (r, K)
-        in_cnt = self.n - nk
-        e_in = in_sum / in_cnt
         Lo = np.nan_to_num(L_out, nan=0.0)
         out_sum = Lo.sum(axis=2)
         out_mean = out_sum / nk
         dev = np.where(Fm > 0, Lo - out_mean[..., None], 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             out_var = np.where(nk > 1, (dev ** 2).sum(axis=2) / (nk - 1), 0.0)
+        finite = np.isfinite(L_pairs)
+        vals = L_pairs[finite]
+        self.add_sums(S[:, np.arange(P), ia], S[:, np.arange(P), ib], float(vals.sum()),
+                      float(np.sum(vals ** 2)), int(vals.size), out_sum, out_var, nk)
+
+    def add_sums(self, s_a: np.ndarray, s_b: np.ndarray, ho_sum: float, ho_sumsq: float,
+                 ho_count: int, out_sum: np.ndarray, out_var: np.ndarray,
+                 nk: np.ndarray) -> None:
+        """:meth:`add` from the sums it needs, for ``r`` partitions: ``s_a``/``s_b`` (r, P)
+        pair p's loss sums on the rows of its folds ``a``/``b`` (:func:`pair_index`);
+        ``ho_sum``, ``ho_sumsq``, ``ho_count`` the sum, sum of squares and number of every
+        pair fit's test losses; ``out_sum``, ``out_var``, ``nk`` (r, K) the single-fold fits'
+        loss sums, loss variances (``ddof=1``; 0 for one row) and rows per fold. The
+        batched path computes them a few fits at a time without the (r, P, n) losses."""
+        ia, ib = pair_index(self.K)
+        P = ia.size
+        A = np.zeros((P, self.K))
+        A[np.arange(P), ia] = 1.0
+        B = np.zeros((P, self.K))
+        B[np.arange(P), ib] = 1.0
+        in_sum = s_b @ A + s_a @ B  # (r, K): inner CV of the data without each outer fold
+        in_cnt = self.n - nk
+        e_in = in_sum / in_cnt
+        out_mean = out_sum / nk
         a = e_in - out_mean
         self.a2 += float(np.sum(a ** 2))
         self.b += float(np.sum(out_var / nk))
         self.pivots += a.size
-        finite = np.isfinite(L_pairs)
-        vals = L_pairs[finite]
-        self.ho_sum += float(vals.sum())
-        self.ho_sumsq += float(np.sum(vals ** 2))
-        self.ho_count += int(vals.size)
+        self.ho_sum += ho_sum
+        self.ho_sumsq += ho_sumsq
+        self.ho_count += ho_count
         self.cv_sum += float(out_sum.sum())
         self.cv_count += int(nk.sum())
-        self.repeats += fold.shape[0]
+        self.repeats += nk.shape[0]
 
     def result(self) -> dict:
         """The interval's parts: ``center`` (err_NCV − bias), ``se``, and the pieces."""

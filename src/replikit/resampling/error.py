@@ -888,11 +888,10 @@ def _interval_parts(kind: str, params: dict, L: np.ndarray, T: np.ndarray, n: in
 def _nested(prob: _Problem, fp, K: int, reps: int, root, engine, progress) -> dict:
     """Nested cross-validation (Bates, Hastie & Tibshirani 2024, Algorithm 1) over ``reps``
     random partitions into ``K`` folds (their own random stream): the pair fits and the
-    single-fold fits of a chunk of partitions at once (batched on the fast path; on the generic
-    path one fit set of ``engine`` per chunk), reduced by
+    single-fold fits, batched on the fast path (:func:`_nested_fast`), on the generic path one
+    fit set of ``engine`` per chunk of partitions, reduced by
     :class:`~replikit.resampling._intervals.NestedAccumulator`."""
     from ..experiment.schemes import RepeatedKFold
-    from ._fast import WIDE_FEATURES
     from ._intervals import NestedAccumulator, pair_index
 
     n = prob.n
@@ -900,15 +899,15 @@ def _nested(prob: _Problem, fp, K: int, reps: int, root, engine, progress) -> di
     _, T_all = RepeatedKFold(K, reps).masks(n, y_codes,
                                             random_state=task_rng(root, ("resamples", "nested")))
     fold_all = np.argmax(T_all.reshape(reps, K, n), axis=1)  # (reps, n)
+    del T_all
+    acc = NestedAccumulator(K, n)
+    if fp is not None:
+        _nested_fast(prob, fp, K, fold_all, acc, progress)
+        return acc.result()
     ia, ib = pair_index(K)
     P = ia.size
-    acc = NestedAccumulator(K, n)
     need_proba = prob.loss == "log"
     chunk = max(1, 3_000_000 // max(1, (P + K) * n))
-    if fp is not None and prob.Xf.shape[1] >= WIDE_FEATURES:
-        # one partition per batch: its fits' weights then take K patterns (a row's fold), and
-        # the batched fits build K Gram matrices instead of one per fit (_fast._pattern_grams)
-        chunk = 1
     for start in range(0, reps, chunk):
         fold = fold_all[start:start + chunk]
         r = fold.shape[0]
@@ -917,16 +916,88 @@ def _nested(prob: _Problem, fp, K: int, reps: int, root, engine, progress) -> di
         T_out = Fm.reshape(r * K, n)
         T = np.concatenate([T_pair, T_out], axis=0)
         W = (~T).astype(np.uint8)
-        if fp is not None:
-            Pred = _predict_fast(fp, prob, W, need_proba)
-            if progress is not None:
-                progress(W.shape[0])
-        else:
-            (Pred,) = _predict_generic(prob, [(f"nested{start}", W, T)], need_proba, root,
-                                       engine, tick=progress)
+        (Pred,) = _predict_generic(prob, [(f"nested{start}", W, T)], need_proba, root,
+                                   engine, tick=progress)
         L = _losses(prob, Pred, T)
         acc.add(L[:r * P].reshape(r, P, n), L[r * P:].reshape(r, K, n), fold)
     return acc.result()
+
+
+#: Fit x row cells (times the classes of a probabilistic classifier) of one batch of
+#: :func:`_nested_fast`: its predictions, losses and weights stay near this many values.
+_NESTED_CELLS = 8_000_000
+
+
+def _nested_fast(prob: _Problem, fp, K: int, fold_all: np.ndarray, acc, progress) -> None:
+    """The batched fits of nested CV, a few at a time: the ``K (K - 1) / 2`` pair fits and
+    ``K`` single-fold fits of every partition (``fold_all``: each row's fold per partition),
+    at most :data:`_NESTED_CELLS` predicted cells per batch, each batch's losses reduced at
+    once to the sums :meth:`~replikit.resampling._intervals.NestedAccumulator.add_sums`
+    needs. A batch never spans two partitions when the data are wide: its weights then take
+    ``K`` patterns (a row's fold) and the batched fits build ``K`` Gram matrices instead of one
+    per fit (``_fast._pattern_grams``). Memory: ``O(cells)``, not the ``(K (K + 1) / 2, n)``
+    losses of a partition (55 x 1,000,000 doubles, 440 MB, for 10 folds, twice over)."""
+    from ._fast import WIDE_FEATURES
+    from ._intervals import pair_index
+
+    reps, n = fold_all.shape
+    ia, ib = pair_index(K)
+    P = ia.size
+    need_proba = prob.loss == "log"
+    C = prob.classes.size if need_proba else 1
+    per = max(1, _NESTED_CELLS // max(1, n * C))  # fits per batch
+    wide = prob.Xf.shape[1] >= WIDE_FEATURES
+    # the fits: (partition, first fold, second fold); a single-fold fit has second = -1
+    fits = [(r, int(a), int(b)) for r in range(reps) for a, b in zip(ia, ib, strict=True)]
+    fits += [(r, j, -1) for r in range(reps) for j in range(K)]
+    fits.sort(key=lambda f: f[0])  # stable: a partition's pairs, then its single folds
+    s_a = np.zeros((reps, P))
+    s_b = np.zeros((reps, P))
+    out_sum = np.zeros((reps, K))
+    out_var = np.zeros((reps, K))
+    nk = np.zeros((reps, K))
+    ho = [0.0, 0.0, 0]
+    pair_of = {(int(a), int(b)): p for p, (a, b) in enumerate(zip(ia, ib, strict=True))}
+    rows = {}  # (partition, fold) -> its rows
+
+    def rows_of(r, k):
+        if (r, k) not in rows:
+            if len(rows) > 2 * K:  # the partitions come in order: keep the current one's
+                rows.clear()
+            rows[r, k] = np.flatnonzero(fold_all[r] == k)
+        return rows[r, k]
+
+    start = 0
+    while start < len(fits):
+        stop = min(len(fits), start + per)
+        if wide:
+            stop = start + sum(1 for f in fits[start:stop] if f[0] == fits[start][0])
+        batch = fits[start:stop]
+        T = np.zeros((len(batch), n), bool)
+        for i, (r, a, b) in enumerate(batch):
+            T[i] = fold_all[r] == a
+            if b >= 0:
+                T[i] |= fold_all[r] == b
+        Pred = _predict_fast(fp, prob, (~T).astype(np.uint8), need_proba)
+        L = _losses(prob, Pred, T)
+        del Pred
+        if progress is not None:
+            progress(len(batch))
+        for i, (r, a, b) in enumerate(batch):
+            la = L[i, rows_of(r, a)]
+            if b < 0:  # the single-fold fit without a, tested on a
+                out_sum[r, a] = la.sum()
+                nk[r, a] = la.size
+                out_var[r, a] = float(np.var(la, ddof=1)) if la.size > 1 else 0.0
+                continue
+            lb = L[i, rows_of(r, b)]
+            p = pair_of[a, b]
+            s_a[r, p], s_b[r, p] = la.sum(), lb.sum()
+            ho[0] += float(s_a[r, p] + s_b[r, p])
+            ho[1] += float(np.dot(la, la) + np.dot(lb, lb))
+            ho[2] += la.size + lb.size
+        start = stop
+    acc.add_sums(s_a, s_b, ho[0], ho[1], ho[2], out_sum, out_var, nk)
 
 
 # --------------------------------------------------------------------------------------------
