@@ -15,7 +15,7 @@ import pytest
 
 from replikit.data import read_frame, write_frame
 
-from .conftest import assert_ok
+from .conftest import assert_clear_error, assert_ok
 
 TRIGGERS = ["=", "+", "-", "@", "\t", "\r"]
 
@@ -166,3 +166,119 @@ def test_replicate_and_generalize_tables_are_spreadsheet_safe(cli, write_csv, tm
     assert set(column(ranks, "alternative")) == {"'=a", "'+b", "'@c", "'-d"}
     assert column(ranks, "dataset")[0] == "'-ds0"
 
+
+# --------------------------------------------------- predictions keep the user's class labels
+
+def labelled(labels, n=150, seed=5, sites=("s1", "s2", "s3")):
+    """Data whose target takes ``labels`` (in order of a latent score) and a study column."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    z = X[:, 0] + rng.normal(size=n)
+    cuts = np.quantile(z, np.linspace(0, 1, len(labels) + 1)[1:-1])
+    f = pd.DataFrame(X, columns=["a", "b"])
+    f["y"] = np.asarray(labels, dtype=object)[np.digitize(z, cuts)]
+    f["site"] = np.asarray(sites)[np.arange(n) % len(sites)]
+    return f
+
+
+def run_predictions(cli, path, tmp_path, name="preds.csv", *extra):
+    out = tmp_path / name
+    assert_ok(cli("run", "--data", path, "--target", "y", "--study", "site", "--models",
+                  "lr,dummy", "--scheme", "5x2", "--out", tmp_path / f"scores_{name}.csv",
+                  "--predictions", out, *extra))
+    return out
+
+
+def test_run_predictions_hold_text_labels(cli, write_csv, tmp_path):
+    preds = run_predictions(cli, write_csv(labelled(["no", "yes"]), "yn.csv"), tmp_path)
+    f = pd.read_csv(preds)
+    assert [c for c in f.columns if c.startswith("proba_")] == ["proba_no", "proba_yes"]
+    assert set(f["y_true"]) == {"no", "yes"} and set(f["y_pred"]) <= {"no", "yes"}
+    np.testing.assert_allclose(f["proba_no"] + f["proba_yes"], 1.0)
+    # the predicted label is the more probable one
+    lr = f[f["model"] == "lr"]
+    assert ((lr["proba_yes"] > 0.5) == (lr["y_pred"] == "yes")).all()
+
+
+def test_run_predictions_awkward_labels_give_valid_distinct_columns(cli, write_csv, tmp_path):
+    preds = run_predictions(cli, write_csv(labelled(["very good", "c", "=d"]), "aw.csv"),
+                            tmp_path)
+    header = cells(preds)[0]
+    assert header[-3:] == ["proba_=d", "proba_c", "proba_very good"]
+    assert set(column(preds, "y_true")) == {"'=d", "c", "very good"}  # spreadsheet-safe
+    from replikit.data import Predictions
+
+    p = Predictions.read(preds)
+    assert p.proba_columns == ["proba_=d", "proba_c", "proba_very good"]
+    assert set(p.frame["y_true"]) == {"=d", "c", "very good"}
+
+
+def test_run_predictions_number_labels_are_the_users_numbers(cli, write_csv, tmp_path):
+    preds = run_predictions(cli, write_csv(labelled([1, 2]), "12.csv"), tmp_path)
+    f = pd.read_csv(preds)
+    assert set(f["y_true"]) == {1, 2}
+    assert [c for c in f.columns if c.startswith("proba_")] == ["proba_1", "proba_2"]
+    neg = pd.read_csv(run_predictions(cli, write_csv(labelled([-1, 1]), "pm.csv"), tmp_path,
+                                      "pm_preds.csv"))
+    assert set(neg["y_true"]) == {-1, 1}
+    assert [c for c in neg.columns if c.startswith("proba_")] == ["proba_-1", "proba_1"]
+    # 0/1 labels are their own codes: the columns stay proba_0, proba_1
+    zo = pd.read_csv(run_predictions(cli, write_csv(labelled([0, 1]), "01.csv"), tmp_path,
+                                     "01_preds.csv"))
+    assert set(zo["y_true"]) == {0, 1}
+    assert [c for c in zo.columns if c.startswith("proba_")] == ["proba_0", "proba_1"]
+
+
+def test_run_predictions_labels_differing_in_case(cli, write_csv, tmp_path):
+    data = write_csv(labelled(["Yes", "yes"]), "case.csv")
+    f = pd.read_csv(run_predictions(cli, data, tmp_path))
+    assert [c for c in f.columns if c.startswith("proba_")] == ["proba_Yes", "proba_yes"]
+    # DuckDB compares column names without case and would rename one to proba_yes_1:
+    # refused before any fit, naming the flag
+    res = cli("run", "--data", data, "--target", "y", "--models", "lr", "--scheme", "5x2",
+              "--out", tmp_path / "s.csv", "--predictions", tmp_path / "p.duckdb")
+    assert_clear_error(res, "--predictions", "proba_Yes", "proba_yes", "case")
+    assert not (tmp_path / "s.csv").exists()
+
+
+def test_write_frame_refuses_columns_duckdb_would_rename(tmp_path):
+    from replikit.errors import OutputError
+
+    with pytest.raises(OutputError, match="'A'.*'a'.*case"):
+        write_frame(pd.DataFrame({"A": [1.0], "a": [2.0]}), tmp_path / "t.duckdb")
+
+
+def test_labelled_predictions_read_as_the_coded_ones(cli, write_csv, tmp_path):
+    """``multistudy`` and ``audit --predictions`` read the new files, and give the same
+    numbers as on a file with codes (as earlier releases wrote it)."""
+    preds = run_predictions(cli, write_csv(labelled(["no", "yes"]), "yn.csv"), tmp_path)
+    f = pd.read_csv(preds)
+    assert "proba_yes" in f.columns
+    old = f.copy()
+    for c in ("y_true", "y_pred"):
+        old[c] = (old[c] == "yes").astype(int)
+    old = old.rename(columns={"proba_no": "proba_0", "proba_yes": "proba_1"})
+    coded = write_csv(old, "coded.csv")
+    for utility in ("brier", "log", "accuracy"):
+        args = ("--model", "lr", "--utility", utility, "--n-resamples", "20",
+                "--permutation-resamples", "19", "--random-state", "1")
+        new_out = assert_ok(cli("multistudy", preds, *args))
+        old_out = assert_ok(cli("multistudy", coded, *args))
+        assert new_out.replace(str(preds), "") == old_out.replace(str(coded), "")
+    reports = {}
+    for name, path in (("new", preds), ("old", coded)):
+        assert_ok(cli("audit", "--predictions", path, "--quick", "--sections",
+                      "resampling,multistudy", "--out", tmp_path / name))
+        reports[name] = (tmp_path / name / "report.json").read_text()
+    import json
+
+    def numbers(tree):  # the report without its timings and file names
+        if isinstance(tree, dict):
+            return {k: numbers(v) for k, v in tree.items() if "seconds" not in k}
+        if isinstance(tree, list):
+            return [numbers(v) for v in tree]
+        return tree.replace("preds.csv", "X").replace("coded.csv", "X") \
+            if isinstance(tree, str) else tree
+
+    new, old = (numbers(json.loads(reports[k])["sections"]) for k in ("new", "old"))
+    assert new == old

@@ -23,7 +23,7 @@ from .._compat import dropped
 from ..errors import DataError, InputFileError, ParameterError
 
 __all__ = ["read_frame", "write_frame", "file_format", "quote_identifier", "file_signature",
-           "check_duckdb_file", "open_duckdb", "connect_duckdb"]
+           "check_duckdb_file", "check_duckdb_columns", "open_duckdb", "connect_duckdb"]
 
 _FORMATS = {
     ".csv": "csv",
@@ -270,6 +270,7 @@ def _write(frame, path, table, overwrite: bool, name: str, overwrite_option: str
             write_text_atomic(p, csv_text(frame, sep="\t" if fmt == "tsv" else ","))
         return p
     table = table or "data"
+    check_duckdb_columns(frame.columns, name=name)
     if p.exists():
         check_duckdb_file(p, name=name, error=OutputError)
     else:
@@ -288,6 +289,22 @@ def _write(frame, path, table, overwrite: bool, name: str, overwrite_option: str
         finally:
             con.unregister("_replikit_frame")
     return p
+
+
+def check_duckdb_columns(columns, *, name: str = "path") -> None:
+    """Refuse column names that a DuckDB table cannot hold apart: DuckDB compares names
+    without regard to case and would silently rename the second of ``proba_Yes`` and
+    ``proba_yes`` to ``proba_yes_1``."""
+    from ..errors import OutputError
+
+    seen: dict[str, str] = {}
+    for c in map(str, columns):
+        other = seen.setdefault(c.lower(), c)
+        if other != c:
+            raise OutputError(
+                f"`{name}`: columns {other!r} and {c!r} differ only in upper and lower case, "
+                "which a DuckDB table cannot hold apart (it would rename one); write a .csv or "
+                ".parquet file instead.")
 
 
 def _write_parquet_atomic(frame: pd.DataFrame, p: Path) -> None:
