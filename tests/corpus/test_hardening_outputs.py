@@ -282,3 +282,45 @@ def test_labelled_predictions_read_as_the_coded_ones(cli, write_csv, tmp_path):
 
     new, old = (numbers(json.loads(reports[k])["sections"]) for k in ("new", "old"))
     assert new == old
+
+
+# ------------------------------------------------------ scores outside their metric's range
+
+def fold_scores(metric="accuracy", models=("lr", "rf"), r=5, k=2, base=0.8, seed=0, copy=None):
+    """Per-fold scores of ``models`` (``copy``: a model scoring exactly as ``lr``)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i, m in enumerate(models):
+        v = base + 0.03 * i + 0.01 * rng.normal(size=(r, k))
+        rows += [{"study": "s", "model": m, "repeat": a, "fold": b, "metric": metric,
+                  "value": v[a, b], "n_train": 90, "n_test": 90} for a in range(r)
+                 for b in range(k)]
+    f = pd.DataFrame(rows)
+    if copy:
+        f = pd.concat([f, f[f["model"] == "lr"].assign(model=copy)], ignore_index=True)
+    return f
+
+
+@pytest.mark.parametrize("metric,value,base", [
+    ("accuracy", 1.7, 0.8), ("accuracy", -0.2, 0.8), ("roc_auc", 1.2, 0.8),
+    ("roc_auc", -0.1, 0.8), ("mse", -0.1, 0.5), ("r2", 1.5, 0.3),
+    ("neg_mean_squared_error", 0.3, -0.5), ("f1_macro", 2.0, 0.7),
+])
+def test_compare_refuses_a_score_its_metric_cannot_take(cli, write_csv, metric, value, base):
+    f = fold_scores(metric, base=base)
+    f.loc[7, "value"] = value
+    line = assert_clear_error(cli("compare", write_csv(f, "bad.csv")), "`value`",
+                              repr(metric), f"{value:g}", "row(s) 7")
+    assert "expected values" in line
+
+
+def test_percentages_are_refused_with_a_hint_unknown_metrics_are_not_checked(cli, write_csv):
+    pct = fold_scores("accuracy").assign(value=lambda f: f["value"] * 100)
+    assert_clear_error(cli("compare", write_csv(pct, "pct.csv")), "'accuracy'", "[0, 1]",
+                       "percentages")
+    neg = fold_scores("mse", base=-0.5)
+    assert_clear_error(cli("compare", write_csv(neg, "neg.csv")), "'mse'", ">= 0",
+                       "minus sign")
+    # a metric replikit does not know may take any value
+    assert_ok(cli("compare", write_csv(pct.assign(metric="my_score"), "mine.csv")))
+
