@@ -284,7 +284,7 @@ def test_labelled_predictions_read_as_the_coded_ones(cli, write_csv, tmp_path):
     assert new == old
 
 
-# ------------------------------------------------------ scores outside their metric's range
+# ------------------------------------------------- scores outside their metric's range; "–"
 
 def fold_scores(metric="accuracy", models=("lr", "rf"), r=5, k=2, base=0.8, seed=0, copy=None):
     """Per-fold scores of ``models`` (``copy``: a model scoring exactly as ``lr``)."""
@@ -324,3 +324,29 @@ def test_percentages_are_refused_with_a_hint_unknown_metrics_are_not_checked(cli
     # a metric replikit does not know may take any value
     assert_ok(cli("compare", write_csv(pct.assign(metric="my_score"), "mine.csv")))
 
+
+def test_compare_says_why_a_cell_is_not_computed(cli, write_csv):
+    f = fold_scores("accuracy", copy="lr_copy")
+    out = assert_ok(cli("compare", write_csv(f, "same.csv"), "--metric", "accuracy"))
+    notes = " ".join(ln for ln in out.splitlines())
+    assert "– not computed:" in notes
+    # 5x2: the combined F test has no interval for the difference, by construction
+    assert "5x2cv combined F test: no interval" in notes
+    # a - b is 0 on every split: no variance, so no statistic, p-value or conclusion
+    assert "0 on every split" in notes and "lr - lr_copy" in notes
+    from replikit.compare import compare_scores
+    from replikit.errors import ValidityWarning
+
+    with pytest.warns(ValidityWarning):  # tests="all" runs the invalid ones too
+        text = str(compare_scores(f, tests="all"))
+    assert "– not computed:" in text and "z test: no degrees of freedom" in text.replace(
+        "\n", " ")
+
+
+def test_audit_report_says_why_a_cell_is_empty(cli, write_csv, tmp_path):
+    f = fold_scores("accuracy", copy="lr_copy")
+    assert_ok(cli("audit", "--scores", write_csv(f, "same.csv"), "--sections", "compare",
+                  "--out", tmp_path / "audit"))
+    html = (tmp_path / "audit" / "report.html").read_text()
+    assert "Not computed (empty cells):" in html
+    assert "no interval" in html
