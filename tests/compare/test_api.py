@@ -104,10 +104,10 @@ def test_all_tests_without_split_sizes_or_with_percentages():
     full = compare_scores(frame, tests=["corrected_repeated_kfold_ttest"]).frame
     kfold = table.frame.set_index("test").loc["corrected_repeated_kfold_t"]
     assert kfold.statistic == pytest.approx(full.statistic[0])  # 100/900 = 1/(10-1)
+    # accuracies in percent are not accuracies: refused, the message says what to give
     percent = frame.assign(value=frame["value"] * 100)
-    with pytest.warns(ValidityWarning):
-        table = compare_scores(percent, tests="all")
-    assert "proportions_z" not in set(table.frame["test"])
+    with pytest.raises(DataError, match=r"`value`.*'accuracy'.*\[0, 1\].*percentages"):
+        compare_scores(percent, tests="all")
 
 
 def test_named_test_that_does_not_fit_the_design_is_an_error():

@@ -167,7 +167,8 @@ def test_light_is_green_only_when_every_pair_in_every_study_is_decided():
     # one study noisy: undecided there, amber
     noisy = same.copy()
     hit = noisy["study"] == "s1"
-    noisy.loc[hit, "value"] = 0.8 + 0.2 * rng.normal(size=int(hit.sum()))
+    # (an accuracy stays in [0, 1]: Scores refuses values outside their metric's range)
+    noisy.loc[hit, "value"] = np.clip(0.8 + 0.2 * rng.normal(size=int(hit.sum())), 0, 1)
     assert audit_scores(noisy, random_state=0).verdict.level == "warn"
 
 

@@ -178,7 +178,7 @@ def test_columns_mapping_reads_scores_not_a_benchmark(tmp_path, cli):
     long = baycomp_long()
     two = long[long["model"].isin(["nbc", "j48"]) & long["dataset"].isin(["iris", "wine"])]
     rows = [dict(task=r.dataset, algo=r.model, cv_fold=f, measure="accuracy",
-                 score=r.accuracy + 0.1 * f) for r in two.itertuples() for f in range(5)]
+                 score=r.accuracy / 100 - 0.1 * f) for r in two.itertuples() for f in range(5)]
     path = _write(tmp_path, pd.DataFrame(rows))
     code, out, err = cli("compare", path, "--columns",
                          "study=task,model=algo,fold=cv_fold,metric=measure,value=score")

@@ -47,6 +47,15 @@ def check_table_output(path: Path, option: str, overwrite: bool) -> Path:
     return p
 
 
+def check_label_columns(path: Path, classes) -> None:
+    """Before any fit: the ``proba_<label>`` columns of ``--predictions`` fit its format (a
+    DuckDB table cannot hold ``proba_Yes`` and ``proba_yes`` apart)."""
+    from ..data.io import check_duckdb_columns, file_format
+
+    if file_format(path, name="--predictions") == "duckdb":
+        check_duckdb_columns([f"proba_{c}" for c in classes], name="--predictions")
+
+
 def choose_backend(backend: str | None, scheduler: str | None, n_jobs: int) -> str:
     """``--backend`` as given, or implied by ``--scheduler`` (dask) or ``--n-jobs`` > 1
     (joblib); a scheduler with another backend is refused."""
@@ -185,6 +194,8 @@ def run_command(
             raise ParameterError("`--scheme loso` needs `--study` (the study column).")
         groups = load_dataset(data, target=target, study=study, table=table,
                               min_studies=2).study
+    if predictions is not None and ds.task == "classification":
+        check_label_columns(predictions, ds.classes)
     chosen = models_from_options(models, model, param, ds.task)
     if not chosen:
         chosen = make_models("lr,dummy", ds.task)
@@ -205,9 +216,11 @@ def run_command(
     with flags({"path": "--out"}):
         written = {"scores": str(res.scores.write(out, overwrite=overwrite))}
     if predictions is not None:
+        labelled, note = ds.predictions_with_labels(res.predictions)
+        if note:
+            info(f"note: {note}")
         with flags({"path": "--predictions"}):
-            written["predictions"] = str(res.predictions.write(predictions,
-                                                               overwrite=overwrite))
+            written["predictions"] = str(labelled.write(predictions, overwrite=overwrite))
     summary = res.summary()
     emit([frame_table(summary, title="Scores by study, model and metric (mean and SD over "
                                  "splits):"),

@@ -73,7 +73,7 @@ _EXPORTS = {
     # api.py
     "compare_scores": "api", "compare_models": "api", "ComparisonTable": "api",
     "TESTS": "api", "TEST_IDS": "api", "recommended_tests": "api", "primary_test": "api",
-    "DEFAULT_TOLERANCE": "api",
+    "DEFAULT_TOLERANCE": "api", "not_computed": "api",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)

@@ -31,7 +31,7 @@ from ..results import Result, to_jsonable
 from ._words import OLD_INTERVAL, OLD_INTERVAL_VALUES, fill_doc, interval_alias, test_name
 
 __all__ = ["compare_scores", "compare_models", "ComparisonTable", "TESTS", "TEST_IDS",
-           "recommended_tests", "primary_test", "DEFAULT_TOLERANCE"]
+           "recommended_tests", "primary_test", "DEFAULT_TOLERANCE", "not_computed"]
 
 #: Tests :func:`compare_scores` can run, in display order: name -> the design it needs.
 TESTS: dict[str, str] = {
@@ -382,6 +382,9 @@ class ComparisonTable(Result):
         if show["study"].nunique() == 1:
             show = show.drop(columns="study")
         lines.append(_render(show, right={"estimate", "stat", "df", "p", "p adj"}))
+        dashes = not_computed(f)
+        if dashes:
+            lines.append("– not computed: " + "; ".join(dashes) + ".")
         if not f["valid"].all():
             bad = list(dict.fromkeys(f.loc[~f["valid"], "test"]))
             why = "; ".join(f"the {test_name(t)} "
@@ -403,6 +406,92 @@ class ComparisonTable(Result):
                          f"that a - b lies below, inside and above the region of practical "
                          f"equivalence ({tol}); a conclusion needs one of them >= 0.95.")
         return "\n".join(lines)
+
+
+@fill_doc()
+def not_computed(frame: pd.DataFrame) -> list[str]:
+    """Why cells of a comparisons table are empty (shown as "–"), one reason per kind.
+
+    Some tests have no such number by construction (the Bayesian correlated t-test has no
+    statistic or p-value, the combined 5x2cv F test no interval for the difference, the z test no
+    degrees of freedom); others could not compute it on these scores (a difference that is 0,
+    or the same, on every split has no variance, so a t statistic is 0/0 or infinite).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The rows of :attr:`ComparisonTable.frame` (or of the audit's comparisons).
+
+    Returns
+    -------
+    list of str
+        The reasons, in the order the rows first need them; empty when no cell is empty.
+
+    See Also
+    --------
+    ComparisonTable : Its text prints these reasons under the table ("– not computed: ...").
+
+    References
+    ----------
+    {refs:nadeau2003,alpaydin1999,corani2015}
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"a": ["lr"], "b": ["rf"], "test": ["combined_f_5x2cv"],
+    ...                   "estimate": [0.1], "se": [0.02], "ci_low": [np.nan],
+    ...                   "statistic": [5.0], "df": [10.0], "pvalue": [0.04]})
+    >>> not_computed(f)
+    ['5x2cv combined F test: no interval (its statistic pools the squared differences and has no
+    interval for the mean difference)']
+    """
+    reasons: dict[str, list[str]] = {}
+
+    def add(reason: str, pair: str | None = None) -> None:
+        where = reasons.setdefault(reason, [])
+        if pair is not None and pair not in where:
+            where.append(pair)
+
+    def finite(v) -> bool:
+        try:
+            return bool(np.isfinite(float(v)))
+        except (TypeError, ValueError):
+            return False
+
+    for row in frame.itertuples(index=False):
+        test = str(row.test)
+        pair = f"{row.a} - {row.b}"
+        if not finite(row.estimate):
+            add("the differences of the scores are not finite (values too large): nothing is "
+                "computed for", pair)
+            continue
+        if test == _BAYES:
+            add(f"{test_name(test)}: no statistic or p-value (a posterior, not a test: its "
+                "P(<,=,>) are in the conclusion)")
+            continue
+        if not finite(row.ci_low):
+            if test == TEST_IDS["combined_ftest_5x2cv"]:
+                add(f"{test_name(test)}: no interval (its statistic pools the squared "
+                    "differences and has no interval for the mean difference)")
+            else:
+                add("no interval could be computed for", pair)
+        if not finite(row.df):
+            if test == TEST_IDS["proportions_ztest"]:
+                add(f"{test_name(test)}: no degrees of freedom (a z test)")
+            else:
+                add("no degrees of freedom for", pair)
+        if not (finite(row.statistic) and finite(row.pvalue)):
+            se = float(row.se) if finite(row.se) else np.nan
+            if se == 0 and float(row.estimate) == 0:
+                add("a - b is 0 on every split (no variance: the statistic is 0/0, so no "
+                    "p-value and no conclusion) for", pair)
+            elif se == 0:
+                add("a - b is the same on every split (no variance: the statistic is "
+                    "infinite) for", pair)
+            else:
+                add("the test statistic or its p-value could not be computed on these scores "
+                    "for", pair)
+    return [reason + (" " + ", ".join(pairs) if pairs else "")
+            for reason, pairs in reasons.items()]
 
 
 def _metric_label(metric) -> str:

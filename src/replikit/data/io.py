@@ -3,6 +3,11 @@
 DuckDB tables are addressed as ``path.duckdb`` (table ``name`` given separately); every identifier
 is quoted, so table names with spaces, quotes or keywords are safe. Writers never replace an
 existing file or table unless ``overwrite=True``.
+
+CSV and TSV files are spreadsheet-safe: a text cell (or column name) that a spreadsheet would
+take for a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is
+written with a leading single quote, and the reader takes that quote off again, so a table comes
+back as it was written. Parquet and DuckDB files hold the values unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from .._compat import dropped
 from ..errors import DataError, InputFileError, ParameterError
 
 __all__ = ["read_frame", "write_frame", "file_format", "quote_identifier", "file_signature",
-           "check_duckdb_file", "open_duckdb", "connect_duckdb"]
+           "check_duckdb_file", "check_duckdb_columns", "open_duckdb", "connect_duckdb"]
 
 _FORMATS = {
     ".csv": "csv",
@@ -69,6 +74,31 @@ def _check_unique_header(path: Path, sep: str, name: str) -> None:
                         f"{str(path)!r}; column names must be unique.")
 
 
+def _quoted_keys(dtype: dict | None) -> dict | None:
+    """``dtype`` for a CSV whose column names may be spreadsheet-safe: each key also under its
+    quoted name (a name ``-x`` is written ``'-x``); pandas ignores keys that are not columns."""
+    if not dtype:
+        return dtype
+    from .._outputs import spreadsheet_safe
+
+    quoted = spreadsheet_safe(pd.DataFrame(columns=list(dtype))).columns
+    return {**dict(zip(quoted, dtype.values(), strict=True)), **dtype}
+
+
+def _unquote(frame: pd.DataFrame, path: Path, name: str) -> pd.DataFrame:
+    """Undo the spreadsheet-safe quoting of replikit's CSV writers (a text ``'=x`` is ``=x``;
+    see ``replikit._outputs.spreadsheet_safe``); two names that become one are refused."""
+    from .._outputs import undo_spreadsheet_safe
+
+    out = undo_spreadsheet_safe(frame)
+    if out is not frame and out.columns.duplicated().any():
+        dup = sorted(set(map(str, out.columns[out.columns.duplicated()])))
+        raise DataError(f"`{name}`: column name(s) {dup} appear more than once in the header of "
+                        f"{str(path)!r} once a spreadsheet-safe quote (') is taken off; column "
+                        "names must be unique.")
+    return out
+
+
 @dropped("name")
 def read_frame(path: str | os.PathLike, *, table: str | None = None,
                dtype: dict | None = None) -> pd.DataFrame:
@@ -82,6 +112,13 @@ def read_frame(path: str | os.PathLike, *, table: str | None = None,
         For DuckDB files, the table to read; may be omitted when the file holds exactly one.
     dtype : dict, optional
         Column dtypes for the CSV reader.
+
+    Notes
+    -----
+    In a CSV or TSV file, a text cell or column name made of one or more single quotes followed
+    by ``=``, ``+``, ``-``, ``@``, a tab or a carriage return loses its first quote: that is how
+    :func:`write_frame` (and every CSV replikit writes) keeps such text from being read as a
+    formula by a spreadsheet, so ``'=1+1`` is read as ``=1+1``.
 
     Returns
     -------
@@ -131,8 +168,9 @@ def _read(path, table, dtype, name: str) -> pd.DataFrame:
     try:
         if fmt in ("csv", "tsv"):
             sep = "\t" if fmt == "tsv" else ","
-            frame = pd.read_csv(p, sep=sep, dtype=dtype)
+            frame = pd.read_csv(p, sep=sep, dtype=_quoted_keys(dtype))
             _check_unique_header(p, sep, name)
+            frame = _unquote(frame, p, name)
         elif fmt == "parquet":
             frame = pd.read_parquet(p)
         else:
@@ -170,6 +208,10 @@ def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | No
     """Write ``frame`` to CSV, Parquet or a DuckDB table (by suffix of ``path``).
 
     Refuses to replace an existing file (CSV/Parquet) or table (DuckDB) unless ``overwrite``.
+    CSV and TSV files are spreadsheet-safe: a text cell or column name starting with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return (or with single quotes and then one of
+    those) is written with a leading ``'``, so that a spreadsheet shows it as text instead of
+    running it as a formula; :func:`read_frame` takes the quote off. Numbers are never quoted.
     Other tables in a DuckDB file are left untouched; a file with a DuckDB suffix that is not a
     DuckDB database (an SQLite ``.db``, say) is refused, never opened. CSV and Parquet files are
     written through a temporary file and renamed, so an interrupted write leaves no half file.
@@ -215,7 +257,7 @@ def write_frame(frame: pd.DataFrame, path: str | os.PathLike, *, table: str | No
 
 def _write(frame, path, table, overwrite: bool, name: str, overwrite_option: str | None) -> Path:
     """:func:`write_frame`, its errors naming ``name`` and ``overwrite_option``."""
-    from .._outputs import check_output_file, replace_hint, write_text_atomic
+    from .._outputs import check_output_file, csv_text, replace_hint, write_text_atomic
     from ..errors import OutputError, OutputExistsError
 
     p = Path(path)
@@ -225,9 +267,10 @@ def _write(frame, path, table, overwrite: bool, name: str, overwrite_option: str
         if fmt == "parquet":
             _write_parquet_atomic(frame, p)
         else:
-            write_text_atomic(p, frame.to_csv(index=False, sep="\t" if fmt == "tsv" else ","))
+            write_text_atomic(p, csv_text(frame, sep="\t" if fmt == "tsv" else ","))
         return p
     table = table or "data"
+    check_duckdb_columns(frame.columns, name=name)
     if p.exists():
         check_duckdb_file(p, name=name, error=OutputError)
     else:
@@ -246,6 +289,22 @@ def _write(frame, path, table, overwrite: bool, name: str, overwrite_option: str
         finally:
             con.unregister("_replikit_frame")
     return p
+
+
+def check_duckdb_columns(columns, *, name: str = "path") -> None:
+    """Refuse column names that a DuckDB table cannot hold apart: DuckDB compares names
+    without regard to case and would silently rename the second of ``proba_Yes`` and
+    ``proba_yes`` to ``proba_yes_1``."""
+    from ..errors import OutputError
+
+    seen: dict[str, str] = {}
+    for c in map(str, columns):
+        other = seen.setdefault(c.lower(), c)
+        if other != c:
+            raise OutputError(
+                f"`{name}`: columns {other!r} and {c!r} differ only in upper and lower case, "
+                "which a DuckDB table cannot hold apart (it would rename one); write a .csv or "
+                ".parquet file instead.")
 
 
 def _write_parquet_atomic(frame: pd.DataFrame, p: Path) -> None:

@@ -30,7 +30,7 @@ from .._compat import dropped
 from ..errors import DataError, ParameterTypeError
 from .io import _read, _write
 
-__all__ = ["Scores", "Predictions", "ColumnSpec"]
+__all__ = ["Scores", "Predictions", "ColumnSpec", "metric_range", "METRIC_RANGES"]
 
 _SHOW = 5  # offending rows shown in messages
 
@@ -279,6 +279,88 @@ class _Table:
                       "`overwrite`")
 
 
+#: The values a metric can take, ``(low, high)`` (None: unbounded), for the metrics replikit
+#: knows: its built-ins and scikit-learn's scorers (by name, or by prefix for the ``f1_macro``
+#: kind). A Scores row outside its metric's range is refused: it is a typo, a percentage where a
+#: proportion belongs, or a loss with its sign flipped, and every test run on it would be
+#: meaningless. A metric not listed here is not checked.
+METRIC_RANGES: dict[str, tuple[float | None, float | None]] = {
+    "accuracy": (0.0, 1.0), "balanced_accuracy": (0.0, 1.0), "error_rate": (0.0, 1.0),
+    "roc_auc": (0.0, 1.0), "auc": (0.0, 1.0), "r2_corr": (0.0, 1.0), "average_precision": (0.0, 1.0),
+    "top_k_accuracy": (0.0, 1.0), "r2": (None, 1.0), "explained_variance": (None, 1.0),
+    "d2_absolute_error_score": (None, 1.0), "matthews_corrcoef": (-1.0, 1.0),
+    "mse": (0.0, None), "rmse": (0.0, None), "mae": (0.0, None), "log_loss": (0.0, None),
+    "brier_score": (0.0, 1.0),
+}
+#: Metric-name prefixes and their range: scikit-learn's averaged scores (``f1_macro``,
+#: ``roc_auc_ovr``, ``precision_weighted``) and its negated losses (``neg_mean_squared_error``,
+#: ``neg_log_loss``: never above 0).
+METRIC_PREFIX_RANGES: tuple[tuple[str, tuple[float | None, float | None]], ...] = (
+    ("f1", (0.0, 1.0)), ("precision", (0.0, 1.0)), ("recall", (0.0, 1.0)),
+    ("jaccard", (0.0, 1.0)), ("roc_auc_", (0.0, 1.0)), ("neg_", (None, 0.0)),
+)
+_RANGE_SLACK = 1e-9  # rounding of exported values (an AUC of 1.0000000000000002)
+
+
+def metric_range(metric) -> tuple[float | None, float | None] | None:
+    """The ``(low, high)`` range of a known metric's values (None for either bound: open), or
+    None for a metric replikit does not know.
+
+    Examples
+    --------
+    >>> metric_range("accuracy"), metric_range("mse"), metric_range("f1_macro")
+    ((0.0, 1.0), (0.0, None), (0.0, 1.0))
+    >>> metric_range("my_score") is None
+    True
+    """
+    name = str(metric)
+    if name in METRIC_RANGES:
+        return METRIC_RANGES[name]
+    for prefix, bounds in METRIC_PREFIX_RANGES:
+        if name.startswith(prefix):
+            return bounds
+    return None
+
+
+def _range_text(bounds) -> str:
+    low, high = bounds
+    if low is not None and high is not None:
+        return f"in [{low:g}, {high:g}]"
+    return f">= {low:g}" if low is not None else f"<= {high:g}"
+
+
+def _check_metric_ranges(frame: pd.DataFrame) -> None:
+    """Each ``value`` inside its metric's range (:func:`metric_range`); a DataError naming the
+    column, the metric, the first offending value and its rows otherwise."""
+    values = frame["value"].to_numpy(dtype=float)
+    for metric, idx in frame.groupby("metric", sort=False, observed=True).indices.items():
+        bounds = metric_range(metric)
+        if bounds is None:
+            continue
+        low, high = bounds
+        v = values[idx]
+        bad = np.zeros(len(v), bool)
+        if low is not None:
+            bad |= v < low - _RANGE_SLACK
+        if high is not None:
+            bad |= v > high + _RANGE_SLACK
+        if not bad.any():
+            continue
+        mask = np.zeros(len(frame), bool)
+        mask[idx[bad]] = True
+        first = v[bad][0]
+        hint = ""
+        if high == 1.0 and low == 0.0 and np.all((v >= 0) & (v <= 100)) and np.median(v) > 1:
+            hint = " (percentages? give proportions: 87.5% is 0.875)"
+        elif low == 0.0 and high is None and np.all(v <= 0):
+            hint = (" (a negated loss, as scikit-learn's scorers report it? give the loss "
+                    "itself, without the minus sign)")
+        raise DataError(
+            f"Scores: column `value` holds {first:g} for metric {str(metric)!r} at "
+            f"{_rows(mask, frame.index)}; expected values {_range_text(bounds)} for "
+            f"{str(metric)!r}{hint}.")
+
+
 class Scores(_Table):
     """Resampling scores: one row per ``(study, model, repeat, fold, metric)``.
 
@@ -288,13 +370,16 @@ class Scores(_Table):
         Columns ``study``, ``model``, ``repeat``, ``fold``, ``metric``, ``value`` (without
         ``repeat`` the table is one repeat: ``repeat`` 0); optionally ``n_train``,
         ``n_test`` (training/test set sizes, needed by corrected resampled tests) and any
-        factor columns. ``value`` must be finite; ``repeat``/``fold`` non-negative integers.
+        factor columns. ``value`` must be finite, and inside its metric's range when replikit
+        knows the metric (:func:`metric_range`: an accuracy or AUC in [0, 1], an ``r2`` at
+        most 1, an ``mse``, ``rmse``, ``mae`` or ``log_loss`` at least 0, a ``neg_*``
+        scikit-learn score at most 0); ``repeat``/``fold`` non-negative integers.
 
     Raises
     ------
     DataError
-        A required column is missing, a column has the wrong dtype, ``value`` is missing or not
-        finite, a key appears twice or the table is empty.
+        A required column is missing, a column has the wrong dtype, ``value`` is missing, not
+        finite or outside its metric's range, a key appears twice or the table is empty.
 
     See Also
     --------
@@ -332,7 +417,9 @@ class Scores(_Table):
             at = list(frame.columns).index("fold")
             frame = frame.copy()
             frame.insert(at, "repeat", 0)
-        return super()._validate(frame)
+        out = super()._validate(frame)
+        _check_metric_ranges(out)
+        return out
 
     @property
     def models(self) -> list:

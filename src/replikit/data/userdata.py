@@ -55,6 +55,69 @@ class Dataset:
             return self.study
         return pd.Series(["all"] * len(self.y), name="study")
 
+    def predictions_with_labels(self, predictions):
+        """The predictions of a run on this dataset's ``y`` (the codes ``0..K-1``) with the
+        user's class labels back.
+
+        ``y_true`` and ``y_pred`` hold the labels (``'yes'``, not ``1``) and each probability
+        column is named after its label, ``proba_<label>`` (``proba_yes``), in the sorted order
+        of the labels; a label is written as its text (``proba_-1``, ``proba_1.5``,
+        ``proba_very good``), which is how every reader of predictions matches a column to its
+        class. Labels of several types (a number and a text, possible in a Parquet or DuckDB
+        column) are written as their texts; when two labels have the same text (``1`` and
+        ``'1'``), the codes are kept and ``note`` says so.
+
+        Parameters
+        ----------
+        predictions : Predictions
+            As :func:`replikit.experiment.run` returns them from ``X`` and ``y`` of this
+            dataset.
+
+        Returns
+        -------
+        (Predictions, str or None)
+            The relabelled table (the same one for regression or when there is nothing to
+            relabel) and a note for the user, or None.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from replikit.data import Predictions
+        >>> ds = dataset_from_frame(pd.DataFrame({"x": [1.0, 2, 3, 4],
+        ...                                       "y": ["no", "yes", "no", "yes"]}), target="y")
+        >>> codes = Predictions(pd.DataFrame({"study": "all", "model": "lr", "repeat": 0,
+        ...     "fold": 0, "row": [0, 1], "y_true": [0, 1], "y_pred": [0, 0],
+        ...     "proba_0": [0.8, 0.6], "proba_1": [0.2, 0.4]}))
+        >>> labelled, note = ds.predictions_with_labels(codes)
+        >>> labelled.frame[["y_true", "y_pred", "proba_no", "proba_yes"]]
+          y_true y_pred  proba_no  proba_yes
+        0     no     no       0.8        0.2
+        1    yes     no       0.6        0.4
+        """
+        from .tables import Predictions
+
+        if self.task != "classification" or not self.classes:
+            return predictions, None
+        classes = list(self.classes)
+        if list(classes) == list(range(len(classes))):
+            return predictions, None  # the labels are the codes 0..K-1
+        texts = [str(c) for c in classes]
+        if len(set(texts)) < len(texts):
+            same = sorted({t for t in texts if texts.count(t) > 1})
+            return predictions, (
+                f"class labels {', '.join(map(repr, same))} of different types write the same; "
+                "the predictions keep the codes 0.."
+                f"{len(classes) - 1} (labels in sorted order: "
+                f"{', '.join(f'{c!r} → {i}' for i, c in enumerate(classes[:10]))}).")
+        kinds = {type(c) for c in classes}
+        labels = pd.Series(texts if len(kinds) > 1 else classes).to_numpy()
+        f = predictions.frame
+        for col in ("y_true", "y_pred"):
+            codes = f[col].to_numpy()
+            f[col] = labels[codes.astype(np.int64)]
+        f = f.rename(columns={f"proba_{i}": f"proba_{t}" for i, t in enumerate(texts)})
+        return Predictions(f), None
+
     def outcome_by_study(self) -> pd.DataFrame:
         """The outcome per study: ``study, n, mean, sd, min, max`` (regression) or ``study, n,
         share <label>`` per class but the first (classification), studies in natural order

@@ -158,7 +158,7 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
               f"(jointly {level}, each at the level in 'CI level'). Bayesian rows: a "
               f"{level} credible interval and the posterior probabilities that a − b is below, "
               "inside or above the region of practical equivalence. ★ marks the headline "
-              "test's rows."),
+              "test's rows." + _not_computed_note(res.comparisons)),
     ]
     if res.verdict.caveats:
         blocks.insert(2, Paragraph("Caveats: " + "; ".join(res.verdict.caveats) + "."))
@@ -171,6 +171,14 @@ def _blocks(res, ctx: AuditContext, *, with_studies: bool) -> tuple[list, dict]:
                                 "or critical-difference diagram (Demšar (2006) compares models "
                                 "over many datasets)."))
     return blocks, facts
+
+
+def _not_computed_note(frame: pd.DataFrame) -> str:
+    """Why some cells of the comparisons table are empty (" Not computed: ..."), or ""."""
+    from ...compare.api import not_computed
+
+    reasons = not_computed(frame)
+    return (" Not computed (empty cells): " + "; ".join(reasons) + ".") if reasons else ""
 
 
 def _headline_figure(res, level: str) -> list:
@@ -392,7 +400,7 @@ def _scores_blocks(res, what: str) -> list:
             Table(_display(res.comparisons), "Pairwise comparisons within each study. p (Holm) "
                   "is adjusted across pairs, metrics and studies; the CI beside it is "
                   f"simultaneous over the same comparisons (jointly {level}). ★ marks the "
-                  "headline test's rows."),
+                  "headline test's rows." + _not_computed_note(res.comparisons)),
         ]
     if res.nemenyi is not None:
         blocks += _cd_blocks(res, "its mean over the folds and repeats of that study")
