@@ -73,3 +73,37 @@ def test_fit_predict_without_probabilities():
     out = fit_predict(SVC(), X, y, X, random_state=0, proba=True)  # SVC(probability=False)
     assert out.proba is None and out.classes is None and out.y_pred.shape == (6,)
     assert fit_predict(SVC(), X, y, X, random_state=None).proba is None
+
+
+@pytest.mark.parametrize("alias", ["lr", "ridge", "rf", "gb", "knn", "tree", "dummy"])
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_test_rows_predicted_by_blocks_equal_one_predict(monkeypatch, alias, task):
+    # a large test set is predicted a block at a time (fit.PREDICT_BLOCK_ROWS), out of the
+    # data without a whole copy (TestRows): every number equals one predict of all the rows,
+    # to the bit for trees, k-NN and the baseline; a linear model's X @ beta to a few ulp
+    # (BLAS's matrix-vector kernels unroll rows, so a row's sum order can follow the block)
+    import replikit.experiment.fit as fit
+    from replikit.experiment.fit import TestRows
+    from replikit.experiment.models import make_model
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd"))
+    y = (X["a"] + rng.normal(size=300) > 0).map({True: "yes", False: "no"}).to_numpy() \
+        if task == "classification" else X["a"].to_numpy() + rng.normal(size=300)
+    model = make_model(alias, task)
+    train, test = np.arange(0, 300, 2), np.arange(1, 300, 2)[::-1]
+    whole = fit_predict(model, X.iloc[train], y[train], X.iloc[test], random_state=5,
+                        proba=True)
+    monkeypatch.setattr(fit, "PREDICT_BLOCK_ROWS", 7)
+    for X_test in (TestRows(X, test), X.iloc[test], X.to_numpy()[test]):
+        data = X if not isinstance(X_test, np.ndarray) else X.to_numpy()
+        blocks = fit_predict(model, data.iloc[train] if hasattr(data, "iloc") else data[train],
+                             y[train], X_test, random_state=5, proba=True)
+        if alias in ("lr", "ridge"):
+            same = lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-14)  # noqa: E731
+        else:
+            same = np.testing.assert_array_equal
+        (same if task == "regression" else np.testing.assert_array_equal)(
+            blocks.y_pred, whole.y_pred)
+        if whole.proba is not None:
+            same(blocks.proba, whole.proba)

@@ -27,7 +27,50 @@ from .._threads import fit_limits
 from ..errors import DataError
 from ..results import Result
 
-__all__ = ["check_Xy", "seed_estimator", "fit_predict", "FitPrediction"]
+__all__ = ["check_Xy", "seed_estimator", "fit_predict", "FitPrediction", "TestRows",
+           "PREDICT_BLOCK_ROWS"]
+
+#: Test rows predicted at once by :func:`fit_predict`: a larger test set is predicted a block
+#: at a time, so that the copies a model's ``predict`` makes (a pipeline's transforms, a
+#: conversion to floats) hold a block, not the whole set. Each row's prediction is its own:
+#: the blocks change no number of a tree, a forest or k-NN, and a linear model's ``X @ beta``
+#: by a few ulp at most (BLAS kernels unroll rows; a test checks both against one
+#: ``predict`` of every row). The blocks depend on the test set only, never on the workers.
+PREDICT_BLOCK_ROWS = 100_000
+
+
+@dataclass(frozen=True)
+class TestRows:
+    """The rows ``rows`` of ``X`` (an array or a DataFrame) as a test set that is never
+    copied whole: :func:`fit_predict` takes them a block at a time. A million test rows of 34
+    columns are 272 MB, and a model's ``predict`` copies them once or twice more."""
+
+    X: Any
+    rows: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def take(self, a: int = 0, b: int | None = None):
+        """Rows ``a:b`` of the test set (all of them by default), copied out of ``X``."""
+        idx = self.rows[a:b]
+        return self.X.iloc[idx] if hasattr(self.X, "iloc") else self.X[idx]
+
+
+def _in_blocks(method, X_test):
+    """``method`` (``predict``/``predict_proba``) of ``X_test`` (an array, a DataFrame or
+    :class:`TestRows`) a block of :data:`PREDICT_BLOCK_ROWS` rows at a time."""
+    n = len(X_test)
+    rows = isinstance(X_test, TestRows)
+    if n <= PREDICT_BLOCK_ROWS:
+        return np.asarray(method(X_test.take() if rows else X_test))
+    parts = []
+    for a in range(0, n, PREDICT_BLOCK_ROWS):
+        b = min(n, a + PREDICT_BLOCK_ROWS)
+        block = X_test.take(a, b) if rows else (
+            X_test.iloc[a:b] if hasattr(X_test, "iloc") else X_test[a:b])
+        parts.append(np.asarray(method(block)))
+    return np.concatenate(parts, axis=0)
 
 
 def check_Xy(X, y, *, min_rows: int = 1):
@@ -209,8 +252,8 @@ def fit_predict(estimator, X_train, y_train, X_test, *, random_state: int | None
         Training rows (repeat a row to give it weight, as a bootstrap does).
     y_train : array-like of shape (n_train,)
         Their outcomes.
-    X_test : array-like or DataFrame of shape (n_test, n_features)
-        Test rows.
+    X_test : array-like, DataFrame or TestRows of shape (n_test, n_features)
+        Test rows, predicted :data:`PREDICT_BLOCK_ROWS` at a time.
     random_state : int or None, default None
         The task's integer for ``random_state`` parameters that are ``None``; ``None`` leaves
         the clone as it is.
@@ -253,11 +296,11 @@ def fit_predict(estimator, X_train, y_train, X_test, *, random_state: int | None
         seed_estimator(est, int(random_state))
     with fit_limits():  # the thread policy: one BLAS and one OpenMP thread per fit
         est.fit(X_train, y_train)
-        y_pred = np.asarray(est.predict(X_test))
+        y_pred = _in_blocks(est.predict, X_test)
         p = cls = None
         if proba and hasattr(est, "predict_proba"):
             try:
-                p = np.asarray(est.predict_proba(X_test), float)
+                p = np.asarray(_in_blocks(est.predict_proba, X_test), float)
             except (AttributeError, NotImplementedError):
                 p = None
         if p is not None:

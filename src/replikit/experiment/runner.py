@@ -33,8 +33,8 @@ from .engine import (
     data_fingerprint,
     spec_hash,
 )
-from .fit import check_Xy, fit_predict
-from .metrics import check_metrics, compute_metric, needs_proba
+from .fit import TestRows, check_Xy, fit_predict
+from .metrics import METRICS, check_metrics, compute_metric, needs_proba
 from .schemes import Scheme, as_scheme
 
 __all__ = ["run", "RunResult", "study_split_rng"]
@@ -387,7 +387,7 @@ def _execute(task: _Task, estimator, X, ya, settings: _Settings):
     root = np.random.SeedSequence(settings.entropy, spawn_key=settings.spawn_key)
     seed = task_int_seed(root, (task.model, task.study, task.repeat, task.fold))
     take = (lambda idx: X.iloc[idx]) if isinstance(X, pd.DataFrame) else (lambda idx: X[idx])
-    X_train, X_test = take(task.train), take(task.test)
+    X_train, X_test = take(task.train), TestRows(X, task.test)  # test rows taken by blocks
     y_train, y_test = ya[task.train], ya[task.test]
     want_proba = return_predictions or any(map(needs_proba, metrics))
     try:
@@ -413,6 +413,8 @@ def _where(task: _Task) -> str:
 
 
 def _metric(m, task, y_test, y_pred, proba, classes, est, X_test) -> float:
+    if isinstance(X_test, TestRows) and m not in METRICS:  # a scikit-learn scorer predicts
+        X_test = X_test.take()
     try:
         return compute_metric(m, y_test, y_pred, proba, classes, est, X_test)
     except ReplikitError:

@@ -603,13 +603,13 @@ class _FitChunk:
 def _fit_predict(model, X, y, W_rows, T_rows, seeds, proba, classes):
     """One :func:`~replikit.experiment.fit.fit_predict` per resample: the training rows are
     the rows repeated by their weights (what the fast path's weighted fit solves)."""
-    from ..experiment.fit import fit_predict
+    from ..experiment.fit import TestRows, fit_predict
 
     n = W_rows.shape[1]
     preds = []
     for w, t, seed in zip(W_rows, T_rows, seeds, strict=True):
         train = np.repeat(np.arange(n), w.astype(np.int64))
-        Xt = _take(X, np.flatnonzero(t))
+        Xt = TestRows(X, np.flatnonzero(t))  # predicted by blocks, never copied whole
         try:
             out = fit_predict(model, _take(X, train), y[train], Xt, random_state=seed,
                               proba=proba, classes=classes)
