@@ -461,7 +461,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs):
 
 
 def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = False,
-          random_state=None, n_jobs: int = 1, engine=None) -> MultiStudyAudit:
+          random_state=None, n_jobs: int = 1, engine=None, progress=None) -> MultiStudyAudit:
     """Whether a prediction rule is replicable across studies, for its users (Parmigiani 2023).
 
     The recipe:
@@ -527,6 +527,9 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
         Where the fits run and the store that keeps them
         (:class:`replikit.experiment.engine.Engine`; the audit passes its own, so every fit of
         every section goes to one cluster and one store); replaces ``n_jobs``.
+    progress : callable, optional
+        Called with 1 after each fit of the rules, the cross-study matrix and
+        leave-one-study-out (the audit's progress lines).
 
     Returns
     -------
@@ -611,12 +614,13 @@ def audit(dataset, *, models=None, metric=None, tolerance=None, quick: bool = Fa
     n_resamples, n_folds = (200, 3) if quick else (1000, 5)
     permutation = PermutationMethod(199 if quick else 999)
     # 2-3: the fixed rules and their utilities; 4: the best rule, small studies out
-    fits = _fixed_rules(d, models, utility, task_int_seed(root, "multistudy-rules"), engine)
+    fits = _fixed_rules(d, models, utility, task_int_seed(root, "multistudy-rules"), engine,
+                        progress)
     j = _assess_best(fits.rules, utility, n_resamples, permutation, root, tol_value,
                      tol_relative)
     best = j.best
     # 7: the training technique
-    tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine)
+    tech = _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine, progress)
     notes = _notes(left_out, j.dropped, tech, best, j.assessment)
     verdict = _verdict(best, utility, j.utilities, j.assessment, j.equivalence, j.conjunction,
                        left_out, j.dropped, quick, tech.loso_model, n_resamples, permutation,
@@ -904,7 +908,7 @@ class _Rules:
     n_train: int
 
 
-def _fixed_rules(d, models, utility, seed, engine=None) -> _Rules:
+def _fixed_rules(d, models, utility, seed, engine=None, progress=None) -> _Rules:
     """Every model trained once on half of every study, applied to the other halves: one run
     per model (the same split for each: the split stream depends on the random state only) to
     time each model's fit for the leave-one-study-out budget."""
@@ -925,7 +929,7 @@ def _fixed_rules(d, models, utility, seed, engine=None) -> _Rules:
     for name, est in models.items():
         res = run({name: est}, d.X, d.y, scheme=StudyHoldOut(0.5), metrics=[metric],
                   groups=groups, random_state=seed, return_predictions=True,
-                  **run_options(engine, 1))
+                  progress=progress or False, **run_options(engine, 1))
         seconds[name] = float(res.provenance["fit_seconds"])
         n_train = int(res.scores.frame["n_train"].iloc[0])
         f = res.predictions.frame
@@ -971,7 +975,8 @@ class _Technique:
     loso_row_fits: int
 
 
-def _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine=None) -> _Technique:
+def _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine=None,
+               progress=None) -> _Technique:
     """Cross-study validation and leave-one-study-out of the rule's model on ``metric``;
     leave-one-study-out of ``lr`` when the rule's would exceed ``LOSO_BUDGET``."""
     from ..experiment.models import make_model
@@ -979,7 +984,7 @@ def _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine=None
 
     csv = cross_study_matrix(models[best], d.X, d.y, d.study, n_folds=n_folds, task=d.task,
                              metric=metric, random_state=task_int_seed(root, "multistudy-csv"),
-                             n_jobs=n_jobs, engine=engine)
+                             n_jobs=n_jobs, engine=engine, progress=progress)
     K, n = d.n_studies, len(d.y)
     row_fits = int(round(K * n * (1 - 1 / K)))
     name, est = best, models[best]
@@ -988,7 +993,7 @@ def _technique(d, models, best, fits, metric, n_folds, root, n_jobs, engine=None
         name, est = "lr", make_model("lr", d.task)
     loso = leave_one_study_out(est, d.X, d.y, d.study, task=d.task, model_name=name,
                                metric=metric, random_state=task_int_seed(root, "multistudy-loso"),
-                               n_jobs=n_jobs, engine=engine)
+                               n_jobs=n_jobs, engine=engine, progress=progress)
     return _Technique(csv, loso, name, row_fits)
 
 

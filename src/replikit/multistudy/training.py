@@ -163,7 +163,8 @@ def _iv(estimator, X, y, study, task):
     return Xa, ya, sa, list(labels), task
 
 
-def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int, engine=None):
+def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int, engine=None,
+         progress=None):
     """One :func:`replikit.experiment.run` call: its rule of random states (a task's from the
     root and the key (model, study, repeat, fold); ``random_state`` parameters left ``None`` get
     it), one BLAS thread per fit, joblib processes when ``n_jobs > 1``. The runner's own score
@@ -175,7 +176,7 @@ def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int, eng
     clf = any(_is_classifier(e) for e in models.values())
     return run(models, Xa, ya, scheme=scheme, metrics=["accuracy" if clf else "mse"],
                groups=groups, random_state=random_state, return_predictions=True,
-               **run_options(engine, n_jobs))
+               progress=progress or False, **run_options(engine, n_jobs))
 
 
 def _is_classifier(est) -> bool:
@@ -418,7 +419,8 @@ class CrossStudyResult(Result):
 
 @renamed(cv="n_folds")
 def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5, task=None,
-                       random_state=None, n_jobs: int = 1, engine=None) -> CrossStudyResult:
+                       random_state=None, n_jobs: int = 1, engine=None,
+                       progress=None) -> CrossStudyResult:
     """Train on each study and evaluate on every other (Bernau et al. 2014).
 
     Parameters
@@ -444,6 +446,8 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
     engine : Engine, optional
         Where the fits run and the store that keeps them
         (:class:`replikit.experiment.engine.Engine`); replaces ``n_jobs``.
+    progress : callable, optional
+        Called with 1 after each fit (e.g. the ``advance`` of an audit's progress stage).
 
     Returns
     -------
@@ -513,7 +517,7 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
         # predictions are held at once (the splits and random states are those of one run)
         part = CrossStudy(cv, stratify=classification, train_studies=batch)
         res = _run({"model": estimator}, Xa[rows], y_used, part, codes,
-                   random_state=random_state, n_jobs=n_jobs, engine=engine)
+                   random_state=random_state, n_jobs=n_jobs, engine=engine, progress=progress)
         for (k, fold), (test, pred, proba) in _predicted(res.predictions, all_classes).items():
             if fold == 0:  # trained on all of study k, tested on every other study
                 for j in np.unique(codes[test]):
@@ -642,8 +646,8 @@ class LeaveOneStudyOutResult(Result):
 
 
 def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model_name="model",
-                        random_state=None, n_jobs: int = 1,
-                        engine=None) -> LeaveOneStudyOutResult:
+                        random_state=None, n_jobs: int = 1, engine=None,
+                        progress=None) -> LeaveOneStudyOutResult:
     """Train on all studies but one, predict the one left out, for every study.
 
     Parameters
@@ -669,6 +673,8 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
     engine : Engine, optional
         Where the fits run and the store that keeps them
         (:class:`replikit.experiment.engine.Engine`); replaces ``n_jobs``.
+    progress : callable, optional
+        Called with 1 after each fit (e.g. the ``advance`` of an audit's progress stage).
 
     Returns
     -------
@@ -723,7 +729,7 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
         raise DataError("leave-one-study-out: no study could be predicted (the training sets "
                         "hold a single class).")
     res = _run({model_name: estimator}, Xa[rows], y_used, scheme, codes,
-               random_state=random_state, n_jobs=n_jobs, engine=engine)
+               random_state=random_state, n_jobs=n_jobs, engine=engine, progress=progress)
     got = _by_left_out_study(res.predictions, codes, all_classes)
     out_rows, frames = [], []
     for i, k in enumerate(labels):

@@ -32,12 +32,12 @@ def build(ctx: AuditContext) -> SectionOutput:
     from ...multistudy import audit
 
     try:
-        with ctx.stage("Cross-study replicability: rules, resampling, cross-study validation",
-                       total=1) as advance:
+        with ctx.stage("Cross-study replicability: rules, resampling, cross-study validation "
+                       "(fits)") as advance:
             a = audit(ctx.dataset, models=ctx.models, metric=ctx.metric,
                       tolerance=ctx.tolerance(KEY), quick=ctx.quick,
-                      random_state=ctx.random_state, n_jobs=ctx.n_jobs, engine=ctx.engine)
-            advance(1)
+                      random_state=ctx.random_state, n_jobs=ctx.n_jobs, engine=ctx.engine,
+                      progress=advance)
     except NotApplicableError as exc:
         return SectionOutput(key=KEY, title=TITLE, skipped=str(exc), advice=exc.advice)
     opening = (f"Each model is trained once on a random half of every study's units "
