@@ -122,6 +122,60 @@ def _is_text(col: pd.Series) -> bool:
                 or ptypes.is_datetime64_any_dtype(col))
 
 
+#: Values that are not one number or label: a Parquet/DuckDB list or struct column reads as
+#: NumPy arrays or dicts (a DataFrame may hold lists, tuples or sets).
+_NESTED_TYPES = (list, tuple, dict, set, frozenset, np.ndarray)
+
+
+def _row_ref(index: pd.Index, pos: int) -> str:
+    """A row as the user finds it: ``data row N`` counts the rows below the header from 1; a
+    frame whose index is not the default 0, 1, 2, ... also shows the row's index label."""
+    ref = f"data row {pos + 1:,}"
+    if not (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1):
+        ref += f" (index {_shown(index[pos])})"
+    return ref
+
+
+def _shown(value, width: int = 40) -> str:
+    """``repr`` of a cell, NumPy scalars and arrays as plain Python, cut to ``width``."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _nested_cell(col: pd.Series) -> int | None:
+    """Position of the first list, struct or array cell of ``col``, or None (cheap for
+    columns of numbers or text: only object columns of mixed content are scanned)."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        if not pa.types.is_nested(dtype.pyarrow_dtype):
+            return None
+        present = np.flatnonzero(col.notna().to_numpy())
+        return int(present[0]) if present.size else None
+    if not ptypes.is_object_dtype(dtype) or \
+            ptypes.infer_dtype(col, skipna=True) not in ("mixed", "mixed-integer"):
+        return None
+    for pos, value in enumerate(col.to_numpy()):
+        if isinstance(value, _NESTED_TYPES):
+            return pos
+    return None
+
+
+def _check_not_nested(col: pd.Series, label: str, role: str, advice: str) -> None:
+    """A :class:`DataError` when ``col`` holds lists or structs (``TypeError: unhashable``
+    further on)."""
+    pos = _nested_cell(col)
+    if pos is not None:
+        raise DataError(f"{label} holds nested values (lists or structs; "
+                        f"{_row_ref(col.index, pos)} holds {_shown(col.iloc[pos])}); {role} "
+                        f"needs one number or label per row — {advice}.")
+
+
 def _check_numeric_values(col: pd.Series, label: str) -> None:
     """No inf and no magnitudes that overflow when squared, in a numeric column."""
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
@@ -158,6 +212,8 @@ def _prepare_features(frame: pd.DataFrame, features: list, name: str, n_rows: in
     for c in features:
         col = frame[c]
         label = f"{name}: feature column {c!r}"
+        _check_not_nested(col, label, "a feature",
+                          "drop the column or flatten it into columns of its own")
         if col.isna().all():
             notes.append(f"left out feature {c!r}: every value is missing")
             continue
@@ -237,6 +293,10 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     What is checked, and what is done (each recorded in ``Dataset.notes``):
 
     - column names must be unique; the target and study columns must exist and differ;
+    - no used column may hold nested values (the lists or structs of a Parquet or DuckDB list
+      or struct column, Python lists, tuples, dicts or sets): the error names the column and
+      the first such cell; a nested feature is refused too, not left out, so that no command
+      drops it silently;
     - feature columns: numeric ones must be finite and below 1e150 in magnitude; a text column
       that holds numbers but for a few stray entries (``'n/a?'``) is refused, not one-hot
       encoded; text columns with more distinct values than 50 and than half the rows
@@ -324,6 +384,11 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
     if not features:
         raise DataError(f"{name} has no feature columns besides the target {target!r}.")
     y_raw = frame[target]
+    _check_not_nested(y_raw, f"`{target_option}`: column {target!r}", "the outcome",
+                      "flatten it or choose another column")
+    if study is not None:
+        _check_not_nested(frame[study], f"`{study_option}`: column {study!r}", "a study label",
+                          "flatten it or choose another column")
     if y_raw.isna().all():
         raise DataError(f"`{target_option}`: column {target!r} has no values (all missing).")
     if not _is_text(y_raw):

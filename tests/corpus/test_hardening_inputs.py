@@ -1,0 +1,115 @@
+"""Corpus: user data that every data-reading command must refuse with one clear line (or
+handle soundly) — nested cells, stratified splits of a continuous outcome, a stray text cell in
+a numeric outcome, an identifier as the outcome, error metrics on text labels — and the
+Knapp-Hartung meta-analysis of identical effects.
+
+Each case runs through the command line (exit 2, one ``replikit: error:`` line naming the flag
+or column) and through the library entry (the same :class:`~replikit.errors.ReplikitError`
+subclass).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replikit.data.userdata import dataset_from_frame, load_dataset
+from replikit.errors import DataError
+
+from .conftest import assert_clear_error
+
+
+def orchard(n=72, seed=3):
+    """Trees in four orchards: girth and height predict the yield (kg, continuous); ``ripe``
+    is a two-class text label."""
+    rng = np.random.default_rng(seed)
+    f = pd.DataFrame({"girth": rng.gamma(4.0, 5.0, n), "height": rng.normal(3.0, 0.4, n),
+                      "orchard": np.repeat(["north", "south", "east", "west"], n // 4)})
+    f["kg"] = (1.5 * f.girth + 4 * f.height + rng.normal(0, 3, n)).round(2)
+    f["ripe"] = np.where(f.girth + rng.normal(0, 4, n) > 20, "ripe", "green")
+    return f
+
+
+#: Every command that reads ``--data``: its arguments before ``--data FILE --target COL``.
+COMMANDS = {
+    "run": lambda tmp: ("run", "--models", "lr", "--scheme", "3", "--out", tmp / "o.csv"),
+    "estimate": lambda tmp: ("estimate", "--methods", "kfold"),
+    "crossstudy": lambda tmp: ("crossstudy", "--study", "orchard", "--models", "lr"),
+    "compare": lambda tmp: ("compare", "--models", "lr,dummy", "--scheme", "3"),
+    "audit": lambda tmp: ("audit", "--out", tmp / "report"),
+}
+
+
+def data_command(name, tmp_path, path, target):
+    return (*COMMANDS[name](tmp_path), "--data", path, "--target", target)
+
+
+# ------------------------------------------------------------------------ nested cells (Parquet)
+
+def _nested(kind: str) -> tuple[pd.DataFrame, str, list[str]]:
+    """(frame, target, what the error must name) with a list or struct column."""
+    f = orchard().drop(columns="ripe")
+    n = len(f)
+    if kind == "list feature":
+        f["pests"] = [["aphid"] * (i % 3) for i in range(n)]
+        return f, "kg", ["'pests'", "feature", "nested", "[]"]
+    if kind == "struct feature":
+        f["soil"] = [{"ph": 6.0 + (i % 5) / 10, "clay": bool(i % 2)} for i in range(n)]
+        return f, "kg", ["'soil'", "feature", "nested", "'ph': 6.0"]
+    if kind == "list target":
+        f["harvest"] = [[float(v), float(v) / 2] for v in f.kg]
+        return f, "harvest", ["--target", "'harvest'", "nested", "outcome"]
+    if kind == "struct target":
+        f["harvest"] = [{"kg": float(v)} for v in f.kg]
+        return f, "harvest", ["--target", "'harvest'", "nested", "outcome"]
+    raise AssertionError(kind)
+
+
+NESTED = ["list feature", "struct feature", "list target", "struct target"]
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize("kind", NESTED)
+def test_nested_parquet_column_is_one_clear_line(cli, tmp_path, kind, command):
+    frame, target, mentions = _nested(kind)
+    path = tmp_path / "orchard.parquet"
+    frame.to_parquet(path)
+    line = assert_clear_error(cli(*data_command(command, tmp_path, path, target)), *mentions)
+    assert "data row 1 " in line and "flatten" in line
+
+
+@pytest.mark.parametrize("kind", NESTED)
+def test_nested_column_library_raises_data_error(tmp_path, kind):
+    frame, target, mentions = _nested(kind)
+    with pytest.raises(DataError, match="nested values"):
+        dataset_from_frame(frame, target=target)
+    path = tmp_path / "orchard.parquet"
+    frame.to_parquet(path)
+    with pytest.raises(DataError, match="`target`" if "target" in kind else "feature column"):
+        load_dataset(path, target=target)
+
+
+def test_nested_cell_found_below_the_first_row_and_in_a_duckdb_list(tmp_path):
+    import duckdb
+
+    f = orchard().drop(columns="ripe")
+    f["note"] = pd.Series(["ok"] * len(f), dtype=object)
+    f.at[9, "note"] = ("bruised", "early")  # one tuple among text cells
+    with pytest.raises(DataError, match=r"'note'.*data row 10 holds \('bruised', 'early'\)"):
+        dataset_from_frame(f, target="kg")
+    path = tmp_path / "orchard.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE trees AS SELECT range AS id, range * 1.5 AS kg, "
+                    "[range, range + 1] AS rings FROM range(30)")
+    with pytest.raises(DataError, match=r"'rings'.*data row 1 holds \[0, 1\]"):
+        load_dataset(path, target="kg")
+
+
+def test_nested_study_column_is_refused(cli, tmp_path):
+    f = orchard().drop(columns="ripe")
+    f["orchard"] = [[o] for o in f.orchard]
+    path = tmp_path / "orchard.parquet"
+    f.to_parquet(path)
+    assert_clear_error(cli(*data_command("crossstudy", tmp_path, path, "kg")), "--study",
+                       "'orchard'", "nested")
