@@ -113,3 +113,61 @@ def test_nested_study_column_is_refused(cli, tmp_path):
     f.to_parquet(path)
     assert_clear_error(cli(*data_command("crossstudy", tmp_path, path, "kg")), "--study",
                        "'orchard'", "nested")
+
+
+# ------------------------------------------------------------------------ stratified splits
+
+@pytest.fixture
+def yields(write_csv):
+    return write_csv(orchard(), "orchard.csv")
+
+
+@pytest.mark.parametrize("scheme", ["4", "5x2", "holdout:0.25x3", "bootstrap:10"])
+def test_run_stratify_on_a_continuous_target(cli, yields, tmp_path, scheme):
+    res = cli("run", "--data", yields, "--target", "kg", "--models", "lr", "--scheme", scheme,
+              "--stratify", "--out", tmp_path / "o.csv")
+    line = assert_clear_error(res, "--stratify", "continuous", "class labels")
+    assert "redraw_single_class" not in line
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_compare_data_stratify_on_a_continuous_target(cli, yields):
+    res = cli("compare", "--data", yields, "--target", "kg", "--models", "lr,dummy",
+              "--scheme", "3", "--stratify")
+    assert_clear_error(res, "--stratify", "continuous")
+
+
+@pytest.mark.parametrize("scheme,option", [
+    ("kfold", "stratify"), ("5x2", "stratify"), ("holdout", "stratify"),
+    ("bootstrap", "redraw_single_class")])
+def test_library_stratified_scheme_on_a_continuous_outcome(scheme, option):
+    from sklearn.linear_model import LinearRegression
+
+    from replikit.errors import ParameterError
+    from replikit.experiment import Bootstrap, FiveByTwo, HoldOut, RepeatedKFold, run
+
+    make = {"kfold": lambda: RepeatedKFold(4, stratify=True),
+            "5x2": lambda: FiveByTwo(stratify=True),
+            "holdout": lambda: HoldOut(0.25, 3, stratify=True),
+            "bootstrap": lambda: Bootstrap(10, redraw_single_class=True)}[scheme]
+    f = orchard()
+    with pytest.raises(ParameterError, match=f"`{option}`: stratified splits need class labels"):
+        run({"ols": LinearRegression()}, f[["girth", "height"]], f["kg"], scheme=make(),
+            metrics="mse", random_state=0)
+
+
+def test_stratified_folds_more_than_the_largest_class(cli, write_csv, tmp_path):
+    from sklearn.dummy import DummyClassifier
+
+    from replikit.errors import ParameterError
+    from replikit.experiment import RepeatedKFold, run
+
+    f = orchard(n=24)
+    f["grade"] = np.tile(["A", "B", "C", "D"], 6)  # four classes of 6 rows
+    res = cli("run", "--data", write_csv(f.drop(columns=["kg", "ripe"])), "--target", "grade",
+              "--models", "dummy", "--scheme", "8", "--stratify", "--out", tmp_path / "o.csv")
+    line = assert_clear_error(res, "--stratify", "8-fold", "largest class has 6")
+    assert "at most 6 folds" in line
+    with pytest.raises(ParameterError, match="largest class has 6 of 24 rows"):
+        run({"d": DummyClassifier()}, f[["girth"]], f["grade"],
+            scheme=RepeatedKFold(8, stratify=True), metrics="accuracy", random_state=0)

@@ -447,7 +447,8 @@ def _human(res) -> list:
 #: Library parameter -> flag, where the flag is not the parameter's name with dashes.
 COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES", "path": "SCORES",
                  "dataset_column": "--dataset", "model_column": "--model-column",
-                 "score_column": "--score", "frame": "SCORES"}
+                 "score_column": "--score", "frame": "SCORES",
+                 "redraw_single_class": "--stratify"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:

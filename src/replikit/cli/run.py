@@ -74,8 +74,8 @@ def choose_backend(backend: str | None, scheduler: str | None, n_jobs: int) -> s
 #: itself, see ``_common.parameter_flags``).
 RUN_FLAGS = {"store": "--store", "clear_store": "--clear-store",
              "clear_store=True": "--clear-store", "metrics": "--metrics", "scheme": "--scheme",
-             "stratify": "--stratify", "client": "--scheduler", "n_jobs": "--n-jobs",
-             "backend": "--backend"}
+             "stratify": "--stratify", "redraw_single_class": "--stratify",
+             "client": "--scheduler", "n_jobs": "--n-jobs", "backend": "--backend"}
 
 
 def as_flags(exc: Exception, flags: dict[str, str]) -> Exception:
@@ -222,4 +222,5 @@ def register(app: typer.Typer) -> None:
                   "replikit run --data survey.csv --target y --n-jobs 2 --out scores.csv"],
         references=("etherington2019", "dietterich1998")))(run_command)
     renamed_flags("run", {"--jobs": "--n-jobs"})
-    parameter_flags("run", {"client": "--scheduler"})
+    # --stratify makes a bootstrap redraw resamples of one class (`redraw_single_class`)
+    parameter_flags("run", {"client": "--scheduler", "redraw_single_class": "--stratify"})
