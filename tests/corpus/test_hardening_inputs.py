@@ -10,6 +10,8 @@ subclass).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +19,7 @@ import pytest
 from replikit.data.userdata import dataset_from_frame, load_dataset
 from replikit.errors import DataError
 
-from .conftest import assert_clear_error
+from .conftest import assert_clear_error, assert_ok
 
 
 def orchard(n=72, seed=3):
@@ -171,3 +173,68 @@ def test_stratified_folds_more_than_the_largest_class(cli, write_csv, tmp_path):
     with pytest.raises(ParameterError, match="largest class has 6 of 24 rows"):
         run({"d": DummyClassifier()}, f[["girth"]], f["grade"],
             scheme=RepeatedKFold(8, stratify=True), metrics="accuracy", random_state=0)
+
+
+# ------------------------------------------------------------------------ Knapp-Hartung, Q = 0
+
+#: Six studies reporting the same effect, 0.42, with different variances, and a moderator.
+#: Reference values from metafor 3.8-1:
+#:   yi <- rep(0.42, 6); vi <- c(0.012, 0.03, 0.02, 0.05, 0.018, 0.026)
+#:   dose <- c(1, 2, 3, 5, 8, 13)
+#:   r <- rma(yi, vi, test="knha")       # beta 0.42, se 0, ci [0.42, 0.42], pval 0, s2w 0
+#:   rma(yi, vi, mods=~dose, test="knha") # QM NA, QMp NA; beta 0.42, -1.0e-17; se 0, 0;
+#:                                        # zval Inf, -Inf (the slope's rounding error over 0)
+#:   influence(r)                         # error: chol2inv ... not positive definite
+#:   influence(rma(yi, vi))$inf$cov.r     # 1.422261 1.134762 1.216747 1.076721 1.246773
+#:                                        # 1.158786; cook.d all 0
+#:   regtest(r)                           # zval -Inf, pval 0 (rounding error over 0 again)
+SAME = pd.DataFrame({"trial": [f"T{i}" for i in range(1, 7)], "yi": [0.42] * 6,
+                     "vi": [0.012, 0.03, 0.02, 0.05, 0.018, 0.026],
+                     "dose": [1, 2, 3, 5, 8, 13]})
+
+
+@pytest.fixture
+def same_effects(write_csv):
+    return write_csv(SAME, "same.csv")
+
+
+def test_meta_knha_identical_effects_with_a_moderator(cli, same_effects):
+    import json
+
+    out = json.loads(assert_ok(cli("meta", same_effects, "--interval", "knha", "--label",
+                                   "trial", "--moderator", "dose", "--format", "json")))
+    res = out["result"][0]
+    assert res["estimate"] == pytest.approx(0.42) and res["se"] == 0.0 and res["pvalue"] == 0
+    assert res["ci_low"] == pytest.approx(0.42) and res["ci_high"] == pytest.approx(0.42)
+    summary = out["meta_regression_summary"][0]
+    assert summary["qm"] is None and summary["qm_pvalue"] is None  # metafor: QM NA
+    coef = {row["term"]: row for row in out["meta_regression"]}
+    assert coef["intercept"]["estimate"] == pytest.approx(0.42)
+    assert coef["intercept"]["se"] == 0.0 and coef["intercept"]["pvalue"] == 0.0  # t = +inf
+    assert abs(coef["dose"]["estimate"]) < 1e-12 and coef["dose"]["se"] == 0.0
+    assert coef["dose"]["pvalue"] is None  # 0/0: no test (metafor: -Inf, p 0)
+
+
+def test_meta_knha_identical_effects_funnel_tests_are_undefined(cli, same_effects):
+    out = " ".join(assert_ok(cli("meta", same_effects, "--interval", "knha",
+                                 "--funnel")).split())
+    tests = out.split("Regression test for funnel-plot asymmetry")[1:]
+    assert len(tests) == 2
+    for text in tests:  # not metafor's t = -Inf, p = 0: identical effects show no asymmetry
+        assert "t = –, df = 4, p = –" in text
+    assert re.search(r"missing studies on the \w+ side: 0 ", out)  # metafor: no convergence
+
+
+def test_meta_knha_identical_effects_influence_is_one_clear_line(cli, same_effects):
+    from replikit.replicate import influence, meta_analysis
+
+    res = cli("meta", same_effects, "--interval", "knha", "--influence")
+    line = assert_clear_error(res, "influence", "Knapp-Hartung", "--interval", "--knha-floor")
+    assert "QE = 0" in line
+    knha = meta_analysis(SAME.yi, SAME.vi, interval="knha")
+    with pytest.raises(DataError, match="`interval`='wald' or `knha_floor`"):
+        influence(knha)
+    wald = influence(meta_analysis(SAME.yi, SAME.vi)).table  # what the message suggests
+    assert wald.cov_r.to_numpy() == pytest.approx(
+        [1.422261, 1.134762, 1.216747, 1.076721, 1.246773, 1.158786], abs=1e-6)
+    assert np.abs(wald.cook_d.to_numpy()).max() < 1e-20  # metafor: 0
