@@ -238,3 +238,72 @@ def test_meta_knha_identical_effects_influence_is_one_clear_line(cli, same_effec
     assert wald.cov_r.to_numpy() == pytest.approx(
         [1.422261, 1.134762, 1.216747, 1.076721, 1.246773, 1.158786], abs=1e-6)
     assert np.abs(wald.cook_d.to_numpy()).max() < 1e-20  # metafor: 0
+
+
+# ------------------------------------------------------------------------ a stray text cell
+
+def _stray(cells: dict) -> pd.DataFrame:
+    """The orchard with the yield column as text, ``cells`` (row -> text) written into it."""
+    f = orchard().drop(columns="ripe")
+    f["kg"] = f["kg"].astype(object)
+    for row, text in cells.items():
+        f.at[row, "kg"] = text
+    return f
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_one_text_cell_in_a_numeric_target(cli, write_csv, tmp_path, command):
+    path = write_csv(_stray({40: "pending"}))
+    line = assert_clear_error(cli(*data_command(command, tmp_path, path, "kg")),
+                              "--target", "'kg'", "71 of 72 values are numbers",
+                              "data row 41 holds 'pending'", "--task")
+    assert "class" in line
+
+
+def test_several_text_cells_in_a_numeric_target(cli, write_csv, tmp_path):
+    cells = {3: "n.a.", 9: "?", 30: "n.a.", 31: "tbd", 50: "n.a."}  # 'n/a' reads as missing
+    res = cli(*data_command("run", tmp_path, write_csv(_stray(cells)), "kg"))
+    line = assert_clear_error(res, "67 of 72 values are numbers", "data row 4 holds 'n.a.'",
+                              "4 more text cells: data rows 10, 31, 32, ...")
+    assert "--task`" in line
+    with pytest.raises(DataError, match=r"row 4 holds 'n\.a\.'.*set `task` to classification"):
+        dataset_from_frame(_stray(cells), target="kg")
+
+
+def test_stray_target_cell_library_regression_and_index_labels():
+    f = _stray({5: "bad"})
+    with pytest.raises(DataError, match="71 of 72 values are numbers but data row 6 holds 'bad'"):
+        dataset_from_frame(f, target="kg", task="regression")
+    labelled = f.set_axis([f"tree{i:02d}" for i in range(len(f))])
+    with pytest.raises(DataError, match=r"data row 6 \(index 'tree05'\) holds 'bad'"):
+        dataset_from_frame(labelled, target="kg")
+
+
+def test_task_classification_takes_the_column_as_labels(cli, write_csv, tmp_path):
+    # the way out the error offers: on `run`, `estimate`, `crossstudy` and `compare --data`
+    # too (only `audit` had --task); a mostly numeric text column of codes is then classes
+    f = orchard(n=48).drop(columns=["kg", "ripe"])
+    f["variety"] = np.tile([f"{c}" for c in range(100, 112)], 4).astype(object)
+    f.loc[f.index[::12], "variety"] = "wild"  # 4 of 48 cells are text: 12 numeric codes
+    path = write_csv(f)
+    assert_clear_error(cli("run", "--data", path, "--target", "variety", "--models", "dummy",
+                           "--scheme", "2", "--out", tmp_path / "a.csv"), "--target", "wild")
+    out = assert_ok(cli("run", "--data", path, "--target", "variety", "--task", "classification",
+                        "--models", "dummy", "--scheme", "2", "--out", tmp_path / "b.csv"))
+    assert "accuracy" in out
+    assert_ok(cli("estimate", "--data", path, "--target", "variety", "--task",
+                  "classification", "--model", "dummy", "--methods", "resubstitution"))
+
+
+# ------------------------------------------------------------------------ an identifier as target
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_identifier_column_as_target(cli, write_csv, tmp_path, command):
+    f = orchard().drop(columns=["kg", "ripe"])
+    f["tag"] = [f"OR-{7 * i + 3:04d}" for i in range(len(f))]
+    path = write_csv(f)
+    line = assert_clear_error(cli(*data_command(command, tmp_path, path, "tag")), "--target",
+                              "'tag'", "each of its 72 rows", "identifier")
+    assert "'OR-0003'" in line
+    with pytest.raises(DataError, match="every class would have a single row"):
+        dataset_from_frame(f, target="tag")

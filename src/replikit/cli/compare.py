@@ -110,6 +110,9 @@ def compare(
         "--data", help="Fit the models on this table first (CSV, Parquet or DuckDB).")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Outcome column (with "
                                                "--data).")] = None,
+    task: Annotated[str | None, typer.Option(
+        "--task", help="With --data: regression or classification (default: inferred from the "
+        "target).")] = None,
     models: Annotated[str | None, typer.Option(
         "--models", help="Comma-separated aliases (with --data): lr, ridge, lasso, enet, lda, "
         "rf, gb, svm, mlp, knn, tree, dummy.")] = None,
@@ -169,14 +172,14 @@ def compare(
                                      "both.")
             if target is None:
                 raise ParameterError("`--target`: required with --data (the outcome column).")
-            fitted = _fit(data, target, study, table, models, model, param, scheme, stratify,
-                          metrics, n_jobs, random_state)
+            fitted = _fit(data, target, task, study, table, models, model, param, scheme,
+                          stratify, metrics, n_jobs, random_state)
             res = compare_scores(fitted, a, b, **options)
         else:
             if scores is None:
                 raise ParameterError("give a SCORES table, or --data/--target/--models to fit "
                                      "models first (see `replikit compare --help`).")
-            for name, given in (("--target", target), ("--models", models),
+            for name, given in (("--target", target), ("--task", task), ("--models", models),
                                 ("--model", model)):
                 if given:
                     raise ParameterError(f"`{name}` needs --data (fitting models first); with "
@@ -456,8 +459,8 @@ def _output_names(*, fitting: bool) -> list[str]:
             + (["scores.csv"] if fitting else []))
 
 
-def _fit(data, target, study, table, models, model, param, scheme, stratify, metrics, n_jobs,
-         random_state):
+def _fit(data, target, task, study, table, models, model, param, scheme, stratify, metrics,
+         n_jobs, random_state):
     from ..data.userdata import load_dataset
     from ..errors import ReplikitError
     from ..experiment.runner import run
@@ -465,7 +468,7 @@ def _fit(data, target, study, table, models, model, param, scheme, stratify, met
     from .run import RUN_FLAGS, as_flags
 
     sch = parse_scheme(scheme, stratify=stratify)
-    ds = load_dataset(data, target=target, study=study, table=table)
+    ds = load_dataset(data, target=target, study=study, table=table, task=task)
     chosen = _resolve_models(models, model, param, ds.task)
     if metrics is None:
         metrics = ["accuracy"] if ds.task == "classification" else ["r2"]

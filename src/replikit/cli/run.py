@@ -17,6 +17,7 @@ from ._common import (
     RandomStateOpt,
     StudyOpt,
     TableOpt,
+    TaskOpt,
     emit,
     epilog,
     flags,
@@ -120,6 +121,7 @@ def run_command(
     models: Annotated[str | None, typer.Option(
         "--models", help="Comma-separated aliases: lr, ridge, lasso, enet, lda, rf, gb, svm, mlp, "
         "knn, tree, dummy.")] = None,
+    task: TaskOpt = None,
     model: Annotated[list[str] | None, typer.Option(
         "--model", help="Any estimator: NAME=module:Class (repeatable).")] = None,
     param: Annotated[list[str] | None, typer.Option(
@@ -178,13 +180,13 @@ def run_command(
     sch = parse_scheme(scheme, stratify=stratify)
 
     ds = load_dataset(data, target=target, study=None if scheme.lower() == "loso" else study,
-                      table=table)
+                      table=table, task=task)
     groups = None
     if scheme.lower() == "loso":
         if study is None:
             raise ParameterError("`--scheme loso` needs `--study` (the study column).")
         groups = load_dataset(data, target=target, study=study, table=table,
-                              min_studies=2).study
+                              min_studies=2, task=task).study
     chosen = models_from_options(models, model, param, ds.task)
     if not chosen:
         chosen = make_models("lr,dummy", ds.task)

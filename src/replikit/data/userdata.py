@@ -21,6 +21,7 @@ TASKS = ("regression", "classification")
 MAX_ABS = 1e150  # larger magnitudes overflow when squared (sums of squares, Gram matrices)
 _ID_MIN_LEVELS = 50  # a text column with more distinct values than this and than half the rows
 _NUMERIC_SHARE = 0.8  # text column whose values are numbers but for a few: stray entries
+_MAX_CLASS_LEVELS = 10  # an integer target with at most this many values is classes
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def infer_task(y: pd.Series) -> str:
         return "classification"
     values = y.to_numpy(dtype=float)
     values = values[np.isfinite(values)]
-    if np.all(np.equal(np.mod(values, 1), 0)) and pd.unique(values).size <= 10:
+    if np.all(np.equal(np.mod(values, 1), 0)) and pd.unique(values).size <= _MAX_CLASS_LEVELS:
         return "classification"
     return "regression"
 
@@ -204,6 +205,31 @@ def _stray_text(col: pd.Series) -> tuple[int, list] | None:
     return None
 
 
+def _check_stray_target(y: pd.Series, label: str, task_option: str) -> None:
+    """A :class:`DataError` naming the first text cell of a target whose values are numbers
+    but for a few text cells (``'bad'``, ``'n/a?'``): at least 80% of its non-missing values
+    are numbers (the share that makes a feature's text cells stray), taking more than 10
+    distinct values (what :func:`infer_task` reads as continuous). As text it would be read
+    as one class per distinct number."""
+    present = y.notna().to_numpy()
+    numeric = pd.to_numeric(y[present].astype(str).str.strip(), errors="coerce")
+    ok = numeric.notna().to_numpy()
+    if ok.all() or ok.mean() < _NUMERIC_SHARE or \
+            numeric[ok].nunique() <= _MAX_CLASS_LEVELS:
+        return
+    bad = np.flatnonzero(present)[~ok]
+    first = int(bad[0])
+    more = ""
+    if bad.size > 1:
+        rows = ", ".join(f"{p + 1:,}" for p in bad[1:4]) + (", ..." if bad.size > 4 else "")
+        more = (f" ({bad.size - 1:,} more text cell{'s' if bad.size > 2 else ''}: data "
+                f"row{'s' if bad.size > 2 else ''} {rows})")
+    raise DataError(f"{label}: {int(ok.sum()):,} of {ok.size:,} values are numbers but "
+                    f"{_row_ref(y.index, first)} holds {_shown(y.iloc[first])}{more}; fix it, or "
+                    "leave the cell empty if the value is missing (the row is then dropped) — or "
+                    f"set `{task_option}` to classification if the column holds class labels.")
+
+
 def _prepare_features(frame: pd.DataFrame, features: list, name: str, n_rows: int,
                       notes: list[str]) -> list:
     """Check feature columns; return those to use (identifier-like, empty and date columns
@@ -256,6 +282,12 @@ def _encode_target(y: pd.Series, task: str, target: str, target_option: str,
     if len(labels) < 2:
         raise DataError(f"`{target_option}`: column {target!r} has a single class "
                         f"({labels[0]!r}); nothing to predict.")
+    if len(labels) == len(y):
+        shown = ", ".join(_shown(v) for v in labels[:3])
+        raise DataError(f"`{target_option}`: column {target!r} holds a different value in each "
+                        f"of its {len(y):,} rows ({shown}, ...): every class would have a "
+                        "single row, which no model can learn from and be tested on; it looks "
+                        "like an identifier, not an outcome — choose the outcome column.")
     try:
         classes = tuple(sorted(labels))
     except TypeError:  # mixed types: sort by their text
@@ -304,10 +336,17 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
       encoded (first level dropped);
     - the target: for classification, labels of any type are encoded ``0..K-1`` in sorted
       order (``classes`` keeps the labels); for regression it must be numeric and not constant;
+      a text target whose values are numbers but for a few text cells (at least 80% of its
+      non-missing values are numbers, with more than 10 distinct numbers) is refused naming the
+      first text cell, unless ``task='classification'``: as text it would be one class per
+      distinct number; a classification target with a different value in every row (an
+      identifier) is refused: every class would have a single row;
     - rows with a missing value in a used column are dropped and counted per column.
 
     Errors name the parameters (`target`, `study`, `task`, `features`); the command line shows
-    its flags instead.
+    its flags instead. A cell is named as ``data row N``: the N-th row of the table counted
+    from 1 (below the header of a file), with its index label when the frame's index is not
+    the default ``0, 1, 2, ...``.
 
     Parameters
     ----------
@@ -400,6 +439,8 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
                 y_raw.notna())
             frame = frame.copy()
             frame[target] = y_raw
+        else:
+            _check_stray_target(y_raw, f"`{target_option}`: column {target!r}", task_option)
     if task is None:
         task = infer_task(y_raw.dropna())
         if task == "classification" and ptypes.is_numeric_dtype(y_raw) and \
