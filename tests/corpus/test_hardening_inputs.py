@@ -307,3 +307,57 @@ def test_identifier_column_as_target(cli, write_csv, tmp_path, command):
     assert "'OR-0003'" in line
     with pytest.raises(DataError, match="every class would have a single row"):
         dataset_from_frame(f, target="tag")
+
+
+# ------------------------------------------------------------------------ error metrics on labels
+
+@pytest.fixture
+def ripeness(write_csv):
+    return write_csv(orchard().drop(columns="kg"), "ripe.csv")
+
+
+@pytest.mark.parametrize("metric", ["mse", "rmse", "mae", "r2", "r2_corr"])
+def test_run_error_metric_on_text_labels_refused_before_any_fit(cli, ripeness, tmp_path,
+                                                                  metric):
+    res = cli("run", "--data", ripeness, "--target", "ripe", "--models", "lr", "--scheme", "3",
+              "--metrics", f"accuracy,{metric}", "--out", tmp_path / "o.csv")
+    line = assert_clear_error(res, "--metrics", f"'{metric}'", "class labels", "'green'")
+    assert "accuracy" in line.split("use", 1)[1]
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_error_metric_on_text_labels_compare_and_crossstudy(cli, ripeness, write_csv,
+                                                           tmp_path):
+    assert_clear_error(cli("compare", "--data", ripeness, "--target", "ripe", "--models",
+                           "lr,dummy", "--scheme", "3", "--metric", "rmse"),
+                       "--metric", "'rmse'", "class labels")
+    for metric in ("mae", "squared"):
+        assert_clear_error(cli("crossstudy", "--data", ripeness, "--target", "ripe", "--study",
+                               "orchard", "--models", "lr", "--metric", metric),
+                           "--metric", metric, "class labels")
+    # numbers as classes keep their error metrics (an ordinal grade's mean absolute error)
+    f = orchard().drop(columns=["kg", "ripe"])
+    f["grade"] = np.digitize(f.girth, [12, 20, 28])
+    res = cli("run", "--data", write_csv(f, "grades.csv"), "--target", "grade", "--models",
+              "lda", "--scheme", "3", "--metrics", "mae", "--out", tmp_path / "g.csv")
+    assert_ok(res)
+
+
+def test_error_metric_on_text_labels_library_entries():
+    from sklearn.linear_model import LogisticRegression
+
+    from replikit.compare import audit as compare_audit
+    from replikit.errors import ParameterError
+    from replikit.experiment import run
+    from replikit.experiment.metrics import check_metrics
+
+    ds = dataset_from_frame(orchard().drop(columns="kg"), target="ripe", study="orchard")
+    assert ds.classes == ("green", "ripe") and set(ds.y) == {0, 1}  # the runner gets codes
+    with pytest.raises(ParameterError, match="`metrics`: 'mse' needs a numeric outcome"):
+        check_metrics("mse", ds.task, classes=ds.classes)
+    with pytest.raises(ParameterError, match="`metrics`: 'mae' needs a numeric outcome"):
+        compare_audit(ds, models="lr,dummy", metric="mae")
+    f = orchard()
+    with pytest.raises(ParameterError, match="but the outcome holds class labels"):
+        run({"lr": LogisticRegression()}, f[["girth", "height"]], f["ripe"], scheme="3",
+            metrics="r2", random_state=0)

@@ -463,6 +463,7 @@ def _fit(data, target, task, study, table, models, model, param, scheme, stratif
          n_jobs, random_state):
     from ..data.userdata import load_dataset
     from ..errors import ReplikitError
+    from ..experiment.metrics import check_metrics
     from ..experiment.runner import run
     from ..experiment.schemes import parse_scheme
     from .run import RUN_FLAGS, as_flags
@@ -472,6 +473,7 @@ def _fit(data, target, task, study, table, models, model, param, scheme, stratif
     chosen = _resolve_models(models, model, param, ds.task)
     if metrics is None:
         metrics = ["accuracy"] if ds.task == "classification" else ["r2"]
+    check_metrics(metrics, ds.task, classes=ds.classes)  # not mse of text labels' codes
     info(f"Fitting {', '.join(chosen)} under {scheme} (every split drawn from --random-state "
          f"{random_state}) on {len(ds.y):,} rows"
          + (f" in {ds.n_studies} studies" if ds.study is not None else "") + ".")

@@ -185,7 +185,7 @@ def crossstudy(
     n_classes = int(dataset.y.nunique()) if classification else None
     # every choice checked against the data before anything is fitted
     get_metric(metric or ("accuracy" if classification else "r2"), task=dataset.task,
-               n_classes=n_classes)
+               n_classes=n_classes, classes=dataset.classes)
     if stacking and classification and n_classes != 2:
         raise ParameterError(f"`--stacking`: multi-study stacking of classifiers needs a binary "
                              f"outcome; {target!r} has {n_classes} classes.")

@@ -161,6 +161,7 @@ def run_command(
     from ..data.userdata import load_dataset
     from ..errors import ParameterError
     from ..experiment.engine import connect_scheduler
+    from ..experiment.metrics import check_metrics
     from ..experiment.models import make_models, models_from_options
     from ..experiment.runner import run
     from ..experiment.schemes import parse_scheme
@@ -192,6 +193,7 @@ def run_command(
         chosen = make_models("lr,dummy", ds.task)
     if metrics is None:
         metrics = default_metrics(ds.task, ds.y, chosen, sch)
+    check_metrics(metrics, ds.task, classes=ds.classes)  # not mse of text labels' codes
     client = connect_scheduler(scheduler) if scheduler else None
     info(f"Running {', '.join(chosen)} under {scheme} (every split drawn from --random-state "
          f"{random_state}) on {len(ds.y):,} rows; metrics {metrics}.")
