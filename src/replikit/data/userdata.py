@@ -283,9 +283,9 @@ def _encode_target(y: pd.Series, task: str, target: str, target_option: str,
         raise DataError(f"`{target_option}`: column {target!r} has a single class "
                         f"({labels[0]!r}); nothing to predict.")
     if len(labels) == len(y):
-        shown = ", ".join(_shown(v) for v in labels[:3])
+        shown = ", ".join(_shown(v) for v in labels[:3]) + (", ..." if len(y) > 3 else "")
         raise DataError(f"`{target_option}`: column {target!r} holds a different value in each "
-                        f"of its {len(y):,} rows ({shown}, ...): every class would have a "
+                        f"of its {len(y):,} rows ({shown}): every class would have a "
                         "single row, which no model can learn from and be tested on; it looks "
                         "like an identifier, not an outcome — choose the outcome column.")
     try:
