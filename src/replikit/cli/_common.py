@@ -159,6 +159,8 @@ DataOpt = Annotated[Path, typer.Option("--data", help="Input table (CSV, Parquet
 TargetOpt = Annotated[str, typer.Option("--target", help="Column holding the outcome.")]
 StudyOpt = Annotated[str | None, typer.Option("--study", help="Column holding study labels.")]
 TableOpt = Annotated[str | None, typer.Option("--table", help="Table name inside a DuckDB file.")]
+TaskOpt = Annotated[str | None, typer.Option(
+    "--task", help="regression or classification (default: inferred from the target).")]
 OutDirOpt = Annotated[Path, typer.Option("--out", help="Output directory.")]
 RandomStateOpt = Annotated[int, typer.Option(
     "--random-state", min=0, help="Makes the run reproducible: the same number gives the same "

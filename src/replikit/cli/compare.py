@@ -110,6 +110,9 @@ def compare(
         "--data", help="Fit the models on this table first (CSV, Parquet or DuckDB).")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Outcome column (with "
                                                "--data).")] = None,
+    task: Annotated[str | None, typer.Option(
+        "--task", help="With --data: regression or classification (default: inferred from the "
+        "target).")] = None,
     models: Annotated[str | None, typer.Option(
         "--models", help="Comma-separated aliases (with --data): lr, ridge, lasso, enet, lda, "
         "rf, gb, svm, mlp, knn, tree, dummy.")] = None,
@@ -169,14 +172,14 @@ def compare(
                                      "both.")
             if target is None:
                 raise ParameterError("`--target`: required with --data (the outcome column).")
-            fitted = _fit(data, target, study, table, models, model, param, scheme, stratify,
-                          metrics, n_jobs, random_state)
+            fitted = _fit(data, target, task, study, table, models, model, param, scheme,
+                          stratify, metrics, n_jobs, random_state)
             res = compare_scores(fitted, a, b, **options)
         else:
             if scores is None:
                 raise ParameterError("give a SCORES table, or --data/--target/--models to fit "
                                      "models first (see `replikit compare --help`).")
-            for name, given in (("--target", target), ("--models", models),
+            for name, given in (("--target", target), ("--task", task), ("--models", models),
                                 ("--model", model)):
                 if given:
                     raise ParameterError(f"`{name}` needs --data (fitting models first); with "
@@ -447,7 +450,8 @@ def _human(res) -> list:
 #: Library parameter -> flag, where the flag is not the parameter's name with dashes.
 COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES", "path": "SCORES",
                  "dataset_column": "--dataset", "model_column": "--model-column",
-                 "score_column": "--score", "frame": "SCORES"}
+                 "score_column": "--score", "frame": "SCORES",
+                 "redraw_single_class": "--stratify"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:
@@ -455,19 +459,21 @@ def _output_names(*, fitting: bool) -> list[str]:
             + (["scores.csv"] if fitting else []))
 
 
-def _fit(data, target, study, table, models, model, param, scheme, stratify, metrics, n_jobs,
-         random_state):
+def _fit(data, target, task, study, table, models, model, param, scheme, stratify, metrics,
+         n_jobs, random_state):
     from ..data.userdata import load_dataset
     from ..errors import ReplikitError
+    from ..experiment.metrics import check_metrics
     from ..experiment.runner import run
     from ..experiment.schemes import parse_scheme
     from .run import RUN_FLAGS, as_flags
 
     sch = parse_scheme(scheme, stratify=stratify)
-    ds = load_dataset(data, target=target, study=study, table=table)
+    ds = load_dataset(data, target=target, study=study, table=table, task=task)
     chosen = _resolve_models(models, model, param, ds.task)
     if metrics is None:
         metrics = ["accuracy"] if ds.task == "classification" else ["r2"]
+    check_metrics(metrics, ds.task, classes=ds.classes)  # not mse of text labels' codes
     info(f"Fitting {', '.join(chosen)} under {scheme} (every split drawn from --random-state "
          f"{random_state}) on {len(ds.y):,} rows"
          + (f" in {ds.n_studies} studies" if ds.study is not None else "") + ".")

@@ -15,6 +15,7 @@ from ._common import (
     RandomStateOpt,
     TableOpt,
     TargetOpt,
+    TaskOpt,
     emit,
     epilog,
     frame_table,
@@ -35,6 +36,7 @@ def estimate(
     target: TargetOpt,
     model: Annotated[str, typer.Option("--model", help="Model alias: lr, ridge, lasso, enet, "
                                        "lda, rf, gb, svm, mlp, knn, tree, dummy.")] = "lr",
+    task: TaskOpt = None,
     methods: Annotated[str, typer.Option(
         "--methods", show_default=False, help="Comma-separated methods: resubstitution, "
         "holdout, kfold, loo, bootstrap, loo_bootstrap, .632, .632+ (default: resubstitution, "
@@ -83,7 +85,7 @@ def estimate(
 
     if out is not None:
         check_output_dir(out, ESTIMATE_FILES, option="--out", overwrite=overwrite)
-    dataset = load_dataset(data, target=target, table=table)
+    dataset = load_dataset(data, target=target, table=table, task=task)
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
     est = make_model(model, dataset.task)
     info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "

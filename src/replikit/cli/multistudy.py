@@ -20,6 +20,7 @@ from ._common import (
     RandomStateOpt,
     TableOpt,
     TargetOpt,
+    TaskOpt,
     emit,
     epilog,
     frame_table,
@@ -152,6 +153,7 @@ def crossstudy(
     target: TargetOpt,
     study: Annotated[str, typer.Option("--study", help="Column holding study labels.")],
     models: ModelsOpt = None,
+    task: TaskOpt = None,
     metric: Annotated[str | None, typer.Option("--metric", help="accuracy, balanced_accuracy, "
                                                "error_rate, r2, mse, rmse, mae, roc_auc, "
                                                "log_loss or a utility (default: accuracy / "
@@ -177,12 +179,13 @@ def crossstudy(
         multistudy_stacking,
     )
 
-    dataset = load_dataset(data, target=target, study=study, table=table, min_studies=2)
+    dataset = load_dataset(data, target=target, study=study, table=table, min_studies=2,
+                           task=task)
     classification = dataset.task == "classification"
     n_classes = int(dataset.y.nunique()) if classification else None
     # every choice checked against the data before anything is fitted
     get_metric(metric or ("accuracy" if classification else "r2"), task=dataset.task,
-               n_classes=n_classes)
+               n_classes=n_classes, classes=dataset.classes)
     if stacking and classification and n_classes != 2:
         raise ParameterError(f"`--stacking`: multi-study stacking of classifiers needs a binary "
                              f"outcome; {target!r} has {n_classes} classes.")

@@ -17,6 +17,7 @@ from ._common import (
     RandomStateOpt,
     StudyOpt,
     TableOpt,
+    TaskOpt,
     emit,
     epilog,
     flags,
@@ -83,8 +84,8 @@ def choose_backend(backend: str | None, scheduler: str | None, n_jobs: int) -> s
 #: itself, see ``_common.parameter_flags``).
 RUN_FLAGS = {"store": "--store", "clear_store": "--clear-store",
              "clear_store=True": "--clear-store", "metrics": "--metrics", "scheme": "--scheme",
-             "stratify": "--stratify", "client": "--scheduler", "n_jobs": "--n-jobs",
-             "backend": "--backend"}
+             "stratify": "--stratify", "redraw_single_class": "--stratify",
+             "client": "--scheduler", "n_jobs": "--n-jobs", "backend": "--backend"}
 
 
 def as_flags(exc: Exception, flags: dict[str, str]) -> Exception:
@@ -129,6 +130,7 @@ def run_command(
     models: Annotated[str | None, typer.Option(
         "--models", help="Comma-separated aliases: lr, ridge, lasso, enet, lda, rf, gb, svm, mlp, "
         "knn, tree, dummy.")] = None,
+    task: TaskOpt = None,
     model: Annotated[list[str] | None, typer.Option(
         "--model", help="Any estimator: NAME=module:Class (repeatable).")] = None,
     param: Annotated[list[str] | None, typer.Option(
@@ -168,6 +170,7 @@ def run_command(
     from ..data.userdata import load_dataset
     from ..errors import ParameterError
     from ..experiment.engine import connect_scheduler
+    from ..experiment.metrics import check_metrics
     from ..experiment.models import make_models, models_from_options
     from ..experiment.runner import run
     from ..experiment.schemes import parse_scheme
@@ -187,13 +190,13 @@ def run_command(
     sch = parse_scheme(scheme, stratify=stratify)
 
     ds = load_dataset(data, target=target, study=None if scheme.lower() == "loso" else study,
-                      table=table)
+                      table=table, task=task)
     groups = None
     if scheme.lower() == "loso":
         if study is None:
             raise ParameterError("`--scheme loso` needs `--study` (the study column).")
         groups = load_dataset(data, target=target, study=study, table=table,
-                              min_studies=2).study
+                              min_studies=2, task=task).study
     if predictions is not None and ds.task == "classification":
         check_label_columns(predictions, ds.classes)
     chosen = models_from_options(models, model, param, ds.task)
@@ -201,6 +204,7 @@ def run_command(
         chosen = make_models("lr,dummy", ds.task)
     if metrics is None:
         metrics = default_metrics(ds.task, ds.y, chosen, sch)
+    check_metrics(metrics, ds.task, classes=ds.classes)  # not mse of text labels' codes
     client = connect_scheduler(scheduler) if scheduler else None
     info(f"Running {', '.join(chosen)} under {scheme} (every split drawn from --random-state "
          f"{random_state}) on {len(ds.y):,} rows; metrics {metrics}.")
@@ -235,4 +239,5 @@ def register(app: typer.Typer) -> None:
                   "replikit run --data survey.csv --target y --n-jobs 2 --out scores.csv"],
         references=("etherington2019", "dietterich1998")))(run_command)
     renamed_flags("run", {"--jobs": "--n-jobs"})
-    parameter_flags("run", {"client": "--scheduler"})
+    # --stratify makes a bootstrap redraw resamples of one class (`redraw_single_class`)
+    parameter_flags("run", {"client": "--scheduler", "redraw_single_class": "--stratify"})

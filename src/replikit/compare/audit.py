@@ -672,7 +672,7 @@ def _audit_iv(dataset, models, metric, quick, n_jobs, tolerance=None):
         from ..experiment.metrics import primary_metric
 
         metric = primary_metric(dataset.task, n_classes, models)[0]
-    metric = check_metrics([metric], dataset.task)[0]
+    metric = check_metrics([metric], dataset.task, classes=dataset.classes)[0]
     if not isinstance(n_jobs, int | np.integer) or isinstance(n_jobs, bool) or n_jobs < 1:
         raise ParameterError(f"`n_jobs` must be a positive int; got {n_jobs!r}.")
     tolerance = _tolerance_iv(tolerance)

@@ -21,6 +21,7 @@ TASKS = ("regression", "classification")
 MAX_ABS = 1e150  # larger magnitudes overflow when squared (sums of squares, Gram matrices)
 _ID_MIN_LEVELS = 50  # a text column with more distinct values than this and than half the rows
 _NUMERIC_SHARE = 0.8  # text column whose values are numbers but for a few: stray entries
+_MAX_CLASS_LEVELS = 10  # an integer target with at most this many values is classes
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def infer_task(y: pd.Series) -> str:
         return "classification"
     values = y.to_numpy(dtype=float)
     values = values[np.isfinite(values)]
-    if np.all(np.equal(np.mod(values, 1), 0)) and pd.unique(values).size <= 10:
+    if np.all(np.equal(np.mod(values, 1), 0)) and pd.unique(values).size <= _MAX_CLASS_LEVELS:
         return "classification"
     return "regression"
 
@@ -183,6 +184,60 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 def _is_text(col: pd.Series) -> bool:
     return not (ptypes.is_numeric_dtype(col) or ptypes.is_bool_dtype(col)
                 or ptypes.is_datetime64_any_dtype(col))
+
+
+#: Values that are not one number or label: a Parquet/DuckDB list or struct column reads as
+#: NumPy arrays or dicts (a DataFrame may hold lists, tuples or sets).
+_NESTED_TYPES = (list, tuple, dict, set, frozenset, np.ndarray)
+
+
+def _row_ref(index: pd.Index, pos: int) -> str:
+    """A row as the user finds it: ``data row N`` counts the rows below the header from 1; a
+    frame whose index is not the default 0, 1, 2, ... also shows the row's index label."""
+    ref = f"data row {pos + 1:,}"
+    if not (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1):
+        ref += f" (index {_shown(index[pos])})"
+    return ref
+
+
+def _shown(value, width: int = 40) -> str:
+    """``repr`` of a cell, NumPy scalars and arrays as plain Python, cut to ``width``."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _nested_cell(col: pd.Series) -> int | None:
+    """Position of the first list, struct or array cell of ``col``, or None (cheap for
+    columns of numbers or text: only object columns of mixed content are scanned)."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        if not pa.types.is_nested(dtype.pyarrow_dtype):
+            return None
+        present = np.flatnonzero(col.notna().to_numpy())
+        return int(present[0]) if present.size else None
+    if not ptypes.is_object_dtype(dtype) or \
+            ptypes.infer_dtype(col, skipna=True) not in ("mixed", "mixed-integer"):
+        return None
+    for pos, value in enumerate(col.to_numpy()):
+        if isinstance(value, _NESTED_TYPES):
+            return pos
+    return None
+
+
+def _check_not_nested(col: pd.Series, label: str, role: str, advice: str) -> None:
+    """A :class:`DataError` when ``col`` holds lists or structs (``TypeError: unhashable``
+    further on)."""
+    pos = _nested_cell(col)
+    if pos is not None:
+        raise DataError(f"{label} holds nested values (lists or structs; "
+                        f"{_row_ref(col.index, pos)} holds {_shown(col.iloc[pos])}); {role} "
+                        f"needs one number or label per row — {advice}.")
 
 
 def _check_numeric_values(col: pd.Series, label: str) -> None:
@@ -213,6 +268,31 @@ def _stray_text(col: pd.Series) -> tuple[int, list] | None:
     return None
 
 
+def _check_stray_target(y: pd.Series, label: str, task_option: str) -> None:
+    """A :class:`DataError` naming the first text cell of a target whose values are numbers
+    but for a few text cells (``'bad'``, ``'n/a?'``): at least 80% of its non-missing values
+    are numbers (the share that makes a feature's text cells stray), taking more than 10
+    distinct values (what :func:`infer_task` reads as continuous). As text it would be read
+    as one class per distinct number."""
+    present = y.notna().to_numpy()
+    numeric = pd.to_numeric(y[present].astype(str).str.strip(), errors="coerce")
+    ok = numeric.notna().to_numpy()
+    if ok.all() or ok.mean() < _NUMERIC_SHARE or \
+            numeric[ok].nunique() <= _MAX_CLASS_LEVELS:
+        return
+    bad = np.flatnonzero(present)[~ok]
+    first = int(bad[0])
+    more = ""
+    if bad.size > 1:
+        rows = ", ".join(f"{p + 1:,}" for p in bad[1:4]) + (", ..." if bad.size > 4 else "")
+        more = (f" ({bad.size - 1:,} more text cell{'s' if bad.size > 2 else ''}: data "
+                f"row{'s' if bad.size > 2 else ''} {rows})")
+    raise DataError(f"{label}: {int(ok.sum()):,} of {ok.size:,} values are numbers but "
+                    f"{_row_ref(y.index, first)} holds {_shown(y.iloc[first])}{more}; fix it, or "
+                    "leave the cell empty if the value is missing (the row is then dropped) — or "
+                    f"set `{task_option}` to classification if the column holds class labels.")
+
+
 def _prepare_features(frame: pd.DataFrame, features: list, name: str, n_rows: int,
                       notes: list[str]) -> list:
     """Check feature columns; return those to use (identifier-like, empty and date columns
@@ -221,6 +301,8 @@ def _prepare_features(frame: pd.DataFrame, features: list, name: str, n_rows: in
     for c in features:
         col = frame[c]
         label = f"{name}: feature column {c!r}"
+        _check_not_nested(col, label, "a feature",
+                          "drop the column or flatten it into columns of its own")
         if col.isna().all():
             notes.append(f"left out feature {c!r}: every value is missing")
             continue
@@ -263,6 +345,12 @@ def _encode_target(y: pd.Series, task: str, target: str, target_option: str,
     if len(labels) < 2:
         raise DataError(f"`{target_option}`: column {target!r} has a single class "
                         f"({labels[0]!r}); nothing to predict.")
+    if len(labels) == len(y):
+        shown = ", ".join(_shown(v) for v in labels[:3]) + (", ..." if len(y) > 3 else "")
+        raise DataError(f"`{target_option}`: column {target!r} holds a different value in each "
+                        f"of its {len(y):,} rows ({shown}): every class would have a "
+                        "single row, which no model can learn from and be tested on; it looks "
+                        "like an identifier, not an outcome — choose the outcome column.")
     try:
         classes = tuple(sorted(labels))
     except TypeError:  # mixed types: sort by their text
@@ -300,6 +388,10 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     What is checked, and what is done (each recorded in ``Dataset.notes``):
 
     - column names must be unique; the target and study columns must exist and differ;
+    - no used column may hold nested values (the lists or structs of a Parquet or DuckDB list
+      or struct column, Python lists, tuples, dicts or sets): the error names the column and
+      the first such cell; a nested feature is refused too, not left out, so that no command
+      drops it silently;
     - feature columns: numeric ones must be finite and below 1e150 in magnitude; a text column
       that holds numbers but for a few stray entries (``'n/a?'``) is refused, not one-hot
       encoded; text columns with more distinct values than 50 and than half the rows
@@ -307,10 +399,17 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
       encoded (first level dropped);
     - the target: for classification, labels of any type are encoded ``0..K-1`` in sorted
       order (``classes`` keeps the labels); for regression it must be numeric and not constant;
+      a text target whose values are numbers but for a few text cells (at least 80% of its
+      non-missing values are numbers, with more than 10 distinct numbers) is refused naming the
+      first text cell, unless ``task='classification'``: as text it would be one class per
+      distinct number; a classification target with a different value in every row (an
+      identifier) is refused: every class would have a single row;
     - rows with a missing value in a used column are dropped and counted per column.
 
     Errors name the parameters (`target`, `study`, `task`, `features`); the command line shows
-    its flags instead.
+    its flags instead. A cell is named as ``data row N``: the N-th row of the table counted
+    from 1 (below the header of a file), with its index label when the frame's index is not
+    the default ``0, 1, 2, ...``.
 
     Parameters
     ----------
@@ -387,6 +486,11 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
     if not features:
         raise DataError(f"{name} has no feature columns besides the target {target!r}.")
     y_raw = frame[target]
+    _check_not_nested(y_raw, f"`{target_option}`: column {target!r}", "the outcome",
+                      "flatten it or choose another column")
+    if study is not None:
+        _check_not_nested(frame[study], f"`{study_option}`: column {study!r}", "a study label",
+                          "flatten it or choose another column")
     if y_raw.isna().all():
         raise DataError(f"`{target_option}`: column {target!r} has no values (all missing).")
     if not _is_text(y_raw):
@@ -398,6 +502,8 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
                 y_raw.notna())
             frame = frame.copy()
             frame[target] = y_raw
+        else:
+            _check_stray_target(y_raw, f"`{target_option}`: column {target!r}", task_option)
     if task is None:
         task = infer_task(y_raw.dropna())
         if task == "classification" and ptypes.is_numeric_dtype(y_raw) and \

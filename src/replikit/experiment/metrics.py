@@ -17,8 +17,8 @@ import numpy as np
 from ..errors import ParameterError
 
 __all__ = ["METRIC_LABELS", "metric_label", "primary_metric", "METRICS", "HIGHER_IS_BETTER",
-           "NEEDS_PROBA", "CLASSIFICATION_METRICS", "check_metrics", "compute_metric",
-           "needs_proba", "higher_is_better"]
+           "NEEDS_PROBA", "CLASSIFICATION_METRICS", "NUMERIC_METRICS", "check_metrics",
+           "text_labels", "compute_metric", "needs_proba", "higher_is_better"]
 
 
 def _r2(y, p, proba, classes):
@@ -89,6 +89,31 @@ METRICS: dict[str, Callable] = {
 HIGHER_IS_BETTER = frozenset({"r2", "r2_corr", "accuracy", "balanced_accuracy", "roc_auc"})
 NEEDS_PROBA = {"log_loss", "roc_auc"}
 CLASSIFICATION_METRICS = {"accuracy", "error_rate", "balanced_accuracy", "log_loss", "roc_auc"}
+#: Built-in metrics that compare outcomes as numbers (meaningless on the codes of text labels).
+NUMERIC_METRICS = ("r2", "r2_corr", "mse", "rmse", "mae")
+
+
+def text_labels(classes) -> list:
+    """The labels among ``classes`` that are not numbers (booleans count as numbers).
+
+    Parameters
+    ----------
+    classes : sequence
+        Class labels (a :class:`~replikit.data.userdata.Dataset`'s ``classes``, or the
+        distinct values of an outcome).
+
+    Returns
+    -------
+    list
+        The text (or other non-numeric) labels, in order.
+
+    Examples
+    --------
+    >>> text_labels(["benign", "malignant"]), text_labels([0, 1])
+    (['benign', 'malignant'], [])
+    """
+    return [c for c in classes
+            if not isinstance(c, (int, float, bool, np.integer, np.floating, np.bool_))]
 
 
 def needs_proba(name: str) -> bool:
@@ -128,7 +153,7 @@ def higher_is_better(metric: str) -> bool:
     return metric in HIGHER_IS_BETTER if metric in METRICS else True
 
 
-def check_metrics(metrics, task: str | None = None) -> list[str]:
+def check_metrics(metrics, task: str | None = None, *, classes=None) -> list[str]:
     """Normalise ``metrics`` (a name, a comma-separated text or a list) and check each name.
 
     Parameters
@@ -137,6 +162,11 @@ def check_metrics(metrics, task: str | None = None) -> list[str]:
         Built-in metrics (:data:`METRICS`) or scikit-learn scorer names.
     task : {'classification', 'regression'}, optional
         With ``'regression'``, classification metrics are refused.
+    classes : sequence, optional
+        The labels of a classification outcome (a Dataset's ``classes``, whose ``y`` holds
+        their codes 0..K-1): when some label is text, the metrics that compare numbers
+        (:data:`NUMERIC_METRICS`: r2, r2_corr, mse, rmse, mae) are refused — on the codes they
+        would depend on the labels' alphabetical order.
 
     Returns
     -------
@@ -157,6 +187,10 @@ def check_metrics(metrics, task: str | None = None) -> list[str]:
     --------
     >>> check_metrics("r2, mse", "regression")
     ['r2', 'mse']
+    >>> check_metrics("mse", "classification", classes=("no", "yes"))
+    Traceback (most recent call last):
+    ...
+    replikit.errors.ParameterError: `metrics`: 'mse' needs a numeric outcome, but the outcome holds class labels ('no', 'yes'); use a metric of labels such as 'accuracy', 'balanced_accuracy' or 'log_loss'.
     """
     from sklearn.metrics import get_scorer_names
 
@@ -175,6 +209,13 @@ def check_metrics(metrics, task: str | None = None) -> list[str]:
         if task == "regression" and m in CLASSIFICATION_METRICS:
             raise ParameterError(f"`metrics`: {m!r} needs a categorical outcome; the target is "
                                  "continuous.")
+        if m in NUMERIC_METRICS and classes is not None and text_labels(classes):
+            shown = ", ".join(repr(c.item() if isinstance(c, np.generic) else c)
+                              for c in list(classes)[:3])
+            raise ParameterError(
+                f"`metrics`: {m!r} needs a numeric outcome, but the outcome holds class labels "
+                f"({shown}{', ...' if len(classes) > 3 else ''}); use a metric of labels such "
+                "as 'accuracy', 'balanced_accuracy' or 'log_loss'.")
     if len(set(metrics)) != len(metrics):
         raise ParameterError(f"`metrics`: a metric is named twice in {metrics}.")
     return metrics

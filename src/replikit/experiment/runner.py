@@ -196,7 +196,8 @@ def _run_iv(models, X, y, study, groups, backend, metrics, scheme) -> _RunInputs
     scheme = as_scheme(scheme)
     is_clf = any(getattr(est, "_estimator_type", None) == "classifier"
                  or _is_classifier(est) for est in models.values())
-    metrics = check_metrics(metrics, None if is_clf else "regression")
+    labels = None if pd.api.types.is_numeric_dtype(pd.Series(ya)) else pd.unique(ya)
+    metrics = check_metrics(metrics, None if is_clf else "regression", classes=labels)
     _check_metrics_fit(metrics, models, ya, is_clf)
     classes = None
     if is_clf:
@@ -253,9 +254,6 @@ def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root, metrics=(),
     return tasks
 
 
-_NUMERIC_METRICS = ("r2", "r2_corr", "mse", "rmse", "mae")
-
-
 class _SplitCheck:
     """Pre-flight checks of the splits against the models and metrics, before any fit: a
     classifier needs two classes in every training set; ``r2``/``r2_corr`` need test outcomes
@@ -310,8 +308,8 @@ def _show(v) -> str:
 
 def _check_metrics_fit(metrics, models, ya, is_clf) -> None:
     """Metrics that cannot be computed whatever the splits: ``roc_auc`` on more than two
-    classes, a probability metric for a model without ``predict_proba``, an error metric
-    (``mse`` ...) on text labels."""
+    classes, a probability metric for a model without ``predict_proba`` (an error metric
+    (``mse`` ...) on text labels is refused by ``check_metrics``)."""
     classes = pd.unique(ya)
     if "roc_auc" in metrics and len(classes) > 2:
         raise ParameterError(f"`metrics`: 'roc_auc' is defined for two classes; `y` has "
@@ -323,10 +321,6 @@ def _check_metrics_fit(metrics, models, ya, is_clf) -> None:
             if lacking:
                 raise ParameterError(f"`metrics`: {m!r} needs predicted probabilities; model(s) "
                                      f"{', '.join(map(repr, lacking))} have no predict_proba.")
-        if m in _NUMERIC_METRICS and not pd.api.types.is_numeric_dtype(pd.Series(ya)):
-            shown = ", ".join(map(_show, classes[:3]))
-            raise ParameterError(f"`metrics`: {m!r} needs a numeric outcome; `y` holds labels "
-                                 f"({shown}{', ...' if len(classes) > 3 else ''}).")
 
 
 def _check_nan(frame: pd.DataFrame) -> None:

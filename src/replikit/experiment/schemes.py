@@ -223,6 +223,23 @@ def _class_codes(y) -> np.ndarray:
     return np.unique(np.asarray(y), return_inverse=True)[1].reshape(-1)
 
 
+def _check_class_labels(y, option: str) -> None:
+    """A :class:`ParameterError` naming ``option`` when ``y`` is continuous (floats that are not
+    all whole numbers, scikit-learn's ``type_of_target`` 'continuous'): strata are classes, and
+    every value of a continuous outcome would be a class of its own."""
+    arr = np.asarray(y)
+    if arr.dtype.kind != "f":
+        return
+    finite = arr[np.isfinite(arr)]
+    if np.all(np.mod(finite, 1) == 0):
+        return
+    distinct = np.unique(finite)
+    shown = ", ".join(f"{v:.4g}" for v in distinct[:3])
+    raise ParameterError(f"`{option}`: stratified splits need class labels; the outcome is "
+                         f"continuous ({distinct.size:,} distinct values such as {shown}) — "
+                         f"leave `{option}` off for a continuous outcome.")
+
+
 # --------------------------------------------------------------------------------------------
 # the schemes
 # --------------------------------------------------------------------------------------------
@@ -442,7 +459,8 @@ class HoldOut(Scheme):
     n_repeats : int, default 1
         Number H of independent hold-outs.
     stratify : bool, default False
-        Keep class proportions (needs ``y``).
+        Keep class proportions (needs ``y`` of class labels; a continuous ``y`` is a
+        :class:`~replikit.errors.ParameterError`).
     rounding : {'ceil', 'floor'}, default 'ceil'
         Test rows ``ceil(n p)`` (scikit-learn's rule, the default) or ``floor(n p)`` (the
         ``int(n*p)`` of Etherington & Lieske's code).
@@ -535,6 +553,8 @@ class HoldOut(Scheme):
         k = self.n_test(n)
         if self.stratify and y is None:
             raise ParameterError("`stratify=True` needs `y`.")
+        if self.stratify:
+            _check_class_labels(y, "stratify")
         check = self.redraw_all_zero and y is not None
         zero = None if not check else (y == 0)
         step = _rows_per_block(n)
@@ -579,7 +599,9 @@ class RepeatedKFold(Scheme):
     n_repeats : int >= 1, default 1
         R, the number of independent partitions.
     stratify : bool, default False
-        Stratified folds (scikit-learn's StratifiedKFold rule; needs ``y``).
+        Stratified folds (scikit-learn's StratifiedKFold rule; needs ``y`` of class labels, one
+        class with at least ``n_folds`` rows). A continuous ``y``, or every class smaller than
+        ``n_folds``, is a :class:`~replikit.errors.ParameterError` naming `stratify`.
     shuffle : bool, default True
         Shuffle before splitting (each repeat reshuffles); without shuffling, repeats coincide.
     random_state : None, int or Generator
@@ -635,6 +657,14 @@ class RepeatedKFold(Scheme):
         from sklearn.model_selection import StratifiedKFold
 
         fold = np.empty(n, np.int64)
+        largest = int(np.bincount(_class_codes(y)).max())
+        if largest < self.n_folds:  # scikit-learn's ValueError, in words
+            advice = (f"use at most {largest} folds or leave `stratify` off" if largest >= 2
+                      else "every class has a single row; leave `stratify` off")
+            raise ParameterError(
+                f"`stratify`: stratified {self.n_folds}-fold cross-validation needs a class of "
+                f"at least {self.n_folds} rows; the largest class has {largest} of {n} rows — "
+                f"{advice}.")
         splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=self.shuffle,
                                    random_state=seed)
         for f, (_, test) in enumerate(splitter.split(np.zeros((n, 1)), y)):
@@ -647,6 +677,8 @@ class RepeatedKFold(Scheme):
             raise DataError(f"`n_folds`={K} exceeds the number of rows ({n}).")
         if self.stratify and y is None:
             raise ParameterError("`stratify=True` needs `y`.")
+        if self.stratify:
+            _check_class_labels(y, "stratify")
         step = _rows_per_block(n)
         for r in range(self.n_repeats):
             seed = int(rng.integers(0, 2**31 - 1)) if self.shuffle else None
@@ -663,7 +695,7 @@ class FiveByTwo(RepeatedKFold):
     Parameters
     ----------
     stratify : bool, default False
-        Stratified folds (needs ``y``).
+        Stratified folds (needs ``y`` of class labels, as :class:`RepeatedKFold`).
     random_state : None, int or Generator
         The scheme's own random stream (the runner passes its own).
 
@@ -738,8 +770,9 @@ class Bootstrap(Scheme):
         Number of bootstrap resamples.
     redraw_single_class : bool, default False
         Redraw a resample whose training labels are a single class (as Etherington & Lieske's
-        replication does, so that LDA can be fitted). Resamples with no out-of-bag row are
-        always redrawn.
+        replication does, so that LDA can be fitted); needs ``y`` of class labels (a
+        continuous ``y`` is a :class:`~replikit.errors.ParameterError`). Resamples with no
+        out-of-bag row are always redrawn.
     random_state : None, int or Generator
         The scheme's own random stream (the runner passes its own).
 
@@ -784,6 +817,7 @@ class Bootstrap(Scheme):
     def _blocks(self, n, y, groups, rng):
         onehot = None
         if self.redraw_single_class and y is not None:
+            _check_class_labels(y, "redraw_single_class")  # n classes: an n x n one-hot
             codes = _class_codes(y)
             onehot = (codes[:, None] == np.arange(codes.max() + 1)).astype(np.int64)
 
@@ -915,7 +949,7 @@ def parse_scheme(spec: str, *, stratify: bool = False, random_state=None) -> Sch
         The text (a :class:`Scheme` is returned as it is).
     stratify : bool, default False
         Stratified folds and hold-outs; for the bootstrap, resamples of a single class are
-        redrawn.
+        redrawn. Strata are classes: the scheme refuses a continuous outcome when it splits.
     random_state : None, int or Generator
         The scheme's own random stream.
 

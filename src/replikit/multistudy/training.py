@@ -32,7 +32,7 @@ from .._format import number
 from .._validation import check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..experiment.cross_study import CrossStudy
-from ..experiment.metrics import METRICS, NEEDS_PROBA, higher_is_better
+from ..experiment.metrics import METRICS, NEEDS_PROBA, higher_is_better, text_labels
 from ..experiment.schemes import LeaveOneStudyOut
 from ..results import Result, to_jsonable
 from .utilities import Utility, parse_utility
@@ -64,7 +64,8 @@ _LABEL_METRICS = ("accuracy", "balanced_accuracy", "error_rate", "roc_auc", "log
 
 
 @dropped("option")
-def get_metric(metric, *, task: str | None = None, n_classes: int | None = None) -> _Metric:
+def get_metric(metric, *, task: str | None = None, n_classes: int | None = None,
+               classes=None) -> _Metric:
     """The metric of cross-study validation: a built-in name or a utility.
 
     A built-in metric name (accuracy, balanced_accuracy, error_rate, r2, mse, rmse, mae,
@@ -80,6 +81,11 @@ def get_metric(metric, *, task: str | None = None, n_classes: int | None = None)
         cost, log and accuracy utilities) is refused for regression.
     n_classes : int, optional
         Classes of the outcome: roc_auc is refused for more than 2.
+    classes : sequence, optional
+        The labels of a classification outcome (a Dataset's ``classes``, whose ``y`` holds
+        their codes): when some label is text, a metric of numbers (r2, mse, rmse, mae, the
+        squared and absolute utilities) is refused — on the codes it would depend on the
+        labels' alphabetical order.
 
     Returns
     -------
@@ -106,6 +112,7 @@ def get_metric(metric, *, task: str | None = None, n_classes: int | None = None)
     if isinstance(metric, str) and metric in _METRICS:
         m = _METRICS[metric]
         labels_only = metric in _LABEL_METRICS
+        numbers_only = not labels_only
     else:
         try:
             u = parse_utility(metric, name="metric")
@@ -115,10 +122,17 @@ def get_metric(metric, *, task: str | None = None, n_classes: int | None = None)
                                  f"{metric!r}.") from None
         m = _utility_metric(u)
         labels_only = u.kind in ("accuracy", "cost", "log", "brier")
+        numbers_only = u.kind in ("squared", "absolute")
     if task == "regression" and labels_only:
         raise ParameterError(f"`metric`: {m.name} scores class labels, but the outcome is "
                              "continuous (regression); use r2, mse, rmse, mae or the 'squared' "
                              "or 'absolute' utility.")
+    if numbers_only and classes is not None and text_labels(classes):
+        shown = ", ".join(repr(c) for c in list(classes)[:3])
+        raise ParameterError(f"`metric`: {m.name} needs a numeric outcome, but the outcome "
+                             f"holds class labels ({shown}{', ...' if len(classes) > 3 else ''}"
+                             "); use accuracy, balanced_accuracy, error_rate, log_loss or a "
+                             "utility of labels ('cost:u01,u10').")
     if m.name == "roc_auc" and n_classes is not None and n_classes > 2:
         raise ParameterError(f"`metric`: roc_auc is defined here for binary outcomes; the "
                              f"outcome has {n_classes} classes (use accuracy or log_loss).")

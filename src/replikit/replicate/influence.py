@@ -241,6 +241,11 @@ def influence(result) -> Influence:
     k, p = m.X.shape
     full, dele, beta, pred, delpred, vdelpred = _deleted_fits(m, "influence diagnostics",
                                                               dfbetas=True)
+    if m.interval == "knha" and np.all(np.asarray(full.s2w) == 0):
+        raise DataError("influence diagnostics are undefined under the Knapp-Hartung interval "
+                        "when every effect lies on the fitted model (QE = 0, e.g. identical "
+                        "effects): its variance factor is 0 and each diagnostic divides 0 by 0; "
+                        "use `interval`='wald' or `knha_floor`.")
     s2w = dele.s2w
     resid = m.y - delpred
     resid = np.where(np.abs(resid) < 100 * np.finfo(float).eps, 0.0, resid)

@@ -500,8 +500,19 @@ class MetaRegression(Result):
 
     @property
     def statistic(self) -> np.ndarray:
-        """z (or t) statistics of the coefficients."""
-        return self.beta / self.se
+        """z (or t) statistics of the coefficients.
+
+        Under Knapp-Hartung with QE = 0 (every effect on the fitted model) the SEs are 0: a
+        coefficient's t is then ±∞, as metafor prints it, except where the coefficient is 0
+        exactly, as every coefficient but the intercept is when the effects are identical —
+        there t is 0/0, NaN (metafor prints ±Inf for the rounding error of such a slope)."""
+        se = self.se
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = self.beta / se
+        if np.any(se == 0) and "intercept" in self.names and np.ptp(self.y) == 0:
+            zero = (se == 0) & (np.asarray(self.names) != "intercept")
+            t = np.where(zero, np.nan, t)
+        return t
 
     @property
     def pvalue(self) -> np.ndarray:
@@ -647,7 +658,10 @@ class MetaRegression(Result):
         idx = self._btt(coefficients)
         b = self.beta[idx]
         vb = self.vcov[np.ix_(idx, idx)]
-        qm = float(b @ np.linalg.solve(vb, b))
+        try:
+            qm = float(b @ np.linalg.solve(vb, b))
+        except np.linalg.LinAlgError:  # Var(b) = 0: Knapp-Hartung with QE = 0 (metafor: NA)
+            qm = float("nan")
         m = len(idx)
         names = tuple(self.names[i] for i in idx)
         est = float(b[0]) if m == 1 else float("nan")

@@ -622,6 +622,8 @@ def trim_and_fill(result, *, side: str | None = None, estimator: str = "L0",
     ``S_r`` the sum of the positive ranks, ``R0 = gamma* - 1`` with ``gamma*`` the length of
     the rightmost run of positive ranks; finally mirror the k0 trimmed studies about the centre
     and refit. A sensitivity analysis for one selection mechanism, not a corrected estimate.
+    Identical effects give k0 = 0 at once (every study is the centre; metafor's iteration does
+    not converge there).
 
     References
     ----------
@@ -657,6 +659,8 @@ def trim_and_fill(result, *, side: str | None = None, estimator: str = "L0",
     k0, k0_prev, it = 0, -1, 0
     se_k0 = 0.0
     beta = 0.0
+    if np.ptp(m.y) == 0:  # identical effects: nothing is missing (the signs of their
+        k0_prev = 0       # rounding errors about the centre never settle; metafor stops)
     while k0 != k0_prev:
         k0_prev = k0
         it += 1
