@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from replikit._calibration import COLUMNS
-from replikit.errors import ParameterError
+from replikit.errors import DataError, ParameterError
 from replikit.generalize import Kernel, estimate_nstar
 from replikit.generalize import validity as gv
 from replikit.generalize.nstar import (
@@ -134,3 +134,29 @@ def test_validity_rows(monkeypatch):
     assert t.equals(again)
     with pytest.raises(ParameterError):
         gv.validity(size="huge")
+
+
+def test_moments_at_their_bound_give_no_interval_not_a_zero_width_one():
+    # 10 experiments, the best model split 5/5: the unbiased HS estimate reaches tr^2 (h = 1)
+    # with every experiment left out, so the jackknife SE was 0 and n* read 42.7 [42.7, 42.7]
+    a_best, b_best = [0, 1, 2], [1, 0, 2]
+    r = np.array([a_best] * 5 + [b_best] * 5)
+    res = estimate_nstar(r, Kernel("jaccard", k=1), tolerance=0.05, n_resamples=50,
+                         random_state=0)
+    row = res.table.iloc[0]
+    assert row["nstar"] > 10 and np.isnan(row["se_log"]) and np.isnan(row["ci_low"])
+    with pytest.raises(ParameterError, match="bound"):
+        res.confidence_interval()
+    # a split away from the bound keeps its jackknife interval, of positive width
+    r2 = np.array([a_best] * 7 + [b_best] * 3)
+    row2 = estimate_nstar(r2, Kernel("jaccard", k=1), tolerance=0.05, n_resamples=50,
+                          random_state=0).table.iloc[0]
+    assert row2["ci_high"] > row2["ci_low"] > 0
+
+
+def test_ranks_counted_from_one_are_refused_not_read_as_n_star_one():
+    # 1-based ranks left every top tier empty: the Jaccard Gram matrix was 0/0, and n* read
+    # 1.0 [1.0, 1.0] without a word
+    r = np.array([[1, 2, 3]] * 5 + [[2, 1, 3]] * 5)
+    with pytest.raises(DataError, match="subtract 1"):
+        estimate_nstar(r, Kernel("jaccard", k=1), n_resamples=20, random_state=0)

@@ -602,15 +602,19 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         sentence = (f"The data show the {N:,} studies at hand do not suffice for the "
                     f"{goal[key_i]}: its n* is at least {number(lo)} (95% lower bound).")
     elif not has_ci:
-        sentence = (f"With fewer than 5 studies n* has no interval, so the data cannot tell "
-                    f"whether {N:,} studies suffice.")
+        why = ("With fewer than 5 studies n* has no interval" if N < 5 else
+               "n* has no interval (the jackknife cannot measure its uncertainty here: the "
+               "kernel's moments sit at a bound when a study is left out)")
+        sentence = f"{why}, so the data cannot tell whether {N:,} studies suffice."
     else:
         sentence = (f"The data cannot tell whether the {N:,} studies at hand suffice: the "
                     f"{goal[key_i]} needs n* ≈ {number(key_est)}, 95% interval "
                     f"{number(lo)} to {number(hi)}, which straddles {N:,}.")
     sentence += needs
     interval_words = (f"95% interval of n* [{number(lo)}, {number(hi)}]" if np.isfinite(lo)
-                      and np.isfinite(hi) else "no interval of n* (fewer than 5 studies)")
+                      and np.isfinite(hi) else "no interval of n* (" + (
+                          "fewer than 5 studies" if N < 5 else
+                          "its jackknife's moments at a bound") + ")")
     tol_words = (f"judged against the {N:,} studies at hand: {interval_words} for the "
                  f"{goal[key_i]}, δ* = {number(tolerance)}")
     notes = list(res.notes)

@@ -25,6 +25,11 @@ from .kernels import Kernel
 __all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar",
            "check_levels", "check_tolerance", "kernel_moments", "gamma_nstar", "ESTIMATORS"]
 
+#: Why n* has no interval with 5 or more experiments (:func:`_gamma_rows`).
+NO_JACKKNIFE = ("no interval for n*: the kernel's moments sit at a bound of their law (h = 1) "
+                "with one experiment left out, so the jackknife cannot measure how uncertain "
+                "n* is (it would give a zero-width interval)")
+
 #: n* estimators: the moment-matched asymptotic quantile (default) and Algorithm 1's log-log fit.
 ESTIMATORS = ("gamma", "loglog")
 
@@ -222,8 +227,9 @@ def kernel_moments(K) -> tuple[float, float]:
     return float(tr), float(hs)
 
 
-def _moments(K):
-    """(trace, hs) of :func:`kernel_moments` for a Gram matrix or a stack of them (..., N, N)."""
+def _moments(K, clip: bool = True):
+    """(trace, hs) of :func:`kernel_moments` for a Gram matrix or a stack of them (..., N, N);
+    ``clip=False``: the unbiased estimates before :func:`_clip_moments`."""
     N = K.shape[-1]
     d = np.diagonal(K, axis1=-2, axis2=-1)
     Kt = K * (1.0 - np.eye(N))
@@ -233,7 +239,15 @@ def _moments(K):
     fro = (Kt * Kt).sum(axis=(-2, -1))
     hs = (fro + s * s / ((N - 1) * (N - 2)) - 2.0 / (N - 2) * (r * r).sum(axis=-1)) / (
         N * (N - 3))
-    return _clip_moments(tr, hs)
+    return _clip_moments(tr, hs) if clip else (tr, hs)
+
+
+def _at_bound(tr, hs) -> np.ndarray:
+    """Where :func:`_clip_moments` would move a positive trace's ``hs``: ``h = tr^2 / hs``
+    outside ``(1, 1e9)`` (the Gamma law's shape at its bound). A zero trace (every experiment
+    the same: n* = 1, the paper's degenerate case) is not a bound here."""
+    tr, hs = np.asarray(tr, float), np.asarray(hs, float)
+    return (tr > 0) & ((hs <= 1e-9 * tr * tr) | (hs >= tr * tr))
 
 
 def _clip_moments(tr, hs):
@@ -242,9 +256,10 @@ def _clip_moments(tr, hs):
     return tr, hs
 
 
-def _moments_leave_one_out(K):
+def _moments_leave_one_out(K, clip: bool = True):
     """(trace, hs) of :func:`kernel_moments` with each result left out in turn: two (N,) arrays,
-    from closed-form updates of the sums (O(N^2), not N re-evaluations)."""
+    from closed-form updates of the sums (O(N^2), not N re-evaluations); ``clip=False``: before
+    :func:`_clip_moments`."""
     N = K.shape[0]
     d = np.diag(K)
     Kt = K * (1.0 - np.eye(N))
@@ -259,7 +274,7 @@ def _moments_leave_one_out(K):
     r2_i = r2 - 2.0 * (Kt @ r) + q - r * r
     tr = (d.sum() - d) / m - s_i / (m * (m - 1))
     hs = (fro_i + s_i * s_i / ((m - 1) * (m - 2)) - 2.0 / (m - 2) * r2_i) / (m * (m - 3))
-    return _clip_moments(tr, hs)
+    return _clip_moments(tr, hs) if clip else (tr, hs)
 
 
 def gamma_nstar(trace, hs, eps, confidence_level=0.95):
@@ -467,9 +482,11 @@ class NStarResult(Result):
             raise ParameterError("n* by the log-log extrapolation (`estimator` 'loglog') has "
                                  "no calibrated interval (its bootstrap percentiles miss the "
                                  "truth in most datasets at N <= 40); use `estimator` 'gamma'.")
-        if not np.isfinite(row["se_log"]):
+        if not np.isfinite(row["se_log"]) and self.N < 5:
             raise ParameterError(f"An interval for n* needs N >= 5 experiments for the "
                                  f"jackknife; got N = {self.N}.")
+        if not np.isfinite(row["se_log"]):
+            raise ParameterError(NO_JACKKNIFE)
         half = special.stdtrit(self.N - 1, (1 + conf) / 2) * row["se_log"]  # t.ppf
         return ConfidenceInterval(float(row["nstar"] * math.exp(-half)),
                                   float(row["nstar"] * math.exp(half)))
@@ -540,7 +557,10 @@ class NStarResult(Result):
 
 def _gamma_rows(K, eps, levels):
     """Gamma n* for every (level, eps) pair (flattened level-major) and the jackknife SE of
-    its log; SE NaN when N < 5."""
+    its log; SE NaN when N < 5, and when every leave-one-out estimate of the moments sits at
+    a bound of the law (:func:`_at_bound`): the clipped estimates then do not move when a
+    result is left out, and the jackknife would give a zero-width interval — a bound, not
+    certainty (e.g. a best model shared by two halves of 10 studies: n* 42.7 [42.7, 42.7])."""
     N = K.shape[0]
     a = np.repeat(levels, len(eps))
     e = np.tile(eps, len(levels))
@@ -552,6 +572,8 @@ def _gamma_rows(K, eps, levels):
     tr, hs = _moments(K)
     ns = gamma_nstar(tr, hs, e, a)
     if N < 5:
+        return ns, np.full(a.size, np.nan)
+    if _at_bound(*_moments_leave_one_out(K, clip=False)).all():
         return ns, np.full(a.size, np.nan)
     tri, hsi = _moments_leave_one_out(K)
     lj = np.log(gamma_nstar(tri[:, None], hsi[:, None], e[None, :], a[None, :]))
@@ -723,6 +745,13 @@ def estimate_nstar(results, kernel: Kernel, *, confidence_level=0.95, tolerance=
     K = kernel.gram(R, alternatives=alternatives) if gram is None else np.asarray(gram, float)
     if K.shape != (N, N):
         raise DataError(f"`gram` must have shape ({N}, {N}); got {K.shape}.")
+    if not np.isfinite(K).all():
+        bad = int(np.flatnonzero(~np.isfinite(K).all(axis=1))[0])
+        hint = (" Ranks count tiers from 0 (the best); rank vectors from 1 leave a Jaccard "
+                "kernel's top tiers empty — subtract 1." if gram is None
+                and kernel.kind == "jaccard" and np.nanmin(R) >= kernel.k else "")
+        raise DataError(f"`results`: the {kernel.kind} kernel is undefined for experiment "
+                        f"{bad} (row {bad} of the Gram matrix is not finite).{hint}")
     dist = mmd_distribution(K, n=n, n_resamples=n_resamples, mmd_estimator=mmd_estimator,
                             random_state=rng)
     table, qtab = _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimator)
