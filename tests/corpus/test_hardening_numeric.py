@@ -122,3 +122,19 @@ def test_dataset_notes_name_collinear_columns():
     notes = [n for n in ds.notes if "collinear" in n]
     assert notes == ["the encoded columns are collinear (rank 2 of 3 next to the intercept): "
                      "least-squares coefficients are not unique; predictions are"]
+
+
+def test_fast_lda_on_full_dummies_equals_sklearn(frame):
+    # the batched LDA's pseudo-inverse (singular pooled covariance: full dummies) on the raw
+    # columns dropped the dummies' directions next to the 1e9 column: 55% agreement
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    X, y = _design(frame, drop_first=False)
+    labels = (y > np.median(y)).astype(int)
+    model = LinearDiscriminantAnalysis(priors=[0.5, 0.5])
+    W = _resample_weights(len(y), frame)[[0, 4]]
+    pred = fast_predictor(model, "classification").predict(X[None], labels[None], W[None], 2)[0]
+    for r, w in enumerate(W):
+        rows = np.repeat(np.arange(len(y)), w.astype(int))
+        ref = model.fit(X[rows], labels[rows]).predict(X)
+        assert np.mean(pred[r] == ref) > 0.995, r

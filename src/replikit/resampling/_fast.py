@@ -339,6 +339,18 @@ def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, penalt
     return pred
 
 
+def _unit_scale(X: np.ndarray) -> np.ndarray:
+    """``X`` with every column divided by its SD over the dataset's rows (constant columns
+    kept). LDA's discriminant scores are invariant to the columns' scales in exact arithmetic;
+    on the raw columns a 1e9-scale column next to 0/1 dummies puts the dummies' directions
+    under the pseudo-inverse's relative cut-off whenever the pooled covariance is singular (a
+    full dummy set, a level absent from a resample's training rows)."""
+    X = np.asarray(X, float)
+    sd = X.std(axis=1, keepdims=True)
+    big = np.abs(X).max(axis=1, keepdims=True)
+    return X / np.where(sd > 10 * np.finfo(float).eps * np.maximum(1.0, big), sd, 1.0)
+
+
 @single_blas
 def lda_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, n_classes: int, *,
                  priors: np.ndarray | None = None, divisor: str = "n-k") -> np.ndarray:
@@ -353,6 +365,7 @@ def lda_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, n_classes: int, *,
     -------
     ndarray of shape (E, R, n, K)
     """
+    X = _unit_scale(X)
     if n_classes == 2:
         d = _lda_two_class(X, y, W, priors=priors, divisor=divisor)
         if d is not None:
@@ -370,6 +383,7 @@ def lda_margin(X: np.ndarray, y: np.ndarray, W: np.ndarray, *,
     -------
     ndarray of shape (E, R, n)
     """
+    X = _unit_scale(X)
     d = _lda_two_class(X, y, W, priors=priors, divisor=divisor)
     if d is None:
         scores = _lda_general(X, y, W, 2, priors=priors, divisor=divisor)
