@@ -312,3 +312,30 @@ def test_matches_mlxtend_bootstrap_point632_regression():
                                    random_seed=17)
     ours = _mlxtend_scores("oob", lambda a, b: np.mean((a - b) ** 2), y, pred, W)
     np.testing.assert_allclose(ours, ref, rtol=1e-9)
+
+
+def test_badly_scaled_full_dummies_match_the_scaled_pipeline():
+    # a 1e9-scale column next to a full dummy set (collinear with the intercept): the batched
+    # fit solves on standardised columns, so its minimum-norm solution is the pipeline's, also
+    # for training rows that miss a level (its coefficient is null, as in scikit-learn)
+    rng = np.random.default_rng(21)
+    n, levels = 120, 12
+    lev = np.arange(n) % levels
+    X = np.column_stack([rng.lognormal(19, 1.5, n), rng.normal(size=n),
+                         (lev[:, None] == np.arange(levels)).astype(float)])
+    y = rng.normal(0, 3, levels)[lev] + X[:, 1] + 1e-9 * X[:, 0] + rng.normal(size=n)
+    idx, W = _bootstrap_weights(n, 20, seed=5)
+    W = np.vstack([W, (lev != 3).astype(float)])
+    idx = [*idx, np.flatnonzero(lev != 3)]
+    model = make_pipeline(StandardScaler(), LinearRegression())
+    pred = fast_predictor(model, "regression").predict(X[None], y[None], W[None])[0]
+    ref = np.stack([model.fit(X[i], y[i]).predict(X) for i in idx])
+    np.testing.assert_allclose(pred, ref, rtol=0, atol=1e-9 * np.abs(ref).max())
+
+
+def test_centred_fit_without_intercept_is_not_batched():
+    model = make_pipeline(StandardScaler(), LinearRegression(fit_intercept=False))
+    assert fast_predictor(model, "regression") is None
+    assert fast_predictor(make_pipeline(StandardScaler(with_mean=False),
+                                        LinearRegression(fit_intercept=False)),
+                          "regression") is not None

@@ -455,6 +455,70 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
                        "study", "task")
 
 
+#: A design is checked for collinearity (:func:`design_notes`) when its Gram matrix costs at
+#: most this many multiply-adds (rows x columns^2): about 2 s on one core.
+DESIGN_CHECK_BUDGET = 2e10
+#: Relative eigenvalue of the standardised columns' correlation matrix below which a direction
+#: counts as null: the pseudo-inverse cut-off of the batched least-squares fits.
+NULL_EIGENVALUE = 1e-12
+#: Condition number of the standardised columns from which a full-rank design is named as
+#: nearly collinear, and ratio of the columns' SDs from which their scales are named.
+NEAR_COLLINEAR = 1e4
+SCALE_SPREAD = 1e6
+
+
+def design_notes(X: pd.DataFrame) -> list[str]:
+    """Notes on a numerically awkward encoded design (``X``: numeric columns): columns that are
+    collinear (the centred, standardised columns' rank below their number: full dummy sets
+    next to an intercept, a column that is a combination of others), nearly collinear (their
+    condition number above :data:`NEAR_COLLINEAR`), or on wildly different scales (SDs more
+    than :data:`SCALE_SPREAD` apart, e.g. a population in the billions next to 0/1 dummies).
+
+    Least-squares predictions are unique whatever the design; coefficients are not when the
+    columns are collinear, and a solver working in the raw units can stop short of the optimum
+    when the scales differ by many orders of magnitude (its singular-value cut-off is relative
+    to the largest column), which is why the default linear models standardise. Skipped (no
+    note) when the check would cost more than :data:`DESIGN_CHECK_BUDGET`.
+    """
+    A = X.to_numpy(dtype=float, copy=False)
+    n, p = A.shape
+    if n < 2 or p == 0 or n * p * p > DESIGN_CHECK_BUDGET:
+        return []
+    sd = A.std(axis=0)
+    mean = A.mean(axis=0)
+    varying = sd > 10 * np.finfo(float).eps * np.maximum(1.0, np.abs(mean))
+    notes = []
+    if varying.sum() >= 2:
+        spread = sd[varying].max() / sd[varying].min()
+        if spread > SCALE_SPREAD:
+            cols = X.columns[varying]
+            big, small = cols[np.argmax(sd[varying])], cols[np.argmin(sd[varying])]
+            notes.append(f"the encoded columns' scales differ by a factor of {spread:.1g} "
+                         f"(SD of {big!r}: {sd[varying].max():.3g}; of {small!r}: "
+                         f"{sd[varying].min():.3g}): the default linear models standardise them "
+                         "(a least-squares solver on the raw columns can stop short of "
+                         "the optimum)")
+    gram = np.zeros((int(varying.sum()),) * 2)
+    step = max(1, 4_000_000 // max(1, p))
+    for start in range(0, n, step):
+        Z = (A[start:start + step, varying] - mean[varying]) / sd[varying]
+        gram += Z.T @ Z
+    vals = np.linalg.eigvalsh(gram / n) if gram.size else np.zeros(0)
+    top = vals[-1] if vals.size else 0.0
+    rank = int(np.sum(vals > NULL_EIGENVALUE * top)) if top > 0 else 0
+    if rank < p:
+        constant = p - int(varying.sum())
+        why = (f"; {_plural(constant, 'column')} constant" if constant else "")
+        notes.append(f"the encoded columns are collinear (rank {rank:,} of {p:,} next to the "
+                     f"intercept{why}): least-squares coefficients are not unique; predictions "
+                     "are")
+    elif vals.size and np.sqrt(top / vals[0]) > NEAR_COLLINEAR:
+        notes.append(f"the encoded columns are nearly collinear (condition number "
+                     f"{np.sqrt(top / vals[0]):.2g} after standardisation): least-squares "
+                     "coefficients are unstable; predictions much less so")
+    return notes
+
+
 def _from_frame(frame, target, study, features, task, min_studies, name, target_option,
                 study_option, task_option) -> Dataset:
     notes: list[str] = []
@@ -537,6 +601,7 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
     X = pd.get_dummies(X, columns=categorical, drop_first=True, dtype=float).astype(float)
     X.columns = [str(c) for c in X.columns]
     X = X.reset_index(drop=True)
+    notes.extend(design_notes(X))
     y, classes = _encode_target(complete[target].reset_index(drop=True), task, target,
                                 target_option, notes)
     s = None

@@ -16,15 +16,21 @@ __all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models", "DEFA
 
 
 def _lr(task: str):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     if task == "classification":
         from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
 
         return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
     from sklearn.linear_model import LinearRegression
 
-    return LinearRegression()
+    # standardised like every other linear default: least squares with an intercept is
+    # invariant to the columns' scales in exact arithmetic, but scikit-learn's solver cuts
+    # singular values relative to the largest, so a column in the billions (a population)
+    # next to 0/1 dummies makes the dummies' directions look null and the fit stops far from
+    # the optimum (gapminder: resubstitution MSE 108.9 instead of 11.36)
+    return make_pipeline(StandardScaler(), LinearRegression())
 
 
 def _ridge(task: str):

@@ -265,34 +265,90 @@ def least_squares_predict(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, penalt
     ``min_{b, beta} sum_i w_ri (y_i - b - x_i' beta)^2 + penalty * sum_j s_rj^2 beta_j^2``
     where ``s_rj`` is the weighted SD of feature j in the resample when ``scaled`` (a
     ``StandardScaler`` in front of ``Ridge``) and 1 otherwise; ``penalty`` is scikit-learn's
-    ``Ridge(alpha=...)``, and ``penalty = 0`` is ordinary least
-    squares (minimum-norm solution when the centred Gram matrix is singular).
+    ``Ridge(alpha=...)``, and ``penalty = 0`` is ordinary least squares.
+
+    The systems are formed and solved in standardised coordinates, whatever the columns'
+    units: the rows are first centred and scaled by the dataset's column means and SDs (all
+    rows), and each resample's centred Gram matrix is then rescaled to unit weighted variances
+    (its correlation matrix times ``sum w``), so that a column in the billions next to 0/1
+    dummies neither swamps the others in the Cholesky factorisation nor in the pseudo-inverse's
+    eigenvalue cut-off. Least-squares predictions do not depend on the columns' scales (exactly,
+    in exact arithmetic); the penalty is carried over so that it means what scikit-learn's
+    does: ``penalty`` on the resample-standardised coefficients when ``scaled``, ``penalty /
+    scale^2`` on them otherwise. When a resample's centred Gram matrix is singular (full dummy
+    sets next to the intercept, a column that is a combination of others) the solution is the
+    minimum-norm one in the resample-standardised coordinates: what scikit-learn's
+    ``make_pipeline(StandardScaler(), LinearRegression())`` fitted on the resample's rows
+    returns; predictions on rows in the span of the training rows are unique, and on the
+    gapminder data (a 1e9-scale population next to 141 country dummies) the batched fit gives
+    scikit-learn's pipeline's predictions to about 1e-12 on either dummy encoding. A column
+    constant on a resample's rows gets a zero coefficient (``StandardScaler`` leaves it
+    unscaled, and ``LinearRegression``'s least-squares solver finds it null).
 
     Returns
     -------
     ndarray of shape (E, R, n)
     """
-    sw, sx, sxx = weighted_moments(W, X)
+    E, n, p = X.shape
+    X = np.asarray(X, float)
+    if fit_intercept:
+        centre = X.mean(axis=1, keepdims=True)
+        spread = X.std(axis=1, keepdims=True)
+    else:  # no centring without an intercept: only a scale (the root mean square)
+        centre = np.zeros((E, 1, p))
+        spread = np.sqrt(np.mean(X * X, axis=1, keepdims=True))
+    spread = np.where(spread > 10 * np.finfo(float).eps * np.maximum(1.0, np.abs(X).max(
+        axis=1, keepdims=True)), spread, 1.0)
+    Z = (X - centre) / spread  # (E, n, p): every column in units of its full-data SD
+    sw, sx, sxx = weighted_moments(W, Z)
     sy = np.matmul(W, y[..., None])[..., 0]
-    sxy = np.matmul(W * y[..., None, :], X)  # (w y)' X: no (n, p) copy of X times y
+    sxy = np.matmul(W * y[..., None, :], Z)  # (w y)' Z: no (n, p) copy of Z times y
     if fit_intercept:
         xm = sx / sw[..., None]
         ym = sy / sw
         gram = sxx - sw[..., None, None] * xm[..., :, None] * xm[..., None, :]
         rhs = sxy - sw[..., None] * xm * ym[..., None]
+        # each resample's weighted SDs in these units; a column constant on its rows (to
+        # rounding: an absent dummy level, a study-level covariate within one study) is null
+        var = np.maximum(np.diagonal(gram, axis1=-2, axis2=-1) / sw[..., None], 0.0)
+        constant = var <= 64 * n * np.finfo(float).eps * (1.0 + xm**2)
+        sd = np.sqrt(np.where(constant, 1.0, var))
     else:
+        xm = np.zeros_like(sx)
         gram, rhs = sxx, sxy
+        constant = np.diagonal(gram, axis1=-2, axis2=-1) <= 0
+        sd = np.ones_like(sx)
+    # u = z / sd: unit weighted variance in every resample (the resample-standardised columns)
+    gram = gram / (sd[..., :, None] * sd[..., None, :])
+    rhs = rhs / sd
+    idx = np.arange(p)
+    if constant.any():  # a null column: coefficient 0 (rows and columns cleared, unit diagonal)
+        gram = np.where(constant[..., :, None] | constant[..., None, :], 0.0, gram)
+        gram[..., idx, idx] = np.where(constant, 1.0, gram[..., idx, idx])
+        rhs = np.where(constant, 0.0, rhs)
     if penalty > 0:
-        pen = (_scale_variances(sw, sx, np.diagonal(sxx, axis1=-2, axis2=-1)) if scaled
-               else np.ones_like(sx))
-        idx = np.arange(X.shape[2])
-        gram = gram.copy()
-        gram[..., idx, idx] += penalty * pen
-    beta = spd_solve(gram, rhs[..., None])[..., 0]  # (E, R, p)
-    pred = np.matmul(beta, np.swapaxes(X, 1, 2))  # (E, R, n)
+        # scaled: penalty on the coefficients of the resample-standardised columns, which are
+        # the u columns; otherwise on the raw coefficients, beta_j = gamma_j / (spread_j sd_rj)
+        pen = np.ones_like(sx) if scaled else 1.0 / (spread[:, 0][:, None, :] * sd) ** 2
+        gram[..., idx, idx] += penalty * np.where(constant, 0.0, pen)
+    gamma = spd_solve(gram, rhs[..., None])[..., 0]  # (E, R, p), on the u columns
+    beta = gamma / sd  # on the z columns
+    pred = np.matmul(beta, np.swapaxes(Z, 1, 2))  # (E, R, n)
     if fit_intercept:
         pred += (ym - np.sum(xm * beta, axis=-1))[..., None]
     return pred
+
+
+def _unit_scale(X: np.ndarray) -> np.ndarray:
+    """``X`` with every column divided by its SD over the dataset's rows (constant columns
+    kept). LDA's discriminant scores are invariant to the columns' scales in exact arithmetic;
+    on the raw columns a 1e9-scale column next to 0/1 dummies puts the dummies' directions
+    under the pseudo-inverse's relative cut-off whenever the pooled covariance is singular (a
+    full dummy set, a level absent from a resample's training rows)."""
+    X = np.asarray(X, float)
+    sd = X.std(axis=1, keepdims=True)
+    big = np.abs(X).max(axis=1, keepdims=True)
+    return X / np.where(sd > 10 * np.finfo(float).eps * np.maximum(1.0, big), sd, 1.0)
 
 
 @single_blas
@@ -309,6 +365,7 @@ def lda_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, n_classes: int, *,
     -------
     ndarray of shape (E, R, n, K)
     """
+    X = _unit_scale(X)
     if n_classes == 2:
         d = _lda_two_class(X, y, W, priors=priors, divisor=divisor)
         if d is not None:
@@ -326,6 +383,7 @@ def lda_margin(X: np.ndarray, y: np.ndarray, W: np.ndarray, *,
     -------
     ndarray of shape (E, R, n)
     """
+    X = _unit_scale(X)
     d = _lda_two_class(X, y, W, priors=priors, divisor=divisor)
     if d is None:
         scores = _lda_general(X, y, W, 2, priors=priors, divisor=divisor)
@@ -698,19 +756,20 @@ class FastPredictor:
         return raw
 
 
-def _unwrap(model) -> tuple[Any, bool] | None:
-    """(final estimator, scaled) for a bare estimator or Pipeline(StandardScaler, estimator)."""
+def _unwrap(model) -> tuple[Any, bool, bool] | None:
+    """(final estimator, scaled, centred) for a bare estimator or Pipeline(StandardScaler,
+    estimator)."""
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
 
     if isinstance(model, Pipeline):
         steps = [s for _, s in model.steps if s not in (None, "passthrough")]
         if len(steps) == 1:
-            return steps[0], False
+            return steps[0], False, False
         if len(steps) == 2 and type(steps[0]) is StandardScaler:
-            return steps[1], bool(steps[0].with_std)
+            return steps[1], bool(steps[0].with_std), bool(steps[0].with_mean)
         return None
-    return model, False
+    return model, False, False
 
 
 def fast_predictor(model, task: str) -> FastPredictor | None:
@@ -726,11 +785,16 @@ def fast_predictor(model, task: str) -> FastPredictor | None:
     unwrapped = _unwrap(model)
     if unwrapped is None:
         return None
-    est, scaled = unwrapped
+    est, scaled, centred = unwrapped
     t = type(est)
     if task == "regression":
         if t is LinearRegression and not est.positive:
-            return FastPredictor("ols", {"fit_intercept": bool(est.fit_intercept)}, False, False)
+            if centred and not est.fit_intercept:  # centred columns, no intercept: another fit
+                return None
+            # the scaler changes no prediction; it only says in which units a rank-deficient
+            # fit's minimum-norm coefficients are taken (:func:`least_squares_predict`)
+            return FastPredictor("ols", {"fit_intercept": bool(est.fit_intercept),
+                                         "scaled": scaled}, False, False)
         if (t is Ridge and not est.positive and np.ndim(est.alpha) == 0 and est.fit_intercept
                 and est.alpha > 0):
             return FastPredictor("ridge", {"penalty": float(est.alpha), "scaled": scaled},
