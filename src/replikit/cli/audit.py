@@ -278,9 +278,10 @@ def _source(*, data, target, study, table, task, example, models, moderator, sco
         if target is None:
             raise ParameterError("`--target`: required with `--data` (the outcome column).")
         from ..data.userdata import load_dataset
+        from ..report.preflight import MIN_ROWS
 
         ds = load_dataset(data, target=target, study=study, table=table,
-                          min_studies=2 if study else 1, task=task)
+                          min_studies=2 if study else 1, task=task, min_rows=MIN_ROWS)
         return AuditInput("data", ds.name, dataset=ds, task=ds.task)
     if study is not None and flag != "--predictions":
         raise ParameterError(f"`--study` names a column of --data or --predictions; {flag} "

@@ -353,6 +353,7 @@ def _refuse_misplaced(frame: pd.DataFrame, name: str) -> None:
 
 def _data_input(value, target, study, task, table) -> AuditInput:
     from ..data.userdata import dataset_from_frame
+    from .preflight import MIN_ROWS
 
     if isinstance(value, Dataset):
         if target is not None or task is not None:
@@ -364,7 +365,7 @@ def _data_input(value, target, study, task, table) -> AuditInput:
     if target is None:
         raise ParameterError("`target`: required with `data` (the outcome column).")
     ds = dataset_from_frame(frame, target=target, study=study, task=task, name=name,
-                            min_studies=2 if study else 1)
+                            min_studies=2 if study else 1, min_rows=MIN_ROWS)
     return AuditInput("data", name, dataset=ds, task=ds.task)
 
 
