@@ -56,3 +56,54 @@ def test_library_names_the_parameter_and_its_minimum():
     assert len(ds.y) == 5
     with pytest.raises(DataError, match="at least 6 are needed"):
         dataset_from_frame(_table().head(5), target="pressure", min_rows=6)
+
+
+# --- control characters in names ----------------------------------------------------------
+
+def _with_header(df: pd.DataFrame, header: list[str]) -> str:
+    """``df`` as CSV text under ``header`` (names pandas would not write as they are)."""
+    body = df.to_csv(index=False, header=False)
+    return ",".join(header) + "\n" + body
+
+
+def test_a_nul_in_the_header_is_escaped_and_named(cli, tmp_path, write_csv):
+    df = _table()[["height", "weight", "clinic", "pressure"]]
+    path = write_csv(_with_header(df, ["height\x00cm", "weight", "clinic", "pressure"]))
+    code, out, err = result = cli("audit", "--data", path, "--target", "bp", "--out",
+                                  tmp_path / "o")
+    line = assert_clear_error(result, "--target", "'bp'", r"'height\x00cm'",
+                              "holds a control character")
+    assert "\x00" not in err and "\x00" not in line
+
+
+def test_an_escape_sequence_in_a_class_label_cannot_reach_the_terminal(cli, tmp_path,
+                                                                         write_csv):
+    df = _table()
+    df["pressure"] = np.where(df["pressure"] > df["pressure"].median(), "high\x1b[31m", "low")
+    code, out, err = cli("audit", "--data", write_csv(df), "--target", "pressure",
+                         "--sections", "overview", "--quick", "--out", tmp_path / "o")
+    assert code == 0, err
+    assert "\x1b" not in err and "\x1b" not in out
+    assert r"high\x1b[31m → 0" in err  # the note on the encoding, escaped
+
+
+def test_library_message_quotes_the_odd_name():
+    from replikit.data.userdata import dataset_from_frame
+    from replikit.errors import DataError
+
+    df = _table().rename(columns={"weight": "weight\x1b[0m"})
+    with pytest.raises(DataError) as exc:
+        dataset_from_frame(df, target="bp")
+    assert r"'weight\x1b[0m'" in str(exc.value) and "\x1b" not in str(exc.value)
+
+
+def test_a_control_character_in_a_study_label_is_visible_in_the_report(cli, tmp_path,
+                                                                       write_csv):
+    df = _table()
+    df["clinic"] = np.repeat(["Leeds\x1b[31m", "Hull", "York"], 20)
+    out = tmp_path / "o"
+    code, _, err = cli("audit", "--data", write_csv(df), "--target", "pressure", "--study",
+                       "clinic", "--sections", "overview", "--out", out)
+    assert code == 0, err
+    html = (out / "report.html").read_text()
+    assert "\x1b" not in html and "Leeds⟨U+001B⟩[31m" in html

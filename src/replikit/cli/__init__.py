@@ -20,6 +20,7 @@ except ImportError:  # older typer uses click itself
     import click.exceptions as _cx
 
 from .. import __version__
+from .._labels import escape_controls
 from ..errors import ReplikitError
 from ._common import (
     RENAMED_FLAGS,
@@ -151,7 +152,9 @@ _register_commands()
 
 
 def _fail(message: str) -> None:
-    message = " ".join(str(message).split())  # one line
+    # one line; a character that does not print (a NUL or an escape sequence from a label the
+    # message quotes as it is) is written as its escape, so it cannot act on the terminal
+    message = escape_controls(" ".join(str(message).split()))
     typer.echo(f"replikit: error: {message}", err=True)
     sys.exit(2)
 

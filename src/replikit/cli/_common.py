@@ -25,6 +25,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._labels import escape_controls
 from ..errors import ParameterError, ReplikitError, ReplikitWarning
 
 __all__ = [
@@ -169,9 +170,11 @@ ModelsOpt = Annotated[str | None, typer.Option(
 
 
 def info(message: str) -> None:
-    """A diagnostic line on stderr (never mixed into data on stdout)."""
+    """A diagnostic line on stderr (never mixed into data on stdout); characters that do not
+    print (a NUL, an escape sequence from a label) are written as escapes, line breaks kept."""
     if not state.quiet:
-        typer.echo(message, err=True)
+        typer.echo("\n".join(escape_controls(line) for line in str(message).split("\n")),
+                   err=True)
 
 
 def emit(human: Any, data: Any) -> None:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from .._labels import names_list
 from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, epilog, info, parameter_flags, state
 
 #: The examples of ``replikit audit --help`` (each a real command line, at most 76 characters).
@@ -446,9 +447,8 @@ def _moderators(given: list[str] | None, dataset) -> list[str] | None:
     columns = [str(c) for c in dataset.X.columns]
     for name in names:
         if name not in columns:
-            shown = ", ".join(columns[:12]) + (", ..." if len(columns) > 12 else "")
             raise ParameterError(f"`--moderator`: {name!r} is not a column of the data "
-                                 f"(after encoding); columns: {shown}.")
+                                 f"(after encoding); columns: {names_list(columns, 12)}.")
         per_study = dataset.X[name].groupby(dataset.study.to_numpy()).nunique()
         varies = [str(s) for s, n in per_study.items() if n > 1]
         if varies:

@@ -10,6 +10,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from .._compat import dropped, renamed
+from .._labels import names_list
 from .._validation import check_int, lookalike_labels
 from ..errors import DataError
 from .io import _read
@@ -110,9 +111,7 @@ def infer_task(y: pd.Series) -> str:
 
 
 def _columns_list(frame: pd.DataFrame) -> str:
-    cols = [str(c) for c in frame.columns]
-    shown = ", ".join(cols[:30])
-    return shown + (f", ... ({len(cols)} in all)" if len(cols) > 30 else "")
+    return names_list(frame.columns)
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from .._labels import visible_controls
 from .blocks import SectionOutput, to_jsonable
 from .summary import STATE_WORDS  # re-exported: the words of a card's light
 
@@ -16,15 +17,12 @@ __all__ = ["render_html", "render_json", "render_cards", "environment", "neutral
            "cited_keys"]
 
 
-# Unicode bidirectional controls (and the invisible marks) in a label could reorder what the
-# reader sees ("Trojan Source"); the report shows them as visible code points instead.
-_BIDI = {c: f"⟨U+{c:04X}⟩" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A),
-                                      0x200E, 0x200F, 0x061C)}
-
-
 def neutralize_bidi(text: str) -> str:
-    """Replace bidirectional control characters by a visible ``⟨U+202E⟩`` marker."""
-    return text.translate(_BIDI)
+    """Replace bidirectional control characters, and control characters other than tab and
+    line breaks, by a visible ``⟨U+202E⟩`` marker (:func:`replikit._labels.visible_controls`:
+    a label could reorder what the reader sees, "Trojan Source", and HTML and SVG cannot carry
+    a NUL)."""
+    return visible_controls(text)
 
 
 def _finalize(value):
