@@ -107,3 +107,36 @@ def test_a_control_character_in_a_study_label_is_visible_in_the_report(cli, tmp_
     assert code == 0, err
     html = (out / "report.html").read_text()
     assert "\x1b" not in html and "Leeds⟨U+001B⟩[31m" in html
+
+
+# --- a tab- or semicolon-separated file named .csv ---------------------------------------
+
+def test_a_semicolon_file_with_decimal_commas_is_refused_naming_the_column(cli, tmp_path,
+                                                                          write_csv):
+    text = "height;weight;pressure\n" + "\n".join(
+        f"{170 + i % 7},{i % 10};{60 + i % 9},5;{110 + i},{i % 4}" for i in range(40))
+    assert_clear_error(cli("audit", "--data", write_csv(text, "eu.csv"), "--target",
+                           "pressure", "--out", tmp_path / "o"),
+                       "--data", "semicolon-separated", "decimal comma", "'height'", "'170,0'")
+
+
+def test_library_reads_a_tab_separated_csv_and_warns(tmp_path):
+    import warnings
+
+    from replikit.data import read_frame
+    from replikit.errors import ReplikitWarning
+
+    p = tmp_path / "t.csv"
+    p.write_text("a\tb\tc\n1\t2\tx\n3\t4\ty\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = read_frame(p)
+    assert list(frame.columns) == ["a", "b", "c"] and frame["b"].tolist() == [2, 4]
+    assert [w.category for w in caught] == [ReplikitWarning]
+    assert "t.csv is tab-separated" in str(caught[0].message)
+    assert caught[0].filename == __file__  # points at the caller, not inside replikit
+    q = tmp_path / "q.csv"
+    q.write_text('"a;b"\nfoo\nbar\n')  # a quoted name holding a semicolon: one column
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(read_frame(q).columns) == ["a;b"]
