@@ -111,6 +111,22 @@ def test_a_control_character_in_a_study_label_is_visible_in_the_report(cli, tmp_
 
 # --- a tab- or semicolon-separated file named .csv ---------------------------------------
 
+@pytest.mark.parametrize("sep, word", [("\t", "tab-separated"), (";", "semicolon-separated")])
+def test_a_csv_with_another_separator_is_read_as_such_with_a_note(cli, tmp_path, sep, word):
+    path = tmp_path / "clinics.csv"
+    _table().to_csv(path, sep=sep, index=False)
+    code, out, err = cli("run", "--data", path, "--target", "pressure", "--study", "clinic",
+                         "--models", "lr", "--scheme", "5x2", "--out", tmp_path / "s.csv")
+    assert code == 0, err
+    said = [ln for ln in err.splitlines() if word in ln]
+    assert said == [f"replikit: warning: `--data`: clinics.csv is {word} (its header read with "
+                    f"commas is one column holding {'tabs' if sep == chr(9) else 'semicolons'})"
+                    f": read with {'tabs' if sep == chr(9) else 'semicolons'} between the "
+                    "fields" + (" (name it .tsv to say so)." if sep == "\t" else ".")]
+    scores = pd.read_csv(tmp_path / "s.csv")  # the columns read as columns
+    assert set(scores["study"]) == {"Leeds", "Hull", "York"}
+
+
 def test_a_semicolon_file_with_decimal_commas_is_refused_naming_the_column(cli, tmp_path,
                                                                           write_csv):
     text = "height;weight;pressure\n" + "\n".join(
@@ -140,3 +156,66 @@ def test_library_reads_a_tab_separated_csv_and_warns(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert list(read_frame(q).columns) == ["a;b"]
+
+
+# --- library warnings on the command line ---------------------------------------------------
+
+def _unscaled(n=120, seed=1):
+    """A classification table whose features differ in scale by 10^4: lbfgs needs many steps."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) * [1.0, 100.0, 10_000.0]
+    df = pd.DataFrame(X, columns=["dose", "weight", "income"])
+    df["relapse"] = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    return df
+
+
+_LR = ("--model", "lr=sklearn.linear_model:LogisticRegression", "--param", "lr.max_iter=3")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_model_that_does_not_converge_gets_one_note(cli, tmp_path, write_csv, jobs):
+    import warnings
+
+    from sklearn.linear_model import LogisticRegression
+
+    from replikit.experiment import run
+
+    shown, filters = warnings.showwarning, list(warnings.filters)
+    code, out, err = cli("run", "--data", write_csv(_unscaled()), "--target", "relapse",
+                         *_LR, "--scheme", "5x2", "--n-jobs", jobs, "--out",
+                         tmp_path / "s.csv")
+    assert code == 0, err
+    assert "ConvergenceWarning" not in err and "lbfgs" not in err and ".py:" not in err
+    notes = [ln for ln in err.splitlines() if ln.startswith("replikit: note:")]
+    assert len(notes) == 1, err
+    assert notes[0].startswith("replikit: note: lr did not converge in 3 iterations on 10 of "
+                               "10 fits")
+    # the policy is the command line's: Python's warnings are left as they were, and the
+    # library shows scikit-learn's own warnings, once per fit, as Python does
+    assert warnings.showwarning is shown and warnings.filters == filters
+    df = _unscaled()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run({"lr": LogisticRegression(max_iter=3)}, df[["dose", "weight", "income"]],
+            df["relapse"], scheme="5x2", metrics="accuracy", random_state=0,
+            backend="joblib" if jobs == "2" else "serial", n_jobs=int(jobs))
+    assert sum(w.category.__name__ == "ConvergenceWarning" for w in caught) == 10
+
+
+def test_numpy_runtime_warnings_are_quiet_unless_debug(cli, tmp_path, write_csv):
+    df = _table()
+    df["pressure"] = (df["pressure"] > df["pressure"].median()).astype(int)
+    df["constant"] = 1.0  # zero variance: GaussianNB without smoothing takes log(0)
+    path = write_csv(df)
+    args = ("run", "--data", path, "--target", "pressure", "--model",
+            "nb=sklearn.naive_bayes:GaussianNB", "--param", "nb.var_smoothing=0", "--scheme",
+            "5x2", "--metrics", "accuracy")
+    code, out, err = cli(*args, "--out", tmp_path / "a.csv")
+    assert code == 0, err
+    assert "RuntimeWarning" not in err and "divide by zero" not in err
+    assert [ln for ln in err.splitlines() if ln.strip()] == [
+        "Running nb under 5x2 (every split drawn from --random-state 0) on 60 rows; metrics "
+        "accuracy."]
+    code, out, err = cli("--debug", *args, "--out", tmp_path / "b.csv")
+    assert code == 0, err
+    assert "RuntimeWarning: divide by zero encountered in log" in err

@@ -31,6 +31,7 @@ from ._common import (
     simulate_app,
     state,
 )
+from ._warnings import warning_policy
 
 __all__ = ["app", "main"]
 
@@ -267,7 +268,10 @@ def main(argv: list[str] | None = None) -> None:
     args = _rename_flags(args)
     debug = "--debug" in args
     try:
-        code = app(args=args, prog_name="replikit", standalone_mode=False)
+        # replikit's warnings one line each, a note per model whose fits did not converge,
+        # the other libraries' warnings quiet unless --debug (cli/_warnings.py)
+        with warning_policy(debug, quiet=lambda: state.quiet):
+            code = app(args=args, prog_name="replikit", standalone_mode=False)
     except ReplikitError as exc:
         if debug:
             raise
