@@ -135,10 +135,13 @@ def _reraise(returned) -> None:
 
     from .. import _convergence
 
-    records, fitted = returned
+    if len(returned) == 2 and isinstance(returned[1], dict):
+        records, fitted = returned
+    else:  # a worker of an earlier replikit: its warnings only, no count of fits
+        records, fitted = returned, {}
     _convergence.merge(fitted, _convergence.current_model())
-    for message, category, filename, lineno, replayed in records:
-        with _convergence.replay() if replayed else contextlib.nullcontext():
+    for message, category, filename, lineno, *replayed in records:
+        with _convergence.replay() if any(replayed) else contextlib.nullcontext():
             warnings.warn_explicit(message, category, filename, lineno)
 
 
