@@ -16,10 +16,13 @@ Nothing here imports numpy or pandas.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import contextvars
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["has_control", "shown", "names_list", "escape_controls", "visible_controls"]
+__all__ = ["has_control", "shown", "names_list", "escape_controls", "visible_controls",
+           "MAX_LABEL", "abbreviate", "Abbreviations", "shortened", "current"]
 
 # Unicode bidirectional controls (and the invisible marks) in a label could reorder what the
 # reader sees ("Trojan Source"); the control characters a label may hold (a NUL, an escape; not
@@ -111,3 +114,142 @@ def names_list(names: Iterable[Any], limit: int = 30, *, what: str = "the header
                  + (f" and {len(odd) - 3} more" if len(odd) > 3 else "")
                  + "; the file may be in another encoding or damaged)")
     return text
+
+
+# ---------------------------------------------------------------------------------------------
+# long labels: shortened where a reader sees them, whole where a program looks them up
+
+#: The longest label shown whole in a report, a figure or a terminal line (characters).
+MAX_LABEL = 40
+_ELLIPSIS = "…"
+_TAIL = 12  # characters of a label's end kept when two labels start alike
+
+
+def abbreviate(text: str, limit: int = MAX_LABEL) -> str:
+    """``text`` cut to ``limit`` characters, the last one an ellipsis, when it is longer.
+
+    Examples
+    --------
+    >>> abbreviate("Survey of Health, Ageing and Retirement in Europe, wave 8", 30)
+    'Survey of Health, Ageing and …'
+    """
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + _ELLIPSIS
+
+
+class Abbreviations:
+    """Short forms of the long labels of one input (study labels, model names, column names,
+    class labels), distinct from each other and from the labels shown whole.
+
+    A label longer than ``limit`` characters is cut to its first ``limit - 1`` characters and
+    an ellipsis; labels that would then read alike keep their ends too (``Survey…wave 7``,
+    ``Survey…wave 8``), and any still alike are numbered (``…(1)``, ``…(2)``).
+
+    Parameters
+    ----------
+    labels : iterable
+        Every label of the input (short ones included: a short form never equals one of them).
+    limit : int, default :data:`MAX_LABEL`
+        The longest label kept whole.
+
+    Examples
+    --------
+    >>> wave = "Survey of Health, Ageing and Retirement in Europe, wave "
+    >>> ab = Abbreviations(["Leeds", wave + "7", wave + "8"], limit=30)
+    >>> sorted(ab.short.values())
+    ['Survey of Health, A…pe, wave 7', 'Survey of Health, A…pe, wave 8']
+    >>> ab.apply("Leeds and " + wave + "8")
+    'Leeds and Survey of Health, A…pe, wave 8'
+    """
+
+    def __init__(self, labels: Iterable[Any] = (), limit: int = MAX_LABEL) -> None:
+        seen = list(dict.fromkeys(str(v) for v in labels))
+        whole = {v for v in seen if len(v) <= limit}
+        long = [v for v in seen if len(v) > limit]
+        short = {v: abbreviate(v, limit) for v in long}
+        taken = set(whole)
+        for form in (self._head_tail, self._numbered):
+            counts: dict[str, int] = {}
+            for v in long:
+                counts[short[v]] = counts.get(short[v], 0) + 1
+            clash = [v for v in long if counts[short[v]] > 1 or short[v] in taken]
+            for i, v in enumerate(clash, start=1):
+                short[v] = form(v, limit, i)
+        self.limit = limit
+        #: full label -> its short form (long labels only)
+        self.short: dict[str, str] = short
+        self._order()
+
+    def _order(self) -> None:
+        # longest first: a label inside a longer one is replaced after it (no regular
+        # expression: compiling one of a 100,000-character label takes seconds)
+        self._longest = sorted(self.short, key=len, reverse=True)
+
+    @staticmethod
+    def _head_tail(label: str, limit: int, i: int) -> str:
+        tail = min(_TAIL, limit // 3)
+        return label[:limit - tail - 1] + _ELLIPSIS + label[-tail:]
+
+    @staticmethod
+    def _numbered(label: str, limit: int, i: int) -> str:
+        mark = f"({i})"
+        return label[:limit - len(mark) - 1] + _ELLIPSIS + mark
+
+    def __bool__(self) -> bool:
+        return bool(self.short)
+
+    @classmethod
+    def from_lookup(cls, lookup: dict[str, str] | None) -> Abbreviations:
+        """The abbreviations a :meth:`lookup` describes (a report's ``meta['labels']``)."""
+        ab = cls()
+        ab.short = {str(full): str(s) for s, full in (lookup or {}).items()}
+        ab._order()
+        return ab
+
+    def lookup(self) -> dict[str, str]:
+        """Short form -> full label (what a report's JSON keeps, to look a label up)."""
+        return {s: full for full, s in self.short.items()}
+
+    def apply(self, text: Any) -> Any:
+        """``text`` with every long label in it replaced by its short form (anything but a
+        string is returned as it is)."""
+        if not self.short or not isinstance(text, str) or len(text) <= self.limit:
+            return text
+        for label in self._longest:
+            if len(label) <= len(text) and label in text:
+                text = text.replace(label, self.short[label])
+        return text
+
+    def apply_deep(self, obj: Any, *, keep_exact: bool = False) -> Any:
+        """:meth:`apply` to every string in ``obj`` (dicts, lists and tuples walked; keys
+        too). With ``keep_exact``, a string that *is* a long label is kept whole (a value a
+        program looks up), only the texts around labels are shortened."""
+        if not self.short:
+            return obj
+        if isinstance(obj, str):
+            return obj if keep_exact and obj in self.short else self.apply(obj)
+        if isinstance(obj, dict):
+            return {self.apply_deep(k, keep_exact=keep_exact):
+                    self.apply_deep(v, keep_exact=keep_exact) for k, v in obj.items()}
+        if isinstance(obj, list | tuple):
+            return type(obj)(self.apply_deep(v, keep_exact=keep_exact) for v in obj)
+        return obj
+
+
+_CURRENT: contextvars.ContextVar[Abbreviations | None] = contextvars.ContextVar(
+    "replikit_abbreviations", default=None)
+
+
+@contextlib.contextmanager
+def shortened(abbreviations: Abbreviations | None) -> Iterator[None]:
+    """Inside, figures shorten these labels (:func:`current`)."""
+    token = _CURRENT.set(abbreviations)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current() -> Abbreviations | None:
+    """The abbreviations in force (:func:`shortened`), or None."""
+    return _CURRENT.get()

@@ -219,3 +219,75 @@ def test_numpy_runtime_warnings_are_quiet_unless_debug(cli, tmp_path, write_csv)
     code, out, err = cli("--debug", *args, "--out", tmp_path / "b.csv")
     assert code == 0, err
     assert "RuntimeWarning: divide by zero encountered in log" in err
+
+
+# --- labels a hundred thousand characters long --------------------------------------------
+
+_TRUST = "Regional Hospital Trust, Outpatient Clinic of Cardiology " * 350  # 20,300 characters
+
+
+def test_long_study_labels_are_shortened_in_the_report_and_kept_whole_in_its_json(
+        cli, tmp_path, write_csv):
+    import json
+    import re
+
+    df = _table(90)
+    df["clinic"] = np.repeat([_TRUST + "Leeds", _TRUST + "Hull", "York"], 30)
+    out = tmp_path / "o"
+    code, stdout, err = cli("audit", "--data", write_csv(df), "--target", "pressure",
+                            "--study", "clinic", "--sections", "overview,multistudy",
+                            "--quick", "--out", out)
+    assert code == 0, err
+    html = (out / "report.html").read_text()
+    assert _TRUST not in html and len(html) < 400_000
+    # the two labels alike for 20,000 characters read differently, in 40 characters
+    shown = set(re.findall(r"Regional Hospital Trust[^<>\"]*?…[^<>\"&;]*?(?:Leeds|Hull)",
+                           html))
+    assert len(shown) == 2 and all(len(s) <= 40 for s in shown), shown
+    assert "2 labels longer than 40 characters are shortened" in html
+    report = json.loads((out / "report.json").read_text())
+    assert sorted(report["meta"]["labels"].values()) == [_TRUST + "Hull", _TRUST + "Leeds"]
+    assert set(report["meta"]["labels"]) == shown
+    assert _TRUST + "Leeds" in json.dumps(report["sections"])  # values keep the label
+    assert all(len(line) < 400 for line in (stdout + err).splitlines())
+
+
+def test_a_figure_shortens_long_labels_distinctly_and_fast():
+    import re
+    import time
+
+    from replikit._labels import Abbreviations, shortened
+    from replikit._plotting import new_axes, svg_document
+
+    ticks = ["x" * 100_000 + "1", "x" * 100_000 + "2", "north"]
+
+    def drawn(labels=None):
+        ax = new_axes()
+        ax.barh(range(3), [1.0, 2.0, 3.0])
+        ax.set_yticks(range(3), ticks)
+        ax.set_title(f"Error in {ticks[0]}")
+        start = time.perf_counter()
+        with shortened(labels):
+            svg = svg_document(ax.figure)
+        return re.findall(r"<text[^>]*>([^<]*)</text>", svg), time.perf_counter() - start
+
+    texts, seconds = drawn()  # no labels known: the ticks still fit, and differ
+    long = [t for t in texts if "xxx" in t]
+    assert len(set(long)) == 3 and all(len(t) <= 120 for t in long)  # 2 ticks, the title
+    assert seconds < 5
+    ab = Abbreviations(ticks)  # the audit's labels: the same short form everywhere
+    texts, _ = drawn(ab)
+    assert {ab.short[ticks[0]], ab.short[ticks[1]], "north",
+            f"Error in {ab.short[ticks[0]]}"} <= set(texts)
+
+
+def test_abbreviations_are_distinct_and_never_take_a_label_shown_whole():
+    from replikit._labels import Abbreviations
+
+    same = "s" * 60
+    ab = Abbreviations([same + "a", same + "b", "s" * 39 + "…", "north", same + "a"])
+    forms = list(ab.short.values())
+    assert len(ab.short) == 2 and len(set(forms)) == 2
+    assert all(len(f) <= 40 for f in forms) and "s" * 39 + "…" not in forms
+    twins = Abbreviations(["q" * 80 + "z" * 20, "q" * 81 + "z" * 19, "q" * 82 + "z" * 18])
+    assert len(set(twins.short.values())) == 3  # alike at both ends: numbered

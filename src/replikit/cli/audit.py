@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .._labels import names_list
+from .._labels import escape_controls, names_list
 from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, epilog, info, parameter_flags, state
 
 #: The examples of ``replikit audit --help`` (each a real command line, at most 76 characters).
@@ -136,6 +136,7 @@ def audit(
     from ..errors import ParameterError
     from ..experiment.models import make_models
     from ..report import REPORT_FILES, discover_sections, run_audit
+    from ..report.audit import label_abbreviations
 
     check_output_dir(out, REPORT_FILES, option="out_dir", overwrite=overwrite,
                      overwrite_option="`overwrite`")
@@ -168,24 +169,26 @@ def audit(
     dataset = source.dataset
     chosen = make_models(models, dataset.task) if models is not None else None
     moderators = _moderators(moderator, dataset) if dataset is not None else None
+    # the input's long labels in the lines printed here shortened as in the report
+    labels = label_abbreviations(source, chosen)
     if dataset is not None:
         n_studies = dataset.n_studies
         info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
              f"{'study' if n_studies == 1 else 'studies'}, {dataset.task}"
              + (" (quick mode)" if quick else "") + ".")
         for note in dataset.notes:
-            info(f"replikit: note: {note}.")
+            info(f"replikit: note: {labels.apply(note)}.")
         info(_expected_time(dataset, chosen, quick, n_jobs,
                             own_process=backend is None and scheduler is None))
     else:
         info(f"Auditing {source.name}: {source.label}"
              + (" (quick mode)" if quick else "") + ".")
         for note in source.notes:
-            info(f"replikit: note: {note}.")
+            info(f"replikit: note: {labels.apply(note)}.")
 
     def skipped(section) -> None:
         typer.echo(f"replikit: warning: section '{section.key}' skipped: "
-                   + " ".join(section.skipped.split()), err=True)
+                   + escape_controls(" ".join(labels.apply(section.skipped).split())), err=True)
 
     command = "replikit " + " ".join(_quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
     client = None
@@ -205,9 +208,7 @@ def audit(
     finally:
         if client is not None:
             client.close()
-    from ..report.summary import summary_cards
-
-    cards = summary_cards(report.sections)
+    cards = report.cards  # long labels shortened as in the report
     emit([*_card_texts(cards),
           f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
           + (f"\n{len(report.skipped)} section(s) skipped: "

@@ -147,6 +147,35 @@ class AuditInput:
             return int(len(self.benchmark))
         return int(len(self.estimates))
 
+    def labels(self) -> list[str]:
+        """Every name the input gives its studies, models, columns and classes (what the report
+        shortens when long: :class:`replikit._labels.Abbreviations`)."""
+        out: list = []
+
+        def text_values(frame: pd.DataFrame) -> None:
+            out.extend(map(str, frame.columns))
+            for col in frame.columns:
+                values = frame[col]
+                if not pd.api.types.is_numeric_dtype(values):
+                    out.extend(map(str, pd.unique(values.dropna())))
+
+        d = self.dataset
+        if d is not None:
+            out.extend(map(str, d.X.columns))
+            out.append(str(d.y.name))
+            if d.study is not None:
+                out.extend(map(str, pd.unique(d.study)))
+            out.extend(map(str, d.classes or ()))
+        for table in (self.scores, self.predictions):
+            if table is not None:
+                text_values(table.frame)
+        if self.benchmark is not None:
+            out.extend(map(str, self.benchmark.index))
+            out.extend(map(str, self.benchmark.columns))
+        if self.estimates is not None:
+            text_values(self.estimates)
+        return out
+
     @property
     def test_ratio(self) -> float | None:
         """``n_test / n_train`` of a ``holdout`` scheme with a known test share."""
