@@ -208,7 +208,10 @@ def audit(
     finally:
         if client is not None:
             client.close()
-    cards = report.cards  # long labels shortened as in the report
+    from ..report.summary import summary_cards
+
+    # long labels shortened as in the report (whole where a value is the label)
+    cards = labels.apply_deep(summary_cards(report.sections), keep_exact=True)
     emit([*_card_texts(cards),
           f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
           + (f"\n{len(report.skipped)} section(s) skipped: "

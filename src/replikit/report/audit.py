@@ -551,8 +551,12 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
     # the thread policy (replikit._threads): small matrices, many fits; the report's figures
     # are drawn outside pyplot (a notebook shows the cards, not every figure)
     try:
-        # the figures are drawn in a thread of their own while the fits go on (figures_later)
-        with single_blas(), off_pyplot(), shortened(labels), figures_later():
+        # the figures are drawn in a thread of their own while the fits go on (figures_later);
+        # both threads enter and leave warnings.catch_warnings (a fit, matplotlib's
+        # rc_context), whose global state they may then restore out of order: the outer one,
+        # left once the figures are drawn, puts back the caller's filters and display
+        with warnings.catch_warnings(), single_blas(), off_pyplot(), shortened(labels), \
+                figures_later():
             for section in discover_sections():
                 _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
                 release_after(ctx, section.key, sections)
