@@ -18,7 +18,7 @@ import os
 import re
 
 __all__ = ["new_figure", "new_axes", "axes_or_new", "svg_document", "svg_inline", "save_svg",
-           "svg_later", "figures_later", "OKABE_ITO", "MIN_FONT_PT"]
+           "svg_later", "figures_later", "short_labels", "OKABE_ITO", "MIN_FONT_PT", "LONG_TEXT"]
 
 _XMLNS = re.compile(r'\s+xmlns(:\w+)?="[^"]*"')
 
@@ -184,6 +184,90 @@ def legible(fig, min_size: float = MIN_FONT_PT):
     return fig
 
 
+#: A figure's text longer than this (characters) is cut: no caption of replikit's is this long,
+#: so such a text is a label from the data; a tick or legend label this long is shortened to
+#: :data:`replikit._labels.MAX_LABEL` characters, distinct from its neighbours.
+LONG_TEXT = 120
+
+
+def _short_formatter(inner, shorten):
+    """A tick formatter that gives ``inner``'s labels through ``shorten`` (a list of labels to
+    a list of labels)."""
+    from matplotlib.ticker import Formatter
+
+    class _Short(Formatter):
+        _replikit_short = True
+
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            inner.set_axis(axis)
+
+        def set_locs(self, locs):
+            inner.set_locs(locs)
+
+        def __call__(self, x, pos=None):
+            return shorten([inner(x, pos)])[0]
+
+        def format_ticks(self, values):
+            return shorten(list(inner.format_ticks(values)))
+
+        def get_offset(self):
+            return inner.get_offset()
+
+    return _Short()
+
+
+def short_labels(fig):
+    """Shorten the long labels of ``fig`` before it is laid out (a label of a hundred thousand
+    characters made the layout take a minute and the SVG megabytes).
+
+    The labels of the audit's input (:func:`replikit._labels.current`) take their short forms
+    everywhere, as in the report's tables and sentences; any other tick or legend label longer
+    than :data:`LONG_TEXT` characters is cut to ``MAX_LABEL`` characters, distinct from the
+    others on its axis or legend; any other text longer than that is cut. Control characters
+    are shown as visible code points. Returns ``fig``.
+    """
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+    from matplotlib.ticker import LogFormatter, ScalarFormatter
+
+    from ._labels import Abbreviations, abbreviate, current, visible_controls
+
+    known = current()
+
+    def one(text: str) -> str:
+        text = visible_controls(known.apply(text) if known else text)
+        return text
+
+    def group(labels: list[str]) -> list[str]:
+        labels = [one(str(t)) for t in labels]
+        if max(map(len, labels), default=0) <= LONG_TEXT:
+            return labels
+        ab = Abbreviations(labels)
+        return [ab.short.get(t, t) if len(t) > LONG_TEXT else t for t in labels]
+
+    for legend in fig.findobj(Legend):
+        texts = legend.get_texts()
+        for text, new in zip(texts, group([t.get_text() for t in texts]), strict=True):
+            text.set_text(new)
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            fmt = axis.get_major_formatter()
+            # labels (categories, fixed labels, functions of the position): through group;
+            # numbers are left to their formatters (offsets, mathtext)
+            if not isinstance(fmt, ScalarFormatter | LogFormatter) and \
+                    not getattr(fmt, "_replikit_short", False):
+                axis.set_major_formatter(_short_formatter(fmt, group))
+    for text in fig.findobj(Text):
+        label = text.get_text()
+        if label:
+            new = one(label)
+            new = abbreviate(new, LONG_TEXT) if len(new) > LONG_TEXT else new
+            if new != label:
+                text.set_text(new)
+    return fig
+
+
 def svg_document(fig) -> str:
     """Render ``fig`` as a standalone SVG document (valid XML, opens in any viewer).
 
@@ -199,6 +283,7 @@ def svg_document(fig) -> str:
     # with mathtext off (:func:`legible`), then keep mathtext only for the formatters'
     # own '$\mathdefault{...}$' strings (log-axis ticks such as 10^2).
     engine = fig.get_layout_engine()
+    short_labels(fig)  # before any layout: a long label is slow to measure
     with matplotlib.rc_context({"text.parse_math": False}):
         legible(fig)
     for text in fig.findobj(Text):
@@ -250,7 +335,10 @@ def svg_later(fig):
     """:func:`svg_inline` of ``fig``: the ``<svg>`` string at once, or, inside
     :func:`figures_later`, a :class:`concurrent.futures.Future` of it."""
     pool = _LATER.get()
-    return svg_inline(fig) if pool is None else pool.submit(svg_inline, fig)
+    if pool is None:
+        return svg_inline(fig)
+    # the thread draws under the caller's context: the labels it shortens (_labels.shortened)
+    return pool.submit(contextvars.copy_context().run, svg_inline, fig)
 
 
 def save_svg(fig, path: str | os.PathLike) -> str:

@@ -20,6 +20,7 @@ except ImportError:  # older typer uses click itself
     import click.exceptions as _cx
 
 from .. import __version__
+from .._labels import escape_controls
 from ..errors import ReplikitError
 from ._common import (
     RENAMED_FLAGS,
@@ -30,6 +31,7 @@ from ._common import (
     simulate_app,
     state,
 )
+from ._warnings import warning_policy
 
 __all__ = ["app", "main"]
 
@@ -151,7 +153,9 @@ _register_commands()
 
 
 def _fail(message: str) -> None:
-    message = " ".join(str(message).split())  # one line
+    # one line; a character that does not print (a NUL or an escape sequence from a label the
+    # message quotes as it is) is written as its escape, so it cannot act on the terminal
+    message = escape_controls(" ".join(str(message).split()))
     typer.echo(f"replikit: error: {message}", err=True)
     sys.exit(2)
 
@@ -264,7 +268,10 @@ def main(argv: list[str] | None = None) -> None:
     args = _rename_flags(args)
     debug = "--debug" in args
     try:
-        code = app(args=args, prog_name="replikit", standalone_mode=False)
+        # replikit's warnings one line each, a note per model whose fits did not converge,
+        # the other libraries' warnings quiet unless --debug (cli/_warnings.py)
+        with warning_policy(debug, quiet=lambda: state.quiet):
+            code = app(args=args, prog_name="replikit", standalone_mode=False)
     except ReplikitError as exc:
         if debug:
             raise

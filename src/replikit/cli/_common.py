@@ -25,6 +25,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._labels import escape_controls
 from ..errors import ParameterError, ReplikitError, ReplikitWarning
 
 __all__ = [
@@ -171,9 +172,11 @@ ModelsOpt = Annotated[str | None, typer.Option(
 
 
 def info(message: str) -> None:
-    """A diagnostic line on stderr (never mixed into data on stdout)."""
+    """A diagnostic line on stderr (never mixed into data on stdout); characters that do not
+    print (a NUL, an escape sequence from a label) are written as escapes, line breaks kept."""
     if not state.quiet:
-        typer.echo(message, err=True)
+        typer.echo("\n".join(escape_controls(line) for line in str(message).split("\n")),
+                   err=True)
 
 
 def emit(human: Any, data: Any) -> None:
@@ -630,14 +633,23 @@ def flags(names: dict[str, str]) -> Iterator[None]:
 
 @contextlib.contextmanager
 def warning_lines() -> Iterator[None]:
-    """replikit's warnings as one ``replikit: warning: ...`` line each on stderr."""
+    """replikit's warnings raised inside, printed after it as one ``replikit: warning: ...``
+    line each on stderr (once each under the command line's policy, ``cli/_warnings.py``);
+    the others go on to that policy."""
+    from ._warnings import active_policy
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReplikitWarning)
         yield
+    policy = active_policy()
     for w in caught:
         if issubclass(w.category, ReplikitWarning):
-            typer.echo("replikit: warning: " + flagify(" ".join(str(w.message).split())),
-                       err=True)
+            if policy is not None:
+                policy.say(str(w.message))
+            else:
+                typer.echo("replikit: warning: "
+                           + escape_controls(flagify(" ".join(str(w.message).split()))),
+                           err=True)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 

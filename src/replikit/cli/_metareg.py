@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._labels import names_list
 from ..errors import ParameterError
 
 __all__ = ["moderator_columns", "moderator_frame", "extra_outputs", "meta_extras"]
@@ -50,7 +51,7 @@ def moderator_frame(frame, moderators: list[str], factors=()):
     if missing:
         flag = "--factor" if missing[0] in factors else "--moderator"
         raise ParameterError(f"`{flag}`: no column {missing[0]!r} in the table; the "
-                             f"columns are {', '.join(map(str, frame.columns))}.")
+                             f"columns are {names_list(frame.columns)}.")
     mods = frame[moderators].reset_index(drop=True)
     for col in factors:
         mods[col] = mods[col].astype("category")

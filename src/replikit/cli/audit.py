@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from .._labels import escape_controls, names_list
 from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, epilog, info, parameter_flags, state
 
 #: The examples of ``replikit audit --help`` (each a real command line, at most 76 characters).
@@ -135,6 +136,7 @@ def audit(
     from ..errors import ParameterError
     from ..experiment.models import make_models
     from ..report import REPORT_FILES, discover_sections, run_audit
+    from ..report.audit import label_abbreviations
 
     check_output_dir(out, REPORT_FILES, option="out_dir", overwrite=overwrite,
                      overwrite_option="`overwrite`")
@@ -167,24 +169,26 @@ def audit(
     dataset = source.dataset
     chosen = make_models(models, dataset.task) if models is not None else None
     moderators = _moderators(moderator, dataset) if dataset is not None else None
+    # the input's long labels in the lines printed here shortened as in the report
+    labels = label_abbreviations(source, chosen)
     if dataset is not None:
         n_studies = dataset.n_studies
         info(f"Auditing {dataset.name}: {len(dataset.y):,} rows, {n_studies} "
              f"{'study' if n_studies == 1 else 'studies'}, {dataset.task}"
              + (" (quick mode)" if quick else "") + ".")
         for note in dataset.notes:
-            info(f"replikit: note: {note}.")
+            info(f"replikit: note: {labels.apply(note)}.")
         info(_expected_time(dataset, chosen, quick, n_jobs,
                             own_process=backend is None and scheduler is None))
     else:
         info(f"Auditing {source.name}: {source.label}"
              + (" (quick mode)" if quick else "") + ".")
         for note in source.notes:
-            info(f"replikit: note: {note}.")
+            info(f"replikit: note: {labels.apply(note)}.")
 
     def skipped(section) -> None:
         typer.echo(f"replikit: warning: section '{section.key}' skipped: "
-                   + " ".join(section.skipped.split()), err=True)
+                   + escape_controls(" ".join(labels.apply(section.skipped).split())), err=True)
 
     command = "replikit " + " ".join(_quote(a) for a in sys.argv[1:]) if sys.argv[1:] else None
     client = None
@@ -206,7 +210,8 @@ def audit(
             client.close()
     from ..report.summary import summary_cards
 
-    cards = summary_cards(report.sections)
+    # long labels shortened as in the report (whole where a value is the label)
+    cards = labels.apply_deep(summary_cards(report.sections), keep_exact=True)
     emit([*_card_texts(cards),
           f"Report written to {report.html_path}\nJSON twin: {report.json_path}"
           + (f"\n{len(report.skipped)} section(s) skipped: "
@@ -278,9 +283,10 @@ def _source(*, data, target, study, table, task, example, models, moderator, sco
         if target is None:
             raise ParameterError("`--target`: required with `--data` (the outcome column).")
         from ..data.userdata import load_dataset
+        from ..report.preflight import MIN_ROWS
 
         ds = load_dataset(data, target=target, study=study, table=table,
-                          min_studies=2 if study else 1, task=task)
+                          min_studies=2 if study else 1, task=task, min_rows=MIN_ROWS)
         return AuditInput("data", ds.name, dataset=ds, task=ds.task)
     if study is not None and flag != "--predictions":
         raise ParameterError(f"`--study` names a column of --data or --predictions; {flag} "
@@ -445,9 +451,8 @@ def _moderators(given: list[str] | None, dataset) -> list[str] | None:
     columns = [str(c) for c in dataset.X.columns]
     for name in names:
         if name not in columns:
-            shown = ", ".join(columns[:12]) + (", ..." if len(columns) > 12 else "")
             raise ParameterError(f"`--moderator`: {name!r} is not a column of the data "
-                                 f"(after encoding); columns: {shown}.")
+                                 f"(after encoding); columns: {names_list(columns, 12)}.")
         per_study = dataset.X[name].groupby(dataset.study.to_numpy()).nunique()
         varies = [str(s) for s, n in per_study.items() if n > 1]
         if varies:

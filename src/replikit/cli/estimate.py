@@ -78,6 +78,7 @@ def estimate(
 ) -> None:
     """Estimate a model's prediction error by resampling: resubstitution, hold-out, K-fold,
     leave-one-out, the bootstrap (Etherington & Lieske (2019), eqs. 3-7), .632 and .632+."""
+    from .._convergence import model_fits
     from .._outputs import check_output_dir
     from ..data.userdata import load_dataset
     from ..experiment.models import make_model
@@ -90,7 +91,7 @@ def estimate(
     est = make_model(model, dataset.task)
     info(f"Estimating the error of {model} on {dataset.name}: {len(dataset.y):,} rows, "
          f"{dataset.task}.")
-    with progress(f"{model}: fits") as advance:
+    with progress(f"{model}: fits") as advance, model_fits(model):
         res = estimate_errors(est, dataset.X, dataset.y, methods=chosen, loss=loss,
                               n_resamples=n_resamples, n_folds=n_folds, n_repeats=n_repeats,
                               test_size=test_size, rounding=rounding, task=dataset.task,

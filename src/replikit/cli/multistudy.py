@@ -37,13 +37,25 @@ _MULTISTUDY_FLAGS = {"path": "predictions", "data": "predictions"}
 
 @contextlib.contextmanager
 def _warning_lines(flags: dict[str, str] | None = None) -> Iterator[None]:
-    """Warnings raised inside the block, printed afterwards as one ``warning:`` line each,
-    with the parameters they name (`` `study` ``) shown as this command's flags."""
+    """replikit's warnings raised inside the block, printed afterwards as one ``warning:``
+    line each (once each), with the parameters they name (`` `study` ``) shown as this
+    command's flags; the other libraries' warnings go on to the command line's policy (quiet
+    unless --debug, ``cli/_warnings.py``)."""
+    from ..errors import ReplikitWarning
+    from ._warnings import active_policy
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield
+    policy = active_policy()
     seen = set()
     for w in caught:
+        if not issubclass(w.category, ReplikitWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            continue
+        if policy is not None:
+            policy.say(str(w.message), prefix="warning: ", flags=flags)
+            continue
         text = " ".join(str(w.message).split())
         for param, flag in (flags or {}).items():
             text = re.sub(rf"`{re.escape(param)}`", f"`{flag}`", text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,6 +100,59 @@ def _unquote(frame: pd.DataFrame, path: Path, name: str) -> pd.DataFrame:
     return out
 
 
+#: Separators a file named ``.csv`` may use instead of commas, as their names in messages.
+_OTHER_SEPARATORS = {"\t": ("tab", "tabs"), ";": ("semicolon", "semicolons")}
+_DECIMAL_COMMA = r"^\s*[-+]?\d*,\d+\s*$"
+
+
+def _csv_separator(path: Path) -> str:
+    """The separator of a file named ``.csv``: a comma, unless its header read with commas is
+    one column whose name holds tabs (or, failing those, semicolons) — a tab- or
+    semicolon-separated file under a ``.csv`` name, which Excel and many European locales
+    write."""
+    try:
+        header = pd.read_csv(path, sep=",", header=None, nrows=1, dtype=str).iloc[0]
+    except Exception:  # noqa: BLE001 - the read proper reports what is wrong with the file
+        return ","
+    if len(header) != 1 or not isinstance(header.iloc[0], str):
+        return ","
+    for sep in _OTHER_SEPARATORS:
+        if sep in header.iloc[0]:
+            return sep
+    return ","
+
+
+def _sniffed(frame: pd.DataFrame, path: Path, sep: str, dtype,
+             name: str) -> tuple[pd.DataFrame, str]:
+    """``(frame, sep)``: ``frame`` read from a ``.csv`` with ``sep`` (:func:`_csv_separator`),
+    said in a warning; the comma reading when ``sep`` gives one column all the same (a header
+    that only holds the character inside a quoted name). Numbers written with a decimal comma
+    are refused: read as text they would become categories."""
+    if frame.shape[1] < 2:
+        return pd.read_csv(path, sep=",", dtype=dtype), ","
+    one, many = _OTHER_SEPARATORS[sep]
+    for col in frame.columns:
+        values = frame[col].dropna()
+        if len(values) and not pd.api.types.is_numeric_dtype(values) and \
+                values.astype(str).str.match(_DECIMAL_COMMA).all():
+            raise DataError(
+                f"`{name}`: {path.name} looks {one}-separated (its header is one column holding "
+                f"{many}) and writes numbers with a decimal comma (column {str(col)!r} holds "
+                f"{str(values.iloc[0])!r}); save it with commas between the fields and points "
+                "in the numbers, or as Parquet.")
+    from ..errors import warn
+
+    stacklevel = 3  # the warning points at the first caller outside replikit
+    frame_ = sys._getframe(1)
+    while frame_ is not None and frame_.f_globals.get("__name__", "").startswith("replikit"):
+        stacklevel += 1
+        frame_ = frame_.f_back
+    warn(f"`{name}`: {path.name} is {one}-separated (its header read with commas is one column "
+         f"holding {many}): read with {many} between the fields"
+         + (" (name it .tsv to say so)" if sep == "\t" else "") + ".", stacklevel=stacklevel)
+    return frame, sep
+
+
 @dropped("name")
 def read_frame(path: str | os.PathLike, *, table: str | None = None,
                dtype: dict | None = None) -> pd.DataFrame:
@@ -167,8 +221,10 @@ def _read(path, table, dtype, name: str) -> pd.DataFrame:
                              f"{fmt} file (leave `table` out).")
     try:
         if fmt in ("csv", "tsv"):
-            sep = "\t" if fmt == "tsv" else ","
+            sep = "\t" if fmt == "tsv" else _csv_separator(p)
             frame = pd.read_csv(p, sep=sep, dtype=_quoted_keys(dtype))
+            if fmt == "csv" and sep != ",":  # a .csv that is tab- or semicolon-separated
+                frame, sep = _sniffed(frame, p, sep, _quoted_keys(dtype), name)
             _check_unique_header(p, sep, name)
             frame = _unquote(frame, p, name)
         elif fmt == "parquet":

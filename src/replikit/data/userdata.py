@@ -10,7 +10,8 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from .._compat import dropped, renamed
-from .._validation import lookalike_labels
+from .._labels import names_list
+from .._validation import check_int, lookalike_labels
 from ..errors import DataError
 from .io import _read
 
@@ -22,6 +23,8 @@ MAX_ABS = 1e150  # larger magnitudes overflow when squared (sums of squares, Gra
 _ID_MIN_LEVELS = 50  # a text column with more distinct values than this and than half the rows
 _NUMERIC_SHARE = 0.8  # text column whose values are numbers but for a few: stray entries
 _MAX_CLASS_LEVELS = 10  # an integer target with at most this many values is classes
+#: Why a table needs rows enough (``min_rows``), in the messages that refuse one.
+_ROWS_WHY = " (models are fitted on some rows and tested on others)"
 
 
 @dataclass(frozen=True)
@@ -172,9 +175,7 @@ def infer_task(y: pd.Series) -> str:
 
 
 def _columns_list(frame: pd.DataFrame) -> str:
-    cols = [str(c) for c in frame.columns]
-    shown = ", ".join(cols[:30])
-    return shown + (f", ... ({len(cols)} in all)" if len(cols) > 30 else "")
+    return names_list(frame.columns)
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -382,7 +383,8 @@ def _study_labels(col: pd.Series) -> pd.Series:
 @dropped("target_option", "study_option", "task_option")
 def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = None,
                        features: list[str] | None = None, task: str | None = None,
-                       min_studies: int = 1, name: str = "data") -> Dataset:
+                       min_studies: int = 1, min_rows: int = 2,
+                       name: str = "data") -> Dataset:
     """Validate a user's table and split it into features, target and study labels.
 
     What is checked, and what is done (each recorded in ``Dataset.notes``):
@@ -425,6 +427,9 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
         Default :func:`infer_task` of the target.
     min_studies : int, default 1
         The fewest distinct studies accepted.
+    min_rows : int, default 2
+        The fewest rows accepted (in the table, and complete in the used columns): a model is
+        fitted on some rows and tested on others (an audit needs 20).
     name : str, default 'data'
         What messages call the table (a file's name).
 
@@ -437,7 +442,7 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     ------
     DataError
         Any of the checks above fails, the study column has fewer than ``min_studies`` studies,
-        or no complete rows remain.
+        or fewer than ``min_rows`` rows (complete ones) remain.
 
     See Also
     --------
@@ -452,7 +457,7 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     ('regression', 2, ['x'])
     """
     return _from_frame(frame, target, study, features, task, min_studies, name, "target",
-                       "study", "task")
+                       "study", "task", min_rows)
 
 
 #: A design is checked for collinearity (:func:`design_notes`) when its Gram matrix costs at
@@ -520,7 +525,8 @@ def design_notes(X: pd.DataFrame) -> list[str]:
 
 
 def _from_frame(frame, target, study, features, task, min_studies, name, target_option,
-                study_option, task_option) -> Dataset:
+                study_option, task_option, min_rows=2) -> Dataset:
+    min_rows = check_int(min_rows, "min_rows", min_value=1)
     notes: list[str] = []
     dup = frame.columns[frame.columns.duplicated()].unique().tolist()
     if dup:
@@ -540,6 +546,9 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
         )
     if study is not None and study == target:
         raise DataError(f"`{study_option}` and `{target_option}` must differ; both are {target!r}.")
+    if len(frame) < min_rows:  # before the columns' checks: a single row says nothing of them
+        raise DataError(f"`data`: {name} has {_plural(len(frame), 'row')}; at least {min_rows} "
+                        f"are needed{_ROWS_WHY}.")
     if features is None:
         features = [c for c in frame.columns if c not in (target, study)]
     else:
@@ -589,13 +598,14 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
         worst = worst[worst > 0]
         detail = ", ".join(f"{c!s}: {int(v):,}" for c, v in worst.head(5).items())
         notes.append(f"dropped {_plural(n_dropped, 'row')} with a missing value ({detail})")
-    if len(complete) < 2:
+    if len(complete) < min_rows:  # rows enough (checked above): missing values left too few
         worst = missing.sum().sort_values(ascending=False)
         detail = ", ".join(f"{c!s} ({int(v):,} missing)" for c, v in worst.head(3).items()
                            if v > 0)
-        raise DataError(f"{name}: only {_plural(len(complete), 'row')} of {len(used):,} "
-                        f"{'is' if len(complete) == 1 else 'are'} complete in the used columns; "
-                        f"most missing: {detail or 'none'}. Drop or fill those columns.")
+        raise DataError(f"`data`: only {_plural(len(complete), 'row')} of {len(used):,} "
+                        f"{'is' if len(complete) == 1 else 'are'} complete in the used columns "
+                        f"of {name}; at least {min_rows} are needed{_ROWS_WHY}. Most missing: "
+                        f"{detail}. Drop or fill those columns.")
     X = complete[list(features)]
     categorical = [c for c in X.columns if _is_text(X[c])]
     X = pd.get_dummies(X, columns=categorical, drop_first=True, dtype=float).astype(float)
@@ -626,7 +636,7 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
 @dropped("data_option", "target_option", "study_option", "task_option")
 def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = None,
                  table: str | None = None, min_studies: int = 1, task: str | None = None,
-                 features: list[str] | None = None) -> Dataset:
+                 features: list[str] | None = None, min_rows: int = 2) -> Dataset:
     """Read a CSV/Parquet/DuckDB file and validate it as in :func:`dataset_from_frame`.
 
     Study labels are kept as written in a CSV file: ``'05'``, ``'5'`` and ``'5.0'`` are three
@@ -649,6 +659,8 @@ def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = No
         Default :func:`infer_task` of the target.
     features : list of str, optional
         The feature columns (default: every other column).
+    min_rows : int, default 2
+        The fewest rows accepted (in the file, and complete in the used columns).
 
     Returns
     -------
@@ -674,4 +686,4 @@ def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = No
     dtype = {study: str} if study is not None else None
     frame = _read(data, table, dtype, "data")
     return _from_frame(frame, target, study, features, task, min_studies,
-                       os.path.basename(str(data)), "target", "study", "task")
+                       os.path.basename(str(data)), "target", "study", "task", min_rows)

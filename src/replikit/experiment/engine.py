@@ -16,6 +16,7 @@ the backend, the worker count, the order in which tasks finish, or which of them
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -108,21 +109,39 @@ def _call_worker(index, fn, task, shared):
     """A task in a joblib or Dask worker: one BLAS and one OpenMP thread, so that workers x
     threads never exceeds the cores. Its warnings travel back with the result and are raised
     again in the calling process, under its filters (a worker's stderr would print them
-    unfiltered, interleaved with progress lines)."""
+    unfiltered, interleaved with progress lines); so does the task's count of fits and of
+    fits that did not converge (:mod:`replikit._convergence`)."""
     import warnings
 
-    with worker_limits(), warnings.catch_warnings(record=True) as caught:
+    from .. import _convergence
+
+    records: dict = {}  # one record per distinct warning of the task, in order
+
+    def keep(message, category, filename, lineno, file=None, line=None):
+        records[(str(message), category, filename, lineno, _convergence.replaying())] = None
+
+    before = _convergence.tally()
+    with worker_limits(), warnings.catch_warnings():
         warnings.simplefilter("default")
+        warnings.showwarning = keep
         out = fn(task, *shared)
-    return index, out, tuple((str(w.message), w.category, w.filename, w.lineno)
-                             for w in caught)
+    return index, out, (tuple(records), _convergence.since(before))
 
 
-def _reraise(records) -> None:
-    if records:
-        import warnings
+def _reraise(returned) -> None:
+    """A worker's warnings raised again here, and its fits added to this process's tally (its
+    unnamed fits belong to the model this process's fits belong to now)."""
+    import warnings
 
-        for message, category, filename, lineno in records:
+    from .. import _convergence
+
+    if len(returned) == 2 and isinstance(returned[1], dict):
+        records, fitted = returned
+    else:  # a worker of an earlier replikit: its warnings only, no count of fits
+        records, fitted = returned, {}
+    _convergence.merge(fitted, _convergence.current_model())
+    for message, category, filename, lineno, *replayed in records:
+        with _convergence.replay() if any(replayed) else contextlib.nullcontext():
             warnings.warn_explicit(message, category, filename, lineno)
 
 

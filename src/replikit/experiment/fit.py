@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._compat import renamed
+from .._convergence import watched_fit
 from .._threads import fit_limits
 from ..errors import DataError
 from ..results import Result
@@ -294,7 +295,10 @@ def fit_predict(estimator, X_train, y_train, X_test, *, random_state: int | None
     est = clone(estimator)
     if random_state is not None:
         seed_estimator(est, int(random_state))
-    with fit_limits():  # the thread policy: one BLAS and one OpenMP thread per fit
+    # the thread policy: one BLAS and one OpenMP thread per fit; the fit counted for its model,
+    # with whether it converged (replikit._convergence: its warnings are raised again as they
+    # were, and the command line says per model how many fits stopped early)
+    with fit_limits(), watched_fit(est):
         est.fit(X_train, y_train)
         y_pred = _in_blocks(est.predict, X_test)
         p = cls = None

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from .._convergence import model_fits
 from .._random import root_seed_sequence, task_int_seed, task_seed_sequence
 from .._validation import check_choice
 from ..data.tables import Predictions, Scores
@@ -385,8 +386,9 @@ def _execute(task: _Task, estimator, X, ya, settings: _Settings):
     y_train, y_test = ya[task.train], ya[task.test]
     want_proba = return_predictions or any(map(needs_proba, metrics))
     try:
-        fitted = fit_predict(estimator, X_train, y_train, X_test, random_state=seed,
-                             proba=want_proba, classes=settings.classes)
+        with model_fits(task.model):
+            fitted = fit_predict(estimator, X_train, y_train, X_test, random_state=seed,
+                                 proba=want_proba, classes=settings.classes)
     except ReplikitError:
         raise
     except ValueError as exc:  # scikit-learn's message says what the data lack

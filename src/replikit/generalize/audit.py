@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._compat import renamed, renamed_fields
+from .._labels import names_list
 from ..results import Result
 
 if TYPE_CHECKING:
@@ -379,7 +380,7 @@ def _study_frame(study_scores, metric):
     if missing:
         raise DataError(f"`study_scores` needs columns study, model and score (or a Scores "
                         f"table); missing {', '.join(missing)}; columns: "
-                        f"{', '.join(map(str, list(f.columns)[:20]))}.")
+                        f"{names_list(f.columns, 20)}.")
     score = pd.to_numeric(f["score"], errors="coerce")
     if score.isna().all():
         raise DataError("`study_scores`: column 'score' holds no numbers.")

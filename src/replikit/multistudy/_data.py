@@ -18,6 +18,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from .._compat import dropped
+from .._labels import names_list
 from .._validation import check_same_length, lookalike_labels
 from ..data.tables import Predictions
 from ..errors import DataError, ParameterError, ParameterTypeError, ReplikitWarning
@@ -524,7 +525,7 @@ def load_predictions(path, *, study: str = "study", table: str | None = None,
     frame = read_frame(path, table=table, dtype={"model": str, study: str})
     if study not in frame.columns:
         raise DataError(f"`study`: no column {study!r} in {path}; available columns: "
-                        f"{', '.join(map(str, frame.columns[:30]))}.")
+                        f"{names_list(frame.columns)}.")
     if study != "study":
         if "study" in frame.columns:
             frame = frame.drop(columns="study")

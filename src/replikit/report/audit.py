@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import __version__
 from .._compat import dropped
+from .._labels import Abbreviations, shortened
 from .._outputs import check_output_dir, write_text_atomic
 from .._plotting import figures_later, off_pyplot
 from .._references import bibtex_for
@@ -38,7 +39,7 @@ from .sections import discover_sections
 from .summary import SCHEMA_VERSION, section_card, summary_cards
 
 __all__ = ["run_audit", "compute_audit", "Audit", "AuditReport", "example_dataset",
-           "default_jobs", "REPORT_FILES"]
+           "default_jobs", "REPORT_FILES", "label_abbreviations"]
 
 REPORT_FILES = ("report.html", "report.json", "references.bib")
 #: Most worker processes the audit starts by default.
@@ -87,6 +88,9 @@ class AuditReport(Result):
         Wall time of the audit.
     bib_path : pathlib.Path or None
         ``references.bib``: the BibTeX of the papers behind the methods used.
+    labels : dict
+        The input's labels longer than :data:`replikit._labels.MAX_LABEL` characters, each
+        short form (as the cards and the HTML show it) -> the label (``meta['labels']``).
 
     See Also
     --------
@@ -116,6 +120,7 @@ class AuditReport(Result):
     skipped: list[SectionOutput] = field(default_factory=list)
     seconds: float = 0.0
     bib_path: Path | None = None
+    labels: dict = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -124,8 +129,10 @@ class AuditReport(Result):
 
     @property
     def cards(self) -> list[dict[str, Any]]:
-        """The summary cards (the JSON twin's ``summary.cards``): one per question."""
-        return summary_cards(self.sections)
+        """The summary cards (the JSON twin's ``summary.cards``): one per question, long labels
+        shortened as in the report."""
+        return Abbreviations.from_lookup(self.labels).apply_deep(summary_cards(self.sections),
+                                                                 keep_exact=True)
 
     def to_frame(self):
         """One row per section: its state and verdict.
@@ -538,11 +545,18 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
                        tolerances=tolerances, source=source, engine=engine)
     outputs: list[SectionOutput] = []
     timings: dict[str, float] = {}
+    # labels longer than MAX_LABEL characters are shortened in the figures, the HTML and the
+    # terminal, whole in the JSON's values (meta["labels"] maps each short form to its label)
+    labels = label_abbreviations(source, models)
     # the thread policy (replikit._threads): small matrices, many fits; the report's figures
     # are drawn outside pyplot (a notebook shows the cards, not every figure)
     try:
-        # the figures are drawn in a thread of their own while the fits go on (figures_later)
-        with single_blas(), off_pyplot(), figures_later():
+        # the figures are drawn in a thread of their own while the fits go on (figures_later);
+        # both threads enter and leave warnings.catch_warnings (a fit, matplotlib's
+        # rc_context), whose global state they may then restore out of order: the outer one,
+        # left once the figures are drawn, puts back the caller's filters and display
+        with warnings.catch_warnings(), single_blas(), off_pyplot(), shortened(labels), \
+                figures_later():
             for section in discover_sections():
                 _run_section(section, ctx, sections, debug, timings, outputs, on_skip)
                 release_after(ctx, section.key, sections)
@@ -564,9 +578,18 @@ def compute_audit(source, *, models: dict | None = None, random_state: int | Non
         "sections_skipped": [s.key for s in outputs if s.skipped],
         "versions": _versions(), "references": cited_keys(outputs),
         "schema_version": SCHEMA_VERSION, "fit_sets": fit_log(ctx),
-        "fit_seconds": fit_seconds(ctx),
+        "fit_seconds": fit_seconds(ctx), "labels": labels.lookup(),
     }
     return Audit(meta, outputs, seconds)
+
+
+def label_abbreviations(source, models: dict | None = None) -> Abbreviations:
+    """The short forms of the input's long labels: its studies, models, columns and classes
+    (:meth:`AuditInput.labels`) and the audit's model names, each longer than
+    :data:`replikit._labels.MAX_LABEL` characters cut to that many, distinct."""
+    if isinstance(source, Dataset):
+        source = AuditInput("data", source.name, dataset=source, task=source.task)
+    return Abbreviations([*source.labels(), *(models or {})])
 
 
 def _drawn(outputs: list[SectionOutput], debug: bool) -> None:
@@ -687,8 +710,10 @@ class Audit(Result):
 
     @property
     def cards(self) -> list[dict[str, Any]]:
-        """The summary cards (the JSON twin's ``summary.cards``): one per question."""
-        return summary_cards(self.sections)
+        """The summary cards (the JSON twin's ``summary.cards``): one per question, long labels
+        shortened as in the report."""
+        return Abbreviations.from_lookup(self.meta.get("labels")).apply_deep(
+            summary_cards(self.sections), keep_exact=True)
 
     @property
     def skipped(self) -> list[SectionOutput]:
@@ -742,7 +767,7 @@ class Audit(Result):
         write_text_atomic(json_path, render_json(self.meta, self.sections))
         write_text_atomic(bib_path, bibtex_for(self.meta.get("references") or []))
         return AuditReport(html_path, json_path, self.sections, self.skipped, self.seconds,
-                           bib_path)
+                           bib_path, dict(self.meta.get("labels") or {}))
 
     def __repr__(self) -> str:
         from collections import Counter

@@ -147,6 +147,35 @@ class AuditInput:
             return int(len(self.benchmark))
         return int(len(self.estimates))
 
+    def labels(self) -> list[str]:
+        """Every name the input gives its studies, models, columns and classes (what the report
+        shortens when long: :class:`replikit._labels.Abbreviations`)."""
+        out: list = []
+
+        def text_values(frame: pd.DataFrame) -> None:
+            out.extend(map(str, frame.columns))
+            for col in frame.columns:
+                values = frame[col]
+                if not pd.api.types.is_numeric_dtype(values):
+                    out.extend(map(str, pd.unique(values.dropna())))
+
+        d = self.dataset
+        if d is not None:
+            out.extend(map(str, d.X.columns))
+            out.append(str(d.y.name))
+            if d.study is not None:
+                out.extend(map(str, pd.unique(d.study)))
+            out.extend(map(str, d.classes or ()))
+        for table in (self.scores, self.predictions):
+            if table is not None:
+                text_values(table.frame)
+        if self.benchmark is not None:
+            out.extend(map(str, self.benchmark.index))
+            out.extend(map(str, self.benchmark.columns))
+        if self.estimates is not None:
+            text_values(self.estimates)
+        return out
+
     @property
     def test_ratio(self) -> float | None:
         """``n_test / n_train`` of a ``holdout`` scheme with a known test share."""
@@ -353,6 +382,7 @@ def _refuse_misplaced(frame: pd.DataFrame, name: str) -> None:
 
 def _data_input(value, target, study, task, table) -> AuditInput:
     from ..data.userdata import dataset_from_frame
+    from .preflight import MIN_ROWS
 
     if isinstance(value, Dataset):
         if target is not None or task is not None:
@@ -364,7 +394,7 @@ def _data_input(value, target, study, task, table) -> AuditInput:
     if target is None:
         raise ParameterError("`target`: required with `data` (the outcome column).")
     ds = dataset_from_frame(frame, target=target, study=study, task=task, name=name,
-                            min_studies=2 if study else 1)
+                            min_studies=2 if study else 1, min_rows=MIN_ROWS)
     return AuditInput("data", name, dataset=ds, task=ds.task)
 
 

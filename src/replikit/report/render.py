@@ -9,6 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from .._labels import MAX_LABEL, Abbreviations, visible_controls
 from .blocks import SectionOutput, to_jsonable
 from .summary import STATE_WORDS  # re-exported: the words of a card's light
 
@@ -16,26 +17,32 @@ __all__ = ["render_html", "render_json", "render_cards", "environment", "neutral
            "cited_keys"]
 
 
-# Unicode bidirectional controls (and the invisible marks) in a label could reorder what the
-# reader sees ("Trojan Source"); the report shows them as visible code points instead.
-_BIDI = {c: f"⟨U+{c:04X}⟩" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A),
-                                      0x200E, 0x200F, 0x061C)}
-
-
 def neutralize_bidi(text: str) -> str:
-    """Replace bidirectional control characters by a visible ``⟨U+202E⟩`` marker."""
-    return text.translate(_BIDI)
+    """Replace bidirectional control characters, and control characters other than tab and
+    line breaks, by a visible ``⟨U+202E⟩`` marker (:func:`replikit._labels.visible_controls`:
+    a label could reorder what the reader sees, "Trojan Source", and HTML and SVG cannot carry
+    a NUL)."""
+    return visible_controls(text)
 
 
-def _finalize(value):
-    if isinstance(value, Markup):
-        return Markup(neutralize_bidi(str(value)))
-    if isinstance(value, str):
-        return neutralize_bidi(value)
-    return value
+def _finalizer(labels: Abbreviations | None = None):
+    """What jinja does to every value it writes: bidi and control characters made visible,
+    and (``labels``) the long labels of the input shortened in every text."""
+    shorten = labels.apply if labels else (lambda text: text)
+
+    def finalize(value):
+        if isinstance(value, Markup):
+            return Markup(neutralize_bidi(str(value)))
+        if isinstance(value, str):
+            return neutralize_bidi(shorten(value))
+        return value
+
+    return finalize
 
 
-def environment():
+def environment(labels: Abbreviations | None = None):
+    """The report's jinja environment; ``labels``: the long labels to shorten in every text
+    (:class:`replikit._labels.Abbreviations`, from a report's ``meta['labels']``)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
     env = Environment(
@@ -44,7 +51,7 @@ def environment():
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=_finalize,
+        finalize=_finalizer(labels),
     )
     # only replikit-made SVG is passed here; its text comes from user labels, so bidi controls
     # are neutralized in it too
@@ -174,10 +181,18 @@ def render_cards(cards: list[dict[str, Any]], *, title: str = "Replicability aud
         cards=cards, title=title, path=path, css=Markup(css), words=STATE_WORDS)
 
 
+def _labels(meta: dict[str, Any]) -> Abbreviations:
+    """The long labels a report shortens: ``meta['labels']`` (short form -> label)."""
+    return Abbreviations.from_lookup(meta.get("labels") if isinstance(meta, dict) else None)
+
+
 def render_html(meta: dict[str, Any], sections: list[SectionOutput]) -> str:
+    """The report as one self-contained HTML page; the input's long labels (``meta['labels']``)
+    shortened in every text, table and figure."""
     from .summary import summary_cards
 
-    env = environment()
+    labels = _labels(meta)
+    env = environment(labels)
     here = Path(__file__).parent / "templates"
     css = "\n".join((here / name).read_text(encoding="utf-8")
                     for name in ("style.css", "cards.css"))
@@ -185,15 +200,18 @@ def render_html(meta: dict[str, Any], sections: list[SectionOutput]) -> str:
     methods, references = _methods(sections)
     return env.get_template("report.html.j2").render(
         meta=meta, sections=sections, css=Markup(css), script=Markup(script),
-        cards=summary_cards(sections), methods=methods, references=references,
-        words=STATE_WORDS)
+        cards=labels.apply_deep(summary_cards(sections)), methods=methods,
+        references=references, words=STATE_WORDS, max_label=MAX_LABEL)
 
 
 def render_json(meta: dict[str, Any], sections: list[SectionOutput]) -> str:
     from .summary import SCHEMA_VERSION, summary_cards
 
-    doc = {"meta": to_jsonable(meta),
-           "summary": to_jsonable({"schema_version": SCHEMA_VERSION,
-                                   "cards": summary_cards(sections)}),
-           "sections": [s.json() for s in sections]}
+    # the input's long labels shortened in the sentences, whole where a value is the label
+    # (meta["labels"] maps each short form to its label)
+    labels = _labels(meta)
+    doc = labels.apply_deep({"meta": to_jsonable(meta),
+                             "summary": to_jsonable({"schema_version": SCHEMA_VERSION,
+                                                     "cards": summary_cards(sections)}),
+                             "sections": [s.json() for s in sections]}, keep_exact=True)
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)

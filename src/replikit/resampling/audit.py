@@ -467,6 +467,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     """
     import pandas as pd
 
+    from .._convergence import model_fits
     from .._random import root_seed_sequence
     from ..errors import DataError, ReplikitError
     from .error import _engine_iv, estimate_error, estimate_errors
@@ -486,7 +487,12 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
 
     def estimated(name, model):
         """One model's estimates: ``(res, nested, shared_folds, seconds)``, or the reason it
-        failed."""
+        failed; its fits counted for it (the command line's note on fits that did not
+        converge)."""
+        with model_fits(name):
+            return _estimated(name, model)
+
+    def _estimated(name, model):
         fast = planned[name]["path"] == "fast"
         nested_reps = planned[name]["nested_repeats"]
         start = time.perf_counter()
