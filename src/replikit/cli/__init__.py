@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         # replikit's warnings one line each, a note per model whose fits did not converge,
         # the other libraries' warnings quiet unless --debug (cli/_warnings.py)
-        with warning_policy(debug, quiet=lambda: state.quiet):
+        with warning_policy(debug, quiet=lambda: state.quiet, render=flagify):
             code = app(args=args, prog_name="replikit", standalone_mode=False)
     except ReplikitError as exc:
         if debug:

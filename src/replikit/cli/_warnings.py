@@ -36,8 +36,10 @@ _ACTIVE: list[WarningPolicy] = []
 class WarningPolicy:
     """What a command does with the warnings raised while it runs (see the module)."""
 
-    def __init__(self, debug: bool = False) -> None:
+    def __init__(self, debug: bool = False, *, quiet=lambda: False, render=lambda t: t) -> None:
         self.debug = debug
+        self.quiet = quiet  # --quiet: no diagnostics
+        self.render = render  # the messages' parameters as the command's flags
         self._said: set[str] = set()
         self._lock = threading.Lock()
         self._before = _convergence.tally()
@@ -57,14 +59,12 @@ class WarningPolicy:
             flags: dict[str, str] | None = None) -> bool:
         """Print one warning line (its parameters as the command's flags, or as ``flags``
         maps them), unless the same text was said already; returns whether it was printed."""
-        from ._common import flagify, state
-
-        if state.quiet:  # --quiet: no diagnostics
+        if self.quiet():
             return False
         text = " ".join(str(text).split())
         for param, flag in (flags or {}).items():
             text = text.replace(f"`{param}`", f"`{flag}`")
-        text = escape_controls(flagify(text))
+        text = escape_controls(self.render(text))
         with self._lock:
             if text in self._said:
                 return False
@@ -92,10 +92,11 @@ def active_policy() -> WarningPolicy | None:
 
 
 @contextlib.contextmanager
-def warning_policy(debug: bool = False, *, quiet=lambda: False) -> Iterator[WarningPolicy]:
+def warning_policy(debug: bool = False, *, quiet=lambda: False,
+                   render=lambda t: t) -> Iterator[WarningPolicy]:
     """Apply the command line's policy inside (see the module); the notes on fits that did not
     converge are printed on leaving, unless ``quiet()``."""
-    policy = WarningPolicy(debug)
+    policy = WarningPolicy(debug, quiet=quiet, render=render)
     with warnings.catch_warnings():
         # every warning reaches the policy once per place (not a library's own filters)
         warnings.simplefilter("default")
