@@ -49,9 +49,10 @@ def test_regression_plan_loss_and_verdict():
     assert len(frame) == 3 * len(AUDIT_METHODS)
     assert set(frame["n"]) == {600}
     table = res.table().set_index("model")
-    # the verdict's numbers are the table's: lowest .632+ and largest optimism
-    assert res.best_model == table[".632+"].idxmin() != "dummy"
-    assert res.best_estimate == table.loc[res.best_model, ".632+"]
+    # the verdict's numbers are the table's: lowest K-fold error and largest optimism
+    assert res.best_model == table["kfold"].idxmin() != "dummy"
+    assert res.best_estimate == table.loc[res.best_model, "kfold"]
+    assert res.best_632 == table[".632+"].idxmin()
     # the key number is the best model's K-fold error with its interval (nested for lr)
     assert res.verdict.estimate == table.loc[res.best_model, "kfold"]
     low, high = res.verdict.ci_low, res.verdict.ci_high
@@ -199,3 +200,24 @@ def test_plan_follows_the_path_the_loss_allows():
     assert zero_one.plans["lda"] == {"rows": 600, "n_resamples": 50, "n_folds": 10,
                                      "path": "fast", "interval": "nested", "nested_repeats": 3,
                                      "limited_by": None}
+
+
+def test_verdict_says_when_632_and_kfold_disagree_on_the_best_model():
+    # gapminder's quick audit: .632+ ranked rf lowest (12.8) while rf's own K-fold error
+    # (18.3) was above lr's (14.8); the card named rf beside a comparison naming lr. The
+    # best model is now the K-fold one, and the disagreement is said, not hidden
+    import pandas as pd
+
+    from replikit.resampling.audit import _verdict
+
+    wide = pd.DataFrame({"kfold": [14.8, 18.3], ".632+": [13.5, 12.8],
+                         "resubstitution": [11.4, 6.8]}, index=["lr", "rf"])
+    krow = pd.Series({"estimate": 14.8, "ci_low": 13.0, "ci_high": 16.6, "interval": "wald",
+                      "n_folds": 2})
+    plans = {m: {"path": "fast", "n_resamples": 50} for m in wide.index}
+    v = _verdict("squared", "lr", wide, "rf", "rf", 11.5, plans, {}, 1704, True, 5, krow)
+    assert v.sentence.startswith("lr has the lowest estimated mean squared error")
+    assert "ranks rf lowest instead (12.8; its 2-fold error 18.3)" in v.sentence
+    assert v.estimate == 14.8 and (v.ci_low, v.ci_high) == (13.0, 16.6)
+    same = _verdict("squared", "lr", wide, "lr", "rf", 11.5, plans, {}, 1704, True, 5, krow)
+    assert "instead" not in same.sentence and "disagree" not in same.sentence

@@ -11,7 +11,9 @@ bootstrap resamples; the others, refitted one resample at a time, get as many as
 of row-fits allows (50 up to 3,000 rows, at least 10) — fewer resamples add Monte-Carlo noise
 but, unlike a row subsample, no bias. K-fold CV can come from a run the caller shares (the
 report's one cross-validation, also used by the model comparison). Its verdict names the model
-with the lowest .632+ error and the model whose apparent error is most optimistic.
+with the lowest K-fold error (the estimate that has an interval, and the one the model comparison
+tests), says when the .632+ bootstrap ranks another model lowest, and names the model whose
+apparent error is most optimistic.
 
 The package binds :func:`audit` eagerly (``replikit.resampling.audit`` is the function, not this
 module), so this module imports nothing heavy at import time.
@@ -222,9 +224,14 @@ class ErrorAudit(Result):
     failed : dict
         Model -> why its error could not be estimated (the other models are kept).
     best_model : str
-        The model with the lowest .632+ error; ``best_estimate`` is that error.
+        The model with the lowest K-fold error (the estimate with an interval; the model
+        comparison tests its difference from the others on the same kind of cross-validation);
+        ``best_estimate`` is that error.
     best_estimate : float
-        The best model's .632+ error.
+        The best model's K-fold error.
+    best_632 : str
+        The model with the lowest .632+ error: when it is not ``best_model``, the two
+        estimators disagree on which model is best, and the verdict says so.
     optimism_model : str
         The model whose resubstitution error is furthest below its K-fold error.
     optimism : float
@@ -236,7 +243,7 @@ class ErrorAudit(Result):
     notes : tuple of str
         What was done: resamples, folds, models left out.
     verdict : Verdict
-        The sentence; its key number is the best model's (lowest .632+ error) K-fold error
+        The sentence; its key number is the best model's (lowest K-fold error) K-fold error
         with its 95% interval: nested cross-validation for a model with a batched fit, else
         the naive Wald interval (the .632+ bootstrap has no calibrated interval).
     seconds : dict
@@ -275,6 +282,7 @@ class ErrorAudit(Result):
     notes: tuple
     verdict: Verdict
     seconds: dict = field(default_factory=dict, repr=False, compare=False)
+    best_632: str = ""
 
     @property
     def loss_label(self) -> str:
@@ -581,18 +589,22 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     estimates = pd.concat(frames, ignore_index=True)
     wide = estimates.pivot(index="model", columns="method", values="estimate").reindex(
         index=list(plans))
-    best = str(wide[".632+"].idxmin())
+    # the best model by the K-fold error: the key number, the estimate with an interval, and
+    # the cross-validation the model comparison tests (ranking by .632+ instead let this card
+    # name a model whose own K-fold error was the larger, beside a comparison naming another)
+    best = str(wide["kfold"].idxmin())
+    best_632 = str(wide[".632+"].idxmin())
     gap = wide["kfold"] - wide["resubstitution"]
     worst = str(gap.idxmax())
     krow = estimates[(estimates["model"] == best) & (estimates["method"] == "kfold")].iloc[0]
     sized = models.caveat() if callable(getattr(models, "caveat", None)) else ""
     if sized:
         notes.insert(0, sized)
-    verdict = _verdict(loss, best, float(wide.loc[best, ".632+"]), worst, float(gap[worst]),
+    verdict = _verdict(loss, best, wide, best_632, worst, float(gap[worst]),
                        plans, failed, n, quick, dataset.n_studies, krow, sized)
     return ErrorAudit(estimates, loss, AUDIT_METHODS, plans, failed, best,
-                      float(wide.loc[best, ".632+"]), worst, float(gap[worst]), quick, n,
-                      tuple(notes), verdict, seconds)
+                      float(wide.loc[best, "kfold"]), worst, float(gap[worst]), quick, n,
+                      tuple(notes), verdict, seconds, best_632)
 
 
 def _cv_predictions(cv, names: list[str], n: int) -> dict:
@@ -660,7 +672,7 @@ def _kfold_row(p, loss: str, y, n: int, path: str, nested=None) -> dict:
     return row
 
 
-def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick,
+def _verdict(loss, best, wide, best_632, worst, optimism, plans, failed, n, quick,
              n_studies, krow, sized: str = "") -> Verdict:
     from .._format import interval, number
 
@@ -668,9 +680,15 @@ def _verdict(loss, best, best_estimate, worst, optimism, plans, failed, n, quick
     nested = krow["interval"] == "nested"
     k = int(krow["n_folds"])
     kind = "nested cross-validation" if nested else "naive Wald"
-    sentence = (f"{best} has the lowest estimated {label} (.632+ bootstrap: "
-                f"{number(best_estimate)}; {k}-fold cross-validation: {number(krow['estimate'])},"
-                f" 95% {kind} interval {interval(krow['ci_low'], krow['ci_high'])})")
+    sentence = (f"{best} has the lowest estimated {label} ({k}-fold cross-validation: "
+                f"{number(krow['estimate'])}, 95% {kind} interval "
+                f"{interval(krow['ci_low'], krow['ci_high'])}; .632+ bootstrap: "
+                f"{number(wide.loc[best, '.632+'])})")
+    if best_632 != best:  # the two estimators disagree on which model is best: say so
+        sentence += (f"; the .632+ bootstrap ranks {best_632} lowest instead "
+                     f"({number(wide.loc[best_632, '.632+'])}; its {k}-fold error "
+                     f"{number(wide.loc[best_632, 'kfold'])}), so the two estimators disagree on "
+                     "the best model: the model comparison tests the difference")
     if optimism > 0:
         sentence += (f"; judged on the rows it was fitted to, {worst} would look better than "
                      f"under cross-validation by {number(optimism)}.")
