@@ -141,12 +141,26 @@ def test_verdict_level_is_earned_from_every_goals_interval():
     assert len(seen) >= 2
 
 
-def test_same_order_everywhere_needs_one_study():
-    """Every study ranks the models the same way: every MMD is 0 and n* = 1 for every goal."""
-    df = _scores(spread=0.0)
-    res = audit(df, random_state=0)
-    assert (res.nstar["nstar"] == 1).all() and res.verdict.level == "good"
-    assert "suffice for every goal" in res.verdict.sentence
+def test_same_order_everywhere_needs_one_study_but_few_agreeing_studies_show_little():
+    """Every study ranks the models the same way: every MMD is 0 and n* = 1 for every goal,
+    but the interval is not [1, 1] (the jackknife has nothing to vary): its upper end is the
+    largest n* that N agreeing studies cannot rule out (``agreement_bound``). Green only when
+    that bound is within N (gapminder's 5 continents: [1, 53.6], not "1 study suffices")."""
+    from scipy import stats
+
+    few = audit(_scores(n_studies=12, spread=0.0), random_state=0)
+    assert (few.nstar["nstar"] == 1).all() and (few.nstar["ci_low"] == 1).all()
+    # the Jaccard goal in closed form: kappa_inf = 0, eps*^2 = 2 delta* = 0.1,
+    # 2 (1 - 0.05^(2/N)) chi2_1^{-1}(0.95) / eps*^2
+    jac = few.nstar.set_index("kernel").loc["jaccard(k=1)"]
+    assert jac["ci_high"] == pytest.approx(2 * (1 - 0.05 ** (2 / 12)) * stats.chi2.ppf(0.95, 1)
+                                           / 0.1, rel=1e-6)
+    assert (few.nstar["ci_high"] > 12).any() and few.verdict.level == "warn"
+    assert "12 agreeing studies cannot rule out" in few.verdict.sentence
+    assert "22.1%" in few.verdict.sentence  # 1 - 0.05^(1/12)
+    many = audit(_scores(n_studies=40, spread=0.0), random_state=0)
+    assert (many.nstar["nstar"] == 1).all() and (many.nstar["ci_high"] <= 40).all()
+    assert many.verdict.level == "good" and "suffice for every goal" in many.verdict.sentence
 
 
 def test_exchangeable_models_need_more_studies_than_a_clear_order():

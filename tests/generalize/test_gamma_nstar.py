@@ -160,3 +160,44 @@ def test_ranks_counted_from_one_are_refused_not_read_as_n_star_one():
     r = np.array([[1, 2, 3]] * 5 + [[2, 1, 3]] * 5)
     with pytest.raises(DataError, match="subtract 1"):
         estimate_nstar(r, Kernel("jaccard", k=1), n_resamples=20, random_state=0)
+
+
+def test_agreement_bound_covers_every_law_that_n_agreeing_studies_cannot_rule_out():
+    # N results all alike: n* = 1 with no jackknife spread. The bound must be at least the
+    # Gamma n* of every law that puts >= 1 - p_u on the observed ranking (p_u the exact 95%
+    # bound after 0 of N), whatever it does with the rest: random laws over the 3! rankings
+    import itertools
+
+    from replikit.generalize.nstar import agreement_bound, gamma_nstar
+
+    k = Kernel("mallows")
+    perms = np.array(list(itertools.permutations(range(3))))
+    G = k.gram(perms)
+    eps = float(k.epsilon(0.05, 3))
+    rng = np.random.default_rng(0)
+    for N in (5, 12, 30):
+        p_u = 1 - 0.05 ** (1 / N)
+        bound = float(agreement_bound(N, k.inf(3), eps))
+        worst = 0.0
+        for _ in range(3000):
+            w = rng.dirichlet(np.full(5, rng.choice([0.05, 0.3, 1.0, 5.0])))
+            p = np.r_[1 - p_u, p_u * w]
+            m = G @ p
+            C = np.sqrt(p)[:, None] * (G - m[:, None] - m[None, :] + p @ m) * np.sqrt(p)
+            lam = np.linalg.eigvalsh(C)
+            worst = max(worst, float(gamma_nstar(1 - p @ m, (lam ** 2).sum(), eps)))
+        assert worst <= bound < 2.5 * worst  # a bound, and not a vacuous one
+    # at other confidence levels alpha*, sup_h q_h / h (not q_1) where q_h / h is not monotone
+    from scipy import stats
+
+    h = np.arange(1, 5000)
+    sup = (stats.chi2.ppf(0.683, h) / h).max()  # 1.18 (at h near 10); q_1 is 1.001
+    assert float(agreement_bound(5, 0.0, 1.0, 0.683)) == pytest.approx(
+        2 * (1 - 0.05 ** 0.4) * sup, rel=1e-4)
+    r = np.array([[0, 1, 2]] * 8)
+    res = estimate_nstar(r, k, n_resamples=50, random_state=0)
+    row = res.table.iloc[0]
+    assert (row["nstar"], row["ci_low"], row["ci_kind"]) == (1.0, 1.0, "agreement")
+    assert row["ci_high"] == pytest.approx(float(agreement_bound(8, k.inf(3), eps)))
+    ci90 = res.confidence_interval(0.90)
+    assert ci90.low == 1 and 1 < ci90.high < row["ci_high"]

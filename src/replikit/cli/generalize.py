@@ -164,7 +164,7 @@ def _human(res, summary) -> list:
     the alternatives by mean rank, for the terminal."""
     t = res.table
     cols = [c for c in t.columns if c not in ("beta0", "beta1", "nstar_bound", "eps",
-                                              "se_log", "estimator", "nstar_loglog")]
+                                              "se_log", "estimator", "nstar_loglog", "kappa_inf")]
     return [str(res).split("\n")[0], frame_table(t[cols], digits=3, max_rows=60), "",
             _alternatives_text(summary)]
 

@@ -507,6 +507,8 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     >>> res.verdict.level in {"good", "warn", "bad"}
     True
     """
+    import math
+
     import numpy as np
     import pandas as pd
 
@@ -611,6 +613,13 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         sentence = (f"The data cannot tell whether the {N:,} studies at hand suffice: the "
                     f"{goal[key_i]} needs n* ≈ {number(key_est)}, 95% interval "
                     f"{number(lo)} to {number(hi)}, which straddles {N:,}.")
+    if "ci_kind" in t and t["ci_kind"].iloc[key_i] == "agreement":
+        p_u = -math.expm1(math.log(0.05) / N)  # exact 95% bound after 0 of N
+        sentence += (f" Every study agrees on the {goal[key_i]}, so n* is 1 in these "
+                     f"studies; the upper bound is the largest n* that {N:,} agreeing studies "
+                     f"cannot rule out: new studies disagreeing, as far as possible, up to "
+                     f"{number(100 * p_u)}% of the time (the exact 95% bound after 0 of "
+                     f"{N:,}).")
     sentence += needs
     interval_words = (f"95% interval of n* [{number(lo)}, {number(hi)}]" if np.isfinite(lo)
                       and np.isfinite(hi) else "no interval of n* (" + (

@@ -23,6 +23,7 @@ from ._mmd import MMDDistribution, check_analysis_memory, mmd_distribution, n_si
 from .kernels import Kernel
 
 __all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate_nstar",
+           "agreement_bound",
            "check_levels", "check_tolerance", "kernel_moments", "gamma_nstar", "ESTIMATORS"]
 
 #: Why n* has no interval with 5 or more experiments (:func:`_gamma_rows`).
@@ -400,7 +401,11 @@ class NStarResult(Result):
         n-Gen(eps) >= alpha*, NaN if none), ``nstar_bound`` (Prop. A.4), ``sufficient``
         (N >= nstar), ``se_log`` (jackknife SE of log n*) and ``ci_low``/``ci_high`` (the 95%
         interval ``exp(log n* ± t_{N-1} se_log)``; NaN for the log-log estimator, which has no
-        calibrated interval, and when N < 5). :meth:`confidence_interval` gives other levels.
+        calibrated interval, and when N < 5), ``ci_kind`` (``'jackknife'``, ``'agreement'``
+        when every result is the same in the kernel's eyes — n* = 1, the interval ``[1,
+        agreement_bound]``, what N agreeing results cannot rule out — or ``'none'``) and
+        ``kappa_inf`` (the kernel's smallest value, for that bound).
+        :meth:`confidence_interval` gives other levels.
     quantiles : pandas.DataFrame
         ``n``, ``confidence_level``, ``q`` (the alpha*-quantile of the MMD at n).
     distribution : MMDDistribution
@@ -482,6 +487,9 @@ class NStarResult(Result):
             raise ParameterError("n* by the log-log extrapolation (`estimator` 'loglog') has "
                                  "no calibrated interval (its bootstrap percentiles miss the "
                                  "truth in most datasets at N <= 40); use `estimator` 'gamma'.")
+        if row.get("ci_kind") == "agreement":  # every result alike: [1, agreement bound]
+            return ConfidenceInterval(1.0, float(agreement_bound(
+                self.N, row["kappa_inf"], row["eps"], row["confidence_level"], conf)))
         if not np.isfinite(row["se_log"]) and self.N < 5:
             raise ParameterError(f"An interval for n* needs N >= 5 experiments for the "
                                  f"jackknife; got N = {self.N}.")
@@ -581,12 +589,70 @@ def _gamma_rows(K, eps, levels):
     return ns, se
 
 
+def agreement_bound(N, kappa_inf, eps, confidence_level=0.95, level: float = 0.95):
+    """Upper confidence bound of n* when all N results are the same in the kernel's eyes.
+
+    Then the moments are zero, n* = 1 and the jackknife has nothing to vary: the interval
+    would be [1, 1], which is not certainty — N agreeing studies cannot rule out a law that
+    gives another result now and then. After N studies of one result, the probability ``p``
+    that a new study gives another is at most ``p_u = 1 - (1 - level)^(1/N)`` (the exact
+    one-sided bound after 0 of N, Clopper & Pearson (1934)). Every law that puts at least
+    ``1 - p_u`` on the observed result has ``E k(X, X') >= (1 - p_u)^2 + (1 - (1 - p_u)^2)
+    kappa_inf``, so ``tr(C) <= (1 - kappa_inf) (1 - (1 - p_u)^2)``; and the Gamma n* of
+    :func:`gamma_nstar`, ``2 tr(C) q_h / (h eps^2)`` with ``q_h`` the ``alpha*``-quantile of
+    chi2 with h >= 1 degrees of freedom, is at most that with ``s = sup_{h >= 1} q_h / h``
+    (``q_1`` for alpha* >= 0.85, e.g. 3.84 at 0.95; found on a grid of h otherwise). Hence
+
+    ``n*_upper = 2 (1 - kappa_inf) (1 - (1 - level)^(2/N)) s / eps^2``,
+
+    an upper bound at ``level`` over every such law (within the asymptotic Gamma law the
+    estimate itself rests on), at least 1. It shrinks as N grows: on the Mallows goal of three
+    models at delta* = 0.05, about 35 studies after 5 agreeing ones, 13 after 20.
+
+    Parameters
+    ----------
+    N : int
+        The agreeing results (at least 1).
+    kappa_inf : float
+        The kernel's smallest value (:meth:`Kernel.inf`): the furthest other result.
+    eps : float or array_like
+        ``epsilon*``.
+    confidence_level : float or array_like, default 0.95
+        ``alpha*``; broadcast with ``eps``.
+    level : float, default 0.95
+        Confidence of the bound.
+
+    Returns
+    -------
+    numpy.ndarray
+        The upper bound of n*.
+
+    Examples
+    --------
+    >>> round(float(agreement_bound(5, math.exp(-1), Kernel("mallows").epsilon(0.05, 3))), 1)
+    34.8
+    """
+    from scipy import special
+
+    a = np.asarray(confidence_level, dtype=float)
+    e = np.asarray(eps, dtype=float)
+    tr = (1.0 - kappa_inf) * -np.expm1(2.0 / N * math.log1p(-level))
+    h = np.geomspace(1.0, 1e6, 600)  # q_h / h -> 1 as h -> infinity
+    q = np.maximum((special.chdtri(h, 1.0 - a[..., None]) / h).max(axis=-1), 1.0)
+    return np.maximum(2.0 * tr * q / e ** 2, 1.0)
+
+
+def _agree(K) -> bool:
+    """Whether every result is the same in the kernel's eyes (a constant Gram matrix)."""
+    return K.shape[0] > 1 and bool(np.ptp(K) <= 1e-12 * max(1.0, abs(float(K[0, 0]))))
+
+
 def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimator):
     from scipy import special
 
     names = ("confidence_level", "tolerance", "eps", "nstar", "estimator", "nstar_loglog", "beta0",
              "beta1", "nstar_observed", "nstar_bound", "sufficient", "se_log", "ci_low",
-             "ci_high")
+             "ci_high", "ci_kind", "kappa_inf")
     cols: dict = {c: [] for c in names}  # one frame from columns, not from a list of dicts
     qs = np.atleast_2d(dist.quantile(levels, quantile_method=quantile_method))
     eps_all = np.atleast_1d(kernel.epsilon(deltas, n_a)).astype(float)
@@ -595,20 +661,29 @@ def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimato
     sup = kernel.sup(n_a)
     if estimator == "gamma":
         g_ns, g_se = _gamma_rows(K, eps_all, levels)
+    # every result alike: n* = 1 and the jackknife would give [1, 1]; the interval is then
+    # [1, agreement_bound] (what N agreeing results cannot rule out), not a zero width
+    agree = estimator == "gamma" and _agree(K)
+    inf = float(kernel.inf(n_a))
     for i, (a, q) in enumerate(zip(levels, qs, strict=False)):
         ns, b0, b1 = fit_nstar(dist.n, q, eps_all)
         for j, (d, e, ns_) in enumerate(zip(deltas, eps_all, ns, strict=False)):
             ok = gen[j] >= a
-            if estimator == "gamma":
+            kind = "none"
+            if agree:
+                est, se, lo = float(g_ns[i * len(eps_all) + j]), np.nan, 1.0
+                hi, kind = float(agreement_bound(dist.N, inf, e, a)), "agreement"
+            elif estimator == "gamma":
                 est, se = float(g_ns[i * len(eps_all) + j]), float(g_se[i * len(eps_all) + j])
                 half = t975 * se if np.isfinite(se) else np.nan
                 lo, hi = est * math.exp(-half), est * math.exp(half)
+                kind = "jackknife" if np.isfinite(se) else "none"
             else:
                 est, se, lo, hi = float(ns_), np.nan, np.nan, np.nan
             for c, v in zip(names, (
                     a, d, float(e), est, estimator, float(ns_), b0, b1,
                     float(dist.n[ok][0]) if ok.any() else float("nan"),
-                    float(nstar_bound(a, e, sup)), bool(dist.N >= est), se, lo, hi),
+                    float(nstar_bound(a, e, sup)), bool(dist.N >= est), se, lo, hi, kind, inf),
                     strict=True):
                 cols[c].append(v)
     L = len(dist.n)

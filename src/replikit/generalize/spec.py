@@ -791,7 +791,7 @@ class GeneralizabilityResult(Result):
     def __str__(self) -> str:
         t = self.table
         cols = [c for c in t.columns if c not in ("beta0", "beta1", "nstar_bound", "eps",
-                                                  "se_log", "estimator", "nstar_loglog")]
+                                                  "se_log", "estimator", "nstar_loglog", "kappa_inf")]
         with pd.option_context("display.width", 120, "display.max_rows", 60):
             body = t[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}")
         return f"{self.title}; {self.prepared}\n{body}"
