@@ -287,3 +287,13 @@ def test_plot_returns_axes():
     assert res.plot(goal="jaccard(k=1)").get_title().startswith("best alternative (Jaccard")
     with pytest.raises(ParameterError, match="`goal`"):
         res.plot(goal="kendall")
+
+
+def test_a_light_resting_on_the_best_models_jackknife_says_where_it_undercovers():
+    # the Jaccard goal's jackknife interval covered .82-.90 with 3 models and a contested best
+    # (benchmarks/generalize_nstar_few_models.py): the card says so when its light rests on it
+    res = audit(_scores(n_studies=12, models=("a", "b", "c"), spread=0.1), random_state=0)
+    assert res.key_kernel == "jaccard(k=1)"
+    assert any("82-90% (not 95%)" in c for c in res.verdict.caveats)
+    other = audit(_scores(n_studies=12, spread=0.0), random_state=0)  # agreement bound
+    assert not any("82-90%" in c for c in other.verdict.caveats)

@@ -136,17 +136,25 @@ def test_validity_rows(monkeypatch):
         gv.validity(size="huge")
 
 
-def test_moments_at_their_bound_give_no_interval_not_a_zero_width_one():
+def test_moments_at_their_bound_give_the_conservative_bound_not_a_zero_width_interval():
     # 10 experiments, the best model split 5/5: the unbiased HS estimate reaches tr^2 (h = 1)
-    # with every experiment left out, so the jackknife SE was 0 and n* read 42.7 [42.7, 42.7]
+    # with every experiment left out, so the jackknife SE was 0 and n* read 42.7 [42.7, 42.7].
+    # The interval is now [1, agreement_bound] with 5 of 10 unlike the most common result:
+    # closed form 2 (1 - (1 - p_u)^2) chi2_1^{-1}(0.95) / eps*^2, eps*^2 = 2 delta* = 0.1,
+    # p_u the Clopper-Pearson 95% upper bound after 5 of 10 (beta(6, 5) quantile)
+    from scipy import stats
+
     a_best, b_best = [0, 1, 2], [1, 0, 2]
     r = np.array([a_best] * 5 + [b_best] * 5)
     res = estimate_nstar(r, Kernel("jaccard", k=1), tolerance=0.05, n_resamples=50,
                          random_state=0)
     row = res.table.iloc[0]
-    assert row["nstar"] > 10 and np.isnan(row["se_log"]) and np.isnan(row["ci_low"])
-    with pytest.raises(ParameterError, match="bound"):
-        res.confidence_interval()
+    assert row["nstar"] > 10 and np.isnan(row["se_log"]) and row["ci_kind"] == "at bound"
+    p_u = stats.beta.ppf(0.95, 6, 5)
+    bound = 2 * (1 - (1 - p_u) ** 2) * stats.chi2.ppf(0.95, 1) / 0.1
+    assert (row["ci_low"], row["n_other"]) == (1.0, 5)
+    assert row["ci_high"] == pytest.approx(bound, rel=1e-9) and row["ci_high"] > row["nstar"]
+    assert tuple(res.confidence_interval()) == pytest.approx((1.0, bound), rel=1e-9)
     # a split away from the bound keeps its jackknife interval, of positive width
     r2 = np.array([a_best] * 7 + [b_best] * 3)
     row2 = estimate_nstar(r2, Kernel("jaccard", k=1), tolerance=0.05, n_resamples=50,
@@ -201,3 +209,23 @@ def test_agreement_bound_covers_every_law_that_n_agreeing_studies_cannot_rule_ou
     assert row["ci_high"] == pytest.approx(float(agreement_bound(8, k.inf(3), eps)))
     ci90 = res.confidence_interval(0.90)
     assert ci90.low == 1 and 1 < ci90.high < row["ci_high"]
+
+
+def test_a_flat_jackknife_is_a_failed_one_not_a_narrow_interval():
+    # 3 camps of 4 on the best model (a stationary point of n* in the law): every experiment
+    # left out gives the same n*, so the jackknife SE is 0. Before: [n*, n*]; now 'flat' and
+    # the conservative bound (8 of 12 unlike the most common result)
+    from replikit.generalize.nstar import FLAT_SD, agreement_bound
+
+    r = np.array([[0, 1, 2]] * 4 + [[1, 0, 2]] * 4 + [[1, 2, 0]] * 4)
+    k = Kernel("jaccard", k=1)
+    row = estimate_nstar(r, k, n_resamples=50, random_state=0).table.iloc[0]
+    assert row["ci_kind"] == "flat" and np.isnan(row["se_log"]) and row["n_other"] == 8
+    assert row["ci_low"] == 1 and row["ci_high"] == pytest.approx(
+        float(agreement_bound(12, 0.0, row["eps"], n_other=8)))
+    assert row["ci_high"] > row["nstar"] > 1
+    # off the stationary point (6/4/2) the jackknife stands, its SD above the threshold
+    r2 = np.array([[0, 1, 2]] * 6 + [[1, 0, 2]] * 4 + [[1, 2, 0]] * 2)
+    row2 = estimate_nstar(r2, k, n_resamples=50, random_state=0).table.iloc[0]
+    assert row2["ci_kind"] == "jackknife" and row2["se_log"] * np.sqrt(12) >= FLAT_SD
+    assert row2["ci_low"] < row2["nstar"] < row2["ci_high"]

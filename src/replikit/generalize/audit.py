@@ -397,8 +397,13 @@ def _higher_is_better(metric) -> bool:
     return higher_is_better(name)
 
 
-def _caveats(n_left, m_left, quick, n_resamples, N) -> list[str]:
+def _caveats(n_left, m_left, quick, n_resamples, N, key_kernel: str = "",
+             key_kind: str = "") -> list[str]:
     out = []
+    if key_kernel.startswith("jaccard") and key_kind == "jackknife" and N >= 10:
+        out.append("the light rests on the best model's n*, whose jackknife interval covered "
+                   "82-90% (not 95%) in simulations with 3 models whose best is contested, "
+                   "N = 20-40 (docs/generalize.md, few models)")
     if n_left:
         out.append(f"{n_left:,} stud{'y' if n_left == 1 else 'ies'} left out (a model without a "
                    "score)")
@@ -517,7 +522,7 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     from ..errors import NotApplicableError, ParameterTypeError
     from ..results import Verdict
     from .kernels import Kernel
-    from .nstar import check_levels, check_tolerance
+    from .nstar import FLAT_JACKKNIFE, NO_JACKKNIFE, check_levels, check_tolerance
     from .plots import goal_words
     from .spec import StudySpec, analyze, prepare
 
@@ -597,6 +602,7 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
     what = f"({number(conf)}, {number(tolerance)})-generalizable"
     needs = (f" With {N:,} studies, the whole ranking needs n* ≈ {number(m['nstar'])} studies "
              f"and the identity of the best model n* ≈ {number(j['nstar'])} to be {what}.")
+    kind = str(t["ci_kind"].iloc[key_i])
     if light == "good":
         sentence = (f"The data show the {N:,} studies at hand suffice for every goal: the "
                     f"largest 95% upper bound of n*, {number(hi)} (the {goal[key_i]}), is "
@@ -605,26 +611,31 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
         sentence = (f"The data show the {N:,} studies at hand do not suffice for the "
                     f"{goal[key_i]}: its n* is at least {number(lo)} (95% lower bound).")
     elif not has_ci:
-        why = ("With fewer than 5 studies n* has no interval" if N < 5 else
-               "n* has no interval (the jackknife cannot measure its uncertainty here: the "
-               "kernel's moments sit at a bound when a study is left out)")
-        sentence = f"{why}, so the data cannot tell whether {N:,} studies suffice."
+        sentence = (f"With fewer than 5 studies n* has no interval, so the data cannot tell "
+                    f"whether {N:,} studies suffice.")
     else:
         sentence = (f"The data cannot tell whether the {N:,} studies at hand suffice: the "
                     f"{goal[key_i]} needs n* ≈ {number(key_est)}, 95% interval "
                     f"{number(lo)} to {number(hi)}, which straddles {N:,}.")
-    if "ci_kind" in t and t["ci_kind"].iloc[key_i] == "agreement":
+    if kind == "agreement":
         p_u = -math.expm1(math.log(0.05) / N)  # exact 95% bound after 0 of N
         sentence += (f" Every study agrees on the {goal[key_i]}, so n* is 1 in these "
                      f"studies; the upper bound is the largest n* that {N:,} agreeing studies "
                      f"cannot rule out: new studies disagreeing, as far as possible, up to "
                      f"{number(100 * p_u)}% of the time (the exact 95% bound after 0 of "
                      f"{N:,}).")
+    elif kind in ("flat", "at bound"):
+        other = int(t["n_other"].iloc[key_i])
+        sentence += (f" For the {goal[key_i]}, "
+                     + (FLAT_JACKKNIFE if kind == "flat" else NO_JACKKNIFE).replace(
+                         "experiment", "study")
+                     + f"; its interval's upper end is the largest n* that {N - other:,} of "
+                     f"{N:,} studies agreeing with the most common result cannot rule out (a "
+                     "conservative bound).")
     sentence += needs
     interval_words = (f"95% interval of n* [{number(lo)}, {number(hi)}]" if np.isfinite(lo)
                       and np.isfinite(hi) else "no interval of n* (" + (
-                          "fewer than 5 studies" if N < 5 else
-                          "its jackknife's moments at a bound") + ")")
+                          "fewer than 5 studies" if N < 5 else "none") + ")")
     tol_words = (f"judged against the {N:,} studies at hand: {interval_words} for the "
                  f"{goal[key_i]}, δ* = {number(tolerance)}")
     notes = list(res.notes)
@@ -639,7 +650,8 @@ def audit(study_scores, *, metric: str | None = None, higher_is_better: bool | N
                       ci_low=lo if np.isfinite(lo) else None,
                       ci_high=hi if np.isfinite(hi) else None,
                       caveats=tuple(_caveats(len(studies_left_out), len(models_left_out),
-                                             quick, n_resamples, N)))
+                                             quick, n_resamples, N, str(t["kernel"].iloc[key_i]),
+                                             kind)))
     return GeneralizabilityAudit(
         nstar=nstar, ranks=ranks, scores=scores, per_model=per_model, N=N, models=tuple(names),
         metric=label, higher_is_better=hib, confidence_level=conf, tolerance=tolerance,

@@ -26,10 +26,22 @@ __all__ = ["NStarResult", "fit_nstar", "estimate_nstar", "nstar_bound", "iterate
            "agreement_bound",
            "check_levels", "check_tolerance", "kernel_moments", "gamma_nstar", "ESTIMATORS"]
 
-#: Why n* has no interval with 5 or more experiments (:func:`_gamma_rows`).
-NO_JACKKNIFE = ("no interval for n*: the kernel's moments sit at a bound of their law (h = 1) "
-                "with one experiment left out, so the jackknife cannot measure how uncertain "
-                "n* is (it would give a zero-width interval)")
+#: Why the jackknife fails (``ci_kind`` ``'at bound'``; the interval is then the conservative
+#: :func:`agreement_bound`).
+NO_JACKKNIFE = ("the kernel's moments sit at a bound of their law (h = 1) when an experiment "
+                "is left out, so the jackknife cannot measure how uncertain n* is (it would "
+                "give a zero-width interval)")
+
+#: Why the jackknife fails (``ci_kind`` ``'flat'``; the interval is then the conservative
+#: :func:`agreement_bound`).
+FLAT_JACKKNIFE = ("n* barely moves when an experiment is left out (a stationary point of the "
+                  "results' law, e.g. two camps of equal size), so the jackknife would give a "
+                  "near-zero-width interval that covers far below its level")
+
+#: The jackknife of log n* is taken as failed below this per-experiment SD (``se_log *
+#: sqrt(N)``): a flat leave-one-out curve, where the interval is near zero width and covers
+#: 0.74-0.79 (docs/generalize.md, few models), not the sampling noise it should measure.
+FLAT_SD = 0.05
 
 #: n* estimators: the moment-matched asymptotic quantile (default) and Algorithm 1's log-log fit.
 ESTIMATORS = ("gamma", "loglog")
@@ -401,10 +413,14 @@ class NStarResult(Result):
         n-Gen(eps) >= alpha*, NaN if none), ``nstar_bound`` (Prop. A.4), ``sufficient``
         (N >= nstar), ``se_log`` (jackknife SE of log n*) and ``ci_low``/``ci_high`` (the 95%
         interval ``exp(log n* ± t_{N-1} se_log)``; NaN for the log-log estimator, which has no
-        calibrated interval, and when N < 5), ``ci_kind`` (``'jackknife'``, ``'agreement'``
+        calibrated interval, and when N < 5), ``ci_kind`` (``'jackknife'``; ``'agreement'``
         when every result is the same in the kernel's eyes — n* = 1, the interval ``[1,
-        agreement_bound]``, what N agreeing results cannot rule out — or ``'none'``) and
-        ``kappa_inf`` (the kernel's smallest value, for that bound).
+        agreement_bound]``, what N agreeing results cannot rule out; where the jackknife
+        fails, ``'at bound'`` (:data:`NO_JACKKNIFE`) and ``'flat'`` (:data:`FLAT_JACKKNIFE`:
+        the leave-one-out estimates barely move, ``se_log * sqrt(N) <`` :data:`FLAT_SD`), the
+        interval is ``[1, agreement_bound(n_other=...)]``, conservative; ``'few'`` (N < 5: no
+        interval); ``'none'`` for the log-log estimator), ``kappa_inf`` (the kernel's smallest
+        value) and ``n_other`` (results unlike the most common one), for that bound.
         :meth:`confidence_interval` gives other levels.
     quantiles : pandas.DataFrame
         ``n``, ``confidence_level``, ``q`` (the alpha*-quantile of the MMD at n).
@@ -487,14 +503,13 @@ class NStarResult(Result):
             raise ParameterError("n* by the log-log extrapolation (`estimator` 'loglog') has "
                                  "no calibrated interval (its bootstrap percentiles miss the "
                                  "truth in most datasets at N <= 40); use `estimator` 'gamma'.")
-        if row.get("ci_kind") == "agreement":  # every result alike: [1, agreement bound]
+        if row.get("ci_kind") in ("agreement", "flat", "at bound"):  # [1, agreement_bound]
             return ConfidenceInterval(1.0, float(agreement_bound(
-                self.N, row["kappa_inf"], row["eps"], row["confidence_level"], conf)))
+                self.N, row["kappa_inf"], row["eps"], row["confidence_level"], conf,
+                n_other=int(row["n_other"]))))
         if not np.isfinite(row["se_log"]) and self.N < 5:
             raise ParameterError(f"An interval for n* needs N >= 5 experiments for the "
                                  f"jackknife; got N = {self.N}.")
-        if not np.isfinite(row["se_log"]):
-            raise ParameterError(NO_JACKKNIFE)
         half = special.stdtrit(self.N - 1, (1 + conf) / 2) * row["se_log"]  # t.ppf
         return ConfidenceInterval(float(row["nstar"] * math.exp(-half)),
                                   float(row["nstar"] * math.exp(half)))
@@ -586,17 +601,20 @@ def _gamma_rows(K, eps, levels):
     tri, hsi = _moments_leave_one_out(K)
     lj = np.log(gamma_nstar(tri[:, None], hsi[:, None], e[None, :], a[None, :]))
     se = np.sqrt((N - 1) / N * ((lj - lj.mean(axis=0)) ** 2).sum(axis=0))
-    return ns, se
+    flat = (se * np.sqrt(N) < FLAT_SD) & (not _agree(K))  # stationary: FLAT_JACKKNIFE
+    return ns, np.where(flat, np.nan, se)
 
 
-def agreement_bound(N, kappa_inf, eps, confidence_level=0.95, level: float = 0.95):
-    """Upper confidence bound of n* when all N results are the same in the kernel's eyes.
+def agreement_bound(N, kappa_inf, eps, confidence_level=0.95, level: float = 0.95,
+                    n_other: int = 0):
+    """Upper confidence bound of n* from how often the results agree with the most common one.
 
-    Then the moments are zero, n* = 1 and the jackknife has nothing to vary: the interval
-    would be [1, 1], which is not certainty — N agreeing studies cannot rule out a law that
-    gives another result now and then. After N studies of one result, the probability ``p``
-    that a new study gives another is at most ``p_u = 1 - (1 - level)^(1/N)`` (the exact
-    one-sided bound after 0 of N, Clopper & Pearson (1934)). Every law that puts at least
+    When all N results are the same in the kernel's eyes the moments are zero, n* = 1 and the
+    jackknife has nothing to vary: the interval would be [1, 1], which is not certainty — N
+    agreeing studies cannot rule out a law that gives another result now and then. After N
+    studies, ``n_other`` of them unlike the most common result, the probability ``p`` that a
+    new study gives another result is at most ``p_u``, the exact one-sided Clopper & Pearson
+    (1934) bound (``1 - (1 - level)^(1/N)`` after 0 of N). Every law that puts at least
     ``1 - p_u`` on the observed result has ``E k(X, X') >= (1 - p_u)^2 + (1 - (1 - p_u)^2)
     kappa_inf``, so ``tr(C) <= (1 - kappa_inf) (1 - (1 - p_u)^2)``; and the Gamma n* of
     :func:`gamma_nstar`, ``2 tr(C) q_h / (h eps^2)`` with ``q_h`` the ``alpha*``-quantile of
@@ -612,7 +630,7 @@ def agreement_bound(N, kappa_inf, eps, confidence_level=0.95, level: float = 0.9
     Parameters
     ----------
     N : int
-        The agreeing results (at least 1).
+        The results (at least 1).
     kappa_inf : float
         The kernel's smallest value (:meth:`Kernel.inf`): the furthest other result.
     eps : float or array_like
@@ -621,6 +639,12 @@ def agreement_bound(N, kappa_inf, eps, confidence_level=0.95, level: float = 0.9
         ``alpha*``; broadcast with ``eps``.
     level : float, default 0.95
         Confidence of the bound.
+    n_other : int, default 0
+        Results unlike the most common one. The bound holds for every law whatever it does
+        away from that result, so it also serves where the jackknife fails (a flat leave-one-out
+        curve, moments at a bound): conservative, never zero width. The most common result is
+        picked from the same data, which the bound does not account for (negligible unless
+        two results tie for most common).
 
     Returns
     -------
@@ -636,7 +660,11 @@ def agreement_bound(N, kappa_inf, eps, confidence_level=0.95, level: float = 0.9
 
     a = np.asarray(confidence_level, dtype=float)
     e = np.asarray(eps, dtype=float)
-    tr = (1.0 - kappa_inf) * -np.expm1(2.0 / N * math.log1p(-level))
+    if n_other == 0:  # 1 - (1 - p_u)^2, exactly
+        tr = (1.0 - kappa_inf) * -np.expm1(2.0 / N * math.log1p(-level))
+    else:
+        p_u = special.betaincinv(n_other + 1, N - n_other, level) if n_other < N else 1.0
+        tr = (1.0 - kappa_inf) * (1.0 - (1.0 - p_u) ** 2)
     h = np.geomspace(1.0, 1e6, 600)  # q_h / h -> 1 as h -> infinity
     q = np.maximum((special.chdtri(h, 1.0 - a[..., None]) / h).max(axis=-1), 1.0)
     return np.maximum(2.0 * tr * q / e ** 2, 1.0)
@@ -647,12 +675,18 @@ def _agree(K) -> bool:
     return K.shape[0] > 1 and bool(np.ptp(K) <= 1e-12 * max(1.0, abs(float(K[0, 0]))))
 
 
+def _n_other(K) -> int:
+    """Results unlike the most common one (in the kernel's eyes: ``K_ij`` at its largest)."""
+    same = K >= K.max() - 1e-12 * max(1.0, abs(float(K.max())))
+    return int(K.shape[0] - same.sum(axis=1).max())
+
+
 def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimator):
     from scipy import special
 
     names = ("confidence_level", "tolerance", "eps", "nstar", "estimator", "nstar_loglog", "beta0",
              "beta1", "nstar_observed", "nstar_bound", "sufficient", "se_log", "ci_low",
-             "ci_high", "ci_kind", "kappa_inf")
+             "ci_high", "ci_kind", "kappa_inf", "n_other")
     cols: dict = {c: [] for c in names}  # one frame from columns, not from a list of dicts
     qs = np.atleast_2d(dist.quantile(levels, quantile_method=quantile_method))
     eps_all = np.atleast_1d(kernel.epsilon(deltas, n_a)).astype(float)
@@ -665,6 +699,9 @@ def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimato
     # [1, agreement_bound] (what N agreeing results cannot rule out), not a zero width
     agree = estimator == "gamma" and _agree(K)
     inf = float(kernel.inf(n_a))
+    other = _n_other(K) if estimator == "gamma" else -1
+    why_none = ("few" if dist.N < 5 else "at bound" if estimator == "gamma"
+                and _at_bound(*_moments_leave_one_out(K, clip=False)).all() else "flat")
     for i, (a, q) in enumerate(zip(levels, qs, strict=False)):
         ns, b0, b1 = fit_nstar(dist.n, q, eps_all)
         for j, (d, e, ns_) in enumerate(zip(deltas, eps_all, ns, strict=False)):
@@ -677,13 +714,16 @@ def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimato
                 est, se = float(g_ns[i * len(eps_all) + j]), float(g_se[i * len(eps_all) + j])
                 half = t975 * se if np.isfinite(se) else np.nan
                 lo, hi = est * math.exp(-half), est * math.exp(half)
-                kind = "jackknife" if np.isfinite(se) else "none"
+                kind = "jackknife" if np.isfinite(se) else why_none
+                if kind in ("flat", "at bound"):  # the jackknife failed: the mode bound
+                    lo, hi = 1.0, float(agreement_bound(dist.N, inf, e, a, n_other=other))
             else:
                 est, se, lo, hi = float(ns_), np.nan, np.nan, np.nan
             for c, v in zip(names, (
                     a, d, float(e), est, estimator, float(ns_), b0, b1,
                     float(dist.n[ok][0]) if ok.any() else float("nan"),
-                    float(nstar_bound(a, e, sup)), bool(dist.N >= est), se, lo, hi, kind, inf),
+                    float(nstar_bound(a, e, sup)), bool(dist.N >= est), se, lo, hi, kind, inf,
+                    other),
                     strict=True):
                 cols[c].append(v)
     L = len(dist.n)
