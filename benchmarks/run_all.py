@@ -38,7 +38,9 @@ from _timing import BENCH_PREFIX  # noqa: E402
 #: Scripts too long for ``make bench`` (run by hand, see their docstrings): listed in the
 #: status table as not run unless named with ``--only``.
 MANUAL = {"audit_scale.py": "the audit at 100,000-1,000,000 rows: minutes to hours; run by "
-                            "hand (docs/performance.md)"}
+                            "hand (docs/performance.md)",
+          "generalize_nstar_few_models.py": "calibration of n*'s interval with few models, not "
+                                            "speed; its table is in docs/generalize.md"}
 
 
 def _scripts(only: list[str] | None) -> list[Path]:
