@@ -297,3 +297,6 @@ def test_a_light_resting_on_the_best_models_jackknife_says_where_it_undercovers(
     assert any("82-90% (not 95%)" in c for c in res.verdict.caveats)
     other = audit(_scores(n_studies=12, spread=0.0), random_state=0)  # agreement bound
     assert not any("82-90%" in c for c in other.verdict.caveats)
+    six = audit(_scores(n_studies=12, models=tuple("abcdef"), spread=0.1), random_state=0)
+    assert six.key_kernel == "jaccard(k=1)"  # not measured to undercover with 6 models
+    assert not any("82-90%" in c for c in six.verdict.caveats)
