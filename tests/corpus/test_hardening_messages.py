@@ -291,3 +291,23 @@ def test_abbreviations_are_distinct_and_never_take_a_label_shown_whole():
     assert all(len(f) <= 40 for f in forms) and "s" * 39 + "…" not in forms
     twins = Abbreviations(["q" * 80 + "z" * 20, "q" * 81 + "z" * 19, "q" * 82 + "z" * 18])
     assert len(set(twins.short.values())) == 3  # alike at both ends: numbered
+
+
+def test_a_study_left_out_for_a_rare_class_names_the_users_label_not_its_code():
+    # odd.csv (labels maybe/no/yes): "Left out: south (class 0 too rare)" — the user never
+    # saw a class 0; the codes are sorted labels, so 0 was 'maybe'
+    import numpy as np
+    import pandas as pd
+
+    from replikit.data.userdata import dataset_from_frame
+    from replikit.report.preflight import preflight
+
+    rng = np.random.default_rng(0)
+    y = np.array(["yes", "no"] * 30 + ["maybe"] * 6, dtype=object)
+    study = np.array(["a"] * 33 + ["b"] * 33, dtype=object)
+    y[33:] = np.where(y[33:] == "maybe", "no", y[33:])  # study b: no 'maybe' at all
+    y[:3] = "maybe"
+    frame = pd.DataFrame({"x": rng.normal(size=66), "y": y, "site": study})
+    plan = preflight(dataset_from_frame(frame, target="y", study="site"))
+    kept, dropped = plan.usable_studies(9, min_per_class=3)
+    assert kept == ["a"] and dropped == [("b", "class maybe too rare")]

@@ -42,6 +42,7 @@ class AuditPlan:
     study_classes: dict = field(default_factory=dict)
     n_classes: int = 0
     class_values: tuple = ()
+    class_names: tuple = ()  # the user's label of each code in class_values (Dataset.classes)
 
     @property
     def metric_label(self) -> str:
@@ -61,8 +62,9 @@ class AuditPlan:
             if all_classes and counts is not None:
                 short = [c for c in self.class_values if counts.get(c, 0) < min_per_class]
                 if short:
+                    names = dict(enumerate(self.class_names))
                     dropped.append((s, f"class{'es' if len(short) > 1 else ''} "
-                                       f"{', '.join(map(str, short))} "
+                                       f"{', '.join(str(names.get(c, c)) for c in short)} "
                                        f"{'absent' if min_per_class == 1 else 'too rare'}"))
                     continue
             kept.append(s)
@@ -114,7 +116,8 @@ def preflight(dataset: Dataset, models: dict | None = None) -> AuditPlan:
         notes.append(caveat())
     metric, rule = primary_metric(dataset.task, n_classes, models)
     values = tuple(sorted(classes_index)) if dataset.task == "classification" else ()
-    return AuditPlan(metric, rule, tuple(notes), rows, classes, n_classes, values)
+    return AuditPlan(metric, rule, tuple(notes), rows, classes, n_classes, values,
+                     tuple(dataset.classes or ()))
 
 
 #: Wall seconds of an audit besides its model fits on the reference machine: starting the
