@@ -460,3 +460,20 @@ def test_many_pairs_are_grouped_by_winner():
     assert _grouped(main, [True, True, True, False]) == ["lr beats knn and dummy",
                                                          "rf beats dummy"]
     assert _grouped(main, [False, False, False, True]) == ["rf beats knn"]
+
+def test_across_studies_sentence_names_the_model_ranked_best_within_studies():
+    # gapminder: the pooled best pair was gb and rf ("rf better across studies"), while within
+    # four of five continents lr ranked first: the card says so instead of leaving "rf better"
+    # to read as "rf is best"
+    import pandas as pd
+
+    from replikit.compare.audit import _top_within
+
+    table = pd.DataFrame({"lr": [0.9, 0.8, 0.85, 0.7], "rf": [0.6, 0.7, 0.5, 0.75],
+                          "gb": [0.5, 0.6, 0.4, 0.72]}, index=list("ABCD"))
+    words = _top_within(table, True, ("gb", "rf"))
+    assert words == " Within the studies lr ranks best (mean rank 1.5 of 3), ahead of both."
+    assert _top_within(table, True, ("lr", "rf")) == ""  # the pair holds the top model
+    # lower is better (an error): the ranks turn round
+    assert "gb ranks best" in _top_within(table, False, ("lr", "rf"))
+    assert _top_within(table[["lr", "rf"]], True, ("gb", "rf")) == ""  # two models only

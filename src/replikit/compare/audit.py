@@ -833,7 +833,8 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
     notes = _notes(plan, n, len(y), quick, j.table, j.head_method, j.study_note, j.left_out)
     verdict = _verdict(j.frame, metric, label, j.head_id, j.best, j.runner_up, plan, n, len(y),
                        quick, j.left_out, j.across, j.higher, tolerance[metric],
-                       "the tolerance given" if given is not None else _tolerance_why(metric))
+                       "the tolerance given" if given is not None else _tolerance_why(metric),
+                       study_table=j.study_table)
     return ComparisonAudit(
         verdict=verdict, primary_metric=metric, metric_label=label, metrics=tuple(metrics),
         models=tuple(names), scheme=plan.scheme, n_folds=plan.n_folds,
@@ -1128,7 +1129,7 @@ def audit_scores(scores, *, metric: str | None = None, scheme: str | None = None
     verdict = _verdict(j.frame, metric, label, j.head_id, j.best, j.runner_up, None, None,
                        None, False, j.left_out, j.across, j.higher,
                        None if metric in no_tolerance else tol[metric], why, caveats=caveats,
-                       skipped=next(iter(skipped.values()), None))
+                       skipped=next(iter(skipped.values()), None), study_table=j.study_table)
     if skipped and j.nemenyi is not None:
         fr = j.nemenyi.friedman
         text = (f"{verdict.sentence} Across {number(len(j.study_table))} studies: Friedman "
@@ -1278,9 +1279,30 @@ def _across_studies(study_scores, study_table, best, runner_up, metric, toleranc
     return out
 
 
-def _across_sentence(res, higher: bool) -> tuple[str, str | None]:
+def _top_within(study_table, higher: bool, pair) -> str:
+    """A clause naming the model with the best mean rank within the studies when it is
+    neither of the ``pair`` the posterior compares (gapminder: the pooled best pair gb and rf,
+    while within every continent but one lr ranked first), else ''."""
+    if study_table is None or study_table.shape[1] < 3 or len(study_table) < 2:
+        return ""
+    ranks = study_table.rank(axis=1, ascending=not higher).mean()
+    top = str(ranks.idxmin())
+    if top in pair or (ranks == ranks.min()).sum() > 1:
+        return ""
+    return (f" Within the studies {top} ranks best (mean rank {number(ranks[top])} of "
+            f"{study_table.shape[1]}), ahead of both.")
+
+
+def _across_sentence(res, higher: bool, study_table=None) -> tuple[str, str | None]:
     """The verdict's sentence about one posterior across studies, and a caveat when it favours
-    the runner-up (the within-data verdict ranks the models by their mean score)."""
+    the runner-up (the within-data verdict ranks the models by their mean score); with
+    ``study_table``, the model ranked best within the studies when it is neither of the two."""
+    top = _top_within(study_table, higher, (res.a, res.b))
+    sentence, caveat = _across_words(res, higher)
+    return sentence + top, caveat
+
+
+def _across_words(res, higher: bool) -> tuple[str, str | None]:
     p_best = res.p_right if higher else res.p_left
     p_next = res.p_left if higher else res.p_right
     name = ("hierarchical model" if res.test == "hierarchical"
@@ -1407,7 +1429,7 @@ def _key(row, by_study: bool):
 def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quick,
              left_out, across=(), higher=True, tolerance=0.01,
              tolerance_why="the default: one point on a 0–1 score", *, caveats=None,
-             skipped: str | None = None) -> Verdict:
+             skipped: str | None = None, study_table=None) -> Verdict:
     """One sentence about the primary metric: each pair once, decided (a difference shown by
     the headline test, or equivalence within ±tolerance shown by the TOST) or undecided.
 
@@ -1429,7 +1451,7 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
                  f"No test could be computed on {label} (every score was missing or "
                  "constant)."]
         for res in across[:1] if skipped is not None else ():
-            sentence, caveat = _across_sentence(res, higher)
+            sentence, caveat = _across_sentence(res, higher, study_table)
             parts.append(sentence)
             if caveat:
                 caveats.append(caveat)
@@ -1536,7 +1558,7 @@ def _verdict(frame, metric, label, head_id, best, runner_up, plan, n, used, quic
     tolerance_words = (f"judged against {tol_text}: {number(n_dec)} of {number(len(main))} "
                        f"pairs decided; {bound}")
     if across:  # the first posterior: the hierarchical model when there are fold scores
-        sentence, caveat = _across_sentence(across[0], higher)
+        sentence, caveat = _across_sentence(across[0], higher, study_table)
         parts.append(sentence)
         if caveat:
             caveats.append(caveat)
