@@ -212,12 +212,26 @@ def test_verdict_says_when_632_and_kfold_disagree_on_the_best_model():
 
     wide = pd.DataFrame({"kfold": [14.8, 18.3], ".632+": [13.5, 12.8],
                          "resubstitution": [11.4, 6.8]}, index=["lr", "rf"])
-    krow = pd.Series({"estimate": 14.8, "ci_low": 13.0, "ci_high": 16.6, "interval": "wald",
-                      "n_folds": 2})
+    krow = pd.Series({"estimate": 14.8, "se": 0.9, "ci_low": 13.0, "ci_high": 16.6,
+                      "interval": "wald", "n_folds": 2})
     plans = {m: {"path": "fast", "n_resamples": 50} for m in wide.index}
     v = _verdict("squared", "lr", wide, "rf", "rf", 11.5, plans, {}, 1704, True, 5, krow)
     assert v.sentence.startswith("lr has the lowest estimated mean squared error")
-    assert "ranks rf lowest instead (12.8; its 2-fold error 18.3)" in v.sentence
+    assert ("ranks rf lowest instead (12.8 against 13.5; its 2-fold error 18.3 against "
+            "14.8), so the two estimators disagree") in v.sentence
+    # nwtco: lasso and lr alike to three digits (0.363): more digits, and no "disagree"
+    # when the K-fold gap is inside the best model's standard error
+    near = pd.DataFrame({"kfold": [0.36312, 0.36318], ".632+": [0.36291, 0.36287],
+                         "resubstitution": [0.35, 0.35]}, index=["lr", "lasso"])
+    krow2 = pd.Series({"estimate": 0.36312, "se": 0.0098, "ci_low": 0.343, "ci_high": 0.382,
+                       "interval": "nested", "n_folds": 10})
+    plans["lasso"] = plans["lr"]
+    plans["lr"] = {**plans["lr"], "nested_repeats": 3}
+    w = _verdict("log", "lr", near, "lasso", "lr", 0.01, plans, {}, 4088, False, 2, krow2)
+    assert "(0.3629 against 0.3629" not in w.sentence
+    assert "lasso lowest instead (0.36287 against 0.36291; its 10-fold error 0.36318 " \
+           "against 0.36312), a difference well inside the noise" in w.sentence
+    assert "disagree" not in w.sentence
     assert v.estimate == 14.8 and (v.ci_low, v.ci_high) == (13.0, 16.6)
     same = _verdict("squared", "lr", wide, "lr", "rf", 11.5, plans, {}, 1704, True, 5, krow)
     assert "instead" not in same.sentence and "disagree" not in same.sentence

@@ -674,6 +674,8 @@ def _kfold_row(p, loss: str, y, n: int, path: str, nested=None) -> dict:
 
 def _verdict(loss, best, wide, best_632, worst, optimism, plans, failed, n, quick,
              n_studies, krow, sized: str = "") -> Verdict:
+    import numpy as np
+
     from .._format import interval, number
 
     label = LOSS_LABELS[loss]
@@ -685,10 +687,20 @@ def _verdict(loss, best, wide, best_632, worst, optimism, plans, failed, n, quic
                 f"{interval(krow['ci_low'], krow['ci_high'])}; .632+ bootstrap: "
                 f"{number(wide.loc[best, '.632+'])})")
     if best_632 != best:  # the two estimators disagree on which model is best: say so
+        a, b = wide.loc[best_632], wide.loc[best]
+        d = 3  # enough digits that the numbers compared do not print alike
+        while d < 6 and (number(a[".632+"], d) == number(b[".632+"], d)
+                         or number(a["kfold"], d) == number(b["kfold"], d)):
+            d += 1
+        gap = float(a["kfold"] - b["kfold"])
+        se = float(krow["se"]) if np.isfinite(krow.get("se", np.nan)) else np.nan
         sentence += (f"; the .632+ bootstrap ranks {best_632} lowest instead "
-                     f"({number(wide.loc[best_632, '.632+'])}; its {k}-fold error "
-                     f"{number(wide.loc[best_632, 'kfold'])}), so the two estimators disagree on "
-                     "the best model: the model comparison tests the difference")
+                     f"({number(a['.632+'], d)} against {number(b['.632+'], d)}; its {k}-fold "
+                     f"error {number(a['kfold'], d)} against {number(b['kfold'], d)}), ")
+        sentence += ("a difference well inside the noise of either estimate: the model "
+                     "comparison tests it" if np.isfinite(se) and gap < se else
+                     "so the two estimators disagree on the best model: the model comparison "
+                     "tests the difference")
     if optimism > 0:
         sentence += (f"; judged on the rows it was fitted to, {worst} would look better than "
                      f"under cross-validation by {number(optimism)}.")
