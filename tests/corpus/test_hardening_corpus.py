@@ -1,0 +1,113 @@
+"""Corpus: what an acceptance corpus of odd inputs across every command still found — each
+class of internal error, silently wrong result or unclear message, with a small case of its
+own: a binary Parquet column, a constant or underflowing target, numbers written with a
+decimal comma, rows named as the user counts them.
+
+Each case runs through the command line (exit 2 with one ``replikit: error:`` line naming the
+flag or column and what was found) or through the library entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replikit.data.userdata import dataset_from_frame
+from replikit.errors import DataError
+
+from .conftest import assert_clear_error
+
+
+def lakes(n=60, seed=7):
+    """Lakes sampled in three regions: depth and area predict the clarity (m, continuous)."""
+    rng = np.random.default_rng(seed)
+    f = pd.DataFrame({"depth": rng.gamma(3.0, 4.0, n), "area": rng.normal(2.0, 0.5, n),
+                      "region": np.resize(["alpine", "boreal", "coastal"], n)})
+    f["clarity"] = 0.2 * f.depth + f.area + rng.normal(0, 0.5, n)
+    return f
+
+
+# ---------------------------------------------------------------- binary (bytes) columns
+@pytest.mark.parametrize("column", ["feature", "target"])
+def test_a_binary_parquet_column_is_one_clear_line(cli, tmp_path, column):
+    f = lakes()
+    name = "photo" if column == "feature" else "clarity"
+    f[name] = [bytes([200 + i % 50, i % 7]) for i in range(len(f))]
+    path = tmp_path / "lakes.parquet"
+    f.to_parquet(path, index=False)
+    line = assert_clear_error(cli("run", "--data", path, "--target", "clarity", "--scheme", "5x2",
+                                  "--out", tmp_path / "s.csv"), name, "bytes", "data row 1")
+    assert "internal error" not in line
+
+
+def test_library_binary_column_raises_data_error():
+    f = lakes()
+    f["blob"] = [b"\x80\x81"] * len(f)
+    with pytest.raises(DataError, match="'blob' holds raw bytes"):
+        dataset_from_frame(f, target="clarity")
+
+
+# ---------------------------------------------------------------- constant / underflowing targets
+@pytest.mark.parametrize("value", ["1.0", "-0.0"])
+def test_a_constant_number_target_says_constant_without_numpy_reprs(cli, write_csv, tmp_path,
+                                                                   value):
+    f = lakes()
+    f["clarity"] = float(value)
+    line = assert_clear_error(cli("run", "--data", write_csv(f), "--target", "clarity",
+                                  "--out", tmp_path / "s.csv"), "--target", "constant")
+    assert "np." not in line and "float64" not in line, line
+
+
+def test_a_constant_text_target_says_constant(cli, write_csv):
+    f = lakes()
+    f["clarity"] = "murky"
+    line = assert_clear_error(cli("estimate", "--data", write_csv(f), "--target", "clarity"),
+                              "--target", "constant", "'murky'")
+    assert "class" not in line, line
+
+
+def test_a_target_whose_differences_underflow_is_named(cli, write_csv, tmp_path):
+    f = lakes()
+    f["clarity"] = f["clarity"] * 1e-200
+    assert_clear_error(cli("run", "--data", write_csv(f), "--target", "clarity", "--scheme",
+                           "5x2", "--out", tmp_path / "s.csv"), "--target", "clarity",
+                       "rescale")
+
+
+def test_library_tiny_target_is_refused_but_a_small_one_is_not():
+    f = lakes()
+    f["clarity"] = f["clarity"] * 1e-200
+    with pytest.raises(DataError, match="underflow"):
+        dataset_from_frame(f, target="clarity")
+    f["clarity"] = f["clarity"] * 1e190  # 1e-10: small, but its squares are fine
+    assert dataset_from_frame(f, target="clarity").task == "regression"
+
+
+# ---------------------------------------------------------------- decimal commas
+def test_a_target_with_decimal_commas_is_not_called_an_identifier(cli, write_csv, tmp_path):
+    f = lakes()
+    f["clarity"] = f["clarity"].map(lambda v: f"{v:.4f}".replace(".", ","))
+    line = assert_clear_error(cli("run", "--data", write_csv(f), "--target", "clarity",
+                                  "--out", tmp_path / "s.csv"), "--target", "decimal comma")
+    assert "identifier" not in line, line
+
+
+def test_a_feature_with_decimal_commas_is_refused_not_left_out(write_csv):
+    f = lakes()
+    f["depth"] = f["depth"].map(lambda v: f"{v:.3f}".replace(".", ","))
+    with pytest.raises(DataError, match="'depth' holds numbers written with a decimal comma"):
+        dataset_from_frame(f, target="clarity")
+
+
+# ---------------------------------------------------------------- rows as the user counts them
+def test_infinite_and_huge_cells_are_named_by_their_data_row(cli, write_csv, tmp_path):
+    f = lakes().astype({"area": object})
+    f.loc[4, "area"] = "inf"  # the fifth row below the header
+    line = assert_clear_error(cli("run", "--data", write_csv(f), "--target", "clarity",
+                                  "--out", tmp_path / "s.csv"), "'area'", "data row 5")
+    assert "[4]" not in line, line
+    f = lakes()
+    f.loc[[0, 9], "clarity"] = 1e200
+    assert_clear_error(cli("run", "--data", write_csv(f), "--target", "clarity",
+                           "--out", tmp_path / "s.csv"), "--target", "data rows 1, 10")
