@@ -111,3 +111,41 @@ def test_infinite_and_huge_cells_are_named_by_their_data_row(cli, write_csv, tmp
     f.loc[[0, 9], "clarity"] = 1e200
     assert_clear_error(cli("run", "--data", write_csv(f), "--target", "clarity",
                            "--out", tmp_path / "s.csv"), "--target", "data rows 1, 10")
+
+
+# ---------------------------------------------------------------- files that hide their columns
+def test_a_target_name_with_spaces_around_it_in_the_header_is_pointed_at(cli, write_csv):
+    f = lakes().rename(columns={"clarity": " clarity "})
+    assert_clear_error(cli("estimate", "--data", write_csv(f), "--target", "clarity"),
+                       "--target", "' clarity '", "spaces")
+
+
+def test_a_study_name_in_another_case_is_pointed_at(cli, write_csv, tmp_path):
+    assert_clear_error(cli("run", "--data", write_csv(lakes()), "--target", "clarity",
+                           "--study", "Region", "--out", tmp_path / "s.csv"),
+                       "--study", "'region'", "upper/lower case")
+
+
+def test_a_pipe_separated_file_says_so(cli, write_csv):
+    path = write_csv(lakes().to_csv(index=False, sep="|"))
+    assert_clear_error(cli("estimate", "--data", path, "--target", "clarity"),
+                       "--target", "single column", "pipes")
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_a_file_not_in_utf8_says_so_and_how_to_fix_it(cli, tmp_path, encoding):
+    f = lakes()
+    f["region"] = f["region"].str.replace("alpine", "alpé")
+    path = tmp_path / "lakes.csv"
+    path.write_bytes(f.to_csv(index=False).encode(encoding))
+    line = assert_clear_error(cli("estimate", "--data", path, "--target", "clarity"),
+                              "--data", "not UTF-8", "save it as UTF-8")
+    assert "codec" not in line, line
+
+
+def test_dates_in_a_message_are_written_as_dates():
+    f = lakes()
+    f["clarity"] = pd.date_range("2021-03-01", periods=len(f), freq="D")
+    with pytest.raises(DataError) as exc:
+        dataset_from_frame(f, target="clarity")
+    assert "2021-03-01" in str(exc.value) and "datetime.datetime(" not in str(exc.value)

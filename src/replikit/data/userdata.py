@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 from dataclasses import dataclass
 
@@ -180,6 +181,34 @@ def _columns_list(frame: pd.DataFrame) -> str:
     return names_list(frame.columns)
 
 
+#: Characters that separate the fields of a file that was read as a single column.
+_FIELD_SEPARATORS = {"|": "pipes", ":": "colons", " ": "spaces"}
+
+
+def _no_column(option: str, column: str, name: str, frame: pd.DataFrame) -> str:
+    """The message for a column ``column`` that ``frame`` lacks: the columns it has, and a
+    hint when one of them is the name but for spaces around it or its case, or when the file
+    was read as a single column whose name holds another separator."""
+    msg = f"`{option}`: no column {column!r} in {name}; available columns: {_columns_list(frame)}"
+    key = str(column).strip().casefold()
+    near = [str(c) for c in frame.columns if str(c).strip().casefold() == key]
+    if near:
+        spaces = near[0].strip() != near[0]
+        case = near[0].strip() != str(column).strip()
+        how = " and ".join(w for w, on in (("by spaces around the name", spaces),
+                                           ("in upper/lower case", case)) if on)
+        msg += (f" — column {near[0]!r} differs from it only {how}; give `{option}` "
+                f"{near[0]!r}" + (" (or remove the spaces from the header)" if spaces else ""))
+    elif frame.shape[1] == 1:
+        only = str(frame.columns[0])
+        seps = [w for c, w in _FIELD_SEPARATORS.items() if c in only.strip()]
+        msg += (" — the file was read as a single column"
+                + (f" whose name holds {seps[0]}; are its fields separated by {seps[0]}? Save "
+                   "it with commas (or tabs, as .tsv) between the fields" if seps else "")
+                )
+    return msg + "."
+
+
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
@@ -209,6 +238,9 @@ def _shown(value, width: int = 40) -> str:
         value = value.tolist()
     elif isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, (pd.Timestamp, _dt.datetime, _dt.date)):
+        text = str(value)  # 2020-01-01 00:00:00, not datetime.datetime(2020, 1, 1, 0, 0)
+        return text if len(text) <= width else text[:width - 3] + "..."
     text = repr(value)
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -598,15 +630,9 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
     if task is not None and task not in TASKS:
         raise DataError(f"`{task_option}` must be one of {', '.join(TASKS)}; got {task!r}.")
     if target not in frame.columns:
-        raise DataError(
-            f"`{target_option}`: no column {target!r} in {name}; available columns: "
-            f"{_columns_list(frame)}."
-        )
+        raise DataError(_no_column(target_option, target, name, frame))
     if study is not None and study not in frame.columns:
-        raise DataError(
-            f"`{study_option}`: no column {study!r} in {name}; available columns: "
-            f"{_columns_list(frame)}."
-        )
+        raise DataError(_no_column(study_option, study, name, frame))
     if study is not None and study == target:
         raise DataError(f"`{study_option}` and `{target_option}` must differ; both are {target!r}.")
     if len(frame) < min_rows:  # before the columns' checks: a single row says nothing of them
