@@ -149,3 +149,15 @@ def test_dates_in_a_message_are_written_as_dates():
     with pytest.raises(DataError) as exc:
         dataset_from_frame(f, target="clarity")
     assert "2021-03-01" in str(exc.value) and "datetime.datetime(" not in str(exc.value)
+
+
+# ---------------------------------------------------------------- a class too rare to split
+def test_stratified_splits_with_a_one_row_class_do_not_advise_stratifying(cli, write_csv,
+                                                                           tmp_path):
+    f = lakes()
+    f["clarity"] = np.where(np.arange(len(f)) == 3, "turbid", "clear")
+    line = assert_clear_error(cli("run", "--data", write_csv(f), "--target", "clarity",
+                                  "--scheme", "5x2", "--stratify", "--metrics", "accuracy",
+                                  "--out", tmp_path / "s.csv"),
+                              "--scheme", "smallest class", "1 of 60 rows")
+    assert "--stratify" not in line, line
