@@ -161,3 +161,14 @@ def test_stratified_splits_with_a_one_row_class_do_not_advise_stratifying(cli, w
                                   "--out", tmp_path / "s.csv"),
                               "--scheme", "smallest class", "1 of 60 rows")
     assert "--stratify" not in line, line
+
+
+# ---------------------------------------------------------------- models that tie exactly
+def test_scores_that_tie_on_every_fold_of_every_study_are_compared_not_refused(cli, write_csv):
+    rows = [dict(study=f"lake{s}", model=m, repeat=0, fold=k, metric="accuracy",
+                 value=0.75 + 0.01 * s, n_train=80, n_test=20)
+            for s in range(6) for m in ("tree", "forest") for k in range(5)]
+    code, out, err = cli("compare", write_csv(pd.DataFrame(rows), "scores.csv"))
+    assert code == 0, err
+    assert "signed-rank" in out and "equivalent" in out
+    assert "the same within each study" in out + err
