@@ -172,3 +172,13 @@ def test_scores_that_tie_on_every_fold_of_every_study_are_compared_not_refused(c
     assert code == 0, err
     assert "signed-rank" in out and "equivalent" in out
     assert "the same within each study" in out + err
+
+
+@pytest.mark.parametrize("flag", [["--lower-is-better"], ["--score", "value"]])
+def test_a_benchmark_flag_on_per_fold_scores_names_the_flag(cli, write_csv, flag):
+    rows = [dict(study=f"lake{s}", model=m, repeat=0, fold=k, metric="accuracy",
+                 value=0.7 + 0.05 * (m == "forest") + 0.01 * k, n_train=80, n_test=20)
+            for s in range(3) for m in ("tree", "forest") for k in range(5)]
+    line = assert_clear_error(cli("compare", write_csv(pd.DataFrame(rows), "scores.csv"),
+                                  *flag), flag[0], "benchmark table", "leave the flag out")
+    assert "give them in the Scores layout" not in line, line
