@@ -182,3 +182,29 @@ def test_a_benchmark_flag_on_per_fold_scores_names_the_flag(cli, write_csv, flag
     line = assert_clear_error(cli("compare", write_csv(pd.DataFrame(rows), "scores.csv"),
                                   *flag), flag[0], "benchmark table", "leave the flag out")
     assert "give them in the Scores layout" not in line, line
+
+
+# ---------------------------------------------------------------- meta-regression moderators
+def trials(k=8, seed=5):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"trial": [f"t{i}" for i in range(k)], "yi": rng.normal(0.3, 0.1, k),
+                         "vi": rng.uniform(0.005, 0.02, k), "dose": np.arange(k) * 10.0,
+                         "arm": np.resize(["low", "high"], k)})
+
+
+def test_the_effect_column_as_its_own_moderator_is_refused(cli, write_csv):
+    assert_clear_error(cli("meta", write_csv(trials()), "--moderator", "yi"),
+                       "--moderator", "'yi' is the effect column")
+
+
+@pytest.mark.parametrize("flags", [["--moderator", "trial"], ["--factor", "dose"]])
+def test_a_factor_with_a_level_per_study_is_refused_naming_it(cli, write_csv, flags):
+    assert_clear_error(cli("meta", write_csv(trials()), *flags), flags[0],
+                       repr(flags[1]), "different value for every study")
+
+
+def test_too_many_coefficients_are_counted_per_moderator(cli, write_csv):
+    f = trials(k=5)
+    f["site"] = ["a", "b", "c", "d", "a"]
+    assert_clear_error(cli("meta", write_csv(f), "--moderator", "site,dose"),
+                       "--moderator", "site 3", "dose 1", "got 5")
