@@ -208,3 +208,14 @@ def test_too_many_coefficients_are_counted_per_moderator(cli, write_csv):
     f["site"] = ["a", "b", "c", "d", "a"]
     assert_clear_error(cli("meta", write_csv(f), "--moderator", "site,dose"),
                        "--moderator", "site 3", "dose 1", "got 5")
+
+
+def test_generalize_names_an_infinite_score_by_its_data_row(cli, write_csv):
+    rows = [dict(model=m, lake=f"l{d}", score=0.5 + 0.1 * j + 0.01 * d)
+            for d in range(6) for j, m in enumerate(("tree", "forest", "knn"))]
+    f = pd.DataFrame(rows)
+    f.loc[2, "score"] = -np.inf  # the third row below the header
+    code, out, err = cli("generalize", write_csv(f), "--alternative", "model", "--score",
+                         "score", "--factor", "lake", "--n-resamples", "20")
+    assert code == 0, err
+    assert "(data row 3)" in err and "rows [2]" not in err, err
