@@ -224,6 +224,6 @@ def test_generalize_names_an_infinite_score_by_its_data_row(cli, write_csv):
 def test_a_missing_moderator_value_is_named_by_its_study_and_row(cli, write_csv):
     f = trials()
     f.loc[3, "dose"] = np.nan  # trial t3, the fourth row
-    line = assert_clear_error(cli("meta", write_csv(f), "--moderator", "dose"),
+    line = assert_clear_error(cli("meta", write_csv(f), "--moderator", "dose", "--label", "trial"),
                               "--moderator", "'dose'", "'t3'", "row 4")
     assert "positions" not in line, line
