@@ -227,3 +227,22 @@ def test_a_missing_moderator_value_is_named_by_its_study_and_row(cli, write_csv)
     line = assert_clear_error(cli("meta", write_csv(f), "--moderator", "dose", "--label", "trial"),
                               "--moderator", "'dose'", "'t3'", "row 4")
     assert "positions" not in line, line
+
+
+# ---------------------------------------------------------------- an audit of many tiny studies
+def test_an_audit_of_studies_too_small_to_split_says_why_sections_are_skipped(
+        cli, write_csv, tmp_path):
+    import json
+
+    f = lakes(n=80)
+    f["region"] = [f"pond{i // 2}" for i in range(len(f))]  # 40 studies of 2 rows
+    out = tmp_path / "audit"
+    code, _, err = cli("audit", "--quick", "-j", "1", "--data", write_csv(f), "--target",
+                       "clarity", "--study", "region", "--sections", "compare,generalize",
+                       "--out", out)
+    assert code == 0, err
+    skipped = {s["key"]: s["skipped"] for s in json.loads((out / "report.json").read_text())
+               ["sections"] if s.get("skipped")}
+    assert set(skipped) >= {"compare", "generalize"}, skipped
+    for why in skipped.values():
+        assert "`X`" not in why and "the largest with 2 rows" in why, why
