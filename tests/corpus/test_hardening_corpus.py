@@ -246,3 +246,26 @@ def test_an_audit_of_studies_too_small_to_split_says_why_sections_are_skipped(
     assert set(skipped) >= {"compare", "generalize"}, skipped
     for why in skipped.values():
         assert "`X`" not in why and "the largest with 2 rows" in why, why
+
+
+# ---------------------------------------------------------------- flags and labels that were lost
+def test_a_bad_rounding_is_refused_even_without_a_hold_out(cli, write_csv):
+    assert_clear_error(cli("estimate", "--data", write_csv(lakes()), "--target", "clarity",
+                           "--methods", "kfold", "--interval", "wald", "--rounding", "up"),
+                       "--rounding", "'up'")
+
+
+def test_leave_one_study_out_scores_say_which_study_each_fold_left_out(cli, write_csv,
+                                                                       tmp_path):
+    f = lakes()
+    f["region"] = f["region"].map({"alpine": "=Alp", "boreal": "Boreal", "coastal": "boreal "})
+    out = tmp_path / "s.csv"
+    code, _, err = cli("run", "--data", write_csv(f), "--target", "clarity", "--study",
+                       "region", "--scheme", "loso", "--models", "lr", "--out", out)
+    assert code == 0, err
+    from replikit.data.io import read_frame
+
+    s = read_frame(out)
+    assert s.groupby("fold")["held_out"].nunique().eq(1).all()
+    assert sorted(s["held_out"].unique()) == ["=Alp", "Boreal", "boreal "]
+    assert "'=Alp" in out.read_text()  # spreadsheet-safe on disk
