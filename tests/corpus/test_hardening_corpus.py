@@ -269,3 +269,15 @@ def test_leave_one_study_out_scores_say_which_study_each_fold_left_out(cli, writ
     assert s.groupby("fold")["held_out"].nunique().eq(1).all()
     assert sorted(s["held_out"].unique()) == ["=Alp", "Boreal", "boreal "]
     assert "'=Alp" in out.read_text()  # spreadsheet-safe on disk
+
+
+@pytest.mark.parametrize("kind", ["dates", "durations"])
+def test_a_date_or_duration_target_is_named_as_such(tmp_path, cli, kind):
+    f = lakes()
+    f["clarity"] = (pd.date_range("2021-03-01", periods=len(f), freq="D") if kind == "dates"
+                    else pd.to_timedelta(np.arange(len(f)), unit="h"))
+    path = tmp_path / "lakes.parquet"
+    f.to_parquet(path, index=False)
+    line = assert_clear_error(cli("estimate", "--data", path, "--target", "clarity"),
+                              "--target", f"holds {kind}")
+    assert "identifier" not in line, line

@@ -238,7 +238,7 @@ def _shown(value, width: int = 40) -> str:
         value = value.tolist()
     elif isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, (pd.Timestamp, _dt.datetime, _dt.date)):
+    if isinstance(value, (pd.Timestamp, pd.Timedelta, _dt.datetime, _dt.date, _dt.timedelta)):
         text = str(value)  # 2020-01-01 00:00:00, not datetime.datetime(2020, 1, 1, 0, 0)
         return text if len(text) <= width else text[:width - 3] + "..."
     text = repr(value)
@@ -655,6 +655,12 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
                           "flatten it or choose another column")
     if y_raw.isna().all():
         raise DataError(f"`{target_option}`: column {target!r} has no values (all missing).")
+    if ptypes.is_datetime64_any_dtype(y_raw) or ptypes.is_timedelta64_dtype(y_raw):
+        kind = "durations" if ptypes.is_timedelta64_dtype(y_raw) else "dates"
+        raise DataError(f"`{target_option}`: column {target!r} holds {kind} (e.g. "
+                        f"{_shown(y_raw.dropna().iloc[0])}), not numbers or class labels; "
+                        "choose the outcome column, or convert it to a number first (e.g. days "
+                        "since a start date).")
     if not _is_text(y_raw):
         _check_numeric_values(y_raw, f"`{target_option}`: column {target!r}")
     elif task != "classification":
