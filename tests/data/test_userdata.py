@@ -83,7 +83,7 @@ def test_constant_target_refused():
 def test_infinite_or_overflowing_values_refused(bad):
     df = frame()
     df.loc[5, "x1"] = bad
-    with pytest.raises(DataError, match="feature column 'x1'.*row.*5"):
+    with pytest.raises(DataError, match="feature column 'x1'.*data row 6"):  # loc 5: sixth row
         dataset_from_frame(df, target="y")
     df = frame()
     df.loc[5, "y"] = bad

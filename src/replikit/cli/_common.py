@@ -168,7 +168,8 @@ RandomStateOpt = Annotated[int, typer.Option(
     "results (on any number of workers).")]
 NJobsOpt = Annotated[int, typer.Option("--n-jobs", "-j", min=1, help="Worker processes.")]
 ModelsOpt = Annotated[str | None, typer.Option(
-    "--models", help="Comma-separated model aliases: lr, ridge, lda, rf, gb, knn, tree, dummy.")]
+    "--models", help="Comma-separated model aliases: lr, ridge, lasso, enet, lda, rf, gb, svm, "
+                     "mlp, knn, tree, dummy.")]
 
 
 def info(message: str) -> None:

@@ -58,6 +58,33 @@ def moderator_frame(frame, moderators: list[str], factors=()):
     return mods
 
 
+def _check_moderators(mods, effect_name: str, factors=(), labels=()) -> None:
+    """Refuse the effect column as its own moderator, and a factor with a level per study
+    (the study labels): each takes as many coefficients as there are studies; name a missing
+    moderator value by its study and table row (counted from 1)."""
+    import pandas as pd
+
+    for col in mods.columns:
+        flag = "--factor" if col in factors else "--moderator"
+        missing = mods[col].isna().to_numpy().nonzero()[0]
+        if missing.size and len(labels) == len(mods):
+            first = int(missing[0])
+            more = f" and {missing.size - 1} more" if missing.size > 1 else ""
+            raise ParameterError(f"`{flag}`: {col!r} is missing for study {labels[first]!r} "
+                                 f"(row {first + 1}){more}; fill it in or drop the study.")
+        if col == effect_name:
+            raise ParameterError(f"`{flag}`: {col!r} is the effect column; a moderator is a "
+                                 "study-level characteristic that may explain the effects "
+                                 "(year, site, design), not the effects themselves.")
+        values = mods[col].dropna()
+        is_factor = col in factors or not pd.api.types.is_numeric_dtype(values)
+        if is_factor and len(values) > 2 and values.nunique() == len(values):
+            raise ParameterError(f"`{flag}`: {col!r} holds a different value for every study "
+                                 f"({len(values)} levels, like study labels): as a factor it "
+                                 "would take one coefficient per study, leaving nothing to "
+                                 "estimate; choose a characteristic the studies share.")
+
+
 def meta_extras(frame, res, moderators: list[str], influence: bool, funnel: bool,
                 out: Path | None, effect_name: str,
                 factors=()) -> tuple[list, dict, list]:
@@ -69,6 +96,7 @@ def meta_extras(frame, res, moderators: list[str], influence: bool, funnel: bool
     fit = None
     if moderators:
         mods = moderator_frame(frame, moderators, factors)
+        _check_moderators(mods, effect_name, factors, res.labels)
         from ..replicate import meta_regression
 
         fit = meta_regression(list(res.y), list(res.v), moderators=mods,

@@ -191,8 +191,17 @@ def compare(
                 check_duckdb_file(scores, error=InputFileError)  # not SQLite
             frame = read_frame(scores, table=table)
             bench = dict(dataset=dataset, model_column=model_column, score=score)
-            if any(v is not None for v in bench.values()) or lower_is_better or (
-                    columns is None and _looks_like_benchmark(frame)):
+            given = [f for f, v in (("--dataset", dataset), ("--model-column", model_column),
+                                    ("--score", score), ("--lower-is-better", lower_is_better))
+                     if v]
+            if given and columns is None and not _looks_like_benchmark(frame):
+                raise ParameterError(
+                    f"{' and '.join(f'`{g}`' for g in given)} "
+                    f"{'is' if len(given) == 1 else 'are'} for a benchmark table (one score "
+                    f"per model and dataset); {scores.name} is a table of per-fold scores (its "
+                    "columns include fold or metric/value) — leave the flag out: the direction "
+                    "of each score follows from its metric's name.")
+            if given or (columns is None and _looks_like_benchmark(frame)):
                 _benchmark(frame, a, b, bench, study=study, test=test, all_tests=all_tests,
                            control=control, alpha=alpha, tolerance=tolerance,
                            lower_is_better=lower_is_better, out=out,

@@ -217,8 +217,11 @@ def run_command(
     finally:
         if client is not None:
             client.close()
+    scores = res.scores
+    if groups is not None:  # leave-one-study-out: fold i leaves out the i-th study (sorted)
+        scores = _with_held_out(scores, groups)
     with flags({"path": "--out"}):
-        written = {"scores": str(res.scores.write(out, overwrite=overwrite))}
+        written = {"scores": str(scores.write(out, overwrite=overwrite))}
     if predictions is not None:
         labelled, note = ds.predictions_with_labels(res.predictions)
         if note:
@@ -230,6 +233,21 @@ def run_command(
                                  "splits):"),
           "", f"Scores written to {written['scores']}"],
          {"written": written, "summary": summary, "provenance": res.provenance})
+
+
+def _with_held_out(scores, groups):
+    """The scores of a leave-one-study-out run with a ``held_out`` column after ``fold``: the
+    study each fold tests (fold i leaves out the i-th study in sorted order), so that a score
+    can be told apart from the others by the study it was measured on."""
+    import numpy as np
+
+    from ..data import Scores
+
+    labels = np.unique(np.asarray(groups))
+    frame = scores.frame.copy()
+    frame.insert(list(frame.columns).index("fold") + 1, "held_out",
+                 labels[frame["fold"].to_numpy(dtype=int)])
+    return Scores(frame)
 
 
 def register(app: typer.Typer) -> None:

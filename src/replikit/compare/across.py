@@ -260,7 +260,16 @@ def compare_across_studies(scores, a=None, b=None, *, metrics=None, tolerance=0.
             per_study = sub[sub["study"].isin(both.index) & sub["model"].isin([x, y])]
             n_splits = per_study.groupby(["study", "model"]).size().min()
             tests = []
-            if n_splits >= 2:
+            diffs = per_study.pivot_table(index=["study", "repeat", "fold"] if "repeat" in
+                                          per_study else ["study", "fold"], columns="model",
+                                          values="value")
+            constant = n_splits >= 2 and {x, y} <= set(diffs.columns) and bool(
+                (diffs[x] - diffs[y]).groupby(level="study").std(ddof=0).fillna(0).eq(0).all())
+            if constant:  # the model needs some spread of the fold differences in a study
+                notes.append(f"{metric}, {x} - {y}: every fold difference is the same within "
+                             "each study (the two models' scores differ by a constant): no "
+                             "hierarchical model; the signed-rank test compares the studies.")
+            elif n_splits >= 2:
                 tests.append(hierarchical_test(
                     per_study, x, y, metric=metric, tolerance=r, n_draws=n_draws,
                     n_chains=n_chains,

@@ -247,6 +247,12 @@ def _read(path, table, dtype, name: str) -> pd.DataFrame:
                         f"{', '.join(map(repr, tables)) or 'no tables'}."
                     )
                 frame = con.execute(f"SELECT * FROM {quote_identifier(table)}").df()
+    except UnicodeDecodeError as exc:
+        raise DataError(f"`{name}`: {str(p)!r} is not UTF-8 text (byte "
+                        f"0x{exc.object[exc.start]:02x} at "
+                        f"position {exc.start:,} cannot be read as UTF-8: the file is in "
+                        "another encoding, such as Latin-1 or UTF-16, or is not text); save it "
+                        "as UTF-8 CSV, or as Parquet.") from None
     except pd.errors.EmptyDataError:
         raise InputFileError(f"`{name}`: file {str(p)!r} has no columns (empty file).") from None
     except (ParameterError, InputFileError, DataError):

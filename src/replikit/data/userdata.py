@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ __all__ = ["Dataset", "dataset_from_frame", "load_dataset", "infer_task"]
 TASKS = ("regression", "classification")
 MAX_ABS = 1e150  # larger magnitudes overflow when squared (sums of squares, Gram matrices)
 _ID_MIN_LEVELS = 50  # a text column with more distinct values than this and than half the rows
+_DECIMAL_COMMA = r"^\s*[-+]?\d*,\d+\s*$"  # a number written with a decimal comma: '-0,25'
+MIN_SPREAD = 1e-150  # smaller differences between target values underflow when squared
 _NUMERIC_SHARE = 0.8  # text column whose values are numbers but for a few: stray entries
 _MAX_CLASS_LEVELS = 10  # an integer target with at most this many values is classes
 #: Why a table needs rows enough (``min_rows``), in the messages that refuse one.
@@ -178,6 +181,34 @@ def _columns_list(frame: pd.DataFrame) -> str:
     return names_list(frame.columns)
 
 
+#: Characters that separate the fields of a file that was read as a single column.
+_FIELD_SEPARATORS = {"|": "pipes", ":": "colons", " ": "spaces"}
+
+
+def _no_column(option: str, column: str, name: str, frame: pd.DataFrame) -> str:
+    """The message for a column ``column`` that ``frame`` lacks: the columns it has, and a
+    hint when one of them is the name but for spaces around it or its case, or when the file
+    was read as a single column whose name holds another separator."""
+    msg = f"`{option}`: no column {column!r} in {name}; available columns: {_columns_list(frame)}"
+    key = str(column).strip().casefold()
+    near = [str(c) for c in frame.columns if str(c).strip().casefold() == key]
+    if near:
+        spaces = near[0].strip() != near[0]
+        case = near[0].strip() != str(column).strip()
+        how = " and ".join(w for w, on in (("by spaces around the name", spaces),
+                                           ("in upper/lower case", case)) if on)
+        msg += (f" — column {near[0]!r} differs from it only {how}; give `{option}` "
+                f"{near[0]!r}" + (" (or remove the spaces from the header)" if spaces else ""))
+    elif frame.shape[1] == 1:
+        only = str(frame.columns[0])
+        seps = [w for c, w in _FIELD_SEPARATORS.items() if c in only.strip()]
+        msg += (" — the file was read as a single column"
+                + (f" whose name holds {seps[0]}; are its fields separated by {seps[0]}? Save "
+                   "it with commas (or tabs, as .tsv) between the fields" if seps else "")
+                )
+    return msg + "."
+
+
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
@@ -207,6 +238,9 @@ def _shown(value, width: int = 40) -> str:
         value = value.tolist()
     elif isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, (pd.Timestamp, pd.Timedelta, _dt.datetime, _dt.date, _dt.timedelta)):
+        text = str(value)  # 2020-01-01 00:00:00, not datetime.datetime(2020, 1, 1, 0, 0)
+        return text if len(text) <= width else text[:width - 3] + "..."
     text = repr(value)
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -231,9 +265,32 @@ def _nested_cell(col: pd.Series) -> int | None:
     return None
 
 
+def _bytes_cell(col: pd.Series) -> int | None:
+    """Position of the first raw-bytes cell of ``col`` (a Parquet binary column), or None."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        if not (pa.types.is_binary(dtype.pyarrow_dtype)
+                or pa.types.is_large_binary(dtype.pyarrow_dtype)):
+            return None
+    elif not ptypes.is_object_dtype(dtype) or \
+            ptypes.infer_dtype(col, skipna=True) not in ("bytes", "mixed"):
+        return None
+    for pos, value in enumerate(col.to_numpy()):
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return pos
+    return None
+
+
 def _check_not_nested(col: pd.Series, label: str, role: str, advice: str) -> None:
     """A :class:`DataError` when ``col`` holds lists or structs (``TypeError: unhashable``
-    further on)."""
+    further on) or raw bytes (a binary column: neither numbers nor text)."""
+    pos = _bytes_cell(col)
+    if pos is not None:
+        raise DataError(f"{label} holds raw bytes (binary data; {_row_ref(col.index, pos)} "
+                        f"holds {_shown(col.iloc[pos])}); {role} needs one number or text "
+                        "label per row — drop the column, or decode it to text.")
     pos = _nested_cell(col)
     if pos is not None:
         raise DataError(f"{label} holds nested values (lists or structs; "
@@ -246,14 +303,36 @@ def _check_numeric_values(col: pd.Series, label: str) -> None:
     values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
     bad = np.isinf(values)
     if bad.any():
-        rows = np.flatnonzero(bad)[:5].tolist()
-        raise DataError(f"{label} holds {_plural(int(bad.sum()), 'infinite value')} (rows "
-                        f"{rows}); replace them by a number or leave the cell empty.")
+        raise DataError(f"{label} holds {_plural(int(bad.sum()), 'infinite value')} "
+                        f"({_rows_ref(col.index, bad)}); replace them by a number or leave the "
+                        "cell empty.")
     huge = np.abs(np.nan_to_num(values)) > MAX_ABS
     if huge.any():
-        rows = np.flatnonzero(huge)[:5].tolist()
-        raise DataError(f"{label} holds values beyond ±{MAX_ABS:.0e} (rows {rows}, e.g. "
-                        f"{values[huge][0]:.3g}), which overflow when squared; rescale it.")
+        raise DataError(f"{label} holds values beyond ±{MAX_ABS:.0e} ({_rows_ref(col.index, huge)}"
+                        f", e.g. {values[huge][0]:.3g}), which overflow when squared; rescale it.")
+
+
+def _rows_ref(index: pd.Index, mask: np.ndarray) -> str:
+    """The rows of ``mask`` as the user finds them: ``data rows 4, 9`` (counted from 1 below
+    the header, as :func:`_row_ref`), the first five and a count of the rest."""
+    pos = np.flatnonzero(mask)
+    if pos.size == 1:
+        return _row_ref(index, int(pos[0]))
+    shown = ", ".join(f"{p + 1:,}" for p in pos[:5])
+    more = f", ... ({pos.size:,} rows)" if pos.size > 5 else ""
+    return f"data rows {shown}{more}"
+
+
+def _decimal_comma(col: pd.Series) -> str | None:
+    """The first value of a text column whose every value is a number written with a decimal
+    comma (``'0,25'``), or None: read as text, such numbers would become labels."""
+    present = col.dropna()
+    if present.empty or not _is_text(col):
+        return None
+    text = present.astype(str)
+    if text.str.match(_DECIMAL_COMMA).all():
+        return str(text.iloc[0])
+    return None
 
 
 def _stray_text(col: pd.Series) -> tuple[int, list] | None:
@@ -311,6 +390,11 @@ def _prepare_features(frame: pd.DataFrame, features: list, name: str, n_rows: in
             notes.append(f"left out feature {c!r}: dates are not used as predictors")
             continue
         if _is_text(col):
+            comma = _decimal_comma(col)
+            if comma is not None:
+                raise DataError(f"{label} holds numbers written with a decimal comma (e.g. "
+                                f"{comma!r}); as text they would become categories — write "
+                                "them with a decimal point, or save the file as Parquet.")
             stray = _stray_text(col)
             if stray is not None:
                 count, examples = stray
@@ -331,6 +415,11 @@ def _prepare_features(frame: pd.DataFrame, features: list, name: str, n_rows: in
 
 def _encode_target(y: pd.Series, task: str, target: str, target_option: str,
                    notes: list[str]) -> tuple[pd.Series, tuple]:
+    comma = _decimal_comma(y)
+    if comma is not None:
+        raise DataError(f"`{target_option}`: column {target!r} holds numbers written with a "
+                        f"decimal comma (e.g. {comma!r}), which would be read as text labels; "
+                        "write them with a decimal point, or save the file as Parquet.")
     if task == "regression":
         if _is_text(y):
             sample = y.astype(str).unique()[:3].tolist()
@@ -341,11 +430,17 @@ def _encode_target(y: pd.Series, task: str, target: str, target_option: str,
         if y.nunique() < 2:
             raise DataError(f"`{target_option}`: column {target!r} is constant (every value is "
                             f"{y.iloc[0]:g}); there is nothing to predict.")
+        spread = float(np.max(np.abs(y.to_numpy() - np.median(y.to_numpy()))))
+        if spread < MIN_SPREAD:
+            raise DataError(f"`{target_option}`: column {target!r} varies by less than "
+                            f"{MIN_SPREAD:.0e} (its values are within {spread:.3g} of their "
+                            "median), so squared errors and variances underflow to 0; rescale "
+                            "it (e.g. multiply it by a power of ten).")
         return y, ()
     labels = pd.unique(y)
     if len(labels) < 2:
-        raise DataError(f"`{target_option}`: column {target!r} has a single class "
-                        f"({labels[0]!r}); nothing to predict.")
+        raise DataError(f"`{target_option}`: column {target!r} is constant (every value is "
+                        f"{_shown(labels[0])}); there is nothing to predict.")
     if len(labels) == len(y):
         shown = ", ".join(_shown(v) for v in labels[:3]) + (", ..." if len(y) > 3 else "")
         raise DataError(f"`{target_option}`: column {target!r} holds a different value in each "
@@ -535,15 +630,9 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
     if task is not None and task not in TASKS:
         raise DataError(f"`{task_option}` must be one of {', '.join(TASKS)}; got {task!r}.")
     if target not in frame.columns:
-        raise DataError(
-            f"`{target_option}`: no column {target!r} in {name}; available columns: "
-            f"{_columns_list(frame)}."
-        )
+        raise DataError(_no_column(target_option, target, name, frame))
     if study is not None and study not in frame.columns:
-        raise DataError(
-            f"`{study_option}`: no column {study!r} in {name}; available columns: "
-            f"{_columns_list(frame)}."
-        )
+        raise DataError(_no_column(study_option, study, name, frame))
     if study is not None and study == target:
         raise DataError(f"`{study_option}` and `{target_option}` must differ; both are {target!r}.")
     if len(frame) < min_rows:  # before the columns' checks: a single row says nothing of them
@@ -566,6 +655,12 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
                           "flatten it or choose another column")
     if y_raw.isna().all():
         raise DataError(f"`{target_option}`: column {target!r} has no values (all missing).")
+    if ptypes.is_datetime64_any_dtype(y_raw) or ptypes.is_timedelta64_dtype(y_raw):
+        kind = "durations" if ptypes.is_timedelta64_dtype(y_raw) else "dates"
+        raise DataError(f"`{target_option}`: column {target!r} holds {kind} (e.g. "
+                        f"{_shown(y_raw.dropna().iloc[0])}), not numbers or class labels; "
+                        "choose the outcome column, or convert it to a number first (e.g. days "
+                        "since a start date).")
     if not _is_text(y_raw):
         _check_numeric_values(y_raw, f"`{target_option}`: column {target!r}")
     elif task != "classification":

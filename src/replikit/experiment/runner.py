@@ -232,7 +232,7 @@ def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root, metrics=(),
                 is_clf: bool = False) -> list[_Task]:
     tasks = []
     studies = ["all"] if sa is None else [str(v) for v in pd.unique(sa)]
-    check = _SplitCheck(ya, metrics, is_clf)
+    check = _SplitCheck(ya, metrics, is_clf, stratified=bool(getattr(scheme, "stratify", False)))
     for s in studies:
         rows = np.arange(len(Xa)) if sa is None else np.flatnonzero(sa == s)
         where = "" if sa is None else f"study {s!r} ({len(rows)} rows): "
@@ -261,8 +261,9 @@ class _SplitCheck:
     that are not all equal (never true for one-row test sets); ``roc_auc`` needs both classes
     in every test set."""
 
-    def __init__(self, ya, metrics, is_clf: bool) -> None:
+    def __init__(self, ya, metrics, is_clf: bool, stratified: bool = False) -> None:
         self.is_clf = is_clf
+        self.stratified = stratified
         self.varying = [m for m in metrics if m in ("r2", "r2_corr")]
         self.auc = "roc_auc" in metrics
         self.codes = None
@@ -285,8 +286,15 @@ class _SplitCheck:
             present = np.bincount(self.codes[train], minlength=len(self.classes)) > 0
             if present.sum() < 2:
                 only = _show(self.classes[np.flatnonzero(present)[0]])
-                raise DataError(f"`scheme`: {where} trains on one class only ({only}); use "
-                                "stratified splits (`stratify`), fewer folds, or more rows.")
+                counts = np.bincount(self.codes, minlength=len(self.classes))
+                rare = int(np.argmin(counts))
+                smallest = (f"; the smallest class, {_show(self.classes[rare])}, has "
+                            f"{int(counts[rare]):,} of {len(self.codes):,} rows")
+                advice = ("fewer folds, more rows of that class, or leave the class out"
+                          if self.stratified else
+                          "stratified splits (`stratify`), fewer folds, or more rows")
+                raise DataError(f"`scheme`: {where} trains on one class only ({only}){smallest}"
+                                f" — use {advice}.")
         if self.varying:
             yt = self.ya[test]
             if len(yt) < 2 or np.all(yt == yt[0]):

@@ -407,9 +407,15 @@ def _infinite_note(score: pd.Series, col) -> str | None:
     inf = np.isinf(score.to_numpy())
     if not inf.any():
         return None
-    rows = score.index[inf][:5].tolist()
+    idx = score.index
+    if isinstance(idx, pd.RangeIndex) and idx.start == 0 and idx.step == 1:
+        # rows as the user counts them in the file: from 1, below the header
+        pos = np.flatnonzero(inf)[:5] + 1
+        rows = f"data row{'s' if inf.sum() > 1 else ''} {', '.join(f'{p:,}' for p in pos)}"
+    else:
+        rows = f"index {idx[inf][:5].tolist()}"
     return (f"column {col!r} (`score`) holds {int(inf.sum()):,} infinite score"
-            f"{'s' if inf.sum() > 1 else ''} (rows {rows}{' ...' if inf.sum() > 5 else ''}): "
+            f"{'s' if inf.sum() > 1 else ''} ({rows}{' ...' if inf.sum() > 5 else ''}): "
             "ranked as the best or worst possible result (equal infinities tie)")
 
 

@@ -260,8 +260,11 @@ def _design_iv(moderators, data, k: int, intercept: bool) -> _Design:
         X = X[:, keep]
         names = [names[j] for j in keep]
     if X.shape[0] <= X.shape[1]:
-        raise DataError(f"a meta-regression with {X.shape[1]} coefficient(s) needs more than "
-                        f"{X.shape[1]} studies; got {X.shape[0]}.")
+        counts = ", ".join(f"{t} {len(idx)}" for t, idx in terms.items())
+        raise DataError(f"`moderators`: a meta-regression with {X.shape[1]} coefficient(s) "
+                        f"({'intercept 1, ' if has_int else ''}{counts}; a factor takes one per "
+                        f"level after the first) needs more than {X.shape[1]} studies; got "
+                        f"{X.shape[0]} — use fewer moderators or factor levels.")
     return _Design(X, tuple(names), terms, has_int, encoders, spec, tuple(dropped))
 
 

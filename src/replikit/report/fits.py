@@ -112,6 +112,17 @@ def study_cv(ctx: AuditContext, models: dict):
     def compute():
         d, _ = ctx.study_subset(STUDY_MIN_ROWS, all_classes=True,
                                 min_per_class=STUDY_MIN_PER_CLASS)
+        if len(d.y) == 0:  # every study too small: say so, not `X` has 0 rows
+            from ..errors import NotApplicableError
+
+            sizes = ctx.dataset.study.value_counts()
+            need = f"{STUDY_MIN_ROWS} rows" + (
+                f" with {STUDY_MIN_PER_CLASS} of every class"
+                if ctx.dataset.task == "classification" else "")
+            raise NotApplicableError(
+                f"no study has the {need} that cross-validation within a study needs: "
+                f"{len(sizes):,} studies, the largest with {int(sizes.max()):,} rows — pool "
+                "small studies into larger ones (e.g. by region or period).")
         scheme, metrics = within_study_design(ctx)
         t0 = time.perf_counter()
         with ctx.stage("Fits: cross-validation within every study") as advance:

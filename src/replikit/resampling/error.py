@@ -1138,6 +1138,7 @@ def estimate_errors(model, X, y, *, methods: Sequence[str] = ("resubstitution", 
     if len(set(methods)) != len(methods):
         raise ParameterError(f"`methods` names a method twice: {methods}.")
     methods = [check_choice(m, "methods", METHODS) for m in methods]
+    check_choice(rounding, "rounding", ("ceil", "floor"))  # also when no hold-out uses it
     engine = _engine_iv(engine, n_jobs)
     prob = _estimate_error_iv(model, X, y, loss, task)
     specs = {m: _scheme_iv(m, n_resamples, n_folds, n_repeats, test_size, rounding, prob.n)
