@@ -96,3 +96,20 @@ def test_run_is_identical_whatever_the_memory_goal():
     pa = free.predictions.frame.sort_values([*keys, "row"]).reset_index(drop=True)
     pb = limited.predictions.frame.sort_values([*keys, "row"]).reset_index(drop=True)
     assert pa.equals(pb)
+
+
+def test_one_at_a_time_counts_each_fit_once():
+    """Tasks run in this process when the goal allows one worker: each fit is counted once
+    (a worker's count is merged into this process's; here it already is)."""
+    from replikit import _convergence
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 3))
+    y = X[:, 0] + rng.normal(size=80)
+    counts = []
+    for goal in (None, 1):
+        before = _convergence.tally()
+        run({"ols": LinearRegression()}, X, y, scheme="5x1", metrics=["mse"],
+            engine=Engine("joblib", 2, memory_goal=goal), random_state=0)
+        counts.append(sum(f for f, _, _ in _convergence.since(before).values()))
+    assert counts[0] == counts[1] == 5

@@ -436,14 +436,13 @@ class Engine:
     def _stream(self, fn, tasks, todo, shared, n_jobs=None):
         if not todo:
             return
-        if self.backend == "serial":
+        if self.backend == "serial" or n_jobs == 1:  # one at a time (also when the memory
+            # goal allows one worker): in this process, no worker holding a copy of the data
             for i in todo:
                 yield i, _call_serial(fn, tasks[i], shared)
         elif self.backend == "joblib":
             from joblib import Parallel, delayed
 
-            # one job: joblib runs the tasks in this process (no worker holding a copy of
-            # the data beside it), through the same call as a worker's
             par = Parallel(n_jobs=n_jobs or self.n_jobs or -1, backend="loky",
                            return_as="generator_unordered")
             for i, out, warned in par(delayed(_call_worker)(i, fn, tasks[i], shared)
