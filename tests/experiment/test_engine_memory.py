@@ -113,3 +113,21 @@ def test_one_at_a_time_counts_each_fit_once():
             engine=Engine("joblib", 2, memory_goal=goal), random_state=0)
         counts.append(sum(f for f, _, _ in _convergence.since(before).values()))
     assert counts[0] == counts[1] == 5
+
+
+def test_idle_workers_are_stopped_after_large_tasks():
+    """After a map of tasks that each need a large share of the goal, the idle workers are
+    stopped (they would hold their pages while this process assembles the results); after
+    small tasks they stay for the next map."""
+    from joblib.externals.loky import reusable_executor
+
+    goal = resident_bytes() + 4 * GiB
+    tasks = list(range(6))
+    with Engine("joblib", 2, memory_goal=goal) as engine:
+        engine.map(_square, tasks, shared=(0,), task_bytes=1)
+        assert engine.last_workers == 2
+        assert not reusable_executor._executor._flags.shutdown  # small tasks: kept
+        out = engine.map(_square, tasks, shared=(0,), task_bytes=int(0.2 * goal))
+        assert out == [t * t for t in tasks] and engine.last_workers == 2
+        assert reusable_executor._executor._flags.shutdown  # large tasks: stopped
+        assert engine.map(_square, tasks, shared=(0,)) == [t * t for t in tasks]  # restarts
