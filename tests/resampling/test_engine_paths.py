@@ -301,3 +301,29 @@ def test_two_model_classes_with_the_same_parameters_are_two_runs_in_a_store(tmp_
         other = estimate_errors(OtherLoggedRegressor(log), X, y, engine=engine, **kw)
         assert engine.last_resumed == 0
     assert _numbers(other) == _numbers(alone)
+
+
+def test_audit_within_a_memory_goal_has_the_same_numbers_and_says_so(tmp_path):
+    """A memory goal the fits cannot meet: the batched fits run before the refits, not beside
+    them, and the refits one at a time in this process; the numbers are those of two workers
+    without a goal, and the notes say what was done."""
+    from sklearn.linear_model import LinearRegression
+
+    from replikit.data.userdata import Dataset
+
+    X, _ = _data(60)
+    Xr = pd.DataFrame(X, columns=["a", "b", "c"])
+    yr = pd.Series(Xr["a"] + 0.5 * Xr["b"] ** 2, name="y")
+    ds = Dataset("toy", Xr, yr, None, "regression", 0)
+    models = {"lr": LinearRegression(), "tree": LoggedRegressor(str(tmp_path / "f.log"))}
+    with Engine("joblib", 2, memory_goal=None) as engine:
+        free = audit(ds, models=models, quick=True, random_state=3, engine=engine)
+    with Engine("joblib", 2, memory_goal=1) as engine:
+        tight = audit(ds, models=models, quick=True, random_state=3, engine=engine)
+    cols = ["model", "method", "estimate", "se", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(tight.estimates[cols], free.estimates[cols], check_exact=True)
+    said = " ".join(tight.notes)
+    assert "the batched fits ran before the refitted models" in said
+    assert "the LoggedRegressor refits" in said  # the refits' own note names the model
+    assert "one at a time instead of 2 to stay within" in said
+    assert "memory goal" not in " ".join(free.notes)

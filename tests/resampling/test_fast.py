@@ -339,3 +339,62 @@ def test_centred_fit_without_intercept_is_not_batched():
     assert fast_predictor(make_pipeline(StandardScaler(with_mean=False),
                                         LinearRegression(fit_intercept=False)),
                           "regression") is not None
+
+
+# ---------------------------------------------------------------- row-blocked moments (issue 28)
+
+def _blocked_data(n=700, p=6, R=5, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(1, n, p)) * np.array([1.0, 3.0, 0.5, 10.0, 1.0, 2.0])[:p]
+    y = (X[0, :, 0] - X[0, :, 1] + rng.normal(size=n) > 0).astype(np.int64)[None]
+    W = rng.multinomial(n, np.full(n, 1 / n), size=R)[None].astype(float)
+    return X, y, W
+
+
+def test_blocked_moments_equal_the_direct_product(monkeypatch):
+    from replikit.resampling import _fast
+
+    rng = np.random.default_rng(0)
+    W = rng.random((2, 3, 501))
+    F = rng.normal(size=(2, 501, 7))
+    direct = np.matmul(W, F)
+    # one block: exactly the single product
+    assert np.array_equal(_fast._blocked_moments(W, 501, 7, lambda a, b: F[:, a:b]), direct)
+    monkeypatch.setattr(_fast, "_BLOCK", 7 * 64)  # blocks of 64 rows
+    blocked = _fast._blocked_moments(W, 501, 7, lambda a, b: F[:, a:b])
+    np.testing.assert_allclose(blocked, direct, rtol=1e-13, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["lda_margin", "lda_decision"])
+def test_lda_by_row_blocks_equals_the_whole_product(monkeypatch, fn):
+    from replikit.resampling import _fast
+
+    X, y, W = _blocked_data()
+    call = (lambda: _fast.lda_margin(X, y, W)) if fn == "lda_margin" else (
+        lambda: _fast.lda_decision(X, y, W, 2))
+    whole = call()
+    general = _fast._lda_general(_fast._unit_scale(X), y, W, 2)
+    monkeypatch.setattr(_fast, "_BLOCK", 50 * 5)  # blocks of a few rows
+    blocked = call()
+    np.testing.assert_allclose(blocked, whole, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(_fast._lda_general(_fast._unit_scale(X), y, W, 2), general,
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_logistic_by_row_blocks_equals_the_kept_outer_products(monkeypatch):
+    from replikit.resampling import _fast
+
+    X, y, W = _blocked_data()
+    kept = _fast.logistic_decision(X, y, W, scaled=True)
+    monkeypatch.setattr(_fast, "_OUTER_CELLS", 0)  # formed per Newton step, by blocks
+    monkeypatch.setattr(_fast, "_BLOCK", 2_000)
+    blocked = _fast.logistic_decision(X, y, W, scaled=True)
+    np.testing.assert_allclose(blocked, kept, rtol=1e-9, atol=1e-9)
+    E2 = np.concatenate([X, X[:, ::-1]], axis=0)  # two datasets: the einsum branch
+    y2 = np.concatenate([y, y[:, ::-1]], axis=0)
+    W2 = np.concatenate([W, W], axis=0)
+    monkeypatch.setattr(_fast, "_OUTER_CELLS", 10**12)
+    kept2 = _fast.logistic_decision(E2, y2, W2)
+    monkeypatch.setattr(_fast, "_OUTER_CELLS", 0)
+    np.testing.assert_allclose(_fast.logistic_decision(E2, y2, W2), kept2, rtol=1e-9,
+                               atol=1e-9)

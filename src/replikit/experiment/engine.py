@@ -29,10 +29,84 @@ from .._validation import check_choice, check_int
 from ..errors import ParameterError
 
 __all__ = ["Engine", "BACKENDS", "spec_hash", "connect_scheduler", "SCHEDULER_TIMEOUT",
-           "run_options", "data_fingerprint"]
+           "run_options", "data_fingerprint", "MEMORY_GOAL", "WORKER_BASE_BYTES",
+           "REFIT_CELL_BYTES", "RELEASE_SHARE", "refit_bytes", "memory_workers", "resident_bytes"]
 
 BACKENDS = ("serial", "joblib", "dask")
 SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
+
+#: The memory goal of an analysis on one machine (issue 28: the audit of 1,000,000 rows
+#: within 4 GiB): the resident memory of the calling process and of the joblib workers
+#: running at once. :meth:`Engine.map` runs fewer local workers when ``workers x`` a task's
+#: expected memory (:func:`refit_bytes`) would take the sum above it (down to one task at a
+#: time, in the calling process); the numbers do not change, only the time. A Dask cluster
+#: keeps its own limits (its workers' ``memory_limit``).
+MEMORY_GOAL = 4 * 2**30
+#: A joblib worker's own resident memory before its task's arrays: the interpreter, numpy,
+#: pandas and scikit-learn, and the pages of the shared data it touches (measured about 0.3 GB).
+WORKER_BASE_BYTES = 300_000_000
+#: Resident bytes a refit holds per training cell (rows x encoded columns) at its peak, about
+#: five float64 copies: the resample taken from the data, the pipeline's transformed copy
+#: (a scaler, level codes), the estimator's validated float copy and its own working arrays
+#: (gradient boosting's early-stopping split and binned copy, least squares' centred copy).
+#: Measured in the 1,000,000-row audit: histogram gradient boosting on 1,000,000 bootstrap
+#: rows x 34 columns about 1.4 GiB per worker, linear regression on 980,000 rows about
+#: 1.3 GiB (``docs/performance.md``, "The audit at a million rows").
+REFIT_CELL_BYTES = 40
+#: After a :meth:`Engine.map` whose tasks each need at least this share of the memory goal,
+#: the idle joblib workers are stopped (the next map starts new ones, about a second): they
+#: would hold their pages beside this process while it assembles the results.
+RELEASE_SHARE = 0.125
+
+
+def refit_bytes(rows: int, columns: int) -> int:
+    """The resident memory one refit on ``rows`` training rows of ``columns`` encoded columns
+    is expected to need in a joblib worker: :data:`WORKER_BASE_BYTES` plus
+    :data:`REFIT_CELL_BYTES` per training cell.
+
+    Examples
+    --------
+    >>> round(refit_bytes(1_000_000, 34) / 2**30, 2)
+    1.55
+    """
+    return int(WORKER_BASE_BYTES + REFIT_CELL_BYTES * max(0, int(rows)) * max(1, int(columns)))
+
+
+def memory_workers(n_jobs: int, task_bytes: int | None, *, resident: int,
+                   goal: int | None = MEMORY_GOAL) -> int:
+    """How many of ``n_jobs`` workers may run tasks of ``task_bytes`` at once beside a calling
+    process holding ``resident`` bytes, within ``goal``: ``floor((goal - resident) /
+    task_bytes)``, between 1 and ``n_jobs`` (all of them without an estimate or a goal).
+
+    Examples
+    --------
+    >>> GiB = 2**30
+    >>> memory_workers(2, GiB, resident=GiB), memory_workers(2, 2 * GiB, resident=GiB)
+    (2, 1)
+    >>> memory_workers(4, None, resident=3 * GiB), memory_workers(2, 5 * GiB, resident=0)
+    (4, 1)
+    """
+    if not task_bytes or goal is None or n_jobs <= 1:
+        return max(1, n_jobs)
+    return int(min(n_jobs, max(1, (goal - resident) // task_bytes)))
+
+
+def resident_bytes() -> int:
+    """The calling process's resident memory (``/proc/self/statm``; psutil elsewhere; 0 when
+    neither is available)."""
+    import os
+
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import psutil
+
+        return int(psutil.Process().memory_info().rss)
+    except Exception:  # noqa: BLE001 - no way to measure: no limit from this side
+        return 0
 
 
 def spec_hash(spec: dict) -> str:
@@ -128,6 +202,19 @@ def _call_worker(index, fn, task, shared):
     return index, out, (tuple(records), _convergence.since(before))
 
 
+def _release_idle_workers() -> None:
+    """Stop the idle joblib (loky) workers of earlier maps, whose memory would sit beside
+    tasks run one at a time in this process (a later map starts new ones: about a second)."""
+    try:
+        from joblib.externals.loky import reusable_executor
+    except ImportError:  # pragma: no cover - joblib always ships loky
+        return
+    executor = getattr(reusable_executor, "_executor", None)
+    if executor is not None:
+        with contextlib.suppress(Exception):
+            executor.shutdown(wait=True, kill_workers=True)
+
+
 def _reraise(returned) -> None:
     """A worker's warnings raised again here, and its fits added to this process's tally (its
     unnamed fits belong to the model this process's fits belong to now)."""
@@ -160,6 +247,11 @@ class Engine:
         once, when the engine is first used, and closed by :meth:`close`.
     store : TaskStore, optional
         An open store; :meth:`map` resumes from it and commits to it.
+    memory_goal : int or None, default MEMORY_GOAL
+        Bytes the calling process and the joblib workers running at once should stay within
+        (:data:`MEMORY_GOAL`): a :meth:`map` given the expected memory of one task runs fewer
+        joblib workers when all of them would exceed it (``None``: no limit). What it did is
+        kept in ``memory_notes``. Serial and Dask backends are not affected.
 
     Examples
     --------
@@ -173,9 +265,14 @@ class Engine:
     n_jobs: int | None = None
     client: Any = None
     store: Any = None
+    memory_goal: int | None = MEMORY_GOAL
     _own_client: Any = field(default=None, repr=False)
     #: tasks of the last :meth:`map` read back from the store instead of run
     last_resumed: int = field(default=0, repr=False)
+    #: joblib workers the last :meth:`map` ran at once (its backend's ``workers`` otherwise)
+    last_workers: int = field(default=0, repr=False)
+    #: one sentence per :meth:`map` that ran fewer workers to stay within ``memory_goal``
+    memory_notes: list = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         self.backend = check_choice(self.backend, "backend", BACKENDS)
@@ -232,7 +329,8 @@ class Engine:
     def map(self, fn: Callable, tasks: Sequence, *, shared: tuple = (),
             keys: Sequence | None = None, run_id: str | None = None, spec: dict | None = None,
             encode: Callable | None = None, decode: Callable | None = None,
-            rows: Callable | None = None, on_result: Callable | None = None) -> list:
+            rows: Callable | None = None, on_result: Callable | None = None,
+            task_bytes: int | None = None, label: str = "") -> list:
         """``[fn(task, *shared) for task in tasks]``, run on the backend, resumed from and
         committed to the store.
 
@@ -261,6 +359,14 @@ class Engine:
             called once per commit (a module-level function or a stable object).
         on_result : callable, optional
             Called with no argument after each task (progress).
+        task_bytes : int, optional
+            The memory one task is expected to need in a worker (:func:`refit_bytes`): with
+            the joblib backend, no more workers run at once than fit beside this process
+            within ``memory_goal`` (:func:`memory_workers`; one means the tasks run one at a
+            time in this process). The results do not depend on it.
+        label : str, optional
+            What the tasks are (``"gb's bootstrap refits"``), for the note in ``memory_notes``
+            when fewer workers ran.
 
         Returns
         -------
@@ -293,8 +399,9 @@ class Engine:
                         on_result()
                 else:
                     todo.append(i)
+        n_jobs = self._memory_jobs(task_bytes, label) if todo else None
         try:
-            for i, out in self._stream(fn, tasks, todo, shared):
+            for i, out in self._stream(fn, tasks, todo, shared, n_jobs):
                 results[i] = out
                 if store is not None:
                     tree = encode(out) if encode else out
@@ -305,18 +412,48 @@ class Engine:
         finally:
             if store is not None:
                 store.flush()
+            if (self.backend == "joblib" and n_jobs != 1 and task_bytes
+                    and self.memory_goal is not None
+                    and task_bytes >= self.memory_goal * RELEASE_SHARE):
+                # idle workers keep a large task's pages (the shared data they mapped) while
+                # this process assembles the results: 1,000,000 rows' pooled CV, 2 x 0.6 GiB
+                _release_idle_workers()
         return results
 
-    def _stream(self, fn, tasks, todo, shared):
+    def _memory_jobs(self, task_bytes: int | None, label: str) -> int | None:
+        """The joblib workers of one :meth:`map` (``None``: the engine's own ``n_jobs``)."""
+        self.last_workers = self.workers if self.backend != "dask" or self.client else 0
+        if self.backend != "joblib" or not task_bytes or self.memory_goal is None:
+            return None
+        wanted = self.workers
+        resident = resident_bytes()
+        n = memory_workers(wanted, task_bytes, resident=resident, goal=self.memory_goal)
+        self.last_workers = n
+        if n >= wanted:
+            return None
+        gib = 2**30
+        what = label or "the fits"
+        how = "one at a time" if n == 1 else f"{n} at a time"
+        note = (f"ran {what} {how} instead of {wanted} to stay within the "
+                f"{self.memory_goal / gib:g} GiB memory goal (each about "
+                f"{task_bytes / gib:.1f} GiB beside {resident / gib:.1f} GiB in use)")
+        if note not in self.memory_notes:
+            self.memory_notes.append(note)
+        if n == 1:
+            _release_idle_workers()
+        return n
+
+    def _stream(self, fn, tasks, todo, shared, n_jobs=None):
         if not todo:
             return
-        if self.backend == "serial":
+        if self.backend == "serial" or n_jobs == 1:  # one at a time (also when the memory
+            # goal allows one worker): in this process, no worker holding a copy of the data
             for i in todo:
                 yield i, _call_serial(fn, tasks[i], shared)
         elif self.backend == "joblib":
             from joblib import Parallel, delayed
 
-            par = Parallel(n_jobs=self.n_jobs or -1, backend="loky",
+            par = Parallel(n_jobs=n_jobs or self.n_jobs or -1, backend="loky",
                            return_as="generator_unordered")
             for i, out, warned in par(delayed(_call_worker)(i, fn, tasks[i], shared)
                                       for i in todo):

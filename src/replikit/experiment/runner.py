@@ -32,6 +32,7 @@ from .engine import (
     Engine,
     connect_scheduler,  # noqa: F401  (imported from here before 0.2)
     data_fingerprint,
+    refit_bytes,
     spec_hash,
 )
 from .fit import TestRows, check_Xy, fit_predict
@@ -634,12 +635,14 @@ def run(models: dict, X, y, *, scheme, metrics, study=None, groups=None, backend
             from .store import TaskStore
 
             engine.store = TaskStore(store, spec, run_id, clear=clear_store)
+        most = max((len(t.train) for t in tasks), default=0)
         with _progress(progress, len(tasks)) as advance:
             outs = engine.map(
                 _run_task, tasks, shared=(models, X, ya, settings),
                 keys=[t.key for t in tasks], run_id=run_id if engine.store else None,
                 spec=spec, encode=_encode, decode=_decode, rows=_ScoreRows(tuple(metrics)),
-                on_result=advance)
+                on_result=advance, task_bytes=refit_bytes(most, Xa.shape[1]),
+                label=f"the fits of {', '.join(models)} (up to {most:,} training rows)")
         n_resumed = engine.last_resumed
     finally:
         if own:

@@ -267,6 +267,8 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
     say = getattr(ctx.progress, "line", None)  # plain progress lines (LineProgress)
     if say is not None:
         say(f"section {section.key} ({section.title}): started")
+    engine_notes = getattr(ctx.engine, "memory_notes", [])
+    noted = len(engine_notes)
     while True:
         try:
             with warnings.catch_warnings():
@@ -305,6 +307,7 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
                 verdict["caveats"] = [f"{', '.join(m for m, _ in left_out)} could not be "
                                       "fitted here and was left out"] + list(
                                           verdict.get("caveats") or [])
+    _memory_callout(output, engine_notes[noted:])
     timings[section.key] = round(time.perf_counter() - t_section, 2)
     if say is not None:
         say(f"section {section.key}: {'skipped' if output.skipped else 'done'} in "
@@ -312,6 +315,23 @@ def _run_section(section, ctx, wanted, debug, timings, outputs, on_skip) -> None
     outputs.append(output)
     if output.skipped and on_skip is not None:
         on_skip(output)
+
+
+def _memory_callout(output, notes) -> None:
+    """What the engine did during a section to stay within its memory goal (fewer fits at
+    once: :meth:`replikit.experiment.engine.Engine.map`), on the section's card and in its
+    JSON, unless the section's own notes say it already."""
+    if output.skipped or not notes:
+        return
+    data = output.data if isinstance(output.data, dict) else None
+    own = " ".join(str(t) for t in (data or {}).get("notes", []))
+    new = [t for t in notes if t not in own]
+    if not new:
+        return
+    output.blocks.append(Callout("To stay within memory: " + "; ".join(new) + " (the numbers "
+                                 "are the same, only slower).", "info"))
+    if data is not None:
+        data["memory_notes"] = list(new)
 
 
 @dropped("out_option", "overwrite_option")

@@ -48,6 +48,9 @@ __all__ = ["FastPredictor", "fast_predictor", "lda_decision", "lda_margin", "spd
            "logistic_decision", "dummy_predict", "weighted_moments"]
 
 _BLOCK = 4_000_000  # elements in a temporary block of per-row products
+#: Cells of the rows' outer products the batched logistic regression keeps for all its Newton
+#: steps (32,000,000: 256 MB); beyond, each step forms them a block of rows at a time.
+_OUTER_CELLS = 32_000_000
 #: Weighted moments come from the Gram matrices of the rows' distinct weight patterns when
 #: there are at most ``n // PATTERN_SHARE`` of them (:func:`_weight_patterns`).
 PATTERN_SHARE = 4
@@ -110,6 +113,23 @@ def weighted_moments(W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarr
         outer = (xb[:, :, :, None] * xb[:, :, None, :]).reshape(E, stop - start, p * p)
         sxx += np.matmul(W[:, :, start:stop], outer)
     return sw, sx, sxx.reshape(E, R, p, p)
+
+
+def _blocked_moments(W: np.ndarray, n: int, width: int, features) -> np.ndarray:
+    """``W @ F`` for per-row features ``F`` (``(E, n, width)``) built a block of rows at a time
+    by ``features(start, stop)`` and summed: the ``n x width`` array (the rows' outer products
+    of LDA, ``n p^2``: 9 GB at 1,000,000 x 34) is never formed whole; each block holds about
+    :data:`_BLOCK` elements per dataset. With one block (``n`` up to ``_BLOCK / width`` rows,
+    whatever the datasets ``E``) this is exactly the single product, as before."""
+    E, R = W.shape[:2]
+    step = max(1, _BLOCK // max(1, width))
+    if step >= n:
+        return np.matmul(W, features(0, n))
+    out = np.zeros((E, R, width))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        out += np.matmul(W[:, :, start:stop], features(start, stop))
+    return out
 
 
 def _weight_patterns(V: np.ndarray):
@@ -416,8 +436,13 @@ def _lda_two_class(X, y, W, *, priors, divisor):
     y1 = (y == 1).astype(float)
     if not np.all((y == 0) | (y == 1)):
         return None
-    outer = (Xc[..., :, None] * Xc[..., None, :]).reshape(E, n, p * p)
-    M = np.matmul(W, np.concatenate([outer, Xc * y1[..., None], Xc, y1[..., None]], axis=2))
+
+    def features(a, b):  # [x x', x y1, x, y1] per row of a block
+        xb, yb = Xc[:, a:b], y1[:, a:b, None]
+        outer = (xb[..., :, None] * xb[..., None, :]).reshape(E, b - a, p * p)
+        return np.concatenate([outer, xb * yb, xb, yb], axis=2)
+
+    M = _blocked_moments(W, n, p * p + 2 * p + 1, features)
     sw = W.sum(axis=2)
     n1 = M[..., -1]
     n0 = sw - n1
@@ -468,11 +493,15 @@ def _lda_general(X, y, W, n_classes, *, priors=None, divisor="n-k"):
     E, n, p = X.shape
     K = n_classes
     W = np.asarray(W, float)
-    onehot = (y[..., None] == np.arange(K)).astype(float)  # (E, n, K)
-    # every weighted moment in one product: [x x', onehot_k x, onehot_k] per row
-    outer = (X[..., :, None] * X[..., None, :]).reshape(E, n, p * p)
-    per_class = (onehot[..., :, None] * X[..., None, :]).reshape(E, n, K * p)
-    M = np.matmul(W, np.concatenate([outer, per_class, onehot], axis=2))
+
+    def features(a, b):  # every weighted moment: [x x', onehot_k x, onehot_k] per row
+        xb = X[:, a:b]
+        onehot = (y[:, a:b, None] == np.arange(K)).astype(float)  # (E, rows, K)
+        outer = (xb[..., :, None] * xb[..., None, :]).reshape(E, b - a, p * p)
+        per_class = (onehot[..., :, None] * xb[..., None, :]).reshape(E, b - a, K * p)
+        return np.concatenate([outer, per_class, onehot], axis=2)
+
+    M = _blocked_moments(W, n, p * p + K * p + K, features)
     R = W.shape[1]
     within = M[..., :p * p]  # sum_i w_i x_i x_i', made within below
     sk = M[..., p * p:p * p + K * p].reshape(E, R, K, p)
@@ -551,8 +580,27 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
     iu, ju = np.triu_indices(q)
     # the Hessians' upper triangles from the rows' outer products (E, n, q (q + 1) / 2), or,
     # with many features, one syrk per resample (no n x q^2 / 2 temporary: 3.2 GB at 20,000 x 200)
-    outer = Z1[..., iu] * Z1[..., ju] if q < WIDE_FEATURES else None
+    wide = q >= WIDE_FEATURES
+    k = iu.size
+    # with many rows the outer products are formed a block of rows at a time in each Newton
+    # step instead of once (n q (q + 1) / 2: 4 GB at 1,000,000 x 31); up to _OUTER_CELLS
+    # cells they are kept, as before
+    outer = Z1[..., iu] * Z1[..., ju] if not wide and E * n * k <= _OUTER_CELLS else None
     Z1t = np.swapaxes(Z1, 1, 2)
+
+    def hessian_triangles(v, e):
+        """``sum_i v_ri z_i z_i'`` (upper triangles) of the resamples ``v`` ``(m, n)`` on
+        their datasets' rows ``e``."""
+        if outer is not None:
+            return (np.einsum("rn,rnk->rk", v, outer[e]) if E > 1 else v @ outer[0])
+        step = max(1, _BLOCK // k)
+        tri = np.zeros((v.shape[0], k))
+        for a in range(0, n, step):
+            b = min(n, a + step)
+            ob = Z1[:, a:b, iu] * Z1[:, a:b, ju]  # (E, rows, k)
+            tri += (np.einsum("rn,rnk->rk", v[:, a:b], ob[e]) if E > 1
+                    else v[:, a:b] @ ob[0])
+        return tri
 
     def newton(theta, W, pen, start_inverse=None):
         """Newton steps until every resample's largest step is below ``tol``; a resample that
@@ -561,7 +609,7 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
         theta = theta.reshape(E * theta.shape[1], q).copy()
         Wf, penf = W.reshape(-1, n), np.broadcast_to(pen, (*W.shape[:2], q)).reshape(-1, q)
         owner = np.repeat(np.arange(E), W.shape[1])  # dataset of every resample
-        if outer is None:
+        if wide:
             return _quasi_newton(theta, Wf, penf, owner, Z1, y, start_inverse, tol,
                                  4 * max_iter).reshape(E, -1, q)
         active = np.arange(theta.shape[0])
@@ -576,8 +624,7 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
             else:
                 grad = (w * (mu - y[0])) @ Z1[0]
             grad += penf[active] * th
-            tri = (np.einsum("rn,rnk->rk", w * (mu * (1.0 - mu)), outer[e]) if E > 1
-                   else (w * (mu * (1.0 - mu))) @ outer[0])
+            tri = hessian_triangles(w * (mu * (1.0 - mu)), e)
             hess = np.empty((active.size, q, q))
             hess[:, iu, ju] = tri
             hess[:, ju, iu] = tri
@@ -598,7 +645,7 @@ def logistic_decision(X: np.ndarray, y: np.ndarray, W: np.ndarray, *, C: float =
         pen_full[..., :p] = 1.0 / (C * sd ** 2)
     start = newton(np.zeros((E, 1, q)), full_w, pen_full)
     start_inverse = None
-    if outer is None:  # the full-data inverse Hessian at the full-data fit: every resample's
+    if wide:  # the full-data inverse Hessian at the full-data fit: every resample's
         # first quasi-Newton steps (a resample's own differs by O(1 / sqrt(n)))
         mu = 0.5 * (1.0 + np.tanh(0.5 * np.matmul(start, Z1t)[:, 0]))  # (E, n)
         hess = _grams(mu * (1.0 - mu), Z1, np.arange(E))

@@ -194,6 +194,23 @@ def bootstrap_plan(dataset, models: dict, *, quick: bool = False) -> dict:
     return out
 
 
+def _overlap_too_big(engine, planned: dict, batched: list, n: int, columns: int,
+                     loss: str) -> bool:
+    """Whether the batched fits (in this process: about twice a bootstrap's predictions and
+    losses, :func:`memory_resamples`) beside the workers' refits of every row
+    (:func:`~replikit.experiment.engine.refit_bytes` each) would take this process and its
+    joblib workers above the engine's memory goal. A Dask cluster keeps its own limits."""
+    from ..experiment.engine import refit_bytes, resident_bytes
+
+    if engine.backend != "joblib" or engine.memory_goal is None:
+        return False
+    n_proba = 2 if loss == "log" else 0  # the two-class bound; more classes hold more
+    batched_bytes = max(2 * planned[m]["n_resamples"] * n * (8 * max(1, n_proba) + 10)
+                        for m in batched)
+    need = resident_bytes() + batched_bytes + engine.workers * refit_bytes(n, columns)
+    return need > engine.memory_goal
+
+
 def _choose_loss(task: str, models: dict) -> str:
     """.632+ and the bootstrap need a loss per row: the log loss (a proper score) for
     classifiers when every model gives probabilities, else the misclassification rate; the
@@ -529,6 +546,11 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
     # the cores are not left idle while one process solves the batched systems).
     batched = [m for m in models if planned[m]["path"] == "fast"]
     overlap = bool(batched) and len(batched) < len(models) and engine.backend != "serial"
+    if overlap and _overlap_too_big(engine, planned, batched, n, X.shape[1], loss):
+        overlap = False  # the batched fits first, then the refits (as many at once as fit)
+        notes.append("the batched fits ran before the refitted models, not beside them, to "
+                     f"stay within the {engine.memory_goal / 2**30:g} GiB memory goal")
+    noted = len(engine.memory_notes)
     outcome = {}
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = {m: pool.submit(estimated, m, models[m]) for m in batched} if overlap else {}
@@ -541,6 +563,7 @@ def audit(dataset, *, models: dict | None = None, quick: bool = False, random_st
             outcome[name] = future.result()
             if progress is not None:
                 progress(1)
+    notes.extend(engine.memory_notes[noted:])  # refits run fewer at a time (Engine.map)
     for name in models:
         fast = planned[name]["path"] == "fast"
         plan = {k: planned[name][k] for k in ("rows", "n_resamples", "n_folds")}

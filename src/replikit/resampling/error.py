@@ -683,10 +683,15 @@ def _predict_generic(prob: _Problem, sets: list, need_proba: bool, root, engine,
         def on_result():
             tick(next(sizes))
 
+    from ..experiment.engine import refit_bytes
+
+    most = max((int(np.max(W.sum(axis=1), initial=0)) for _, W, _ in sets), default=0)
+    final = prob.model.steps[-1][1] if hasattr(prob.model, "steps") else prob.model
     outs = engine.map(_fit_chunk, chunks,
                       shared=(prob.model, prob.X, prob.y, need_proba, prob.classes),
                       keys=[c.key for c in chunks], run_id=run_id, spec=spec,
-                      on_result=on_result)
+                      on_result=on_result, task_bytes=refit_bytes(most, prob.X.shape[1]),
+                      label=f"the {type(final).__name__} refits ({most:,} training rows)")
     K = 0 if prob.classes is None else prob.classes.size
     result = [np.full((W.shape[0], prob.n, K) if need_proba else W.shape, np.nan)
               for _, W, _ in sets]
