@@ -35,8 +35,8 @@ __all__ = ["Engine", "BACKENDS", "spec_hash", "connect_scheduler", "SCHEDULER_TI
 BACKENDS = ("serial", "joblib", "dask")
 SCHEDULER_TIMEOUT = 5.0  # seconds to reach a Dask scheduler before giving up
 
-#: The memory goal of an analysis on one machine (issue 28: the audit of 1,000,000 rows
-#: within 4 GiB): the resident memory of the calling process and of the joblib workers
+#: The memory goal of an analysis on one machine (the audit of 1,000,000 rows within 4 GiB,
+#: docs/performance.md): the resident memory of the calling process and of the joblib workers
 #: running at once. :meth:`Engine.map` runs fewer local workers when ``workers x`` a task's
 #: expected memory (:func:`refit_bytes`) would take the sum above it (down to one task at a
 #: time, in the calling process); the numbers do not change, only the time. A Dask cluster
