@@ -700,8 +700,11 @@ def _nstar_table(dist, kernel, n_a, levels, deltas, quantile_method, K, estimato
     agree = estimator == "gamma" and _agree(K)
     inf = float(kernel.inf(n_a))
     other = _n_other(K) if estimator == "gamma" else -1
-    why_none = ("few" if dist.N < 5 else "at bound" if estimator == "gamma"
-                and _at_bound(*_moments_leave_one_out(K, clip=False)).all() else "flat")
+    # why a jackknife SE is missing: asked only when one is (the leave-one-out moments are
+    # _gamma_rows' work, repeated here only then)
+    why_none = ("few" if dist.N < 5 else "flat" if estimator != "gamma"
+                or np.isfinite(g_se).all() or not _at_bound(
+                    *_moments_leave_one_out(K, clip=False)).all() else "at bound")
     for i, (a, q) in enumerate(zip(levels, qs, strict=False)):
         ns, b0, b1 = fit_nstar(dist.n, q, eps_all)
         for j, (d, e, ns_) in enumerate(zip(deltas, eps_all, ns, strict=False)):
