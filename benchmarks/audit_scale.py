@@ -26,7 +26,9 @@ it) is printed too ("max process").
 
 Per run: wall time, peak memory, the seconds of each section (``report.json``
 ``meta.section_seconds``) and of each shared fit set (``meta.fit_seconds``), and what the
-audit's budget changed (``meta`` notes, if any); then how time and memory grow from the
+audit's budget changed (``meta`` notes, if any), and the machine's mean and largest 1-minute
+load average while the audit ran (a wall time measured beside other work is not the audit's
+alone); then how time and memory grow from the
 smallest size to each larger one against the growth of the rows (goal: linear; memory under
 4 GiB; nothing refused that fits). An audit that fails or is refused is reported with its exit
 code and the last lines of its stderr. No ``bench_row``: the goals are about memory and growth,
@@ -112,6 +114,7 @@ class TreePeak:
 
     def __init__(self, interval: float = 0.1) -> None:
         self.interval, self.roots, self.peak = interval, {}, {}
+        self.loads: list[float] = []  # the machine's 1-minute load average, once a second
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
@@ -145,8 +148,16 @@ class TreePeak:
                 pass
         return total
 
+    def load(self) -> tuple[float, float] | None:
+        """Mean and largest 1-minute load average seen while the run went on."""
+        return (float(np.mean(self.loads)), max(self.loads)) if self.loads else None
+
     def _poll(self) -> None:
+        polls = 0
         while not self._stop.is_set():
+            if polls % max(1, round(1 / self.interval)) == 0:
+                self.loads.append(os.getloadavg()[0])
+            polls += 1
             now = {name: sum(self._rss(pid) for pid in pids)
                    for name, pids in list(self.roots.items())}
             for name, value in now.items():
@@ -224,7 +235,7 @@ def audit(data: Path, out: Path, cluster: Cluster | None, extra: list[str]) -> d
     wall = time.perf_counter() - start
     peaks = peak.stop()
     max_proc = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    res = {"cmd": " ".join(cmd), "code": code, "wall": wall, "peaks": peaks,
+    res = {"cmd": " ".join(cmd), "code": code, "wall": wall, "peaks": peaks, "load": peak.load(),
            "max_process_kib": max_proc if max_proc > before else None}
     if code != 0:
         res["stderr"] = err_path.read_text()[-3000:]
@@ -257,7 +268,10 @@ def show(label: str, rows: int, res: dict) -> None:
     meta = res["meta"]
     over = (f" — above the {MEMORY_GOAL_GIB:g} GiB goal"
             if peaks.get("total", 0) > MEMORY_GOAL_GIB * 2 ** 30 else "")
-    print(f"{label} {rows:,} rows: {res['wall']:.1f} s wall, peak {mem}{maxp}{over}", flush=True)
+    load = (f"; load {res['load'][0]:.1f} (max {res['load'][1]:.1f}) on {os.cpu_count()} cores"
+            if res.get("load") else "")
+    print(f"{label} {rows:,} rows: {res['wall']:.1f} s wall, peak {mem}{maxp}{over}{load}",
+          flush=True)
     secs = meta.get("section_seconds") or {}
     print("  sections (s): " + ", ".join(f"{k} {v:.1f}" for k, v in secs.items()))
     fits = meta.get("fit_seconds") or {}
@@ -327,6 +341,10 @@ def main(argv: list[str] | None = None) -> int:
                     show(f"audit {task}, {where},", n, res)
                     failed |= res["code"] != 0
         growth(results)
+        # every run's numbers, for tables written later (JSON keys: "task/where/rows")
+        (tmp / "results.json").write_text(json.dumps(
+            {f"{t}/{w}/{n}": r for (t, w), by in results.items() for n, r in by.items()},
+            indent=1, default=str))
     finally:
         if cluster is not None:
             cluster.close()
