@@ -614,6 +614,37 @@ BIBTEX: dict[str, tuple[str, str]] = {
   year    = {1980},
   doi     = {10.1080/03610928008827904}
 }"""),
+    "skillings1981": ("Skillings & Mack (1981)", """@article{skillings1981,
+  author  = {Skillings, John H. and Mack, Gregory A.},
+  title   = {On the Use of a {Friedman}-Type Statistic in Balanced and Unbalanced Block
+             Designs},
+  journal = {Technometrics},
+  volume  = {23},
+  number  = {2},
+  pages   = {171--177},
+  year    = {1981},
+  doi     = {10.1080/00401706.1981.10486261}
+}"""),
+    "chatfield2009": ("Chatfield & Mander (2009)", """@article{chatfield2009,
+  author  = {Chatfield, Mark and Mander, Adrian},
+  title   = {The {Skillings--Mack} Test ({Friedman} Test when There Are Missing Data)},
+  journal = {The Stata Journal},
+  volume  = {9},
+  number  = {2},
+  pages   = {299--305},
+  year    = {2009},
+  doi     = {10.1177/1536867X0900900208}
+}"""),
+    "kerby2014": ("Kerby (2014)", """@article{kerby2014,
+  author  = {Kerby, Dave S.},
+  title   = {The Simple Difference Formula: An Approach to Teaching Nonparametric
+             Correlation},
+  journal = {Comprehensive Psychology},
+  volume  = {3},
+  pages   = {11.IT.3.1},
+  year    = {2014},
+  doi     = {10.2466/11.IT.3.1}
+}"""),
     "nemenyi1963": ("Nemenyi (1963)", """@phdthesis{nemenyi1963,
   author       = {Nemenyi, Peter B.},
   title        = {Distribution-Free Multiple Comparisons},

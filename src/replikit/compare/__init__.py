@@ -4,7 +4,7 @@ Tests on resampled scores (corrected resampled and corrected repeated k-fold t, 
 sorted runs, the Bayesian correlated t, a TOST equivalence test, and the naive t and
 difference-in-proportions z flagged invalid), tests on hold-out predictions (McNemar,
 Cochran's Q), permutation tests, multiple comparisons across datasets (Friedman, Nemenyi,
-Wilcoxon-Holm; Bonferroni-Dunn against a control with effect sizes; the Bayesian signed-rank
+Wilcoxon-Holm, and Skillings-Mack when some models miss some datasets; Bonferroni-Dunn against a control with effect sizes; the Bayesian signed-rank
 test and the Bayesian hierarchical model over datasets), a calibration simulation of the tests,
 and the convenience layer :func:`compare_scores` / :func:`compare_models` that runs the
 recommended tests for every pair of models and returns one tidy :class:`ComparisonTable`.
@@ -48,6 +48,7 @@ _EXPORTS = {
     # multiple.py
     "adjust_pvalues": "multiple", "friedman_test": "multiple", "FriedmanResult": "multiple",
     "nemenyi_test": "multiple", "NemenyiResult": "multiple",
+    "skillings_mack_test": "multiple",
     "critical_difference": "multiple", "wilcoxon_holm": "multiple",
     "scores_to_table": "multiple",
     # across.py

@@ -8,6 +8,9 @@ effectively be moving beyond the two-model comparison task". This module provide
   corrections across metrics and pairs of models;
 * :func:`friedman_test` — the Friedman rank test with the Iman–Davenport F (Demšar 2006,
   section 3.2.2) for k models on N datasets;
+* :func:`skillings_mack_test` — the Friedman test when some models miss some datasets
+  (Skillings & Mack 1981); :func:`friedman_test` runs it on a table with NaN cells, and the
+  post-hoc tests below use its adjusted rank sums or each pair's complete datasets;
 * :func:`nemenyi_test` / :func:`critical_difference` — the Nemenyi post-hoc test and its critical
   difference, whose cliques the CD diagram (:func:`replikit.compare.plots.plot_cd_diagram`) draws;
 * :func:`wilcoxon_holm` — pairwise Wilcoxon signed-rank tests across datasets with Holm's
@@ -41,6 +44,7 @@ __all__ = [
     "adjust_pvalues",
     "FriedmanResult",
     "friedman_test",
+    "skillings_mack_test",
     "NemenyiResult",
     "nemenyi_test",
     "critical_difference",
@@ -141,8 +145,10 @@ def adjust_pvalues(pvalues, *, correction: str = "holm") -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # the datasets x models table
 # ---------------------------------------------------------------------------------------------
-def _table_iv(table, name: str = "table", *, min_rows: int = 2, min_cols: int = 2) -> pd.DataFrame:
-    """A complete numeric DataFrame (rows = datasets, columns = models)."""
+def _table_iv(table, name: str = "table", *, min_rows: int = 2, min_cols: int = 2,
+              allow_missing: bool = False) -> pd.DataFrame:
+    """A numeric DataFrame (rows = datasets, columns = models): complete, or with NaN cells
+    (a model not scored on a dataset) when ``allow_missing``; infinite scores never pass."""
     if isinstance(table, pd.DataFrame):
         frame = table.copy()
     elif isinstance(table, np.ndarray) or isinstance(table, (list, tuple)):
@@ -168,15 +174,30 @@ def _table_iv(table, name: str = "table", *, min_rows: int = 2, min_cols: int = 
     if nonnum:
         raise DataError(f"`{name}` must hold numeric scores; column(s) {nonnum} are not numeric.")
     values = frame.to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
+    bad = np.isinf(values) if allow_missing else ~np.isfinite(values)
     if bad.any():
         rows, cols = np.nonzero(bad)
         cells = [(frame.index[r], frame.columns[c]) for r, c in zip(rows[:5], cols[:5], strict=True)]
+        if allow_missing:
+            raise DataError(f"`{name}` must hold finite scores (NaN marks a missing cell); found "
+                            f"{int(bad.sum())} infinite cell(s), first (dataset, model): {cells}.")
         raise DataError(
             f"`{name}` must be complete and finite (every model scored on every dataset); found "
             f"{int(bad.sum())} missing/non-finite cell(s), first (dataset, model): {cells}."
         )
     return frame.astype(float)
+
+
+def _missing_cells(frame: pd.DataFrame) -> tuple:
+    """The ``(dataset, model)`` cells of a table that hold no score (NaN), row by row."""
+    rows, cols = np.nonzero(np.isnan(frame.to_numpy(dtype=float)))
+    return tuple((frame.index[r], frame.columns[c]) for r, c in zip(rows, cols, strict=True))
+
+
+def _cells_text(cells, limit: int = 6) -> str:
+    """``'d1/m2, d3/m1 (and 4 more)'``: missing cells in a sentence."""
+    shown = ", ".join(f"{d}/{m}" for d, m in cells[:limit])
+    return shown + (f" (and {len(cells) - limit} more)" if len(cells) > limit else "")
 
 
 def _row_ranks(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
@@ -235,13 +256,26 @@ class FriedmanResult(Result):
     higher_is_better, tie_correction : bool
         The direction of the scores, and whether chi2_F was divided by the tie correction.
     method : str
-        The test's name in words.
-    alternative : str
-        ``'two-sided'``: the models differ in mean rank, in any direction (a property).
+        The test's name in words (``'Skillings-Mack test ...'`` when cells are missing).
+    missing : tuple of (dataset, model)
+        The cells without a score; empty for a complete table.
+    dropped : tuple
+        Datasets left out because fewer than 2 models have a score on them.
+    adjusted_rank_sums, covariance : pandas.Series, pandas.DataFrame or None
+        The Skillings–Mack adjusted rank sums ``A_j`` and their null covariance matrix
+        (:func:`skillings_mack_test`); None from the Friedman path on a complete table.
+
+    Notes
+    -----
+    With missing cells ``statistic`` is the Skillings–Mack ``T`` with ``df`` the rank of the
+    covariance matrix, the Iman–Davenport ``F`` is not defined (NaN), and ``mean_ranks`` are
+    *adjusted* mean ranks ``(k + 1) / 2 + A_j / (N sqrt(12 / (k + 1)))`` on the 1..k scale
+    (equal to the mean ranks when nothing is missing).
 
     See Also
     --------
     friedman_test : The test that returns it.
+    skillings_mack_test : The test with missing cells.
     NemenyiResult : The post-hoc test of every pair.
 
     References
@@ -271,6 +305,10 @@ class FriedmanResult(Result):
     higher_is_better: bool = True
     tie_correction: bool = True
     method: str = "Friedman test (Iman-Davenport F)"
+    missing: tuple = ()
+    dropped: tuple = ()
+    adjusted_rank_sums: pd.Series | None = field(default=None, repr=False)
+    covariance: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
     def title(self) -> str:
@@ -313,10 +351,25 @@ class FriedmanResult(Result):
             "pvalue": self.pvalue, "f_statistic": self.f_statistic, "f_df1": self.f_df[0],
             "f_df2": self.f_df[1], "f_pvalue": self.f_pvalue, "n_datasets": self.n_datasets,
             "n_models": self.n_models, "tie_correction": self.tie_correction,
+            "n_missing": len(self.missing),
+            "missing": "; ".join(f"{d}/{m}" for d, m in self.missing),
+            "dropped": "; ".join(map(str, self.dropped)),
         }])
 
     def __str__(self) -> str:
         ranks = ", ".join(f"{m}: {r:.3f}" for m, r in self.mean_ranks.sort_values().items())
+        if self.adjusted_rank_sums is not None and (self.missing or self.dropped):
+            lines = [f"{self.method}, {number(self.n_models)} models on "
+                     f"{number(self.n_datasets)} datasets",
+                     f"  T = {number(self.statistic, 4)}, df = {self.df}, p = "
+                     f"{_pvalue_text(self.pvalue, table=True)} (chi-square)",
+                     f"  missing cells ({len(self.missing)}, dataset/model): "
+                     f"{_cells_text(self.missing) or 'none'}"]
+            if self.dropped:
+                lines.append(f"  left out (fewer than 2 models scored): "
+                             f"{', '.join(map(str, self.dropped))}")
+            lines.append(f"  adjusted mean ranks (1 = best): {ranks}")
+            return "\n".join(lines)
         return (
             f"{self.method}, {number(self.n_models)} models on {number(self.n_datasets)} "
             f"datasets\n"
@@ -419,8 +472,147 @@ def friedman_test(table, *, higher_is_better: bool = True,
     >>> friedman_test(t).mean_ranks.round(3).tolist()
     [1.333, 2.333, 2.333]
     """
-    frame = _table_iv(table)
+    frame = _table_iv(table, allow_missing=True)
+    if np.isnan(frame.to_numpy(dtype=float)).any():
+        return _skillings_mack(frame, bool(higher_is_better), bool(tie_correction))
     return _friedman(frame, bool(higher_is_better), bool(tie_correction))
+
+
+# ---------------------------------------------------------------------------------------------
+# Skillings-Mack: Friedman with missing cells
+# ---------------------------------------------------------------------------------------------
+def _skillings_mack(frame: pd.DataFrame, higher_is_better: bool, tie_correction: bool,
+                    method: str | None = None) -> FriedmanResult:
+    """Skillings & Mack (1981): adjusted rank sums, their covariance and ``T = A' S^- A``."""
+    values = frame.to_numpy(dtype=float)
+    n_all, k = values.shape
+    present = ~np.isnan(values)
+    k_i = present.sum(axis=1)
+    use = k_i >= 2
+    dropped = tuple(frame.index[~use])
+    if use.sum() == 0:
+        raise DataError("`table` has no dataset with scores of at least 2 models; the "
+                        "Skillings-Mack test needs at least one.")
+    x = np.where(present, -values if higher_is_better else values, np.inf)[use]
+    p = present[use]
+    kk = k_i[use].astype(float)
+    ranks = _row_ranks(x, False)                        # missing cells rank last, tied
+    centered = np.where(p, ranks - (kk[:, None] + 1) / 2, 0.0)
+    weight = np.sqrt(12.0 / (kk + 1))
+    a = weight @ centered                               # A_j, Skillings & Mack (1981) eq. 2.2
+    pf = p.astype(float)
+    if tie_correction:  # the permutation covariance of each block's ranks, ties included
+        c = 12.0 * np.sum(centered**2, axis=1) / ((kk + 1) * (kk - 1))
+    else:               # Skillings & Mack's no-ties covariance: c_i = k_i
+        c = kk
+    cov = np.diag(c @ pf) - (pf * (c / kk)[:, None]).T @ pf
+    cov = 0.5 * (cov + cov.T)
+    scale = max(1.0, float(np.abs(cov).max()))
+    df = int(np.linalg.matrix_rank(cov, tol=1e-9 * scale, hermitian=True))
+    if df == 0:
+        t_stat, pval = 0.0, 1.0  # every block ties every model: no evidence of a difference
+    else:
+        t_stat = float(a @ np.linalg.pinv(cov, rcond=1e-9, hermitian=True) @ a)
+        t_stat = max(0.0, t_stat)
+        pval = float(stats.chi2.sf(t_stat, df))
+    n = int(use.sum())
+    missing = _missing_cells(frame)
+    mean_ranks = (k + 1) / 2.0 + a / (n * np.sqrt(12.0 / (k + 1)))
+    full_ranks = np.full(values.shape, np.nan)
+    full_ranks[use] = np.where(p, ranks, np.nan)
+    f_stat = f_p = float("nan")
+    df1, df2 = k - 1, (k - 1) * (n - 1)
+    if not missing and not dropped and df > 0:  # complete: the Iman-Davenport F as well
+        denom = n * (k - 1) - t_stat
+        f_stat = float(np.inf) if denom <= 1e-12 * n * k else (n - 1) * t_stat / denom
+        f_p = float(stats.f.sf(f_stat, df1, df2)) if np.isfinite(f_stat) else 0.0
+    if method is None:
+        method = ("Skillings-Mack test (Friedman test with missing cells)" if missing
+                  else "Skillings-Mack test")
+    names = frame.columns
+    return FriedmanResult(
+        statistic=float(t_stat), pvalue=pval, df=df, f_statistic=f_stat, f_pvalue=f_p,
+        f_df=(df1, df2),
+        mean_ranks=pd.Series(mean_ranks, index=names, name="mean_rank"),
+        ranks=pd.DataFrame(full_ranks, index=frame.index, columns=names),
+        n_datasets=n, n_models=k, higher_is_better=bool(higher_is_better),
+        tie_correction=bool(tie_correction), method=method, missing=missing, dropped=dropped,
+        adjusted_rank_sums=pd.Series(a, index=names, name="adjusted_rank_sum"),
+        covariance=pd.DataFrame(cov, index=names, columns=names),
+    )
+
+
+@fill_doc()
+def skillings_mack_test(table, *, higher_is_better: bool = True,
+                        tie_correction: bool = True) -> FriedmanResult:
+    """Skillings–Mack test: the Friedman test when some models miss some datasets.
+
+    A model that timed out on a dataset leaves a NaN cell. Each dataset ``i`` ranks its ``k_i``
+    scored models (1 = best, average ranks for ties); a missing cell gets the mean rank
+    ``(k_i + 1) / 2``. The adjusted rank sums are
+
+    ``A_j = sum_i sqrt(12 / (k_i + 1)) (r_ij - (k_i + 1) / 2)``
+
+    (Skillings & Mack 1981, eq. 2.2); under the null hypothesis that every dataset ranks its
+    models at random their covariance matrix ``S`` has, without ties, ``S_jj = sum_i (k_i - 1)``
+    over the datasets scoring ``j`` and ``S_jl = -lambda_jl``, the number of datasets scoring
+    both ``j`` and ``l``. The statistic ``T = A' S^- A`` (``S^-`` a generalized inverse: the
+    Moore–Penrose one) is referred to chi-square with ``rank(S)`` degrees of freedom (``k - 1``
+    when the design is connected). Datasets with fewer than 2 scored models carry no ranking and
+    drop out (``dropped``). With no missing cell ``T`` equals Friedman's ``chi2_F``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
+        One score per dataset and model, NaN where a model has none.
+    higher_is_better : bool, default True
+        False for errors/losses (the smallest score then gets rank 1).
+    tie_correction : bool, default True
+        Use the permutation covariance of each dataset's ranks given its ties
+        (``c_i (I - J / k_i)`` on the scored models with ``c_i = 12 sum_j (r_ij - (k_i + 1)/2)^2 /
+        (k_i^2 - 1)``), so that ``T`` equals the tie-corrected Friedman statistic on a complete
+        table. False: Skillings & Mack's no-ties covariance (``c_i = k_i``), as the R package
+        Skillings.Mack; the two agree when no dataset has ties.
+
+    Returns
+    -------
+    FriedmanResult
+        ``statistic`` = T, ``df``, ``pvalue``, the adjusted rank sums and their covariance, the
+        adjusted mean ranks, and ``missing`` / ``dropped`` naming the cells and datasets.
+
+    Raises
+    ------
+    DataError
+        Fewer than 2 datasets or models, non-numeric columns, infinite scores, or no dataset
+        with at least 2 scored models.
+
+    See Also
+    --------
+    friedman_test : Runs this test when the table has missing cells.
+    nemenyi_test : The all-pairs post-hoc test, on the adjusted rank sums when cells miss.
+
+    Notes
+    -----
+    Skillings & Mack (1981), section 2 (the statistic and its covariance); Chatfield & Mander
+    (2009) on its use as the Friedman test with missing data. The chi-square reference is
+    asymptotic; replikit's simulation (docs/compare.md) found sizes close to 0.05 with 10-30%
+    of the cells missing at random.
+
+    References
+    ----------
+    {refs:skillings1981,chatfield2009,friedman1937}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.array([[0.9, 0.8, 0.7], [0.85, np.nan, 0.6], [0.8, 0.75, 0.7],
+    ...               [np.nan, 0.7, 0.65]])
+    >>> res = skillings_mack_test(t)
+    >>> round(res.statistic, 3), res.df, len(res.missing)
+    (5.833, 2, 2)
+    """
+    frame = _table_iv(table, allow_missing=True)
+    return _skillings_mack(frame, bool(higher_is_better), bool(tie_correction))
 
 
 # ---------------------------------------------------------------------------------------------
