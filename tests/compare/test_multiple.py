@@ -167,7 +167,7 @@ def test_friedman_outputs(auc):
 
 def test_friedman_input_errors(auc):
     bad = auc.copy()
-    bad.iloc[2, 1] = np.nan
+    bad.iloc[2, 1] = np.inf  # a NaN cell is a missing score (Skillings-Mack); inf is an error
     with pytest.raises(DataError, match="breast cancer wisconsin"):
         friedman_test(bad)
     with pytest.raises(DataError, match="at least 2 models"):

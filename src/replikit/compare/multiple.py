@@ -227,6 +227,73 @@ def _row_ranks(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
+# per-pair effect sizes of the post-hoc tables
+# ---------------------------------------------------------------------------------------------
+#: The effect-size columns every pairwise table of this module and of control.py carries.
+EFFECT_COLUMNS = ("mean_difference", "mean_difference_ci_low", "mean_difference_ci_high",
+                  "rank_biserial", "rank_biserial_ci_low", "rank_biserial_ci_high",
+                  "rank_biserial_magnitude")
+
+
+def _bounded_interval(est: float, se: float, z: float) -> tuple[float, float]:
+    """Cliff's (1993, eq. 13) asymmetric interval for a parameter in [-1, 1]."""
+    if not np.isfinite(se):
+        return float("nan"), float("nan")
+    root = z * se * np.sqrt((1 - est**2) ** 2 + z**2 * se**2)
+    denom = 1 - est**2 + z**2 * se**2
+    if denom <= 0:
+        return est, est
+    lo = (est - est**3 - root) / denom
+    hi = (est - est**3 + root) / denom
+    return float(max(-1.0, lo)), float(min(1.0, hi))
+
+
+def _pair_effects(x, y, confidence_level: float = 0.95) -> dict:
+    """Effect sizes of ``x - y`` over the datasets where both are scored.
+
+    * ``mean_difference`` with its t interval, the datasets as the units;
+    * ``rank_biserial``: the matched-pairs rank-biserial correlation (Kerby 2014), ``(R+ -
+      R-) / (n (n + 1) / 2)`` with Wilcoxon's signed-rank sums (zero differences split evenly),
+      equal to the mean sign of the Walsh sums ``d_i + d_j`` (``i <= j``) — the paired analogue
+      of Cliff's delta, labelled with its thresholds (Romano et al. 2006). Its interval is
+      Cliff's (1993) asymmetric one with the jackknife standard error of the Walsh mean.
+    """
+    from .control import effect_magnitude  # control imports this module: bind late
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    both = ~(np.isnan(x) | np.isnan(y))
+    d = x[both] - y[both]
+    n = int(d.size)
+    z = float(stats.norm.isf((1 - confidence_level) / 2))
+    nan = float("nan")
+    out = {"n": n, "mean_difference": float(d.mean()) if n else nan,
+           "mean_difference_ci_low": nan, "mean_difference_ci_high": nan,
+           "rank_biserial": nan, "rank_biserial_ci_low": nan, "rank_biserial_ci_high": nan,
+           "rank_biserial_magnitude": "undefined"}
+    if n == 0:
+        return out
+    if n >= 2:
+        se = float(d.std(ddof=1) / np.sqrt(n))
+        half = float(stats.t.isf((1 - confidence_level) / 2, n - 1)) * se
+        out["mean_difference_ci_low"] = out["mean_difference"] - half
+        out["mean_difference_ci_high"] = out["mean_difference"] + half
+    sgn = np.sign(d[:, None] + d[None, :])              # Walsh sums' signs, i and j
+    total = 0.5 * (sgn.sum() + np.trace(sgn))            # over i <= j
+    m = n * (n + 1) / 2.0
+    est = float(total / m)
+    se = nan
+    if n >= 3:
+        row = sgn.sum(axis=1)                            # leave dataset i out: drop row i
+        loo = (total - row) / ((n - 1) * n / 2.0)
+        se = float(np.sqrt((n - 1) / n * np.sum((loo - loo.mean()) ** 2)))
+    lo, hi = _bounded_interval(est, se, z)
+    out.update(rank_biserial=est, rank_biserial_ci_low=lo, rank_biserial_ci_high=hi,
+               rank_biserial_magnitude=effect_magnitude(est, "cliffs_delta"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Friedman
 # ---------------------------------------------------------------------------------------------
 @fill_doc()
@@ -691,6 +758,22 @@ class NemenyiResult(Result):
         ``N`` and ``k``.
     method : str
         The test's name in words.
+    statistics : pandas.DataFrame
+        The signed pairwise ``z = (R_i - R_j) / SE_ij`` (k x k); the studentized range of a pair
+        is ``sqrt(2) |z|``.
+    effects : pandas.DataFrame or None
+        One row per pair ``a, b``: ``n`` (datasets scoring both), the mean score difference
+        ``a - b`` with its t interval and the matched-pairs rank-biserial correlation with its
+        interval and magnitude label (see :func:`wilcoxon_holm`); None when the result was
+        built from a Friedman result alone (:meth:`FriedmanResult.plot`).
+    missing : tuple of (dataset, model)
+        The cells without a score. With missing cells the test runs on the Skillings–Mack
+        adjusted rank sums ``A`` and their covariance ``S``: ``z = (A_i - A_j) / sqrt(S_ii +
+        S_jj - 2 S_ij)`` with the studentized-range p-value of ``sqrt(2) |z|`` (a
+        Tukey–Kramer-type use of the range distribution), ``significant`` is ``p < alpha``,
+        ``mean_ranks`` are the adjusted mean ranks, and ``critical_distance`` is the largest
+        pairwise critical difference (what the CD diagram draws: conservative for the pairs
+        with a smaller standard error).
     statistic, pvalue, alternative : float, float, str
         The range test of equal mean ranks the pairwise decisions rest on (properties): the
         studentized range of the mean ranks, ``sqrt(2) max |R_i - R_j| / SE``, its p-value
@@ -725,6 +808,9 @@ class NemenyiResult(Result):
     n_datasets: int = 0
     n_models: int = 0
     method: str = "Nemenyi post-hoc test"
+    statistics: pd.DataFrame | None = field(default=None, repr=False)
+    effects: pd.DataFrame | None = field(default=None, repr=False)
+    missing: tuple = ()
 
     @property
     def title(self) -> str:
@@ -734,6 +820,9 @@ class NemenyiResult(Result):
     @property
     def statistic(self) -> float:
         """The studentized range of the mean ranks, ``sqrt(2) max |R_i - R_j| / SE``."""
+        if self.missing and self.statistics is not None:
+            z = np.abs(self.statistics.to_numpy(dtype=float))
+            return float(np.sqrt(2.0) * np.nanmax(z)) if np.isfinite(z).any() else float("nan")
         k, n = self.n_models, self.n_datasets
         se = np.sqrt(k * (k + 1) / (6.0 * n))
         return float(np.sqrt(2.0) * self.rank_differences.to_numpy().max() / se)
@@ -796,23 +885,32 @@ class NemenyiResult(Result):
         Returns
         -------
         pandas.DataFrame
-            ``a, b, mean_rank_a, mean_rank_b, rank_difference, pvalue, significant,
-            critical_distance``.
+            ``a, b, mean_rank_a, mean_rank_b, rank_difference, statistic`` (``z``), ``pvalue,
+            pvalue_adjusted`` (the same number: the studentized range p-value already holds the
+            family-wise level), ``significant, critical_distance``, then the effect sizes of
+            :attr:`effects` (``n``, mean difference and rank-biserial correlation with their
+            intervals and label) when known.
         """
         names = list(self.mean_ranks.index)
+        z = self.statistics
         rows = []
         for i, j in combinations(range(len(names)), 2):
             a, b = names[i], names[j]
+            p = float(self.pvalues.iloc[i, j])
             rows.append({
                 "a": a, "b": b,
                 "mean_rank_a": float(self.mean_ranks.iloc[i]),
                 "mean_rank_b": float(self.mean_ranks.iloc[j]),
                 "rank_difference": float(self.mean_ranks.iloc[i] - self.mean_ranks.iloc[j]),
-                "pvalue": float(self.pvalues.iloc[i, j]),
+                "statistic": float(z.iloc[i, j]) if z is not None else float("nan"),
+                "pvalue": p, "pvalue_adjusted": p,
                 "significant": bool(self.significant.iloc[i, j]),
                 "critical_distance": self.critical_distance,
             })
-        return pd.DataFrame(rows)
+        out = pd.DataFrame(rows)
+        if self.effects is not None and len(out):
+            out = out.merge(self.effects, on=["a", "b"], how="left")
+        return out
 
     def __str__(self) -> str:
         ranks = ", ".join(f"{m}: {r:.3f}" for m, r in self.mean_ranks.sort_values().items())
@@ -820,19 +918,32 @@ class NemenyiResult(Result):
         sig = pairs[pairs["significant"]]
         listed = "; ".join(f"{a} vs {b}" for a, b in zip(sig["a"], sig["b"], strict=True))
         groups = " | ".join(", ".join(map(str, g)) for g in self.cliques()) or "none"
-        return (
+        text = (
             f"{self.method} (alpha = {number(self.alpha)}), {number(self.n_models)} models on "
             f"{number(self.n_datasets)} datasets\n"
-            f"  critical difference CD = {number(self.critical_distance, 4)}\n"
-            f"  mean ranks (1 = best): {ranks}\n"
+            f"  critical difference CD = {number(self.critical_distance, 4)}"
+            + (" (the largest of the pairs')" if self.missing else "") + "\n"
+            f"  {'adjusted ' if self.missing else ''}mean ranks (1 = best): {ranks}\n"
             f"  significant pairs: {listed or 'none'}\n"
             f"  groups not significantly different: {groups}"
         )
+        if self.missing:
+            text += (f"\n  missing cells ({len(self.missing)}, dataset/model): "
+                     f"{_cells_text(self.missing)}")
+        if self.effects is not None and len(pairs):
+            text += "\n  effect sizes (a - b over the datasets scoring both):"
+            for r in pairs.itertuples():
+                text += (f"\n    {r.a} vs {r.b}: mean difference {number(r.mean_difference)} "
+                         f"[{number(r.mean_difference_ci_low)}, "
+                         f"{number(r.mean_difference_ci_high)}], rank-biserial "
+                         f"{number(r.rank_biserial)} [{number(r.rank_biserial_ci_low)}, "
+                         f"{number(r.rank_biserial_ci_high)}] ({r.rank_biserial_magnitude})")
+        return text
 
 
 @fill_doc()
 def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
-                 tie_correction: bool = True) -> NemenyiResult:
+                 tie_correction: bool = True, confidence_level: float = 0.95) -> NemenyiResult:
     """Nemenyi post-hoc test: which pairs of models differ in mean rank across datasets.
 
     Two models differ significantly when ``|R_i - R_j| > CD`` with
@@ -843,18 +954,22 @@ def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
     Parameters
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
-        One score per dataset and model (complete).
+        One score per dataset and model; NaN where a model has none (the test then runs on
+        the Skillings–Mack adjusted rank sums: see :class:`NemenyiResult`).
     alpha : float, default 0.05
         Family-wise significance level of the pairwise decisions.
     higher_is_better : bool, default True
         False for errors/losses.
     tie_correction : bool, default True
         Passed to the attached :func:`friedman_test`.
+    confidence_level : float, default 0.95
+        Level of the per-pair effect-size intervals.
 
     Returns
     -------
     NemenyiResult
-        The critical difference, the pairwise decisions and p-values, and the Friedman test.
+        The critical difference, the pairwise decisions, statistics and p-values, the per-pair
+        effect sizes, and the Friedman (or Skillings–Mack) test.
 
     See Also
     --------
@@ -882,35 +997,82 @@ def nemenyi_test(table, *, alpha: float = 0.05, higher_is_better: bool = True,
     True
     """
     alpha = check_probability(alpha, "alpha")
-    frame = _table_iv(table)
-    fried = _friedman(frame, bool(higher_is_better), bool(tie_correction))
-    return _nemenyi(fried, alpha)
+    confidence_level = check_probability(confidence_level, "confidence_level")
+    frame = _table_iv(table, allow_missing=True)
+    fried = friedman_test(frame, higher_is_better=higher_is_better,
+                          tie_correction=tie_correction)
+    return _nemenyi(fried, alpha, frame, confidence_level)
 
 
-def _nemenyi(fried: FriedmanResult, alpha: float) -> NemenyiResult:
-    """The Nemenyi test of the mean ranks of a Friedman test, at ``alpha``."""
+def _effects_frame(frame: pd.DataFrame, confidence_level: float) -> pd.DataFrame:
+    """One row of :func:`_pair_effects` per pair of columns ``a < b``, table order."""
+    names = list(frame.columns)
+    values = frame.to_numpy(dtype=float)
+    rows = [{"a": names[i], "b": names[j],
+             **_pair_effects(values[:, i], values[:, j], confidence_level)}
+            for i, j in combinations(range(len(names)), 2)]
+    return pd.DataFrame(rows, columns=["a", "b", "n", *EFFECT_COLUMNS])
+
+
+def _pair_se(fried: FriedmanResult) -> np.ndarray:
+    """k x k standard errors of the differences of (adjusted) mean ranks."""
     n, k = fried.n_datasets, fried.n_models
-    cd = critical_difference(k, n, alpha=alpha)
+    if fried.covariance is None or not (fried.missing or fried.dropped):
+        return np.full((k, k), np.sqrt(k * (k + 1) / (6.0 * n)))
+    s = fried.covariance.to_numpy(dtype=float)
+    d = np.diag(s)
+    var = np.maximum(d[:, None] + d[None, :] - 2 * s, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.sqrt(var) / (n * np.sqrt(12.0 / (k + 1)))
+    return np.where(se > 0, se, np.nan)
+
+
+def _nemenyi(fried: FriedmanResult, alpha: float, frame: pd.DataFrame | None = None,
+             confidence_level: float = 0.95) -> NemenyiResult:
+    """The Nemenyi test of the mean ranks of a Friedman test, at ``alpha``; with missing
+    cells, of the Skillings–Mack adjusted mean ranks with each pair's own standard error."""
+    n, k = fried.n_datasets, fried.n_models
+    incomplete = bool(fried.missing or fried.dropped) and fried.covariance is not None
     r = fried.mean_ranks.to_numpy()
-    diff = np.abs(r[:, None] - r[None, :])
-    se = np.sqrt(k * (k + 1) / (6.0 * n))
+    signed = r[:, None] - r[None, :]
+    diff = np.abs(signed)
+    se = _pair_se(fried)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(np.isfinite(se), signed / se, np.nan)
+    np.fill_diagonal(z, 0.0)
     iu = np.triu_indices(k, 1)
     p = np.ones((k, k))
-    p_upper = range_sf(np.sqrt(2.0) * diff[iu] / se, k)  # = stats.studentized_range.sf(., k, inf)
+    q = np.sqrt(2.0) * np.abs(z[iu])
+    ok = np.isfinite(q)
+    p_upper = np.full(q.shape, np.nan)
+    p_upper[ok] = range_sf(q[ok], k)  # = stats.studentized_range.sf(., k, inf)
     p[iu] = p_upper
     p[(iu[1], iu[0])] = p_upper
-    tol = 1e-12 * max(1.0, cd)
     names = fried.mean_ranks.index
+    if incomplete:
+        cds = _q_alpha(k, alpha) * se
+        cd = float(np.nanmax(cds)) if np.isfinite(cds).any() else float("nan")
+        sig = np.nan_to_num(p, nan=1.0) < alpha
+        np.fill_diagonal(sig, False)
+    else:
+        cd = critical_difference(k, n, alpha=alpha)
+        tol = 1e-12 * max(1.0, cd)
+        sig = diff > cd + tol
     return NemenyiResult(
         critical_distance=cd,
         alpha=alpha,
         mean_ranks=fried.mean_ranks,
         rank_differences=pd.DataFrame(diff, index=names, columns=names),
-        significant=pd.DataFrame(diff > cd + tol, index=names, columns=names),
+        significant=pd.DataFrame(sig, index=names, columns=names),
         pvalues=pd.DataFrame(np.clip(p, 0.0, 1.0), index=names, columns=names),
         friedman=fried,
         n_datasets=n,
         n_models=k,
+        method=("Nemenyi-type post-hoc test on Skillings-Mack rank sums" if incomplete
+                else "Nemenyi post-hoc test"),
+        statistics=pd.DataFrame(z, index=names, columns=names),
+        effects=None if frame is None else _effects_frame(frame, confidence_level),
+        missing=fried.missing,
     )
 
 
@@ -919,7 +1081,8 @@ def _nemenyi(fried: FriedmanResult, alpha: float) -> NemenyiResult:
 # ---------------------------------------------------------------------------------------------
 @fill_doc()
 def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
-                  zero_method: str = "demsar", correction: str = "holm") -> pd.DataFrame:
+                  zero_method: str = "demsar", correction: str = "holm",
+                  confidence_level: float = 0.95) -> pd.DataFrame:
     """Pairwise Wilcoxon signed-rank tests across datasets, Holm-corrected over the pairs.
 
     For every pair of models ``(a, b)`` the differences ``d_i = score_a - score_b`` over the N
@@ -932,7 +1095,9 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
     Parameters
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
-        One score per dataset and model (complete), at least 2 datasets.
+        One score per dataset and model, at least 2 datasets; NaN where a model has no score.
+        Each pair is tested on the datasets that score both (its ``n``); a pair with none gets
+        a NaN p-value and stays out of the family.
     alpha : float, default 0.05
         Family-wise level for the ``significant`` column (adjusted p <= alpha).
     alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
@@ -944,13 +1109,23 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
         ``'pratt'``: rank them, then drop their ranks.
     correction : {'holm', 'bonferroni', 'hochberg'}, default 'holm'
         The family-wise adjustment over pairs.
+    confidence_level : float, default 0.95
+        Level of the effect-size intervals.
 
     Returns
     -------
     pandas.DataFrame
         One row per pair: ``a, b, n, wins, losses, ties, mean_difference, median_difference,
-        statistic, pvalue, pvalue_adjusted, significant``. ``wins`` counts datasets where
-        ``a`` scores higher.
+        statistic, pvalue, pvalue_adjusted, significant``, then the effect sizes
+        ``mean_difference_ci_low, mean_difference_ci_high`` (t interval of the mean of
+        ``d``, the datasets as units), ``rank_biserial`` — the matched-pairs rank-biserial
+        correlation ``(R+ - R-) / (n (n + 1) / 2)`` (Kerby 2014; zero differences split
+        evenly), the mean sign of the Walsh sums ``d_i + d_j``, ``i <= j``, a paired analogue
+        of Cliff's delta — with ``rank_biserial_ci_low, rank_biserial_ci_high`` (Cliff's 1993
+        asymmetric interval with a jackknife standard error) and ``rank_biserial_magnitude``
+        (Romano et al. 2006 thresholds for Cliff's delta). ``wins`` counts datasets where
+        ``a`` scores higher. ``.attrs["missing"]`` lists the ``(dataset, model)`` cells
+        without a score.
 
     See Also
     --------
@@ -966,7 +1141,7 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
 
     References
     ----------
-    {refs:wilcoxon1945,holm1979,demsar2006}
+    {refs:wilcoxon1945,holm1979,demsar2006,kerby2014,cliff1993,romano2006}
 
     Examples
     --------
@@ -980,14 +1155,18 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
     alternative = check_alternative(alternative)
     zero_method = check_choice(zero_method, "zero_method", ("demsar", "zsplit", "wilcox", "pratt"))
     correction = check_choice(correction, "correction", CORRECTIONS)
-    frame = _table_iv(table)
+    confidence_level = check_probability(confidence_level, "confidence_level")
+    frame = _table_iv(table, allow_missing=True)
     values = frame.to_numpy(dtype=float)
     names = list(frame.columns)
     rows = []
     for i, j in combinations(range(len(names)), 2):
         d = values[:, i] - values[:, j]
+        d = d[~np.isnan(d)]                                # the datasets scoring both
         nonzero = d != 0
-        if not nonzero.any():
+        if d.size == 0:
+            stat, p = np.nan, np.nan  # never scored together: left out of the family
+        elif not nonzero.any():
             stat, p = np.nan, 1.0  # identical on every dataset: no evidence of a difference
         else:
             used, zm = d, zero_method
@@ -1001,12 +1180,17 @@ def wilcoxon_holm(table, *, alpha: float = 0.05, alternative: str = "two-sided",
             "a": names[i], "b": names[j], "n": int(d.size),
             "wins": int((d > 0).sum()), "losses": int((d < 0).sum()),
             "ties": int((d == 0).sum()),
-            "mean_difference": float(d.mean()), "median_difference": float(np.median(d)),
+            "mean_difference": float(d.mean()) if d.size else np.nan,
+            "median_difference": float(np.median(d)) if d.size else np.nan,
             "statistic": stat, "pvalue": p,
         })
     out = pd.DataFrame(rows)
     out["pvalue_adjusted"] = adjust_pvalues(out["pvalue"].to_numpy(), correction=correction)
     out["significant"] = out["pvalue_adjusted"] <= alpha
+    eff = _effects_frame(frame, confidence_level).drop(columns=["a", "b", "n",
+                                                               "mean_difference"])
+    out = pd.concat([out, eff], axis=1)
+    out.attrs["missing"] = list(_missing_cells(frame))
     return out
 
 
