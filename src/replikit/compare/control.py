@@ -31,7 +31,8 @@ from .._validation import check_choice, check_int, check_probability
 from ..errors import DataError, ParameterError
 from ..results import Result
 from ._words import fill_doc, p_is
-from .multiple import FriedmanResult, _friedman, _table_iv
+from .multiple import (FriedmanResult, _cells_text, _friedman, _pair_effects, _pair_se,
+                       _table_iv, friedman_test)
 
 __all__ = ["ControlResult", "bonferroni_dunn_test", "bonferroni_dunn_critical_difference",
            "cliffs_delta", "cohens_d", "effect_magnitude", "effect_sizes",
@@ -236,7 +237,15 @@ class ControlResult(Result):
         rank_difference`` (model − control; negative = better ranked than the control), ``z,
         pvalue, pvalue_adjusted`` (Bonferroni), ``significant``, ``cohen_d``,
         ``cohen_d_magnitude``, ``cliffs_delta``, ``cliffs_delta_magnitude`` (model against
-        control over the datasets; positive = the model scores higher).
+        control over the datasets; positive = the model scores higher), ``statistic`` (=
+        ``z``), ``n`` (datasets scoring both) and the effect sizes of
+        :func:`~replikit.compare.wilcoxon_holm` for model − control (mean difference and
+        matched-pairs rank-biserial correlation with intervals and label).
+    missing : tuple of (dataset, model)
+        Cells without a score. With missing cells ``z = (A_i − A_c) / sqrt(S_ii + S_cc −
+        2 S_ic)`` on the Skillings–Mack adjusted rank sums, ``significant`` is
+        ``pvalue_adjusted <= alpha``, and ``critical_distance`` is the largest of the pairs'
+        critical differences.
     friedman : FriedmanResult
         The omnibus test on the same table.
     n_datasets, n_models : int
@@ -279,6 +288,7 @@ class ControlResult(Result):
     n_models: int = 0
     higher_is_better: bool = True
     method: str = "Bonferroni-Dunn test against a control (Demšar 2006)"
+    missing: tuple = ()
 
     @property
     def title(self) -> str:
@@ -339,6 +349,12 @@ class ControlResult(Result):
                  f"  critical difference CD = {number(self.critical_distance, 4)}; Friedman "
                  f"{p_is(self.friedman.pvalue)}, Iman-Davenport "
                  f"{p_is(self.friedman.f_pvalue)}"]
+        if self.missing:
+            lines[1] = (f"  largest pairwise critical difference = "
+                        f"{number(self.critical_distance, 4)}; Skillings-Mack "
+                        f"{p_is(self.friedman.pvalue)}")
+            lines.append(f"  missing cells ({len(self.missing)}, dataset/model): "
+                         f"{_cells_text(self.missing)}")
         for r in self.comparisons.itertuples():
             verdict = ("differs" if r.significant else "no difference shown")
             side = "better" if r.rank_difference < 0 else "worse"
@@ -346,14 +362,18 @@ class ControlResult(Result):
                 f"  {r.model}: mean rank {r.mean_rank:.3f} ({side} ranked by "
                 f"{abs(r.rank_difference):.3f}), {p_is(r.pvalue_adjusted, 'Bonferroni p')}: "
                 f"{verdict}; Cohen's d = {number(r.cohen_d)} ({r.cohen_d_magnitude}), Cliff's "
-                f"delta = {number(r.cliffs_delta)} ({r.cliffs_delta_magnitude})")
+                f"delta = {number(r.cliffs_delta)} ({r.cliffs_delta_magnitude}); mean "
+                f"difference {number(r.mean_difference)} [{number(r.mean_difference_ci_low)}, "
+                f"{number(r.mean_difference_ci_high)}], rank-biserial "
+                f"{number(r.rank_biserial)} [{number(r.rank_biserial_ci_low)}, "
+                f"{number(r.rank_biserial_ci_high)}] ({r.rank_biserial_magnitude})")
         return "\n".join(lines)
 
 
 @fill_doc()
 def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
-                         higher_is_better: bool = True,
-                         tie_correction: bool = True) -> ControlResult:
+                         higher_is_better: bool = True, tie_correction: bool = True,
+                         confidence_level: float = 0.95) -> ControlResult:
     """Compare every model with a control model over many datasets (Bonferroni–Dunn).
 
     The models are ranked within each dataset (1 = best, average ranks for ties); with mean
@@ -369,8 +389,9 @@ def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
     Parameters
     ----------
     table : pandas.DataFrame or array-like of shape (n_datasets, n_models)
-        One score per dataset and model (complete), e.g. from
-        :func:`~replikit.compare.scores_to_table`.
+        One score per dataset and model, e.g. from :func:`~replikit.compare.scores_to_table`;
+        NaN where a model has no score (the ranks are then the Skillings–Mack adjusted rank
+        sums: see :class:`ControlResult`; effect sizes use each pair's complete datasets).
     control : str, optional
         The control model (a column); default the model with the best mean rank.
     alpha : float, default 0.05
@@ -379,6 +400,8 @@ def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
         False for errors and losses (the smallest score then ranks first).
     tie_correction : bool, default True
         Passed to the attached Friedman test.
+    confidence_level : float, default 0.95
+        Level of the effect-size intervals.
 
     Returns
     -------
@@ -410,8 +433,11 @@ def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
     [['model 1', True], ['model 2', True], ['model 3', False]]
     """
     alpha = check_probability(alpha, "alpha")
-    frame = _table_iv(table)
-    fried = _friedman(frame, bool(higher_is_better), bool(tie_correction))
+    confidence_level = check_probability(confidence_level, "confidence_level")
+    frame = _table_iv(table, allow_missing=True)
+    fried = friedman_test(frame, higher_is_better=higher_is_better,
+                          tie_correction=tie_correction)
+    incomplete = bool(fried.missing or fried.dropped)
     n, k = fried.n_datasets, fried.n_models
     ranks = fried.mean_ranks
     names = list(frame.columns)
@@ -420,30 +446,44 @@ def bonferroni_dunn_test(table, control=None, *, alpha: float = 0.05,
     elif control not in names:
         raise ParameterError(f"`control` {control!r} is not a model of the table; models are "
                              f"{names}.")
-    se = float(np.sqrt(k * (k + 1) / (6.0 * n)))
-    cd = bonferroni_dunn_critical_difference(k, n, alpha=alpha)
-    tol = 1e-12 * max(1.0, cd)
+    c = names.index(control)
+    ses = _pair_se(fried)[:, c]
+    if incomplete:  # each pair's own critical difference; the largest one is reported
+        others = np.delete(ses, c)
+        cd = (float(np.nanmax(_q_bonferroni_dunn(k, alpha) * others))
+              if np.isfinite(others).any() else float("nan"))
+    else:
+        cd = bonferroni_dunn_critical_difference(k, n, alpha=alpha)
+    tol = 1e-12 * max(1.0, cd) if np.isfinite(cd) else 0.0
     sign = 1.0 if higher_is_better else -1.0
     rows = []
-    for m in names:
+    for j, m in enumerate(names):
         if m == control:
             continue
         diff = float(ranks[m] - ranks[control])
-        z = diff / se
-        p = float(2 * stats.norm.sf(abs(z)))
-        d = cohens_d(frame[m].to_numpy(), frame[control].to_numpy())
-        delta = cliffs_delta(frame[m].to_numpy(), frame[control].to_numpy())
+        z = diff / float(ses[j]) if np.isfinite(ses[j]) else float("nan")
+        p = float(2 * stats.norm.sf(abs(z))) if np.isfinite(z) else float("nan")
+        both = frame[[m, control]].dropna()
+        x, y = both[m].to_numpy(), both[control].to_numpy()
+        d = cohens_d(x, y) if x.size + y.size >= 3 else float("nan")
+        delta = cliffs_delta(x, y) if x.size else float("nan")
+        p_adj = min(1.0, p * (k - 1)) if np.isfinite(p) else float("nan")
+        significant = bool(p_adj <= alpha) if incomplete else bool(abs(diff) > cd + tol)
         rows.append({"model": m, "control": control, "mean_rank": float(ranks[m]),
                      "mean_rank_control": float(ranks[control]), "rank_difference": diff,
-                     "z": z, "pvalue": p, "pvalue_adjusted": min(1.0, p * (k - 1)),
-                     "significant": bool(abs(diff) > cd + tol),
+                     "z": z, "pvalue": p, "pvalue_adjusted": p_adj,
+                     "significant": significant,
                      "cohen_d": d, "cohen_d_magnitude": effect_magnitude(d, "cohen_d"),
                      "cliffs_delta": delta,
                      "cliffs_delta_magnitude": effect_magnitude(delta, "cliffs_delta"),
-                     "better_than_control": bool(sign * d > 0) if np.isfinite(d) else None})
+                     "better_than_control": bool(sign * d > 0) if np.isfinite(d) else None,
+                     "statistic": z,
+                     **_pair_effects(frame[m].to_numpy(), frame[control].to_numpy(),
+                                     confidence_level)})
     return ControlResult(control=control, critical_distance=cd, alpha=alpha,
                          mean_ranks=ranks, comparisons=pd.DataFrame(rows), friedman=fried,
-                         n_datasets=n, n_models=k, higher_is_better=bool(higher_is_better))
+                         n_datasets=n, n_models=k, higher_is_better=bool(higher_is_better),
+                         missing=fried.missing)
 
 
 @fill_doc()
