@@ -263,31 +263,56 @@ def _benchmark(frame, a, b, bench, *, study, test, all_tests, control, alpha, to
     f = res.friedman
     info("Benchmark table: one score per model and dataset; compared across datasets. "
          f"Skipped: {', '.join(f'{k} ({v})' for k, v in res.skipped.items())}.")
+    missing = res.missing
+    if missing:
+        shown = ", ".join(f"{d}/{m}" for d, m in missing[:10])
+        more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
+        info(f"Missing cells ({len(missing)}, dataset/model): {shown}{more}. Skillings-Mack "
+             "test in place of Friedman's; Nemenyi-type test on its adjusted rank sums; "
+             "Wilcoxon and Bayesian tests and effect sizes on each pair's complete datasets.")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         write_csv_atomic(out / "comparisons.csv", res.to_frame())
         info(f"Wrote comparisons.csv to {out}/")
     pairs = res.to_frame()
-    show = pairs[["a", "b", "rank_difference", "nemenyi_differs", "holm_pvalue", "p_worse",
-                  "p_rope", "p_better", "decision"]].copy()
+    show = pairs[["a", "b", "n", "rank_difference", "nemenyi_differs", "holm_pvalue",
+                  "mean_difference", "rank_biserial", "p_worse", "p_rope", "p_better",
+                  "decision"]].copy()
     show["nemenyi_differs"] = ["yes" if v else "no" for v in show["nemenyi_differs"]]
-    show.columns = ["a", "b", "rank a - b", "Nemenyi differs", "p (Wilcoxon-Holm)", "P(<)",
-                    "P(=)", "P(>)", "Bayesian decision"]
+    show["mean_difference"] = [
+        f"{m:.3g} [{lo:.3g}, {hi:.3g}]" for m, lo, hi in zip(
+            pairs["mean_difference"], pairs["mean_difference_ci_low"],
+            pairs["mean_difference_ci_high"], strict=True)]
+    show["rank_biserial"] = [
+        f"{r:.2f} [{lo:.2f}, {hi:.2f}] {mag}" for r, lo, hi, mag in zip(
+            pairs["rank_biserial"], pairs["rank_biserial_ci_low"],
+            pairs["rank_biserial_ci_high"], pairs["rank_biserial_magnitude"], strict=True)]
+    show.columns = ["a", "b", "n", "rank a - b", "Nemenyi differs", "p (Wilcoxon-Holm)",
+                    "a - b (95% CI)", "rank-biserial (95% CI)", "P(<)", "P(=)", "P(>)",
+                    "Bayesian decision"]
     tol = res.tolerance
-    head = (f"{res.title}. Friedman chi2 = {f.statistic:.4g} on {f.df} df, p = "
-            f"{f.pvalue:.3g} (Iman-Davenport F = {f.f_statistic:.4g}, p = {f.f_pvalue:.3g}). "
-            "Mean ranks (1 = best): " + ", ".join(
-                f"{m} {v:.3f}" for m, v in f.mean_ranks.sort_values().items())
-            + f". Nemenyi critical difference {res.nemenyi.critical_distance:.4g} at alpha = "
-            f"{res.alpha:g}.")
+    ranks_text = ", ".join(f"{m} {v:.3f}" for m, v in f.mean_ranks.sort_values().items())
+    if missing:
+        head = (f"{res.title}. Skillings-Mack T = {f.statistic:.4g} on {f.df} df, p = "
+                f"{f.pvalue:.3g} ({len(missing)} missing cell(s)). Adjusted mean ranks "
+                f"(1 = best): {ranks_text}. Largest Nemenyi-type critical difference "
+                f"{res.nemenyi.critical_distance:.4g} at alpha = {res.alpha:g}.")
+    else:
+        head = (f"{res.title}. Friedman chi2 = {f.statistic:.4g} on {f.df} df, p = "
+                f"{f.pvalue:.3g} (Iman-Davenport F = {f.f_statistic:.4g}, p = "
+                f"{f.f_pvalue:.3g}). Mean ranks (1 = best): {ranks_text}. Nemenyi critical "
+                f"difference {res.nemenyi.critical_distance:.4g} at alpha = {res.alpha:g}.")
     table_ = frame_table(show, title=(
-        f"Every pair (P(<), P(=), P(>): Bayesian signed-rank posterior that a is practically "
-        f"worse than, within ±{tol:g} of, better than b):"),
+        f"Every pair (n: datasets scoring both; a - b: mean score difference, t interval; "
+        f"rank-biserial: matched-pairs rank-biserial correlation of a - b with its magnitude; "
+        f"P(<), P(=), P(>): Bayesian signed-rank posterior that a is practically worse than, "
+        f"within ±{tol:g} of, better than b):"),
         formats={"p (Wilcoxon-Holm)": "p", "P(<)": "{:.3f}", "P(=)": "{:.3f}",
                  "P(>)": "{:.3f}"})
     emit([head, table_], {"entry": "benchmark", "friedman": f.to_dict(),
                           "critical_difference": res.nemenyi.critical_distance,
-                          "pairs": pairs, "skipped": res.skipped})
+                          "pairs": pairs, "skipped": res.skipped,
+                          "missing": [[str(d), str(m)] for d, m in missing]})
 
 
 def _read_scores(raw, columns: str | None, n_folds: int | None):

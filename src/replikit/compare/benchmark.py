@@ -56,7 +56,7 @@ def _find(columns, names, given, what, param):
 
 @fill_doc()
 def read_benchmark(frame, *, dataset_column=None, model_column=None,
-                   score_column=None) -> pd.DataFrame:
+                   score_column=None, allow_missing: bool = False) -> pd.DataFrame:
     """A benchmark table as datasets x models, from its long or wide layout.
 
     Long: one row per model and dataset, with a dataset column (``dataset``, ``task``,
@@ -72,12 +72,15 @@ def read_benchmark(frame, *, dataset_column=None, model_column=None,
     dataset_column, model_column, score_column : str, optional
         The columns holding the dataset, the model and the score, where their names are not
         recognised. Giving ``model_column`` or ``score_column`` reads the table as long.
+    allow_missing : bool, default False
+        Keep cells without a score (a model that timed out on a dataset) as NaN instead of
+        refusing the table; :func:`compare_benchmark` runs the Skillings–Mack test on them.
 
     Returns
     -------
     pandas.DataFrame
         One row per dataset (index: the dataset label), one column per model, every cell a
-        finite score.
+        finite score (or NaN where missing, with ``allow_missing``).
 
     Raises
     ------
@@ -164,13 +167,27 @@ def read_benchmark(frame, *, dataset_column=None, model_column=None,
     wide = wide.astype(float)
     wide.index.name = str(ds)
     wide.columns.name = "model"
-    bad = ~np.isfinite(wide.to_numpy())
+    values = wide.to_numpy()
+    bad = np.isinf(values) if allow_missing else ~np.isfinite(values)
     if bad.any():
         r, c = np.argwhere(bad)[0]
         raise DataError(f"the benchmark table misses {int(bad.sum())} score(s) (every model "
                         f"needs one on every dataset), first dataset {wide.index[r]!r}, model "
                         f"{wide.columns[c]!r}.")
     return wide
+
+
+def _effects_as(row, same_order: bool) -> dict:
+    """The effect-size columns of a Wilcoxon-Holm row, for ``a - b`` (turned when the row
+    holds ``b - a``)."""
+    from .multiple import EFFECT_COLUMNS
+
+    out = {c: row[c] for c in EFFECT_COLUMNS}
+    if not same_order:
+        for name in ("mean_difference", "rank_biserial"):
+            lo, hi = out[f"{name}_ci_low"], out[f"{name}_ci_high"]
+            out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"] = -out[name], -hi, -lo
+    return out
 
 
 @fill_doc()
@@ -187,7 +204,9 @@ class BenchmarkComparison(Result):
     nemenyi : NemenyiResult
         Every pair's mean-rank difference against the critical difference.
     holm : pandas.DataFrame
-        Pairwise Wilcoxon signed-rank tests, Holm-adjusted (:func:`wilcoxon_holm`).
+        Pairwise Wilcoxon signed-rank tests, Holm-adjusted (:func:`wilcoxon_holm`), with each
+        pair's effect sizes (mean difference and matched-pairs rank-biserial correlation with
+        their intervals and label).
     bayesian : pandas.DataFrame
         One row per pair: the Bayesian signed-rank test's probabilities that ``a`` is
         practically worse than, equivalent to or better than ``b`` (``p_worse``, ``p_rope``,
@@ -237,6 +256,13 @@ class BenchmarkComparison(Result):
     tolerance_why: str = "the default: one point on a 0–1 score"
 
     @property
+    def missing(self) -> list:
+        """The ``(dataset, model)`` cells of :attr:`table` without a score."""
+        from .multiple import _missing_cells
+
+        return list(_missing_cells(self.table))
+
+    @property
     def title(self) -> str:
         return (f"Benchmark: {self.table.shape[1]} models on {self.table.shape[0]} datasets "
                 f"({'higher' if self.higher_is_better else 'lower'} is better)")
@@ -248,8 +274,14 @@ class BenchmarkComparison(Result):
         -------
         pandas.DataFrame
             Columns a, b, rank_difference, critical_difference, nemenyi_differs,
-            wilcoxon_pvalue, holm_pvalue, p_worse, p_rope, p_better, decision.
+            wilcoxon_pvalue, holm_pvalue, p_worse, p_rope, p_better, decision, then ``n``
+            (datasets scoring both) and the effect sizes of :func:`wilcoxon_holm` (mean
+            difference and rank-biserial correlation with intervals and label). With missing
+            cells the ranks are the Skillings–Mack adjusted mean ranks and
+            ``nemenyi_differs`` is the pair's Nemenyi-type p-value below alpha.
         """
+        nem = self.nemenyi.significant
+        incomplete = bool(self.missing)
         ranks = self.friedman.mean_ranks
         cd = float(self.nemenyi.critical_distance)
         h = self.holm.set_index(["a", "b"])
@@ -260,11 +292,14 @@ class BenchmarkComparison(Result):
             hr = h.loc[(a, b)] if (a, b) in h.index else h.loc[(b, a)]
             rows.append({"a": a, "b": b, "mean_rank_a": float(ranks[a]),
                          "mean_rank_b": float(ranks[b]), "rank_difference": diff,
-                         "critical_difference": cd, "nemenyi_differs": abs(diff) > cd,
+                         "critical_difference": cd,
+                         "nemenyi_differs": bool(nem.loc[a, b]) if incomplete
+                         else abs(diff) > cd,
                          "wilcoxon_pvalue": float(hr["pvalue"]),
                          "holm_pvalue": float(hr["pvalue_adjusted"]),
                          "p_worse": r["p_worse"], "p_rope": r["p_rope"],
-                         "p_better": r["p_better"], "decision": r["decision"]})
+                         "p_better": r["p_better"], "decision": r["decision"],
+                         "n": int(hr["n"]), **_effects_as(hr, (a, b) in h.index)})
         return pd.DataFrame(rows)
 
     def decisions(self) -> pd.DataFrame:
@@ -329,7 +364,7 @@ class BenchmarkComparison(Result):
 
         dec = self.decisions()
         best, second = self.best
-        d = (self.table[best] - self.table[second]).to_numpy(float)
+        d = (self.table[best] - self.table[second]).dropna().to_numpy(float)
         n = d.size
         est = float(d.mean())
         se = float(d.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
@@ -390,6 +425,16 @@ class BenchmarkComparison(Result):
                  "Mean ranks (1 = best): " + ", ".join(
                      f"{m} {v:.3f}" for m, v in f.mean_ranks.sort_values().items()),
                  self.to_frame().to_string(index=False, float_format=lambda v: f"{v:.4g}")]
+        miss = self.missing
+        if miss:
+            from .multiple import _cells_text
+
+            lines[1] = (f"Skillings-Mack T = {f.statistic:.4g} (df {f.df}), p = "
+                        f"{f.pvalue:.3g} (Friedman with missing cells); largest Nemenyi-type "
+                        f"critical difference {self.nemenyi.critical_distance:.4g} at alpha = "
+                        f"{self.alpha:g}.")
+            lines.insert(2, f"Missing cells ({len(miss)}, dataset/model): "
+                            f"{_cells_text(miss)}; pairwise tests use each pair's datasets.")
         lines += [f"skipped: {name}: {why}." for name, why in self.skipped.items()]
         return "\n".join(lines)
 
@@ -403,7 +448,11 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
 
     Runs the Friedman test with the Nemenyi critical difference and pairwise Wilcoxon
     signed-rank tests with Holm's correction (Demšar 2006), and the Bayesian signed-rank test
-    of every pair with a practical tolerance (Benavoli et al. 2014). The corrected resampled
+    of every pair with a practical tolerance (Benavoli et al. 2014). A table with missing
+    cells (NaN, or a long table without a row for some model and dataset) gets the
+    Skillings–Mack test (Skillings & Mack 1981) and the Nemenyi-type test on its adjusted rank
+    sums; the Wilcoxon and Bayesian tests use each pair's complete datasets, and the result
+    names the missing cells (``missing``). The corrected resampled
     tests need the fold scores of each dataset; they are skipped and the result says why.
 
     Parameters
@@ -467,10 +516,10 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
     if (dataset_column or model_column or score_column
             or not all(pd.api.types.is_numeric_dtype(t) for t in table.dtypes)):
         wide = read_benchmark(table, dataset_column=dataset_column, model_column=model_column,
-                              score_column=score_column)
+                              score_column=score_column, allow_missing=True)
     else:  # already datasets x models, the index naming the datasets
         wide = read_benchmark(table.rename_axis("dataset").reset_index(),
-                              dataset_column="dataset")
+                              dataset_column="dataset", allow_missing=True)
     if wide.shape[1] < 2 or wide.shape[0] < 2:
         raise DataError(f"a benchmark comparison needs at least 2 models and 2 datasets; got "
                         f"{wide.shape[1]} model(s) on {wide.shape[0]} dataset(s).")
@@ -479,6 +528,7 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
     metric = str(metric or score_column or "score")
     if tolerance is None:
         values = wide.to_numpy(float)
+        values = values[~np.isnan(values)]
         unit = bool(((values >= 0) & (values <= 1)).all())
         if unit and metric not in _ERRORS:
             tolerance, why = 0.01, "the default: one point on a 0–1 score"
@@ -497,7 +547,7 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
             raise ParameterError(f"`{name}`: no model {given!r} in the table; models are "
                                  f"{models}.")
     fried = friedman_test(wide, higher_is_better=higher_is_better)
-    nem = _nemenyi(fried, alpha)
+    nem = _nemenyi(fried, alpha, wide)
     holm = wilcoxon_holm(wide, alpha=alpha)
     pairs = ([(a, b)] if a is not None and b is not None
              else [(x, y) for x, y in combinations(models, 2)
@@ -506,10 +556,14 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
     sign = 1.0 if higher_is_better else -1.0  # the test reads "a better" as a - b > tolerance
     rows = []
     for x, y in pairs:
-        res = bayesian_signed_rank_test((sign * wide[x].to_numpy(), sign * wide[y].to_numpy()),
+        both = wide[[x, y]].dropna()  # the datasets scoring both
+        if len(both) < 2:
+            raise DataError(f"models {x!r} and {y!r} share {len(both)} dataset(s) with scores; "
+                            "the Bayesian signed-rank test needs at least 2.")
+        res = bayesian_signed_rank_test((sign * both[x].to_numpy(), sign * both[y].to_numpy()),
                                         tolerance=tolerance, n_resamples=n_resamples,
                                         random_state=rng)
-        rows.append({"a": x, "b": y, "mean_difference": float((wide[x] - wide[y]).mean()),
+        rows.append({"a": x, "b": y, "mean_difference": float((both[x] - both[y]).mean()),
                      "p_worse": res.p_left, "p_rope": res.p_rope, "p_better": res.p_right,
                      "decision": res.decision()})
     return BenchmarkComparison(table=wide, friedman=fried, nemenyi=nem, holm=holm,

@@ -248,6 +248,19 @@ def _bounded_interval(est: float, se: float, z: float) -> tuple[float, float]:
     return float(max(-1.0, lo)), float(min(1.0, hi))
 
 
+def _walsh_dominance(d: np.ndarray) -> tuple[float, float]:
+    """The mean sign of the Walsh sums ``d_i + d_j`` (``i <= j``) and its jackknife SE."""
+    n = d.size
+    sgn = np.sign(d[:, None] + d[None, :])               # Walsh sums' signs, i and j
+    total = 0.5 * (sgn.sum() + np.trace(sgn))            # over i <= j
+    est = float(total / (n * (n + 1) / 2.0))
+    if n < 3:
+        return est, float("nan")
+    row = sgn.sum(axis=1)                                # leave difference i out: drop row i
+    loo = (total - row) / ((n - 1) * n / 2.0)
+    return est, float(np.sqrt((n - 1) / n * np.sum((loo - loo.mean()) ** 2)))
+
+
 def _pair_effects(x, y, confidence_level: float = 0.95) -> dict:
     """Effect sizes of ``x - y`` over the datasets where both are scored.
 
@@ -256,7 +269,11 @@ def _pair_effects(x, y, confidence_level: float = 0.95) -> dict:
       R-) / (n (n + 1) / 2)`` with Wilcoxon's signed-rank sums (zero differences split evenly),
       equal to the mean sign of the Walsh sums ``d_i + d_j`` (``i <= j``) — the paired analogue
       of Cliff's delta, labelled with its thresholds (Romano et al. 2006). Its interval is
-      Cliff's (1993) asymmetric one with the jackknife standard error of the Walsh mean.
+      Cliff's (1993) asymmetric one with the jackknife standard error of the Walsh mean, taken
+      no smaller than the jackknife SE with one zero difference added (a pseudo-observation
+      at 0, as in Benavoli et al. 2014): without it the interval collapses to a point when all
+      differences share a sign (simulated coverage 0.93-0.99 with it, down to 0.24 without,
+      for 5-30 normal differences; docs/compare.md).
     """
     from .control import effect_magnitude  # control imports this module: bind late
 
@@ -278,15 +295,9 @@ def _pair_effects(x, y, confidence_level: float = 0.95) -> dict:
         half = float(stats.t.isf((1 - confidence_level) / 2, n - 1)) * se
         out["mean_difference_ci_low"] = out["mean_difference"] - half
         out["mean_difference_ci_high"] = out["mean_difference"] + half
-    sgn = np.sign(d[:, None] + d[None, :])              # Walsh sums' signs, i and j
-    total = 0.5 * (sgn.sum() + np.trace(sgn))            # over i <= j
-    m = n * (n + 1) / 2.0
-    est = float(total / m)
-    se = nan
-    if n >= 3:
-        row = sgn.sum(axis=1)                            # leave dataset i out: drop row i
-        loo = (total - row) / ((n - 1) * n / 2.0)
-        se = float(np.sqrt((n - 1) / n * np.sum((loo - loo.mean()) ** 2)))
+    est, se = _walsh_dominance(d)
+    if n >= 2:
+        se = max(np.nan_to_num(se), _walsh_dominance(np.append(d, 0.0))[1])
     lo, hi = _bounded_interval(est, se, z)
     out.update(rank_biserial=est, rank_biserial_ci_low=lo, rank_biserial_ci_high=hi,
                rank_biserial_magnitude=effect_magnitude(est, "cliffs_delta"))
