@@ -184,3 +184,22 @@ def test_columns_mapping_reads_scores_not_a_benchmark(tmp_path, cli):
                          "study=task,model=algo,fold=cv_fold,metric=measure,value=score")
     assert code == 0, err
     assert "Benchmark" not in out and "Benchmark table" not in err
+
+
+def test_benchmark_with_missing_cells_runs_skillings_mack(tmp_path, cli):
+    long = baycomp_long()
+    drop = long.index[(long["model"] == "j48")][:3]
+    holes = long.drop(index=drop)
+    res = compare_benchmark(holes, n_resamples=200, random_state=0)
+    assert len(res.missing) == 3 and "Skillings-Mack" in res.friedman.method
+    assert "Missing cells (3" in str(res)
+    frame = res.to_frame()
+    assert {"n", "rank_biserial", "rank_biserial_ci_low", "mean_difference_ci_high"} <= set(frame)
+    path = _write(tmp_path, holes)
+    code, out, err = cli("compare", str(path), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(data["missing"]) == 3 and "rank_biserial" in data["pairs"][0]
+    code, out, err = cli("compare", str(path))
+    assert code == 0 and "Missing cells (3" in err and "Skillings-Mack" in out
+    assert "rank-biserial" in out

@@ -31,8 +31,15 @@ from .._validation import check_choice, check_int, check_probability
 from ..errors import DataError, ParameterError
 from ..results import Result
 from ._words import fill_doc, p_is
-from .multiple import (FriedmanResult, _cells_text, _friedman, _pair_effects, _pair_se,
-                       _table_iv, friedman_test)
+from .multiple import (
+    FriedmanResult,
+    _cells_text,
+    _friedman,
+    _pair_effects,
+    _pair_se,
+    _table_iv,
+    friedman_test,
+)
 
 __all__ = ["ControlResult", "bonferroni_dunn_test", "bonferroni_dunn_critical_difference",
            "cliffs_delta", "cohens_d", "effect_magnitude", "effect_sizes",
