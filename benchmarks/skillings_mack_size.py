@@ -35,7 +35,7 @@ def one(k: int, n: int, share: float, reps: int, rng) -> tuple[float, float, flo
         r = fr.mean_ranks.to_numpy()
         se = _pair_se(fr)[:, 0]
         z = np.abs(r[1:] - r[0]) / se[1:]
-        bd += bool(np.nan_to_num(z) > q).any()
+        bd += bool((np.nan_to_num(z) > q).any())
     return sm / reps, nem / reps, bd / reps
 
 

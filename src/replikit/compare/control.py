@@ -27,10 +27,13 @@ import pandas as pd
 from scipy import stats
 
 from .._format import number
-from .._validation import check_choice, check_int, check_probability
+from .._validation import check_int, check_probability
 from ..errors import DataError, ParameterError
 from ..results import Result
 from ._words import fill_doc, p_is
+from .multiple import (  # the labels live there: the post-hoc tables of both modules use them
+    THRESHOLDS as THRESHOLDS,
+)
 from .multiple import (
     FriedmanResult,
     _cells_text,
@@ -38,58 +41,13 @@ from .multiple import (
     _pair_effects,
     _pair_se,
     _table_iv,
+    effect_magnitude,
     friedman_test,
 )
 
 __all__ = ["ControlResult", "bonferroni_dunn_test", "bonferroni_dunn_critical_difference",
            "cliffs_delta", "cohens_d", "effect_magnitude", "effect_sizes",
            "standardized_mean_difference", "SMDResult"]
-
-#: Magnitude thresholds of autorank's ``_effect_level``: upper bounds of negligible, small,
-#: medium (Cohen 1988 for d; Romano et al. 2006 for Cliff's delta).
-THRESHOLDS = {"cohen_d": (0.2, 0.5, 0.8), "cliffs_delta": (0.147, 0.33, 0.474)}
-_LABELS = ("negligible", "small", "medium", "large")
-
-
-@fill_doc()
-def effect_magnitude(value: float, kind: str = "cohen_d") -> str:
-    """The magnitude label of an effect size, with autorank's thresholds.
-
-    ``|d|`` below 0.2 negligible, 0.5 small, 0.8 medium, else large (Cohen 1988); ``|delta|``
-    below 0.147, 0.33, 0.474 (Romano et al. 2006). See :data:`THRESHOLDS`.
-
-    Parameters
-    ----------
-    value : float
-        The effect size.
-    kind : {'cohen_d', 'cliffs_delta'}, default 'cohen_d'
-        Which effect size it is.
-
-    Returns
-    -------
-    str
-        ``'negligible'``, ``'small'``, ``'medium'`` or ``'large'`` for ``|value|``;
-        ``'undefined'`` for NaN.
-
-    See Also
-    --------
-    cohens_d : Cohen's d.
-    cliffs_delta : Cliff's delta.
-
-    References
-    ----------
-    {refs:cohen1988,romano2006,herbold2020}
-
-    Examples
-    --------
-    >>> effect_magnitude(0.35), effect_magnitude(-0.5, "cliffs_delta")
-    ('small', 'large')
-    """
-    kind = check_choice(kind, "kind", tuple(THRESHOLDS))
-    if not np.isfinite(value):
-        return "undefined"
-    return _LABELS[int(np.searchsorted(THRESHOLDS[kind], abs(float(value)), side="right"))]
-
 
 @fill_doc()
 def cliffs_delta(x, y) -> float:

@@ -227,7 +227,55 @@ def _row_ranks(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# per-pair effect sizes of the post-hoc tables
+# effect-size labels and per-pair effect sizes of the post-hoc tables
+# ---------------------------------------------------------------------------------------------
+#: Magnitude thresholds of autorank's ``_effect_level``: upper bounds of negligible, small,
+#: medium (Cohen 1988 for d; Romano et al. 2006 for Cliff's delta).
+THRESHOLDS = {"cohen_d": (0.2, 0.5, 0.8), "cliffs_delta": (0.147, 0.33, 0.474)}
+_LABELS = ("negligible", "small", "medium", "large")
+
+
+@fill_doc()
+def effect_magnitude(value: float, kind: str = "cohen_d") -> str:
+    """The magnitude label of an effect size, with autorank's thresholds.
+
+    ``|d|`` below 0.2 negligible, 0.5 small, 0.8 medium, else large (Cohen 1988); ``|delta|``
+    below 0.147, 0.33, 0.474 (Romano et al. 2006). See :data:`THRESHOLDS`.
+
+    Parameters
+    ----------
+    value : float
+        The effect size.
+    kind : {'cohen_d', 'cliffs_delta'}, default 'cohen_d'
+        Which effect size it is.
+
+    Returns
+    -------
+    str
+        ``'negligible'``, ``'small'``, ``'medium'`` or ``'large'`` for ``|value|``;
+        ``'undefined'`` for NaN.
+
+    See Also
+    --------
+    cohens_d : Cohen's d.
+    cliffs_delta : Cliff's delta.
+
+    References
+    ----------
+    {refs:cohen1988,romano2006,herbold2020}
+
+    Examples
+    --------
+    >>> effect_magnitude(0.35), effect_magnitude(-0.5, "cliffs_delta")
+    ('small', 'large')
+    """
+    kind = check_choice(kind, "kind", tuple(THRESHOLDS))
+    if not np.isfinite(value):
+        return "undefined"
+    return _LABELS[int(np.searchsorted(THRESHOLDS[kind], abs(float(value)), side="right"))]
+
+
+
 # ---------------------------------------------------------------------------------------------
 #: The effect-size columns every pairwise table of this module and of control.py carries.
 EFFECT_COLUMNS = ("mean_difference", "mean_difference_ci_low", "mean_difference_ci_high",
@@ -275,8 +323,6 @@ def _pair_effects(x, y, confidence_level: float = 0.95) -> dict:
       differences share a sign (simulated coverage 0.93-0.99 with it, down to 0.24 without,
       for 5-30 normal differences; docs/compare.md).
     """
-    from .control import effect_magnitude  # control imports this module: bind late
-
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     both = ~(np.isnan(x) | np.isnan(y))
