@@ -297,3 +297,8 @@ def test_bootstrap_interval_coverage_of_accuracy_difference():
                                    random_state=int(rng.integers(2**31))).confidence_interval()
         cover += ci.low <= 0.10 <= ci.high
     assert abs(cover / reps - 0.95) <= 3 * math.sqrt(0.95 * 0.05 / reps)
+
+
+def test_scoring_names_cover_replikits_metrics():
+    """One name per metric across the library: every built-in metric is a scoring name."""
+    assert set(METRICS) <= set(T.SCORINGS)

@@ -49,7 +49,8 @@ _EXPORTS = {
     "looney_ftest_from_predictions": "predictions",
     # testset.py
     "TestSetResult": "testset", "paired_bootstrap_test": "testset",
-    "randomization_test": "testset",
+    "randomization_test": "testset", "paired_bootstrap_test_from_predictions": "testset",
+    "randomization_test_from_predictions": "testset",
     # unpaired.py
     "unpaired_corrected_ttest": "unpaired", "welch_ttest": "unpaired",
     "welch_satterthwaite": "unpaired",

@@ -45,14 +45,14 @@ from .._format import pvalue as _pvalue_text
 from .._random import check_random_state
 from .._validation import check_alternative, check_confidence_level, check_int
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ..experiment.metrics import METRICS
 from ..results import ConfidenceInterval
 from ._result import FRAME_COLUMNS, ComparisonResult
 from ._words import fill_doc
 from .predictions import _labels_1d, _names
 
-__all__ = ["TestSetResult", "paired_bootstrap_test", "randomization_test", "SCORINGS",
-           "MIN_RESAMPLES"]
+__all__ = ["TestSetResult", "paired_bootstrap_test", "randomization_test",
+           "paired_bootstrap_test_from_predictions", "randomization_test_from_predictions",
+           "SCORINGS", "MIN_RESAMPLES"]
 
 #: Fewest resamples accepted: with fewer, a 95% percentile interval rests on 2 or 3 values
 #: per tail and the smallest possible p-value is above 0.01.
@@ -110,6 +110,9 @@ class TestSetResult(ComparisonResult):
         the p-value would move with another ``random_state``.
     confidence_level : float
         Level of the interval shown by ``str()`` and ``to_frame()``.
+    _replicates : numpy.ndarray or None
+        The bootstrap differences the interval is read from (None for the randomization
+        test); private, not in ``to_dict()``.
 
     See Also
     --------
@@ -127,7 +130,7 @@ class TestSetResult(ComparisonResult):
     ...                           [0, 1, 0, 0, 1] * 20, scoring="f1", n_resamples=200,
     ...                           random_state=0)
     >>> r.test, r.n_resamples, round(r.statistic, 4)
-    ('paired_bootstrap', 200, 0.0857)
+    ('paired_bootstrap', 200, 0.0571)
     """
 
     n_resamples: int = 0
@@ -817,3 +820,154 @@ def randomization_test(y_true, pred_a, pred_b, *, scoring="accuracy",
         test="randomization", valid=True, requires=_REQUIRES, n=int(inp.y.size), a=inp.a,
         b=inp.b, metric=inp.scoring.name, n_resamples=r, pvalue_mcse=mcse,
         confidence_level=0.95, _replicates=None)
+
+
+# ---------------------------------------------------------------------------------------------
+# from a Predictions table
+
+
+def _from_predictions(predictions, models, study, repeat, scoring):
+    from .predictions import _aligned_predictions
+
+    if isinstance(models, str) or models is None or len(models) != 2:
+        raise ParameterError(f"`models` must name exactly two models (a, b); got {models!r}.")
+    if isinstance(scoring, str) and scoring in ("roc_auc", "log_loss"):
+        raise ParameterError(f"`scoring`: {scoring!r} needs predicted scores; from a "
+                             "Predictions table the tests use the `y_pred` column (labels or "
+                             "numbers). Pass the scores to paired_bootstrap_test / "
+                             "randomization_test directly.")
+    return _aligned_predictions(predictions, models, study=study, repeat=repeat, min_models=2)
+
+
+@fill_doc(_DOC)
+def paired_bootstrap_test_from_predictions(predictions, models: Sequence, *, study=None,
+                                           repeat: int = 0, scoring="accuracy",
+                                           n_resamples: int = 10_000,
+                                           alternative: str = "two-sided",
+                                           confidence_level: float = 0.95,
+                                           random_state=None) -> TestSetResult:
+    """Paired bootstrap test of two models from a Predictions table (one study, one repeat).
+
+    The rows of ``repeat`` are paired by ``(fold, row)`` as in
+    :func:`~replikit.compare.mcnemar_test_from_predictions`, and
+    :func:`paired_bootstrap_test` is applied to their ``y_true`` and ``y_pred``.
+
+    Parameters
+    ----------
+    predictions : Predictions, pandas.DataFrame or RunResult
+        Predictions in the Predictions layout (``study, model, repeat, fold, row, y_true,
+        y_pred``).
+    models : (str, str)
+        The two models ``a`` and ``b``.
+    study : str, optional
+        Required when the table holds several studies.
+    repeat : int, default 0
+        Which repeat of the resampling scheme.
+    scoring : str or callable, default 'accuracy'
+        As in :func:`paired_bootstrap_test`, on ``y_pred`` (not ``'roc_auc'``/``'log_loss'``).
+    n_resamples : int, default 10000
+        Number of resamples (>= 100).
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+        For ``metric(a) - metric(b)`` against 0.
+    confidence_level : float, default 0.95
+        Level of the percentile interval.
+    random_state : None, int or numpy.random.Generator
+        Seed of the resampling.
+
+    Returns
+    -------
+    TestSetResult
+        As :func:`paired_bootstrap_test`.
+
+    See Also
+    --------
+    paired_bootstrap_test : The test from arrays.
+    randomization_test_from_predictions : The randomization test from the same table.
+
+    Notes
+    -----
+    Pooling the folds of a cross-validation gives each row one out-of-sample prediction, but
+    from models trained on overlapping data: the test then ignores the training-set variance
+    (Dietterich 1998; Gardner & Brooks 2017, section 6). It is exact in its own terms for one
+    hold-out test set.
+
+    References
+    ----------
+    {refs:bergkirkpatrick2012,efron1993}
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"study": "s", "model": ["a"] * 8 + ["b"] * 8, "repeat": 0,
+    ...                   "fold": 0, "row": list(range(8)) * 2, "y_true": [0, 1] * 8,
+    ...                   "y_pred": [0, 1] * 4 + [1, 1] * 4})
+    >>> r = paired_bootstrap_test_from_predictions(f, ["a", "b"], n_resamples=200,
+    ...                                            random_state=0)
+    >>> r.statistic, r.a, r.b
+    (0.5, 'a', 'b')
+    """
+    y, preds, names = _from_predictions(predictions, models, study, repeat, scoring)
+    return paired_bootstrap_test(y, preds[0], preds[1], scoring=scoring,
+                                 n_resamples=n_resamples, alternative=alternative,
+                                 confidence_level=confidence_level, labels=names,
+                                 random_state=random_state)
+
+
+@fill_doc(_DOC)
+def randomization_test_from_predictions(predictions, models: Sequence, *, study=None,
+                                        repeat: int = 0, scoring="accuracy",
+                                        n_resamples: int = 10_000,
+                                        alternative: str = "two-sided",
+                                        random_state=None) -> TestSetResult:
+    """Approximate randomization test of two models from a Predictions table.
+
+    The rows of ``repeat`` are paired by ``(fold, row)`` as in
+    :func:`~replikit.compare.mcnemar_test_from_predictions`, and :func:`randomization_test`
+    is applied to their ``y_true`` and ``y_pred``.
+
+    Parameters
+    ----------
+    predictions : Predictions, pandas.DataFrame or RunResult
+        Predictions in the Predictions layout.
+    models : (str, str)
+        The two models ``a`` and ``b``.
+    study : str, optional
+        Required when the table holds several studies.
+    repeat : int, default 0
+        Which repeat of the resampling scheme.
+    scoring : str or callable, default 'accuracy'
+        As in :func:`randomization_test`, on ``y_pred`` (not ``'roc_auc'``/``'log_loss'``).
+    n_resamples : int, default 10000
+        Number of randomizations (>= 100).
+    alternative : {'two-sided', 'less', 'greater'}, default 'two-sided'
+        For ``metric(a) - metric(b)`` against 0.
+    random_state : None, int or numpy.random.Generator
+        Seed of the randomizations.
+
+    Returns
+    -------
+    TestSetResult
+        As :func:`randomization_test`.
+
+    See Also
+    --------
+    randomization_test : The test from arrays.
+    paired_bootstrap_test_from_predictions : The bootstrap test from the same table.
+
+    References
+    ----------
+    {refs:noreen1989,dror2018}
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"study": "s", "model": ["a"] * 8 + ["b"] * 8, "repeat": 0,
+    ...                   "fold": 0, "row": list(range(8)) * 2, "y_true": [0, 1] * 8,
+    ...                   "y_pred": [0, 1] * 4 + [1, 1] * 4})
+    >>> randomization_test_from_predictions(f, ["a", "b"], n_resamples=200,
+    ...                                     random_state=0).n
+    8
+    """
+    y, preds, names = _from_predictions(predictions, models, study, repeat, scoring)
+    return randomization_test(y, preds[0], preds[1], scoring=scoring, n_resamples=n_resamples,
+                              alternative=alternative, labels=names, random_state=random_state)
