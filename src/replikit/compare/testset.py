@@ -660,12 +660,12 @@ def paired_bootstrap_test(y_true, pred_a, pred_b, *, scoring="accuracy",
       ``(1 + #{delta*_r - delta <= delta}) / (1 + R)`` for ``'less'``.
 
     Why the shifted p-value: the resamples are drawn from the observed test set, where the
-    difference is ``delta``, not 0; counting ``delta* <= 0`` instead (the "percentile"
-    p-value) would test whether the bootstrap distribution covers 0, which rejects a true null
-    about as often as the shifted test but is not what Berg-Kirkpatrick et al. recommend, and
-    its one-sided forms do not agree with the shift argument of Efron & Tibshirani. The ``+1``
-    keeps the p-value above 0 (Phipson & Smyth 2010). The percentile interval and the shifted
-    p-value can disagree near the boundary when the bootstrap distribution is skewed.
+    difference is ``delta``, not 0, so the bootstrap distribution must be moved to the null
+    before the observed difference is compared with it (Berg-Kirkpatrick et al. 2012 count
+    ``delta* > 2 delta``, the same event). The ``+1`` keeps the p-value above 0 (Phipson &
+    Smyth 2010). The percentile interval and the shifted p-value can disagree near the
+    boundary (an interval just covering 0 with p just below alpha) when the bootstrap
+    distribution is skewed or discrete.
 
     Parameters
     ----------
@@ -702,8 +702,10 @@ def paired_bootstrap_test(y_true, pred_a, pred_b, *, scoring="accuracy",
     Notes
     -----
     In replikit's simulation (docs/compare.md; two exchangeable classifiers, n = 200 rows,
-    alpha = 0.05) the shifted bootstrap test rejected a true null at about the nominal rate;
-    the randomization test is the one with an exact guarantee. Both see one test set: they
+    999 resamples, 2,000 data sets) the shifted bootstrap test rejected a true null at
+    alpha = 0.05 in 4.9% (accuracy) and 5.2% (F1) of data sets, and the 95% percentile
+    interval covered the true difference 94.3% of the time; the randomization test is the
+    one with a finite-sample guarantee. Both see one test set: they
     compare two fitted models, not learning algorithms (Gardner & Brooks 2017, sec. 6).
 
     References
