@@ -902,6 +902,47 @@ BIBTEX: dict[str, tuple[str, str]] = {
   pages   = {2693--2708},
   year    = {1999}
 }"""),
+    "bergkirkpatrick2012": ("Berg-Kirkpatrick et al. (2012)", """@inproceedings{bergkirkpatrick2012,
+  author    = {Berg-Kirkpatrick, Taylor and Burkett, David and Klein, Dan},
+  title     = {An Empirical Investigation of Statistical Significance in {NLP}},
+  booktitle = {Proceedings of the 2012 Joint Conference on Empirical Methods in Natural
+               Language Processing and Computational Natural Language Learning},
+  pages     = {995--1005},
+  year      = {2012}
+}"""),
+    "dror2018": ("Dror et al. (2018)", """@inproceedings{dror2018,
+  author    = {Dror, Rotem and Baumer, Gili and Shlomov, Segev and Reichart, Roi},
+  title     = {The Hitchhiker's Guide to Testing Statistical Significance in Natural Language
+               Processing},
+  booktitle = {Proceedings of the 56th Annual Meeting of the Association for Computational
+               Linguistics (Volume 1: Long Papers)},
+  pages     = {1383--1392},
+  year      = {2018},
+  doi       = {10.18653/v1/P18-1128}
+}"""),
+    "noreen1989": ("Noreen (1989)", """@book{noreen1989,
+  author       = {Noreen, Eric W.},
+  title        = {Computer-Intensive Methods for Testing Hypotheses: An Introduction},
+  howpublished = {Wiley},
+  year         = {1989}
+}"""),
+    "efron1993": ("Efron & Tibshirani (1993)", """@book{efron1993,
+  author       = {Efron, Bradley and Tibshirani, Robert J.},
+  title        = {An Introduction to the Bootstrap},
+  howpublished = {Chapman and Hall},
+  year         = {1993}
+}"""),
+    "welch1947": ("Welch (1947)", """@article{welch1947,
+  author  = {Welch, Bernard L.},
+  title   = {The Generalization of `Student's' Problem When Several Different Population
+             Variances Are Involved},
+  journal = {Biometrika},
+  volume  = {34},
+  number  = {1--2},
+  pages   = {28--35},
+  year    = {1947},
+  doi     = {10.1093/biomet/34.1-2.28}
+}"""),
 }
 
 #: section key -> the references its methods rest on

@@ -143,6 +143,14 @@ def _comparison_table():
     return compare_scores(_scores(n_models=2), tests="all", tolerance=0.01)
 
 
+def _testset_result():
+    from replikit.compare import paired_bootstrap_test
+
+    return paired_bootstrap_test([0, 1, 1, 0, 1] * 20, [0, 1, 1, 1, 1] * 20,
+                                 [0, 1, 0, 0, 1] * 20, scoring="f1", n_resamples=200,
+                                 labels=("rf", "lr"), random_state=0)
+
+
 #: One small real instance of each public result type of replikit.compare.
 FACTORIES = {
     "ComparisonResult": _comparison_result,
@@ -157,6 +165,7 @@ FACTORIES = {
     "AcrossStudies": _across,
     "ComparisonAudit": _audit,
     "ComparisonTable": _comparison_table,
+    "TestSetResult": _testset_result,
 }
 
 #: Public functions of ``replikit.compare`` that compute no statistical method of their own.

@@ -132,6 +132,16 @@ def compare(
     n_folds: Annotated[int | None, typer.Option(
         "--n-folds", min=2, help="With an mlr3 export of repeated_cv: the folds per repeat "
         "(its iteration numbers run over repeats and folds).")] = None,
+    predictions: Annotated[Path | None, typer.Option(
+        "--predictions", help="Two fitted models on one test set: a Predictions table (study, "
+        "model, repeat, fold, row, y_true, y_pred) compared with --test paired-bootstrap "
+        "(default) or randomization, on --scoring.")] = None,
+    scoring: Annotated[str, typer.Option(
+        "--scoring", help="With --predictions: the metric (accuracy, balanced_accuracy, f1, "
+        "precision, recall, matthews_corrcoef, error_rate, mse, rmse, mae, r2, "
+        "r2_corr).")] = "accuracy",
+    n_resamples: Annotated[int, typer.Option(
+        "--n-resamples", help="With --predictions: resamples of the test rows.")] = 10_000,
     table: TableOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Directory for comparisons.csv, a forest plot per metric "
@@ -154,6 +164,11 @@ def compare(
     from ..compare import compare_scores
     from ..errors import ParameterError
 
+    if predictions is not None:
+        _testset(predictions, a, b, test=_split_list(test), study=study, repeat_table=table,
+                 scoring=scoring, n_resamples=n_resamples, alternative=alternative,
+                 random_state=random_state)
+        return
     tests = "all" if all_tests else (_split_list(test) or "recommended")
     if all_tests and test:
         raise ParameterError("`--all-tests` and `--test` exclude each other; give one.")
@@ -225,6 +240,43 @@ def compare(
         emit([*_human(res), *_human_across(across)],
              {"comparisons": res.frame, "across_studies": across.frame,
               "control": across.control_frame()})
+
+
+TESTSET_TESTS = ("paired-bootstrap", "randomization")
+
+
+def _testset(path, a, b, *, test, study, repeat_table, scoring, n_resamples, alternative,
+             random_state) -> None:
+    """``replikit compare --predictions FILE --a A --b B``: two fitted models on one test set,
+    by the paired bootstrap or the approximate randomization test, on any metric."""
+    from ..compare import (
+        paired_bootstrap_test_from_predictions,
+        randomization_test_from_predictions,
+    )
+    from ..data.io import read_frame
+    from ..errors import ParameterError
+
+    chosen = test or ["paired-bootstrap"]
+    bad = [t for t in chosen if t.replace("_", "-") not in TESTSET_TESTS]
+    if bad:
+        raise ParameterError(f"`--test` with --predictions must be one of "
+                             f"{', '.join(TESTSET_TESTS)}; got {', '.join(bad)}.")
+    if a is None or b is None:
+        raise ParameterError("`--a` and `--b`: name the two models to compare with "
+                             "--predictions.")
+    frame = read_frame(path, table=repeat_table)
+    results = []
+    with progress("resampling the test rows"):
+        for t in dict.fromkeys(x.replace("_", "-") for x in chosen):
+            fn = (paired_bootstrap_test_from_predictions if t == "paired-bootstrap"
+                  else randomization_test_from_predictions)
+            results.append(fn(frame, [a, b], study=study, scoring=scoring,
+                              n_resamples=n_resamples, alternative=alternative,
+                              random_state=random_state))
+    import pandas as pd
+
+    emit(["\n\n".join(str(r) for r in results)],
+         pd.concat([r.to_frame() for r in results], ignore_index=True))
 
 
 def _looks_like_benchmark(frame) -> bool:
@@ -485,7 +537,7 @@ def _human(res) -> list:
 COMPARE_FLAGS = {"metrics": "--metric", "tests": "--test", "scores": "SCORES", "path": "SCORES",
                  "dataset_column": "--dataset", "model_column": "--model-column",
                  "score_column": "--score", "frame": "SCORES",
-                 "redraw_single_class": "--stratify"}
+                 "redraw_single_class": "--stratify", "models": "--a/--b"}
 
 
 def _output_names(*, fitting: bool) -> list[str]:

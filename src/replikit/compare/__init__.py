@@ -3,8 +3,12 @@
 Tests on resampled scores (corrected resampled and corrected repeated k-fold t, 5x2cv t and F,
 sorted runs, the Bayesian correlated t, a TOST equivalence test, and the naive t and
 difference-in-proportions z flagged invalid), tests on hold-out predictions (McNemar,
-Cochran's Q), permutation tests, multiple comparisons across datasets (Friedman, Nemenyi,
-Wilcoxon-Holm, and Skillings-Mack when some models miss some datasets; Bonferroni-Dunn against a control with effect sizes; the Bayesian signed-rank
+Cochran's Q), two fitted models on one test set for any metric (the paired bootstrap and the
+approximate randomization test), unpaired comparisons of scores from different splits or
+samples (the Welch-type corrected resampled t, Welch's t), permutation tests, multiple
+comparisons across datasets (Friedman, Nemenyi, Wilcoxon-Holm, and Skillings-Mack when some
+models miss some datasets; Bonferroni-Dunn against a control with effect sizes; the Bayesian
+signed-rank
 test and the Bayesian hierarchical model over datasets), a calibration simulation of the tests,
 and the convenience layer :func:`compare_scores` / :func:`compare_models` that runs the
 recommended tests for every pair of models and returns one tidy :class:`ComparisonTable`.
@@ -45,6 +49,13 @@ _EXPORTS = {
     "mcnemar_test_from_predictions": "predictions", "cochrans_q_test": "predictions",
     "cochrans_q_test_from_predictions": "predictions", "looney_ftest": "predictions",
     "looney_ftest_from_predictions": "predictions",
+    # testset.py
+    "TestSetResult": "testset", "paired_bootstrap_test": "testset",
+    "randomization_test": "testset", "paired_bootstrap_test_from_predictions": "testset",
+    "randomization_test_from_predictions": "testset",
+    # unpaired.py
+    "unpaired_corrected_ttest": "unpaired", "welch_ttest": "unpaired",
+    "welch_satterthwaite": "unpaired",
     # multiple.py
     "adjust_pvalues": "multiple", "friedman_test": "multiple", "FriedmanResult": "multiple",
     "nemenyi_test": "multiple", "NemenyiResult": "multiple",
