@@ -8,10 +8,10 @@ approximate randomization test), unpaired comparisons of scores from different s
 samples (the Welch-type corrected resampled t, Welch's t), permutation tests, multiple
 comparisons across datasets (Friedman, Nemenyi, Wilcoxon-Holm, and Skillings-Mack when some
 models miss some datasets; Bonferroni-Dunn against a control with effect sizes; the Bayesian
-signed-rank
-test and the Bayesian hierarchical model over datasets), a calibration simulation of the tests,
-and the convenience layer :func:`compare_scores` / :func:`compare_models` that runs the
-recommended tests for every pair of models and returns one tidy :class:`ComparisonTable`.
+signed-rank test and the Bayesian hierarchical model over datasets), a calibration simulation
+of the tests, and the convenience layer :func:`compare_scores` / :func:`compare_models` that
+runs the recommended tests for every pair of models and returns one tidy
+:class:`ComparisonTable`.
 
 The audit entry :func:`audit` runs the comparison recipe of the audit report on a dataset and
 returns a :class:`ComparisonAudit` with the numbers, a verdict, ``to_frame()`` and ``plot()``;

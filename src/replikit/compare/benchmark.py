@@ -386,8 +386,13 @@ class BenchmarkComparison(Result):
             text = _p(value)
             return f"p {text}" if text.startswith("<") else f"p = {text}"
 
-        parts = [f"Across {n} datasets (Friedman {p_is(fr.pvalue)}, Iman–Davenport "
-                 f"{p_is(fr.f_pvalue)}): {best} has the best mean rank "
+        miss = self.missing
+        n_all = len(self.table)
+        test = (f"Skillings–Mack {p_is(fr.pvalue)}, the Friedman test with {len(miss)} missing "
+                f"cell{'s' if len(miss) != 1 else ''}" if miss else
+                f"Friedman {p_is(fr.pvalue)}, Iman–Davenport {p_is(fr.f_pvalue)}")
+        rank = "adjusted mean rank" if miss else "mean rank"
+        parts = [f"Across {n_all} datasets ({test}): {best} has the best {rank} "
                  f"({number(float(fr.mean_ranks[best]))}), then {second} "
                  f"({number(float(fr.mean_ranks[second]))})."]
         if shown:
@@ -402,8 +407,13 @@ class BenchmarkComparison(Result):
                             if self.tolerance > 0 else "equivalence (not tested)")
                          + " shown.")
         ci = f"95% CI {_interval_text(float(lo), float(hi))}"
-        parts.append(f"{best} − {second} = {number(est)} on average ({ci}).")
+        over = f" over the {n} datasets scoring both" if n < n_all else ""
+        parts.append(f"{best} − {second} = {number(est)} on average{over} ({ci}).")
         caveats = []
+        if miss:
+            caveats.append(f"{len(miss)} of {self.table.size} cells have no score; the rank "
+                           "tests use the Skillings–Mack adjusted ranks and each pair's tests "
+                           "the datasets scoring both")
         if n < 5:
             caveats.append(f"{n} datasets: the rank tests have little power")
         tol = (f"±{number(self.tolerance)} in {label} ({self.tolerance_why})"

@@ -400,14 +400,14 @@ def _higher_is_better(metric) -> bool:
 def _caveats(n_left, m_left, quick, n_resamples, N, key_kernel: str = "",
              key_kind: str = "", n_models: int = 0) -> list[str]:
     out = []
+    if n_left:  # first: the card shows the main caveat, and half the studies may be gone
+        out.append(f"{n_left:,} stud{'y' if n_left == 1 else 'ies'} left out (a model without a "
+                   "score)")
     if (key_kernel.startswith("jaccard") and key_kind == "jackknife" and N >= 10
             and n_models <= 5):  # measured with 3 and 5 models; 10 alternatives cover .95+
         out.append("the light rests on the best model's n*, whose jackknife interval covered "
                    "82-90% (not 95%) in simulations with 3 models, 88% with 5, when the best "
                    "model is contested and N = 20-40 (docs/generalize.md, few models)")
-    if n_left:
-        out.append(f"{n_left:,} stud{'y' if n_left == 1 else 'ies'} left out (a model without a "
-                   "score)")
     if m_left:
         out.append(f"{m_left:,} model{'s' if m_left > 1 else ''} left out (no score in any study)")
     if N < 10:

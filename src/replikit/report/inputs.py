@@ -485,7 +485,8 @@ def _benchmark_input(value, columns, higher_is_better, metric, table) -> AuditIn
         raise ParameterError(f"`columns`: a benchmark table maps dataset, model and score; got "
                              f"{unknown[0]!r}.")
     wide = read_benchmark(frame, dataset_column=cols.get("dataset"),
-                          model_column=cols.get("model"), score_column=cols.get("score"))
+                          model_column=cols.get("model"), score_column=cols.get("score"),
+                          allow_missing=True)  # holes: the sections say how they use them
     if wide.shape[1] < 2:
         raise DataError(f"`benchmark`: the table holds {wide.shape[1]} model; the audit "
                         "compares two or more.")

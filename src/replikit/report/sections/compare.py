@@ -411,6 +411,25 @@ def _scores_blocks(res, what: str) -> list:
     return blocks
 
 
+def _with_ci(estimate, low, high) -> str:
+    return f"{number(estimate)} [{number(low)}, {number(high)}]"
+
+
+def _cells_words(cells, limit: int = 8) -> str:
+    shown = ", ".join(f"{d} / {m}" for d, m in cells[:limit])
+    return shown + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
+
+
+def _holes_words(missing, size: int) -> str:
+    return (f"{len(missing)} of the table's {size} cells have no score ("
+            f"{_cells_words(missing, 4)}): the Skillings–Mack test (Skillings & Mack (1981)) "
+            "takes the place of Friedman's, ranking each dataset's models among those it "
+            "scores; the Nemenyi-type comparisons use its adjusted rank sums with each pair's "
+            "own standard error (the diagram draws the largest pair's critical difference, "
+            "which is conservative for the others), and each pair's Wilcoxon and Bayesian "
+            "tests use the datasets scoring both. ")
+
+
 def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
     """A benchmark table: :func:`replikit.compare.compare_benchmark` across datasets, its light
     from the result's verdict, the critical-difference diagram as the key figure."""
@@ -433,14 +452,23 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
     n, k = res.table.shape
     dec = res.decisions()
     pairs = res.to_frame()
+    missing = list(res.missing)
     show = pd.DataFrame({
         "a": pairs["a"], "b": pairs["b"], "mean rank a": pairs["mean_rank_a"],
         "mean rank b": pairs["mean_rank_b"], "Nemenyi: differ": pairs["nemenyi_differs"],
+        "datasets": pairs["n"],
+        "a − b (95% CI)": [_with_ci(e, lo, hi) for e, lo, hi in zip(
+            pairs["mean_difference"], pairs["mean_difference_ci_low"],
+            pairs["mean_difference_ci_high"], strict=True)],
+        "rank-biserial (95% CI)": [f"{_with_ci(e, lo, hi)} {m}" for e, lo, hi, m in zip(
+            pairs["rank_biserial"], pairs["rank_biserial_ci_low"],
+            pairs["rank_biserial_ci_high"], pairs["rank_biserial_magnitude"], strict=True)],
         "Wilcoxon p": pairs["wilcoxon_pvalue"], "p (Holm)": pairs["holm_pvalue"],
         "P(a worse)": pairs["p_worse"], "P(equivalent)": pairs["p_rope"],
         "P(a better)": pairs["p_better"], "conclusion": dec["conclusion"]})
     ranks = fried.mean_ranks.sort_values(kind="stable")
-    rank_table = pd.DataFrame({"model": ranks.index.astype(str), "mean rank (1 = best)":
+    rank_word = "adjusted mean rank" if missing else "mean rank"
+    rank_table = pd.DataFrame({"model": ranks.index.astype(str), f"{rank_word} (1 = best)":
                                ranks.to_numpy(), f"mean {label}":
                                res.table.mean().reindex(ranks.index).to_numpy()})
     tol_words = (f"±{number(res.tolerance)} ({res.tolerance_why})" if res.tolerance > 0
@@ -456,7 +484,11 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
             "pair on the score differences (Demšar (2006)); the Bayesian signed-rank test "
             "gives the posterior probability that one model is practically better, "
             f"equivalent within the tolerance ({tol_words}) or worse (Benavoli et al. "
-            "(2014)). A pair is decided when the Wilcoxon–Holm test shows a difference "
+            "(2014)). Each pair shows the mean score difference over the datasets with its "
+            "t interval and the matched-pairs rank-biserial correlation (Kerby (2014)) with "
+            "its interval and size (Romano et al. (2006)). "
+            + (_holes_words(missing, res.table.size) if missing else "")
+            + "A pair is decided when the Wilcoxon–Holm test shows a difference "
             f"(alpha = {number(res.alpha)}) or one Bayesian probability reaches 0.95; the "
             "light is green only when every pair is decided. The corrected resampled tests "
             f"are skipped: {res.skipped.get('corrected resampled tests', '')}."),
@@ -468,17 +500,25 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
                "significantly."),
         KeyValues({
             "datasets x models": f"{n} x {k}", "direction": f"{direction} is better",
-            "Friedman": f"χ² = {number(fried.statistic)}, p = {pvalue(fried.pvalue)}",
-            "Iman–Davenport": (f"F = {number(fried.f_statistic)}, p = "
-                               f"{pvalue(fried.f_pvalue)}" if np.isfinite(fried.f_statistic)
-                               else "F infinite: every dataset ranks the models alike"),
-            "Nemenyi critical difference": number(nem.critical_distance),
+            **({"missing cells": f"{len(missing)} of {res.table.size}: "
+                + _cells_words(missing),
+                "Skillings–Mack": f"T = {number(fried.statistic)}, df = {fried.df}, p = "
+                                  f"{pvalue(fried.pvalue)}",
+                "largest Nemenyi-type critical difference": number(nem.critical_distance)}
+               if missing else {
+                "Friedman": f"χ² = {number(fried.statistic)}, p = {pvalue(fried.pvalue)}",
+                "Iman–Davenport": (f"F = {number(fried.f_statistic)}, p = "
+                                   f"{pvalue(fried.f_pvalue)}"
+                                   if np.isfinite(fried.f_statistic)
+                                   else "F infinite: every dataset ranks the models alike"),
+                "Nemenyi critical difference": number(nem.critical_distance)}),
             "tolerance": tol_words,
             "pairs decided": f"{int(dec['decided'].sum())} of {len(dec)}"}),
-        Table(rank_table, "Mean ranks across datasets"),
-        Table(show, "Every pair across datasets: Nemenyi, Wilcoxon signed-rank (Holm-adjusted) "
-              "and the Bayesian signed-rank posterior (P(a worse/equivalent/better)), with "
-              "the decision the light reads."),
+        Table(rank_table, ("Adjusted mean ranks (Skillings–Mack)" if missing else "Mean ranks")
+              + " across datasets"),
+        Table(show, "Every pair across datasets: Nemenyi, the effect sizes, Wilcoxon "
+              "signed-rank (Holm-adjusted) and the Bayesian signed-rank posterior (P(a "
+              "worse/equivalent/better)), with the decision the light reads."),
     ]
     if verdict.caveats:
         blocks.insert(2, Paragraph("Caveats: " + "; ".join(verdict.caveats) + "."))
@@ -486,7 +526,8 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
             "n_datasets": n, "n_models": k, "alpha": res.alpha, "tolerance": res.tolerance,
             "friedman_chi2": fried.statistic, "friedman_pvalue": fried.pvalue,
             "iman_davenport_f": fried.f_statistic, "iman_davenport_pvalue": fried.f_pvalue,
-            "critical_distance": nem.critical_distance,
+            "critical_distance": nem.critical_distance, "rank_test": fried.method,
+            "missing_cells": [[str(d), str(m)] for d, m in missing],
             "mean_ranks": fried.mean_ranks.to_dict(), "pairs": pairs, "decisions": dec,
             "skipped": dict(res.skipped), "verdict": verdict.to_dict(),
             "seconds": time.perf_counter() - t0}
