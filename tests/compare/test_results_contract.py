@@ -137,6 +137,12 @@ def _audit():
     return audit(ds, models="lr,dummy", quick=True, random_state=0)
 
 
+def _plackett_luce():
+    from replikit.compare import plackett_luce
+
+    return plackett_luce(_table_of_studies(), n_resamples=400, random_state=0)
+
+
 def _comparison_table():
     from replikit.compare import compare_scores
 
@@ -157,6 +163,7 @@ FACTORIES = {
     "AcrossStudies": _across,
     "ComparisonAudit": _audit,
     "ComparisonTable": _comparison_table,
+    "PlackettLuceResult": _plackett_luce,
 }
 
 #: Public functions of ``replikit.compare`` that compute no statistical method of their own.
