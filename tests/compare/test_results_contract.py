@@ -137,6 +137,12 @@ def _audit():
     return audit(ds, models="lr,dummy", quick=True, random_state=0)
 
 
+def _plackett_luce():
+    from replikit.compare import plackett_luce
+
+    return plackett_luce(_table_of_studies(), n_resamples=400, random_state=0)
+
+
 def _comparison_table():
     from replikit.compare import compare_scores
 
@@ -166,6 +172,7 @@ FACTORIES = {
     "ComparisonAudit": _audit,
     "ComparisonTable": _comparison_table,
     "TestSetResult": _testset_result,
+    "PlackettLuceResult": _plackett_luce,
 }
 
 #: Public functions of ``replikit.compare`` that compute no statistical method of their own.

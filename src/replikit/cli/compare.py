@@ -361,10 +361,47 @@ def _benchmark(frame, a, b, bench, *, study, test, all_tests, control, alpha, to
         f"within ±{tol:g} of, better than b):"),
         formats={"p (Wilcoxon-Holm)": "p", "P(<)": "{:.3f}", "P(=)": "{:.3f}",
                  "P(>)": "{:.3f}"})
-    emit([head, table_], {"entry": "benchmark", "friedman": f.to_dict(),
-                          "critical_difference": res.nemenyi.critical_distance,
-                          "pairs": pairs, "skipped": res.skipped,
-                          "missing": [[str(d), str(m)] for d, m in missing]})
+    pl_lines, pl_json = _plackett_luce_lines(res, random_state=random_state)
+    emit([head, table_, *pl_lines], {"entry": "benchmark", "friedman": f.to_dict(),
+                                     "critical_difference": res.nemenyi.critical_distance,
+                                     "pairs": pairs, "skipped": res.skipped,
+                                     "missing": [[str(d), str(m)] for d, m in missing],
+                                     **pl_json})
+
+
+def _plackett_luce_lines(res, *, random_state) -> tuple[list, dict]:
+    """With three or more models: the Bayesian Plackett–Luce posterior of the benchmark's
+    rankings (Calvo et al. 2018) as a table for the terminal and ``{"plackett_luce": ...}``
+    for JSON; nothing with two models (the pairwise tests say it all)."""
+    import pandas as pd
+
+    from ..compare import plackett_luce
+    from ._common import fmt_interval, frame_table
+
+    if res.table.shape[1] < 3:
+        return [], {}
+    with progress("ranking models (Plackett-Luce)"):
+        pl = plackett_luce(res.table, higher_is_better=res.higher_is_better,
+                           random_state=random_state)
+    f = pl.to_frame()
+    level = f"{pl.confidence_level * 100:.4g}%"
+    show = pd.DataFrame({
+        "model": f["model"], "P(best)": f["prob_best"], "weight": f["estimate"],
+        f"{level} CrI": [fmt_interval(lo, hi, 3) for lo, hi in zip(f["ci_low"], f["ci_high"],
+                                                                 strict=True)],
+        "expected rank": f["expected_rank"],
+        f"{level} CrI ": [fmt_interval(lo, hi, 3) for lo, hi in zip(
+            f["rank_ci_low"], f["rank_ci_high"], strict=True)]})
+    title = (f"Bayesian Plackett-Luce model of the rankings (Calvo et al. 2018; flat Dirichlet "
+             f"prior, {pl.n_draws:,} posterior draws): P(best) = posterior probability that the "
+             "model has the largest weight; weight = probability it ranks first on a new "
+             "dataset; expected rank = its mean place there (1 = best):")
+    lines = [frame_table(show, title=title, formats={"P(best)": "{:.3f}", "weight": "{:.3f}",
+                                                     "expected rank": "{:.2f}"},
+                         no_wrap=(f"{level} CrI", f"{level} CrI "))]
+    if pl.n_tied:
+        lines.append(f"note: {pl.n_tied} dataset(s) with tied scores; {pl.ties}.")
+    return lines, {"plackett_luce": pl.to_dict()}
 
 
 def _read_scores(raw, columns: str | None, n_folds: int | None):
@@ -642,7 +679,7 @@ class _CompareCommand(TyperCommand):
 
 REFERENCES = ("gardner2017", "nadeau2003", "bouckaert2004", "dietterich1998", "alpaydin1999",
               "corani2015", "schuirmann1987", "holm1979", "demsar2006", "benavoli2014",
-              "corani2017")
+              "corani2017", "calvo2018", "caron2012")
 
 
 def register(app: typer.Typer) -> None:

@@ -8,10 +8,10 @@ approximate randomization test), unpaired comparisons of scores from different s
 samples (the Welch-type corrected resampled t, Welch's t), permutation tests, multiple
 comparisons across datasets (Friedman, Nemenyi, Wilcoxon-Holm, and Skillings-Mack when some
 models miss some datasets; Bonferroni-Dunn against a control with effect sizes; the Bayesian
-signed-rank test and the Bayesian hierarchical model over datasets), a calibration simulation
-of the tests, and the convenience layer :func:`compare_scores` / :func:`compare_models` that
-runs the recommended tests for every pair of models and returns one tidy
-:class:`ComparisonTable`.
+signed-rank test and the Bayesian hierarchical model over datasets; the Bayesian Plackett–Luce
+model of the rankings of several models, :func:`plackett_luce`), a calibration simulation of
+the tests, and the convenience layer :func:`compare_scores` / :func:`compare_models` that runs
+the recommended tests for every pair of models and returns one tidy :class:`ComparisonTable`.
 
 The audit entry :func:`audit` runs the comparison recipe of the audit report on a dataset and
 returns a :class:`ComparisonAudit` with the numbers, a verdict, ``to_frame()`` and ``plot()``;
@@ -67,6 +67,8 @@ _EXPORTS = {
     # bayesian.py
     "BayesianComparison": "bayesian", "bayesian_signed_rank_test": "bayesian",
     "hierarchical_test": "bayesian", "hierarchical_test_from_arrays": "bayesian",
+    # rankings.py (not plackett_luce.py: a module named like its function would shadow it)
+    "PlackettLuceResult": "rankings", "plackett_luce": "rankings",
     # benchmark.py
     "BenchmarkComparison": "benchmark", "compare_benchmark": "benchmark",
     "read_benchmark": "benchmark",
@@ -79,6 +81,7 @@ _EXPORTS = {
     "permutation_test": "permutation",
     # plots.py
     "plot_cd_diagram": "plots", "plot_cd_control": "plots", "plot_comparisons": "plots",
+    "plot_plackett_luce": "plots",
     # calibration.py
     "simulate_tests": "calibration", "CalibrationResult": "calibration",
     "plot_calibration": "calibration", "replicability": "calibration",

@@ -19,7 +19,8 @@ from .._plotting import axes_or_new as _axes
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ._words import fill_doc, p_is, test_name
 
-__all__ = ["plot_cd_diagram", "plot_cd_control", "plot_comparisons", "plot_simplex"]
+__all__ = ["plot_cd_diagram", "plot_cd_control", "plot_comparisons", "plot_simplex",
+           "plot_plackett_luce"]
 
 _GREY = "0.6"
 
@@ -474,4 +475,70 @@ def plot_simplex(result, *, ax=None):
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(title, fontsize=8, loc="left")
+    return ax
+
+
+# ---------------------------------------------------------------------------------------------
+# Plackett–Luce posterior
+# ---------------------------------------------------------------------------------------------
+@fill_doc()
+def plot_plackett_luce(result, *, ax=None):
+    """Each model's posterior Plackett–Luce weight with its credible interval, best at the top.
+
+    A point at the posterior mean weight (the probability of ranking first on a new dataset)
+    and a line over its equal-tailed credible interval; the right margin gives the posterior
+    probability that the model has the largest weight, P(best), and its expected rank.
+
+    Parameters
+    ----------
+    result : PlackettLuceResult
+        From :func:`replikit.compare.plackett_luce`.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure's axes when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The intervals carry ``gid='interval'``.
+
+    See Also
+    --------
+    replikit.compare.PlackettLuceResult.plot : The same figure from the result.
+
+    References
+    ----------
+    {refs:calvo2018}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.compare import plackett_luce
+    >>> t = np.random.default_rng(0).normal(size=(20, 3)) + [1.0, 0.0, 0.5]
+    >>> ax = plot_plackett_luce(plackett_luce(t, n_resamples=500, random_state=0))
+    >>> len([line for line in ax.lines if line.get_gid() == "interval"])
+    3
+    """
+    if not (hasattr(result, "prob_best") and hasattr(result, "expected_rank")):
+        raise ParameterTypeError(f"`result` must be a PlackettLuceResult (from plackett_luce); "
+                                 f"got {type(result).__name__}.")
+    f = result.to_frame()
+    k = len(f)
+    ax = _axes(ax, 6.4, 0.9 + 0.38 * k)
+    y = np.arange(k)[::-1]  # the most probably best at the top
+    for yi, row in zip(y, f.itertuples(), strict=True):
+        ax.plot([row.ci_low, row.ci_high], [yi, yi], color="#0072B2", lw=2, gid="interval")
+        ax.plot([row.estimate], [yi], marker="o", color="#0072B2", ms=5, ls="none")
+        ax.annotate(f"P(best) {number(row.prob_best, 2)}, rank {row.expected_rank:.2f}",
+                    xy=(1.01, yi), xycoords=("axes fraction", "data"), va="center",
+                    fontsize=8)
+    ax.axvline(1.0 / k, color=_GREY, lw=0.8, ls=":")  # equal weights
+    ax.set_yticks(y)
+    ax.set_yticklabels(f["model"].tolist())
+    ax.set_ylim(-0.7, k - 0.3)
+    ax.set_xlim(left=0)
+    level = f"{result.confidence_level * 100:.4g}%"
+    ax.set_xlabel(f"weight: probability of ranking first (posterior mean, {level} credible "
+                  "interval)")
+    ax.set_title(f"Plackett–Luce posterior, {number(result.n_datasets)} datasets "
+                 f"(dotted: equal weights 1/{k})", fontsize=9, loc="left")
     return ax
