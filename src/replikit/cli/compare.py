@@ -380,9 +380,11 @@ def _plackett_luce_lines(res, *, random_state) -> tuple[list, dict]:
 
     if res.table.shape[1] < 3:
         return [], {}
-    with progress("ranking models (Plackett-Luce)"):
-        pl = plackett_luce(res.table, higher_is_better=res.higher_is_better,
-                           random_state=random_state)
+    pl = res.plackett_luce
+    if pl is None:
+        with progress("ranking models (Plackett-Luce)"):
+            pl = plackett_luce(res.table, higher_is_better=res.higher_is_better,
+                               random_state=random_state)
     f = pl.to_frame()
     level = f"{pl.confidence_level * 100:.4g}%"
     show = pd.DataFrame({

@@ -387,6 +387,10 @@ class ComparisonAudit(Result):
         test).
     studies_left_out : tuple of (study, reason)
         Studies of ``study_scores`` left out of the comparison across studies.
+    plackett_luce : PlackettLuceResult or None
+        With three or more models on :attr:`study_table`: the Bayesian Plackett–Luce model of
+        the studies' rankings (Calvo et al. 2018) — each model's posterior probability of being
+        best and its expected rank with credible intervals; None otherwise.
     across_studies : tuple of BayesianComparison
         With at least five complete studies: the best model against the runner-up across
         studies — the Bayesian signed-rank test on the study means (Benavoli et al. 2014,
@@ -460,6 +464,7 @@ class ComparisonAudit(Result):
     nemenyi: object | None = field(default=None, repr=False)
     studies_left_out: tuple = ()
     across_studies: tuple = ()
+    plackett_luce: object | None = field(default=None, repr=False)
     notes: tuple = ()
     seconds_fits: float = 0.0
     random_state_entropy: int | None = None
@@ -550,7 +555,8 @@ class ComparisonAudit(Result):
             "study_table": (None if self.study_table is None
                             else self.study_table.reset_index()),
             "nemenyi": self.nemenyi, "studies_left_out": list(self.studies_left_out),
-            "across_studies": list(self.across_studies), "notes": list(self.notes),
+            "across_studies": list(self.across_studies),
+            "plackett_luce": self.plackett_luce, "notes": list(self.notes),
             "seconds_fits": self.seconds_fits,
             "random_state_entropy": self.random_state_entropy, "entry": self.entry,
             "ratio": self.ratio, "ratio_source": self.ratio_source,
@@ -845,6 +851,7 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
         naive_rejections=j.naive_rejections, valid_rejections=j.valid_rejections,
         mean_scores=j.mean_scores, best=j.best, runner_up=j.runner_up, scores=res.scores,
         study_table=j.study_table, nemenyi=j.nemenyi, studies_left_out=tuple(j.left_out),
+        plackett_luce=j.plackett_luce,
         across_studies=tuple(j.across), notes=tuple(notes), seconds_fits=seconds_fits,
         random_state_entropy=root.entropy)
 
@@ -1148,6 +1155,7 @@ def audit_scores(scores, *, metric: str | None = None, scheme: str | None = None
         naive_rejections=j.naive_rejections, valid_rejections=j.valid_rejections,
         mean_scores=j.mean_scores, best=j.best, runner_up=j.runner_up, scores=scores,
         study_table=j.study_table, nemenyi=j.nemenyi, studies_left_out=tuple(j.left_out),
+        plackett_luce=j.plackett_luce,
         across_studies=tuple(j.across), notes=tuple(notes), seconds_fits=0.0,
         random_state_entropy=root.entropy, entry="scores", ratio=ratio, ratio_source=source,
         skipped=skipped)
@@ -1173,6 +1181,7 @@ class _Judged:
     study_note: str | None
     nemenyi: object | None
     across: tuple
+    plackett_luce: object | None = None
 
 
 def _empty_comparisons() -> pd.DataFrame:
@@ -1242,9 +1251,15 @@ def _judge(scores, *, names, metric, metrics, tests, tolerance, head, study_scor
         nemenyi = nemenyi_test(study_table, alpha=ALPHA, higher_is_better=higher)
         across = _across_studies(study_scores, study_table, best, runner_up, metric,
                                  tolerance[metric], root)
+    pl = None
+    if study_table is not None and study_table.shape[1] >= 3:
+        from .rankings import plackett_luce
+
+        pl = plackett_luce(study_table, higher_is_better=higher,
+                           random_state=task_rng(root, ("compare-plackett-luce",)))
     return _Judged(table, naive, frame, head_id, head_method, mean_scores, best, runner_up,
                    higher, valid_rejections, naive_rejections, study_table, left_out,
-                   study_note, nemenyi, tuple(across))
+                   study_note, nemenyi, tuple(across), pl)
 
 
 def _across_studies(study_scores, study_table, best, runner_up, metric, tolerance,

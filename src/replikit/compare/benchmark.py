@@ -223,6 +223,10 @@ class BenchmarkComparison(Result):
         What the scores are (``'score'`` when the table does not say).
     tolerance_why : str
         Where the tolerance comes from, in words.
+    plackett_luce : PlackettLuceResult or None
+        With three or more models: the Bayesian Plackett–Luce model of the datasets' rankings
+        (Calvo et al. 2018) — each model's posterior probability of being best and its
+        expected rank with credible intervals (:func:`plackett_luce`); None with two.
     verdict : Verdict
         Whether each pair of models is decided across datasets, and the light (see
         :func:`compare_benchmark`).
@@ -254,6 +258,7 @@ class BenchmarkComparison(Result):
     tolerance: float = 0.01
     metric: str = "score"
     tolerance_why: str = "the default: one point on a 0–1 score"
+    plackett_luce: object | None = field(default=None, repr=False)
 
     @property
     def missing(self) -> list:
@@ -576,8 +581,13 @@ def compare_benchmark(table, a=None, b=None, *, dataset_column=None, model_colum
         rows.append({"a": x, "b": y, "mean_difference": float((both[x] - both[y]).mean()),
                      "p_worse": res.p_left, "p_rope": res.p_rope, "p_better": res.p_right,
                      "decision": res.decision()})
+    pl = None
+    if wide.shape[1] >= 3:  # two models: the pairwise tests say it all
+        from .rankings import plackett_luce
+
+        pl = plackett_luce(wide, higher_is_better=higher_is_better, random_state=rng)
     return BenchmarkComparison(table=wide, friedman=fried, nemenyi=nem, holm=holm,
-                               bayesian=pd.DataFrame(rows),
+                               bayesian=pd.DataFrame(rows), plackett_luce=pl,
                                skipped={"corrected resampled tests": SKIPPED_REASON},
                                higher_is_better=higher_is_better, alpha=alpha,
                                tolerance=tolerance, metric=metric, tolerance_why=why)

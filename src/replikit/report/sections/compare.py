@@ -94,6 +94,8 @@ def _across_data(res) -> dict:
            "studies_left_out": [s for s, _ in res.studies_left_out]}
     if res.across_studies:
         out["bayesian"] = res.across_frame()
+    if res.plackett_luce is not None:
+        out["plackett_luce"] = res.plackett_luce.to_frame()
     return out
 
 
@@ -240,6 +242,7 @@ def _cd_blocks(res, how: str = "cross-validation within each study on every row,
                f"mean ranks of {label} over {n_studies} studies."),
         Table(ranks, "Mean ranks across studies"),
         *_bayes_blocks(res),
+        *_plackett_luce_blocks(res.plackett_luce, label, "studies"),
     ]
 
 
@@ -411,6 +414,53 @@ def _scores_blocks(res, what: str) -> list:
     return blocks
 
 
+def _plackett_luce_blocks(pl, label: str, units: str) -> list:
+    """The Bayesian Plackett–Luce posterior of the units' rankings: a sentence, the figure and
+    the table of P(best), weights and expected ranks with their credible intervals."""
+    if pl is None:
+        return []
+    f = pl.to_frame().sort_values("expected_rank", kind="stable")
+    level = f"{number(pl.confidence_level * 100)}%"
+    top = f.iloc[0]
+    table = pd.DataFrame({
+        "model": f["model"].astype(str), "P(best)": f["prob_best"],
+        f"weight ({level} CrI)": [_with_ci(e, lo, hi) for e, lo, hi in zip(
+            f["estimate"], f["ci_low"], f["ci_high"], strict=True)],
+        f"expected rank ({level} CrI)": [_with_ci(e, lo, hi) for e, lo, hi in zip(
+            f["expected_rank"], f["rank_ci_low"], f["rank_ci_high"], strict=True)],
+        "ESS": f["ess"]})
+    holes = (f" {len(pl.missing)} missing cells: those {units} rank only the models they score."
+             if len(pl.missing) else "")
+    ties = f" {pl.n_tied} of the {units} have tied scores ({pl.ties})." if pl.n_tied else ""
+    others = "; ".join(f"{m} {number(float(pb))}" for m, pb in
+                       zip(f["model"].iloc[1:4], f["prob_best"].iloc[1:4], strict=True))
+    return [
+        Callout(f"Plackett–Luce ranking over the {pl.n_datasets} {units}: "
+                f"{top['model']} is the best of the {len(f)} models with posterior probability "
+                f"{number(float(top['prob_best']))} (expected rank "
+                f"{number(float(top['expected_rank']))}, {level} credible interval "
+                f"[{number(float(top['rank_ci_low']))}, {number(float(top['rank_ci_high']))}]"
+                f"); next: {others}.", "info"),
+        Paragraph(
+            f"Which of the {len(f)} models is best, and how sure is that? The Bayesian "
+            f"Plackett–Luce model of the {units}' rankings of {label} (Calvo, Ceberio & Lozano "
+            "(2018); a flat Dirichlet prior, sampled exactly by the Gibbs sampler of Caron & "
+            f"Doucet (2012), {pl.n_draws:,} posterior draws) gives each model a weight — the "
+            f"probability that it ranks first on a new one of the {units} — and the posterior "
+            f"probability that its weight is the largest: {top['model']} has P(best) = "
+            f"{number(float(top['prob_best']))} and an expected rank of "
+            f"{number(float(top['expected_rank']))} ({level} credible interval "
+            f"[{number(float(top['rank_ci_low']))}, {number(float(top['rank_ci_high']))}]). "
+            "This describes the rankings; it does not change the light, which rests on the "
+            "pairwise tests." + holes + ties),
+        Figure(svg_later(pl.plot().figure),
+               f"Plackett–Luce weights with {level} credible intervals (probability of ranking "
+               f"first on a new one of the {units}), with P(best) and the expected rank."),
+        Table(table, f"The Plackett–Luce posterior over the {units} (ESS: effective sample "
+                     "size of the weight's draws)."),
+    ]
+
+
 def _with_ci(estimate, low, high) -> str:
     return f"{number(estimate)} [{number(low)}, {number(high)}]"
 
@@ -520,6 +570,7 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
               "signed-rank (Holm-adjusted) and the Bayesian signed-rank posterior (P(a "
               "worse/equivalent/better)), with the decision the light reads."),
     ]
+    blocks += _plackett_luce_blocks(res.plackett_luce, label, "datasets")
     if verdict.caveats:
         blocks.insert(2, Paragraph("Caveats: " + "; ".join(verdict.caveats) + "."))
     data = {"entry": "benchmark", "metric": res.metric, "higher_is_better": res.higher_is_better,
@@ -530,6 +581,8 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
             "missing_cells": [[str(d), str(m)] for d, m in missing],
             "mean_ranks": fried.mean_ranks.to_dict(), "pairs": pairs, "decisions": dec,
             "skipped": dict(res.skipped), "verdict": verdict.to_dict(),
+            "plackett_luce": (None if res.plackett_luce is None
+                              else res.plackett_luce.to_frame()),
             "seconds": time.perf_counter() - t0}
     return SectionOutput(key=KEY, title=TITLE, summary=verdict.sentence, blocks=blocks,
                          data=data)
