@@ -114,7 +114,7 @@ class _Model:
         beta = A @ xtwy
         rss = 0.0
         wr_list = []
-        for grp, (W, WX) in zip(self.groups, cache):
+        for grp, (W, _) in zip(self.groups, cache, strict=True):
             r = grp.y - grp.X @ beta
             Wr = np.einsum("gst,gt->gs", W, r)
             rss += float((r * Wr).sum())
@@ -134,7 +134,7 @@ class _Model:
         S = np.zeros((L, p, p))
         T1 = np.zeros((L, L))
         K = np.zeros((L, L, p, p))
-        for grp, (W, WX), Wr in zip(self.groups, cache, wr_list):
+        for grp, (W, WX), Wr in zip(self.groups, cache, wr_list, strict=True):
             GWX = np.einsum("lgst,gtp->lgsp", grp.G, WX)
             tr_wg += np.einsum("gst,lgst->l", W, grp.G)
             q += np.einsum("gs,lgst,gt->l", Wr, grp.G, Wr)
@@ -282,7 +282,7 @@ class _Model:
     def weighted_x(self, ev):
         """``W X`` (n, p) and the residuals ``y - X beta`` (n,) of an evaluation."""
         WX = np.empty((self.n, self.p))
-        for grp, (_, wx) in zip(self.groups, ev["cache"]):
+        for grp, (_, wx) in zip(self.groups, ev["cache"], strict=True):
             WX[grp.idx.ravel()] = wx.reshape(-1, self.p)
         return WX, self.y - self.X @ ev["beta"]
 
@@ -365,13 +365,13 @@ def robust_vcov(model: _Model, sigma2, ev, cluster_codes, method: str, adjust: b
                              "method='CR1'.")
     order = np.argsort(inv, kind="stable")
     _, starts, sizes = np.unique(inv[order], return_index=True, return_counts=True)
-    members = [order[a:a + b] for a, b in zip(starts, sizes)]
+    members = [order[a:a + b] for a, b in zip(starts, sizes, strict=True)]
     Ms = model.marginal_blocks(sigma2, members)
     T = np.zeros((J, p))        # (W X)_c' A_c e_c
     Gs = []                    # A_c (W X)_c A (n_c, p): g_c for each coefficient
     d = np.zeros((J, p))        # g_c' M_c g_c per coefficient
     F = np.zeros((J, p, p))     # X_c' g_c (p) per coefficient
-    for c, (idx, Mc) in enumerate(zip(members, Ms)):
+    for c, (idx, Mc) in enumerate(zip(members, Ms, strict=True)):
         Lc = np.linalg.cholesky(Mc)           # M_c = L L'; D_c = L'
         Xc = model.X[idx]
         S = Mc - Xc @ A @ Xc.T
@@ -592,6 +592,8 @@ class MultilevelMeta(Result):
         first read).
     labels : tuple of str
         Effect labels.
+    _model : object
+        The data of the fit (private): what :meth:`robust` and the profile intervals need.
 
     See Also
     --------
@@ -802,12 +804,12 @@ class MultilevelMeta(Result):
                  "pvalue": float(_rma.two_sided_p(b / s, self.df)), "ci_low": lo,
                  "ci_high": hi, "n_clusters": None}
                 for n, b, s, lo, hi in zip(self.names, self.beta, se, np.atleast_1d(ci.low),
-                                           np.atleast_1d(ci.high))]
+                                           np.atleast_1d(ci.high), strict=True)]
         rows += [{"quantity": f"sigma2.{name}", "estimate": s2, "se": float("nan"),
                   "statistic": float("nan"), "df": None, "pvalue": float("nan"),
                   "ci_low": c.low, "ci_high": c.high, "n_clusters": n}
                  for name, s2, c, n in zip(self.levels, self.sigma2, self.sigma2_ci,
-                                           self.n_clusters)]
+                                           self.n_clusters, strict=True)]
         out = pd.DataFrame(rows)
         out["confidence_level"] = self.confidence_level
         return out
@@ -826,7 +828,7 @@ class MultilevelMeta(Result):
         row = {"tau2_method": self.tau2_method, "interval": self.interval, "k": self.k,
                "n_coefficients": len(self.names), "qe": self.qe, "qe_df": self.qe_df,
                "qe_pvalue": self.qe_pvalue, "loglik": self.loglik}
-        for name, s2 in zip(self.levels, self.sigma2):
+        for name, s2 in zip(self.levels, self.sigma2, strict=True):
             row[f"sigma2.{name}"] = s2
         return pd.DataFrame([row])
 
@@ -848,7 +850,8 @@ class MultilevelMeta(Result):
         kind = f"t({number(self.df, 3)})" if self.df is not None else "Wald z"
         stat = "t" if self.df is not None else "z"
         lines = [f"{self.title}; variances by {self.tau2_method}"]
-        for name, s2, c, n in zip(self.levels, self.sigma2, self.sigma2_ci, self.n_clusters):
+        for name, s2, c, n in zip(self.levels, self.sigma2, self.sigma2_ci, self.n_clusters,
+                                  strict=True):
             lines.append(f"  σ² {name} ({n} clusters) = {number(s2, 4)} (σ = "
                          f"{number(math.sqrt(s2), 4)}), {lvl}% profile CI "
                          f"{interval_text(c.low, c.high, 4)}")
@@ -858,7 +861,7 @@ class MultilevelMeta(Result):
         ci = self.confidence_interval()
         se = np.sqrt(np.diag(self.vcov))
         for n, b, s, lo, hi in zip(self.names, self.beta, se, np.atleast_1d(ci.low),
-                                   np.atleast_1d(ci.high)):
+                                   np.atleast_1d(ci.high), strict=True):
             lines.append(f"  {n} = {number(b, 4)} (SE {number(s, 4)}), {lvl}% CI "
                          f"{interval_text(lo, hi, 4)} ({kind}); {stat} = {number(b / s, 4)}, "
                          f"p {_p(float(_rma.two_sided_p(b / s, self.df)))}")
@@ -922,7 +925,7 @@ def _clusters_iv(clusters, n: int):
         raise ParameterError("`clusters` must give at least one level; got none.")
     codes = []
     path = None
-    for i, (name, col) in enumerate(zip(names, cols)):
+    for i, (name, col) in enumerate(zip(names, cols, strict=True)):
         c = _codes_iv(col, n, f"clusters[{i}]" if name.startswith("level") else
                       f"clusters[{name!r}]")
         # an inner cluster is the path outer/inner (R's `/`): the same inner label under two
@@ -1058,10 +1061,11 @@ def multilevel_meta_analysis(y, v=None, *, V=None, clusters=None, moderators=Non
     >>> y = [0.10, 0.30, 0.20, 0.50, 0.40, 0.60, 0.00, 0.20, 0.35, 0.15]
     >>> study = [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
     >>> fit = multilevel_meta_analysis(y, [0.01] * 10, clusters=[study])
-    >>> round(fit.estimate, 4), round(fit.se, 4)
-    (0.28, 0.0735)
-    >>> round(fit.robust(method="CR2").se, 4)
-    0.0735
+    >>> round(fit.estimate, 4), round(fit.se, 4), round(fit.sigma2[0], 5)
+    (0.28, 0.0682, 0.01825)
+    >>> rob = fit.robust(method="CR2")
+    >>> round(rob.se, 4), round(float(rob.df[0]), 2)
+    (0.0682, 4.0)
     """
     import pandas as pd
 
