@@ -82,6 +82,7 @@ _EXPORTS = {
     # several effects per study: multilevel meta-analysis and cluster-robust inference
     "multilevel_meta_analysis": "multilevel", "MultilevelMeta": "multilevel",
     "RobustResult": "multilevel", "ROBUST_METHODS": "multilevel",
+    "multilevel_from_table": "analysis",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)
