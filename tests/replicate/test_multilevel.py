@@ -333,3 +333,23 @@ def test_bad_robust_input(reml, konst):
     with pytest.raises(ParameterError, match="CR2"):
         reml.robust(cluster=np.arange(len(konst)), method="CR2")
     assert math.isfinite(reml.robust(cluster=np.arange(len(konst))).se)
+
+
+def test_random_effects_meta_analysis_robust():
+    bcg = pd.read_csv(REF / "dat_bcg.csv")
+    res = meta_analysis(bcg.yi, bcg.vi)
+    # f <- rma(yi, vi, data = dat.bcg); r <- robust(f, cluster = trial): se, dfs, pval
+    r = res.robust(cluster=bcg.trial)
+    close(r.se, 0.17918138445578549)
+    assert float(r.df[0]) == 12
+    close(r.pvalue, 0.0018009411204839944)
+    close(res.robust().se, 0.17918138445578549)  # default: each study its own cluster
+    # robust(f, cluster = alloc)
+    r = res.robust(cluster=bcg.alloc)
+    close(r.se, 0.1878177256220849)
+    close(r.pvalue, 0.062667523222345381)
+    # robust(f, cluster = alloc, clubSandwich = TRUE)
+    r = res.robust(cluster=bcg.alloc, method="CR2")
+    close(r.se, 0.21319265556578298)
+    close(r.df, 1.7249519248892147)
+    close(r.pvalue, 0.095961580340998651)

@@ -487,6 +487,41 @@ class MetaResult(WaldInterval, Result):
         half = _rma.pi_quantile(dist, level, self.k - 1) * math.sqrt(self.se ** 2 + self.tau2)
         return ConfidenceInterval(self.estimate - half, self.estimate + half)
 
+    def robust(self, cluster=None, *, adjust: bool = True, method: str = "CR1",
+               confidence_level: float = 0.95):
+        """Cluster-robust (sandwich) SE, t test and interval of the pooled estimate (metafor's
+        ``robust(fit, cluster = ...)``), for studies that come in dependent clusters.
+
+        Parameters
+        ----------
+        cluster : array-like of shape (k,), optional
+            The cluster of each study (default: each study its own).
+        adjust : bool, default True
+            CR1: multiply by ``J / (J - 1)``.
+        method : {'CR1', 'CR2'}, default 'CR1'
+            CR1 with t(J - 1) (Hedges, Tipton & Johnson 2010), or CR2 with Satterthwaite df
+            (Tipton 2015; metafor's ``robust(..., clubSandwich = TRUE)``).
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        RobustResult
+            See :meth:`MultilevelMeta.robust`.
+
+        Examples
+        --------
+        >>> res = meta_analysis([0.1, 0.5, 0.9, 0.3, 0.4, 0.2], [0.01] * 6)
+        >>> rob = res.robust(cluster=[1, 1, 2, 2, 3, 3])
+        >>> rob.n_clusters, float(rob.df[0])
+        (3, 2.0)
+        """
+        from .multilevel import robust_of_random_effects
+
+        return robust_of_random_effects(
+            self.y, self.v, self.tau2, cluster, adjust=adjust, method=method,
+            confidence_level=check_confidence_level(confidence_level))
+
     def tau2_confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Q-profile interval of τ² at ``confidence_level`` (``tau2_ci`` holds the 95% one).
 

@@ -396,6 +396,24 @@ def robust_vcov(model: _Model, sigma2, ev, cluster_codes, method: str, adjust: b
     return vb, df, J
 
 
+def robust_of_random_effects(y, v, tau2: float, cluster, *, adjust: bool, method: str,
+                             confidence_level: float) -> RobustResult:
+    """Cluster-robust inference on the pooled estimate of a random-effects (or fixed-effect)
+    meta-analysis: the marginal covariance ``diag(v + tau2)`` of ``rma.uni`` in the engine of
+    the multilevel model (one level, one study per cluster)."""
+    y = np.asarray(y, float)
+    v = np.asarray(v, float)
+    k = y.size
+    method = check_choice(str(method).upper(), "method", ROBUST_METHODS)
+    codes = np.arange(k) if cluster is None else _codes_iv(cluster, k, "cluster")
+    model = _Model(y, np.ones((k, 1)), v, None, [np.arange(k)])
+    s = np.array([float(tau2)])
+    ev = model.evaluate(s, True)
+    vb, df, J = robust_vcov(model, s, ev, codes, method, bool(adjust))
+    return RobustResult(names=("intercept",), beta=ev["beta"], vcov=vb, df=df, method=method,
+                        adjust=bool(adjust), n_clusters=J, confidence_level=confidence_level)
+
+
 # ---------------------------------------------------------------------------------------------
 # results
 
