@@ -209,6 +209,37 @@ BIBTEX: dict[str, tuple[str, str]] = {
   year    = {2010},
   doi     = {10.18637/jss.v036.i03}
 }"""),
+    "konstantopoulos2011": ("Konstantopoulos (2011)", """@article{konstantopoulos2011,
+  author  = {Konstantopoulos, Spyros},
+  title   = {Fixed Effects and Variance Components Estimation in Three-Level Meta-Analysis},
+  journal = {Research Synthesis Methods},
+  volume  = {2},
+  number  = {1},
+  pages   = {61--76},
+  year    = {2011},
+  doi     = {10.1002/jrsm.35}
+}"""),
+    "hedges2010": ("Hedges, Tipton & Johnson (2010)", """@article{hedges2010,
+  author  = {Hedges, Larry V. and Tipton, Elizabeth and Johnson, Matthew C.},
+  title   = {Robust Variance Estimation in Meta-Regression with Dependent Effect Size
+             Estimates},
+  journal = {Research Synthesis Methods},
+  volume  = {1},
+  number  = {1},
+  pages   = {39--65},
+  year    = {2010},
+  doi     = {10.1002/jrsm.5}
+}"""),
+    "tipton2015": ("Tipton (2015)", """@article{tipton2015,
+  author  = {Tipton, Elizabeth},
+  title   = {Small Sample Adjustments for Robust Variance Estimation with Meta-Regression},
+  journal = {Psychological Methods},
+  volume  = {20},
+  number  = {3},
+  pages   = {375--393},
+  year    = {2015},
+  doi     = {10.1037/met0000011}
+}"""),
     "schuirmann1987": ("Schuirmann (1987)", """@article{schuirmann1987,
   author  = {Schuirmann, Donald J.},
   title   = {A Comparison of the Two One-Sided Tests Procedure and the Power Approach for

@@ -39,7 +39,7 @@ from ._common import (
 #: The papers behind ``replikit meta``.
 META_REFERENCES = ("viechtbauer2010", "dersimonian1986", "viechtbauer2005", "knapp2003",
                    "higgins2009", "viechtbauer2007", "viechtbauer2010b", "egger1997",
-                   "begg1994", "duval2000")
+                   "begg1994", "duval2000", "konstantopoulos2011", "hedges2010", "tipton2015")
 
 _META_OUTPUTS = ("forest.svg", "meta.csv")
 #: `replikit meta --out` draws forest.svg (one row per study) up to this many studies: a
@@ -113,6 +113,15 @@ def meta(
     prevalence: Annotated[str | None, typer.Option(
         "--prevalence", help="With --measure AUC/AUCLO and --n: column (or one number) of the "
         "share of positives.")] = None,
+    clusters: Annotated[list[str] | None, typer.Option(
+        "--clusters", help="Several effects per study: the columns of the nesting levels, "
+        "outermost first (--clusters study,fold), for a multilevel meta-analysis (metafor's "
+        "rma.mv with random = ~ 1 | study/fold; multilevel.csv with --out). --tau2-method "
+        "REML or ML; --interval wald or t.")] = None,
+    robust: Annotated[str | None, typer.Option(
+        "--robust", help="With --clusters: cluster-robust standard errors by the outermost "
+        "level, CR1 (Hedges, Tipton & Johnson 2010; t(J - p)) or CR2 (Tipton 2015; "
+        "Satterthwaite df); robust.csv with --out.")] = None,
     table: TableOpt = None,
     out: OutOpt = None,
     overwrite: OverwriteOpt = False,
@@ -126,6 +135,14 @@ def meta(
     factors = moderator_columns(factor, "--factor")
     moderators = moderator_columns(moderator)
     moderators += [c for c in factors if c not in moderators]
+    levels = moderator_columns(clusters, "--clusters")
+    if levels or robust is not None:
+        _multilevel(path, table, levels, robust, effect, variance, se, label, moderators,
+                    factors, tau2_method, interval, out, overwrite,
+                    {"--leave-one-out": leave_one_out, "--influence": influence,
+                     "--funnel": funnel, "--measure": measure is not None,
+                     "--knha-floor": knha_floor, "--pi-dist": pi_dist is not None})
+        return
     names = list(_META_OUTPUTS) + (["leave_one_out.csv"] if leave_one_out else []) \
         + extra_outputs(moderators, influence, funnel)
     _check_out(out, names, overwrite)
@@ -202,6 +219,49 @@ def meta(
     emit(text, data)
 
 
+def _multilevel(path, table, levels, robust, effect, variance, se, label, moderators, factors,
+                tau2_method, interval, out, overwrite, other) -> None:
+    """``--clusters``: the multilevel meta-analysis, and robust inference with ``--robust``."""
+    if not levels:
+        raise ParameterError("`--robust` needs `--clusters` (the columns of the nesting "
+                             "levels, outermost first): the robust clusters are the outermost "
+                             "level.")
+    clash = [flag for flag, given in other.items() if given]
+    if clash:
+        raise ParameterError(f"`{clash[0]}` does not go with `--clusters` (the multilevel "
+                             "model); drop one of them.")
+    method = _choice(robust, "--robust", ("CR1", "CR2"), upper=True) if robust else None
+    tau2_method = _choice(tau2_method, "--tau2-method", ("REML", "ML"), upper=True)
+    interval = _choice(interval, "--interval", ("wald", "t"))
+    names = ["multilevel.csv"] + (["robust.csv"] if method else [])
+    _check_out(out, names, overwrite)
+
+    from ..data.io import read_frame
+    from ..replicate import multilevel_from_table
+    from ._metareg import moderator_frame
+
+    frame = read_frame(path, table=table).reset_index(drop=True)
+    mods = moderator_frame(frame, moderators, factors) if moderators else None
+    with _warning_lines():
+        res = multilevel_from_table(frame, clusters=levels, effect=effect, variance=variance,
+                                    se=se, label=label, moderators=mods,
+                                    tau2_method=tau2_method, interval=interval)
+    text = [str(res)]
+    data = {"result": res.to_frame(), "summary": res.summary_frame()}
+    if method:
+        rob = res.robust(method=method)
+        text.append(str(rob))
+        data["robust"] = rob.to_frame()
+    if out is not None:
+        from .._outputs import write_csv_atomic
+
+        write_csv_atomic(out / "multilevel.csv", data["result"])
+        if method:
+            write_csv_atomic(out / "robust.csv", data["robust"])
+        info(f"Wrote {', '.join(names)} to {out}/")
+    emit(text, data)
+
+
 def _converted(frame, measure, effect, variance, se, label, estimate, n, n_pos, n_neg,
                prevalence):
     """The table with ``yi`` and ``vi`` from ``--measure`` (every other column kept, for the
@@ -260,7 +320,8 @@ def register(app: typer.Typer) -> None:
         examples=["replikit meta studies.csv --tau2-method DL --interval knha",
                   "replikit meta studies.csv --moderator year --influence --funnel --out figs",
                   "replikit meta studies.csv --moderator ablat --factor site",
-                  "replikit meta correlations.csv --measure ZCOR --estimate r --n n"],
+                  "replikit meta correlations.csv --measure ZCOR --estimate r --n n",
+                  "replikit meta folds.csv --clusters study,fold --robust CR2"],
         references=META_REFERENCES))(meta)
     renamed_flags("meta", {"--method": "--tau2-method", "--ci": "--interval",
                            "--pi": "--pi-dist"})

@@ -21,6 +21,9 @@ The parts work on their own too:
   :func:`meta_regression` on study-level moderators, heterogeneity intervals, influence
   diagnostics (:func:`influence`), small-study effects (:func:`small_study_effects`) and bounded
   metrics pooled on a transformed scale (:func:`meta_analysis_on_scale`);
+* several effects per study (folds, repeats, datasets): the multilevel meta-analysis of
+  metafor's ``rma.mv`` (:func:`multilevel_meta_analysis`) and cluster-robust standard errors
+  (``.robust()``, CR1 or CR2);
 * reported estimates (a correlation, R², accuracy or AUC with n, as papers print them):
   effect sizes and sampling variances as metafor's ``escalc`` (:func:`effects_from_reported`)
   and the three aims on them (:func:`analyze_reported`);
@@ -76,6 +79,10 @@ _EXPORTS = {
     "effects_from_reported": "reported", "analyze_reported": "reported",
     "ReportedAnalysis": "reported", "MEASURES": "reported", "METRIC_MEASURES": "reported",
     "DEFAULT_REPORTED_TOLERANCE": "reported", "MEASURE_SCALES": "reported",
+    # several effects per study: multilevel meta-analysis and cluster-robust inference
+    "multilevel_meta_analysis": "multilevel", "MultilevelMeta": "multilevel",
+    "RobustResult": "multilevel", "ROBUST_METHODS": "multilevel",
+    "multilevel_from_table": "analysis",
 }
 
 __getattr__, _dir, _names = lazy_exports(__name__, _EXPORTS)

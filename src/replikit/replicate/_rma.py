@@ -817,3 +817,35 @@ def refits(m: Model, masks, *, dfbetas: bool = False, what: str = "the refits"):
     if dfbetas:
         out["a_diag"] = np.concatenate(parts["a_diag"])
     return SimpleNamespace(**out)
+
+
+# ---------------------------------------------------------------------------------------------
+# fields of results computed when first read (the τ² interval of a meta-analysis, the profile
+# intervals of a multilevel model)
+
+class ComputedOnRead:
+    """A field of a frozen, slotted dataclass whose value ``None`` means "not computed yet".
+
+    The first read computes the value with ``compute(obj)`` and keeps it in the field's slot;
+    everything that reads the field (``str``, ``to_dict``, ``==``, ``hash``, ``repr``, pickling,
+    :func:`dataclasses.replace`) sees it as if it had been given, so only a caller who never
+    reads it skips the work. Writing still goes through the dataclass (frozen: refused).
+    """
+
+    __slots__ = ("_slot", "_compute")
+
+    def __init__(self, slot, compute):
+        self._slot = slot  # the member descriptor the dataclass made for the field
+        self._compute = compute
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self._slot
+        value = self._slot.__get__(obj, owner)
+        if value is None:
+            value = self._compute(obj)
+            self._slot.__set__(obj, value)
+        return value
+
+    def __set__(self, obj, value):  # the dataclass's __init__ and unpickling
+        self._slot.__set__(obj, value)

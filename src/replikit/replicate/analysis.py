@@ -31,7 +31,7 @@ from .estimates import SAMPLES, SE_METHODS, Estimate, from_folds, from_summary
 from .meta import MetaResult, meta_analysis
 
 __all__ = ["ReplicationAnalysis", "analyze_replications", "estimates_from_table",
-           "meta_from_table"]
+           "meta_from_table", "multilevel_from_table"]
 
 _VALUE_COLS = ("value", "r2", "estimate", "yi")
 _BIG = 1e100  # effects and variances beyond this overflow inverse-variance sums
@@ -439,6 +439,101 @@ def meta_from_table(frame: pd.DataFrame, *, effect: str | None = None,
              "study, and the forest plot shows the label more than once.")
     return meta_analysis(y, labels=labels, tau2_method=tau2_method, interval=interval,
                          knha_floor=knha_floor, pi_dist=pi_dist, **kwargs)
+
+
+def multilevel_from_table(frame: pd.DataFrame, *, clusters, effect: str | None = None,
+                          variance: str | None = None, se: str | None = None,
+                          label: str | None = None, moderators=None,
+                          tau2_method: str = "REML", interval: str = "wald"):
+    """Multilevel meta-analysis of a table with several effects per study.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per effect.
+    clusters : sequence of str
+        Columns of the nesting levels, outermost first (``['study', 'fold']``); an inner
+        label need only be unique within its outer cluster.
+    effect, variance, se, label : str, optional
+        Columns as for :func:`meta_from_table` (defaults ``yi``/``effect``/``estimate``/
+        ``value``, ``vi``/``variance``/``var``, ``se``/``sei``, ``label``).
+    moderators : DataFrame, optional
+        Effect-level moderators (one row per row of ``frame``).
+    tau2_method : {'REML', 'ML'}, default 'REML'
+        Estimator of the level variances.
+    interval : {'wald', 't'}, default 'wald'
+        z or t(k - p) tests and intervals.
+
+    Returns
+    -------
+    MultilevelMeta
+        The fit (see :func:`~replikit.replicate.multilevel_meta_analysis`).
+
+    Raises
+    ------
+    DataError
+        A missing column, a cell that is not a number, a variance or SE not finite and > 0.
+
+    See Also
+    --------
+    multilevel_meta_analysis : The model.
+    meta_from_table : One effect per study.
+
+    References
+    ----------
+    .. [1] Konstantopoulos, S. (2011). Fixed Effects and Variance Components Estimation in
+       Three-Level Meta-Analysis. Research Synthesis Methods, 2(1), 61–76.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"study": [1, 1, 2, 2, 3, 3], "yi": [.1, .3, .2, .5, .4, .6],
+    ...                       "vi": [.01] * 6})
+    >>> fit = multilevel_from_table(table, clusters=["study"])
+    >>> fit.levels, round(fit.estimate, 4)
+    (('study',), 0.35)
+    """
+    from .multilevel import multilevel_meta_analysis
+
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        raise DataError("the effects table is empty or not a table.")
+    if variance is not None and se is not None:
+        raise ParameterError(f"name a variance column (`variance` = {variance!r}) or a "
+                             f"standard-error column (`se` = {se!r}), not both.")
+    frame = frame.reset_index(drop=True)
+    if isinstance(clusters, str):
+        clusters = [clusters]
+    clusters = list(clusters or ())
+    if not clusters:
+        raise ParameterError("`clusters`: name at least one column of clusters (the study).")
+    for c in clusters:
+        if c not in frame.columns:
+            raise DataError(f"`clusters`: column {c!r} not found; columns are "
+                            f"{list(frame.columns)}.")
+    ycol = _pick(frame, effect, ("yi", "effect", "estimate", "value"), "effect", "effect")
+    vcol = _pick(frame, variance, ("vi", "variance", "var"), "variances", "variance",
+                 required=False) if se is None else None
+    scol = _pick(frame, se, ("se", "sei"), "standard errors", "se", required=False) \
+        if vcol is None else None
+    if vcol is None and scol is None:
+        raise DataError(f"no sampling-variance column (vi, variance; `variance`) or "
+                        f"standard-error column (se, sei; `se`); got {list(frame.columns)}.")
+    lcol = _pick(frame, label, ("label",), "labels", "label", required=False)
+    labels = [_label(s) for s in frame[lcol]] if lcol else \
+        [f"Effect {i + 1}" for i in range(len(frame))]
+    y = _numbers(frame, ycol, "effects", labels)
+    _check_range(y, ycol, "effects", labels, np.isfinite, "an effect must be finite")
+    if vcol is not None:
+        v = _numbers(frame, vcol, "sampling variances", labels)
+        _check_range(v, vcol, "sampling variances", labels,
+                     lambda s: (s > 0) & np.isfinite(s),
+                     "a sampling variance must be finite and > 0")
+    else:
+        s = _numbers(frame, scol, "standard errors", labels)
+        _positive_se(s, scol, labels)
+        v = s ** 2
+    return multilevel_meta_analysis(y, v, clusters=frame[clusters], moderators=moderators,
+                                    labels=labels, tau2_method=tau2_method,
+                                    interval=interval)
 
 
 @dataclass(frozen=True, slots=True)

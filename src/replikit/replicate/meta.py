@@ -38,6 +38,7 @@ from ..errors import DataError, ParameterTypeError
 from ..results import ConfidenceInterval, Result, WaldInterval
 from . import _draw, _rma
 from ._rma import PI_DISTS, TAU2_METHODS
+from ._rma import ComputedOnRead as _ComputedOnRead
 
 __all__ = ["TAU2_METHODS", "PI_DISTS", "MetaResult", "Heterogeneity", "meta_analysis",
            "tau2_estimate", "q_statistic", "tau2_qprofile_ci", "leave_one_out"]
@@ -487,6 +488,41 @@ class MetaResult(WaldInterval, Result):
         half = _rma.pi_quantile(dist, level, self.k - 1) * math.sqrt(self.se ** 2 + self.tau2)
         return ConfidenceInterval(self.estimate - half, self.estimate + half)
 
+    def robust(self, cluster=None, *, adjust: bool = True, method: str = "CR1",
+               confidence_level: float = 0.95):
+        """Cluster-robust (sandwich) SE, t test and interval of the pooled estimate (metafor's
+        ``robust(fit, cluster = ...)``), for studies that come in dependent clusters.
+
+        Parameters
+        ----------
+        cluster : array-like of shape (k,), optional
+            The cluster of each study (default: each study its own).
+        adjust : bool, default True
+            CR1: multiply by ``J / (J - 1)``.
+        method : {'CR1', 'CR2'}, default 'CR1'
+            CR1 with t(J - 1) (Hedges, Tipton & Johnson 2010), or CR2 with Satterthwaite df
+            (Tipton 2015; metafor's ``robust(..., clubSandwich = TRUE)``).
+        confidence_level : float, default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        RobustResult
+            See :meth:`MultilevelMeta.robust`.
+
+        Examples
+        --------
+        >>> res = meta_analysis([0.1, 0.5, 0.9, 0.3, 0.4, 0.2], [0.01] * 6)
+        >>> rob = res.robust(cluster=[1, 1, 2, 2, 3, 3])
+        >>> rob.n_clusters, float(rob.df[0])
+        (3, 2.0)
+        """
+        from ._mv import robust_of_random_effects
+
+        return robust_of_random_effects(
+            self.y, self.v, self.tau2, cluster, adjust=adjust, method=method,
+            confidence_level=check_confidence_level(confidence_level))
+
     def tau2_confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Q-profile interval of τ² at ``confidence_level`` (``tau2_ci`` holds the 95% one).
 
@@ -657,34 +693,6 @@ class MetaResult(WaldInterval, Result):
         lines.append(f"  Test of homogeneity: Q({self.q_df}) = {number(self.q, 5)}, "
                      f"p {_p(self.q_pvalue)}; {het}")
         return "\n".join(lines)
-
-
-class _ComputedOnRead:
-    """A field of a frozen, slotted dataclass whose value ``None`` means "not computed yet".
-
-    The first read computes the value with ``compute(obj)`` and keeps it in the field's slot;
-    everything that reads the field (``str``, ``to_dict``, ``==``, ``hash``, ``repr``, pickling,
-    :func:`dataclasses.replace`) sees it as if it had been given, so only a caller who never
-    reads it skips the work. Writing still goes through the dataclass (frozen: refused).
-    """
-
-    __slots__ = ("_slot", "_compute")
-
-    def __init__(self, slot, compute):
-        self._slot = slot  # the member descriptor the dataclass made for the field
-        self._compute = compute
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self._slot
-        value = self._slot.__get__(obj, owner)
-        if value is None:
-            value = self._compute(obj)
-            self._slot.__set__(obj, value)
-        return value
-
-    def __set__(self, obj, value):  # the dataclass's __init__ and unpickling
-        self._slot.__set__(obj, value)
 
 
 def _meta_tau2_ci(result: MetaResult) -> ConfidenceInterval:
