@@ -113,10 +113,17 @@ def plot_cd_diagram(nemenyi_result, *, ax=None, title: str | None = None, digits
     ax.axis("off")
     if title is None:
         fr = nemenyi_result.friedman
-        title = (f"Nemenyi critical difference = {number(cd)} (alpha = "
-                 f"{number(nemenyi_result.alpha)}, {number(nemenyi_result.n_models)} models, "
-                 f"{number(nemenyi_result.n_datasets)} datasets)\n"
-                 f"Friedman {p_is(fr.pvalue)}; Iman-Davenport {p_is(fr.f_pvalue)}")
+        missing = len(getattr(fr, "missing", ()) or ())
+        if missing:  # Skillings-Mack: each pair has its own critical difference
+            title = (f"Largest Nemenyi-type critical difference = {number(cd)} (alpha = "
+                     f"{number(nemenyi_result.alpha)}, {number(nemenyi_result.n_models)} "
+                     f"models, {number(nemenyi_result.n_datasets)} datasets, {missing} "
+                     f"missing cells)\nSkillings-Mack {p_is(fr.pvalue)}; adjusted mean ranks")
+        else:
+            title = (f"Nemenyi critical difference = {number(cd)} (alpha = "
+                     f"{number(nemenyi_result.alpha)}, {number(nemenyi_result.n_models)} "
+                     f"models, {number(nemenyi_result.n_datasets)} datasets)\n"
+                     f"Friedman {p_is(fr.pvalue)}; Iman-Davenport {p_is(fr.f_pvalue)}")
     ax.set_title(title, fontsize=8, loc="left")
     return ax
 

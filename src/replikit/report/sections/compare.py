@@ -544,8 +544,9 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
             f"are skipped: {res.skipped.get('corrected resampled tests', '')}."),
         Callout(verdict.sentence, verdict.level),
         Figure(svg_later(plot_cd_diagram(nem).figure),
-               f"Critical-difference diagram of the mean ranks of {label} over {n} "
-               f"datasets (Nemenyi, alpha = {number(res.alpha)}, critical difference "
+               f"Critical-difference diagram of the {rank_word}s of {label} over {n} "
+               f"datasets (Nemenyi{'-type' if missing else ''}, alpha = {number(res.alpha)}, "
+               f"{'largest pair' + chr(39) + 's ' if missing else ''}critical difference "
                f"{number(nem.critical_distance)}): models joined by a bar do not differ "
                "significantly."),
         KeyValues({
