@@ -998,6 +998,8 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         groups = frame.groupby(["study", "metric"], sort=False, observed=True).indices
+        everywhere = {m: set(pd.unique(g)) for m, g in
+                      frame.groupby("metric", sort=False, observed=True)["model"]}
         for s in studies:
             for metric in metrics:
                 # the (study, metric) block once; pairing then only looks at its rows
@@ -1013,6 +1015,14 @@ def compare_scores(scores, a=None, b=None, *, metrics=None, tests="recommended",
                                 parts[m] = _model_part(block, m, where)
                         paired = _align(parts[pa], parts[pb], pa, pb, metric=metric, study=s,
                                         where=where)
+                    elif idx is not None and {pa, pb} <= everywhere.get(metric, set()):
+                        # a model that did not run in this study (it has scores elsewhere):
+                        # the pair is compared where both ran, and the note says so
+                        gone = ", ".join(repr(m) for m in (pa, pb) if m not in present)
+                        warnings.warn(f"{pa!r} vs {pb!r} is not compared in study {s!r} "
+                                      f"({metric!r}): {gone} has no scores there.",
+                                      ReplikitWarning, stacklevel=2)
+                        continue
                     else:  # a model, metric or study is absent: the full path names it
                         paired = _pair(frame, pa, pb, metric=metric, study=s)
                     where = f"study {s!r}, {pa!r} vs {pb!r}"

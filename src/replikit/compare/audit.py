@@ -302,16 +302,26 @@ def _study_table(study_scores, models: list[str], metric: str):
         table = table.astype(float)
     except (TypeError, ValueError):
         raise DataError("`study_scores` must hold numeric scores.") from None
-    incomplete = table.index[~np.isfinite(table.to_numpy()).all(axis=1)]
-    left_out = [(str(s), "a model has no score") for s in incomplete]
-    table = table.drop(index=incomplete)
+    values = table.to_numpy()
+    table = table.where(np.isfinite(values))  # an inf mean is no score
+    # a study scoring two or more models ranks them (the Skillings-Mack test takes the place
+    # of Friedman's when some miss a model); one scoring fewer carries no ranking
+    scored = np.isfinite(values).sum(axis=1)
+    few = table.index[scored < 2]
+    left_out = [(str(s), "fewer than two models have a score") for s in few]
+    table = table.drop(index=few)
     if len(table) < _MIN_STUDIES:
         return None, left_out, (f"{len(table)} stud{'y' if len(table) == 1 else 'ies'} with a "
-                                f"score for every model: fewer than {_MIN_STUDIES}, so no "
-                                "Friedman test or critical-difference diagram (Demšar 2006 "
+                                f"score for two or more models: fewer than {_MIN_STUDIES}, so "
+                                "no Friedman test or critical-difference diagram (Demšar 2006 "
                                 "compares models over many datasets).")
     table.index.name, table.columns.name = "study", "model"
-    return table, left_out, None
+    holes = int(table.isna().to_numpy().sum())
+    note = None if not holes else (
+        f"{holes} model-study cell{'s' if holes != 1 else ''} without a score across studies "
+        "(a model that did not run there): the Skillings–Mack test (Skillings & Mack 1981) "
+        "takes the place of Friedman's and each pair is compared on the studies scoring both.")
+    return table, left_out, note
 
 
 @fill_doc()
@@ -380,13 +390,15 @@ class ComparisonAudit(Result):
     scores : Scores
         The fold scores of every model on every split.
     study_table : pandas.DataFrame or None
-        Studies x models mean scores across studies (complete rows); None when there is no
-        comparison across studies.
+        Studies x models mean scores across studies (studies scoring two or more models; NaN
+        where a model did not run, and the rank tests are then Skillings–Mack's); None when
+        there is no comparison across studies.
     nemenyi : NemenyiResult or None
         The Nemenyi test on :attr:`study_table` (its ``friedman`` attribute is the Friedman
         test).
     studies_left_out : tuple of (study, reason)
-        Studies of ``study_scores`` left out of the comparison across studies.
+        Studies of ``study_scores`` left out of the comparison across studies (fewer than two
+        models scored there).
     plackett_luce : PlackettLuceResult or None
         With three or more models on :attr:`study_table`: the Bayesian Plackett–Luce model of
         the studies' rankings (Calvo et al. 2018) — each model's posterior probability of being
@@ -634,12 +646,22 @@ class ComparisonAudit(Result):
                 f"{self.headline_method})")
         lines = [head, str(self.verdict)]
         if self.nemenyi is not None:
-            fr = self.nemenyi.friedman
-            lines.append(f"Across {number(len(self.study_table))} studies: Friedman "
-                         f"{p_is(fr.pvalue)}, Iman-Davenport {p_is(fr.f_pvalue)}, "
-                         f"Nemenyi CD = {number(self.nemenyi.critical_distance)} mean ranks.")
+            lines.append(f"Across {number(len(self.study_table))} studies: "
+                         f"{_rank_tests_text(self.nemenyi)}.")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def _rank_tests_text(nemenyi) -> str:
+    """The rank tests across studies in a clause: Friedman (Iman–Davenport) and the Nemenyi
+    critical difference, or Skillings–Mack when some study misses a model's score."""
+    fr = nemenyi.friedman
+    if getattr(fr, "missing", ()):
+        return (f"Skillings–Mack {p_is(fr.pvalue)} ({len(fr.missing)} missing cells); largest "
+                f"Nemenyi-type critical difference {number(nemenyi.critical_distance)} "
+                "adjusted mean ranks")
+    return (f"Friedman {p_is(fr.pvalue)}, Iman-Davenport {p_is(fr.f_pvalue)}; Nemenyi "
+            f"critical difference {number(nemenyi.critical_distance)} mean ranks")
 
 
 def _tolerance_iv(tolerance) -> float | None:
@@ -1138,10 +1160,8 @@ def audit_scores(scores, *, metric: str | None = None, scheme: str | None = None
                        None if metric in no_tolerance else tol[metric], why, caveats=caveats,
                        skipped=next(iter(skipped.values()), None), study_table=j.study_table)
     if skipped and j.nemenyi is not None:
-        fr = j.nemenyi.friedman
-        text = (f"{verdict.sentence} Across {number(len(j.study_table))} studies: Friedman "
-                f"{p_is(fr.pvalue)}, Iman-Davenport {p_is(fr.f_pvalue)}; Nemenyi critical "
-                f"difference {number(j.nemenyi.critical_distance)} mean ranks.")
+        text = (f"{verdict.sentence} Across {number(len(j.study_table))} studies: "
+                f"{_rank_tests_text(j.nemenyi)}.")
         import dataclasses
 
         verdict = dataclasses.replace(verdict, sentence=text)
@@ -1272,8 +1292,10 @@ def _across_studies(study_scores, study_table, best, runner_up, metric, toleranc
 
     from .bayesian import bayesian_signed_rank_test, hierarchical_test
 
-    if len(study_table) < _MIN_STUDIES_BAYES or best not in study_table.columns \
-            or runner_up not in study_table.columns:
+    if best not in study_table.columns or runner_up not in study_table.columns:
+        return []
+    study_table = study_table[[best, runner_up]].dropna()  # the studies scoring both
+    if len(study_table) < _MIN_STUDIES_BAYES:
         return []
     out = [bayesian_signed_rank_test(study_table, best, runner_up, metric=metric,
                                      tolerance=tolerance, n_resamples=_BAYES_SAMPLES,
@@ -1297,7 +1319,10 @@ def _across_studies(study_scores, study_table, best, runner_up, metric, toleranc
 def _top_within(study_table, higher: bool, pair) -> str:
     """A clause naming the model with the best mean rank within the studies when it is
     neither of the ``pair`` the posterior compares (gapminder: the pooled best pair gb and rf,
-    while within every continent but one lr ranked first), else ''."""
+    while within every continent but one lr ranked first), else ''. Only the studies scoring
+    every model count (a mean rank over different subsets of models would mislead)."""
+    if study_table is not None:
+        study_table = study_table.dropna()
     if study_table is None or study_table.shape[1] < 3 or len(study_table) < 2:
         return ""
     ranks = study_table.rank(axis=1, ascending=not higher).mean()

@@ -227,14 +227,24 @@ def _cd_blocks(res, how: str = "cross-validation within each study on every row,
               f"{number(fried.statistic)}, p = {pvalue(fried.pvalue)}")
     left = ("" if not res.studies_left_out else
             f" {len(res.studies_left_out)} stud{'y' if len(res.studies_left_out) == 1 else 'ies'}"
-            " without a score for every model are left out.")
+            " with fewer than two models scored are left out.")
+    missing = list(getattr(fried, "missing", ()) or ())
+    if missing:
+        test = (f"{len(missing)} model-study cells have no score ({_cells_words(missing, 4)}), "
+                "so the Skillings–Mack test (Skillings & Mack (1981); T = "
+                f"{number(fried.statistic)}, p = {pvalue(fried.pvalue)}) takes the place of "
+                f"Friedman's and {sig} equal adjusted mean ranks; in the critical-difference "
+                "diagram (Nemenyi-type comparisons of the adjusted rank sums, each pair with "
+                f"its own standard error, alpha = {number(res.alpha)}; the bar shows the "
+                f"largest pair's critical difference, {number(nem.critical_distance)})")
+    else:
+        test = (f"The Friedman test with the Iman–Davenport F ({f_text}) {sig} equal mean "
+                "ranks; in the critical-difference diagram (Nemenyi test, alpha = "
+                f"{number(res.alpha)}, critical difference {number(nem.critical_distance)})")
     return [
         Paragraph(
             f"Across the {n_studies} studies, each model's {label} ({how}) is ranked "
-            "within each study. The Friedman test with the Iman–Davenport F "
-            f"({f_text}) {sig} equal mean ranks; "
-            "in the critical-difference diagram (Nemenyi test, alpha = "
-            f"{number(res.alpha)}, critical difference {number(nem.critical_distance)}) models "
+            f"within each study. {test} models "
             "joined by a bar do not differ significantly (Demšar (2006)). Studies, not folds, "
             "are the units here."
             + left),
