@@ -248,7 +248,16 @@ def _reported():
     return analyze_reported(table)
 
 
+def _multilevel():
+    from replikit.replicate import multilevel_meta_analysis
+
+    d = pd.read_csv(REF / "dat_konstantopoulos2011.csv")
+    return multilevel_meta_analysis(d["yi"], d["vi"], clusters=[d["district"], d["school"]])
+
+
 FACTORIES.update({
+    "MultilevelMeta": _multilevel,
+    "RobustResult": lambda: _multilevel().robust(method="CR2"),
     "ReportedAnalysis": _reported,
     "Estimate": lambda: _estimates()[0],
     "Difference": _difference,
