@@ -77,6 +77,8 @@ _EXPORTS = {
     "bonferroni_dunn_critical_difference": "control", "cliffs_delta": "control",
     "cohens_d": "control", "effect_magnitude": "control", "effect_sizes": "control",
     "standardized_mean_difference": "control", "SMDResult": "control",
+    # holdout.py
+    "TestSetAudit": "holdout", "audit_test_set": "holdout", "is_single_split": "holdout",
     # permutation.py
     "permutation_test": "permutation",
     # plots.py

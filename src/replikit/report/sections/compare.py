@@ -310,15 +310,76 @@ def build_from_scores(ctx: AuditContext) -> SectionOutput:
 def build_from_predictions(ctx: AuditContext) -> SectionOutput:
     """Out-of-fold predictions: their per-fold scores (shared with the other sections), then as
     :func:`build_from_scores`. The sizes are known where the folds partition the rows."""
+    from ...compare import is_single_split
     from ...experiment.scoring import primary_metric_of, scores_from_predictions
 
     preds = ctx.source.predictions
+    if is_single_split(preds):
+        return _from_test_set(ctx, preds)
     scores = ctx.shared("predictions-scores", lambda: scores_from_predictions(preds))
     metric = ctx.source.metric
     if metric is None or metric not in set(scores.frame["metric"]):
         metric = primary_metric_of(preds)
     return _from_scores(ctx, scores, metric, "out-of-fold predictions (each fold scored from "
                         "its predictions)", _scheme_options(ctx.source))
+
+
+def _from_test_set(ctx: AuditContext, preds) -> SectionOutput:
+    """Predictions from one split (one fold of one repeat per study and model): every pair's
+    paired bootstrap and randomization tests on that test set
+    (:func:`replikit.compare.audit_test_set`)."""
+    from ...compare import audit_test_set
+
+    given = ctx.tolerance("compare")
+    metric = ctx.source.metric
+    t0 = time.perf_counter()
+    with ctx.stage("Model comparisons: tests on the one test set", total=1) as advance:
+        res = audit_test_set(preds, metric=metric, random_state=ctx.random_state,
+                             tolerance=None if given is None else given.of(1.0),
+                             n_resamples=1000 if ctx.quick else 2000)
+        advance(1)
+    f = res.comparisons
+    multi = f["study"].nunique() > 1
+    show = pd.DataFrame({
+        **({"study": f["study"]} if multi else {}), "a": f["a"], "b": f["b"],
+        "test rows": f["n"], f"{res.metric_label} a": f["metric_a"],
+        f"{res.metric_label} b": f["metric_b"],
+        f"a − b (simultaneous {number(100 * (1 - res.alpha))}% CI)": [
+            _with_ci(e, lo, hi) for e, lo, hi in zip(f["estimate"], f["ci_low"], f["ci_high"],
+                                                     strict=True)],
+        "bootstrap p (Holm)": f["pvalue_adjusted"], "randomization p": f["randomization_pvalue"],
+        "conclusion": f["conclusion"]})
+    tol = (f"±{number(res.tolerance)} ({res.tolerance_why})" if res.tolerance
+           else f"none ({res.tolerance_why})")
+    blocks = [
+        Paragraph(
+            "The predictions come from one train/test split (one fold of one repeat"
+            + (" per study" if multi else "") + "), so there is one score per model and "
+            "nothing for the corrected resampled tests to resample. What the rows do support "
+            "is a comparison of the fitted models on them: for every pair, the paired "
+            f"bootstrap test of the difference in {res.metric_label} over the test rows "
+            "(shifted p-value, percentile interval; Berg-Kirkpatrick et al. (2012)) and the "
+            "approximate randomization test (each row's two predictions swapped at random; "
+            f"Noreen (1989), Dror et al. (2018)), {res.n_resamples:,} resamples each. A pair is "
+            f"decided when a difference is shown (bootstrap p Holm-adjusted, alpha = "
+            f"{number(res.alpha)}) or equivalence within the tolerance ({tol}: the "
+            "Bonferroni-simultaneous 90% interval inside it); the light is green only when "
+            "every pair is decided. These tests are about the two fitted models: a second "
+            "training run is not in them (Dietterich (1998))."),
+        Callout(res.verdict.sentence, res.verdict.level),
+        Figure(svg_later(res.plot().figure),
+               f"Every pair's difference in {res.metric_label} on the test set with its "
+               "simultaneous bootstrap interval; the shaded band is the tolerance."),
+        Table(show, "Every pair on the test set: the paired bootstrap test (Holm-adjusted) "
+              "and the randomization test."),
+        Paragraph("What was done: " + " ".join(res.notes)),
+    ]
+    data = {"entry": ctx.entry, "scheme": "one test set", "primary_metric": res.metric,
+            "tolerance": res.tolerance, "alpha": res.alpha, "n_resamples": res.n_resamples,
+            "comparisons": f, "verdict": res.verdict.to_dict(), "notes": list(res.notes),
+            "seconds": time.perf_counter() - t0}
+    return SectionOutput(key=KEY, title=TITLE, summary=res.verdict.sentence, blocks=blocks,
+                         data=data)
 
 
 def _from_scores(ctx: AuditContext, scores, metric, what: str, options: dict) -> SectionOutput:
