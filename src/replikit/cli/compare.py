@@ -68,7 +68,9 @@ def compare(
         "--test", help="Test(s) to run (repeatable or comma-separated): "
         "corrected_repeated_kfold_ttest, corrected_resampled_ttest, paired_ttest_5x2cv, "
         "combined_ftest_5x2cv, sorted_runs_ttest, equivalence_ttest, bayesian_correlated_ttest, "
-        "naive_paired_ttest, proportions_ztest. Default: the recommended ones.")] = None,
+        "naive_paired_ttest, proportions_ztest; or unpaired (models scored on different "
+        "splits or samples: the Welch-type corrected t, alone). Default: the recommended "
+        "ones.")] = None,
     all_tests: Annotated[bool, typer.Option(
         "--all-tests", help="Every test the design allows, including the invalid naive t and "
         "proportions z (marked !).")] = False,
@@ -223,6 +225,13 @@ def compare(
                            random_state=random_state)
                 return
             frame = _read_scores(frame, columns, n_folds)
+            if tests != "all" and "unpaired" in tests:
+                if len(tests) > 1:
+                    raise ParameterError("`--test unpaired` runs alone (its scores are not "
+                                         "paired); give it without the paired tests.")
+                _unpaired(frame, a, b, metrics, study=study, alternative=alternative,
+                          correction=correction, alpha=alpha)
+                return
             with progress("comparing models"):
                 res = compare_scores(frame, a, b, metrics=metrics, study=study, **options)
     across = _across(fitted if fitted is not None else frame, a, b, metrics, tolerance, control,
@@ -277,6 +286,68 @@ def _testset(path, a, b, *, test, study, repeat_table, scoring, n_resamples, alt
 
     emit(["\n\n".join(str(r) for r in results)],
          pd.concat([r.to_frame() for r in results], ignore_index=True))
+
+
+def _unpaired(frame, a, b, metrics, *, study, alternative, correction, alpha) -> None:
+    """``replikit compare SCORES --test unpaired``: two models scored on different splits or
+    samples, by the Welch-type corrected resampled t of each pair in each study and metric
+    (each side's variance corrected for its own splits' overlap), adjusted over the family."""
+    import numpy as np
+    import pandas as pd
+
+    from ..compare import adjust_pvalues, unpaired_corrected_ttest
+    from ..errors import DataError, ParameterError
+    from ._common import frame_table
+
+    f = getattr(frame, "frame", frame)
+    sizes = {"n_train", "n_test"} <= set(f.columns) and f[["n_train", "n_test"]].notna().all(
+        axis=None)
+    if not sizes:
+        raise ParameterError("`--test unpaired` needs each split's training and test set sizes "
+                             "(n_train and n_test columns) for the resampling correction; the "
+                             "scores do not record them.")
+    if "study" not in f.columns:
+        f = f.assign(study="all")
+    if study is not None:
+        if study not in set(f["study"].astype(str)):
+            raise ParameterError(f"`--study`: no study {study!r} in the scores.")
+        f = f[f["study"].astype(str) == study]
+    models = list(pd.unique(f["model"]))
+    for flag, name in (("--a", a), ("--b", b)):
+        if name is not None and name not in models:
+            raise ParameterError(f"`{flag}`: no model {name!r} in the scores; models are "
+                                 f"{models}.")
+    chosen = [m for m in models if m in (a, b)] if a is not None and b is not None else models
+    wanted = metrics or list(pd.unique(f["metric"]))
+    rows = []
+    for (s, metric), g in f[f["metric"].isin(wanted)].groupby(["study", "metric"], sort=False):
+        by = {m: part for m, part in g.groupby("model", sort=False) if m in chosen}
+        for i, x in enumerate(chosen):
+            for y in chosen[i + 1:]:
+                if x not in by or y not in by or min(len(by[x]), len(by[y])) < 2:
+                    continue
+                res = unpaired_corrected_ttest(
+                    by[x]["value"].to_numpy(float), by[y]["value"].to_numpy(float),
+                    n_train=(by[x]["n_train"].mean(), by[y]["n_train"].mean()),
+                    n_test=(by[x]["n_test"].mean(), by[y]["n_test"].mean()),
+                    alternative=alternative, a=str(x), b=str(y), metric=str(metric))
+                rows.append({"study": s, **res.to_frame().iloc[0].to_dict()})
+    if not rows:
+        raise DataError("`--test unpaired`: no pair of models has two or more scores each in "
+                        "one study and metric.")
+    out = pd.DataFrame(rows)
+    out["pvalue_adjusted"] = (out["pvalue"] if correction == "none" else
+                              adjust_pvalues(out["pvalue"].to_numpy(float),
+                                             correction=correction))
+    out["reject"] = out["pvalue_adjusted"] <= alpha
+    show = out[["study", "metric", "a", "b", "estimate", "ci_low", "ci_high", "statistic", "df",
+                "pvalue", "pvalue_adjusted", "reject"]]
+    title = ("Unpaired corrected resampled t-test (Nadeau & Bengio 2003 variance on each side, "
+             f"Welch df), p-values adjusted ({correction}) over {len(out)} comparison(s); "
+             "95% intervals:")
+    emit([frame_table(show, title=title, formats={c: "{:.4g}" for c in (
+        "estimate", "ci_low", "ci_high", "statistic", "df", "pvalue", "pvalue_adjusted")})],
+        out.replace({np.nan: None}))
 
 
 def _looks_like_benchmark(frame) -> bool:

@@ -303,7 +303,9 @@ def _align(part_a: pd.DataFrame, part_b: pd.DataFrame, a, b, *, metric, study,
                          f"{_splits_text(labels(only_b))}")
         raise DataError(
             f"models {a!r} and {b!r} were not evaluated on the same splits{where}: "
-            + "; ".join(lacks) + ". Paired tests need both models scored on every split."
+            + "; ".join(lacks) + ". Paired tests need both models scored on every split "
+            "(scores from different splits or samples: the unpaired corrected t, "
+            "`unpaired_corrected_ttest`, `replikit compare --test unpaired`)."
         )
     pos_a, pos_b = np.searchsorted(keys, ka), np.searchsorted(keys, kb)
 
