@@ -421,12 +421,11 @@ class MultilevelMeta(Result):
         if robust is None:
             how = "Wald z" if self.df is None else f"t({number(self.df, 3)})"
         else:
-            how = (f"robust {robust.method} by {robust.n_clusters} clusters, t("
-                   f"{number(float(np.atleast_1d(robust.df)[0]), 3)})")
-        parts = [f"{name} σ² = {number(s2)}" for name, s2 in zip(self.levels, self.sigma2,
-                                                                strict=True)]
-        note = (f"Multilevel model ({self.tau2_method}): {how} interval; QE({self.qe_df}) = "
-                f"{number(self.qe, 4)}, p {_p(self.qe_pvalue)}; " + "; ".join(parts))
+            how = f"robust {robust.method} t({number(float(np.atleast_1d(robust.df)[0]), 3)})"
+        # short: a figure's text over 120 characters is cut (replikit._plotting.LONG_TEXT)
+        note = (f"Multilevel model ({self.tau2_method}), {how} interval; σ² "
+                + ", ".join(f"{name} = {number(s2, 3)}" for name, s2 in
+                            zip(self.levels, self.sigma2, strict=True)))
         ax = axes_or_new(ax, 7.2, 1.3 + 0.28 * (self.k + 3))
         return _draw.forest(
             ax, labels=[self.labels[i] for i in order], y=tf(y), lo=tf(y - z * np.sqrt(v)),

@@ -965,8 +965,11 @@ def _analyze_multilevel(frame, labels, metric, original, tolerance, tau2_method,
                           f"{fit.k} effects ({what}), pooled by a multilevel model: "
                           f"{pooled_words}.", what, "info", float(used["estimate"]),
                           float(used["ci_low"]), float(used["ci_high"]),
-                          ("mark the original study (a `role` column, or `original`) to "
-                           "judge a replication",),
+                          ("several effects per study, pooled by a multilevel model "
+                           "(Konstantopoulos (2011)), not averaged nor treated as "
+                           f"independent; interval: {used['interval']}",
+                           "mark the original study (a `role` column, or `original`) to "
+                           "judge a replication"),
                           label=f"multilevel pooled {what}, 95% CI")
         return ReportedAnalysis(metric, studies, None, scale, None, None, None, tolerance,
                                 verdict, tuple(notes), **ml)
@@ -1014,8 +1017,9 @@ def _analyze_multilevel(frame, labels, metric, original, tolerance, tau2_method,
                      level=level_)
     light["how"] = light_how
     o_m = len(idx[original])
-    caveats = [f"several effects per study pooled by a multilevel model (Konstantopoulos "
-               f"(2011)); per study, the mean of its effects with the mean of their SEs"]
+    caveats = [f"several effects per study, pooled by a multilevel model (Konstantopoulos "
+               f"(2011)), not averaged nor treated as independent; light: {light_how}; per "
+               "study, the mean of its effects with the mean of their SEs"]
     if o_m > 1:
         caveats.append(f"the original ({original}) reports {o_m} effects: compared as their "
                        f"mean {number(ybar[o], 4)} with SE {number(sbar[o], 4)} (the SE of a "
