@@ -916,7 +916,6 @@ def _analyze_multilevel(frame, labels, metric, original, tolerance, tau2_method,
     from .analysis import analyze_replications
     from .audit import KNHA_BELOW, LIGHT_ALPHA, _light
     from .estimates import from_summary
-    from .meta import model_name
 
     tau2_method = check_choice(str(tau2_method).upper(), "tau2_method", ("REML", "ML"))
     metric = _pick_metric(frame, metric)
@@ -950,8 +949,8 @@ def _analyze_multilevel(frame, labels, metric, original, tolerance, tau2_method,
     notes = [f"variances: {', '.join(sorted(set(source)))}",
              f"several effects per study ({fit.k} effects in {J} studies, told apart by {by}): "
              "pooled by a multilevel model with random intercepts for studies and for effects "
-             f"within studies (Konstantopoulos (2011); metafor's rma.mv, "
-             f"{model_name(tau2_method)}) {on}, neither averaged within studies nor treated "
+             f"within studies (Konstantopoulos (2011); metafor's rma.mv, variances by "
+             f"{tau2_method}) {on}, neither averaged within studies nor treated "
              f"as independent studies; 95% interval: {how_ci}"]
     s2 = fit.sigma2
     pooled_words = (f"{number(used['estimate'], 4)} "

@@ -538,6 +538,7 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
                         "name the column by its metric: r2, r, auc, accuracy).")
     labels = frame["study"].astype(str)
     several = bool(labels.duplicated().any())  # several effects per study: a multilevel model
+    _variance_per_row(frame, found[0], labels)
     if "role" in frame.columns:
         if original is not None:
             raise ParameterError("`original`: the table marks the original in its `role` "
@@ -568,3 +569,26 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
                       notes=(f"{count}; metric column {found[0]!r}"
                              + (f"; original: {original}" if original is not None else
                                 "; no original marked (meta-analysis only)"),))
+
+
+def _variance_per_row(frame: pd.DataFrame, metric: str, labels: pd.Series) -> None:
+    """Refuse, naming the column and the study, a row whose sampling variance cannot be had:
+    no ``se`` or ``variance`` and (for an ``estimate``, always) no sample size."""
+    given = pd.Series(False, index=frame.index)
+    for col in ("se", "variance"):
+        if col in frame.columns:
+            given |= pd.to_numeric(frame[col], errors="coerce").notna()
+    sizes = [c for c in (("n_pos", "n_neg") if metric == "auc" and "n" not in frame.columns
+                         else ("n",)) if c in frame.columns]
+    if metric != "estimate" and sizes:
+        given |= pd.concat([pd.to_numeric(frame[c], errors="coerce").notna() for c in sizes],
+                           axis=1).all(axis=1)
+    missing = (~given).to_numpy().nonzero()[0]
+    if missing.size:
+        i = int(missing[0])
+        have = [c for c in ("se", "variance") if c in frame.columns]
+        raise DataError(f"`estimates`: study {labels.iloc[i]!r} (row {i + 1}) has a "
+                        f"`{metric}` but no " + " or ".join(f"`{c}`" for c in have or ["se"])
+                        + ("" if metric == "estimate" else " nor a sample size `n`")
+                        + "; every row needs its standard error or sampling variance"
+                        + ("." if metric == "estimate" else " (or n to derive it)."))

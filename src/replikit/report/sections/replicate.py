@@ -400,8 +400,9 @@ def _multilevel_facts(res, tolerance_given: bool) -> dict:
         key = words.get(name, f"σ² between effects within a study ({name})")
         facts[key] = (f"{number(s2, 4)}, 95% profile-likelihood CI "
                       f"{interval(ci.low, ci.high, 4)} ({n} clusters)")
-    facts["residual heterogeneity"] = (f"QE({fit.qe_df}) = {number(fit.qe, 4)}, p = "
-                                       f"{pvalue(fit.qe_pvalue)}")
+    p = pvalue(fit.qe_pvalue)
+    facts["residual heterogeneity"] = (f"QE({fit.qe_df}) = {number(fit.qe, 4)}, p "
+                                       + (p if p.startswith("<") else f"= {p}"))
     facts["how it was pooled"] = res.notes[1]
     if res.original is not None:
         facts["tolerance"] = (f"±{number(res.tolerance)} in {res.verdict.metric} ("
