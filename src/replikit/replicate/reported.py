@@ -635,9 +635,11 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     Parameters
     ----------
     estimates : pandas.DataFrame
-        One row per study: ``study``; one metric column ``r2``, ``r``, ``auc``, ``accuracy``
-        or ``estimate``; ``n`` (an AUC: ``n_pos`` and ``n_neg``, or ``n`` and ``prevalence``)
-        and/or ``se`` or ``variance``; optionally ``role`` (``original`` / ``replication``).
+        One row per study, or per effect when a study reports several (then pooled by the
+        multilevel model, Notes): ``study``; one metric column ``r2``, ``r``, ``auc``,
+        ``accuracy`` or ``estimate``; ``n`` (an AUC: ``n_pos`` and ``n_neg``, or ``n`` and
+        ``prevalence``) and/or ``se`` or ``variance``; optionally ``role`` (``original`` /
+        ``replication``, the same for every row of a study).
     metric : str, optional
         The metric column (default: the one present).
     original : str, optional
@@ -648,6 +650,10 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
         τ² estimator of the random-effects models.
     study : str, default 'study'
         Column of study labels.
+    inner : str, optional
+        With several effects per study: the column naming each effect within its study
+        (default: the first of :data:`INNER_COLUMNS` that names each of a study's effects
+        once, else the effects' order within the study).
 
     Returns
     -------
@@ -684,6 +690,16 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     its confidence and prediction intervals are back-transformed (each transform is monotone,
     so the intervals keep their coverage; the back-transformed estimate is the median effect).
 
+    Several effects per study (repeated ``study`` labels) are neither averaged nor treated as
+    independent: the multilevel model ``y = mu + u_study + u_effect + e``
+    (:func:`~replikit.replicate.multilevel_meta_analysis`; Konstantopoulos 2011, eqs. 3-6)
+    pools them on the pooling scale, with the cluster-robust CR2 interval by study (Tipton
+    2015) from :data:`ROBUST_FROM` studies on and the model-based SE with t(J − 1) below. With
+    an original, each study enters the per-study tests as the mean of its effects with the
+    mean of their SEs (the SE of a mean at within-study correlation 1, never too small); the
+    light pools the replications' effects by the same model and compares them with the
+    original's mean.
+
     References
     ----------
     .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
@@ -696,6 +712,10 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
        Technometrics, 24(4), 295–300.
     .. [4] Hanley, J. A. & McNeil, B. J. (1982). The Meaning and Use of the Area under a
        Receiver Operating Characteristic (ROC) Curve. Radiology, 143(1), 29–36.
+    .. [5] Konstantopoulos, S. (2011). Fixed Effects and Variance Components Estimation in
+       Three-Level Meta-Analysis. Research Synthesis Methods, 2(1), 61–76.
+    .. [6] Tipton, E. (2015). Small Sample Adjustments for Robust Variance Estimation with
+       Meta-Regression. Psychological Methods, 20(3), 375–393.
 
     Examples
     --------
