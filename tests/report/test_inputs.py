@@ -75,7 +75,9 @@ def test_bad_options_name_the_parameter(kwargs, names):
     (ESTIMATES.drop(columns="n"), "sample size `n`"),
     (ESTIMATES.assign(role=["original", "original", "replication"]), "marks 2"),
     (ESTIMATES.assign(role=["original", "copy", "replication"]), "holds 'copy'"),
-    (ESTIMATES.assign(study=["a", "a", "b"]), "appears twice"),
+    # several rows of a study are several effects (a multilevel model), of one role
+    (ESTIMATES.assign(study=["a", "a", "b"]), "marks study 'a' both 'original' and"),
+    (ESTIMATES.assign(n=[400, None, 520]), "study 'rep1' (row 2) has a `r2` but no"),
 ])
 def test_bad_estimates_name_the_column(estimates, names):
     with pytest.raises(DataError) as err:

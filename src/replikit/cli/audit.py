@@ -75,8 +75,9 @@ def audit(
         "--benchmark", help="Audit a benchmark table: one score per model and dataset, long "
         "or wide (a paper's table, an OpenML study).")] = None,
     estimates: Annotated[Path | None, typer.Option(
-        "--estimates", help="Audit reported estimates: one row per study, a column named by "
-        "its metric (r2, r, auc, accuracy or estimate) with n, or se / variance; the original "
+        "--estimates", help="Audit reported estimates: one row per study (or per effect: "
+        "several rows of a study are pooled by a multilevel model), a column named by its "
+        "metric (r2, r, auc, accuracy or estimate) with n, or se / variance; the original "
         "marked by a role column or --original.")] = None,
     columns: Annotated[str | None, typer.Option(
         "--columns", help="With --scores, --predictions, --benchmark or --estimates in another "

@@ -356,6 +356,86 @@ class MultilevelMeta(Result):
         return {"summary": to_jsonable(self.summary_frame().iloc[0].to_dict()),
                 "coefficients": to_jsonable(self.to_frame())}
 
+    def plot(self, ax=None, *, robust=None, transform=None, refline: float | None = None,
+             xlabel: str = "estimate", digits: int = 2, title: str | None = None):
+        """Forest plot of the effects, grouped by study, with the pooled estimate.
+
+        metafor's ``forest.rma`` layout (``forest(rma.mv(...))``): one row per effect (labels
+        ``study / effect``, the effects of one study together, studies in order of first
+        appearance) with its 95% Wald interval ``y ± 1.96 sqrt(v)``; squares with area
+        proportional to ``1 / (v + sum_l sigma2_l)``, the effect's marginal precision; the
+        diamond is the pooled estimate with the model's interval or, given ``robust``, the
+        cluster-robust one.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        robust : RobustResult, optional
+            A :meth:`robust` result whose interval the diamond shows.
+        transform : callable or str, optional
+            Back-transform of every drawn value (metafor's ``transf``): a function, or a
+            scale of :mod:`replikit.replicate.transforms` (``'logit'``, ``'fisher_z'`` ...)
+            whose inverse is applied.
+        refline : float or None, default None
+            x of a dotted reference line, on the drawn scale.
+        xlabel : str, default 'estimate'
+            Label of the x axis.
+        digits : int, default 2
+            Decimals of the right-hand text.
+        title : str, optional
+            A title above the caption line.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ParameterError
+            A model with moderators (no single pooled estimate to draw).
+
+        Examples
+        --------
+        >>> fit = multilevel_meta_analysis([0.1, 0.3, 0.2, 0.5, 0.4, 0.6, 0.0, 0.2],
+        ...                                [0.01] * 8, clusters=[[1, 1, 2, 2, 3, 3, 4, 4]])
+        >>> ax = fit.plot(robust=fit.robust(method="CR2"))
+        >>> ax.get_xlabel()
+        'estimate'
+        """
+        from .._plotting import axes_or_new
+        from . import _draw
+        from .transforms import _inverse
+
+        if len(self.names) != 1:
+            raise ParameterError("`plot` draws the pooled estimate of an intercept-only model; "
+                                 f"this one has {len(self.names)} coefficients.")
+        tf = _inverse(transform) or (lambda a: np.asarray(a, float))
+        m = self._model
+        order = np.argsort(m.codes[0], kind="stable")
+        y, v = np.asarray(m.y, float)[order], np.asarray(m.v, float)[order]
+        z = _rma.quantile(0.95)
+        ci = self.confidence_interval(0.95) if robust is None else \
+            robust.confidence_interval(0.95)
+        if robust is None:
+            how = "Wald z" if self.df is None else f"t({number(self.df, 3)})"
+        else:
+            how = f"robust {robust.method} t({number(float(np.atleast_1d(robust.df)[0]), 3)})"
+        # short: a figure's text over 120 characters is cut (replikit._plotting.LONG_TEXT)
+        note = (f"Multilevel model ({self.tau2_method}), {how} interval; σ² "
+                + ", ".join(f"{name} = {number(s2, 3)}" for name, s2 in
+                            zip(self.levels, self.sigma2, strict=True)))
+        ax = axes_or_new(ax, 7.2, 1.3 + 0.28 * (self.k + 3))
+        return _draw.forest(
+            ax, labels=[self.labels[i] for i in order], y=tf(y), lo=tf(y - z * np.sqrt(v)),
+            hi=tf(y + z * np.sqrt(v)), weights=1 / (v + sum(self.sigma2)),
+            estimate=float(tf(float(self.beta[0]))),
+            ci=(float(tf(float(np.atleast_1d(ci.low)[0]))),
+                float(tf(float(np.atleast_1d(ci.high)[0])))),
+            pi=None, model_label="Multilevel model", refline=refline, xlabel=xlabel,
+            digits=digits, level=0.95, note=note, title=title)
+
     def __str__(self) -> str:
         lvl = round(100 * self.confidence_level)
         kind = f"t({number(self.df, 3)})" if self.df is not None else "Wald z"

@@ -52,7 +52,8 @@ from ..errors import DataError, ParameterError
 from ..results import Result, Verdict, to_jsonable
 
 __all__ = ["MEASURES", "METRIC_MEASURES", "MEASURE_SCALES", "DEFAULT_REPORTED_TOLERANCE",
-           "effects_from_reported", "ReportedAnalysis", "analyze_reported"]
+           "INNER_COLUMNS", "ROBUST_FROM", "effects_from_reported", "ReportedAnalysis",
+           "analyze_reported"]
 
 #: The default region of equivalence ±tolerance of a reported result, in the metric's units
 #: (as the data path's test R², :data:`replikit.replicate.audit.DEFAULT_TOLERANCE`).
@@ -82,6 +83,14 @@ MEASURE_SCALES = {"ZCOR": "fisher_z", "ZR2": "r2_z", "PLO": "logit", "AUCLO": "l
 _METRIC_WORDS = {"r": "correlation r", "r2": "R²", "accuracy": "accuracy", "auc": "AUC",
                  "estimate": "estimate"}
 _SIZE_COLUMNS = ("n", "n_pos", "n_neg", "prevalence")
+#: Columns that name the effects within a study (several rows per study), first found wins
+#: when ``inner`` is not given; without one, the effects are numbered within each study.
+INNER_COLUMNS = ("effect_id", "outcome", "sample", "fold", "model")
+#: With several effects per study and at least this many studies, the pooled interval (and the
+#: light's) is the cluster-robust CR2 interval by study with Satterthwaite df (Tipton 2015);
+#: with fewer, the model-based SE with t(J - 1), J the number of studies (CR2's df fall
+#: below about 4 there). Coverage of both in docs/meta.md.
+ROBUST_FROM = 10
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,11 +373,13 @@ class ReportedAnalysis(Result):
     metric : str
         The metric column (``'r2'``, ``'r'``, ``'auc'``, ``'accuracy'`` or ``'estimate'``).
     studies : pandas.DataFrame
-        One row per study: ``study``, ``estimate`` and ``se`` on the metric's scale (with
+        One row per study (per effect when a study has several, with its ``effect`` label
+        within the study): ``study``, ``estimate`` and ``se`` on the metric's scale (with
         ``ci_low``, ``ci_high``), ``variance_from`` (the measure or the reported SE/variance),
         ``yi`` and ``vi`` on the pooling scale, ``original``.
-    pooled : ScaledMeta
-        Random-effects meta-analysis of all studies on the pooling scale, back-transformed.
+    pooled : ScaledMeta or None
+        Random-effects meta-analysis of all studies on the pooling scale, back-transformed;
+        None when a study has several effects (see :attr:`multilevel`).
     scale : str
         The pooling scale (``'fisher_z'``, ``'r2_z'``, ``'logit'`` or ``'identity'``).
     original : str or None
@@ -384,6 +395,11 @@ class ReportedAnalysis(Result):
         The conclusion.
     notes : tuple of str
         How each number was made.
+    multilevel : MultilevelMeta or None
+        With several effects per study: the multilevel model of all effects on the pooling
+        scale, clusters ``[study, effect]`` (Konstantopoulos 2011); else None.
+    robust : RobustResult or None
+        Its cluster-robust CR2 inference by study (Tipton 2015).
 
     See Also
     --------
@@ -411,6 +427,8 @@ class ReportedAnalysis(Result):
     tolerance: float = 0.05
     verdict: Verdict | None = None
     notes: tuple = ()
+    multilevel: object = field(default=None, repr=False)
+    robust: object = field(default=None, repr=False)
 
     @property
     def title(self) -> str:
@@ -422,14 +440,62 @@ class ReportedAnalysis(Result):
         """The per-study table (a copy of :attr:`studies`)."""
         return self.studies.copy()
 
+    @property
+    def several_effects(self) -> bool:
+        """Whether some study has several effects (pooled by the multilevel model)."""
+        return self.multilevel is not None
+
+    def pooled_frame(self) -> pd.DataFrame:
+        """The pooled estimate of all studies with its intervals, on the metric's scale.
+
+        One effect per study: the rows of :meth:`ScaledMeta.to_frame`. Several: one row per
+        interval of the multilevel estimate (model-based z, model-based t(J − 1) with J
+        studies, cluster-robust CR2 by study with Satterthwaite df), each with ``estimate``,
+        ``ci_low``, ``ci_high`` back-transformed to the metric's scale, ``se`` and ``df`` on
+        the pooling scale, and ``used`` marking the interval the verdict rests on.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The pooled rows.
+        """
+        if self.multilevel is None:
+            return self.pooled.to_frame()
+        return _multilevel_rows(self.multilevel, self.robust, self.scale)
+
+    def confidence_interval(self, confidence_level: float = 0.95):
+        """The 95% interval of the pooled estimate the verdict rests on (metric's scale).
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+            Only 0.95 with several effects per study.
+
+        Returns
+        -------
+        ConfidenceInterval
+            Its bounds.
+        """
+        from ..results import ConfidenceInterval
+
+        if self.multilevel is None:
+            return self.pooled.confidence_interval(confidence_level)
+        if confidence_level != 0.95:
+            raise ParameterError("`confidence_level`: the multilevel pooling reports 95% "
+                                 f"intervals; got {confidence_level}.")
+        row = self.pooled_frame().query("used").iloc[0]
+        return ConfidenceInterval(float(row["ci_low"]), float(row["ci_high"]))
+
     def to_dict(self) -> dict:
         """The analysis in JSON types."""
         rep = None if self.replication is None else self.replication.to_dict()
-        return to_jsonable({"metric": self.metric, "original": self.original,
-                            "scale": self.scale, "tolerance": self.tolerance,
-                            "studies": self.studies, "pooled": self.pooled.to_frame(),
-                            "replication": rep, "light": self.light,
-                            "verdict": self.verdict.to_dict(), "notes": list(self.notes)})
+        out = {"metric": self.metric, "original": self.original, "scale": self.scale,
+               "tolerance": self.tolerance, "studies": self.studies,
+               "pooled": self.pooled_frame(), "replication": rep, "light": self.light,
+               "verdict": self.verdict.to_dict(), "notes": list(self.notes)}
+        if self.multilevel is not None:
+            out["multilevel"] = self.multilevel.to_frame()
+        return to_jsonable(out)
 
     def plot(self, ax=None, *, kind: str = "forest", title: str | None = None):
         """The forest plot of all studies (``kind='forest'``), or each replication's difference
@@ -443,6 +509,13 @@ class ReportedAnalysis(Result):
         """
         kind = check_choice(kind, "kind", ("forest", "differences"))
         if kind == "forest":
+            if self.multilevel is not None:
+                from .transforms import _inverse
+
+                return self.multilevel.plot(
+                    ax, robust=self.robust if _use_robust(self.multilevel) else None,
+                    transform=_inverse(self.scale), xlabel=_METRIC_WORDS[self.metric],
+                    title=title)
             return self.pooled.plot(ax, xlabel=_METRIC_WORDS[self.metric], title=title)
         if self.replication is None:
             raise ParameterError("`kind`='differences' needs an original study; the table "
@@ -450,7 +523,8 @@ class ReportedAnalysis(Result):
         return self.replication.plot(ax, aim="consistency", title=title)
 
     def __str__(self) -> str:
-        lines = [self.verdict.sentence, str(self.pooled)]
+        lines = [self.verdict.sentence,
+                 str(self.pooled if self.multilevel is None else self.multilevel)]
         if self.replication is not None:
             lines.append(str(self.replication))
         return "\n".join(lines)
@@ -478,7 +552,14 @@ def _original_iv(frame, labels, original):
         if bad:
             raise DataError(f"`estimates`: column `role` holds {bad[0]!r}; expected 'original' "
                             "or 'replication'.")
-        marked = [lab for lab, r in zip(labels, role, strict=True) if r == "original"]
+        marked = list(dict.fromkeys(lab for lab, r in zip(labels, role, strict=True)
+                                    if r == "original"))
+        mixed = [lab for lab, r in zip(labels, role, strict=True)
+                 if r != "original" and lab in marked]
+        if mixed:
+            raise DataError(f"`estimates`: column `role` marks study {mixed[0]!r} both "
+                            "'original' and 'replication'; give every row of a study the same "
+                            "role.")
         if len(marked) != 1:
             raise DataError("`estimates`: column `role` must mark exactly one study 'original'; "
                             f"it marks {len(marked)}.")
@@ -546,16 +627,19 @@ def _study_variances(frame, metric, labels):
 
 def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
                      original: str | None = None,
-                     tolerance: float = DEFAULT_REPORTED_TOLERANCE, tau2_method: str = "REML", study: str = "study") -> ReportedAnalysis:
+                     tolerance: float = DEFAULT_REPORTED_TOLERANCE, tau2_method: str = "REML",
+                     study: str = "study", inner: str | None = None) -> ReportedAnalysis:
     """The replication of a reported result from study-level estimates (Vijayakumar & Cheung
     2021), or their meta-analysis when no study is the original.
 
     Parameters
     ----------
     estimates : pandas.DataFrame
-        One row per study: ``study``; one metric column ``r2``, ``r``, ``auc``, ``accuracy``
-        or ``estimate``; ``n`` (an AUC: ``n_pos`` and ``n_neg``, or ``n`` and ``prevalence``)
-        and/or ``se`` or ``variance``; optionally ``role`` (``original`` / ``replication``).
+        One row per study, or per effect when a study reports several (then pooled by the
+        multilevel model, Notes): ``study``; one metric column ``r2``, ``r``, ``auc``,
+        ``accuracy`` or ``estimate``; ``n`` (an AUC: ``n_pos`` and ``n_neg``, or ``n`` and
+        ``prevalence``) and/or ``se`` or ``variance``; optionally ``role`` (``original`` /
+        ``replication``, the same for every row of a study).
     metric : str, optional
         The metric column (default: the one present).
     original : str, optional
@@ -566,6 +650,10 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
         τ² estimator of the random-effects models.
     study : str, default 'study'
         Column of study labels.
+    inner : str, optional
+        With several effects per study: the column naming each effect within its study
+        (default: the first of :data:`INNER_COLUMNS` that names each of a study's effects
+        once, else the effects' order within the study).
 
     Returns
     -------
@@ -602,6 +690,16 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     its confidence and prediction intervals are back-transformed (each transform is monotone,
     so the intervals keep their coverage; the back-transformed estimate is the median effect).
 
+    Several effects per study (repeated ``study`` labels) are neither averaged nor treated as
+    independent: the multilevel model ``y = mu + u_study + u_effect + e``
+    (:func:`~replikit.replicate.multilevel_meta_analysis`; Konstantopoulos 2011, eqs. 3-6)
+    pools them on the pooling scale, with the cluster-robust CR2 interval by study (Tipton
+    2015) from :data:`ROBUST_FROM` studies on and the model-based SE with t(J − 1) below. With
+    an original, each study enters the per-study tests as the mean of its effects with the
+    mean of their SEs (the SE of a mean at within-study correlation 1, never too small); the
+    light pools the replications' effects by the same model and compares them with the
+    original's mean.
+
     References
     ----------
     .. [1] Vijayakumar, R. & Cheung, M. W. (2021). Assessing Replicability of Machine Learning
@@ -614,6 +712,10 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
        Technometrics, 24(4), 295–300.
     .. [4] Hanley, J. A. & McNeil, B. J. (1982). The Meaning and Use of the Area under a
        Receiver Operating Characteristic (ROC) Curve. Radiology, 143(1), 29–36.
+    .. [5] Konstantopoulos, S. (2011). Fixed Effects and Variance Components Estimation in
+       Three-Level Meta-Analysis. Research Synthesis Methods, 2(1), 61–76.
+    .. [6] Tipton, E. (2015). Small Sample Adjustments for Robust Variance Estimation with
+       Meta-Regression. Psychological Methods, 20(3), 375–393.
 
     Examples
     --------
@@ -642,6 +744,11 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
         raise DataError(f"`study`: no column {study!r} of study labels; columns are "
                         f"{list(map(str, frame.columns))}.")
     labels = [_label(s) for s in frame[study]]
+    if len(set(labels)) < len(labels):  # several effects per study: the multilevel model
+        return _analyze_multilevel(frame, labels, metric, original, tolerance, tau2_method,
+                                   study, inner)
+    if inner is not None:
+        _inner_iv(frame, labels, inner)  # a column that is not there is refused all the same
     _unique_labels(labels, study)
     if len(frame) < 2:
         raise DataError(f"`estimates`: {len(frame)} study; a replication or a meta-analysis "
@@ -735,3 +842,214 @@ def _reported_verdict(light, what, original, tolerance, k, caveats=()) -> Verdic
                    label=f"{'pooled replications' if k > 1 else 'replication'} − original, "
                          f"{what} (90% CI)",
                    tolerance=f"judged against {tol} in {what}: {basis}")
+
+
+# ---------------------------------------------------------------------------------------------
+# several effects per study
+
+
+def _use_robust(fit) -> bool:
+    """Whether the pooled interval of a multilevel fit is its CR2 interval (enough studies)."""
+    return fit.n_clusters[0] >= ROBUST_FROM
+
+
+def _inner_iv(frame: pd.DataFrame, labels, inner):
+    """The label of each effect within its study and the column it comes from (None: the
+    effects are numbered within each study in table order)."""
+    if inner is not None:
+        if inner not in frame.columns:
+            raise DataError(f"`inner`: no column {inner!r} naming the effects within a study; "
+                            f"columns are {list(map(str, frame.columns))}.")
+        candidates = [str(inner)]
+    else:
+        candidates = [c for c in INNER_COLUMNS if c in frame.columns]
+    for col in candidates:
+        if frame[col].isna().any():
+            if inner is None:
+                continue
+            i = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
+            raise DataError(f"`inner`: column {col!r} is empty for study {labels[i]!r} (row "
+                            f"{i + 1}); it must name every effect.")
+        values = [str(v) for v in frame[col]]
+        pairs = pd.Series([f"{lab}\x00{v}" for lab, v in zip(labels, values, strict=True)])
+        if pairs.duplicated().any():
+            if inner is None:
+                continue
+            i = int(np.flatnonzero(pairs.duplicated().to_numpy())[0])
+            raise DataError(f"`inner`: column {col!r} holds {values[i]!r} twice in study "
+                            f"{labels[i]!r} (row {i + 1}); it must name each effect of a study "
+                            "once.")
+        return col, values
+    numbers = pd.Series(labels).groupby(labels, sort=False).cumcount() + 1
+    return None, [str(n) for n in numbers]
+
+
+def _multilevel_rows(fit, rob, scale: str) -> pd.DataFrame:
+    """The multilevel estimate with its three 95% intervals, back-transformed."""
+    from scipy import stats
+
+    from .transforms import from_scale
+
+    J = fit.n_clusters[0]
+    b = float(fit.beta[0])
+    se_model, se_rob = float(np.sqrt(fit.vcov[0, 0])), float(np.sqrt(rob.vcov[0, 0]))
+    df_rob = float(np.atleast_1d(rob.df)[0])
+    robust = _use_robust(fit)
+
+    def back(x):
+        return float(x) if scale == "identity" else float(from_scale(x, scale))
+
+    rows = []
+    for name, se, df, used in (
+            ("model-based, z", se_model, None, False),
+            (f"model-based, t({J - 1})", se_model, float(J - 1), not robust),
+            ("cluster-robust CR2 by study, Satterthwaite t", se_rob, df_rob, robust)):
+        q = stats.norm.ppf(0.975) if df is None else stats.t.ppf(0.975, df)
+        rows.append({"interval": name, "estimate": back(b), "ci_low": back(b - q * se),
+                     "ci_high": back(b + q * se), "yi": b, "se": se, "df": df,
+                     "n_studies": J, "k": fit.k, "used": used})
+    return pd.DataFrame(rows)
+
+
+def _fit_multilevel(y, v, labels, effects, level: str, tau2_method: str, what: str):
+    from ..errors import ConvergenceError
+    from .multilevel import multilevel_meta_analysis
+
+    counts = pd.Series(labels).value_counts()
+    names = [lab if counts[lab] == 1 else f"{lab} / {e}"
+             for lab, e in zip(labels, effects, strict=True)]
+    try:
+        return multilevel_meta_analysis(y, v, clusters={"study": list(labels),
+                                                       level: list(effects)},
+                                        labels=names, tau2_method=tau2_method)
+    except ConvergenceError as exc:
+        raise ConvergenceError(f"the multilevel model of the {what} ({len(y)} effects in "
+                               f"{counts.size} studies) did not converge: {exc} Try "
+                               "`tau2_method='ML'`, or give one row per study.") from None
+
+
+def _analyze_multilevel(frame, labels, metric, original, tolerance, tau2_method, study,
+                        inner) -> ReportedAnalysis:
+    """:func:`analyze_reported` when some study has several effects."""
+    from scipy import stats
+
+    from .analysis import analyze_replications
+    from .audit import KNHA_BELOW, LIGHT_ALPHA, _light
+    from .estimates import from_summary
+
+    tau2_method = check_choice(str(tau2_method).upper(), "tau2_method", ("REML", "ML"))
+    metric = _pick_metric(frame, metric)
+    original = _original_iv(frame, labels, original)
+    inner_col, effects = _inner_iv(frame, labels, inner)
+    names = list(dict.fromkeys(labels))
+    J = len(names)
+    if J < 2:
+        raise DataError(f"`{study}`: every row belongs to study {names[0]!r}; several effects "
+                        "per study are pooled across at least 2 studies.")
+    est, se, yi, vi, source, scale = _study_variances(frame, metric, labels)
+    what = _METRIC_WORDS[metric]
+    level = inner_col or "effect"
+    fit = _fit_multilevel(yi, vi, labels, effects, level, tau2_method, f"reported {what}")
+    rob = fit.robust(method="CR2")
+    rows = _multilevel_rows(fit, rob, scale)
+    used = rows.query("used").iloc[0]
+    z = 1.959963984540054
+    studies = pd.DataFrame({"study": labels, "effect": effects, "estimate": est, "se": se,
+                            "ci_low": est - z * se, "ci_high": est + z * se,
+                            "variance_from": source, "yi": yi, "vi": vi,
+                            "original": [lab == original for lab in labels]})
+    raw, pool_measure, _ = METRIC_MEASURES[metric]
+    on = ("as given" if scale == "identity" else
+          f"on the {pool_measure} scale, back-transformed (a monotone transform)")
+    how_ci = (f"the cluster-robust CR2 interval by study with Satterthwaite t (Tipton (2015); "
+              f"{J} studies, at least {ROBUST_FROM})" if _use_robust(fit)
+              else f"the model-based interval with t({J} − 1) ({J} studies, fewer than "
+                   f"{ROBUST_FROM}: the CR2 degrees of freedom are too few to trust)")
+    by = (f"column `{inner_col}`" if inner_col else "their order within the study")
+    notes = [f"variances: {', '.join(sorted(set(source)))}",
+             f"several effects per study ({fit.k} effects in {J} studies, told apart by {by}): "
+             "pooled by a multilevel model with random intercepts for studies and for effects "
+             f"within studies (Konstantopoulos (2011); metafor's rma.mv, variances by "
+             f"{tau2_method}) {on}, neither averaged within studies nor treated "
+             f"as independent studies; 95% interval: {how_ci}"]
+    s2 = fit.sigma2
+    pooled_words = (f"{number(used['estimate'], 4)} "
+                    f"{_interval_text(used['ci_low'], used['ci_high'], 4)} ({used['interval']}), "
+                    f"σ² between studies = {number(s2[0], 4)}, between effects within a study "
+                    f"= {number(s2[1], 4)}"
+                    + ("" if scale == "identity" else f" ({pool_measure} scale)"))
+    ml = {"multilevel": fit, "robust": rob}
+    if original is None:
+        verdict = Verdict(f"No original marked: nothing to replicate. The {J} studies' "
+                          f"{fit.k} effects ({what}), pooled by a multilevel model: "
+                          f"{pooled_words}.", what, "info", float(used["estimate"]),
+                          float(used["ci_low"]), float(used["ci_high"]),
+                          ("several effects per study, pooled by a multilevel model "
+                           "(Konstantopoulos (2011)), not averaged nor treated as "
+                           f"independent; interval: {used['interval']}",
+                           "mark the original study (a `role` column, or `original`) to "
+                           "judge a replication"),
+                          label=f"multilevel pooled {what}, 95% CI")
+        return ReportedAnalysis(metric, studies, None, scale, None, None, None, tolerance,
+                                verdict, tuple(notes), **ml)
+    # each study's effects for the per-study tests: their mean, with the SE of the mean at
+    # correlation 1 (the mean of their SEs) -- never too small whatever the correlation
+    idx = {n: [i for i, lab in enumerate(labels) if lab == n] for n in names}
+    ybar = np.array([est[idx[n]].mean() for n in names])
+    sbar = np.array([se[idx[n]].mean() for n in names])
+    ests = [from_summary(r2=float(m), se=float(s), label=n) if metric == "r2" else
+            from_summary(estimate=float(m), se=float(s), metric=metric, label=n)
+            for n, m, s in zip(names, ybar, sbar, strict=True)]
+    interval = "knha" if J < KNHA_BELOW else "wald"
+    rep = analyze_replications({(what, "reported"): ests}, original, tolerance=tolerance,
+                               tau2_method=tau2_method, interval="wald",
+                               meta_interval=interval)
+    o = names.index(original)
+    others = [i for i in range(J) if i != o]
+    light = _light(ybar[o], sbar[o] ** 2, ybar[others], sbar[others] ** 2, tolerance,
+                   tau2_method=tau2_method, interval=interval)
+    light = {key: (v.item() if hasattr(v, "item") else v) for key, v in light.items()}
+    reps = [i for i, lab in enumerate(labels) if lab != original]
+    J_rep = len(others)
+    several_reps = any(len(idx[names[i]]) > 1 for i in others)
+    light_how = "each replication study's effects averaged (SE: the mean of their SEs)"
+    if J_rep >= 2 and several_reps:  # the replications pooled by the multilevel model
+        sub = _fit_multilevel(est[reps], se[reps] ** 2, [labels[i] for i in reps],
+                              [effects[i] for i in reps], level, tau2_method,
+                              f"replications' {what}")
+        if J_rep >= ROBUST_FROM:
+            r = sub.robust(method="CR2")
+            var, df = float(r.vcov[0, 0]), float(np.atleast_1d(r.df)[0])
+            light_how = (f"the replications' {sub.k} effects pooled by the multilevel model, "
+                         f"CR2 interval by study (Satterthwaite t({number(df, 3)}))")
+        else:
+            var, df = float(sub.vcov[0, 0]), float(J_rep - 1)
+            light_how = (f"the replications' {sub.k} effects pooled by the multilevel model, "
+                         f"model-based SE with t({J_rep - 1})")
+        diff = float(sub.beta[0]) - float(ybar[o])
+        half = float(stats.t.ppf(1 - LIGHT_ALPHA, df)) * np.sqrt(var + sbar[o] ** 2)
+        lo, hi = diff - half, diff + half
+        pooled_in = bool(lo > -tolerance and hi < tolerance)
+        outside = bool(lo > tolerance or hi < -tolerance)
+        level_ = ("good" if pooled_in or light["all_in"] else "bad" if outside else "warn")
+        light.update(difference=diff, low=float(lo), high=float(hi), pooled_in=pooled_in,
+                     level=level_)
+    light["how"] = light_how
+    o_m = len(idx[original])
+    caveats = [f"several effects per study, pooled by a multilevel model (Konstantopoulos "
+               f"(2011)), not averaged nor treated as independent; light: {light_how}; per "
+               "study, the mean of its effects with the mean of their SEs"]
+    if o_m > 1:
+        caveats.append(f"the original ({original}) reports {o_m} effects: compared as their "
+                       f"mean {number(ybar[o], 4)} with SE {number(sbar[o], 4)} (the SE of a "
+                       "mean at within-study correlation 1, never too small)")
+    if metric == "r2" and (source == "R2").any():
+        caveats.append("the SE of an R² from n alone (Olkin & Finn (1995)) is right for "
+                       "calibrated predictions and too small for an overfitted model's test R²")
+    verdict = _reported_verdict(light, what, original, tolerance, J_rep, tuple(caveats))
+    notes.append("replication − original per study on the metric's scale (Wald, Vijayakumar & "
+                 "Cheung (2021), eq. 2), a study's several effects as their mean with the mean "
+                 "of their SEs (the SE of the mean at within-study correlation 1); for the "
+                 f"light: {light_how}")
+    return ReportedAnalysis(metric, studies, None, scale, original, rep, light, tolerance,
+                            verdict, tuple(notes), **ml)

@@ -74,7 +74,8 @@ class AuditInput:
         Datasets x models, one finite score per cell (``kind='benchmark'``; see
         :func:`replikit.compare.read_benchmark`).
     estimates : pandas.DataFrame, optional
-        The reported estimates as given, one row per study (``kind='estimates'``).
+        The reported estimates as given, one row per study, or per effect when a study
+        reports several (``kind='estimates'``).
     metric : str, optional
         The primary metric: of the scores (``--metric`` or the first of roc_auc,
         balanced_accuracy, accuracy, r2, ...), the benchmark's score, or the estimates' metric
@@ -145,7 +146,7 @@ class AuditInput:
             return int(self.predictions.frame["study"].nunique())
         if self.benchmark is not None:
             return int(len(self.benchmark))
-        return int(len(self.estimates))
+        return int(self.estimates["study"].astype(str).nunique())
 
     def labels(self) -> list[str]:
         """Every name the input gives its studies, models, columns and classes (what the report
@@ -278,9 +279,12 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
         One score per model and dataset, long or wide (:func:`replikit.compare.read_benchmark`;
         ``columns`` may name ``dataset``, ``model`` and ``score``).
     estimates : DataFrame or path, optional
-        One row per study: ``study``, a column named by its metric (``r2``, ``r``, ``auc``,
-        ``accuracy`` or ``estimate``) with ``n``, or ``se`` / ``variance``; the original marked
-        by a ``role`` column (``original`` / ``replication``) or ``original``.
+        One row per study (or per effect: several rows of a study, told apart by a column
+        ``effect_id``, ``outcome``, ``sample``, ``fold`` or ``model`` or by their order, are
+        pooled by a multilevel model): ``study``, a column named by its metric (``r2``, ``r``,
+        ``auc``, ``accuracy`` or ``estimate``) with ``n``, or ``se`` / ``variance``; the
+        original marked by a ``role`` column (``original`` / ``replication``) or
+        ``original``.
     columns : dict, optional
         ``{entry_column: file_column}`` for a layout replikit does not recognise.
     n_folds : int, optional
@@ -533,9 +537,8 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
                         "variance replikit cannot derive from n; give `se` or `variance` (or "
                         "name the column by its metric: r2, r, auc, accuracy).")
     labels = frame["study"].astype(str)
-    if labels.duplicated().any():
-        raise DataError(f"`estimates`: study {labels[labels.duplicated()].iloc[0]!r} appears "
-                        "twice; one row per study.")
+    several = bool(labels.duplicated().any())  # several effects per study: a multilevel model
+    _variance_per_row(frame, found[0], labels)
     if "role" in frame.columns:
         if original is not None:
             raise ParameterError("`original`: the table marks the original in its `role` "
@@ -545,15 +548,47 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
         if bad:
             raise DataError(f"`estimates`: column `role` holds {bad[0]!r}; expected "
                             "'original' or 'replication'.")
-        if (role == "original").sum() != 1:
+        marked = labels[role == "original"].unique()
+        mixed = sorted(set(marked) & set(labels[role != "original"]))
+        if mixed:
+            raise DataError(f"`estimates`: column `role` marks study {mixed[0]!r} both "
+                            "'original' and 'replication'; give every row of a study the same "
+                            "role.")
+        if len(marked) != 1:
             raise DataError("`estimates`: column `role` must mark exactly one study "
-                            f"'original'; it marks {(role == 'original').sum()}.")
-        original = str(labels[role == "original"].iloc[0])
+                            f"'original'; it marks {len(marked)}.")
+        original = str(marked[0])
     elif original is not None and str(original) not in set(labels):
         raise ParameterError(f"`original`: no study {original!r} in the estimates; studies are "
                              f"{', '.join(labels[:8])}{', ...' if len(labels) > 8 else ''}.")
+    n_studies = labels.nunique()
+    count = (f"{len(frame)} effects in {n_studies} studies (several per study: a multilevel "
+             "model)" if several else f"{len(frame)} studies")
     return AuditInput("estimates", name, estimates=frame, metric=found[0],
                       original=None if original is None else str(original),
-                      notes=(f"{len(frame)} studies; metric column {found[0]!r}"
+                      notes=(f"{count}; metric column {found[0]!r}"
                              + (f"; original: {original}" if original is not None else
                                 "; no original marked (meta-analysis only)"),))
+
+
+def _variance_per_row(frame: pd.DataFrame, metric: str, labels: pd.Series) -> None:
+    """Refuse, naming the column and the study, a row whose sampling variance cannot be had:
+    no ``se`` or ``variance`` and (for an ``estimate``, always) no sample size."""
+    given = pd.Series(False, index=frame.index)
+    for col in ("se", "variance"):
+        if col in frame.columns:
+            given |= pd.to_numeric(frame[col], errors="coerce").notna()
+    sizes = [c for c in (("n_pos", "n_neg") if metric == "auc" and "n" not in frame.columns
+                         else ("n",)) if c in frame.columns]
+    if metric != "estimate" and sizes:
+        given |= pd.concat([pd.to_numeric(frame[c], errors="coerce").notna() for c in sizes],
+                           axis=1).all(axis=1)
+    missing = (~given).to_numpy().nonzero()[0]
+    if missing.size:
+        i = int(missing[0])
+        have = [c for c in ("se", "variance") if c in frame.columns]
+        raise DataError(f"`estimates`: study {labels.iloc[i]!r} (row {i + 1}) has a "
+                        f"`{metric}` but no " + " or ".join(f"`{c}`" for c in have or ["se"])
+                        + ("" if metric == "estimate" else " nor a sample size `n`")
+                        + "; every row needs its standard error or sampling variance"
+                        + ("." if metric == "estimate" else " (or n to derive it)."))

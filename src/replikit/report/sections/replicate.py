@@ -1,8 +1,9 @@
 """Section 3: replication of a reported performance (Vijayakumar & Cheung (2021)).
 
 The analysis is :func:`replikit.replicate.audit` (the first study as the original, every other
-study as a replication of a linear model's and the audited models' R²); this section only
-formats its result.
+study as a replication of a linear model's and the audited models' R²), or, from reported
+estimates, :func:`replikit.replicate.analyze_reported` (several effects per study: its
+multilevel model); this section only formats its result.
 """
 
 from __future__ import annotations
@@ -301,6 +302,8 @@ def build_estimates(ctx: AuditContext) -> SectionOutput:
                                tolerance=DEFAULT_REPORTED_TOLERANCE if given is None
                                else given.of(1.0))
         advance(1)
+    if res.multilevel is not None:
+        return _build_multilevel(res, given is not None)
     what = res.verdict.metric
     title = f"Replication of the reported {what}"
     on = ("" if res.scale == "identity" else
@@ -367,6 +370,133 @@ def build_estimates(ctx: AuditContext) -> SectionOutput:
                     light={k: v for k, v in (res.light or {}).items()})
     return SectionOutput(key=KEY, title=title, summary=res.verdict.sentence, blocks=blocks,
                          data=data)
+
+
+def _multilevel_facts(res, tolerance_given: bool) -> dict:
+    fit, studies = res.multilevel, res.studies
+    rows = res.pooled_frame()
+    used = rows.query("used").iloc[0]
+    per = studies.groupby("study", sort=False).size()
+    scale = "" if res.scale == "identity" else \
+        f" (pooled on the {_SCALE_WORDS.get(res.scale, res.scale)} scale, back-transformed)"
+    facts = {"original study": res.original or "none marked (meta-analysis only)",
+             "studies and effects": f"{fit.n_clusters[0]} studies, {fit.k} effects "
+                                    f"({per.min()}–{per.max()} per study; "
+                                    f"{int((per > 1).sum())} studies with several)",
+             "effects told apart by": (f"column `{fit.levels[1]}`"
+                                       if fit.levels[1] != "effect" else
+                                       "their order within the study (no effect_id, outcome, "
+                                       "sample, fold or model column)"),
+             "sampling variances": ", ".join(sorted(set(studies["variance_from"]))),
+             "pooled (multilevel model)": f"{number(used['estimate'], 4)} "
+                                          f"{interval(used['ci_low'], used['ci_high'], 4)}, "
+                                          f"{used['interval']}{scale}",
+             "other intervals": "; ".join(
+                 f"{r.interval} {interval(r.ci_low, r.ci_high, 4)}"
+                 for r in rows.itertuples() if not r.used)}
+    words = {"study": "σ² between studies"}
+    for name, s2, ci, n in zip(fit.levels, fit.sigma2, fit.sigma2_ci, fit.n_clusters,
+                               strict=True):
+        key = words.get(name, f"σ² between effects within a study ({name})")
+        facts[key] = (f"{number(s2, 4)}, 95% profile-likelihood CI "
+                      f"{interval(ci.low, ci.high, 4)} ({n} clusters)")
+    p = pvalue(fit.qe_pvalue)
+    facts["residual heterogeneity"] = (f"QE({fit.qe_df}) = {number(fit.qe, 4)}, p "
+                                       + (p if p.startswith("<") else f"= {p}"))
+    facts["how it was pooled"] = res.notes[1]
+    if res.original is not None:
+        facts["tolerance"] = (f"±{number(res.tolerance)} in {res.verdict.metric} ("
+                              + ("given" if tolerance_given else "the default") + ")")
+        facts["per-study tests"] = ("each study's effects as their mean, with the mean of their "
+                                    "SEs as its SE (the SE of a mean at within-study "
+                                    "correlation 1: never too small); replication − original, "
+                                    "simple asymptotic (Vijayakumar & Cheung (2021), eq. 2)")
+        facts["the light's pooled difference"] = res.light["how"]
+    return facts
+
+
+def _build_multilevel(res, tolerance_given: bool) -> SectionOutput:
+    """The estimates section when some study reports several effects."""
+    from ...replicate.reported import ROBUST_FROM, _use_robust
+
+    fit, what = res.multilevel, res.verdict.metric
+    J, k = fit.n_clusters[0], fit.k
+    rule = (f"Its 95% interval is the cluster-robust CR2 interval by study with Satterthwaite "
+            f"degrees of freedom (Tipton (2015); {J} studies, at least {ROBUST_FROM}: with 20 "
+            "studies it covered 0.95 where the model-based interval covered 0.93, "
+            "docs/meta.md)" if _use_robust(fit) else
+            f"Its 95% interval is the model-based one with t({J - 1}) ({J} studies, fewer than "
+            f"{ROBUST_FROM}: the CR2 interval's degrees of freedom are too few to trust)")
+    pooled_how = (f"Some studies report several effects ({k} effects in {J} studies). Effects "
+                  "of one study share its data and population, so they are pooled with a "
+                  "multilevel model instead of being averaged within each study or treated as "
+                  "independent studies: random intercepts for studies and for effects within "
+                  "studies (Konstantopoulos (2011); metafor's rma.mv, REML), with a variance "
+                  f"per level and its profile-likelihood interval. {rule}.")
+    if res.original is not None:
+        tol = number(res.tolerance)
+        lead = (f"Does a later study reproduce the {what} reported by the original "
+                f"({res.original})? Following Vijayakumar & Cheung (2021), each other study is "
+                "a replication. Per study, its effects are compared as their mean, with the "
+                "mean of their standard errors (the SE of a mean when the effects are perfectly "
+                "correlated, so never too small): a replication is inconsistent when the 95% "
+                "interval of (replication − original) excludes 0, consistent when its 90% "
+                f"interval lies inside ±{tol} (TOST, Schuirmann (1987)). The light rests on the "
+                "replications' effects pooled by the same multilevel model: green when the 90% "
+                f"interval of (pooled replications − original) lies inside ±{tol}, or every "
+                "replication is shown consistent (an intersection–union test, Berger (1982)); "
+                f"red when that interval lies entirely outside ±{tol}; amber otherwise. ")
+    else:
+        lead = ("The table marks no original study, so there is no reported result to "
+                f"replicate: the section pools the {what} of all studies. Mark the original in "
+                "a `role` column (original / replication) to judge a replication. ")
+    blocks: list = [Paragraph(lead + pooled_how),
+                    Callout(res.verdict.sentence, res.verdict.level),
+                    KeyValues(_multilevel_facts(res, tolerance_given))]
+    forest = res.plot()  # untitled: the caption says what it shows
+    which = "the CR2 interval" if _use_robust(fit) else f"the model-based t({J - 1}) interval"
+    variances = fit.to_frame()
+    variances = variances[variances["quantity"].str.startswith("sigma2.")]
+    blocks += [
+        Figure(svg_later(forest.figure),
+               f"Forest plot of the reported {what}: one row per effect (study / effect), with "
+               f"its 95% Wald interval; diamond: the multilevel estimate with {which}"
+               + ("" if res.scale == "identity" else ", back-transformed") + "."),
+        Table(_columns(res.pooled_frame(), ["interval", "estimate", "ci_low", "ci_high", "se",
+                                            "df", "used"]),
+              f"The pooled {what} (multilevel model) with three 95% intervals; `used`: the one "
+              "the verdict rests on (se and df on the pooling scale)"),
+        Table(_columns(variances, ["quantity", "estimate", "ci_low", "ci_high",
+                                   "n_clusters"]).reset_index(drop=True),
+              "Variance of each level (σ²) with its 95% profile-likelihood interval"),
+        Table(_columns(res.studies, ["study", "effect", "estimate", "se", "ci_low", "ci_high",
+                                     "variance_from", "yi", "vi"]),
+              f"Effects: the {what} with its standard error and 95% Wald interval, and the "
+              "effect yi with its sampling variance vi on the pooling scale")]
+    data = {"original": res.original, "metric": res.metric, "scale": res.scale,
+            "tolerance": res.tolerance, "verdict": res.verdict.to_dict(),
+            "studies": res.studies, "several_effects": True, "n_studies": J, "n_effects": k,
+            "pooled_all": res.pooled_frame(), "multilevel": fit.to_frame(),
+            "interval": "CR2" if _use_robust(fit) else "model t(J-1)",
+            "notes": list(res.notes)}
+    if res.replication is not None:
+        rep = res.replication
+        diff = res.plot(kind="differences",
+                        title=f"{what}: replication − original (study means), 90% CI")
+        blocks += [
+            Figure(svg_later(diff.figure),
+                   "Test of consistency: each replication's difference from the original (the "
+                   "mean of each study's effects) with its 90% confidence interval and the "
+                   f"region ±{number(res.tolerance)}; an interval inside it is a consistent "
+                   "replication."),
+            Table(_columns(rep.table, ["replication", "estimate", "difference", "ci_low",
+                                       "ci_high", "inconsistency", "tost_ci_low",
+                                       "tost_ci_high", "pvalue_tost", "consistency"]),
+                  f"Inconsistency (95%) and consistency (90%, ±{number(res.tolerance)}) per "
+                  "replication study (the mean of its effects)")]
+        data.update(replications=rep.table, light=dict(res.light))
+    return SectionOutput(key=KEY, title=f"Replication of the reported {what}",
+                         summary=res.verdict.sentence, blocks=blocks, data=data)
 
 
 #: How the section names each pooling scale.
