@@ -353,3 +353,30 @@ def test_random_effects_meta_analysis_robust():
     close(r.se, 0.21319265556578298)
     close(r.df, 1.7249519248892147)
     close(r.pvalue, 0.095961580340998651)
+
+
+def test_a_flat_likelihood_near_its_optimum_converges_as_metafor():
+    """Two variances hardly told apart (6 studies, 11 effects): Fisher scoring used to wander
+    around the optimum in steps of rounding size and give up after 200 of them.
+
+    R 4, metafor 3.8-1::
+
+        d <- read.csv("fail.csv")   # the rows below
+        f <- rma.mv(y, v, random = ~ 1 | st/inner, data = d)
+        sprintf("%.10g", c(f$sigma2, f$b, f$se, f$QE, logLik(f)))
+    """
+    y = [0.16761638035046386, -0.11504364260747824, 0.3056622318792896, 0.29247510442330416,
+         0.12946252098059802, 0.30278352458989477, 0.1313039869158761, 0.3729183323707474,
+         0.27161177882999626, 0.5201700168862683, 0.6698468988355943]
+    v = [0.006374518287284421, 0.015801336633740233, 0.021074186309102513,
+         0.006441300374259724, 0.006255084218014379, 0.00904436727142367,
+         0.017361866963682623, 0.014240301543324094, 0.011885631816689994,
+         0.01133783953225761, 0.022177205125750162]
+    st = [0, 1, 1, 1, 1, 2, 3, 4, 5, 5, 5]
+    inner = [0, 0, 1, 2, 3, 0, 0, 0, 0, 1, 2]
+    fit = multilevel_meta_analysis(y, v, clusters=[st, inner])
+    np.testing.assert_allclose(fit.sigma2, [0.009953462702, 0.01293848226], rtol=1e-6)
+    assert fit.estimate == pytest.approx(0.2713417839, rel=1e-8)
+    assert fit.se == pytest.approx(0.06556735284, rel=1e-6)
+    assert fit.qe == pytest.approx(28.81750619, rel=1e-9)
+    assert fit.loglik == pytest.approx(2.454687472, rel=1e-9)

@@ -198,6 +198,11 @@ class _Model:
                     step[act] = np.linalg.solve(sub, g[act])
                 except np.linalg.LinAlgError:
                     step[act] = np.linalg.lstsq(sub, g[act], rcond=None)[0]
+            # the Newton decrement g' I^-1 g: twice the log-likelihood still to gain; at
+            # rounding level the point is the optimum even where a flat, nearly singular
+            # information makes the steps wander (two variances hardly told apart)
+            if float(g[act] @ step[act]) <= 1e-13 * max(1.0, abs(ev["ll"])):
+                return s, ev
             new = np.maximum(s + step, 0.0)
             for _halving in range(60):
                 ev_new = self.evaluate(new, reml, order=2)
