@@ -157,6 +157,20 @@ def _testset_result():
                                  labels=("rf", "lr"), random_state=0)
 
 
+def _test_set_audit():
+    import numpy as np
+    import pandas as pd
+
+    from replikit.compare import audit_test_set
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    preds = pd.concat([pd.DataFrame({"model": m, "row": np.arange(200), "y_true": y,
+                                     "y_pred": np.where(rng.random(200) < acc, y, 1 - y)})
+                       for m, acc in (("rf", 0.9), ("lr", 0.75), ("tree", 0.7))])
+    return audit_test_set(preds, n_resamples=200, random_state=0)
+
+
 #: One small real instance of each public result type of replikit.compare.
 FACTORIES = {
     "ComparisonResult": _comparison_result,
@@ -173,6 +187,7 @@ FACTORIES = {
     "ComparisonTable": _comparison_table,
     "TestSetResult": _testset_result,
     "PlackettLuceResult": _plackett_luce,
+    "TestSetAudit": _test_set_audit,
 }
 
 #: Public functions of ``replikit.compare`` that compute no statistical method of their own.

@@ -38,9 +38,37 @@ ALPHA = 0.05
 N_RESAMPLES = 2000
 
 
+@fill_doc()
 def is_single_split(predictions) -> bool:
     """Whether every study and model of out-of-fold predictions has one fold of one repeat
-    (a hold-out test set), where only the tests on that test set can compare the models."""
+    (a hold-out test set), where only the tests on that test set can compare the models.
+
+    Parameters
+    ----------
+    predictions : Predictions or pandas.DataFrame
+        Columns ``study, model, repeat, fold`` (and the predictions).
+
+    Returns
+    -------
+    bool
+        True when each ``(study, model)`` has one ``repeat`` and one ``fold``; False
+        otherwise, or when the columns are not there.
+
+    See Also
+    --------
+    audit_test_set : The comparison such predictions get.
+
+    References
+    ----------
+    {refs:dietterich1998}
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"study": "s", "model": ["a", "b"], "repeat": 0, "fold": 0})
+    >>> is_single_split(f), is_single_split(f.assign(fold=[0, 1]).pipe(
+    ...     lambda d: pd.concat([d, d.assign(fold=1 - d["fold"])])))
+    (True, False)
+    """
     f = getattr(predictions, "frame", predictions)
     if not isinstance(f, pd.DataFrame) or not {"study", "model", "repeat",
                                                "fold"} <= set(f.columns):
@@ -265,6 +293,12 @@ def audit_test_set(predictions, *, metric: str | None = None, tolerance: float |
     ------
     NotApplicableError
         Several folds or repeats (use :func:`audit_scores`), or one model.
+
+    See Also
+    --------
+    paired_bootstrap_test, randomization_test : The tests of one pair.
+    is_single_split : When predictions are from one split.
+    audit_scores : The comparison of per-fold scores (several folds or repeats).
     DataError
         Missing columns; ROC AUC without the positive class's probabilities.
 
