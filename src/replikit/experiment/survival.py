@@ -65,8 +65,8 @@ class ConcordanceResult(Result):
         All comparable pairs: ``concordant + discordant + tied_risk``.
     method : str
         ``'harrell'`` or ``'uno'`` (censoring weights).
-    tau : float
-        The truncation time of Uno's C (NaN when there is none).
+    tau : float or None
+        The truncation time of Uno's C (None: none).
     """
 
     estimate: float
@@ -76,7 +76,7 @@ class ConcordanceResult(Result):
     tied_time: int
     n_comparable: int
     method: str = "harrell"
-    tau: float = float("nan")
+    tau: float | None = None
 
     @property
     def title(self) -> str:
@@ -426,7 +426,7 @@ def _concordance(counts: _PairCounts, weights, method, tau) -> ConcordanceResult
                         "with the shorter time had the event.")
     return ConcordanceResult(float(num / den), con, n_comp - con - tie, tie,
                              int(counts.tied_time.sum()), n_comp, method,
-                             float("nan") if tau is None else float(tau))
+                             None if tau is None else float(tau))
 
 
 # -- public metrics --------------------------------------------------------------------------
@@ -566,7 +566,7 @@ def concordance_index_ipcw(time_train, event_train, time_test=None, event_test=N
     >>> t, e = [2, 4, 6, 8, 9], [1, 1, 0, 1, 0]
     >>> r = concordance_index_ipcw(t, e, t, e, [0.9, 0.5, 0.7, 0.1, 0.2])
     >>> round(r.estimate, 4)
-    0.7647
+    0.6486
     """
     (train, test), (risk,) = _parse_args(
         [time_train, event_train, time_test, event_test, risk],
@@ -814,7 +814,7 @@ def brier_score(time_train, event_train, time_test=None, event_test=None, surviv
     --------
     >>> t, e = [2, 4, 6, 8, 9], [1, 1, 0, 1, 0]
     >>> brier_score(t, e, t, e, [0.2, 0.4, 0.9, 0.9, 0.8], [5]).brier.round(4).tolist()
-    [0.1]
+    [0.052]
     """
     train, test, probs, times = _brier_iv(
         [time_train, event_train, time_test, event_test, survival_probs, times])
@@ -869,7 +869,7 @@ def integrated_brier_score(time_train, event_train, time_test=None, event_test=N
     >>> t, e = [2, 4, 6, 8, 9], [1, 1, 0, 1, 0]
     >>> p = [[0.2, 0.1], [0.4, 0.3], [0.9, 0.8], [0.9, 0.8], [0.8, 0.7]]
     >>> round(integrated_brier_score(t, e, t, e, p, [3, 5]), 4)
-    0.0857
+    0.073
     """
     train, test, probs, times = _brier_iv(
         [time_train, event_train, time_test, event_test, survival_probs, times], min_times=2)
