@@ -19,7 +19,7 @@ event, and one float field, the time, under any names) in place of the pair — 
   integrated over them.
 
 Each gives scikit-survival's numbers (``sksurv.metrics``, same names; see docs/survival.md for
-the measured agreement) in O(n log n) time (the concordance counts) or O(n log n) per time
+the measured agreement) in O(n log² n) time (the concordance counts) or O(n log n) per time
 point. :data:`SURVIVAL_METRICS` holds float-valued versions by name, with
 :data:`SURVIVAL_HIGHER_IS_BETTER`; they are not yet in the runner's or the audit's registry.
 """
