@@ -1013,6 +1013,93 @@ BIBTEX: dict[str, tuple[str, str]] = {
   year    = {1947},
   doi     = {10.1093/biomet/34.1-2.28}
 }"""),
+    "harrell1982": ("Harrell et al. (1982)", """@article{harrell1982,
+  author  = {Harrell, Frank E. and Califf, Robert M. and Pryor, David B. and Lee, Kerry L.
+             and Rosati, Robert A.},
+  title   = {Evaluating the Yield of Medical Tests},
+  journal = {JAMA},
+  volume  = {247},
+  number  = {18},
+  pages   = {2543--2546},
+  year    = {1982},
+  doi     = {10.1001/jama.1982.03320430047030}
+}"""),
+    "harrell1996": ("Harrell et al. (1996)", """@article{harrell1996,
+  author  = {Harrell, Frank E. and Lee, Kerry L. and Mark, Daniel B.},
+  title   = {Multivariable Prognostic Models: Issues in Developing Models, Evaluating
+             Assumptions and Adequacy, and Measuring and Reducing Errors},
+  journal = {Statistics in Medicine},
+  volume  = {15},
+  number  = {4},
+  pages   = {361--387},
+  year    = {1996},
+  doi     = {10.1002/(SICI)1097-0258(19960229)15:4<361::AID-SIM168>3.0.CO;2-4}
+}"""),
+    "uno2011": ("Uno et al. (2011)", """@article{uno2011,
+  author  = {Uno, Hajime and Cai, Tianxi and Pencina, Michael J. and D'Agostino, Ralph B.
+             and Wei, Lee-Jen},
+  title   = {On the C-Statistics for Evaluating Overall Adequacy of Risk Prediction
+             Procedures with Censored Survival Data},
+  journal = {Statistics in Medicine},
+  volume  = {30},
+  number  = {10},
+  pages   = {1105--1117},
+  year    = {2011},
+  doi     = {10.1002/sim.4154}
+}"""),
+    "uno2007": ("Uno et al. (2007)", """@article{uno2007,
+  author  = {Uno, Hajime and Cai, Tianxi and Tian, Lu and Wei, Lee-Jen},
+  title   = {Evaluating Prediction Rules for t-Year Survivors with Censored Regression
+             Models},
+  journal = {Journal of the American Statistical Association},
+  volume  = {102},
+  number  = {478},
+  pages   = {527--537},
+  year    = {2007},
+  doi     = {10.1198/016214507000000149}
+}"""),
+    "hung2010": ("Hung & Chiang (2010)", """@article{hung2010,
+  author  = {Hung, Hung and Chiang, Chin-Tsang},
+  title   = {Estimation Methods for Time-Dependent {AUC} Models with Survival Data},
+  journal = {Canadian Journal of Statistics},
+  volume  = {38},
+  number  = {1},
+  pages   = {8--26},
+  year    = {2010},
+  doi     = {10.1002/cjs.10046}
+}"""),
+    "lambert2016": ("Lambert & Chevret (2016)", """@article{lambert2016,
+  author  = {Lambert, J{\\'e}r{\\^o}me and Chevret, Sylvie},
+  title   = {Summary Measure of Discrimination in Survival Models Based on
+             Cumulative/Dynamic Time-Dependent {ROC} Curves},
+  journal = {Statistical Methods in Medical Research},
+  volume  = {25},
+  number  = {5},
+  pages   = {2088--2102},
+  year    = {2016},
+  doi     = {10.1177/0962280213515571}
+}"""),
+    "graf1999": ("Graf et al. (1999)", """@article{graf1999,
+  author  = {Graf, Erika and Schmoor, Claudia and Sauerbrei, Willi and Schumacher, Martin},
+  title   = {Assessment and Comparison of Prognostic Classification Schemes for Survival
+             Data},
+  journal = {Statistics in Medicine},
+  volume  = {18},
+  number  = {17--18},
+  pages   = {2529--2545},
+  year    = {1999},
+  doi     = {10.1002/(SICI)1097-0258(19990915/30)18:17/18<2529::AID-SIM274>3.0.CO;2-5}
+}"""),
+    "kaplan1958": ("Kaplan & Meier (1958)", """@article{kaplan1958,
+  author  = {Kaplan, Edward L. and Meier, Paul},
+  title   = {Nonparametric Estimation from Incomplete Observations},
+  journal = {Journal of the American Statistical Association},
+  volume  = {53},
+  number  = {282},
+  pages   = {457--481},
+  year    = {1958},
+  doi     = {10.1080/01621459.1958.10501452}
+}"""),
 }
 
 #: section key -> the references its methods rest on

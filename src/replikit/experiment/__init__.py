@@ -27,6 +27,11 @@ _EXPORTS = {
     "METRICS": "metrics", "HIGHER_IS_BETTER": "metrics", "higher_is_better": "metrics",
     "check_metrics": "metrics", "compute_metric": "metrics", "primary_metric": "metrics",
     "metric_label": "metrics", "METRIC_LABELS": "metrics",
+    # survival.py (metrics of censored time-to-event outcomes; not yet in the runner's registry)
+    "concordance_index": "survival", "concordance_index_ipcw": "survival",
+    "cumulative_dynamic_auc": "survival", "brier_score": "survival",
+    "integrated_brier_score": "survival", "SURVIVAL_METRICS": "survival",
+    "survival_higher_is_better": "survival",
     # scoring.py
     "scores_from_predictions": "scoring", "primary_metric_of": "scoring",
     # models.py

@@ -1,0 +1,948 @@
+"""Performance metrics of survival (time-to-event) predictions on one test set, with censoring.
+
+A survival outcome is a pair: the follow-up ``time`` and ``event`` (True when the event was
+observed at that time, False when the subject was censored then). Every function takes a target
+as two arrays (``time, event``) or as scikit-survival's structured array (one boolean field, the
+event, and one float field, the time, under any names) in place of the pair — so
+``concordance_index(y, risk)`` works as well as ``concordance_index(time, event, risk)``.
+
+* :func:`concordance_index` — Harrell's C (Harrell et al. 1982; 1996): the share of comparable
+  pairs whose predicted risks are ordered as their times; depends on the censoring pattern.
+* :func:`concordance_index_ipcw` — Uno et al.'s (2011) C, weighted by the inverse probability
+  of censoring (Kaplan–Meier of the censoring times, from the training data), with truncation
+  at ``tau``; free of the censoring distribution.
+* :func:`cumulative_dynamic_auc` — the time-dependent AUC of cumulative cases and dynamic
+  controls with censoring weights (Uno et al. 2007; Hung & Chiang 2010) and its mean over
+  time (Lambert & Chevret 2016).
+* :func:`brier_score` and :func:`integrated_brier_score` — the Brier score of predicted
+  survival probabilities with censoring weights (Graf et al. 1999), at chosen times and
+  integrated over them.
+
+Each gives scikit-survival's numbers (``sksurv.metrics``, same names; see docs/survival.md for
+the measured agreement) in O(n log² n) time (the concordance counts) or O(n log n) per time
+point. :data:`SURVIVAL_METRICS` holds float-valued versions by name, with
+:data:`SURVIVAL_HIGHER_IS_BETTER`; they are not yet in the runner's or the audit's registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DataError, ParameterError, ParameterTypeError
+from ..results import Result
+
+__all__ = ["concordance_index", "concordance_index_ipcw", "cumulative_dynamic_auc",
+           "brier_score", "integrated_brier_score", "ConcordanceResult",
+           "CumulativeDynamicAUCResult", "BrierScoreResult", "SURVIVAL_METRICS",
+           "SURVIVAL_HIGHER_IS_BETTER", "SURVIVAL_NEEDS_TIMES", "SURVIVAL_NEEDS_PROBA",
+           "survival_higher_is_better"]
+
+
+# -- results ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ConcordanceResult(Result):
+    """A concordance index and the pair counts behind it.
+
+    Attributes
+    ----------
+    estimate : float
+        The concordance index, in [0, 1]: 1 when every comparable pair is ordered as its times,
+        0.5 for a risk unrelated to the outcome.
+    concordant : int
+        Comparable pairs whose earlier-event subject has the higher risk.
+    discordant : int
+        Comparable pairs whose earlier-event subject has the lower risk.
+    tied_risk : int
+        Comparable pairs with risks within ``tied_tol`` (each counts 1/2).
+    tied_time : int
+        Comparable pairs of an event and a censoring at the same time (the censored subject is
+        taken to outlive the event).
+    n_comparable : int
+        All comparable pairs: ``concordant + discordant + tied_risk``.
+    method : str
+        ``'harrell'`` or ``'uno'`` (censoring weights).
+    tau : float or None
+        The truncation time of Uno's C (None: none).
+    """
+
+    estimate: float
+    concordant: int
+    discordant: int
+    tied_risk: int
+    tied_time: int
+    n_comparable: int
+    method: str = "harrell"
+    tau: float | None = None
+
+    @property
+    def title(self) -> str:
+        """The heading of the result."""
+        return ("Harrell's concordance index" if self.method == "harrell"
+                else "Uno's concordance index (censoring weights)")
+
+
+@dataclass(frozen=True)
+class CumulativeDynamicAUCResult(Result):
+    """The cumulative/dynamic AUC at each time and its mean over time.
+
+    Attributes
+    ----------
+    times : ndarray of shape (n_times,)
+        The time points, increasing.
+    auc : ndarray of shape (n_times,)
+        AUC(t) at each: the probability that a subject with an event by t has a higher risk
+        than one still event-free after t.
+    mean_auc : float
+        Their mean weighted by the Kaplan–Meier drop of the test data's survival over the
+        time points.
+    """
+
+    times: np.ndarray
+    auc: np.ndarray
+    mean_auc: float
+
+    @property
+    def title(self) -> str:
+        """The heading of the result."""
+        return f"Cumulative/dynamic AUC (mean {self.mean_auc:.4g})"
+
+    def to_frame(self):
+        """One row per time point: ``time``, ``auc``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The AUC at each time.
+        """
+        import pandas as pd
+
+        return pd.DataFrame({"time": self.times, "auc": self.auc})
+
+
+@dataclass(frozen=True)
+class BrierScoreResult(Result):
+    """The censoring-weighted Brier score at each time.
+
+    Attributes
+    ----------
+    times : ndarray of shape (n_times,)
+        The time points, increasing.
+    brier : ndarray of shape (n_times,)
+        The Brier score at each (0 is perfect; 0.25 is what always predicting 0.5 scores).
+    """
+
+    times: np.ndarray
+    brier: np.ndarray
+
+    @property
+    def title(self) -> str:
+        """The heading of the result."""
+        return "Brier score (censoring weights)"
+
+    def to_frame(self):
+        """One row per time point: ``time``, ``brier``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The Brier score at each time.
+        """
+        import pandas as pd
+
+        return pd.DataFrame({"time": self.times, "brier": self.brier})
+
+
+# -- input validation ------------------------------------------------------------------------
+
+def _is_structured(value) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype.names is not None
+
+
+def _structured_iv(y, name: str) -> tuple[np.ndarray, np.ndarray]:
+    names = y.dtype.names
+    if y.ndim != 1 or len(names) != 2:
+        raise DataError(f"`{name}`: a structured survival target must be one-dimensional with "
+                        f"two fields (event, time); got shape {y.shape} and fields {names}.")
+    kinds = {f: y.dtype[f].kind for f in names}
+    event_f = [f for f in names if kinds[f] == "b"]
+    time_f = [f for f in names if kinds[f] in "fiu"]
+    if len(event_f) != 1 or len(time_f) != 1:
+        raise DataError(f"`{name}`: a structured survival target needs one boolean field (the "
+                        f"event) and one numeric field (the time); got {dict(kinds)} "
+                        "(kinds: b boolean, f float, i/u integer).")
+    return np.asarray(y[time_f[0]]), np.asarray(y[event_f[0]])
+
+
+def _time_iv(time, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(time, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"`{name}` must hold numeric times; could not convert it ({exc}).") \
+            from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise DataError(f"`{name}` must be a non-empty one-dimensional array of times; got "
+                        f"shape {arr.shape}.")
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr <= 0))
+    if bad.size:
+        raise DataError(f"`{name}` must hold positive finite times; found {bad.size} other "
+                        f"value(s), first at position {bad[0]}: {arr[bad[0]]!r}.")
+    return arr
+
+
+def _event_iv(event, name: str, n: int) -> np.ndarray:
+    arr = np.asarray(event)
+    if arr.ndim != 1:
+        raise DataError(f"`{name}` must be one-dimensional; got shape {arr.shape}.")
+    if arr.dtype.kind != "b":
+        try:
+            num = arr.astype(float)
+        except (TypeError, ValueError):
+            raise DataError(f"`{name}` must hold event indicators (True/False or 1/0); got "
+                            f"values of type {arr.dtype}.") from None
+        bad = np.flatnonzero((num != 0) & (num != 1))
+        if bad.size:
+            raise DataError(f"`{name}` must hold event indicators (True/False or 1/0); found "
+                            f"{bad.size} other value(s), first at position {bad[0]}: "
+                            f"{arr[bad[0]]!r}.")
+        arr = num == 1
+    if arr.size != n:
+        raise DataError(f"`{name}` has {arr.size} values but its times have {n}.")
+    if not arr.any():
+        raise DataError(f"`{name}`: every subject is censored; at least one event is needed.")
+    return arr.astype(bool)
+
+
+@dataclass(frozen=True)
+class _Target:
+    time: np.ndarray
+    event: np.ndarray
+    name: str  # how errors name it
+
+
+def _target_iv(time, event, names: tuple[str, str]) -> _Target:
+    if _is_structured(time):  # the whole target in the place of `time`
+        t, e = _structured_iv(time, names[0])
+        t = _time_iv(t, names[0])
+        return _Target(t, _event_iv(e, names[0], t.size), names[0])
+    t = _time_iv(time, names[0])
+    return _Target(t, _event_iv(event, names[1], t.size), names[0])
+
+
+def _parse_args(values: list, targets: list[tuple[str, str]], rest: list[str]):
+    """Targets given as (time, event) pairs or structured arrays, then the other arguments.
+
+    ``values`` are the positional parameters in order with the ones left at None dropped."""
+    values = [v for v in values if v is not None]
+    out, i = [], 0
+    for names in targets:
+        if i >= len(values):
+            raise ParameterError(f"`{names[0]}`: a survival target is missing (give `time` and "
+                                 "`event` arrays, or a structured array).")
+        if _is_structured(values[i]):
+            out.append(_target_iv(values[i], None, names))
+            i += 1
+        else:
+            if i + 1 >= len(values):
+                raise ParameterError(f"`{names[1]}` is missing.")
+            out.append(_target_iv(values[i], values[i + 1], names))
+            i += 2
+    if len(values) - i != len(rest):
+        raise ParameterError(
+            f"expected {', '.join(f'`{r}`' for r in rest)} after the survival target(s); got "
+            f"{len(values) - i} more argument(s). A target is `time` and `event` arrays, or "
+            "one structured array in their place.")
+    return out, values[i:]
+
+
+def _risk_iv(risk, name: str, n: int, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    try:
+        arr = np.asarray(risk, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"`{name}` must be numeric; could not convert it ({exc}).") from None
+    if arr.ndim not in ndim:
+        raise DataError(f"`{name}` must have {' or '.join(map(str, ndim))} dimension(s); got "
+                        f"shape {arr.shape}.")
+    if arr.shape[0] != n:
+        raise DataError(f"`{name}` has {arr.shape[0]} rows but the test target has {n} "
+                        "subjects.")
+    if not np.all(np.isfinite(arr)):
+        raise DataError(f"`{name}` must be finite; found {int((~np.isfinite(arr)).sum())} "
+                        "NaN/inf value(s).")
+    return arr
+
+
+def _tol_iv(tied_tol) -> float:
+    if isinstance(tied_tol, bool) or not isinstance(tied_tol, (int, float, np.number)):
+        raise ParameterTypeError(f"`tied_tol` must be a number; got {type(tied_tol).__name__}.")
+    if not np.isfinite(tied_tol) or tied_tol < 0:
+        raise ParameterError(f"`tied_tol` must be finite and >= 0; got {tied_tol!r}.")
+    return float(tied_tol)
+
+
+def _times_iv(times, test: _Target) -> np.ndarray:
+    arr = _time_iv(np.atleast_1d(np.asarray(times, dtype=float)), "times")
+    if arr.size > 1 and np.any(np.diff(arr) <= 0):
+        raise ParameterError("`times` must be strictly increasing (the columns of the "
+                             "predictions follow them).")
+    lo, hi = test.time.min(), test.time.max()
+    if arr[0] < lo or arr[-1] >= hi:
+        raise ParameterError(f"`times` must lie within the test data's follow-up [{lo:g}, "
+                             f"{hi:g}) (the last time observed must exceed them, so that some "
+                             f"subjects are still followed); got [{arr[0]:g}, {arr[-1]:g}].")
+    return arr
+
+
+# -- Kaplan–Meier ----------------------------------------------------------------------------
+
+def _kaplan_meier(time, event, *, censoring: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct times and the Kaplan–Meier survival just after each.
+
+    With ``censoring``, the survival of the censoring times G(t) = P(C > t): at a time with both
+    events and censorings the events come first (the censored subjects were at risk of them),
+    so they leave the risk set of the censoring process before its jump."""
+    uniq, inverse, counts = np.unique(time, return_inverse=True, return_counts=True)
+    d = np.bincount(inverse, weights=event, minlength=uniq.size)
+    at_risk = time.size - np.concatenate(([0], np.cumsum(counts)[:-1]))
+    if censoring:
+        jumps, at_risk = counts - d, at_risk - d
+    else:
+        jumps = d
+    ratio = np.divide(jumps, at_risk, out=np.zeros(uniq.size), where=jumps != 0)
+    return uniq, np.cumprod(1.0 - ratio)
+
+
+def _step_at(uniq, surv, t) -> np.ndarray:
+    """The right-continuous step function (1 before the first time) at ``t``."""
+    idx = np.searchsorted(uniq, t, side="right") - 1
+    return np.where(idx >= 0, surv[np.maximum(idx, 0)], 1.0)
+
+
+class _Censoring:
+    """G, the Kaplan–Meier survival of the censoring times of the training data."""
+
+    def __init__(self, train: _Target):
+        self.last = train.time.max()
+        if train.event.all():  # no censoring seen: G = 1 over the follow-up
+            self.uniq, self.surv = np.unique(train.time), None
+        else:
+            self.uniq, self.surv = _kaplan_meier(train.time, train.event, censoring=True)
+        self.train_name = train.name
+
+    def at(self, t, what: str) -> np.ndarray:
+        t = np.asarray(t, float)
+        if self.surv is None:
+            g = np.ones(t.shape)
+        else:
+            g = _step_at(self.uniq, self.surv, t)
+        beyond = t > self.last
+        if beyond.any() and (self.surv is None or self.surv[-1] > 0):
+            raise DataError(
+                f"{what} reach {t[beyond].max():g}, beyond the training follow-up (last time "
+                f"{self.last:g} in `{self.train_name}`): the censoring distribution is unknown "
+                "there. Truncate (`tau`, `times`) below the training follow-up.")
+        g = np.where(beyond, 0.0, g)
+        if np.any(g <= 0):
+            raise DataError(
+                f"{what} reach {t[g <= 0].min():g}, where the training data's censoring "
+                "survival G(t) is 0 (every subject still followed there was censored): the "
+                "censoring weights 1/G are infinite. Truncate (`tau`, `times`) below it.")
+        return g
+
+
+# -- the concordance kernel ------------------------------------------------------------------
+
+def _prefix_rank_counts(seq: np.ndarray, prefix: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """For each query q, #{j < prefix[q] : seq[j] < bound[q]}, in O((n + m) log^2 n).
+
+    ``seq`` holds integers in [0, n); the prefix [0, P) splits into dyadic blocks (one per set
+    bit of P), each counted by a binary search in the sorted copy of its block at that level."""
+    n = seq.size
+    levels = max(1, int(np.ceil(np.log2(max(n, 2)))))
+    size = 1 << levels
+    padded = np.full(size, n, dtype=np.int64)  # padding is never < a bound (bounds <= n)
+    padded[:n] = seq
+    out = np.zeros(prefix.size, dtype=np.int64)
+    prefix = prefix.astype(np.int64)
+    bound = bound.astype(np.int64)
+    for k in range(levels + 1):
+        width = 1 << k
+        has = (prefix >> k) & 1 == 1
+        if not has.any():
+            continue
+        block = (prefix[has] >> (k + 1)) << 1  # index of the block [start, start + 2^k)
+        keys = np.sort(padded.reshape(-1, width), axis=1)
+        keys = (keys + (np.arange(size // width, dtype=np.int64) * (n + 1))[:, None]).ravel()
+        out[has] += (np.searchsorted(keys, block * (n + 1) + bound[has], side="left")
+                     - block * width)
+    return out
+
+
+@dataclass(frozen=True)
+class _PairCounts:
+    events: np.ndarray       # positions of the event subjects
+    concordant: np.ndarray   # per event subject, among its comparable subjects
+    tied: np.ndarray
+    comparable: np.ndarray
+    tied_time: np.ndarray
+
+
+def _pair_counts(time, event, risk, tied_tol) -> _PairCounts:
+    """Per event subject i: its comparable subjects (later time, or censored at the same time)
+    with a lower risk (by more than ``tied_tol``) and with a risk within ``tied_tol``."""
+    # order: time decreasing, censored before events at the same time, so that the subjects
+    # comparable with event i are exactly the first P_i of the order
+    order = np.lexsort((event, -time))
+    rank_of = np.empty(time.size, dtype=np.int64)
+    rank_of[np.argsort(risk, kind="stable")] = np.arange(time.size)
+    seq = rank_of[order]
+    ev = np.flatnonzero(event)
+    t_sorted = np.sort(time)
+    c_sorted = np.sort(time[~event])
+    t_ev = time[ev]
+    later = time.size - np.searchsorted(t_sorted, t_ev, side="right")
+    cens_tied = (np.searchsorted(c_sorted, t_ev, side="right")
+                 - np.searchsorted(c_sorted, t_ev, side="left"))
+    prefix = later + cens_tied
+    r_sorted = np.sort(risk)
+    lo = np.searchsorted(r_sorted, risk[ev] - tied_tol, side="left")   # risk < r_i - tol
+    hi = np.searchsorted(r_sorted, risk[ev] + tied_tol, side="right")  # risk <= r_i + tol
+    counts = _prefix_rank_counts(seq, np.concatenate([prefix, prefix]), np.concatenate([lo, hi]))
+    below, upto = counts[:ev.size], counts[ev.size:]
+    return _PairCounts(ev, below, upto - below, prefix, cens_tied)
+
+
+def _concordance(counts: _PairCounts, weights, method, tau) -> ConcordanceResult:
+    num = np.sum(weights * (counts.concordant + 0.5 * counts.tied))
+    den = np.sum(weights * counts.comparable)
+    n_comp = int(counts.comparable.sum())
+    con, tie = int(counts.concordant.sum()), int(counts.tied.sum())
+    if n_comp == 0 or den <= 0:
+        where = "" if method == "harrell" else " with an event before `tau`"
+        raise DataError(f"no comparable pair{where}: a pair is comparable when the subject "
+                        "with the shorter time had the event.")
+    return ConcordanceResult(float(num / den), con, n_comp - con - tie, tie,
+                             int(counts.tied_time.sum()), n_comp, method,
+                             None if tau is None else float(tau))
+
+
+# -- public metrics --------------------------------------------------------------------------
+
+def concordance_index(time, event, risk=None, *, tied_tol=1e-8) -> ConcordanceResult:
+    r"""Harrell's concordance index of a risk score with a censored survival outcome.
+
+    A pair of subjects is comparable when the one with the shorter time had the event (a
+    censoring at the same time as an event counts as later; two events at the same time are not
+    comparable). The index is the share of comparable pairs whose earlier-event subject has the
+    higher risk, a tie in risk counting 1/2:
+
+    .. math::
+
+        C = \frac{\sum_{i,j} \delta_i\,I(T_i < T_j)\,[I(r_i > r_j) + \tfrac12 I(r_i = r_j)]}
+                 {\sum_{i,j} \delta_i\,I(T_i < T_j)}
+
+    (Harrell et al. 1982; Harrell, Lee & Mark 1996, section 5.5). Its limit depends on the
+    censoring distribution; :func:`concordance_index_ipcw` removes that dependence. Counted in
+    O(n log^2 n) with no loop over pairs; the numbers are scikit-survival's
+    ``concordance_index_censored``.
+
+    Parameters
+    ----------
+    time : array-like of shape (n,) or structured array
+        Follow-up times (positive), or a structured survival target (a boolean event field and
+        a numeric time field, as scikit-survival's) — then ``risk`` comes second.
+    event : array-like of shape (n,)
+        True (or 1) when the event was observed at ``time``, False (0) when censored.
+    risk : array-like of shape (n,)
+        Predicted risk: higher means an earlier event expected.
+    tied_tol : float, default 1e-8
+        Risks closer than this are tied.
+
+    Returns
+    -------
+    ConcordanceResult
+        ``estimate`` and the counts ``concordant``, ``discordant``, ``tied_risk``,
+        ``tied_time``, ``n_comparable``.
+
+    Raises
+    ------
+    DataError
+        Times not positive and finite, events not 0/1, lengths that differ, no event, or no
+        comparable pair.
+
+    See Also
+    --------
+    concordance_index_ipcw : Uno's C, free of the censoring distribution.
+    cumulative_dynamic_auc : Discrimination at chosen times.
+
+    References
+    ----------
+    Harrell, F. E., Califf, R. M., Pryor, D. B., Lee, K. L. & Rosati, R. A. (1982). Evaluating
+    the yield of medical tests. JAMA, 247(18), 2543–2546.
+
+    Harrell, F. E., Lee, K. L. & Mark, D. B. (1996). Multivariable prognostic models: issues in
+    developing models, evaluating assumptions and adequacy, and measuring and reducing errors.
+    Statistics in Medicine, 15(4), 361–387.
+
+    Examples
+    --------
+    >>> r = concordance_index([2, 4, 6, 8], [1, 1, 0, 1], [0.9, 0.5, 0.7, 0.1])
+    >>> r.estimate, r.concordant, r.discordant, r.n_comparable
+    (0.8, 4, 1, 5)
+    """
+    (test,), (risk,) = _parse_args([time, event, risk], [("time", "event")], ["risk"])
+    risk = _risk_iv(risk, "risk", test.time.size)
+    tol = _tol_iv(tied_tol)
+    counts = _pair_counts(test.time, test.event, risk, tol)
+    return _concordance(counts, 1.0, "harrell", None)
+
+
+def concordance_index_ipcw(time_train, event_train, time_test=None, event_test=None, risk=None,
+                           *, tau=None, tied_tol=1e-8) -> ConcordanceResult:
+    r"""Uno's concordance index: Harrell's C weighted by the inverse probability of censoring.
+
+    Each comparable pair whose earlier time :math:`T_i` is an event before ``tau`` is weighted by
+    :math:`\hat G(T_i)^{-2}`, with :math:`\hat G` the Kaplan–Meier estimate of the censoring
+    survival function :math:`P(C > t)` from the training data:
+
+    .. math::
+
+        C_\tau = \frac{\sum_{i,j} \delta_i \hat G(T_i)^{-2} I(T_i < T_j, T_i < \tau)
+                       [I(r_i > r_j) + \tfrac12 I(r_i = r_j)]}
+                      {\sum_{i,j} \delta_i \hat G(T_i)^{-2} I(T_i < T_j, T_i < \tau)}
+
+    (Uno et al. 2011, equation 6). Under censoring independent of the covariates it estimates
+    :math:`P(r_i > r_j \mid T_i < T_j, T_i < \tau)`, whatever the censoring distribution. Tied
+    times as in :func:`concordance_index`; the numbers are scikit-survival's
+    ``concordance_index_ipcw``.
+
+    Parameters
+    ----------
+    time_train : array-like of shape (n_train,) or structured array
+        Training follow-up times (for the censoring distribution), or the training target as a
+        structured array (then the test target and ``risk`` move one place left).
+    event_train : array-like of shape (n_train,)
+        Training event indicators.
+    time_test : array-like of shape (n,) or structured array
+        Test follow-up times, or the test target as a structured array.
+    event_test : array-like of shape (n,)
+        Test event indicators.
+    risk : array-like of shape (n,)
+        Predicted risk of the test subjects (higher: earlier event expected).
+    tau : float, optional
+        Truncation time: only pairs whose earlier event is before ``tau`` count. Choose it
+        where the censoring survival is still positive; test events before it must lie within
+        the training follow-up. None: no truncation.
+    tied_tol : float, default 1e-8
+        Risks closer than this are tied.
+
+    Returns
+    -------
+    ConcordanceResult
+        ``estimate`` (weighted) and the unweighted counts of all comparable pairs, as
+        scikit-survival reports them (including the pairs after ``tau``, which weigh 0).
+
+    Raises
+    ------
+    DataError
+        Invalid targets or risks; a test event before ``tau`` beyond the training follow-up or
+        where the censoring survival is 0; no event before ``tau``.
+
+    See Also
+    --------
+    concordance_index : Harrell's C.
+
+    References
+    ----------
+    Uno, H., Cai, T., Pencina, M. J., D'Agostino, R. B. & Wei, L. J. (2011). On the
+    C-statistics for evaluating overall adequacy of risk prediction procedures with censored
+    survival data. Statistics in Medicine, 30(10), 1105–1117.
+
+    Examples
+    --------
+    >>> t, e = [2, 4, 6, 8, 9], [1, 1, 0, 1, 0]
+    >>> r = concordance_index_ipcw(t, e, t, e, [0.9, 0.5, 0.7, 0.1, 0.2])
+    >>> round(r.estimate, 4)
+    0.6486
+    """
+    (train, test), (risk,) = _parse_args(
+        [time_train, event_train, time_test, event_test, risk],
+        [("time_train", "event_train"), ("time_test", "event_test")], ["risk"])
+    risk = _risk_iv(risk, "risk", test.time.size)
+    tol = _tol_iv(tied_tol)
+    if tau is not None:
+        if isinstance(tau, bool) or not isinstance(tau, (int, float, np.number)) \
+                or not np.isfinite(tau) or tau <= 0:
+            raise ParameterError(f"`tau` must be a positive finite time or None; got {tau!r}.")
+    counts = _pair_counts(test.time, test.event, risk, tol)
+    t_ev = test.time[counts.events]
+    used = t_ev < tau if tau is not None else np.ones(t_ev.size, bool)
+    if not used.any():
+        raise DataError(f"`{test.name}`: no test event before `tau` = {tau!r}.")
+    g = _Censoring(train).at(t_ev[used], "test event times" + (" before `tau`" if tau else ""))
+    weights = np.zeros(t_ev.size)
+    weights[used] = 1.0 / g ** 2
+    return _concordance(counts, weights, "uno", tau)
+
+
+def _auc_kernel(risk, cases_w, controls, tol) -> np.ndarray:
+    """Mann–Whitney AUC per column: weighted cases vs controls, ties (chained within ``tol`` in
+    sorted order) counting 1/2. ``risk`` (n, T) or (n, 1); weights (n, T)."""
+    n, n_times = cases_w.shape
+    order = np.argsort(risk, axis=0, kind="stable")
+    r = np.take_along_axis(risk, order, axis=0)
+    if r.shape[1] != n_times:
+        order = np.broadcast_to(order, (n, n_times))
+        r = np.broadcast_to(r, (n, n_times))
+    w = np.take_along_axis(cases_w, order, axis=0)
+    c = np.take_along_axis(controls, order, axis=0)
+    new_group = np.ones((n, n_times), bool)
+    new_group[1:] = np.abs(np.diff(r, axis=0)) > tol
+    idx = np.arange(n)[:, None]
+    start = np.maximum.accumulate(np.where(new_group, idx, 0), axis=0)
+    end_flag = np.ones((n, n_times), bool)
+    end_flag[:-1] = new_group[1:]
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(end_flag, idx, n - 1), 0), axis=0), 0)
+    cum_c = np.cumsum(c, axis=0)
+    below = np.take_along_axis(cum_c - c, start, axis=0)       # controls in lower groups
+    within = np.take_along_axis(cum_c, end, axis=0) - below     # controls in the same group
+    num = np.sum(w * (below + 0.5 * within), axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / (w.sum(axis=0) * c.sum(axis=0))
+
+
+def cumulative_dynamic_auc(time_train, event_train, time_test=None, event_test=None, risk=None,
+                           times=None, *, tied_tol=1e-8) -> CumulativeDynamicAUCResult:
+    r"""Time-dependent AUC of cumulative cases against dynamic controls, with censoring weights.
+
+    At time t the cases are the subjects with an event by t, weighted by
+    :math:`\omega_i = 1/\hat G(T_i)` (:math:`\hat G` the Kaplan–Meier censoring survival of the
+    training data), and the controls are those still followed after t:
+
+    .. math::
+
+        \widehat{AUC}(t) = \frac{\sum_{i,j} \omega_i\, I(T_i \le t, \delta_i = 1)\, I(T_j > t)
+                                 [I(r_i > r_j) + \tfrac12 I(r_i = r_j)]}
+                                {\sum_i \omega_i I(T_i \le t, \delta_i = 1)\,
+                                 \sum_j I(T_j > t)}
+
+    (Uno et al. 2007; Hung & Chiang 2010, equation 2.3). The mean over the time points weights
+    each AUC by the drop of the test data's Kaplan–Meier survival :math:`\hat S` since the
+    previous point (from 1 before the first):
+    :math:`\sum_k \widehat{AUC}(t_k)\,[\hat S(t_{k-1}) - \hat S(t_k)] / [1 - \hat S(t_K)]`, a
+    discrete form of Lambert & Chevret's (2016) summary. The numbers are scikit-survival's
+    ``cumulative_dynamic_auc``.
+
+    Parameters
+    ----------
+    time_train : array-like of shape (n_train,) or structured array
+        Training follow-up times, or the training target as a structured array (then the
+        other arguments move one place left).
+    event_train : array-like of shape (n_train,)
+        Training event indicators.
+    time_test : array-like of shape (n,) or structured array
+        Test follow-up times, or the test target as a structured array.
+    event_test : array-like of shape (n,)
+        Test event indicators.
+    risk : array-like of shape (n,) or (n, n_times)
+        Predicted risk (one per subject, or one per subject and time point).
+    times : array-like of shape (n_times,)
+        Strictly increasing time points within the test follow-up ``[min, max)``; test events
+        up to the last must lie within the training follow-up.
+    tied_tol : float, default 1e-8
+        Risks closer than this (consecutive in sorted order) are tied.
+
+    Returns
+    -------
+    CumulativeDynamicAUCResult
+        ``times``, ``auc`` (NaN at a time with no case yet) and ``mean_auc``.
+
+    Raises
+    ------
+    DataError
+        Invalid targets or risks; a test event up to the last time beyond the training
+        follow-up or where the censoring survival is 0.
+    ParameterError
+        ``times`` not increasing or outside the test follow-up.
+
+    See Also
+    --------
+    concordance_index_ipcw : A summary over all times.
+    brier_score : Accuracy of predicted survival probabilities.
+
+    References
+    ----------
+    Uno, H., Cai, T., Tian, L. & Wei, L. J. (2007). Evaluating prediction rules for t-year
+    survivors with censored regression models. Journal of the American Statistical
+    Association, 102(478), 527–537.
+
+    Hung, H. & Chiang, C.-T. (2010). Estimation methods for time-dependent AUC models with
+    survival data. Canadian Journal of Statistics, 38(1), 8–26.
+
+    Lambert, J. & Chevret, S. (2016). Summary measure of discrimination in survival models
+    based on cumulative/dynamic time-dependent ROC curves. Statistical Methods in Medical
+    Research, 25(5), 2088–2102.
+
+    Examples
+    --------
+    >>> t, e = [2, 4, 6, 8, 9], [1, 1, 0, 1, 0]
+    >>> r = cumulative_dynamic_auc(t, e, t, e, [0.9, 0.5, 0.7, 0.1, 0.2], [3, 5])
+    >>> r.auc.round(4).tolist(), round(r.mean_auc, 4)
+    ([1.0, 0.8333], 0.9167)
+    """
+    (train, test), (risk, times) = _parse_args(
+        [time_train, event_train, time_test, event_test, risk, times],
+        [("time_train", "event_train"), ("time_test", "event_test")], ["risk", "times"])
+    times = _times_iv(times, test)
+    risk = _risk_iv(risk, "risk", test.time.size, ndim=(1, 2))
+    if risk.ndim == 2 and risk.shape[1] != times.size:
+        raise DataError(f"`risk` has {risk.shape[1]} columns but `times` has {times.size} "
+                        "time points.")
+    tol = _tol_iv(tied_tol)
+    cases = test.event[:, None] & (test.time[:, None] <= times[None, :])
+    ipcw = np.zeros(test.time.size)
+    needed = test.event & (test.time <= times[-1])
+    ipcw[needed] = 1.0 / _Censoring(train).at(test.time[needed], "test event times")
+    auc = _auc_kernel(risk.reshape(test.time.size, -1), cases * ipcw[:, None],
+                      (test.time[:, None] > times[None, :]).astype(float), tol)
+    if times.size == 1:
+        mean = float(auc[0])
+    else:
+        uniq, surv = _kaplan_meier(test.time, test.event, censoring=False)
+        s = _step_at(uniq, surv, times)
+        drop = -np.diff(np.concatenate(([1.0], s)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = float(np.sum(auc * drop) / (1.0 - s[-1]))
+    return CumulativeDynamicAUCResult(times, auc, mean)
+
+
+def _brier(train, test, probs, times) -> np.ndarray:
+    g = _Censoring(train)
+    g_t = g.at(times, "`times`")
+    cases = test.event[:, None] & (test.time[:, None] <= times[None, :])
+    controls = test.time[:, None] > times[None, :]
+    needed = test.event & (test.time <= times[-1])
+    g_y = np.ones(test.time.size)
+    g_y[needed] = g.at(test.time[needed], "test event times")
+    return np.mean(np.where(cases, probs ** 2 / g_y[:, None], 0.0)
+                   + np.where(controls, (1.0 - probs) ** 2 / g_t[None, :], 0.0), axis=0)
+
+
+def _brier_iv(values, min_times: int = 1):
+    (train, test), (probs, times) = _parse_args(
+        values, [("time_train", "event_train"), ("time_test", "event_test")],
+        ["survival_probs", "times"])
+    times = _times_iv(times, test)
+    if times.size < min_times:
+        raise ParameterError(f"`times` must hold at least {min_times} time points; got "
+                             f"{times.size}.")
+    probs = _risk_iv(probs, "survival_probs", test.time.size, ndim=(1, 2))
+    if probs.ndim == 1:
+        if times.size != 1:
+            raise DataError(f"`survival_probs` must have one column per time point "
+                            f"({times.size}); got a one-dimensional array.")
+        probs = probs[:, None]
+    if probs.shape[1] != times.size:
+        raise DataError(f"`survival_probs` has {probs.shape[1]} columns but `times` has "
+                        f"{times.size} time points.")
+    if np.any((probs < 0) | (probs > 1)):
+        raise DataError("`survival_probs` must hold probabilities in [0, 1]; found values "
+                        f"from {probs.min():g} to {probs.max():g}.")
+    return train, test, probs, times
+
+
+def brier_score(time_train, event_train, time_test=None, event_test=None, survival_probs=None,
+                times=None) -> BrierScoreResult:
+    r"""The Brier score of predicted survival probabilities at each time, with censoring weights.
+
+    .. math::
+
+        BS(t) = \frac1n \sum_i \Big[\frac{\hat\pi_i(t)^2\, I(T_i \le t, \delta_i = 1)}
+                                          {\hat G(T_i)}
+                                    + \frac{(1 - \hat\pi_i(t))^2\, I(T_i > t)}{\hat G(t)}\Big]
+
+    with :math:`\hat\pi_i(t)` the predicted probability that subject i is event-free at t and
+    :math:`\hat G` the Kaplan–Meier censoring survival of the training data (Graf et al. 1999,
+    equation 6); subjects censored before t contribute 0 and are represented by the weights.
+    The numbers are scikit-survival's ``brier_score``.
+
+    Parameters
+    ----------
+    time_train : array-like of shape (n_train,) or structured array
+        Training follow-up times, or the training target as a structured array (then the
+        other arguments move one place left).
+    event_train : array-like of shape (n_train,)
+        Training event indicators.
+    time_test : array-like of shape (n,) or structured array
+        Test follow-up times, or the test target as a structured array.
+    event_test : array-like of shape (n,)
+        Test event indicators.
+    survival_probs : array-like of shape (n, n_times)
+        Predicted probability of being event-free at each time point (one column per time; a
+        one-dimensional array with a single time).
+    times : array-like of shape (n_times,)
+        Strictly increasing time points within the test follow-up ``[min, max)`` and the
+        training follow-up.
+
+    Returns
+    -------
+    BrierScoreResult
+        ``times`` and ``brier``.
+
+    Raises
+    ------
+    DataError
+        Invalid targets or probabilities; a time, or a test event up to the last time, beyond
+        the training follow-up or where the censoring survival is 0.
+    ParameterError
+        ``times`` not increasing or outside the test follow-up.
+
+    See Also
+    --------
+    integrated_brier_score : Its average over time.
+
+    References
+    ----------
+    Graf, E., Schmoor, C., Sauerbrei, W. & Schumacher, M. (1999). Assessment and comparison of
+    prognostic classification schemes for survival data. Statistics in Medicine, 18(17–18),
+    2529–2545.
+
+    Examples
+    --------
+    >>> t, e = [2, 4, 6, 8, 9], [1, 1, 0, 1, 0]
+    >>> brier_score(t, e, t, e, [0.2, 0.4, 0.9, 0.9, 0.8], [5]).brier.round(4).tolist()
+    [0.052]
+    """
+    train, test, probs, times = _brier_iv(
+        [time_train, event_train, time_test, event_test, survival_probs, times])
+    return BrierScoreResult(times, _brier(train, test, probs, times))
+
+
+def integrated_brier_score(time_train, event_train, time_test=None, event_test=None,
+                           survival_probs=None, times=None) -> float:
+    r"""The Brier score integrated over time (trapezoid rule), per unit of time.
+
+    .. math::
+
+        IBS = \frac{1}{t_K - t_1} \int_{t_1}^{t_K} BS(t)\, dt
+
+    with :math:`BS(t)` the censoring-weighted Brier score of :func:`brier_score` (Graf et al.
+    1999, equation 8, with uniform weight over ``[t_1, t_K]``). The number is scikit-survival's
+    ``integrated_brier_score``.
+
+    Parameters
+    ----------
+    time_train : array-like of shape (n_train,) or structured array
+        Training follow-up times, or the training target as a structured array (then the
+        other arguments move one place left).
+    event_train : array-like of shape (n_train,)
+        Training event indicators.
+    time_test : array-like of shape (n,) or structured array
+        Test follow-up times, or the test target as a structured array.
+    event_test : array-like of shape (n,)
+        Test event indicators.
+    survival_probs : array-like of shape (n, n_times)
+        Predicted probability of being event-free at each time point.
+    times : array-like of shape (n_times,)
+        At least two strictly increasing time points (the grid of the integral).
+
+    Returns
+    -------
+    float
+        The integrated Brier score (lower is better).
+
+    See Also
+    --------
+    brier_score : The score at each time.
+
+    References
+    ----------
+    Graf, E., Schmoor, C., Sauerbrei, W. & Schumacher, M. (1999). Assessment and comparison of
+    prognostic classification schemes for survival data. Statistics in Medicine, 18(17–18),
+    2529–2545.
+
+    Examples
+    --------
+    >>> t, e = [2, 4, 6, 8, 9], [1, 1, 0, 1, 0]
+    >>> p = [[0.2, 0.1], [0.4, 0.3], [0.9, 0.8], [0.9, 0.8], [0.8, 0.7]]
+    >>> round(integrated_brier_score(t, e, t, e, p, [3, 5]), 4)
+    0.073
+    """
+    train, test, probs, times = _brier_iv(
+        [time_train, event_train, time_test, event_test, survival_probs, times], min_times=2)
+    bs = _brier(train, test, probs, times)
+    return float(np.trapezoid(bs, times) / (times[-1] - times[0]))
+
+
+# -- the registry ----------------------------------------------------------------------------
+
+def _c_harrell(time_train, event_train, time_test, event_test, prediction, times=None):
+    return concordance_index(time_test, event_test, prediction).estimate
+
+
+def _c_uno(time_train, event_train, time_test, event_test, prediction, times=None):
+    tau = None if times is None else float(np.max(times))
+    return concordance_index_ipcw(time_train, event_train, time_test, event_test, prediction,
+                                  tau=tau).estimate
+
+
+def _mean_auc(time_train, event_train, time_test, event_test, prediction, times=None):
+    return cumulative_dynamic_auc(time_train, event_train, time_test, event_test, prediction,
+                                  times).mean_auc
+
+
+def _ibs(time_train, event_train, time_test, event_test, prediction, times=None):
+    return integrated_brier_score(time_train, event_train, time_test, event_test, prediction,
+                                  times)
+
+
+#: Survival metrics by name, each ``f(time_train, event_train, time_test, event_test,
+#: prediction, times=None) -> float``: ``prediction`` is a risk for the concordance indices and
+#: the AUC, survival probabilities at ``times`` (one column each) for the Brier score;
+#: ``c_index_uno`` truncates at ``max(times)`` when times are given.
+SURVIVAL_METRICS: dict[str, Callable] = {
+    "c_index": _c_harrell, "c_index_uno": _c_uno, "mean_auc": _mean_auc,
+    "integrated_brier_score": _ibs,
+}
+#: Survival metrics where a larger value is better (the Brier score is an error).
+SURVIVAL_HIGHER_IS_BETTER = frozenset({"c_index", "c_index_uno", "mean_auc"})
+#: Survival metrics that need time points.
+SURVIVAL_NEEDS_TIMES = frozenset({"mean_auc", "integrated_brier_score"})
+#: Survival metrics that need predicted survival probabilities (not a risk score).
+SURVIVAL_NEEDS_PROBA = frozenset({"integrated_brier_score"})
+
+
+def survival_higher_is_better(metric: str) -> bool:
+    """Whether a larger value of survival metric ``metric`` is better.
+
+    Parameters
+    ----------
+    metric : str
+        A name in :data:`SURVIVAL_METRICS`.
+
+    Returns
+    -------
+    bool
+        True for the concordance indices and the AUC, False for the Brier score.
+
+    Raises
+    ------
+    ParameterError
+        An unknown name.
+
+    See Also
+    --------
+    concordance_index : Harrell's C.
+
+    Examples
+    --------
+    >>> survival_higher_is_better("c_index"), survival_higher_is_better("integrated_brier_score")
+    (True, False)
+    """
+    if metric not in SURVIVAL_METRICS:
+        raise ParameterError(f"`metric`: unknown survival metric {metric!r}; known are "
+                             f"{', '.join(SURVIVAL_METRICS)}.")
+    return metric in SURVIVAL_HIGHER_IS_BETTER
