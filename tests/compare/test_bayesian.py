@@ -126,3 +126,20 @@ def test_signed_rank_masses_equal_the_quadratic_forms(rope, rounded):
     got_left, got_right = _signed_rank_masses(w, *_signed_rank_bounds(z, rope))
     np.testing.assert_allclose(got_left, ((w @ left) * w).sum(axis=1), rtol=0, atol=1e-14)
     np.testing.assert_allclose(got_right, ((w @ right) * w).sum(axis=1), rtol=0, atol=1e-14)
+
+
+def test_identical_models_without_tolerance_are_not_called_better():
+    """Every difference exactly 0 and no region of equivalence: each draw puts 1/2 on each
+    side, a tie; it used to be counted for the first region, so one of two identical models
+    (BIG-bench's PaLM 535b and 64b rows are identical) read "practically better"."""
+    from replikit.compare import bayesian_signed_rank_test, compare_benchmark
+
+    x = np.linspace(0.5, 0.9, 30)
+    res = bayesian_signed_rank_test((x, x.copy()), tolerance=0.0, n_resamples=1000,
+                                    random_state=0)
+    assert (res.p_left, res.p_rope, res.p_right) == (0.5, 0.0, 0.5)
+    assert res.decision() == "undecided"
+    table = pd.DataFrame({"a": x, "b": x, "c": x - 0.1})
+    dec = compare_benchmark(table, tolerance=0.0, n_resamples=1000,
+                            random_state=0).decisions()
+    assert dec.loc[(dec["a"] == "a") & (dec["b"] == "b"), "decided"].item() is False

@@ -203,3 +203,14 @@ def test_benchmark_with_missing_cells_runs_skillings_mack(tmp_path, cli):
     code, out, err = cli("compare", str(path))
     assert code == 0 and "Missing cells (3" in err and "Skillings-Mack" in out
     assert "rank-biserial" in out
+
+
+def test_an_infinite_score_is_named_as_such():
+    """BIG-bench's 0-shot table holds a -inf score: it is not a missing one."""
+    from replikit.compare import read_benchmark
+
+    long = pd.DataFrame({"task": ["t1", "t1", "t2", "t2"], "model": ["a", "b"] * 2,
+                         "score": [0.5, -np.inf, 0.4, 0.3]})
+    for allow in (False, True):
+        with pytest.raises(DataError, match=r"1 infinite score.*'t1', model 'b' \(-inf\)"):
+            read_benchmark(long, allow_missing=allow)

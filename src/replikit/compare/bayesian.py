@@ -247,8 +247,13 @@ def _check_tolerance(tolerance) -> float:
 
 
 def _winners(samples: np.ndarray) -> np.ndarray:
-    """Index of the most probable region of each sample (0 left, 1 rope, 2 right)."""
-    return np.argmax(samples, axis=1)
+    """Each sample's vote for the most probable region (0 left, 1 rope, 2 right), as rows of
+    shares: one region gets 1; regions tied for the largest probability share it equally.
+    A tie is real when every difference is exactly 0 with no tolerance (both Walsh-average
+    masses 1/2 in every draw): counting it for the first region (``argmax``) would call one of
+    two identical models practically better."""
+    top = samples >= samples.max(axis=1, keepdims=True)
+    return top / top.sum(axis=1, keepdims=True)
 
 
 def _two_columns(table, a, b, metric):
@@ -392,7 +397,7 @@ def bayesian_signed_rank_test(table, a=None, b=None, *, metric: str | None = Non
     samples[:, 1] = np.clip(1.0 - samples[:, 0] - samples[:, 2], 0.0, 1.0)
     if rope == 0:
         samples[:, 1] = 0.0
-    p = np.bincount(_winners(samples), minlength=3) / n_samples
+    p = _winners(samples).mean(axis=0)
     se = np.sqrt(p * (1 - p) / n_samples)
     return BayesianComparison(
         p_left=float(p[0]), p_rope=float(p[1]), p_right=float(p[2]), tolerance=rope, a=a,
@@ -631,11 +636,11 @@ def _hierarchical(diffs: list, rho: np.ndarray, rope: float, *, a, b, metric, n_
     samples = np.stack([left, np.clip(1 - left - right, 0, 1), right], axis=-1)  # (C, S, 3)
     flat = samples.reshape(-1, 3)
     win = _winners(flat)
-    p = np.bincount(win, minlength=3) / win.size
+    p = win.mean(axis=0)
     # Monte-Carlo SE by batch means: 20 batches per chain
     n_batches = 20 if n_samples >= 200 else max(2, n_samples // 10)
     bsize = n_samples // n_batches
-    onehot = np.eye(3)[win].reshape(n_chains, n_samples, 3)[:, :bsize * n_batches]
+    onehot = win.reshape(n_chains, n_samples, 3)[:, :bsize * n_batches]
     means = onehot.reshape(n_chains * n_batches, bsize, 3).mean(axis=1)
     se = means.std(axis=0, ddof=1) / np.sqrt(means.shape[0])
     delta0 = d0.ravel() * std_diff

@@ -168,7 +168,13 @@ def read_benchmark(frame, *, dataset_column=None, model_column=None,
     wide.index.name = str(ds)
     wide.columns.name = "model"
     values = wide.to_numpy()
-    bad = np.isinf(values) if allow_missing else ~np.isfinite(values)
+    inf = np.isinf(values)
+    if inf.any():  # a score, but not a number a rank test can use
+        r, c = np.argwhere(inf)[0]
+        raise DataError(f"the benchmark table has {int(inf.sum())} infinite score(s), first "
+                        f"dataset {wide.index[r]!r}, model {wide.columns[c]!r} "
+                        f"({values[r, c]:g}); leave a cell empty where the model has no score.")
+    bad = np.isnan(values) if not allow_missing else np.zeros_like(inf)
     if bad.any():
         r, c = np.argwhere(bad)[0]
         raise DataError(f"the benchmark table misses {int(bad.sum())} score(s) (every model "
