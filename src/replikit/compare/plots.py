@@ -115,10 +115,10 @@ def plot_cd_diagram(nemenyi_result, *, ax=None, title: str | None = None, digits
         fr = nemenyi_result.friedman
         missing = len(getattr(fr, "missing", ()) or ())
         if missing:  # Skillings-Mack: each pair has its own critical difference
-            title = (f"Largest Nemenyi-type critical difference = {number(cd)} (alpha = "
+            title = (f"Largest pair's CD = {number(cd)} (alpha = "
                      f"{number(nemenyi_result.alpha)}, {number(nemenyi_result.n_models)} "
-                     f"models, {number(nemenyi_result.n_datasets)} datasets, {missing} "
-                     f"missing cells)\nSkillings-Mack {p_is(fr.pvalue)}; adjusted mean ranks")
+                     f"models, {number(nemenyi_result.n_datasets)} datasets)\n"
+                     f"Skillings-Mack {p_is(fr.pvalue)}; {missing} missing cells")
         else:
             title = (f"Nemenyi critical difference = {number(cd)} (alpha = "
                      f"{number(nemenyi_result.alpha)}, {number(nemenyi_result.n_models)} "
