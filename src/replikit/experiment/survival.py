@@ -32,7 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ..results import Result
+from .._validation import check_choice, check_confidence_level
+from ..results import ConfidenceInterval, Result
 
 __all__ = ["concordance_index", "concordance_index_ipcw", "cumulative_dynamic_auc",
            "brier_score", "integrated_brier_score", "ConcordanceResult",
@@ -43,9 +44,13 @@ __all__ = ["concordance_index", "concordance_index_ipcw", "cumulative_dynamic_au
 
 # -- results ---------------------------------------------------------------------------------
 
+#: The intervals of a concordance index: on the logit scale (default) or on its own scale.
+_INTERVALS = ("logit", "wald")
+
+
 @dataclass(frozen=True)
 class ConcordanceResult(Result):
-    """A concordance index and the pair counts behind it.
+    """A concordance index, its standard error and interval, and the pair counts behind it.
 
     Attributes
     ----------
@@ -67,6 +72,17 @@ class ConcordanceResult(Result):
         ``'harrell'`` or ``'uno'`` (censoring weights).
     tau : float or None
         The truncation time of Uno's C (None: none).
+    se : float
+        The infinitesimal-jackknife standard error of ``estimate`` (R's
+        ``survival::concordance``; Therneau & Atkinson 2020). For Uno's C the censoring
+        weights are held fixed.
+    ci_low, ci_high : float
+        The interval at ``confidence_level`` (``interval``).
+    confidence_level : float
+        The level of ``ci_low``, ``ci_high``.
+    interval : str
+        ``'logit'``: ``expit(logit(C) ± q SE / (C (1 - C)))``, inside [0, 1]; ``'wald'``:
+        ``C ± q SE`` clipped to [0, 1] (``q`` the normal quantile).
     """
 
     estimate: float
@@ -77,12 +93,50 @@ class ConcordanceResult(Result):
     n_comparable: int
     method: str = "harrell"
     tau: float | None = None
+    se: float = np.nan
+    ci_low: float = np.nan
+    ci_high: float = np.nan
+    confidence_level: float = 0.95
+    interval: str = "logit"
 
     @property
     def title(self) -> str:
         """The heading of the result."""
         return ("Harrell's concordance index" if self.method == "harrell"
                 else "Uno's concordance index (censoring weights)")
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The interval of the concordance index at ``confidence_level``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Level of the interval; default the result's ``confidence_level``.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)`` by the result's ``interval`` (logit or Wald), inside [0, 1].
+        """
+        level = check_confidence_level(self.confidence_level if confidence_level is None
+                                       else confidence_level)
+        return ConfidenceInterval(*_c_interval(self.estimate, self.se, level, self.interval))
+
+    def to_frame(self):
+        """One row: the estimate, its SE and interval, then the pair counts.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``method, estimate, se, ci_low, ci_high, confidence_level, interval, tau,
+            n_comparable, concordant, discordant, tied_risk, tied_time``.
+        """
+        import pandas as pd
+
+        names = ["method", "estimate", "se", "ci_low", "ci_high", "confidence_level",
+                 "interval", "tau", "n_comparable", "concordant", "discordant", "tied_risk",
+                 "tied_time"]
+        return pd.DataFrame([{k: getattr(self, k) for k in names}], columns=names)
 
 
 @dataclass(frozen=True)
@@ -355,17 +409,24 @@ class _Censoring:
 
 # -- the concordance kernel ------------------------------------------------------------------
 
-def _prefix_rank_counts(seq: np.ndarray, prefix: np.ndarray, bound: np.ndarray) -> np.ndarray:
-    """For each query q, #{j < prefix[q] : seq[j] < bound[q]}, in O((n + m) log^2 n).
+def _prefix_rank_counts(seq: np.ndarray, prefix: np.ndarray, bound: np.ndarray,
+                        weights: np.ndarray | None = None) -> np.ndarray:
+    """For each query q, #{j < prefix[q] : seq[j] < bound[q]}, in O((n + m) log^2 n); with
+    ``weights``, the sum of ``weights[j]`` over those j instead of their number.
 
-    ``seq`` holds integers in [0, n); the prefix [0, P) splits into dyadic blocks (one per set
-    bit of P), each counted by a binary search in the sorted copy of its block at that level."""
+    ``seq`` holds integers >= 0; the prefix [0, P) splits into dyadic blocks (one per set bit of
+    P), each counted by a binary search in the sorted copy of its block at that level (and
+    summed through the cumulative weights of the sorted block)."""
     n = seq.size
     levels = max(1, int(np.ceil(np.log2(max(n, 2)))))
     size = 1 << levels
-    padded = np.full(size, n, dtype=np.int64)  # padding is never < a bound (bounds <= n)
+    top = int(max(n, seq.max(initial=0) + 1, bound.max(initial=0)))
+    padded = np.full(size, top, dtype=np.int64)  # padding is never < a bound (bounds <= top)
     padded[:n] = seq
-    out = np.zeros(prefix.size, dtype=np.int64)
+    if weights is not None:
+        w = np.zeros(size)
+        w[:n] = weights
+    out = np.zeros(prefix.size, dtype=np.int64 if weights is None else float)
     prefix = prefix.astype(np.int64)
     bound = bound.astype(np.int64)
     for k in range(levels + 1):
@@ -374,10 +435,20 @@ def _prefix_rank_counts(seq: np.ndarray, prefix: np.ndarray, bound: np.ndarray) 
         if not has.any():
             continue
         block = (prefix[has] >> (k + 1)) << 1  # index of the block [start, start + 2^k)
-        keys = np.sort(padded.reshape(-1, width), axis=1)
-        keys = (keys + (np.arange(size // width, dtype=np.int64) * (n + 1))[:, None]).ravel()
-        out[has] += (np.searchsorted(keys, block * (n + 1) + bound[has], side="left")
-                     - block * width)
+        blocks = padded.reshape(-1, width)
+        if weights is None:
+            keys = np.sort(blocks, axis=1)
+        else:
+            order = np.argsort(blocks, axis=1, kind="stable")
+            keys = np.take_along_axis(blocks, order, axis=1)
+            cum = np.cumsum(np.take_along_axis(w.reshape(-1, width), order, axis=1), axis=1)
+        keys = (keys + (np.arange(size // width, dtype=np.int64) * (top + 1))[:, None]).ravel()
+        below = (np.searchsorted(keys, block * (top + 1) + bound[has], side="left")
+                 - block * width)  # how many of the block are < the bound
+        if weights is None:
+            out[has] += below
+        else:
+            out[has] += np.where(below > 0, cum[block, np.maximum(below - 1, 0)], 0.0)
     return out
 
 
@@ -415,7 +486,65 @@ def _pair_counts(time, event, risk, tied_tol) -> _PairCounts:
     return _PairCounts(ev, below, upto - below, prefix, cens_tied)
 
 
-def _concordance(counts: _PairCounts, weights, method, tau) -> ConcordanceResult:
+def _subject_pairs(time, event, risk, tied_tol, counts: _PairCounts, w) -> tuple:
+    """Per subject, the summed weight of the comparable pairs it belongs to — as the earlier
+    event or as the later subject — that are concordant, discordant and tied in risk.
+
+    ``w`` is the weight of each event's pairs (aligned with ``counts.events``). As the later
+    subject j belongs to the pairs of the events before it (and at its time when j is
+    censored): a prefix of the events ordered by time, counted like the events' own pairs."""
+    n = time.size
+    ev = counts.events
+    con, dis, tie = np.zeros(n), np.zeros(n), np.zeros(n)
+    con[ev] = w * counts.concordant
+    tie[ev] = w * counts.tied
+    dis[ev] = w * (counts.comparable - counts.concordant - counts.tied)
+    by_time = np.argsort(time[ev], kind="stable")
+    t_ev = time[ev][by_time]
+    prefix = np.where(event, np.searchsorted(t_ev, time, side="left"),
+                      np.searchsorted(t_ev, time, side="right"))
+    rank_of = np.empty(n, dtype=np.int64)
+    rank_of[np.argsort(risk, kind="stable")] = np.arange(n)
+    r_sorted = np.sort(risk)
+    lo = np.searchsorted(r_sorted, risk - tied_tol, side="left")   # events with r_i < r_j - tol
+    hi = np.searchsorted(r_sorted, risk + tied_tol, side="right")  # events with r_i <= r_j + tol
+    w_time = w[by_time]
+    sums = _prefix_rank_counts(rank_of[ev][by_time], np.concatenate([prefix, prefix]),
+                               np.concatenate([lo, hi]), w_time)
+    below, upto = sums[:n], sums[n:]
+    total = np.concatenate(([0.0], np.cumsum(w_time)))[prefix]
+    return con + (total - upto), dis + below, tie + (upto - below)
+
+
+def _concordance_se(estimate, den, con, dis, tie) -> float:
+    """The infinitesimal-jackknife standard error of a (weighted) concordance ratio.
+
+    Subject i's influence is (c_i + t_i/2 - C m_i) / N, with c_i, t_i the weight of its
+    concordant and risk-tied pairs, m_i of all its comparable pairs, N of all pairs
+    (Therneau & Atkinson 2020, section 3: R's ``survival::concordance`` variance)."""
+    influence = (con + 0.5 * tie - estimate * (con + dis + tie)) / den
+    return float(np.sqrt(np.sum(influence ** 2)))
+
+
+def _c_interval(estimate, se, confidence_level, interval) -> tuple[float, float]:
+    """Wald interval of C on its own scale (``'wald'``, clipped to [0, 1]) or on the logit
+    scale (``'logit'``; delta method, SE / (C (1 - C)))."""
+    from scipy import stats
+
+    if not np.isfinite(se):
+        return np.nan, np.nan
+    q = float(stats.norm.ppf((1.0 + confidence_level) / 2.0))
+    if interval == "wald" or se == 0.0 or estimate in (0.0, 1.0):
+        return float(max(0.0, estimate - q * se)), float(min(1.0, estimate + q * se))
+    logit = np.log(estimate / (1.0 - estimate))
+    half = q * se / (estimate * (1.0 - estimate))
+    return (float(1.0 / (1.0 + np.exp(-(logit - half)))),
+            float(1.0 / (1.0 + np.exp(-(logit + half)))))
+
+
+def _concordance(counts: _PairCounts, weights, method, tau, *, time, event, risk, tol,
+                 confidence_level, interval) -> ConcordanceResult:
+    weights = np.broadcast_to(np.asarray(weights, float), counts.events.shape)
     num = np.sum(weights * (counts.concordant + 0.5 * counts.tied))
     den = np.sum(weights * counts.comparable)
     n_comp = int(counts.comparable.sum())
@@ -424,14 +553,20 @@ def _concordance(counts: _PairCounts, weights, method, tau) -> ConcordanceResult
         where = "" if method == "harrell" else " with an event before `tau`"
         raise DataError(f"no comparable pair{where}: a pair is comparable when the subject "
                         "with the shorter time had the event.")
-    return ConcordanceResult(float(num / den), con, n_comp - con - tie, tie,
+    estimate = float(num / den)
+    se = _concordance_se(estimate, den, *_subject_pairs(time, event, risk, tol, counts,
+                                                         weights))
+    low, high = _c_interval(estimate, se, confidence_level, interval)
+    return ConcordanceResult(estimate, con, n_comp - con - tie, tie,
                              int(counts.tied_time.sum()), n_comp, method,
-                             None if tau is None else float(tau))
+                             None if tau is None else float(tau), se, low, high,
+                             confidence_level, interval)
 
 
 # -- public metrics --------------------------------------------------------------------------
 
-def concordance_index(time, event, risk=None, *, tied_tol=1e-8) -> ConcordanceResult:
+def concordance_index(time, event, risk=None, *, tied_tol=1e-8, confidence_level=0.95,
+                      interval="logit") -> ConcordanceResult:
     r"""Harrell's concordance index of a risk score with a censored survival outcome.
 
     A pair of subjects is comparable when the one with the shorter time had the event (a
@@ -496,12 +631,16 @@ def concordance_index(time, event, risk=None, *, tied_tol=1e-8) -> ConcordanceRe
     (test,), (risk,) = _parse_args([time, event, risk], [("time", "event")], ["risk"])
     risk = _risk_iv(risk, "risk", test.time.size)
     tol = _tol_iv(tied_tol)
+    level = check_confidence_level(confidence_level)
+    interval = check_choice(interval, "interval", _INTERVALS)
     counts = _pair_counts(test.time, test.event, risk, tol)
-    return _concordance(counts, 1.0, "harrell", None)
+    return _concordance(counts, 1.0, "harrell", None, time=test.time, event=test.event,
+                        risk=risk, tol=tol, confidence_level=level, interval=interval)
 
 
 def concordance_index_ipcw(time_train, event_train, time_test=None, event_test=None, risk=None,
-                           *, tau=None, tied_tol=1e-8) -> ConcordanceResult:
+                           *, tau=None, tied_tol=1e-8, confidence_level=0.95,
+                           interval="logit") -> ConcordanceResult:
     r"""Uno's concordance index: Harrell's C weighted by the inverse probability of censoring.
 
     Each comparable pair whose earlier time :math:`T_i` is an event before ``tau`` is weighted by
@@ -573,6 +712,8 @@ def concordance_index_ipcw(time_train, event_train, time_test=None, event_test=N
         [("time_train", "event_train"), ("time_test", "event_test")], ["risk"])
     risk = _risk_iv(risk, "risk", test.time.size)
     tol = _tol_iv(tied_tol)
+    level = check_confidence_level(confidence_level)
+    interval = check_choice(interval, "interval", _INTERVALS)
     if tau is not None:
         if isinstance(tau, bool) or not isinstance(tau, (int, float, np.number)) \
                 or not np.isfinite(tau) or tau <= 0:
@@ -585,7 +726,8 @@ def concordance_index_ipcw(time_train, event_train, time_test=None, event_test=N
     g = _Censoring(train).at(t_ev[used], "test event times" + (" before `tau`" if tau else ""))
     weights = np.zeros(t_ev.size)
     weights[used] = 1.0 / g ** 2
-    return _concordance(counts, weights, "uno", tau)
+    return _concordance(counts, weights, "uno", tau, time=test.time, event=test.event,
+                        risk=risk, tol=tol, confidence_level=level, interval=interval)
 
 
 def _auc_kernel(risk, cases_w, controls, tol) -> np.ndarray:
