@@ -13,6 +13,18 @@ Without scikit-survival installed, replikit alone is timed and the script says s
 
 Run: .venv/bin/python benchmarks/survival_metrics.py [n_repeats]   (default 3; about a minute,
 most of it scikit-survival's concordance indices at n = 50,000).
+
+``benchmarks/survival_metrics.py coverage [n_sims]`` instead measures the coverage of the 95%
+intervals of Harrell's and Uno's C (logit and Wald) by simulation — the numbers in
+docs/survival.md (default 2,000 data sets per setting; a few minutes).
+
+The model: x ~ N(0, 1), event time T ~ Exponential(rate e^x) (risk score x, hazard ratio e per
+SD), censoring time ~ Exponential(rate lambda) independent of both, lambda set for 30% or 60%
+censored (0.3615, 1.6333); n = 50, 200, 1,000. The truths: Harrell's C is the limit of the
+statistic under *that* censoring (it depends on it), computed on 2,000,000 subjects of the same
+model and censoring; Uno's C with tau = 1 estimates P(x_i > x_j | T_i < T_j, T_i < 1), free of
+censoring, computed on 2,000,000 uncensored subjects. Uno's C takes its censoring weights from
+the data set itself (training = test).
 """
 
 from __future__ import annotations
@@ -90,6 +102,67 @@ def _one_size(n: int, rng, repeats: int, sk, surv) -> None:
                       "goal: under 2 s (scikit-survival not installed)")
 
 
+_CENSORING_RATE = {0.3: 0.36152059121907265, 0.6: 1.6333472708907162}
+_TAU = 1.0
+
+
+def _draw(n: int, rate: float | None, rng, size: int = 1):
+    """``size`` data sets of n subjects of the coverage model (no censoring with rate None)."""
+    x = rng.normal(size=(size, n))
+    t_event = rng.exponential(size=(size, n)) / np.exp(x)
+    if rate is None:
+        return t_event, np.ones((size, n), bool), x
+    c = rng.exponential(scale=1.0 / rate, size=(size, n))
+    return np.minimum(t_event, c), t_event <= c, x
+
+
+def coverage(n_sims: int = 2000, seed: int = 0) -> dict:
+    """Coverage of the 95% logit and Wald intervals of Harrell's and Uno's C (see the module
+    docstring); prints one row per setting and returns them."""
+    from replikit.errors import DataError
+
+    rng = np.random.default_rng(seed)
+    big = 2_000_000
+    t, e, x = (a[0] for a in _draw(big, None, rng))
+    truth_uno = concordance_index_ipcw(t, e, t, e, x, tau=_TAU).estimate
+    print(f"Uno's C truth (tau = {_TAU}): {truth_uno:.5f}")
+    print(f"{'censored':>8} {'n':>5} {'index':<8} {'truth':>7} {'mean':>7} {'SD':>7} "
+          f"{'mean SE':>8} {'logit':>6} {'Wald':>6} {'failed':>6}")
+    rows = []
+    for share, rate in _CENSORING_RATE.items():
+        t, e, x = (a[0] for a in _draw(big, rate, rng))
+        truth_h = concordance_index(t, e, x).estimate
+        for n in (50, 200, 1000):
+            T, E, X = _draw(n, rate, rng, n_sims)   # all data sets at once
+            est = {"harrell": [], "uno": []}
+            failed = {"harrell": 0, "uno": 0}
+            for k in range(n_sims):
+                for name in ("harrell", "uno"):
+                    try:
+                        r = (concordance_index(T[k], E[k], X[k]) if name == "harrell" else
+                             concordance_index_ipcw(T[k], E[k], T[k], E[k], X[k], tau=_TAU))
+                    except DataError:  # no comparable pair, or G = 0 before tau
+                        failed[name] += 1
+                        continue
+                    est[name].append((r.estimate, r.se, r.ci_low, r.ci_high))
+            z = 1.959963984540054
+            for name, truth in (("harrell", truth_h), ("uno", truth_uno)):
+                a = np.asarray(est[name])
+                # the logit interval is the result's; the Wald one C +- z SE (clipped)
+                wald = np.clip(a[:, [0]] + z * a[:, [1]] * np.array([-1.0, 1.0]), 0.0, 1.0)
+                cov_logit = np.mean((a[:, 2] <= truth) & (truth <= a[:, 3]))
+                cov_wald = np.mean((wald[:, 0] <= truth) & (truth <= wald[:, 1]))
+                row = {"censored": share, "n": n, "index": name, "truth": truth,
+                       "mean": a[:, 0].mean(), "sd": a[:, 0].std(ddof=1),
+                       "mean_se": a[:, 1].mean(), "logit": cov_logit, "wald": cov_wald,
+                       "failed": failed[name]}
+                rows.append(row)
+                print(f"{share:>8.0%} {n:>5} {name:<8} {truth:>7.4f} {row['mean']:>7.4f} "
+                      f"{row['sd']:>7.4f} {row['mean_se']:>8.4f} {cov_logit:>6.3f} "
+                      f"{cov_wald:>6.3f} {failed[name]:>6}", flush=True)
+    return {"rows": rows}
+
+
 def main(repeats: int = 3) -> None:
     try:
         import sksurv.metrics as sk
@@ -105,4 +178,7 @@ def main(repeats: int = 3) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
+    if len(sys.argv) > 1 and sys.argv[1] == "coverage":
+        coverage(int(sys.argv[2]) if len(sys.argv) > 2 else 2000)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
