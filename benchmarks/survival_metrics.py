@@ -6,6 +6,8 @@ n subjects of the same design), exponential event and censoring times (about 40%
 times rounded to 3 decimals so some are tied), a risk score, survival probabilities at 20 time
 points between the 10% and 70% quantiles of the follow-up. Timed: Harrell's C, Uno's C (with
 ``tau``), the cumulative/dynamic AUC at the 20 times and the integrated Brier score over them.
+replikit's concordance indices include their infinitesimal-jackknife standard error (more
+work than scikit-survival does: it gives none).
 The time is the CPU time of this process (best of ``n_repeats`` calls), so other work on the
 machine inflates it little; the answers are checked to agree (1e-10 relative).
 
