@@ -31,7 +31,8 @@ _EXPORTS = {
     "concordance_index": "survival", "concordance_index_ipcw": "survival",
     "cumulative_dynamic_auc": "survival", "brier_score": "survival",
     "integrated_brier_score": "survival", "SURVIVAL_METRICS": "survival",
-    "survival_higher_is_better": "survival",
+    "survival_higher_is_better": "survival", "ConcordanceResult": "survival",
+    "CumulativeDynamicAUCResult": "survival", "BrierScoreResult": "survival",
     # scoring.py
     "scores_from_predictions": "scoring", "primary_metric_of": "scoring",
     # models.py
