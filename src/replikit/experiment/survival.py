@@ -85,6 +85,16 @@ class ConcordanceResult(Result):
     interval : str
         ``'logit'``: ``expit(logit(C) ± q SE / (C (1 - C)))``, inside [0, 1]; ``'wald'``:
         ``C ± q SE`` clipped to [0, 1] (``q`` the normal quantile).
+
+    See Also
+    --------
+    concordance_index, concordance_index_ipcw : Build it.
+
+    Examples
+    --------
+    >>> res = concordance_index([1.0, 2.0, 3.0, 4.0], [1, 1, 0, 1], [0.9, 0.5, 0.6, 0.1])
+    >>> res.estimate, res.n_comparable
+    (0.8, 5)
     """
 
     estimate: float
@@ -155,6 +165,18 @@ class CumulativeDynamicAUCResult(Result):
     mean_auc : float
         Their mean weighted by the Kaplan–Meier drop of the test data's survival over the
         time points.
+
+    See Also
+    --------
+    cumulative_dynamic_auc : Builds it.
+
+    Examples
+    --------
+    >>> t = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    >>> res = cumulative_dynamic_auc(t, [1, 1, 0, 1, 1, 0], t, [1, 1, 0, 1, 1, 0],
+    ...                              [6, 5, 4, 3, 2, 1], [2.5, 4.5])
+    >>> res.auc.tolist()
+    [1.0, 1.0]
     """
 
     times: np.ndarray
@@ -189,6 +211,18 @@ class BrierScoreResult(Result):
         The time points, increasing.
     brier : ndarray of shape (n_times,)
         The Brier score at each (0 is perfect; 0.25 is what always predicting 0.5 scores).
+
+    See Also
+    --------
+    brier_score, integrated_brier_score : Build it; the integral over the times.
+
+    Examples
+    --------
+    >>> t = [1.0, 2.0, 3.0, 4.0]
+    >>> res = brier_score(t, [1, 1, 1, 1], t, [1, 1, 1, 1], [[0.5], [0.5], [0.5], [0.5]],
+    ...                   [2.5])
+    >>> res.brier.tolist()
+    [0.25]
     """
 
     times: np.ndarray
