@@ -653,7 +653,7 @@ def _hierarchical(diffs: list, rho: np.ndarray, rope: float, *, a, b, metric, n_
              "constant_datasets": [names[i] if names else i for i in replaced]}
     return BayesianComparison(
         p_left=float(p[0]), p_rope=float(p[1]), p_right=float(p[2]), tolerance=rope, a=a,
-        b=b, metric=metric, n_datasets=q, n_draws=int(win.size),
+        b=b, metric=metric, n_datasets=q, n_draws=int(win.shape[0]),
         mc_se=tuple(float(v) for v in se),
         mean_probabilities=tuple(float(v) for v in flat.mean(axis=0)),
         estimate=float(delta0.mean()), ci_low=float(lo), ci_high=float(hi), samples=flat,
