@@ -409,8 +409,70 @@ def _float_or_array(a):
     return float(a[0]) if a.size == 1 else a
 
 
+class CoefficientViews:
+    """The views of fitted coefficients ``beta`` with covariance ``vcov`` shared by the
+    multilevel fit and its cluster-robust inference: estimates, standard errors, statistics,
+    two-sided p-values and intervals, with the normal (``df`` None) or t(``df``) reference."""
+
+    __slots__ = ()
+
+    @property
+    def estimate(self):
+        """The coefficient (a float without moderators, else an array)."""
+        return _float_or_array(self.beta)
+
+    @property
+    def se(self):
+        """Standard errors ``sqrt(diag(vcov))``."""
+        return _float_or_array(np.sqrt(np.diag(self.vcov)))
+
+    @property
+    def statistic(self):
+        """z or t statistics ``beta / se``."""
+        return _float_or_array(self.beta / np.sqrt(np.diag(self.vcov)))
+
+    @property
+    def pvalue(self):
+        """Two-sided p-values (normal, or t(df))."""
+        t = self.beta / np.sqrt(np.diag(self.vcov))
+        return _float_or_array(_rma.two_sided_p(t, self.df))
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """``beta ± q se``, q of the normal or of t(df), at ``confidence_level`` (default the
+        result's).
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Level of the interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            Floats without moderators, arrays otherwise.
+        """
+        from scipy import special
+
+        level = check_confidence_level(confidence_level if confidence_level is not None
+                                       else self.confidence_level)
+        # df: None (normal), one number, or one per coefficient (CR2's Satterthwaite df)
+        q = (special.ndtri((1 + level) / 2) if self.df is None
+             else special.stdtrit(np.asarray(self.df, float), (1 + level) / 2))
+        se = np.sqrt(np.diag(self.vcov))
+        return ConfidenceInterval(_float_or_array(self.beta - q * se),
+                                  _float_or_array(self.beta + q * se))
+
+    @property
+    def ci_low(self):
+        return self.confidence_interval().low
+
+    @property
+    def ci_high(self):
+        return self.confidence_interval().high
+
+
 @dataclass(frozen=True, slots=True)
-class RobustResult(Result):
+class RobustResult(CoefficientViews, Result):
     """Cluster-robust (sandwich) inference on the coefficients of a fitted model (metafor's
     ``robust``; clubSandwich's ``coef_test`` for CR2).
 
@@ -468,57 +530,6 @@ class RobustResult(Result):
     @property
     def title(self) -> str:
         return f"Cluster-robust inference ({self.method}, {self.n_clusters} clusters)"
-
-    @property
-    def estimate(self):
-        """The coefficient (a float without moderators, else an array)."""
-        return _float_or_array(self.beta)
-
-    @property
-    def se(self):
-        """Robust standard errors."""
-        return _float_or_array(np.sqrt(np.diag(self.vcov)))
-
-    @property
-    def statistic(self):
-        """t statistics ``beta / se``."""
-        return _float_or_array(self.beta / np.sqrt(np.diag(self.vcov)))
-
-    @property
-    def pvalue(self):
-        """Two-sided p-values of t(df)."""
-        t = self.beta / np.sqrt(np.diag(self.vcov))
-        return _float_or_array(_rma.two_sided_p(t, self.df))
-
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """``beta ± t(df) se`` at ``confidence_level`` (default the result's).
-
-        Parameters
-        ----------
-        confidence_level : float, optional
-            Level of the interval.
-
-        Returns
-        -------
-        ConfidenceInterval
-            Floats without moderators, arrays otherwise.
-        """
-        from scipy import special
-
-        level = check_confidence_level(confidence_level if confidence_level is not None
-                                       else self.confidence_level)
-        q = special.stdtrit(self.df, (1 + level) / 2)
-        se = np.sqrt(np.diag(self.vcov))
-        return ConfidenceInterval(_float_or_array(self.beta - q * se),
-                                  _float_or_array(self.beta + q * se))
-
-    @property
-    def ci_low(self):
-        return self.confidence_interval().low
-
-    @property
-    def ci_high(self):
-        return self.confidence_interval().high
 
     def to_frame(self):
         """One row per coefficient: ``term, estimate, se, statistic, df, pvalue, ci_low,

@@ -44,7 +44,7 @@ from .._format import interval as interval_text
 from .._format import number
 from .._validation import check_choice, check_confidence_level, check_float, check_interval
 from ..errors import DataError, ParameterError, ParameterTypeError
-from ..results import ConfidenceInterval, Result
+from ..results import Result
 from . import _rma
 
 __all__ = ["MultilevelMeta", "RobustResult", "multilevel_meta_analysis", "ROBUST_METHODS"]
@@ -52,9 +52,9 @@ __all__ = ["MultilevelMeta", "RobustResult", "multilevel_meta_analysis", "ROBUST
 from ._mv import (
     MULTILEVEL_METHODS,
     ROBUST_METHODS,
+    CoefficientViews,
     RobustResult,
     _codes_iv,
-    _float_or_array,
     _Model,
     _p,
     robust_vcov,
@@ -65,7 +65,7 @@ from ._mv import (
 
 
 @dataclass(frozen=True, slots=True)
-class MultilevelMeta(Result):
+class MultilevelMeta(CoefficientViews, Result):
     """A multilevel (multivariate) meta-analysis: metafor's ``rma.mv`` with nested random
     intercepts.
 
@@ -151,54 +151,8 @@ class MultilevelMeta(Result):
         return (f"Multilevel meta-analysis ({self.tau2_method}, k = {self.k}, levels "
                 f"{'/'.join(self.levels)})")
 
-    @property
-    def estimate(self):
-        """The pooled estimate (a float without moderators, else the coefficient array)."""
-        return _float_or_array(self.beta)
-
-    @property
-    def se(self):
-        """Model-based standard errors ``sqrt(diag((X'WX)^-1))``."""
-        return _float_or_array(np.sqrt(np.diag(self.vcov)))
-
-    @property
-    def statistic(self):
-        """z (or t) statistics ``beta / se``."""
-        return _float_or_array(self.beta / np.sqrt(np.diag(self.vcov)))
-
-    @property
-    def pvalue(self):
-        """Two-sided p-values (normal, or t(k - p) with ``interval='t'``)."""
-        t = self.beta / np.sqrt(np.diag(self.vcov))
-        return _float_or_array(_rma.two_sided_p(t, self.df))
-
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """``beta ± q se``: q normal, or t(k - p) with ``interval='t'``.
-
-        Parameters
-        ----------
-        confidence_level : float, optional
-            Level of the interval (default the result's).
-
-        Returns
-        -------
-        ConfidenceInterval
-            Floats without moderators, arrays otherwise.
-        """
-        level = check_confidence_level(confidence_level if confidence_level is not None
-                                       else self.confidence_level)
-        q = _rma.quantile(level, self.df)
-        se = np.sqrt(np.diag(self.vcov))
-        return ConfidenceInterval(_float_or_array(self.beta - q * se),
-                                  _float_or_array(self.beta + q * se))
-
-    @property
-    def ci_low(self):
-        return self.confidence_interval().low
-
-    @property
-    def ci_high(self):
-        return self.confidence_interval().high
+    # estimate, se, statistic, pvalue, confidence_interval, ci_low, ci_high: CoefficientViews
+    # (model-based: vcov = (X'WX)^-1; the normal, or t(k - p) with interval='t')
 
     @property
     def sigma(self) -> tuple:
