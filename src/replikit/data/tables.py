@@ -7,7 +7,8 @@
     Non-float extra columns are part of the key.
 ``Predictions``
     one row per ``(study, model, repeat, fold, row)`` — ``y_true``, ``y_pred`` and ``proba_*``
-    (class probabilities) where the model has them.
+    (class probabilities) where the model has them; for a survival outcome ``y_true`` is the
+    follow-up time, ``event`` its event indicator and ``y_pred`` the predicted risk.
 
 Both validate on construction: required columns, dtypes, missing values and duplicated keys.
 Error messages name the column and show the first offending rows. The validated DataFrame is
@@ -441,7 +442,9 @@ class Predictions(_Table):
     ----------
     frame : pandas.DataFrame
         Columns ``study``, ``model``, ``repeat``, ``fold``, ``row`` (the index of the observation
-        in the data), ``y_true``, ``y_pred``; optionally ``proba_<class>`` columns in [0, 1].
+        in the data), ``y_true``, ``y_pred``; optionally ``proba_<class>`` columns in [0, 1],
+        and for a survival outcome ``event`` (True/1 where ``y_true`` is an event time, False/0
+        where it is a censoring time; ``y_pred`` is then a risk score).
 
     Raises
     ------
@@ -472,6 +475,7 @@ class Predictions(_Table):
         ColumnSpec("row", "int", min=0),
         ColumnSpec("y_true", "any"),
         ColumnSpec("y_pred", "any"),
+        ColumnSpec("event", "int", required=False, min=0, max=1),
     )
     PATTERN_COLUMNS = (("proba_", ColumnSpec("proba_", "float", min=0.0, max=1.0)),)
     KEY = ("study", "model", "repeat", "fold", "row")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from pandas.api import types as ptypes
 from .._compat import dropped, renamed
 from .._labels import names_list
 from .._validation import check_int, lookalike_labels
-from ..errors import DataError
+from ..errors import DataError, ParameterError
 from .io import _read
 
 __all__ = ["Dataset", "dataset_from_frame", "load_dataset", "infer_task"]
@@ -50,6 +51,19 @@ class Dataset:
     citation: str = ""
     classes: tuple = ()
     notes: tuple = ()
+    #: For a survival outcome (``task='survival'``): the event indicator of each row (True:
+    #: the event happened at ``y``, the follow-up time; False: censored then).
+    event: pd.Series | None = None
+
+    @property
+    def outcome(self):
+        """What models are fitted on: ``y``, or for a survival outcome the structured
+        (event, time) array of scikit-survival (:func:`replikit.experiment.survival_target`)."""
+        if self.task != "survival":
+            return self.y
+        from ..experiment.survival import survival_target
+
+        return survival_target(self.y.to_numpy(float), self.event.to_numpy(bool))
 
     @property
     def n_studies(self) -> int:
@@ -130,6 +144,15 @@ class Dataset:
         share <label>`` per class but the first (classification), studies in natural order
         (numerically when every label is a number)."""
         study = self.study_labels()
+        if self.task == "survival":
+            frame = pd.DataFrame({"study": study.to_numpy(), "time": self.y.to_numpy(float),
+                                  "event": self.event.to_numpy(bool)})
+            table = frame.groupby("study", sort=False).agg(
+                n=("time", "size"), events=("event", "sum"),
+                median_follow_up=("time", "median"), max_time=("time", "max")).reset_index()
+            table["events"] = table["events"].astype(int)
+            table["share events"] = table["events"] / table["n"]
+            return _natural_order(table)
         per = pd.DataFrame({"study": study.to_numpy(), "y": self.y.to_numpy()}).groupby(
             "study", sort=False)["y"]
         if self.task == "regression":
@@ -141,11 +164,17 @@ class Dataset:
                 label = self.classes[int(code)] if self.classes else code
                 table[f"share {label}"] = per.apply(
                     lambda v, c=code: float(np.mean(v == c))).to_numpy()
-        try:
-            order = np.argsort(table["study"].astype(float).to_numpy(), kind="stable")
-            return table.iloc[order].reset_index(drop=True)
-        except ValueError:
-            return table.sort_values("study", kind="stable").reset_index(drop=True)
+        return _natural_order(table)
+
+
+def _natural_order(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the natural order of their study labels (numerically when every label is a
+    number)."""
+    try:
+        order = np.argsort(table["study"].astype(float).to_numpy(), kind="stable")
+        return table.iloc[order].reset_index(drop=True)
+    except ValueError:
+        return table.sort_values("study", kind="stable").reset_index(drop=True)
 
 
 def infer_task(y: pd.Series) -> str:
@@ -476,10 +505,12 @@ def _study_labels(col: pd.Series) -> pd.Series:
 
 
 @dropped("target_option", "study_option", "task_option")
-def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = None,
+def dataset_from_frame(frame: pd.DataFrame, *, target: str | None = None,
+                       study: str | None = None,
                        features: list[str] | None = None, task: str | None = None,
                        min_studies: int = 1, min_rows: int = 2,
-                       name: str = "data") -> Dataset:
+                       name: str = "data", time: str | None = None,
+                       event: str | None = None) -> Dataset:
     """Validate a user's table and split it into features, target and study labels.
 
     What is checked, and what is done (each recorded in ``Dataset.notes``):
@@ -512,8 +543,8 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     ----------
     frame : pandas.DataFrame
         The user's table.
-    target : str
-        The outcome column.
+    target : str, optional
+        The outcome column (not with ``time``/``event``).
     study : str, optional
         The study column (its values become text labels).
     features : list of str, optional
@@ -527,6 +558,12 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
         fitted on some rows and tested on others (an audit needs 20).
     name : str, default 'data'
         What messages call the table (a file's name).
+    time, event : str, optional
+        A survival outcome in place of ``target``: the follow-up time column (positive
+        numbers) and the event indicator column (1/0, true/false or yes/no; 1: the event
+        happened at that time, 0: censored then). The Dataset's ``task`` is ``'survival'``,
+        ``y`` holds the times, ``event`` the indicators, and ``outcome`` the structured target
+        models are fitted on.
 
     Returns
     -------
@@ -551,8 +588,83 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str, study: str | None = 
     >>> ds.task, ds.n_studies, list(ds.X.columns)
     ('regression', 2, ['x'])
     """
+    if time is not None or event is not None:
+        return _survival_from_frame(frame, time, event, target, study, features, task,
+                                    min_studies, name, min_rows)
+    if target is None:
+        raise ParameterError("`target` is needed (the outcome column), or `time` and `event` "
+                             "for a survival outcome.")
     return _from_frame(frame, target, study, features, task, min_studies, name, "target",
                        "study", "task", min_rows)
+
+
+def _event_codes(col: pd.Series, event: str) -> pd.Series:
+    """An event column as 0/1 floats (missing kept): booleans, 0/1 numbers or the texts
+    true/false, yes/no, 1/0."""
+    if ptypes.is_bool_dtype(col):
+        return col.astype(float)
+    if ptypes.is_numeric_dtype(col):
+        values = col.dropna()
+        bad = values[~values.isin([0, 1])]
+        if len(bad):
+            raise DataError(f"`event`: column {event!r} must hold event indicators (1 = the "
+                            f"event happened, 0 = censored); found {_shown(bad.iloc[0])} "
+                            f"({len(bad):,} such value(s)).")
+        return col.astype(float)
+    words = {"true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0, "1": 1.0, "0": 0.0}
+    text = col.dropna().astype(str).str.strip().str.lower()
+    bad = text[~text.isin(list(words))]
+    if len(bad):
+        raise DataError(f"`event`: column {event!r} must hold event indicators (1/0, true/"
+                        f"false or yes/no); found {_shown(bad.iloc[0])} "
+                        f"({len(bad):,} such value(s)).")
+    return col.astype(str).str.strip().str.lower().map(words).where(col.notna())
+
+
+def _survival_from_frame(frame, time, event, target, study, features, task, min_studies,
+                         name, min_rows) -> Dataset:
+    """A survival outcome: the follow-up ``time`` column and the ``event`` column."""
+    if time is None or event is None:
+        raise ParameterError("a survival outcome needs both `time` (the follow-up time "
+                             "column) and `event` (the event indicator column).")
+    if target is not None:
+        raise ParameterError(f"`target` ({target!r}) and `time`/`event` both name the outcome; "
+                             "give `time` and `event` for a survival outcome, `target` "
+                             "otherwise.")
+    if task not in (None, "survival"):
+        raise ParameterError(f"`task`: `time` and `event` make a survival outcome; got "
+                             f"task={task!r}.")
+    for option, col in (("time", time), ("event", event)):
+        if col not in frame.columns:
+            raise DataError(_no_column(option, col, name, frame))
+    if time == event:
+        raise DataError(f"`time` and `event` must differ; both are {time!r}.")
+    if study is not None and study in (time, event):
+        raise DataError(f"`study` ({study!r}) must differ from `time` and `event`.")
+    if features is None:
+        features = [c for c in frame.columns if c not in (time, event, study)]
+    elif event in features or time in features:
+        raise DataError("`features` must not hold the `time` or `event` column (they are the "
+                        "outcome).")
+    work = frame.copy()
+    marker = "__replikit_event__"
+    work[marker] = _event_codes(frame[event], event)
+    ds = _from_frame(work.drop(columns=[event]), time, study, list(features) + [marker],
+                     "regression", min_studies, name, "time", "study", "task", min_rows)
+    y = ds.y.astype(float)
+    bad = ~(np.isfinite(y.to_numpy()) & (y.to_numpy() > 0))
+    if bad.any():
+        raise DataError(f"`time`: column {time!r} must hold positive follow-up times; found "
+                        f"{_shown(y[bad].iloc[0])} ({int(bad.sum()):,} such value(s)).")
+    ev = ds.X[marker].astype(bool).rename(event)
+    if not ev.any():
+        raise DataError(f"`event`: column {event!r} has no event (every time is censored); "
+                        "a survival model needs events.")
+    notes = tuple(n for n in ds.notes if marker not in n)
+    notes += (f"survival outcome: time {time!r}, event {event!r} ({int(ev.sum()):,} events, "
+              f"{len(ev) - int(ev.sum()):,} censored)",)
+    return dataclasses.replace(ds, X=ds.X.drop(columns=[marker]), task="survival",
+                               event=ev.reset_index(drop=True), notes=notes)
 
 
 #: A design is checked for collinearity (:func:`design_notes`) when its Gram matrix costs at
@@ -729,9 +841,11 @@ def _from_frame(frame, target, study, features, task, min_studies, name, target_
 
 @renamed(path="data")
 @dropped("data_option", "target_option", "study_option", "task_option")
-def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = None,
+def load_dataset(data: str | os.PathLike, *, target: str | None = None,
+                 study: str | None = None,
                  table: str | None = None, min_studies: int = 1, task: str | None = None,
-                 features: list[str] | None = None, min_rows: int = 2) -> Dataset:
+                 features: list[str] | None = None, min_rows: int = 2,
+                 time: str | None = None, event: str | None = None) -> Dataset:
     """Read a CSV/Parquet/DuckDB file and validate it as in :func:`dataset_from_frame`.
 
     Study labels are kept as written in a CSV file: ``'05'``, ``'5'`` and ``'5.0'`` are three
@@ -756,6 +870,9 @@ def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = No
         The feature columns (default: every other column).
     min_rows : int, default 2
         The fewest rows accepted (in the file, and complete in the used columns).
+    time, event : str, optional
+        A survival outcome: the follow-up time column and the event indicator column (1/0,
+        true/false or yes/no), in place of `target` (see :func:`dataset_from_frame`).
 
     Returns
     -------
@@ -780,5 +897,6 @@ def load_dataset(data: str | os.PathLike, *, target: str, study: str | None = No
     # study labels as written: '05', '5' and '5.0' are three studies, not one number
     dtype = {study: str} if study is not None else None
     frame = _read(data, table, dtype, "data")
-    return _from_frame(frame, target, study, features, task, min_studies,
-                       os.path.basename(str(data)), "target", "study", "task", min_rows)
+    return dataset_from_frame(frame, target=target, study=study, features=features, task=task,
+                              min_studies=min_studies, min_rows=min_rows,
+                              name=os.path.basename(str(data)), time=time, event=event)

@@ -82,8 +82,9 @@ def check_Xy(X, y, *, min_rows: int = 1):
     ----------
     X : array-like or DataFrame of shape (n_samples, n_features)
         Features.
-    y : array-like or Series of shape (n_samples,)
-        Outcome.
+    y : array-like or Series of shape (n_samples,), or a survival target
+        Outcome; a survival outcome as a structured array (one boolean field, the event, one
+        numeric field, the time: scikit-survival's layout) or a ``(time, event)`` tuple.
     min_rows : int, default 1
         The fewest rows accepted.
 
@@ -93,6 +94,7 @@ def check_Xy(X, y, *, min_rows: int = 1):
         A DataFrame is returned as given (column names reach the estimator); anything else as a
         two-dimensional ndarray.
     y : ndarray of shape (n_samples,)
+        A survival target as :data:`~replikit.experiment.survival.SURVIVAL_DTYPE`.
 
     Raises
     ------
@@ -114,6 +116,16 @@ def check_Xy(X, y, *, min_rows: int = 1):
     Xc = X if isinstance(X, pd.DataFrame) else np.asarray(X)
     if Xc.ndim != 2:
         raise DataError(f"`X` must be two-dimensional (rows x features); got shape {Xc.shape}.")
+    from .survival import is_survival_target, survival_target
+
+    if is_survival_target(y):  # (event, time) in scikit-survival's layout, checked
+        ya = survival_target(y)
+        if len(ya) != len(Xc):
+            raise DataError(f"`y` must have one (time, event) per row of `X` ({len(Xc)}); got "
+                            f"{len(ya)}.")
+        if len(ya) < min_rows:
+            raise DataError(f"`X` must have at least {min_rows} rows; got {len(ya)}.")
+        return Xc, ya
     ya = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
     if ya.ndim != 1 or len(ya) != len(Xc):
         raise DataError(f"`y` must be 1-D with one value per row of `X` ({len(Xc)}); got shape "

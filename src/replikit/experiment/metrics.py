@@ -6,6 +6,13 @@ prediction and outcome — caret's default R²), ``mse``, ``rmse``, ``mae``, ``a
 ``balanced_accuracy``, ``error_rate``, ``log_loss``, ``roc_auc`` (binary, Mann–Whitney form).
 Any other name given to :func:`compute_metric` is looked up as a scikit-learn scorer and called
 on the fitted estimator.
+
+Survival outcomes (a structured ``(event, time)`` target, :mod:`replikit.experiment.survival`)
+have their own metrics (:data:`SURVIVAL_METRIC_NAMES`): ``c_index`` (Harrell's C of the risk
+score), ``c_index_uno`` (Uno's censoring-weighted C), ``mean_auc`` (the mean time-dependent
+AUC) and ``integrated_brier_score`` (of the predicted survival curves); all but Harrell's C
+read the training target too (the censoring weights), which :func:`compute_metric` takes as
+``y_train``.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from ..errors import ParameterError
 
 __all__ = ["METRIC_LABELS", "metric_label", "primary_metric", "METRICS", "HIGHER_IS_BETTER",
            "NEEDS_PROBA", "CLASSIFICATION_METRICS", "NUMERIC_METRICS", "check_metrics",
-           "text_labels", "compute_metric", "needs_proba", "higher_is_better"]
+           "text_labels", "compute_metric", "needs_proba", "higher_is_better",
+           "SURVIVAL_METRIC_NAMES"]
 
 
 def _r2(y, p, proba, classes):
@@ -91,6 +99,9 @@ NEEDS_PROBA = {"log_loss", "roc_auc"}
 CLASSIFICATION_METRICS = {"accuracy", "error_rate", "balanced_accuracy", "log_loss", "roc_auc"}
 #: Built-in metrics that compare outcomes as numbers (meaningless on the codes of text labels).
 NUMERIC_METRICS = ("r2", "r2_corr", "mse", "rmse", "mae")
+#: The metrics of a survival outcome (:data:`replikit.experiment.survival.SURVIVAL_METRICS`).
+SURVIVAL_METRIC_NAMES = ("c_index", "c_index_uno", "mean_auc", "integrated_brier_score")
+_SURVIVAL_HIGHER = frozenset({"c_index", "c_index_uno", "mean_auc"})
 
 
 def text_labels(classes) -> list:
@@ -147,9 +158,11 @@ def higher_is_better(metric: str) -> bool:
     --------
     >>> higher_is_better("roc_auc"), higher_is_better("log_loss")
     (True, False)
-    >>> higher_is_better("neg_mean_absolute_error")
-    True
+    >>> higher_is_better("neg_mean_absolute_error"), higher_is_better("c_index")
+    (True, True)
     """
+    if metric in SURVIVAL_METRIC_NAMES:
+        return metric in _SURVIVAL_HIGHER
     return metric in HIGHER_IS_BETTER if metric in METRICS else True
 
 
@@ -159,9 +172,11 @@ def check_metrics(metrics, task: str | None = None, *, classes=None) -> list[str
     Parameters
     ----------
     metrics : str or list of str
-        Built-in metrics (:data:`METRICS`) or scikit-learn scorer names.
-    task : {'classification', 'regression'}, optional
-        With ``'regression'``, classification metrics are refused.
+        Built-in metrics (:data:`METRICS`) or scikit-learn scorer names; for a survival
+        outcome, :data:`SURVIVAL_METRIC_NAMES`.
+    task : {'classification', 'regression', 'survival'}, optional
+        With ``'regression'``, classification metrics are refused; with ``'survival'``, every
+        metric but the survival ones (and they are refused for the other tasks).
     classes : sequence, optional
         The labels of a classification outcome (a Dataset's ``classes``, whose ``y`` holds
         their codes 0..K-1): when some label is text, the metrics that compare numbers
@@ -201,6 +216,15 @@ def check_metrics(metrics, task: str | None = None, *, classes=None) -> list[str
         raise ParameterError("`metrics`: give at least one metric.")
     known = set(get_scorer_names())
     for m in metrics:
+        if task == "survival" and m not in SURVIVAL_METRIC_NAMES:
+            raise ParameterError(
+                f"`metrics`: {m!r} does not apply to a survival outcome (times with "
+                f"censoring); use {', '.join(map(repr, SURVIVAL_METRIC_NAMES))}.")
+        if m in SURVIVAL_METRIC_NAMES:
+            if task not in (None, "survival"):
+                raise ParameterError(f"`metrics`: {m!r} needs a survival outcome (a time and "
+                                     "an event indicator); the target is not one.")
+            continue
         if m not in METRICS and m not in known:
             raise ParameterError(
                 f"`metrics`: unknown metric {m!r}; built-ins are {', '.join(METRICS)}, or any "
@@ -221,7 +245,8 @@ def check_metrics(metrics, task: str | None = None, *, classes=None) -> list[str
     return metrics
 
 
-def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=None, X_test=None):
+def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=None, X_test=None,
+                   y_train=None):
     """Value of metric ``name`` on one test set.
 
     Parameters
@@ -239,7 +264,11 @@ def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=Non
     estimator : fitted estimator, optional
         For a scikit-learn scorer.
     X_test : array-like, optional
-        For a scikit-learn scorer.
+        For a scikit-learn scorer, and for ``integrated_brier_score`` (the model's predicted
+        survival curves of these rows).
+    y_train : structured ndarray, optional
+        The training target of a survival metric that weights by the censoring distribution
+        (all but ``c_index``).
 
     Returns
     -------
@@ -256,6 +285,8 @@ def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=Non
     >>> compute_metric("accuracy", [0, 1, 1], [0, 1, 0])
     0.6666666666666666
     """
+    if name in SURVIVAL_METRIC_NAMES:
+        return _survival_metric(name, y_true, y_pred, estimator, X_test, y_train)
     if name in METRICS:
         if name in NEEDS_PROBA and proba is None:
             raise ParameterError(f"`metrics`: {name!r} needs predicted probabilities; the model "
@@ -266,12 +297,44 @@ def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=Non
     return float(get_scorer(name)(estimator, X_test, y_true))
 
 
+def _survival_metric(name, y_true, y_pred, estimator, X_test, y_train) -> float:
+    """A survival metric of one test set: the risk score ``y_pred`` (larger: earlier event)
+    for the concordance indices and the AUC, the model's survival curves at
+    :func:`~replikit.experiment.survival.evaluation_times` for the integrated Brier score."""
+    from .survival import SURVIVAL_METRICS, evaluation_times, target_parts
+
+    t_test, e_test = target_parts(y_true)
+    if name == "c_index":
+        return float(SURVIVAL_METRICS[name](None, None, t_test, e_test, y_pred))
+    if y_train is None:
+        raise ParameterError(f"`metrics`: {name!r} weights by the censoring distribution of "
+                             "the training data; `y_train` is needed.")
+    t_train, e_train = target_parts(y_train)
+    times = None
+    if name in ("mean_auc", "integrated_brier_score"):
+        times = evaluation_times(t_train, e_train, t_test, e_test)
+        if times.size < (2 if name == "integrated_brier_score" else 1):
+            return float("nan")
+    prediction = y_pred
+    if name == "integrated_brier_score":
+        if estimator is None or X_test is None:
+            raise ParameterError("`metrics`: 'integrated_brier_score' scores the predicted "
+                                 "survival curves; the fitted model and the test rows are "
+                                 "needed.")
+        from .survival_models import survival_probabilities
+
+        prediction = survival_probabilities(estimator, X_test, times)
+    return float(SURVIVAL_METRICS[name](t_train, e_train, t_test, e_test, prediction, times))
+
+
 # -- the primary metric of a task ------------------------------------------------------------
 
 METRIC_LABELS = {"r2": "R²", "r2_corr": "R² (squared correlation)", "roc_auc": "ROC AUC",
                  "balanced_accuracy": "balanced accuracy", "accuracy": "accuracy",
                  "mae": "MAE", "mse": "MSE", "rmse": "RMSE", "log_loss": "log loss",
-                 "error_rate": "error rate"}
+                 "error_rate": "error rate", "c_index": "C-index",
+                 "c_index_uno": "C-index (Uno)", "mean_auc": "mean time-dependent AUC",
+                 "integrated_brier_score": "integrated Brier score"}
 
 
 def metric_label(metric: str) -> str:
@@ -312,7 +375,7 @@ def primary_metric(task: str, n_classes: int = 0, models: dict | None = None) ->
 
     Parameters
     ----------
-    task : {'classification', 'regression'}
+    task : {'classification', 'regression', 'survival'}
         The task.
     n_classes : int, default 0
         Classes of a classification target.
@@ -338,6 +401,10 @@ def primary_metric(task: str, n_classes: int = 0, models: dict | None = None) ->
     """
     if task == "regression":
         return "r2", "regression: out-of-sample R²"
+    if task == "survival":
+        return "c_index", ("survival outcome: Harrell's C-index (the share of comparable pairs "
+                           "whose predicted risks are ordered as their event times; 0.5 for a "
+                           "risk unrelated to the outcome)")
     if n_classes == 2:
         if models is None or all(hasattr(m, "predict_proba") for m in models.values()):
             return "roc_auc", ("binary outcome: ROC AUC (threshold-free, unaffected by the "

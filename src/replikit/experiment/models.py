@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sklearn.base import BaseEstimator
+
 from .._compat import dropped, renamed
 from ..errors import ParameterError
 
-__all__ = ["MODEL_ALIASES", "make_model", "make_models", "default_models", "DEFAULT_MODELS",
+__all__ = ["MODEL_ALIASES", "SURVIVAL_ALIASES", "SURVIVAL_MODELS", "SurvivalBaseline",
+           "make_model", "make_models", "default_models", "DEFAULT_MODELS",
            "QUICK_MODELS", "QUICK_TREES", "sized_models", "SizedModels", "SIZING_STEPS",
            "BOOSTING_ITERATIONS", "BOOSTING_RATE"]
 
@@ -194,6 +197,112 @@ MODEL_ALIASES: dict[str, Callable[[str], object]] = {
 }
 
 
+# -- survival models (scikit-survival) -------------------------------------------------------
+
+class SurvivalBaseline(BaseEstimator):
+    """The trivial survival model: the same risk for everyone (Harrell's C is 0.5) and the
+    Kaplan–Meier curve of the training times as everyone's survival curve — the baseline the
+    audit measures the other models against, as ``dummy`` is for classes and numbers.
+
+    Parameters
+    ----------
+    None.
+
+    Attributes
+    ----------
+    unique_times_ : ndarray
+        The distinct training times (where the curve steps).
+    survival_ : ndarray
+        The Kaplan–Meier survival just after each of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from replikit.experiment.survival import survival_target
+    >>> m = SurvivalBaseline().fit(np.zeros((4, 1)), survival_target([1., 2., 3., 4.], [1, 1, 0, 1]))
+    >>> m.predict(np.zeros((2, 1))).tolist(), m.survival_.round(3).tolist()
+    ([0.0, 0.0], [0.75, 0.5, 0.5, 0.0])
+    """
+
+    def fit(self, X, y):
+        import numpy as np
+
+        from .survival import target_parts
+
+        time, event = target_parts(y)
+        uniq, inverse = np.unique(time, return_inverse=True)
+        deaths = np.bincount(inverse, weights=event, minlength=uniq.size)
+        at_risk = time.size - np.concatenate(([0], np.cumsum(np.bincount(inverse))[:-1]))
+        self.unique_times_ = uniq
+        self.survival_ = np.cumprod(1.0 - deaths / at_risk)
+        self.n_features_in_ = int(np.shape(X)[1])
+        return self
+
+    def predict(self, X):
+        import numpy as np
+
+        return np.zeros(len(X))
+
+    def predict_survival_function(self, X, return_array: bool = False):
+        import numpy as np
+
+        if return_array:
+            return np.tile(self.survival_, (len(X), 1))
+        from sksurv.functions import StepFunction
+
+        return np.array([StepFunction(self.unique_times_, self.survival_) for _ in range(len(X))])
+
+
+def _cox(alpha: float):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sksurv.linear_model import CoxPHSurvivalAnalysis
+
+    return make_pipeline(StandardScaler(), CoxPHSurvivalAnalysis(alpha=alpha, ties="efron"))
+
+
+def _coxnet(l1_ratio: float):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sksurv.linear_model import CoxnetSurvivalAnalysis
+
+    # one fixed penalty (the path's 20th of 100 values would depend on the data's scale of
+    # the path; a fixed alpha on standardised features is one rule for every fold)
+    return make_pipeline(StandardScaler(), CoxnetSurvivalAnalysis(
+        l1_ratio=l1_ratio, alphas=[SURVIVAL_PENALTY], fit_baseline_model=True))
+
+
+def _rsf():
+    from sksurv.ensemble import RandomSurvivalForest
+
+    # Ishwaran et al. (2008): sqrt(p) candidates per split; at least 15 rows per leaf keeps
+    # the leaves' Nelson–Aalen curves stable (randomForestSRC's default nodesize is 15)
+    return RandomSurvivalForest(n_estimators=100, min_samples_leaf=15, max_features="sqrt",
+                                n_jobs=1, low_memory=False)
+
+
+def _gbsa():
+    from sksurv.ensemble import GradientBoostingSurvivalAnalysis
+
+    # boosting of Cox's partial likelihood with regression trees (Ridgeway 1999)
+    return GradientBoostingSurvivalAnalysis(n_estimators=100, learning_rate=0.1, max_depth=3,
+                                            subsample=1.0)
+
+
+#: The penalty of the penalised Cox models (``lasso``, ``enet``) on standardised features.
+SURVIVAL_PENALTY = 0.01
+
+#: Model aliases of a survival outcome (scikit-survival estimators; a linear model is Cox's).
+SURVIVAL_ALIASES: dict[str, Callable[[], object]] = {
+    "cox": lambda: _cox(1e-4), "lr": lambda: _cox(1e-4), "ridge": lambda: _cox(1.0),
+    "lasso": lambda: _coxnet(1.0), "enet": lambda: _coxnet(0.5), "rf": _rsf, "gb": _gbsa,
+    "dummy": SurvivalBaseline,
+}
+#: The audit's default line-up for survival outcomes, and its preview.
+SURVIVAL_MODELS, SURVIVAL_QUICK_MODELS = ("cox", "lasso", "rf", "gb", "dummy"), ("cox", "rf",
+                                                                                 "dummy")
+
+
 def _literal(text: str):
     """A parameter value from text without evaluating code: Python literals (numbers, strings,
     tuples, lists, dicts, True/False/None) via :func:`ast.literal_eval`, anything else as a
@@ -307,6 +416,14 @@ def _from_import_path(spec: str, task: str, name: str):
 def _make(alias: str, task: str, name: str):
     if ":" in alias:
         return _from_import_path(alias, task, name)
+    if task == "survival":
+        if alias not in SURVIVAL_ALIASES:
+            raise ParameterError(f"`{name}`: {alias!r} is not a survival model; for a survival "
+                                 f"outcome choose from {', '.join(SURVIVAL_ALIASES)}.")
+        return SURVIVAL_ALIASES[alias]()
+    if alias == "cox":
+        raise ParameterError(f"`{name}`: 'cox' is a survival model; the target is not a "
+                             "survival outcome (give a time and an event).")
     if alias not in MODEL_ALIASES:
         raise ParameterError(
             f"`{name}`: unknown model {alias!r}; choose from {', '.join(MODEL_ALIASES)}."
@@ -445,6 +562,8 @@ def default_models(task: str, *, quick: bool = False) -> dict[str, object]:
     >>> list(default_models("classification", quick=True))
     ['lr', 'rf', 'dummy']
     """
+    if task == "survival":
+        return make_models(list(SURVIVAL_QUICK_MODELS if quick else SURVIVAL_MODELS), task)
     models = make_models(list(QUICK_MODELS if quick else DEFAULT_MODELS), task)
     if quick:  # a preview: half the trees (a forest's error settles well before 100)
         models["rf"].set_params(n_estimators=QUICK_TREES)

@@ -161,6 +161,7 @@ class _RunInputs:
     scheme: Scheme
     is_clf: bool
     classes: np.ndarray | None  # sorted class labels of a classification run
+    is_surv: bool = False  # a survival outcome (``ya`` structured: event, time)
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,12 @@ def _run_iv(models, X, y, study, groups, backend, metrics, scheme) -> _RunInputs
     if ga is not None and len(ga) != len(Xa):
         raise DataError(f"`groups` must have one label per row of `X` ({len(Xa)}); got {len(ga)}.")
     scheme = as_scheme(scheme)
+    is_surv = ya.dtype.names is not None  # check_Xy gives survival targets this layout
+    if is_surv:
+        metrics = check_metrics(metrics, "survival")
+        _check_survival_models(models, metrics)
+        return _RunInputs(models, X, Xa, ya, sa, ga, backend, metrics, scheme, False, None,
+                          True)
     is_clf = any(getattr(est, "_estimator_type", None) == "classifier"
                  or _is_classifier(est) for est in models.values())
     labels = None if pd.api.types.is_numeric_dtype(pd.Series(ya)) else pd.unique(ya)
@@ -208,6 +215,26 @@ def _run_iv(models, X, y, study, groups, backend, metrics, scheme) -> _RunInputs
         except TypeError:  # labels of mixed types: columns follow each fit's classes_
             classes = None
     return _RunInputs(models, X, Xa, ya, sa, ga, backend, metrics, scheme, is_clf, classes)
+
+
+def _check_survival_models(models, metrics) -> None:
+    """A survival run's models must not be classifiers or regressors of plain outcomes, and
+    the integrated Brier score needs models that predict survival curves."""
+    for name, est in models.items():
+        kind = getattr(est, "_estimator_type", None)
+        if kind in ("classifier", "regressor") or _is_classifier(est):
+            raise ParameterTypeError(
+                f"`models[{name!r}]` is a {kind or 'classifier'} ({type(est).__name__}); a "
+                "survival outcome needs a survival model whose predict gives a risk score "
+                "(scikit-survival's CoxPHSurvivalAnalysis, RandomSurvivalForest, ..., or "
+                "replikit.experiment.LifelinesModel).")
+    if "integrated_brier_score" in metrics:
+        lacking = [n for n, est in models.items()
+                   if not hasattr(est, "predict_survival_function")]
+        if lacking:
+            raise ParameterError(
+                "`metrics`: 'integrated_brier_score' scores predicted survival curves; model(s) "
+                f"{', '.join(map(repr, lacking))} have no predict_survival_function.")
 
 
 def _is_classifier(est) -> bool:
@@ -233,7 +260,11 @@ def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root, metrics=(),
                 is_clf: bool = False) -> list[_Task]:
     tasks = []
     studies = ["all"] if sa is None else [str(v) for v in pd.unique(sa)]
-    check = _SplitCheck(ya, metrics, is_clf, stratified=bool(getattr(scheme, "stratify", False)))
+    surv = ya.dtype.names is not None
+    check = (_SurvivalCheck(ya, metrics) if surv else
+             _SplitCheck(ya, metrics, is_clf, stratified=bool(getattr(scheme, "stratify", False))))
+    if surv:  # schemes see (and stratify on) the event indicator
+        ya = ya["event"].astype(np.int64)
     for s in studies:
         rows = np.arange(len(Xa)) if sa is None else np.flatnonzero(sa == s)
         where = "" if sa is None else f"study {s!r} ({len(rows)} rows): "
@@ -310,6 +341,33 @@ class _SplitCheck:
                     f"`metrics`: 'roc_auc' needs both classes in every test set; {where} tests "
                     f"{len(test)} row(s) of one class — use stratified splits (`stratify`), "
                     "larger test sets, or 'accuracy'/'log_loss'.")
+
+
+class _SurvivalCheck:
+    """Pre-flight checks of a survival run's splits: every training set needs an event (no
+    survival model can be fitted on censored times alone), every test set an event and a
+    later follow-up time (else no pair is comparable and the C-index is undefined)."""
+
+    def __init__(self, ya, metrics) -> None:
+        self.time, self.event = ya["time"], ya["event"]
+
+    def study(self, y_s, where: str) -> None:  # y_s: the study's event indicators
+        if not np.asarray(y_s).any():
+            raise DataError(f"{where or '`y`: '}every time is censored (no event); a survival "
+                            "model needs events" + (" — drop this study or pool it with "
+                                                    "others." if where else "."))
+
+    def split(self, train, test, where: str) -> None:
+        if not self.event[train].any():
+            raise DataError(f"`scheme`: {where} trains on censored times only (no event); use "
+                            "stratified splits (`stratify`), fewer folds or more rows.")
+        ev = self.event[test]
+        if not ev.any() or self.time[test][ev].min() >= self.time[test].max():
+            raise DataError(
+                f"`scheme`: {where} tests {len(test)} row(s) with "
+                f"{'no event' if not ev.any() else 'no follow-up beyond the first event'}, so "
+                "no pair of them is comparable and the C-index is undefined — use stratified "
+                "splits (`stratify`), fewer folds or larger test sets.")
 
 
 def _show(v) -> str:
@@ -405,8 +463,8 @@ def _execute(task: _Task, estimator, X, ya, settings: _Settings):
         raise ModelFitError(f"model {task.model!r} failed on {_where(task)}: {detail}",
                             model=task.model) from None
     est, y_pred, proba, classes = fitted.estimator, fitted.y_pred, fitted.proba, fitted.classes
-    values = np.asarray([_metric(m, task, y_test, y_pred, proba, classes, est, X_test)
-                         for m in metrics], float)
+    values = np.asarray([_metric(m, task, y_test, y_pred, proba, classes, est, X_test,
+                                 y_train) for m in metrics], float)
     if not return_predictions:
         y_pred = proba = classes = None
     return _TaskOutput(task, values, y_pred, proba, classes, time.perf_counter() - t0)
@@ -417,11 +475,13 @@ def _where(task: _Task) -> str:
     return f"{study}repeat {task.repeat}, fold {task.fold}"
 
 
-def _metric(m, task, y_test, y_pred, proba, classes, est, X_test) -> float:
-    if isinstance(X_test, TestRows) and m not in METRICS:  # a scikit-learn scorer predicts
-        X_test = X_test.take()
+def _metric(m, task, y_test, y_pred, proba, classes, est, X_test, y_train=None) -> float:
+    if isinstance(X_test, TestRows) and m not in METRICS and m != "c_index":
+        X_test = X_test.take()  # a scikit-learn scorer (or a survival curve) predicts
     try:
-        return compute_metric(m, y_test, y_pred, proba, classes, est, X_test)
+        return compute_metric(m, y_test, y_pred, proba, classes, est, X_test,
+                              y_train=y_train if y_train is not None and
+                              y_train.dtype.names is not None else None)
     except ReplikitError:
         raise
     except (ValueError, TypeError, AttributeError) as exc:
@@ -467,9 +527,11 @@ def _predictions_frame(outs: list[_TaskOutput], ya: np.ndarray) -> pd.DataFrame:
         "repeat": np.repeat(np.array([t.repeat for t in tasks], dtype=np.int64), sizes),
         "fold": np.repeat(np.array([t.fold for t in tasks], dtype=np.int64), sizes),
         "row": rows.astype(np.int64),
-        "y_true": ya[rows],
+        "y_true": ya[rows] if ya.dtype.names is None else ya["time"][rows],
         "y_pred": np.concatenate([o.y_pred for o in outs]),
     })
+    if ya.dtype.names is not None:  # a survival outcome: the time above, its event here
+        frame["event"] = ya["event"][rows].astype(np.int64)
     all_classes = [o.classes for o in outs if o.classes is not None]
     if all_classes:
         labels = list(dict.fromkeys(c for cl in all_classes for c in cl.tolist()))

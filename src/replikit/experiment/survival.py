@@ -41,7 +41,8 @@ __all__ = ["concordance_index", "concordance_index_ipcw", "cumulative_dynamic_au
            "brier_score", "integrated_brier_score", "ConcordanceResult",
            "CumulativeDynamicAUCResult", "BrierScoreResult", "SURVIVAL_METRICS",
            "SURVIVAL_HIGHER_IS_BETTER", "SURVIVAL_NEEDS_TIMES", "SURVIVAL_NEEDS_PROBA",
-           "survival_higher_is_better"]
+           "survival_higher_is_better", "survival_target", "is_survival_target",
+           "target_parts", "evaluation_times", "SURVIVAL_DTYPE"]
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -304,6 +305,167 @@ def _event_iv(event, name: str, n: int) -> np.ndarray:
     if not arr.any():
         raise DataError(f"`{name}`: every subject is censored; at least one event is needed.")
     return arr.astype(bool)
+
+
+#: The layout of a survival target as replikit passes it to estimators: scikit-survival's
+#: (``sksurv.util.Surv``): the event indicator first, then the time.
+SURVIVAL_DTYPE = np.dtype([("event", "?"), ("time", "<f8")])
+
+
+def survival_target(time, event=None, *, name: str = "y") -> np.ndarray:
+    """A survival outcome as one array: scikit-survival's structured layout, checked.
+
+    Parameters
+    ----------
+    time : array-like of shape (n,), structured array or (time, event) tuple
+        Follow-up times (positive, finite); or a whole target: a structured array with one
+        boolean and one numeric field (any names, any order), or a ``(time, event)`` pair.
+    event : array-like of shape (n,), optional
+        Event indicators (True/1: the event was observed at ``time``; False/0: censored then).
+        Needed unless ``time`` is a whole target.
+    name : str, default 'y'
+        How errors name the target.
+
+    Returns
+    -------
+    ndarray of dtype :data:`SURVIVAL_DTYPE`
+        Fields ``event`` (bool) and ``time`` (float): what scikit-survival's estimators take as
+        ``y`` and what :func:`replikit.experiment.run` fits survival models on.
+
+    Raises
+    ------
+    DataError
+        Times that are not positive and finite, indicators other than 0/1, different lengths,
+        or no event at all; the message names the parameter.
+
+    See Also
+    --------
+    target_parts : The time and event arrays of a target.
+    concordance_index : Harrell's C of a risk score on such a target.
+
+    Examples
+    --------
+    >>> y = survival_target([5.0, 3.0, 9.0], [1, 0, 1])
+    >>> y.dtype.names, y["event"].tolist()
+    (('event', 'time'), [True, False, True])
+    """
+    if isinstance(time, tuple) and event is None:
+        if len(time) != 2:
+            raise DataError(f"`{name}`: a survival target given as a tuple must be "
+                            f"(time, event); got {len(time)} items.")
+        time, event = time
+    if _is_structured(time):
+        t, e = _structured_iv(time, name)
+        target = _target_iv(t, e, (name, name))
+    else:
+        if event is None:
+            raise ParameterError(f"`event` is needed with `time` (or pass `{name}` as a "
+                                 "structured array or a (time, event) tuple).")
+        target = _target_iv(time, event, (f"{name}: time" if name != "y" else "time",
+                                          f"{name}: event" if name != "y" else "event"))
+    out = np.empty(target.time.size, dtype=SURVIVAL_DTYPE)
+    out["event"], out["time"] = target.event, target.time
+    return out
+
+
+def is_survival_target(y) -> bool:
+    """Whether ``y`` is a survival outcome: a structured array with one boolean and one
+    numeric field (or a ``(time, event)`` tuple).
+
+    Parameters
+    ----------
+    y : object
+        An outcome.
+
+    Returns
+    -------
+    bool
+
+    See Also
+    --------
+    survival_target : Makes one.
+
+    Examples
+    --------
+    >>> is_survival_target(survival_target([2.0, 1.0], [1, 1])), is_survival_target([1, 2])
+    (True, False)
+    """
+    if isinstance(y, tuple):
+        return len(y) == 2 and all(np.ndim(v) == 1 for v in y)
+    if not _is_structured(y) or len(y.dtype.names) != 2:
+        return False
+    kinds = sorted(y.dtype[f].kind for f in y.dtype.names)
+    return kinds[0] == "b" and kinds[1] in "fiu"
+
+
+def target_parts(y) -> tuple[np.ndarray, np.ndarray]:
+    """``(time, event)`` of a survival target (a structured array of any field names).
+
+    Parameters
+    ----------
+    y : structured ndarray
+        A survival target.
+
+    Returns
+    -------
+    time : ndarray of float
+    event : ndarray of bool
+
+    See Also
+    --------
+    survival_target : The reverse.
+
+    Examples
+    --------
+    >>> t, e = target_parts(survival_target([2.0, 1.0], [1, 0]))
+    >>> t.tolist(), e.tolist()
+    ([2.0, 1.0], [True, False])
+    """
+    t, e = _structured_iv(np.asarray(y), "y")
+    return np.asarray(t, float), np.asarray(e, bool)
+
+
+def evaluation_times(time_train, event_train, time_test, event_test, *,
+                     quantiles=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)) -> np.ndarray:
+    """The time points at which the runner scores the time-dependent metrics (the mean AUC and
+    the integrated Brier score) of one test set.
+
+    The quantiles of the test set's event times, kept where both the test and the training
+    follow-up still run (inside ``[min test time, max test time)`` and before the last
+    training time, so the censoring weights are defined) — the grid scikit-survival's user
+    guide uses (its 10th–80th percentiles).
+
+    Parameters
+    ----------
+    time_train, event_train : array-like
+        The training target.
+    time_test, event_test : array-like
+        The test target.
+    quantiles : sequence of float
+        Quantiles of the test event times.
+
+    Returns
+    -------
+    ndarray
+        Strictly increasing times (possibly empty when the test set has too few events).
+
+    See Also
+    --------
+    cumulative_dynamic_auc, integrated_brier_score : Score at these times.
+
+    Examples
+    --------
+    >>> t = np.arange(1.0, 21.0); e = np.ones(20, bool)
+    >>> evaluation_times(t, e, t, e)[[0, -1]].tolist()
+    [2.9, 16.2]
+    """
+    tt, et = np.asarray(time_test, float), np.asarray(event_test, bool)
+    if not et.any():
+        return np.empty(0)
+    grid = np.unique(np.quantile(tt[et], quantiles))
+    last_train = float(np.max(np.asarray(time_train, float)))
+    keep = (grid >= tt.min()) & (grid < tt.max()) & (grid < last_train)
+    return grid[keep]
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,8 @@ _EXPORTS = {
     "LeaveOneStudyOutResult": "training", "leave_one_study_out": "training",
     "StackingResult": "training", "multistudy_stacking": "training",
     "get_metric": "training",
+    "SurvivalCrossStudy": "survival", "audit_survival": "survival",
+    "DEFAULT_C_TOLERANCE": "survival",
     "Assessment": "analysis", "assess": "analysis",
     "EpsilonTest": "equivalence", "epsilon_test": "equivalence",
     "spread_estimates": "equivalence",

@@ -63,6 +63,19 @@ _METRICS = {name: _builtin(name) for name in
 _LABEL_METRICS = ("accuracy", "balanced_accuracy", "error_rate", "roc_auc", "log_loss")
 
 
+def _harrell(y, p, pr, cl):
+    from ..experiment.survival import concordance_index
+
+    if not y["event"].any():  # no event among these rows: no comparable pair
+        return float("nan")
+    return concordance_index(y, p).estimate
+
+
+#: The metric of a survival outcome: Harrell's C of the risk score (Bernau et al. (2014)
+#: compare cross-study validation by it); ``y`` is the structured (event, time) target.
+_SURVIVAL_METRICS = {"c_index": _Metric("c_index", True, False, _harrell)}
+
+
 @dropped("option")
 def get_metric(metric, *, task: str | None = None, n_classes: int | None = None,
                classes=None) -> _Metric:
@@ -109,6 +122,14 @@ def get_metric(metric, *, task: str | None = None, n_classes: int | None = None,
     >>> m.name, m.higher_is_better, m.func(np.array([1.0, 2.0]), np.array([1.0, 4.0]), None, None)
     ('mse', False, 2.0)
     """
+    if task == "survival" or (isinstance(metric, str) and metric in _SURVIVAL_METRICS):
+        if task not in (None, "survival"):
+            raise ParameterError(f"`metric`: {metric!r} needs a survival outcome (a time and "
+                                 "an event); the target is not one.")
+        if metric not in _SURVIVAL_METRICS:
+            raise ParameterError(f"`metric`: a survival outcome is scored by 'c_index' "
+                                 f"(Harrell's C of the risk score); got {metric!r}.")
+        return _SURVIVAL_METRICS[metric]
     if isinstance(metric, str) and metric in _METRICS:
         m = _METRICS[metric]
         labels_only = metric in _LABEL_METRICS
@@ -159,8 +180,11 @@ def _iv(estimator, X, y, study, task):
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
         raise ParameterTypeError(f"`estimator` must be a scikit-learn estimator with fit/predict; "
                                  f"got {type(estimator).__name__}.")
+    from ..experiment.survival import is_survival_target, survival_target
+
     Xa = X.to_numpy(float) if isinstance(X, pd.DataFrame) else np.asarray(X, float)
-    ya = np.asarray(y)
+    surv = is_survival_target(y)
+    ya = survival_target(y) if surv else np.asarray(y)
     sa = np.asarray(study)
     if Xa.ndim != 2 or len(Xa) != len(ya) or len(ya) != len(sa):
         raise DataError(f"`X`, `y`, `study` must have the same number of rows; got {Xa.shape}, "
@@ -172,6 +196,11 @@ def _iv(estimator, X, y, study, task):
         labels = sorted(labels, key=str)
     if len(labels) < 2:
         raise DataError(f"`study` must hold at least 2 studies; got {len(labels)}.")
+    if surv:
+        task = "survival"
+    elif task == "survival":
+        raise DataError("`y`: task 'survival' needs a survival target (a structured array of "
+                        "event and time, or a (time, event) tuple).")
     if task is None:
         task = "classification" if is_classifier(estimator) else "regression"
     return Xa, ya, sa, list(labels), task
@@ -188,7 +217,8 @@ def _run(models: dict, Xa, ya, scheme, groups, *, random_state, n_jobs: int, eng
     from ..experiment.runner import run
 
     clf = any(_is_classifier(e) for e in models.values())
-    return run(models, Xa, ya, scheme=scheme, metrics=["accuracy" if clf else "mse"],
+    first = ("c_index" if ya.dtype.names is not None else "accuracy" if clf else "mse")
+    return run(models, Xa, ya, scheme=scheme, metrics=[first],
                groups=groups, random_state=random_state, return_predictions=True,
                progress=progress or False, **run_options(engine, n_jobs))
 
@@ -254,6 +284,11 @@ def _listing(items, limit: int = 8) -> str:
     return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
 
 
+def _default_metric(task: str) -> str:
+    """The metric of cross-study validation when none is given."""
+    return {"classification": "accuracy", "survival": "c_index"}.get(task, "r2")
+
+
 def _usable_studies(ya, sa, labels, classification, notes, *, min_rows: int = 2):
     """Studies with at least ``min_rows`` rows; for classification, which of them hold a
     single class (no classifier can be trained on them)."""
@@ -306,6 +341,10 @@ class CrossStudyResult(Result):
     notes : tuple of str
         Studies left out or left empty and why (a single row, a single class, fewer rows than
         folds), cells where the metric is undefined.
+    cells : dict or None
+        With ``return_predictions=True``: ``(k, k') -> (rows, prediction)`` of every scored
+        cell (study labels as in ``matrix``; ``rows`` index the rows of ``X`` given, the
+        diagonal's predictions are the pooled out-of-fold ones).
 
     See Also
     --------
@@ -329,6 +368,7 @@ class CrossStudyResult(Result):
     higher_is_better: bool
     n_folds: int
     notes: tuple = ()
+    cells: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def title(self) -> str:
@@ -434,7 +474,7 @@ class CrossStudyResult(Result):
 @renamed(cv="n_folds")
 def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5, task=None,
                        random_state=None, n_jobs: int = 1, engine=None,
-                       progress=None) -> CrossStudyResult:
+                       progress=None, return_predictions: bool = False) -> CrossStudyResult:
     """Train on each study and evaluate on every other (Bernau et al. 2014).
 
     Parameters
@@ -462,6 +502,9 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
         (:class:`replikit.experiment.engine.Engine`); replaces ``n_jobs``.
     progress : callable, optional
         Called with 1 after each fit (e.g. the ``advance`` of an audit's progress stage).
+    return_predictions : bool, default False
+        Keep each cell's predictions (``cells`` of the result), e.g. for the standard errors
+        of the cells or an ensemble of the per-study learners.
 
     Returns
     -------
@@ -504,7 +547,7 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
     n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
     classification = task == "classification"
     all_classes = sorted(pd.unique(pd.Series(ya)).tolist(), key=str) if classification else None
-    m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
+    m = get_metric(metric or _default_metric(task), task=task,
                    n_classes=len(all_classes) if classification else None)
     notes: list[str] = []
     labels, one_class = _usable_studies(ya, sa, labels, classification, notes)
@@ -516,8 +559,9 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
                      f"{_listing(f'{k} (only class {c!s})' for k, c in one_class.items())}")
     rows, codes = _coded(sa, labels)
     y_used = ya[rows]
-    scheme = CrossStudy(cv, stratify=classification)
-    plan = scheme.plan(y_used, codes)
+    survival = task == "survival"
+    scheme = CrossStudy(cv, stratify=classification or survival)
+    plan = scheme.plan(y_used["event"].astype(int) if survival else y_used, codes)
     few = [f"{labels[p.repeat]} ({p.n_rows})" for p in plan if p.trained and p.n_rows < cv]
     if few:
         notes.append(f"{_plural(len(few), 'study')} with fewer rows than the {cv} folds: "
@@ -526,10 +570,11 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
     K = len(labels)
     M = np.full((K, K), np.nan)
     oof: dict[int, list] = {}
+    cells: dict | None = {} if return_predictions else None
     for batch in _study_batches(plan, codes.size):
         # a few training studies per run: each predicts every other study's rows, and a run's
         # predictions are held at once (the splits and random states are those of one run)
-        part = CrossStudy(cv, stratify=classification, train_studies=batch)
+        part = CrossStudy(cv, stratify=classification or survival, train_studies=batch)
         res = _run({"model": estimator}, Xa[rows], y_used, part, codes,
                    random_state=random_state, n_jobs=n_jobs, engine=engine, progress=progress)
         for (k, fold), (test, pred, proba) in _predicted(res.predictions, all_classes).items():
@@ -538,6 +583,8 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
                     sel = codes[test] == j
                     M[k, j] = m.func(y_used[test][sel], pred[sel],
                                      None if proba is None else proba[sel], all_classes)
+                    if cells is not None:
+                        cells[(labels[k], labels[j])] = (rows[test[sel]], pred[sel])
             else:
                 oof.setdefault(k, []).append((test, pred, proba))
         del res
@@ -546,6 +593,8 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
         pred = np.concatenate([p[1] for p in parts])
         proba = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
         M[k, k] = m.func(y_used[test], pred, proba, all_classes)
+        if cells is not None:
+            cells[(labels[k], labels[k])] = (rows[test], pred)
     no_cv = [labels[p.repeat] for p in plan if p.trained and p.repeat not in oof]
     if no_cv:
         notes.append(f"within-study CV left empty for {_listing(no_cv)}: a class has a single "
@@ -558,7 +607,7 @@ def cross_study_matrix(estimator, X, y, study, *, metric=None, n_folds: int = 5,
             expected[p.repeat, p.repeat] = True
     _undefined_note(M, expected, m.name, notes)
     frame = pd.DataFrame(M, index=labels, columns=labels)
-    return CrossStudyResult(frame, m.name, m.higher_is_better, cv, tuple(notes))
+    return CrossStudyResult(frame, m.name, m.higher_is_better, cv, tuple(notes), cells)
 
 
 #: Predicted rows one run of :func:`cross_study_matrix` holds at once (each training study
@@ -730,7 +779,7 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
         raise ParameterTypeError(f"`model_name` must be a non-empty string; got {model_name!r}.")
     classification = task == "classification"
     all_classes = sorted(pd.unique(pd.Series(ya)).tolist(), key=str) if classification else None
-    m = get_metric(metric or ("accuracy" if classification else "r2"), task=task,
+    m = get_metric(metric or _default_metric(task), task=task,
                    n_classes=len(all_classes) if classification else None)
     notes: list[str] = []
     labels, _ = _usable_studies(ya, sa, labels, False, notes)
@@ -755,7 +804,10 @@ def leave_one_study_out(estimator, X, y, study, *, metric=None, task=None, model
         out_rows.append({"study": k, "n": n_k, "metric": m.name,
                          "value": m.func(y_used[test], pred, proba, all_classes)})
         f = pd.DataFrame({"study": str(k), "model": model_name, "repeat": 0, "fold": i,
-                          "row": rows[test], "y_true": y_used[test], "y_pred": pred})
+                          "row": rows[test], "y_true": y_used[test] if task != "survival"
+                          else y_used["time"][test], "y_pred": pred})
+        if task == "survival":
+            f["event"] = y_used["event"][test].astype(np.int64)
         if proba is not None:
             for j, c in enumerate(all_classes):
                 f[f"proba_{c}"] = proba[:, j]
