@@ -412,10 +412,10 @@ class LifelinesModel(BaseEstimator):
         except (ValueError, ArithmeticError) as exc:  # lifelines' ConvergenceError, LinAlgError
             raise ModelFitError(f"`fitter`: {type(fitter).__name__}.fit failed: {exc}",
                                 model=type(fitter).__name__) from exc
-        for method in ("predict_survival_function",):
-            if not callable(getattr(fitter, method, None)):
-                raise ParameterTypeError(f"`fitter`: {type(fitter).__name__} has no {method} "
-                                         "method; LifelinesModel needs a regression fitter.")
+        if not callable(getattr(fitter, "predict_survival_function", None)):
+            raise ParameterTypeError(f"`fitter`: {type(fitter).__name__} has no "
+                                     "predict_survival_function method; LifelinesModel needs a "
+                                     "regression fitter.")
         self.fitter_ = fitter
         self.n_features_in_ = arr.shape[1]
         if names is not None:
