@@ -33,6 +33,9 @@ _EXPORTS = {
     "integrated_brier_score": "survival", "SURVIVAL_METRICS": "survival",
     "survival_higher_is_better": "survival", "ConcordanceResult": "survival",
     "CumulativeDynamicAUCResult": "survival", "BrierScoreResult": "survival",
+    # survival_models.py (lifelines fitters as estimators; S(t | x) of any survival model)
+    "LifelinesModel": "survival_models", "StepFunction": "survival_models",
+    "survival_probabilities": "survival_models",
     # scoring.py
     "scores_from_predictions": "scoring", "primary_metric_of": "scoring",
     # models.py
