@@ -15,7 +15,8 @@ import pytest
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import accuracy_score, r2_score, roc_auc_score
 
-from replikit.data.examples import ENTRY_SAMPLES, anes, entry_sample, nwtco
+from replikit.data.examples import ENTRY_SAMPLES, anes, entry_sample
+from replikit.data.examples import nwtco_binary as nwtco
 from replikit.errors import ParameterError
 from replikit.report import audit_input
 

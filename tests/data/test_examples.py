@@ -32,12 +32,29 @@ def test_anes_offline(no_network):
 
 
 def test_nwtco_offline(no_network):
-    ex = examples.nwtco()
+    ex = examples.nwtco_binary()
     assert ex.task == "classification"
     assert set(np.unique(ex.y)) == {0, 1}
     assert sorted(ex.study.unique()) == ["NWTS-3", "NWTS-4"]
     assert "edrel" not in ex.X.columns  # time to relapse would leak the outcome
     assert len(ex.y) == 4028
+
+
+def test_survival_examples_offline(no_network):
+    """nwtco keeps the time to relapse; breast and uis are two-cohort survival data. The event
+    counts are those of the R sources (survival::nwtco: 571 relapses; rotterdam's recurrence
+    or death 1,713 + gbsg's 299 events; quantreg::uis 464 returns to drug use)."""
+    nw, br, ui = examples.nwtco(), examples.breast(), examples.uis()
+    assert nw.task == br.task == ui.task == "survival"
+    assert int(nw.event.sum()) == 571 and len(nw.y) == 4028
+    assert "edrel" not in nw.X.columns and "rel" not in nw.X.columns
+    assert int(br.event.sum()) == 1713 + 299 and br.study.value_counts().to_dict() == {
+        "Rotterdam": 2982, "GBSG": 686}
+    assert int(ui.event.sum()) == 464 and "LEN.T" not in ui.X.columns
+    for ex in (nw, br, ui):
+        y = ex.outcome
+        assert y.dtype.names == ("event", "time") and (y["time"] > 0).all()
+        np.testing.assert_array_equal(y["event"], ex.event.to_numpy())
 
 
 def test_exam_offline(no_network):
@@ -58,6 +75,6 @@ def test_load_example_unknown():
 
 
 def test_frame_has_target_and_study():
-    ex = examples.nwtco()
+    ex = examples.nwtco_binary()
     f = ex.frame()
     assert {"rel", "study"} <= set(f.columns) and len(f) == len(ex.y)

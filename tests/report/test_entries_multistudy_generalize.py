@@ -239,7 +239,7 @@ def test_within_study_cv_predictions_on_nwtco():
     from replikit.experiment.models import default_models
     from replikit.report import example_dataset
 
-    d = example_dataset("nwtco")
+    d = example_dataset("nwtco_binary")
     res = run(default_models(d.task, quick=True), d.X, d.y, scheme="3x1", metrics=["roc_auc"],
               study=d.study.astype(str).to_numpy(), random_state=0)
     a = replikit.audit(predictions=res.predictions.frame, quick=True, random_state=0,

@@ -153,7 +153,7 @@ def run_predictions():
     from replikit.experiment import run
     from replikit.experiment.models import make_models
 
-    ex = load_example("nwtco")
+    ex = load_example("nwtco_binary")
     res = run(make_models("lr,dummy", "classification"), ex.X, ex.y, scheme="5x2",
               metrics=["roc_auc"], study=ex.study, random_state=0)
     return res.predictions

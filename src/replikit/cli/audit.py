@@ -29,10 +29,17 @@ def audit(
     data: Annotated[Path | None, typer.Option("--data", help="Your table (CSV, Parquet, DuckDB); "
                                               "omit to audit the built-in ANES example.")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Outcome column.")] = None,
+    time: Annotated[str | None, typer.Option(
+        "--time", help="A survival outcome: the follow-up time column (with --event, in place "
+        "of --target).")] = None,
+    event: Annotated[str | None, typer.Option(
+        "--event", help="A survival outcome: the event column (1/0, true/false or yes/no: 1 "
+        "when the event was seen at that time, 0 when censored).")] = None,
     study: StudyOpt = None,
     table: TableOpt = None,
     example: Annotated[str, typer.Option("--example", help="Built-in input when no other is "
-                                         "given: a dataset (anes, nwtco, exam) or the shipped "
+                                         "given: a dataset (anes, nwtco, exam; survival: "
+                                         "nwtco, breast, uis; nwtco_binary) or the shipped "
                                          "sample of an entry (scores, mlr3, weka, predictions, "
                                          "benchmark, demsar, estimates).")] = "anes",
     moderator: Annotated[list[str] | None, typer.Option(
@@ -161,7 +168,8 @@ def audit(
             raise ParameterError(f"`--sections`: unknown section(s) {unknown or sections!r}; "
                                  f"available: {', '.join(known)}.")
     tolerances = _tolerances(tolerance)
-    source = _source(data=data, target=target, study=study, table=table, task=task,
+    source = _source(data=data, target=target, time=time, event=event, study=study,
+                     table=table, task=task,
                      example=example, models=models, moderator=moderator, scores=scores,
                      predictions=predictions, benchmark=benchmark, estimates=estimates,
                      columns=columns, n_folds=n_folds, scheme=scheme,
@@ -234,7 +242,8 @@ _STATE_STYLES = {"good": "bold green", "warn": "bold yellow", "bad": "bold red",
 _SAMPLE_ENTRY = {"mlr3": "scores", "weka": "scores", "demsar": "benchmark"}
 
 
-def _source(*, data, target, study, table, task, example, models, moderator, scores,
+def _source(*, data, target, time, event, study, table, task, example, models, moderator,
+            scores,
             predictions, benchmark, estimates, columns, n_folds, scheme, test_fraction, metric,
             lower_is_better, original):
     """The audit's entry from the options, checked before any work: the built-in example
@@ -250,7 +259,8 @@ def _source(*, data, target, study, table, task, example, models, moderator, sco
     if len(given) > 1:
         raise ParameterError(f"give one input to audit; got {', '.join(given)}.")
     if not given:
-        extra = [flag for flag, v in (("--target", target), ("--study", study),
+        extra = [flag for flag, v in (("--target", target), ("--time", time),
+                                      ("--event", event), ("--study", study),
                                       ("--table", table), ("--task", task),
                                       ("--columns", columns), ("--n-folds", n_folds),
                                       ("--scheme", scheme), ("--test-fraction", test_fraction),
@@ -274,20 +284,30 @@ def _source(*, data, target, study, table, task, example, models, moderator, sco
     flag = next(iter(given))
     if flag != "--data":
         wrong = [f for f, v in (("--models", models), ("--moderator", moderator),
-                                ("--target", target), ("--task", task) if flag != "--predictions"
+                                ("--target", target), ("--time", time), ("--event", event),
+                                ("--task", task) if flag != "--predictions"
                                 else ("--target", None)) if v]
         if wrong:
             raise ParameterError(f"`{wrong[0]}` goes with --data (models fitted by replikit); "
                                  f"{flag} holds results already made.")
     if flag == "--data":
         _refuse_misplaced(data, table)
-        if target is None:
-            raise ParameterError("`--target`: required with `--data` (the outcome column).")
+        if target is None and time is None and event is None:
+            raise ParameterError("`--target`: required with `--data` (the outcome column), or "
+                                 "`--time` and `--event` for a survival outcome.")
+        if (time is None) != (event is None):
+            missing = "--event" if event is None else "--time"
+            raise ParameterError(f"`{missing}`: a survival outcome needs both --time (the "
+                                 "follow-up time column) and --event (the event column).")
+        if target is not None and time is not None:
+            raise ParameterError("`--target` and `--time`/`--event` both name the outcome; give "
+                                 "--target, or --time and --event for a survival outcome.")
         from ..data.userdata import load_dataset
         from ..report.preflight import MIN_ROWS
 
         ds = load_dataset(data, target=target, study=study, table=table,
-                          min_studies=2 if study else 1, task=task, min_rows=MIN_ROWS)
+                          min_studies=2 if study else 1, task=task, min_rows=MIN_ROWS,
+                          time=time, event=event)
         return AuditInput("data", ds.name, dataset=ds, task=ds.task)
     if study is not None and flag != "--predictions":
         raise ParameterError(f"`--study` names a column of --data or --predictions; {flag} "

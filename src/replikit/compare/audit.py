@@ -880,13 +880,15 @@ def audit(dataset, *, models=None, metric: str | None = None, study_scores=None,
 
 #: Scores on a 0–1 scale: their default practical tolerance is 0.01 (one point).
 _UNIT_SCORES = frozenset({"r2", "r2_corr", "roc_auc", "accuracy", "balanced_accuracy",
-                          "error_rate", "brier"})
+                          "error_rate", "brier", "c_index", "c_index_uno", "mean_auc",
+                          "integrated_brier_score"})
 #: The primary metric of per-fold scores when none is named, first found wins (the data
 #: entry's rule: a threshold-free score first, then accuracy, R², then the errors).
-_PRIMARY_ORDER = ("roc_auc", "balanced_accuracy", "accuracy", "r2", "error_rate", "log_loss",
-                  "brier", "rmse", "mse", "mae")
+_PRIMARY_ORDER = ("c_index", "roc_auc", "balanced_accuracy", "accuracy", "r2", "error_rate",
+                  "log_loss", "brier", "rmse", "mse", "mae", "c_index_uno")
 _SECONDARY = {"classification": ("accuracy", "error_rate", "balanced_accuracy"),
-              "regression": ("mae", "rmse", "mse", "r2")}
+              "regression": ("mae", "rmse", "mse", "r2"),
+              "survival": ("c_index_uno",)}
 #: What a scores table may say about its resampling (see :func:`audit_scores`).
 SCORE_SCHEMES = ("kfold", "holdout", "recorded")
 _NO_RATIO_TESTS = ("corrected t-tests, Bayesian correlated t-test and TOST equivalence test "
@@ -1016,7 +1018,8 @@ def audit_scores(scores, *, metric: str | None = None, scheme: str | None = None
     p-value is largest when there are several.
 
     **The tolerance** of the primary metric is ``tolerance``, else 0.01 for a score on a 0–1
-    scale (R², ROC AUC, accuracy, balanced accuracy, error rate); an error in the outcome's
+    scale (R², ROC AUC, accuracy, balanced accuracy, error rate, the C-index, the mean
+    time-dependent AUC and the integrated Brier score of survival models); an error in the outcome's
     units (MAE, RMSE, MSE, log loss) has no default without the outcome's SD, which scores do
     not carry: equivalence is then not tested for it (the Bayesian rows use a zero-width
     region), and the verdict says so.
@@ -1027,7 +1030,7 @@ def audit_scores(scores, *, metric: str | None = None, scheme: str | None = None
         Columns ``study, model, repeat, fold, metric, value`` and optionally ``n_train,
         n_test``.
     metric : str, optional
-        The primary metric. Default: the first of roc_auc, balanced_accuracy, accuracy, r2,
+        The primary metric. Default: the first of c_index, roc_auc, balanced_accuracy, accuracy, r2,
         error_rate, log_loss, brier, rmse, mse, mae in the scores.
     scheme : {'kfold', 'holdout', 'recorded'} or None
         How the scores were made where they do not record the sizes: ``'kfold'`` (each

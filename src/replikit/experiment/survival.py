@@ -456,7 +456,7 @@ def evaluation_times(time_train, event_train, time_test, event_test, *,
     Examples
     --------
     >>> t = np.arange(1.0, 21.0); e = np.ones(20, bool)
-    >>> evaluation_times(t, e, t, e)[[0, -1]].tolist()
+    >>> evaluation_times(t, e, t, e)[[0, -1]].round(6).tolist()
     [2.9, 16.2]
     """
     tt, et = np.asarray(time_test, float), np.asarray(event_test, bool)

@@ -15,7 +15,7 @@ to cross-study discrimination at a stated tolerance.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,9 +47,9 @@ class SurvivalCrossStudy(Result):
         One row per model and cell: ``model, train, test, kind ('within' or 'across'),
         estimate, se, ci_low, ci_high, n, events``.
     summary : DataFrame
-        Per model: ``model, within, across, drop, drop_se, drop_low, drop_high,
-        rank_within, rank_across`` and the ensemble's mean C (``ensemble``), best first by
-        ``across``.
+        Per model: ``model, within, across, across_low, across_high, drop, drop_se,
+        drop_low, drop_high, ensemble, rank_within, rank_across`` (``ensemble``: the
+        ensemble's mean C), best first by ``across``.
     ensemble : DataFrame
         Per model and test study: the C-index of the equal-weight ensemble of the learners
         trained on the other studies, with its SE and interval.
@@ -63,6 +63,8 @@ class SurvivalCrossStudy(Result):
         Whether the best model's discrimination holds across studies within the tolerance.
     notes : tuple of str
         What was left out and why.
+    n_folds : int
+        Folds of the within-study cross-validation.
 
     See Also
     --------
@@ -89,7 +91,6 @@ class SurvivalCrossStudy(Result):
     verdict: Verdict
     notes: tuple = ()
     n_folds: int = 5
-    extra: dict = field(default_factory=dict, repr=False)
 
     @property
     def title(self) -> str:
@@ -302,7 +303,10 @@ def _summary(cells: pd.DataFrame, ensemble: pd.DataFrame, level: float) -> pd.Da
         drop = within - across
         se = float(np.sqrt(var))
         e = ensemble[ensemble["model"] == name]
-        out.append({"model": name, "within": within, "across": across, "drop": drop,
+        across_se = float(np.sqrt((a["se"] ** 2).sum())) / max(len(a), 1)
+        out.append({"model": name, "within": within, "across": across,
+                    "across_low": across - z * across_se, "across_high": across + z * across_se,
+                    "drop": drop,
                     "drop_se": se, "drop_low": drop - z * se, "drop_high": drop + z * se,
                     "ensemble": e["estimate"].mean() if len(e) else np.nan})
     frame = pd.DataFrame(out)
@@ -316,7 +320,12 @@ def _verdict(row, tol: float, level: float, k: int) -> Verdict:
     pct = f"{level:.0%}"
     words = (f"{name} discriminates with a mean C-index of {row['across']:.3f} across "
              f"studies against {row['within']:.3f} within them (a drop of {row['drop']:.3f})")
-    if high <= tol:
+    if row["across_low"] <= 0.5:
+        level_, sentence = "warn", (f"{words}, but across studies its C-index is not clearly "
+                                    f"above 0.5 (chance; {pct} interval {row['across_low']:.3f}"
+                                    f" to {row['across_high']:.3f}): there is little "
+                                    "discrimination to replicate.")
+    elif high <= tol:
         level_, sentence = "good", (f"{words}: the drop is within the tolerated {tol:g} (upper "
                                     f"{pct} bound {high:.3f}), so its discrimination holds up in "
                                     "the other studies.")

@@ -14,6 +14,7 @@ def audit(data=None, *, target: str | None = None, study: str | None = None,
           scheme: str | None = None, test_fraction: float | None = None,
           metric: str | None = None, higher_is_better: bool | None = None,
           original: str | None = None, task: str | None = None, table: str | None = None,
+          time: str | None = None, event: str | None = None,
           random_state: int | None = 0, n_jobs: int | None = None, quick: bool = False,
           sections: list[str] | None = None, tolerances: dict | None = None,
           moderators: list[str] | None = None, progress: bool = False,
@@ -83,6 +84,10 @@ def audit(data=None, *, target: str | None = None, study: str | None = None,
         Of ``data`` or ``predictions`` (default: inferred from the outcome).
     table : str, optional
         The table inside a DuckDB file.
+    time, event : str, optional
+        With ``data``: a survival outcome in place of ``target`` — the follow-up time column
+        and the event column (1/0, true/false or yes/no). The audit then scores the models
+        by the C-index and validates them across studies (Bernau et al. (2014)).
     random_state : int or None, default 0
         The same value gives the same numbers, whatever ``n_jobs``.
     n_jobs : int, optional
@@ -143,7 +148,7 @@ def audit(data=None, *, target: str | None = None, study: str | None = None,
                          columns=columns, n_folds=n_folds, scheme=scheme,
                          test_fraction=test_fraction, metric=metric,
                          higher_is_better=higher_is_better, original=original, task=task,
-                         table=table)
+                         table=table, time=time, event=event)
     if models is not None and source.kind != "data":
         from ..errors import ParameterError
 

@@ -218,12 +218,12 @@ def example_dataset(name: str = "anes") -> Dataset:
     --------
     >>> ds = example_dataset("nwtco")
     >>> ds.task, ds.n_studies
-    ('classification', 2)
+    ('survival', 2)
     """
     ex = load_example(name)
     classes = tuple(sorted(ex.y.unique().tolist())) if ex.task == "classification" else ()
     return Dataset(ex.name, ex.X, ex.y, ex.study, ex.task, ex.n_dropped, ex.description,
-                   ex.citation, classes=classes)
+                   ex.citation, classes=classes, event=ex.event)
 
 
 def _skipped_output(section, exc: BaseException) -> SectionOutput:

@@ -175,7 +175,7 @@ class AuditContext:
     Examples
     --------
     >>> from replikit.report import example_dataset
-    >>> ctx = AuditContext(example_dataset("nwtco"), quick=True, random_state=0)
+    >>> ctx = AuditContext(example_dataset("nwtco_binary"), quick=True, random_state=0)
     >>> ctx.metric, ctx.shared("answer", lambda: 42)
     ('roc_auc', 42)
     """
@@ -216,7 +216,12 @@ class AuditContext:
 
     @property
     def entry(self) -> str:
-        """The entry level the audit starts from (:data:`replikit.report.inputs.ENTRIES`)."""
+        """The entry level the audit starts from (:data:`replikit.report.inputs.ENTRIES`);
+        ``'survival'`` for data whose outcome is a survival time (each section has its own
+        builder for it)."""
+        if self.source.kind == "data" and self.dataset is not None \
+                and self.dataset.task == "survival":
+            return "survival"
         return self.source.kind
 
     def tolerance(self, key: str) -> Tolerance | None:
@@ -245,7 +250,8 @@ class AuditContext:
         mask = d.study.astype(str).isin(kept).to_numpy()
         sub = dataclasses.replace(
             d, X=d.X[mask].reset_index(drop=True), y=d.y[mask].reset_index(drop=True),
-            study=d.study[mask].reset_index(drop=True))
+            study=d.study[mask].reset_index(drop=True),
+            event=None if d.event is None else d.event[mask].reset_index(drop=True))
         return sub, left_out
 
     def shared(self, key: str, compute: Callable[[], Any]) -> Any:

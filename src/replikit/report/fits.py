@@ -22,7 +22,8 @@ import time
 
 from .context import AuditContext
 
-__all__ = ["pooled_cv", "shared_cv", "study_cv", "fit_log", "fit_seconds", "release_after"]
+__all__ = ["pooled_cv", "shared_cv", "study_cv", "fit_log", "fit_seconds", "release_after",
+           "survival_cv", "survival_design", "SURVIVAL_MIN_EVENTS"]
 
 
 def _backend(ctx: AuditContext) -> dict:
@@ -133,6 +134,63 @@ def study_cv(ctx: AuditContext, models: dict):
         return res, d
 
     return ctx.shared(key, compute)
+
+
+#: Fewest events a study needs for the within-study CV of a survival outcome (two per fold).
+SURVIVAL_MIN_EVENTS = 10
+
+
+def survival_design(quick: bool):
+    """The within-study design of a survival outcome: 5-fold CV stratified by the event,
+    repeated twice (once for a quick audit)."""
+    from ..experiment import RepeatedKFold
+
+    return RepeatedKFold(5, 1 if quick else 2, stratify=True)
+
+
+def survival_cv(ctx: AuditContext):
+    """The within-study CV of a survival outcome (:func:`survival_design`), every model in
+    every study with at least :data:`SURVIVAL_MIN_EVENTS` events, scored by Harrell's and
+    Uno's C-index, with predictions: ``(RunResult, dataset, left_out)``; made once per
+    audit."""
+    import dataclasses
+
+    from ..errors import NotApplicableError
+    from ..experiment import run
+
+    def compute():
+        d = ctx.dataset
+        study = d.study_labels().astype(str)
+        events = d.event.groupby(study.to_numpy()).sum()
+        keep = [s for s in _in_order(study) if events.get(s, 0) >= SURVIVAL_MIN_EVENTS]
+        left_out = [(s, f"{int(events.get(s, 0))} event(s); cross-validation within a study "
+                     f"needs {SURVIVAL_MIN_EVENTS}") for s in _in_order(study) if s not in keep]
+        if not keep:
+            raise NotApplicableError(
+                f"no study has the {SURVIVAL_MIN_EVENTS} events that cross-validation within "
+                "a study needs — pool small studies into larger ones.")
+        if left_out:
+            mask = study.isin(keep).to_numpy()
+            d = dataclasses.replace(
+                d, X=d.X[mask].reset_index(drop=True), y=d.y[mask].reset_index(drop=True),
+                study=None if d.study is None else d.study[mask].reset_index(drop=True),
+                event=d.event[mask].reset_index(drop=True))
+        t0 = time.perf_counter()
+        with ctx.stage("Fits: cross-validation within every study (survival)") as advance:
+            res = run(ctx.models, d.X, d.outcome, scheme=survival_design(ctx.quick),
+                      metrics=["c_index", "c_index_uno"],
+                      study=None if d.study is None else d.study.astype(str),
+                      random_state=ctx.random_state, return_predictions=True,
+                      progress=advance, **_backend(ctx))
+        _log(ctx, "within-study CV", res, time.perf_counter() - t0)
+        return res, d, left_out
+
+    return ctx.shared("survival-cv", compute)
+
+
+def _in_order(values) -> list:
+    """The distinct values in order of appearance."""
+    return list(dict.fromkeys(values.tolist()))
 
 
 def release_after(ctx: AuditContext, section: str, wanted=None) -> None:

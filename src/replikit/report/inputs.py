@@ -256,7 +256,8 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
                 scheme: str | None = None, test_fraction: float | None = None,
                 metric: str | None = None, higher_is_better: bool | None = None,
                 original: str | None = None, task: str | None = None,
-                table: str | None = None) -> AuditInput:
+                table: str | None = None, time: str | None = None,
+                event: str | None = None) -> AuditInput:
     """Read and check one entry of the audit (exactly one of ``data``, ``scores``,
     ``predictions``, ``benchmark``, ``estimates``; each a DataFrame or a path).
 
@@ -307,6 +308,10 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
         The task of ``data`` or ``predictions`` (default: inferred from the outcome).
     table : str, optional
         The table inside a DuckDB file.
+    time, event : str, optional
+        With ``data``: a survival outcome in place of ``target`` — the follow-up time column
+        and the event column (1/0, true/false or yes/no). The audit then scores the models
+        by the C-index and validates them across studies (Bernau et al. (2014)).
 
     Returns
     -------
@@ -343,9 +348,10 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
     (kind, value), = given.items()
     scheme, test_fraction = _scheme_iv(scheme, test_fraction)
     _only(kind, target=target, n_folds=n_folds, scheme=scheme, metric=metric,
-          higher_is_better=higher_is_better, original=original, task=task)
+          higher_is_better=higher_is_better, original=original, task=task, time=time,
+          event=event)
     if kind == "data":
-        return _data_input(value, target, study, task, table)
+        return _data_input(value, target, study, task, table, time, event)
     if kind == "scores":
         return _scores_input(value, columns, n_folds, scheme, test_fraction, metric, table)
     if kind == "predictions":
@@ -358,7 +364,7 @@ def audit_input(*, data=None, target: str | None = None, study: str | None = Non
 
 #: The options each entry reads (any other given with it is refused, never ignored).
 _OPTIONS = {
-    "data": {"target", "task"},
+    "data": {"target", "task", "time", "event"},
     "scores": {"n_folds", "scheme", "metric"},
     "predictions": {"metric", "task", "scheme"},
     "benchmark": {"higher_is_better", "metric"},
@@ -384,21 +390,23 @@ def _refuse_misplaced(frame: pd.DataFrame, name: str) -> None:
                         f"on; give it as `{kind}` instead.")
 
 
-def _data_input(value, target, study, task, table) -> AuditInput:
+def _data_input(value, target, study, task, table, time=None, event=None) -> AuditInput:
     from ..data.userdata import dataset_from_frame
     from .preflight import MIN_ROWS
 
     if isinstance(value, Dataset):
-        if target is not None or task is not None:
-            raise ParameterError("`target`/`task` describe a table; a Dataset already has "
-                                 "them.")
+        if target is not None or task is not None or time is not None or event is not None:
+            raise ParameterError("`target`/`time`/`event`/`task` describe a table; a Dataset "
+                                 "already has them.")
         return AuditInput("data", value.name, dataset=value, task=value.task)
     frame, name = _frame(value, "data", table)
     _refuse_misplaced(frame, name)
-    if target is None:
-        raise ParameterError("`target`: required with `data` (the outcome column).")
+    if target is None and time is None and event is None:
+        raise ParameterError("`target`: required with `data` (the outcome column), or `time` "
+                             "and `event` for a survival outcome.")
     ds = dataset_from_frame(frame, target=target, study=study, task=task, name=name,
-                            min_studies=2 if study else 1, min_rows=MIN_ROWS)
+                            min_studies=2 if study else 1, min_rows=MIN_ROWS, time=time,
+                            event=event)
     return AuditInput("data", name, dataset=ds, task=ds.task)
 
 

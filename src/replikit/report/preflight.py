@@ -205,6 +205,32 @@ class AuditBudget:
         return [text] if text else []
 
 
+#: Core-seconds per fit of a survival model per 1,000 training rows (scikit-survival on the
+#: reference machine, nwtco: the forest 0.7, boosting 1.4, Cox 0.06 at 1,100 rows).
+SURVIVAL_FIT_SECONDS = 0.7
+
+
+def _survival_budget(dataset, models, quick: bool, cores: int) -> AuditBudget:
+    """The plan of a survival audit: the default line-up (no sizing steps), within-study CV
+    (:data:`~replikit.report.fits.SURVIVAL_CV`) and the cross-study matrices."""
+    from ..experiment.models import default_models
+    from .fits import survival_design
+
+    models = default_models("survival", quick=quick) if models is None else models
+    scheme = survival_design(quick)
+    k, r = scheme.n_folds, scheme.n_repeats
+    n, studies = len(dataset.y), max(dataset.n_studies, 1)
+    per = SURVIVAL_FIT_SECONDS * n / 1000 / studies
+    fits_cv = k * r * studies * len(models)
+    fits_cs = (studies + studies * k) * len(models) if studies > 1 else 0
+    parts = {"within-study CV": (fits_cv, fits_cv * per, 0.0),
+             "cross-study": (fits_cs, fits_cs * per, 0.0)}
+    from ..experiment.budget import REFERENCE_CORES
+
+    seconds = _expected(parts, REFERENCE_CORES)
+    return AuditBudget(models, (), parts, _expected(parts, cores), seconds, cores)
+
+
 def _parts(dataset, models, quick: bool) -> dict:
     """Fit set -> (fits, core-seconds spread over the workers, seconds made one at a time)
     on the reference machine, for the audit's fit sets."""
@@ -306,6 +332,8 @@ def audit_budget(dataset: Dataset, models: dict | None = None, *, quick: bool = 
     from ..experiment.models import SIZING_STEPS, sized_models
 
     cores = REFERENCE_CORES if n_jobs is None else max(1, int(n_jobs))
+    if dataset.task == "survival":
+        return _survival_budget(dataset, models, quick, cores)
     if models is not None:
         parts = _parts(dataset, models, quick)
         seconds = _expected(parts, REFERENCE_CORES)

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..context import AuditContext
 
-__all__ = ["per_study_scores", "per_study_left_out"]
+__all__ = ["per_study_scores", "per_study_left_out", "EntryView", "survival_scores_context"]
 
 
 def per_study_scores(ctx: AuditContext, models: dict) -> pd.DataFrame:
@@ -48,3 +48,39 @@ def _per_study_scores(ctx: AuditContext, models: dict) -> pd.DataFrame:
     out = (f.groupby(["study", "model"], sort=False)["value"].mean()
            .rename("score").reset_index())
     return out[["study", "model", "score"]]
+
+
+class EntryView:
+    """The audit's context as another entry sees it: the section builders of the ``scores``
+    and ``estimates`` entries read ``ctx.source`` (the scores, their metric and scheme; the
+    estimates and the original) and nothing of the data; every other attribute is the
+    audit's own (its stages, caches, tolerances)."""
+
+    def __init__(self, ctx: AuditContext, source) -> None:
+        self._ctx, self.source = ctx, source
+
+    @property
+    def entry(self) -> str:
+        return self.source.kind
+
+    @property
+    def metric(self) -> str:
+        return self.source.metric
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+
+def survival_scores_context(ctx: AuditContext):
+    """A survival audit's within-study CV scores (:func:`replikit.report.fits.survival_cv`,
+    Harrell's C-index per fold) as a per-fold-scores entry, for the sections that read
+    scores: ``(context view, left_out)``."""
+    from ..fits import survival_cv
+    from ..inputs import AuditInput
+
+    res, _, left_out = survival_cv(ctx)
+    source = AuditInput("scores", ctx.dataset.name, scores=res.scores, metric="c_index",
+                        scheme="kfold", task="survival",
+                        notes=("per-fold C-index of 5-fold cross-validation within every "
+                               "study, stratified by the event",))
+    return EntryView(ctx, source), left_out

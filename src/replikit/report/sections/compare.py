@@ -660,12 +660,23 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
                          data=data)
 
 
+def build_survival(ctx: AuditContext) -> SectionOutput:
+    """A survival outcome: the models' per-fold C-index of the within-study CV
+    (:func:`replikit.report.fits.survival_cv`), compared as per-fold scores are."""
+    from ._shared import survival_scores_context
+
+    view, _ = survival_scores_context(ctx)
+    return _from_scores(view, view.source.scores, "c_index", "5-fold cross-validation within "
+                        "every study (Harrell's C-index per test fold)", {"scheme": "kfold"})
+
+
 SECTION = Section(key=KEY, title=TITLE, order=20, build=build,
                   description="All pairs of models: corrected repeated k-fold t and Bayesian "
                               "correlated t on 10x10 CV, Holm-adjusted with simultaneous "
                               "intervals; Friedman/Nemenyi CD diagram across studies "
                               "(Gardner & Brooks (2017)).",
                   entries={"scores": build_from_scores, "predictions": build_from_predictions,
+                           "survival": build_survival,
                            "benchmark": build_from_benchmark},
                   needs="per-fold scores (--scores), out-of-fold predictions (--predictions), "
                         "a benchmark table (--benchmark) or a data table (--data)")

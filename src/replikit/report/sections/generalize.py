@@ -229,10 +229,20 @@ def build_from_predictions(ctx: AuditContext) -> SectionOutput:
         metric=metric, higher_is_better=higher_is_better(metric))
 
 
+def build_survival(ctx: AuditContext) -> SectionOutput:
+    """A survival outcome: each study's mean C-index of every model in the within-study CV
+    (:func:`replikit.report.fits.survival_cv`), read as per-fold scores are."""
+    from ._shared import survival_scores_context
+
+    view, _ = survival_scores_context(ctx)
+    return build_from_scores(view)
+
+
 SECTION = Section(key=KEY, title=TITLE, order=50, build=build,
                   description="Studies needed (n*) for the audited models' rankings to "
                               "generalize (Matteucci et al. (2024)).",
                   entries={"benchmark": build_from_benchmark, "scores": build_from_scores,
+                           "survival": build_survival,
                            "predictions": build_from_predictions},
                   needs="a benchmark table (--benchmark), per-fold scores (--scores) or "
                         "out-of-fold predictions (--predictions) of two or more models in four "

@@ -298,8 +298,88 @@ def build_from_predictions(ctx: AuditContext) -> SectionOutput:
     return format_audit(ctx, a, opening, classification=a.utility != "squared")
 
 
+def build_survival(ctx: AuditContext) -> SectionOutput:
+    """A survival outcome: the cross-study validation matrices of the C-index
+    (:func:`replikit.multistudy.audit_survival`; Bernau et al. (2014))."""
+    import pandas as pd
+
+    from ...experiment.models import default_models
+    from ...multistudy import audit_survival
+
+    d = ctx.dataset
+    if d.study is None or d.n_studies < 2:
+        return SectionOutput(key=KEY, title=TITLE, skipped=(
+            "one study: cross-study validation trains on one study and tests on another."),
+            advice="name the column of studies, sites or trials with --study.")
+    models = ctx.models or default_models("survival", quick=ctx.quick)
+    given = ctx.tolerance(KEY)
+    try:
+        with ctx.stage("Cross-study validation of the C-index (fits)") as advance:
+            a = audit_survival(d.X, d.outcome, d.study.astype(str), models=models,
+                               tolerance=None if given is None else given.of(1.0),
+                               random_state=ctx.random_state, n_jobs=ctx.n_jobs,
+                               engine=ctx.engine, progress=advance)
+    except NotApplicableError as exc:
+        return SectionOutput(key=KEY, title=TITLE, skipped=str(exc), advice=exc.advice)
+    v, level = a.verdict, f"{a.confidence_level:.0%}"
+    summary = a.summary.rename(columns={
+        "within": "mean C within studies (CV)", "across": "mean C across studies (CSV)",
+        "drop": "drop (CV − CSV)", "ensemble": "ensemble of per-study models",
+        "rank_within": "rank by CV", "rank_across": "rank by CSV"})
+    summary["drop interval"] = [interval(lo, hi) for lo, hi in
+                                zip(a.summary["drop_low"], a.summary["drop_high"], strict=True)]
+    summary["CSV interval"] = [interval(lo, hi) for lo, hi in
+                               zip(a.summary["across_low"], a.summary["across_high"],
+                                   strict=True)]
+    summary = summary.drop(columns=["drop_se", "drop_low", "drop_high", "across_low",
+                                    "across_high"])
+    cells = a.cells.copy()
+    cells["interval"] = [interval(lo, hi) if pd.notna(lo) else "–"
+                         for lo, hi in zip(cells["ci_low"], cells["ci_high"], strict=True)]
+    cells = cells.drop(columns=["ci_low", "ci_high"])
+    reordered = (a.summary["rank_within"] != a.summary["rank_across"]).any()
+    blocks = [
+        Paragraph(
+            "Cross-study validation (Bernau et al. (2014)): every model is trained on all of "
+            "one study and its Harrell's C-index measured on every other study (the "
+            "off-diagonal cells); the diagonal is 5-fold cross-validation within the study "
+            "(stratified by the event, out-of-fold risks pooled). A C-index is the share of "
+            "comparable pairs of patients whose predicted risks are ordered as their event "
+            "times (0.5: chance). Bernau et al. found that cross-validation within a study "
+            "over-states what a model achieves in a new study and can rank the models "
+            "differently; the table compares both. Each cell's interval is the "
+            "infinitesimal-jackknife one of R's survival::concordance (the cell's model held "
+            "fixed). The ensemble averages the risks of the models trained on the other "
+            "studies (equal weights; Patil & Parmigiani (2018) weigh them). The light judges "
+            f"the best model's drop from within- to cross-study C against a tolerance of "
+            f"{number(a.tolerance)}: green when the upper {level} bound is within it, red when "
+            "the lower bound exceeds it, amber otherwise; amber too when the cross-study C is "
+            "not clearly above chance."),
+        Callout(v.sentence, v.level),
+        KeyValues({"studies": len(a.matrices[a.best]), "models": len(a.matrices),
+                   "best model (by cross-study C)": a.best,
+                   "judged against": v.tolerance,
+                   "ranks by CV and by CSV": "differ" if reordered else "agree"}),
+        Figure(svg_later(a.plot().figure),
+               f"Cross-study C-index matrix of {a.best}: rows are the training study, columns "
+               "the test study; the diagonal is cross-validation within the study."),
+        Table(summary, "Per model: the mean C-index within studies (CV) and across them "
+                       "(CSV; Bernau et al.'s summaries), the drop with its interval, the "
+                       "ensemble, and the ranks by each."),
+        Table(cells, "Every cell: C-index, its standard error and interval, the test rows and "
+                     "their events."),
+    ]
+    if a.notes:
+        blocks.append(Paragraph("Notes: " + "; ".join(a.notes) + "."))
+    if v.caveats:
+        blocks.insert(2, Paragraph("Caveats: " + "; ".join(v.caveats) + "."))
+    return SectionOutput(key=KEY, title=TITLE, summary=v.sentence, blocks=blocks,
+                         data={**a.to_dict(), "verdict": v.to_dict()})
+
+
 SECTION = Section(key=KEY, title=TITLE, order=40, build=build,
                   description="A rule trained once and applied to every study: utilities, "
                               "ε-replicability, distances, tests, cross-study validation "
                               "(Parmigiani (2023)).",
-                  entries={"predictions": build_from_predictions}, needs=NEEDS)
+                  entries={"predictions": build_from_predictions,
+                           "survival": build_survival}, needs=NEEDS)

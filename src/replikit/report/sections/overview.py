@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..._plotting import new_figure, svg_later
@@ -14,6 +15,8 @@ def _outcome_figure(d, table: pd.DataFrame) -> str:
     """Box plots of the outcome per study (regression) or the share of the first class column
     of ``table`` per study (classification), in the table's study order."""
     order = [str(v) for v in table["study"]]
+    if d.task == "survival":
+        return _survival_figure(d, order)
     height = min(6.4, 1.2 + 0.22 * len(order))  # many studies: fewer tick labels, same height
     fig = new_figure(6.4, max(2.4, height))
     ax = fig.add_subplot()
@@ -37,6 +40,26 @@ def _outcome_figure(d, table: pd.DataFrame) -> str:
     return svg_later(fig)
 
 
+def _survival_figure(d, order: list) -> str:
+    """Kaplan–Meier curves of the event-free share per study (at most 12 studies drawn)."""
+    from ...experiment.models import SurvivalBaseline
+
+    fig = new_figure(6.4, 3.6)
+    ax = fig.add_subplot()
+    study = d.study_labels().astype(str).to_numpy()
+    y = d.outcome
+    for s in order[:12]:
+        km = SurvivalBaseline().fit(d.X.iloc[:1], y[study == s])
+        ax.step(np.concatenate(([0.0], km.unique_times_)),
+                np.concatenate(([1.0], km.survival_)), where="post", label=s)
+    ax.set_xlabel(f"{d.y.name} (follow-up time)")
+    ax.set_ylabel(f"share without the event ({d.event.name})")
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(title="study", fontsize=7)
+    return svg_later(fig)
+
+
 def build(ctx: AuditContext) -> SectionOutput:
     d = ctx.dataset
     study = d.study_labels()
@@ -46,7 +69,9 @@ def build(ctx: AuditContext) -> SectionOutput:
         "rows dropped for missing values": f"{d.n_dropped:,}",
         "studies": f"{study.nunique():,}",
         "features (after one-hot encoding)": f"{d.X.shape[1]:,}",
-        "outcome": f"{d.y.name} ({d.task})",
+        "outcome": f"{d.y.name} ({d.task})" if d.task != "survival" else
+        f"time {d.y.name}, event {d.event.name} (survival: {int(d.event.sum()):,} events, "
+        f"{int((~d.event).sum()):,} censored)",
     }
     blocks: list = []
     if d.description:
@@ -57,6 +82,8 @@ def build(ctx: AuditContext) -> SectionOutput:
         KeyValues(facts),
         Figure(_outcome_figure(d, table),
                f"Distribution of {d.y.name} by study." if d.task == "regression" else
+               "Kaplan–Meier estimate of the share without the event over the follow-up, by "
+               "study." if d.task == "survival" else
                f"Share of each study's rows in the class named on the axis ({d.y.name})."),
         Table(table.reset_index(drop=True), f"{d.y.name} by study"),
     ]
@@ -191,4 +218,5 @@ SECTION = Section(key="overview", title="Data overview", order=0, build=build,
                   description="Rows, studies, outcome by study, missing values; or, for results "
                               "already made, what the input holds.",
                   entries={"scores": build_input, "predictions": build_input,
-                           "benchmark": build_input, "estimates": build_input})
+                           "benchmark": build_input, "estimates": build_input,
+                           "survival": build})

@@ -250,11 +250,30 @@ _RESULT_COLUMNS = frozenset({"metric", "basis", "estimate", "se", "ci_low", "ci_
                              "note"})
 
 
+def build_survival(ctx: AuditContext) -> SectionOutput:
+    """A survival outcome: the per-fold C-index of the within-study CV
+    (:func:`replikit.report.fits.survival_cv`), summarized as per-fold scores are."""
+    from ._shared import survival_scores_context
+
+    view, _ = survival_scores_context(ctx)
+    out = build_from_scores(view)
+    return _survival_opening(out, "The C-index of each model is the mean over the folds of "
+                             "5-fold cross-validation within every study (stratified by the "
+                             "event; Harrell's C of the predicted risk on each test fold). ")
+
+
+def _survival_opening(out: SectionOutput, text: str) -> SectionOutput:
+    import dataclasses
+
+    return dataclasses.replace(out, blocks=[Paragraph(text), *out.blocks])
+
+
 SECTION = Section(key="resampling", title="Prediction error by resampling", order=10,
                   build=build, description="Resubstitution vs K-fold, bootstrap (eqs. 6, 7) "
                   "and .632+ error estimates of each model (Etherington & Lieske (2019)); "
                   "from scores or predictions, the cross-validation estimate with the "
                   "corrected repeated-CV t interval (Nadeau & Bengio (2003)).",
-                  entries={"scores": build_from_scores, "predictions": build_from_predictions},
+                  entries={"scores": build_from_scores, "predictions": build_from_predictions,
+                           "survival": build_survival},
                   needs="per-fold scores (--scores), out-of-fold predictions (--predictions) "
                         "or a data table (--data)")
