@@ -1173,7 +1173,7 @@ default 'r2'
     (Harrell's C has a limit that depends on the censoring distribution; Harrell, Lee & Mark
     1996). Its SE is the infinitesimal jackknife of R's ``survival::concordance``
     (Therneau & Atkinson 2023), its interval the Wald interval of ``logit(C)``: coverage
-    .944–.950 at n = 100 and 300 with 30% and 60% censoring (docs/replicate.md, "Reported
+    .943–.948 at n = 100 and 300 with 30% and 60% censoring (docs/replicate.md, "Reported
     C-indices"). Two such estimates from independent samples give a difference
     (:func:`~replikit.replicate.difference`) on the C scale, with a tolerance in C units.
 
