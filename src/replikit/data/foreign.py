@@ -371,8 +371,8 @@ def read_scores(path: str | os.PathLike, *, columns: dict | None = None,
 _SCORES_SETS = ({"model", "fold", "metric", "value"}, {"model", "repeat", "fold", "value"})
 _MLR3_SET = {"task_id", "learner_id", "iteration"}
 _WEKA_SET = {"key_dataset", "key_scheme", "key_run", "key_fold"}
-_ESTIMATE_METRICS = ("r2", "r", "auc", "accuracy", "estimate", "yi", "value")
-_ESTIMATE_SPREAD = ("n", "se", "variance", "vi")
+_ESTIMATE_METRICS = ("r2", "r", "auc", "accuracy", "c_index", "estimate", "yi", "value")
+_ESTIMATE_SPREAD = ("n", "se", "variance", "vi", "ci_low")
 
 
 def guess_entry(frame: pd.DataFrame) -> tuple[str, str] | None:

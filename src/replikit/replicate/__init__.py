@@ -24,9 +24,10 @@ The parts work on their own too:
 * several effects per study (folds, repeats, datasets): the multilevel meta-analysis of
   metafor's ``rma.mv`` (:func:`multilevel_meta_analysis`) and cluster-robust standard errors
   (``.robust()``, CR1 or CR2);
-* reported estimates (a correlation, R², accuracy or AUC with n, as papers print them):
-  effect sizes and sampling variances as metafor's ``escalc`` (:func:`effects_from_reported`)
-  and the three aims on them (:func:`analyze_reported`);
+* reported estimates (a correlation, R², accuracy or AUC with n, a survival model's C-index
+  with its SE or interval, as papers print them): effect sizes and sampling variances as
+  metafor's ``escalc`` (:func:`effects_from_reported`) and the three aims on them
+  (:func:`analyze_reported`);
 * Study 2 of the paper, a simulation of how well these procedures tell replications from
   non-replications (:func:`simulate_replication`).
 

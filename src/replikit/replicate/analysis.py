@@ -33,7 +33,7 @@ from .meta import MetaResult, meta_analysis
 __all__ = ["ReplicationAnalysis", "analyze_replications", "estimates_from_table",
            "meta_from_table", "multilevel_from_table"]
 
-_VALUE_COLS = ("value", "r2", "estimate", "yi")
+_VALUE_COLS = ("value", "r2", "estimate", "yi", "c_index")
 _BIG = 1e100  # effects and variances beyond this overflow inverse-variance sums
 _N_COLS = ("n", "n_test")
 
@@ -125,9 +125,11 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
     ----------
     frame : pandas.DataFrame
         Either one row per study (``study``, a column of estimates ``value``/``r2``/
-        ``estimate``/``yi``, ``n`` and optionally ``k``, ``se``, ``model``), or a Scores table
-        (``study``, ``model``, ``fold``, ``metric``, ``value``, ``n_test``) whose folds are
-        pooled per study.
+        ``estimate``/``yi``/``c_index``, ``n`` and optionally ``k``, ``se``, ``model``; a
+        C-index with ``metric='c_index'`` takes ``se`` or its interval ``ci_low``,
+        ``ci_high``, read on the logit scale, with an optional ``confidence_level``), or a
+        Scores table (``study``, ``model``, ``fold``, ``metric``, ``value``, ``n_test``) whose
+        folds are pooled per study.
     study : str, default 'study'
         Column of study labels.
     estimate : str, optional
@@ -140,7 +142,8 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
     se : str, optional, default 'se'
         Column of reported SEs (used when present).
     metric : str, default 'r2'
-        Metric of the estimates (rows of a Scores table with another metric are dropped).
+        Metric of the estimates (rows of a Scores table with another metric are dropped); a
+        column of estimates named ``c_index`` makes it ``'c_index'``.
     pooling : {'fixed', 'random'}, default 'random'
         Pooling of the folds within each study (Scores input only).
     tau2_method : str, default 'REML'
@@ -208,12 +211,16 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
     frame = frame.reset_index(drop=True)
     labels = [_label(s) for s in frame[study]]
     vcol = _pick(frame, estimate, _VALUE_COLS, "estimate", "estimate")
+    if vcol == "c_index" and metric == "r2":  # the column names its metric
+        metric = "c_index"
     ncol = _pick(frame, n, _N_COLS, "sample size", "n", required=False)
     secol = se if (se is not None and se in frame.columns) else None
     kcol = k if (isinstance(k, str) and k in frame.columns) else None
-    if ncol is None and secol is None:
-        raise DataError("the estimates table needs a sample-size column (`n`) or an `se` column;"
-                        f" got {list(frame.columns)}.")
+    cicols = metric == "c_index" and {"ci_low", "ci_high"} <= set(frame.columns)
+    if ncol is None and secol is None and not cicols:
+        raise DataError("the estimates table needs a sample-size column (`n`) or an `se` column"
+                        + (" (a C-index: `se`, or its interval `ci_low`, `ci_high`)"
+                           if metric == "c_index" else "") + f"; got {list(frame.columns)}.")
     vals = _numbers(frame, vcol, "estimates", labels)
     ses = _numbers(frame, secol, "standard errors", labels, allow_missing=True) \
         if secol is not None else np.full(len(frame), np.nan)
@@ -233,12 +240,24 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
     _check_range(ks, kcol or "k", "predictors", labels,
                  lambda v: (v >= 1) & (v == np.round(v)) & np.isfinite(v),
                  "a predictor count must be a whole number >= 1")
+    lows, highs, levels = (
+        _numbers(frame, c, what, labels, allow_missing=True) if c in frame.columns
+        else np.full(len(frame), np.nan)
+        for c, what in (("ci_low", "interval bounds"), ("ci_high", "interval bounds"),
+                        ("confidence_level", "interval levels"))) if cicols else (
+        np.full(len(frame), np.nan),) * 3
+    levels = np.where(np.isnan(levels), 0.95, levels)
     for i in range(len(frame)):
         if not (np.isnan(ns[i]) or np.isnan(ks[i])) and ns[i] <= ks[i] + 1:
             raise DataError(f"{_where(labels, i)}: n = {int(ns[i])} rows cannot support "
                             f"k = {int(ks[i])} predictors (need n > k + 1; such a fit has R2 = 1 "
                             "by construction, whatever SE is reported).")
-        if np.isnan(ses[i]) and np.isnan(ns[i]):
+        if metric == "c_index" and np.isnan(ses[i]) and (np.isnan(lows[i])
+                                                         or np.isnan(highs[i])):
+            raise DataError(f"{_where(labels, i)}: a C-index needs its standard error (column "
+                            "`se`) or its confidence interval (columns `ci_low` and `ci_high`); "
+                            "it has no closed-form SE from n and the number of events.")
+        if metric != "c_index" and np.isnan(ses[i]) and np.isnan(ns[i]):
             raise DataError(f"{_where(labels, i)} has neither a sample size (column "
                             f"{ncol!r}) nor a standard error (column {secol!r}).")
     if metric == "r2":
@@ -249,7 +268,7 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
                      lambda v: (v >= 0) & (v < 1),
                      f"the {se_method} SE needs an R2 in [0, 1) (a squared correlation); give "
                      "a reported SE in column `se` for a negative test R2")
-    elif np.isnan(ses).any():
+    elif metric != "c_index" and np.isnan(ses).any():
         i = int(np.flatnonzero(np.isnan(ses))[0])
         raise DataError(f"`metric` {metric!r}: {_where(labels, i)} has no standard error; "
                         f"only R2 has a closed-form SE from n, so give an `se` column.")
@@ -270,6 +289,15 @@ def estimates_from_table(frame: pd.DataFrame, *, study: str = "study",
                                     "`k` (Lee's interval); give both columns.")
                 e = from_summary(r2=float(vals[i]), se=s, n=nn, k=kk, se_method=se_method,
                                  label=labels[i], sample=sample)
+            elif metric == "c_index":  # the SE, else the interval on the logit scale
+                ci = {} if s is not None else {"ci_low": float(lows[i]),
+                                               "ci_high": float(highs[i]),
+                                               "confidence_level": float(levels[i])}
+                try:
+                    e = from_summary(estimate=float(vals[i]), se=s, n=nn, k=kk, metric=metric,
+                                     label=labels[i], **ci)
+                except (DataError, ParameterError) as exc:
+                    raise DataError(f"{_where(labels, i)}: {exc}") from None
             else:
                 e = from_summary(estimate=float(vals[i]), se=s, n=nn, k=kk, metric=metric,
                                  label=labels[i])

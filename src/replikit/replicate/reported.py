@@ -18,6 +18,8 @@ measure    statistic   ``yi``                                      ``vi``
 ``PAS``    accuracy    asin(√p)                                    1 / (4 n)
 ``AUC``    AUC         A                                           Hanley & McNeil (1982), below
 ``AUCLO``  AUC         log(A / (1 − A))                            the AUC variance / (A (1 − A))²
+``C``      C-index     C                                           reported SE², or from the interval
+``CLO``    C-index     log(C / (1 − C))                            (SE / (C (1 − C)))², or interval
 =========  ==========  ==========================================  ===================================
 
 With an accuracy ``p`` of ``n`` cases, the counts are ``x = n p`` correct and ``n − x`` wrong;
@@ -32,6 +34,22 @@ Hanley & McNeil's (1982) closed form with ``n_pos`` positives and ``n_neg`` nega
 metafor 5's ``AUC`` measure with ``vtype="LS2"`` is the same formula over
 ``(n_pos − 1)(n_neg − 1)`` (Cho et al. 2019), its default ``"LS"`` Newcombe's (2006). ``AUCLO``
 is replikit's: the logit of the AUC with the delta-method variance.
+
+A concordance (C) index of a survival model — Harrell's or Uno's, as papers report it — has no
+closed-form variance from its sample size and number of events, so ``C`` and ``CLO`` take the
+reported standard error ``se`` or, failing that, the reported interval
+``[ci_low, ci_high]`` at ``confidence_level``, read as a Wald interval on the logit scale
+(the scale of R's ``survival::concordance`` and of replikit's
+:func:`~replikit.experiment.survival.concordance_index`):
+
+    SE(logit C) = (logit(ci_high) − logit(ci_low)) / (2 z),   SE(C) = C (1 − C) SE(logit C),
+
+as metamisc's ``ccalc`` does for the meta-analysis of C-statistics on the logit scale (Debray
+et al. 2017; 2019). The Hanley–McNeil form with ``N/2 − 1`` (Newcombe 2006, method 4) that
+those authors use when only N and the number of events are known is not offered: for
+Harrell's C of a censored outcome it was 1.6–1.7 times the true SD with 30% censored, 1.2
+times with 60% and 0.95 times with 87% in replikit's simulations (docs/replicate.md,
+"Reported C-indices").
 
 :func:`analyze_reported` is the replication of Vijayakumar & Cheung (2021) on such a table:
 the difference of each replication from the original (inconsistency), its equivalence within
@@ -70,18 +88,23 @@ MEASURES = {
     "PAS": ("accuracy", "arcsine square root transformed proportion"),
     "AUC": ("auc", "area under the ROC curve (Hanley & McNeil (1982) variance)"),
     "AUCLO": ("auc", "logit transformed area under the ROC curve"),
+    "C": ("c_index", "concordance (C) index (variance from its reported SE or interval)"),
+    "CLO": ("c_index", "logit transformed concordance (C) index (Debray et al. 2017)"),
 }
 #: Per metric column of a table of reported estimates: (measure on the metric's scale,
 #: measure it is pooled on, the scale's name in :func:`~replikit.replicate.to_scale`).
 METRIC_MEASURES = {"r": ("COR", "ZCOR", "fisher_z"), "r2": ("R2", "ZR2", "r2_z"),
                    "accuracy": ("PR", "PLO", "logit"), "auc": ("AUC", "AUCLO", "logit"),
-                   "estimate": (None, None, "identity")}
+                   "c_index": ("C", "CLO", "logit"), "estimate": (None, None, "identity")}
 #: The transformed measures and the scale of :func:`~replikit.replicate.from_scale` that
 #: undoes them (each transform is monotone).
-MEASURE_SCALES = {"ZCOR": "fisher_z", "ZR2": "r2_z", "PLO": "logit", "AUCLO": "logit"}
+MEASURE_SCALES = {"ZCOR": "fisher_z", "ZR2": "r2_z", "PLO": "logit", "AUCLO": "logit",
+                  "CLO": "logit"}
 #: How a verdict names each metric.
 _METRIC_WORDS = {"r": "correlation r", "r2": "R²", "accuracy": "accuracy", "auc": "AUC",
-                 "estimate": "estimate"}
+                 "c_index": "C-index", "estimate": "estimate"}
+#: The measures whose variance comes from a reported SE or interval, never from sizes.
+_SPREAD_MEASURES = ("C", "CLO")
 _SIZE_COLUMNS = ("n", "n_pos", "n_neg", "prevalence")
 #: Columns that name the effects within a study (several rows per study), first found wins
 #: when ``inner`` is not given; without one, the effects are numbered within each study.
@@ -110,13 +133,17 @@ class _Inputs:
     n_neg: np.ndarray | None
     labels: list
     frame: pd.DataFrame | None
+    se: np.ndarray | None = None  # C, CLO: reported SEs (NaN where absent)
+    ci_low: np.ndarray | None = None  # C, CLO: reported intervals (NaN where absent)
+    ci_high: np.ndarray | None = None
+    level: np.ndarray | None = None  # their confidence levels
 
 
 def _where(labels, i: int, frame) -> str:
     return f"study {labels[i]!r} (row {i + 1})" if frame is not None else f"position {i}"
 
 
-def _resolve(frame, given, default, name, labels, k):
+def _resolve(frame, given, default, name, labels, k, allow_missing=False):
     """Values of one input: a column of ``frame`` (named by ``given`` or ``default``), or
     numbers given directly (one number for all studies); ``None`` when absent."""
     from .analysis import _numbers
@@ -126,7 +153,7 @@ def _resolve(frame, given, default, name, labels, k):
         if col not in frame.columns:
             raise DataError(f"`{name}`: column {col!r} not found; columns are "
                             f"{list(map(str, frame.columns))}.")
-        return col, _numbers(frame, col, name, labels)
+        return col, _numbers(frame, col, name, labels, allow_missing=allow_missing)
     if given is None:
         return None, None
     if isinstance(given, str):
@@ -154,9 +181,16 @@ def _check(values, ok, name, col, labels, frame, expected):
                         f"{expected}.")
 
 
-def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study) -> _Inputs:
+def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study, se=None,
+                 ci_low=None, ci_high=None, confidence_level=None) -> _Inputs:
     measure = check_choice(str(measure).upper(), "measure", tuple(MEASURES))
     statistic = MEASURES[measure][0]
+    if measure not in _SPREAD_MEASURES:
+        given = [name for name, v in (("se", se), ("ci_low", ci_low), ("ci_high", ci_high),
+                                      ("confidence_level", confidence_level)) if v is not None]
+        if given:
+            raise ParameterError(f"`{given[0]}` goes with measures 'C' and 'CLO' (a C-index); "
+                                 f"measure {measure!r} derives its variance from the sizes.")
     if isinstance(data, pd.DataFrame):
         frame = data.reset_index(drop=True)
         if frame.empty:
@@ -188,6 +222,9 @@ def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study) ->
                                  f"{values.shape}.")
         labels = [str(i) for i in range(values.size)]
     k = values.size
+    if measure in _SPREAD_MEASURES:
+        return _c_index_iv(measure, statistic, col, values, frame, labels, n, se, ci_low,
+                           ci_high, confidence_level)
     ncol, nv = _resolve(frame, n, "n", "n", labels, k)
     pcol, pos = _resolve(frame, n_pos, "n_pos", "n_pos", labels, k)
     qcol, neg = _resolve(frame, n_neg, "n_neg", "n_neg", labels, k)
@@ -232,6 +269,74 @@ def _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study) ->
     return _Inputs(measure, statistic, col, values, nv, None, None, labels, frame)
 
 
+def _c_index_iv(measure, statistic, col, values, frame, labels, n, se, ci_low, ci_high,
+                confidence_level) -> _Inputs:
+    """The inputs of a C-index: each study's reported SE, else its interval (and level)."""
+    k = values.size
+    finite = np.isfinite
+    _check(values, finite, "estimate", col, labels, frame, "expected a finite number")
+    _check(values, lambda v: (v > 0) & (v < 1), "estimate", col, labels, frame,
+           "a C-index must lie in (0, 1) (its logit is infinite at the bounds)")
+    ncol, nv = _resolve(frame, n, "n", "n", labels, k, allow_missing=True)
+    scol, sv = _resolve(frame, se, "se", "se", labels, k, allow_missing=True)
+    lcol, lo = _resolve(frame, ci_low, "ci_low", "ci_low", labels, k, allow_missing=True)
+    hcol, hi = _resolve(frame, ci_high, "ci_high", "ci_high", labels, k, allow_missing=True)
+    vcol, lev = _resolve(frame, confidence_level, "confidence_level", "confidence_level",
+                         labels, k, allow_missing=True)
+    nan = np.full(k, np.nan)
+    sv, lo, hi = (nan if a is None else a for a in (sv, lo, hi))
+    lev = np.full(k, 0.95) if lev is None else np.where(np.isnan(lev), 0.95, lev)
+    if nv is not None:
+        _check(nv, lambda v: np.isnan(v) | ((v >= 2) & (v == np.round(v))), "n", ncol, labels,
+               frame, "a sample size must be a whole number >= 2")
+    _check(sv, lambda v: np.isnan(v) | (finite(v) & (v > 0)), "se", scol, labels, frame,
+           "a standard error must be finite and > 0")
+    _check(lev, lambda v: (v > 0) & (v < 1), "confidence_level", vcol, labels, frame,
+           "the level of a reported interval must lie in (0, 1), e.g. 0.95")
+    use = np.isnan(sv)  # the interval is read only where no SE is reported
+    one = use & (np.isnan(lo) != np.isnan(hi))
+    if one.any():
+        i = int(np.flatnonzero(one)[0])
+        raise DataError(f"{_where(labels, i, frame)}: the interval of its C-index has one bound "
+                        "only; give both 'ci_low' and 'ci_high' (or its 'se').")
+    none = use & np.isnan(lo)
+    if none.any():
+        i = int(np.flatnonzero(none)[0])
+        raise DataError(f"{_where(labels, i, frame)}: a C-index needs its standard error "
+                        "(column 'se') or its confidence interval (columns 'ci_low' and "
+                        "'ci_high'); it has neither, and a C-index has no closed-form variance "
+                        "from n and the number of events.")
+    for arr, name, c in ((lo, "ci_low", lcol), (hi, "ci_high", hcol)):
+        _check(np.where(use, arr, 0.5), lambda v: (v > 0) & (v < 1), name, c, labels, frame,
+               "an interval of a C-index must lie inside (0, 1) (it is read on the logit "
+               "scale)")
+    bad = use & ~((lo <= values) & (values <= hi) & (lo < hi))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"{_where(labels, i, frame)}: its C-index {number(values[i], 6)} is not "
+                        f"inside its interval [{number(lo[i], 6)}, {number(hi[i], 6)}] "
+                        "(`ci_low` < C-index < `ci_high` expected).")
+    return _Inputs(measure, statistic, col, values, nv, None, None, labels, frame, sv,
+                   np.where(use, lo, np.nan), np.where(use, hi, np.nan), lev)
+
+
+def _c_index_vi(iv: _Inputs) -> tuple[np.ndarray, np.ndarray]:
+    """Per study: SE of the C-index on its own scale and of its logit (the reported SE by
+    the delta method, else the reported interval read on the logit scale)."""
+    from scipy import stats
+
+    c = iv.values
+    slope = c * (1 - c)  # d C / d logit(C)
+    z = stats.norm.ppf((1 + iv.level) / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        from_ci = (np.log(iv.ci_high / (1 - iv.ci_high))
+                   - np.log(iv.ci_low / (1 - iv.ci_low))) / (2 * z)
+    have = ~np.isnan(iv.se)
+    se_logit = np.where(have, iv.se / slope, from_ci)
+    se_c = np.where(have, iv.se, from_ci * slope)
+    return se_c, se_logit
+
+
 def _hanley_mcneil(a, n_pos, n_neg):
     q1, q2 = a / (2 - a), 2 * a ** 2 / (1 + a)
     return (a * (1 - a) + (n_pos - 1) * (q1 - a ** 2) + (n_neg - 1) * (q2 - a ** 2)) \
@@ -258,6 +363,9 @@ def _yi_vi(iv: _Inputs) -> tuple[np.ndarray, np.ndarray]:
         return np.log(xi / mi), 1 / xi + 1 / mi
     if m == "PAS":
         return np.arcsin(np.sqrt(x)), 1 / (4 * n)
+    if m in _SPREAD_MEASURES:
+        se_c, se_logit = _c_index_vi(iv)
+        return (x.copy(), se_c ** 2) if m == "C" else (np.log(x / (1 - x)), se_logit ** 2)
     v = _hanley_mcneil(x, iv.n_pos, iv.n_neg)
     if m == "AUC":
         return x.copy(), v
@@ -265,7 +373,8 @@ def _yi_vi(iv: _Inputs) -> tuple[np.ndarray, np.ndarray]:
 
 
 def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=None,
-                          n_pos=None, n_neg=None, prevalence=None,
+                          n_pos=None, n_neg=None, prevalence=None, se=None, ci_low=None,
+                          ci_high=None, confidence_level=None,
                           study: str = "study") -> pd.DataFrame:
     """Effects and sampling variances from reported statistics, as metafor's ``escalc``.
 
@@ -273,12 +382,13 @@ def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=
     ----------
     data : pandas.DataFrame or array-like of shape (k,)
         A table with one row per study, or the reported values themselves.
-    measure : {'COR', 'ZCOR', 'R2', 'ZR2', 'PR', 'PLO', 'PAS', 'AUC', 'AUCLO'}
+    measure : {'COR', 'ZCOR', 'R2', 'ZR2', 'PR', 'PLO', 'PAS', 'AUC', 'AUCLO', 'C', 'CLO'}
         The effect to compute (see the module's table): correlations ``r`` (COR, ZCOR),
-        R² (R2, ZR2), an accuracy (PR, PLO, PAS), an AUC (AUC, AUCLO).
+        R² (R2, ZR2), an accuracy (PR, PLO, PAS), an AUC (AUC, AUCLO), a concordance index
+        of a survival model (C, CLO).
     estimate : str, optional
         With a table: the column of reported values (default: the measure's statistic, ``r``,
-        ``r2``, ``accuracy`` or ``auc``).
+        ``r2``, ``accuracy``, ``auc`` or ``c_index``).
     n : str, int or array-like, optional
         Sample sizes: a column of the table (default ``n`` when present), one number or one
         per study. Needed by every measure but AUC's, where it goes with ``prevalence``.
@@ -287,6 +397,15 @@ def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=
         ``n_neg`` when present).
     prevalence : str, float or array-like, optional
         Share of positives, with ``n``, for an AUC without ``n_pos``/``n_neg``.
+    se : str, float or array-like, optional
+        C and CLO only: the reported standard errors of the C-indices (default: column ``se``
+        when present); a missing one (NaN) falls back on the interval.
+    ci_low, ci_high : str, float or array-like, optional
+        C and CLO only: the reported interval of each C-index (default: columns ``ci_low``
+        and ``ci_high`` when present), read as a Wald interval on the logit scale.
+    confidence_level : str, float or array-like, optional
+        C and CLO only: the level of those intervals (default: column ``confidence_level``
+        when present, else 0.95).
     study : str, default 'study'
         Column of study labels of a table (kept in the output when present).
 
@@ -301,12 +420,14 @@ def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=
     ------
     ParameterError
         An unknown ``measure``, a size the measure needs that is missing, numbers of the wrong
-        length.
+        length; ``se``, ``ci_low``, ``ci_high`` or ``confidence_level`` with a measure other
+        than C or CLO.
     DataError
         A value outside its range, naming the column (or parameter) and the study: a
         correlation outside (-1, 1), an R² outside [0, 1) (0 too for ``R2``), an accuracy
-        outside [0, 1], an AUC outside (0, 1), a size that is not a whole number large enough
-        for the measure (``n >= 4`` for ZCOR), a prevalence outside (0, 1).
+        outside [0, 1], an AUC or a C-index outside (0, 1), a size that is not a whole number
+        large enough for the measure (``n >= 4`` for ZCOR), a prevalence outside (0, 1); a
+        C-index with neither an SE nor both bounds of an interval, or outside its interval.
 
     See Also
     --------
@@ -318,7 +439,11 @@ def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=
     The formulas are in the module's table; each matches ``metafor::escalc`` (version 5.1)
     to floating-point precision, checked in the test suite against values R printed. For
     an AUC, metafor's ``AUC`` measure with ``vtype="LS2"`` and ``mi=0`` equals ``AUC`` here
-    times ``n_pos n_neg / ((n_pos - 1)(n_neg - 1))``.
+    times ``n_pos n_neg / ((n_pos - 1)(n_neg - 1))``. C and CLO (not in metafor) are the
+    reported C-index with the variance of its reported SE, or of its interval read on the
+    logit scale, ``SE(logit C) = (logit(ci_high) − logit(ci_low)) / (2 z)`` — metamisc's
+    ``ccalc`` (Debray et al. 2017; 2019); CLO is the logit scale on which Debray et al.
+    (2017) pool C-statistics.
 
     References
     ----------
@@ -334,6 +459,14 @@ def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=
     .. [5] Cho, H., Matthews, G. J. & Harel, O. (2019). Confidence intervals for the area
        under the receiver operating characteristic curve in the presence of ignorable missing
        data. International Statistical Review, 87(1), 152–177.
+    .. [6] Debray, T. P. A., Damen, J. A. A. G., Snell, K. I. E., Ensor, J., Hooft, L.,
+       Reitsma, J. B., Riley, R. D. & Moons, K. G. M. (2017). A guide to systematic review and
+       meta-analysis of prediction model performance. BMJ, 356, i6460.
+       https://doi.org/10.1136/bmj.i6460
+    .. [7] Debray, T. P. A., Damen, J. A. A. G., Riley, R. D., Snell, K., Reitsma, J. B.,
+       Hooft, L., Collins, G. S. & Moons, K. G. M. (2019). A framework for meta-analysis of
+       prediction model studies with binary and time-to-event outcomes. Statistical Methods
+       in Medical Research, 28(9), 2768–2786. https://doi.org/10.1177/0962280218785504
 
     Examples
     --------
@@ -344,8 +477,15 @@ def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=
     1     b  0.4847  0.02
     >>> effects_from_reported([0.85], measure="AUC", n_pos=51, n_neg=58)["vi"].round(6).tolist()
     [0.001453]
+    >>> cs = pd.DataFrame({"study": ["a", "b"], "c_index": [0.72, 0.68],
+    ...                    "se": [0.02, None], "ci_low": [None, 0.63], "ci_high": [None, 0.73]})
+    >>> effects_from_reported(cs, measure="CLO")[["study", "yi", "vi"]].round(4)
+      study      yi      vi
+    0     a  0.9445  0.0098
+    1     b  0.7538  0.0139
     """
-    iv = _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study)
+    iv = _reported_iv(data, measure, estimate, n, n_pos, n_neg, prevalence, study, se, ci_low,
+                      ci_high, confidence_level)
     yi, vi = _yi_vi(iv)
     out = {}
     if iv.frame is not None and study in iv.frame.columns:
@@ -353,6 +493,11 @@ def effects_from_reported(data, *, measure: str, estimate: str | None = None, n=
     out[iv.statistic] = iv.values
     if iv.statistic == "auc":
         out["n_pos"], out["n_neg"] = iv.n_pos, iv.n_neg
+    elif iv.statistic == "c_index":
+        if iv.n is not None:
+            out["n"] = iv.n
+        out.update(se=iv.se, ci_low=iv.ci_low, ci_high=iv.ci_high,
+                   confidence_level=np.where(np.isnan(iv.ci_low), np.nan, iv.level))
     else:
         out["n"] = iv.n
     frame = pd.DataFrame({**out, "yi": yi, "vi": vi, "measure": iv.measure})
@@ -371,7 +516,8 @@ class ReportedAnalysis(Result):
     Attributes
     ----------
     metric : str
-        The metric column (``'r2'``, ``'r'``, ``'auc'``, ``'accuracy'`` or ``'estimate'``).
+        The metric column (``'r2'``, ``'r'``, ``'auc'``, ``'accuracy'``, ``'c_index'`` or
+        ``'estimate'``).
     studies : pandas.DataFrame
         One row per study (per effect when a study has several, with its ``effect`` label
         within the study): ``study``, ``estimate`` and ``se`` on the metric's scale (with
@@ -576,7 +722,7 @@ def _original_iv(frame, labels, original):
 def _study_variances(frame, metric, labels):
     """Per study: the estimate, its variance on the metric's scale, ``yi``/``vi`` on the
     pooling scale, and where the variance comes from."""
-    from .analysis import _numbers, _positive_se
+    from .analysis import _check_range, _numbers, _positive_se
     from .transforms import to_scale
 
     raw, pooled, scale = METRIC_MEASURES[metric]
@@ -590,9 +736,34 @@ def _study_variances(frame, metric, labels):
     _positive_se(var, "variance", labels, "sampling variances")
     given = np.where(np.isnan(se), var, se ** 2)
     source = np.where(~np.isnan(se), "reported se",
-                      np.where(~np.isnan(var), "reported variance", raw or ""))
+                      np.where(~np.isnan(var), "reported variance", raw or "")).astype(object)
     need = np.isnan(given)
     yi, vi = np.full(k, np.nan), np.full(k, np.nan)
+    if metric == "c_index":
+        _check_range(est, metric, "C-indices", labels, lambda v: (v > 0) & (v < 1),
+                     "a C-index must lie in (0, 1) (it is pooled on the logit scale)")
+    if need.any() and metric == "c_index":
+        have_ci = np.zeros(k, bool)  # a bound (one alone is refused with its own message)
+        for col in ("ci_low", "ci_high"):
+            if col in frame.columns:
+                have_ci |= ~np.isnan(_numbers(frame, col, "interval bounds", labels,
+                                              allow_missing=True))
+        if (need & ~have_ci).any():
+            i = int(np.flatnonzero(need & ~have_ci)[0])
+            raise DataError(f"study {labels[i]!r} (row {i + 1}): a C-index needs its standard "
+                            "error (column `se`), its sampling variance (`variance`) or its "
+                            "confidence interval (`ci_low` and `ci_high`); it has none, and a "
+                            "C-index has no closed-form variance from n and the number of "
+                            "events.")
+        # the whole table (its row numbers in messages), each reported SE or variance kept
+        named = frame.assign(**{"\x00study": labels})
+        kw = {"estimate": metric, "se": np.sqrt(given), "study": "\x00study"}
+        on_raw = effects_from_reported(named, measure=raw, **kw)
+        on_pool = effects_from_reported(named, measure=pooled, **kw)
+        given[need] = on_raw["vi"].to_numpy()[need]
+        yi[need], vi[need] = on_pool["yi"].to_numpy()[need], on_pool["vi"].to_numpy()[need]
+        source[need] = "reported interval (logit scale)"
+        need = np.zeros(k, bool)
     if need.any():
         if raw is None:
             i = int(np.flatnonzero(need)[0])
@@ -637,9 +808,11 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     estimates : pandas.DataFrame
         One row per study, or per effect when a study reports several (then pooled by the
         multilevel model, Notes): ``study``; one metric column ``r2``, ``r``, ``auc``,
-        ``accuracy`` or ``estimate``; ``n`` (an AUC: ``n_pos`` and ``n_neg``, or ``n`` and
-        ``prevalence``) and/or ``se`` or ``variance``; optionally ``role`` (``original`` /
-        ``replication``, the same for every row of a study).
+        ``accuracy``, ``c_index`` or ``estimate``; ``n`` (an AUC: ``n_pos`` and ``n_neg``, or
+        ``n`` and ``prevalence``) and/or ``se`` or ``variance`` (a C-index: ``se``,
+        ``variance`` or its interval ``ci_low``, ``ci_high``, with ``confidence_level`` when
+        not 0.95); optionally ``role`` (``original`` / ``replication``, the same for every row
+        of a study).
     metric : str, optional
         The metric column (default: the one present).
     original : str, optional
@@ -678,7 +851,9 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     Each study's variance on the metric's scale is its reported SE (or variance), else the
     measure of :func:`effects_from_reported` (R² with n: Olkin & Finn (1995), as
     :func:`~replikit.replicate.from_summary`; r: COR; accuracy: PR; AUC: Hanley & McNeil
-    (1982)). The first two aims run on the metric's scale, where the tolerance is stated:
+    (1982); a C-index: its reported interval read on the logit scale, measure C — it has no
+    closed form from n). A C-index (Harrell's or Uno's, higher is better) is pooled on the
+    logit scale by random effects, as Debray et al. (2017) recommend. The first two aims run on the metric's scale, where the tolerance is stated:
     inconsistency when the 95% interval of replication − original excludes 0; consistency when
     its 90% interval lies inside ±tolerance (TOST, Schuirmann 1987). The light is the data
     path's rule (:func:`~replikit.replicate.audit`): the replications are pooled by random
@@ -716,6 +891,9 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
        Three-Level Meta-Analysis. Research Synthesis Methods, 2(1), 61–76.
     .. [6] Tipton, E. (2015). Small Sample Adjustments for Robust Variance Estimation with
        Meta-Regression. Psychological Methods, 20(3), 375–393.
+    .. [7] Debray, T. P. A., Damen, J. A. A. G., Snell, K. I. E., Ensor, J., Hooft, L.,
+       Reitsma, J. B., Riley, R. D. & Moons, K. G. M. (2017). A guide to systematic review and
+       meta-analysis of prediction model performance. BMJ, 356, i6460.
 
     Examples
     --------
@@ -725,6 +903,12 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     >>> res = analyze_reported(table, tolerance=0.1)
     >>> res.verdict.level, res.scale
     ('good', 'fisher_z')
+    >>> cs = pd.DataFrame({"study": ["orig", "rep"], "c_index": [0.74, 0.71],
+    ...                    "se": [0.015, None], "ci_low": [None, 0.68], "ci_high": [None, 0.74],
+    ...                    "role": ["original", "replication"]})
+    >>> res = analyze_reported(cs)
+    >>> res.scale, res.verdict.metric, res.studies["variance_from"].tolist()
+    ('logit', 'C-index', ['reported se', 'reported interval (logit scale)'])
     """
     from .analysis import _label, _unique_labels, analyze_replications
     from .audit import KNHA_BELOW, _light
@@ -806,12 +990,29 @@ def analyze_reported(estimates: pd.DataFrame, *, metric: str | None = None,
     if metric == "r2" and (source == "R2").any():
         caveats.append("the SE of an R² from n alone (Olkin & Finn (1995)) is right for "
                        "calibrated predictions and too small for an overfitted model's test R²")
+    caveats += _c_index_caveats(metric, source)
     verdict = _reported_verdict(light, what, original, tolerance, len(others), tuple(caveats))
     notes.append("differences replication − original on the metric's scale (Wald, "
                  "Vijayakumar & Cheung (2021), eq. 2); replications pooled by random effects "
                  f"({model_name(tau2_method)}) for the light")
     return ReportedAnalysis(metric, studies, pooled, scale, original, rep, light, tolerance,
                             verdict, tuple(notes))
+
+
+def _c_index_caveats(metric, source) -> list[str]:
+    """What limits a comparison of reported C-indices."""
+    if metric != "c_index":
+        return []
+    out = ["higher C is better: a negative difference (replication − original) means the "
+           "replication discriminates less well; Harrell's C depends on each study's censoring "
+           "(follow-up), so studies can differ for that reason alone (Uno's C with a common "
+           "truncation time does not)"]
+    if (source == "reported interval (logit scale)").any():
+        out.append("SEs from reported intervals assume each interval is a Wald interval on the "
+                   "logit scale (as R's survival::concordance and replikit give it); one "
+                   "symmetric on the C scale gives a larger, conservative SE (by 2% at "
+                   "0.75 ± 0.06, 18% at 0.85 ± 0.10)")
+    return out
 
 
 def _reported_verdict(light, what, original, tolerance, k, caveats=()) -> Verdict:
@@ -1046,6 +1247,7 @@ def _analyze_multilevel(frame, labels, metric, original, tolerance, tau2_method,
     if metric == "r2" and (source == "R2").any():
         caveats.append("the SE of an R² from n alone (Olkin & Finn (1995)) is right for "
                        "calibrated predictions and too small for an overfitted model's test R²")
+    caveats += _c_index_caveats(metric, source)
     verdict = _reported_verdict(light, what, original, tolerance, J_rep, tuple(caveats))
     notes.append("replication − original per study on the metric's scale (Wald, Vijayakumar & "
                  "Cheung (2021), eq. 2), a study's several effects as their mean with the mean "

@@ -515,7 +515,7 @@ def _benchmark_input(value, columns, higher_is_better, metric, table) -> AuditIn
 
 
 #: Columns of reported estimates, by the metric they hold.
-ESTIMATE_COLUMNS = ("r2", "r", "auc", "accuracy", "estimate")
+ESTIMATE_COLUMNS = ("r2", "r", "auc", "accuracy", "c_index", "estimate")
 
 
 def _estimates_input(value, columns, original, table) -> AuditInput:
@@ -536,7 +536,12 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
                         + (", ".join(found) if found else "none") + " among "
                         f"{list(map(str, frame.columns))}.")
     cols = set(frame.columns)
-    if not (cols & {"n", "se", "variance"} or {"n_pos", "n_neg"} <= cols):
+    if found[0] == "c_index" and not (cols & {"se", "variance"} or {"ci_low", "ci_high"} <= cols):
+        raise DataError("`estimates`: a C-index needs its standard error `se` (or `variance`) "
+                        "or its confidence interval `ci_low`, `ci_high`; none of these columns "
+                        "is present (a C-index has no closed-form variance from n).")
+    if not (cols & {"n", "se", "variance"} or {"n_pos", "n_neg"} <= cols
+            or {"ci_low", "ci_high"} <= cols):
         raise DataError("`estimates`: each study needs its sample size `n` (for an AUC: `n_pos` "
                         "and `n_neg`, or `n` with `prevalence`), or a standard error `se` or "
                         "`variance`; none of these columns is present.")
@@ -581,13 +586,17 @@ def _estimates_input(value, columns, original, table) -> AuditInput:
 
 def _variance_per_row(frame: pd.DataFrame, metric: str, labels: pd.Series) -> None:
     """Refuse, naming the column and the study, a row whose sampling variance cannot be had:
-    no ``se`` or ``variance`` and (for an ``estimate``, always) no sample size."""
+    no ``se`` or ``variance`` and (for an ``estimate``, always) no sample size (for a
+    ``c_index``: no interval ``ci_low``, ``ci_high``)."""
     given = pd.Series(False, index=frame.index)
     for col in ("se", "variance"):
         if col in frame.columns:
             given |= pd.to_numeric(frame[col], errors="coerce").notna()
     sizes = [c for c in (("n_pos", "n_neg") if metric == "auc" and "n" not in frame.columns
+                         else ("ci_low", "ci_high") if metric == "c_index"
                          else ("n",)) if c in frame.columns]
+    if metric == "c_index" and len(sizes) < 2:  # an interval needs both bounds
+        sizes = []
     if metric != "estimate" and sizes:
         given |= pd.concat([pd.to_numeric(frame[c], errors="coerce").notna() for c in sizes],
                            axis=1).all(axis=1)
@@ -595,6 +604,10 @@ def _variance_per_row(frame: pd.DataFrame, metric: str, labels: pd.Series) -> No
     if missing.size:
         i = int(missing[0])
         have = [c for c in ("se", "variance") if c in frame.columns]
+        if metric == "c_index":
+            raise DataError(f"`estimates`: study {labels.iloc[i]!r} (row {i + 1}) has a "
+                            "`c_index` but no `se` (or `variance`) nor an interval `ci_low`, "
+                            "`ci_high`; a C-index has no closed-form variance from n.")
         raise DataError(f"`estimates`: study {labels.iloc[i]!r} (row {i + 1}) has a "
                         f"`{metric}` but no " + " or ".join(f"`{c}`" for c in have or ["se"])
                         + ("" if metric == "estimate" else " nor a sample size `n`")

@@ -272,6 +272,9 @@ def _reported_facts(res, tolerance_given: bool) -> dict:
     facts = {"original study": res.original or "none marked (meta-analysis only)",
              "studies": str(len(res.studies)),
              "sampling variances": ", ".join(sorted(set(res.studies["variance_from"]))) + (
+                 " (a C-index has no closed form from n: its SE, or its interval read on the "
+                 "logit scale; pooled as logit C, Debray et al. (2017))"
+                 if res.metric == "c_index" else
                  f" (as metafor's escalc: {raw} on the metric's scale, {pooled_measure} for "
                  "pooling)" if raw else ""),
              "pooled (all studies)": f"{number(res.pooled.estimate, 4)} "
