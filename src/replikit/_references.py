@@ -1090,6 +1090,17 @@ BIBTEX: dict[str, tuple[str, str]] = {
   year    = {1999},
   doi     = {10.1002/(SICI)1097-0258(19990915/30)18:17/18<2529::AID-SIM274>3.0.CO;2-5}
 }"""),
+    "debray2017": ("Debray et al. (2017)", """@article{debray2017,
+  author  = {Debray, Thomas P. A. and Damen, Johanna A. A. G. and Snell, Kym I. E. and
+             Ensor, Joie and Hooft, Lotty and Reitsma, Johannes B. and Riley, Richard D. and
+             Moons, Karel G. M.},
+  title   = {A Guide to Systematic Review and Meta-Analysis of Prediction Model Performance},
+  journal = {BMJ},
+  volume  = {356},
+  pages   = {i6460},
+  year    = {2017},
+  doi     = {10.1136/bmj.i6460}
+}"""),
     "kaplan1958": ("Kaplan & Meier (1958)", """@article{kaplan1958,
   author  = {Kaplan, Edward L. and Meier, Paul},
   title   = {Nonparametric Estimation from Incomplete Observations},

@@ -39,7 +39,7 @@ def audit(
     table: TableOpt = None,
     example: Annotated[str, typer.Option("--example", help="Built-in input when no other is "
                                          "given: a dataset (anes, nwtco, exam; survival: "
-                                         "nwtco, breast, uis; nwtco_binary) or the shipped "
+                                         "nwtco, breast, uis, lung; nwtco_binary) or the shipped "
                                          "sample of an entry (scores, mlr3, weka, predictions, "
                                          "benchmark, demsar, estimates).")] = "anes",
     moderator: Annotated[list[str] | None, typer.Option(

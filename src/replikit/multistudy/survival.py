@@ -142,9 +142,13 @@ class SurvivalCrossStudy(Result):
         from .plots import plot_matrix
 
         name = self.best if model is None else model
-        return plot_matrix(self.matrices[name], ax=ax, symmetric=False,
-                           title=f"{name}: C-index", xlabel="test study",
-                           ylabel="training study (diagonal: CV within it)")
+        M = self.matrices[name]
+        values = M.to_numpy(float)
+        seen = values[np.isfinite(values)]
+        low, top = (float(seen.min()), float(seen.max())) if seen.size else (0.5, 1.0)
+        return plot_matrix(M, ax=ax, symmetric=False, title=f"{name}: C-index",
+                           xlabel="test study", ylabel="training study", vmin=min(0.5, low),
+                           vmax=max(0.8, min(1.0, top)))
 
     def __str__(self) -> str:
         lines = [self.title, self.summary.to_string(index=False,

@@ -889,7 +889,8 @@ def _verdict(res, original, tolerance, left_out, outside, models_left_out, desig
     ci90 = f"90% CI {_interval_text(lo, hi)}"
     pooled_words = (f"the {number(k)} {_plural(k, 'replication', 'replications')}"
                     + (", pooled," if k > 1 else "")
-                    + f" differ from the original ({original}) by {number(diff)} ({ci90})")
+                    + f" {_plural(k, 'differs', 'differ')} from the original ({original}) by "
+                    f"{number(diff)} ({ci90})")
     counts = (f"{number(n_inc)} of {number(k)} {_plural(k, 'is', 'are')} inconsistent with "
               f"it (95% CI of the difference excludes 0) and {number(n_con)} "
               f"{_plural(n_con, 'is', 'are')} shown consistent within {tol}")

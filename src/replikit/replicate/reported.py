@@ -1023,7 +1023,8 @@ def _reported_verdict(light, what, original, tolerance, k, caveats=()) -> Verdic
     ci90 = f"90% CI {_interval_text(lo, hi)}"
     reps = "replication" if k == 1 else "replications"
     pooled = (f"the {k} {reps}" + (", pooled," if k > 1 else "")
-              + f" differ from the original ({original}) by {number(diff)} ({ci90})")
+              + f" {'differs' if k == 1 else 'differ'} from the original ({original}) by "
+              f"{number(diff)} ({ci90})")
     counts = (f"{n_inc} of {k} {'is' if k == 1 else 'are'} inconsistent with it (95% CI of the "
               f"difference excludes 0) and {n_con} {'is' if n_con == 1 else 'are'} shown "
               f"consistent within {tol}")

@@ -552,7 +552,30 @@ def build_survival(ctx: AuditContext) -> SectionOutput:
         "Debray et al. (2017))."
         + ("" if not left_out else " Left out: " + "; ".join(f"{s} ({r})" for s, r in
                                                             left_out) + "."))
-    return dataclasses.replace(out, blocks=[opening, *out.blocks])
+    if out.skipped:
+        return out
+    return dataclasses.replace(_estimated(out), title="Replication of the C-index across "
+                               "studies", blocks=[opening, *_estimated(out).blocks])
+
+
+def _estimated(out: SectionOutput) -> SectionOutput:
+    """The section of reported estimates reworded for estimates made here: "the reported
+    C-index" is the C-index each study's cross-validation gave."""
+    import dataclasses
+
+    def plain(text):
+        return (text.replace("The reported C-index", "The C-index")
+                .replace("the reported C-index", "the C-index")
+                .replace("Reported C-index", "C-index")) if isinstance(text, str) else text
+
+    blocks = []
+    for b in out.blocks:
+        changes = {f: plain(getattr(b, f)) for f in ("text", "caption") if hasattr(b, f)}
+        blocks.append(dataclasses.replace(b, **changes) if changes else b)
+    data = dict(out.data)
+    if isinstance(data.get("verdict"), dict):
+        data["verdict"] = {**data["verdict"], "sentence": plain(data["verdict"]["sentence"])}
+    return dataclasses.replace(out, summary=plain(out.summary), blocks=blocks, data=data)
 
 
 SECTION = Section(key=KEY, title=TITLE, order=30, build=build,
