@@ -188,3 +188,43 @@ def test_cli_audit_time_event(tmp_path):
     bad = subprocess.run(run_cli, capture_output=True, text=True)
     assert bad.returncode == 2 and "--event" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_scores_from_survival_predictions(result, data):
+    """Out-of-fold predictions with an `event` column are scored by Harrell's C per fold, the
+    runner's own numbers; a fold without an event is left out with a warning."""
+    from replikit.experiment.scoring import scores_from_predictions
+
+    preds = result.predictions.frame
+    got = scores_from_predictions(preds).frame
+    want = result.scores.frame
+    want = want[want["metric"] == "c_index"].reset_index(drop=True)
+    merged = got.merge(want, on=["study", "model", "repeat", "fold", "metric"])
+    assert len(merged) == len(want)
+    np.testing.assert_allclose(merged["value_x"], merged["value_y"], atol=1e-12)
+    assert (merged["n_test_x"] == merged["n_test_y"]).all()
+    odd = preds.copy()
+    first = (odd["study"] == "site A") & (odd["fold"] == 0) & (odd["model"] == "cox")
+    odd.loc[first, "event"] = 0
+    from replikit.errors import ReplikitWarning
+
+    with pytest.warns(ReplikitWarning, match="left out c_index of 1 fold"):
+        out = scores_from_predictions(odd.assign(event=odd["event"].astype(bool))).frame
+    assert len(out) == len(got) - 1
+    with pytest.raises(ParameterError, match="'c_index_uno' needs each fold's training rows"):
+        scores_from_predictions(preds, metrics="c_index_uno")
+
+
+def test_audit_of_survival_predictions(result, tmp_path):
+    """The predictions entry on survival predictions: error estimates and comparisons from
+    the per-fold C-index; the cross-study section says why it needs the data."""
+    from replikit.report import audit_input, compute_audit
+
+    src = audit_input(predictions=result.predictions.frame)
+    assert src.task == "survival" and src.metric == "c_index"
+    a = compute_audit(src, sections=["resampling", "compare", "multistudy"], random_state=0,
+                      quick=True)
+    by = {s.key: s for s in a.sections}
+    assert not by["resampling"].skipped and not by["compare"].skipped
+    assert "needs the data" in by["multistudy"].skipped
+    assert "C-index" in by["compare"].data["verdict"]["metric"]

@@ -467,6 +467,13 @@ class Predictions(_Table):
     """
 
     NAME = "Predictions"
+
+    @classmethod
+    def _validate(cls, frame: pd.DataFrame) -> pd.DataFrame:
+        if "event" in frame.columns and ptypes.is_bool_dtype(frame["event"]):
+            frame = frame.assign(event=frame["event"].astype("int64"))  # True/False -> 1/0
+        return super()._validate(frame)
+
     COLUMNS = (
         ColumnSpec("study", "label"),
         ColumnSpec("model", "label"),

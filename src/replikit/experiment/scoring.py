@@ -60,6 +60,14 @@ def _infer_task(frame: pd.DataFrame, proba_cols: list[str]) -> str:
 
 
 def _task_iv(task, frame: pd.DataFrame, proba_cols: list[str]) -> str:
+    if "event" in frame.columns:  # a survival outcome: y_true the time, y_pred a risk
+        if task not in (None, "survival"):
+            raise ParameterError(f"`task`: the predictions have an `event` column (a survival "
+                                 f"outcome); got task={task!r}.")
+        return "survival"
+    if task == "survival":
+        raise DataError("`task='survival'` needs an `event` column beside `y_true` (the "
+                        "follow-up time) and `y_pred` (the predicted risk).")
     if task is None:
         return _infer_task(frame, proba_cols)
     if task not in _TASKS:
@@ -116,13 +124,15 @@ def _described(predictions, task):
     frame = _table(predictions)
     proba_cols = [c for c in frame.columns if str(c).startswith("proba_")]
     task = _task_iv(task, frame, proba_cols)
-    if task == "regression":
+    if task in ("regression", "survival"):
         return frame, task, None, None
     classes, proba = _classes_and_proba(frame, proba_cols)
     return frame, task, classes, proba
 
 
 def _default_metrics(task: str, classes, proba) -> tuple[str, list[str]]:
+    if task == "survival":  # Uno's C and the others need each fold's training rows
+        return "c_index", ["c_index"]
     if task == "regression":
         primary = primary_metric("regression")[0]
     else:
@@ -178,6 +188,12 @@ def primary_metric_of(predictions, task: str | None = None) -> str:
 def _metrics_iv(metrics, task: str, proba) -> list[str]:
     names = check_metrics(metrics, task)
     for m in names:
+        if task == "survival":
+            if m != "c_index":
+                raise ParameterError(f"`metrics`: from predictions replikit scores a survival "
+                                     f"outcome by 'c_index' (Harrell's C); {m!r} needs each "
+                                     "fold's training rows.")
+            continue
         if m not in METRICS:
             raise ParameterError(f"`metrics`: {m!r} is a scikit-learn scorer, which needs the "
                                  "fitted estimator; from predictions replikit computes "
@@ -236,8 +252,10 @@ def scores_from_predictions(predictions, metrics=None, *, task: str | None = Non
         metric (:func:`primary_metric_of`: ``roc_auc`` for two classes with probabilities,
         else ``balanced_accuracy``; ``r2`` for regression) and ``accuracy`` (classification)
         or ``mae`` (regression).
-    task : {'classification', 'regression'}, optional
-        Default: inferred as in :func:`primary_metric_of`.
+    task : {'classification', 'regression', 'survival'}, optional
+        Default: inferred as in :func:`primary_metric_of`; predictions with an ``event``
+        column are of a survival outcome (``y_true`` the follow-up time, ``y_pred`` a risk
+        score), scored by Harrell's C-index (``'c_index'``).
 
     Returns
     -------
@@ -293,6 +311,11 @@ def scores_from_predictions(predictions, metrics=None, *, task: str | None = Non
     if task == "regression":
         y = y.astype(float)
         pred = pred.astype(float)
+    if task == "survival":
+        from .survival import survival_target
+
+        y = survival_target(y.astype(float), frame["event"].to_numpy()[order], name="y_true")
+        pred = pred.astype(float)
     prob = proba[order] if proba is not None else None
     rows = frame["row"].to_numpy()[order]
     n_train = _fold_sizes(keys, rows, starts, counts)
@@ -302,6 +325,9 @@ def scores_from_predictions(predictions, metrics=None, *, task: str | None = Non
         uses_proba = m in NEEDS_PROBA
         for g, (a, n) in enumerate(zip(starts, counts, strict=True)):
             s = slice(a, a + n)
+            if task == "survival" and not y["event"][s].any():
+                values[g, j] = np.nan  # no event in the fold: no comparable pair
+                continue
             values[g, j] = compute_metric(m, y[s], pred[s], prob[s] if uses_proba else None,
                                           classes)
     out = pd.DataFrame({

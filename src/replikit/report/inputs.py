@@ -466,17 +466,28 @@ def _predictions_input(value, columns, study, metric, task, scheme, test_fractio
                             f"{list(map(str, frame.columns))}.")
     preds = Predictions(frame)
     inferred = task or _prediction_task(preds.frame)
-    if task is not None and task not in ("classification", "regression"):
-        raise ParameterError(f"`task` must be 'classification' or 'regression'; got {task!r}.")
+    if task is not None and task not in ("classification", "regression", "survival"):
+        raise ParameterError(f"`task` must be 'classification', 'regression' or 'survival'; "
+                             f"got {task!r}.")
+    if (inferred == "survival") != ("event" in preds.frame.columns):
+        raise DataError("`predictions`: a survival outcome needs an `event` column (1 when "
+                        "y_true is an event time, 0 when censored) and y_pred a risk score; "
+                        + ("none was found." if inferred == "survival" else
+                           f"the predictions have one, but task={task!r} was given."))
+    if inferred == "survival" and metric is None:
+        metric = "c_index"
     return AuditInput("predictions", name, predictions=preds, metric=metric, task=inferred,
                       scheme=scheme, test_fraction=test_fraction,
-                      notes=tuple(notes) + (f"task: {inferred}"
-                                            + ("" if task else " (inferred from y_true)"),))
+                      notes=tuple(notes) + (f"task: {inferred}" + (
+                          "" if task else " (from the event column)" if inferred == "survival"
+                          else " (inferred from y_true)"),))
 
 
 def _prediction_task(frame: pd.DataFrame) -> str:
-    """Classification when the outcome is text or takes few whole-number values, or when class
-    probabilities are given; else regression."""
+    """Survival when an ``event`` column is given; classification when the outcome is text or
+    takes few whole-number values, or when class probabilities are given; else regression."""
+    if "event" in frame.columns:
+        return "survival"
     y = frame["y_true"]
     if any(str(c).startswith("proba_") for c in frame.columns):
         return "classification"

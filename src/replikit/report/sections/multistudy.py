@@ -267,6 +267,13 @@ def build_from_predictions(ctx: AuditContext) -> SectionOutput:
     """
     from ...multistudy import audit_predictions
 
+    if ctx.source.task == "survival":
+        return SectionOutput(key=KEY, title=TITLE, skipped=(
+            "the users' utilities of Parmigiani (2023) are losses of single predictions, and a "
+            "survival outcome's C-index ranks pairs of patients; cross-study validation of "
+            "survival models (Bernau et al. (2014)) trains on one study and tests on another, "
+            "which needs the data."),
+            advice="give the data with --data ... --time T --event E --study S.")
     try:
         with ctx.stage("Cross-study replicability: resampling of the predictions",
                        total=1) as advance:

@@ -133,6 +133,16 @@ def build_from_predictions(ctx: AuditContext) -> SectionOutput:
     from ...resampling import summarize_predictions
 
     src = ctx.source
+    if src.task == "survival":  # a C-index per fold: no per-row loss to pool
+        from ...resampling import summarize_scores
+
+        with ctx.stage("Error estimates (from out-of-fold predictions)", total=1) as advance:
+            fold = ctx.shared("predictions-scores",
+                              lambda: scores_from_predictions(src.predictions))
+            res = summarize_scores(fold, metric="c_index", scheme=src.scheme,
+                                   test_fraction=src.test_fraction)
+            advance(1)
+        return _from_results(res, src.name)
     with ctx.stage("Error estimates (from out-of-fold predictions)", total=1) as advance:
         try:
             fold = ctx.shared("predictions-scores",
