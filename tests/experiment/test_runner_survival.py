@@ -228,3 +228,34 @@ def test_audit_of_survival_predictions(result, tmp_path):
     assert not by["resampling"].skipped and not by["compare"].skipped
     assert "needs the data" in by["multistudy"].skipped
     assert "C-index" in by["compare"].data["verdict"]["metric"]
+
+
+def test_cli_run_and_crossstudy_on_a_survival_table(tmp_path):
+    """`replikit run` and `replikit crossstudy` take --time/--event; the cross-study C-index
+    of the command line equals the library's."""
+    import json
+
+    from replikit.multistudy import cross_study_matrix
+
+    ex = uis()
+    path = tmp_path / "uis.csv"
+    ex.frame().to_csv(path, index=False)
+    base = [sys.executable, "-m", "replikit"]
+    out = subprocess.run([*base, "--format", "json", "crossstudy", "--data", str(path),
+                          "--time", "TIME", "--event", "CENSOR", "--study", "study",
+                          "--models", "cox"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)["models"]["cox"]["cross_study_matrix"]
+    want = cross_study_matrix(make_model("cox", "survival"), ex.X, ex.outcome, ex.study,
+                              random_state=0).matrix
+    assert got[0]["site B"] == pytest.approx(want.loc["site A", "site B"], abs=1e-12)
+    scores = tmp_path / "scores.csv"
+    out = subprocess.run([*base, "run", "--data", str(path), "--time", "TIME", "--event",
+                          "CENSOR", "--study", "study", "--scheme", "5x2", "--out",
+                          str(scores)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert set(pd.read_csv(scores)["metric"]) == {"c_index", "c_index_uno"}
+    stack = subprocess.run([*base, "crossstudy", "--data", str(path), "--time", "TIME",
+                            "--event", "CENSOR", "--study", "study", "--stacking"],
+                           capture_output=True, text=True)
+    assert stack.returncode == 2 and "`--stacking`" in stack.stderr

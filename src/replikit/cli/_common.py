@@ -30,7 +30,7 @@ from ..errors import ParameterError, ReplikitError, ReplikitWarning
 
 __all__ = [
     "OutputFormat", "State", "state", "simulate_app", "emit", "info", "DataOpt", "TargetOpt",
-    "StudyOpt", "OutDirOpt", "RandomStateOpt", "NJobsOpt", "TableOpt", "ModelsOpt",
+    "StudyOpt", "TimeOpt", "EventOpt", "check_outcome_flags", "OutDirOpt", "RandomStateOpt", "NJobsOpt", "TableOpt", "ModelsOpt",
     "output_width", "fmt_number", "fmt_pvalue", "fmt_interval", "frame_table", "render", "progress",
     "epilog", "flagify", "command_flags", "InputArg", "OutOpt", "OverwriteOpt", "flags", "warning_lines", "choice",
     "check_out", "RENAMED_FLAGS", "PARAMETER_FLAGS", "renamed_flags", "parameter_flags",
@@ -159,6 +159,29 @@ def epilog(examples: Iterable[str] = (), references: Iterable[str] = (), note: s
 DataOpt = Annotated[Path, typer.Option("--data", help="Input table (CSV, Parquet or DuckDB).")]
 TargetOpt = Annotated[str, typer.Option("--target", help="Column holding the outcome.")]
 StudyOpt = Annotated[str | None, typer.Option("--study", help="Column holding study labels.")]
+TimeOpt = Annotated[str | None, typer.Option(
+    "--time", help="A survival outcome: the follow-up time column (with --event, in place of "
+    "--target).")]
+EventOpt = Annotated[str | None, typer.Option(
+    "--event", help="A survival outcome: the event column (1/0, true/false or yes/no: 1 when "
+    "the event was seen at that time, 0 when censored).")]
+
+
+def check_outcome_flags(target, time, event) -> None:
+    """The outcome flags of a data table: ``--target``, or ``--time`` and ``--event`` (a
+    survival outcome), never both; a one-line error naming the flag otherwise."""
+    from ..errors import ParameterError
+
+    if target is None and time is None and event is None:
+        raise ParameterError("`--target`: required with `--data` (the outcome column), or "
+                             "`--time` and `--event` for a survival outcome.")
+    if (time is None) != (event is None):
+        missing = "--event" if event is None else "--time"
+        raise ParameterError(f"`{missing}`: a survival outcome needs both --time (the "
+                             "follow-up time column) and --event (the event column).")
+    if target is not None and time is not None:
+        raise ParameterError("`--target` and `--time`/`--event` both name the outcome; give "
+                             "--target, or --time and --event for a survival outcome.")
 TableOpt = Annotated[str | None, typer.Option("--table", help="Table name inside a DuckDB file.")]
 TaskOpt = Annotated[str | None, typer.Option(
     "--task", help="regression or classification (default: inferred from the target).")]

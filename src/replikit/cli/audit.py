@@ -8,7 +8,19 @@ from typing import Annotated
 import typer
 
 from .._labels import escape_controls, names_list
-from ._common import RandomStateOpt, StudyOpt, TableOpt, emit, epilog, info, parameter_flags, state
+from ._common import (
+    EventOpt,
+    RandomStateOpt,
+    StudyOpt,
+    TableOpt,
+    TimeOpt,
+    check_outcome_flags,
+    emit,
+    epilog,
+    info,
+    parameter_flags,
+    state,
+)
 
 #: The examples of ``replikit audit --help`` (each a real command line, at most 76 characters).
 EXAMPLES = (
@@ -29,12 +41,8 @@ def audit(
     data: Annotated[Path | None, typer.Option("--data", help="Your table (CSV, Parquet, DuckDB); "
                                               "omit to audit the built-in ANES example.")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Outcome column.")] = None,
-    time: Annotated[str | None, typer.Option(
-        "--time", help="A survival outcome: the follow-up time column (with --event, in place "
-        "of --target).")] = None,
-    event: Annotated[str | None, typer.Option(
-        "--event", help="A survival outcome: the event column (1/0, true/false or yes/no: 1 "
-        "when the event was seen at that time, 0 when censored).")] = None,
+    time: TimeOpt = None,
+    event: EventOpt = None,
     study: StudyOpt = None,
     table: TableOpt = None,
     example: Annotated[str, typer.Option("--example", help="Built-in input when no other is "
@@ -292,16 +300,7 @@ def _source(*, data, target, time, event, study, table, task, example, models, m
                                  f"{flag} holds results already made.")
     if flag == "--data":
         _refuse_misplaced(data, table)
-        if target is None and time is None and event is None:
-            raise ParameterError("`--target`: required with `--data` (the outcome column), or "
-                                 "`--time` and `--event` for a survival outcome.")
-        if (time is None) != (event is None):
-            missing = "--event" if event is None else "--time"
-            raise ParameterError(f"`{missing}`: a survival outcome needs both --time (the "
-                                 "follow-up time column) and --event (the event column).")
-        if target is not None and time is not None:
-            raise ParameterError("`--target` and `--time`/`--event` both name the outcome; give "
-                                 "--target, or --time and --event for a survival outcome.")
+        check_outcome_flags(target, time, event)
         from ..data.userdata import load_dataset
         from ..report.preflight import MIN_ROWS
 

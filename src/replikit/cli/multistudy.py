@@ -15,12 +15,14 @@ import typer
 
 from ._common import (
     DataOpt,
+    EventOpt,
     ModelsOpt,
     NJobsOpt,
     RandomStateOpt,
     TableOpt,
-    TargetOpt,
     TaskOpt,
+    TimeOpt,
+    check_outcome_flags,
     emit,
     epilog,
     frame_table,
@@ -162,14 +164,17 @@ def multistudy(
 
 def crossstudy(
     data: DataOpt,
-    target: TargetOpt,
     study: Annotated[str, typer.Option("--study", help="Column holding study labels.")],
+    target: Annotated[str | None, typer.Option("--target", help="Column holding the "
+                                               "outcome.")] = None,
+    time: TimeOpt = None,
+    event: EventOpt = None,
     models: ModelsOpt = None,
     task: TaskOpt = None,
     metric: Annotated[str | None, typer.Option("--metric", help="accuracy, balanced_accuracy, "
                                                "error_rate, r2, mse, rmse, mae, roc_auc, "
                                                "log_loss or a utility (default: accuracy / "
-                                               "r2).")] = None,
+                                               "r2; c_index for a survival outcome).")] = None,
     n_folds: Annotated[int, typer.Option("--n-folds", min=2, help="Folds of the within-study "
                                          "cross-validation on the diagonal.")] = 5,
     stacking: Annotated[bool, typer.Option("--stacking/--no-stacking", help="Also fit "
@@ -191,18 +196,25 @@ def crossstudy(
         multistudy_stacking,
     )
 
+    check_outcome_flags(target, time, event)
     dataset = load_dataset(data, target=target, study=study, table=table, min_studies=2,
-                           task=task)
+                           task=task, time=time, event=event)
     classification = dataset.task == "classification"
+    survival = dataset.task == "survival"
     n_classes = int(dataset.y.nunique()) if classification else None
     # every choice checked against the data before anything is fitted
-    get_metric(metric or ("accuracy" if classification else "r2"), task=dataset.task,
-               n_classes=n_classes, classes=dataset.classes)
+    get_metric(metric or ("c_index" if survival else "accuracy" if classification else "r2"),
+               task=dataset.task, n_classes=n_classes, classes=dataset.classes)
+    if stacking and survival:
+        raise ParameterError("`--stacking`: multi-study stacking weighs the per-study learners "
+                             "by least squares on the outcome, which a censored time is not; "
+                             "the cross-study matrix and leave-one-study-out run without it "
+                             "(the audit adds an equal-weight ensemble).")
     if stacking and classification and n_classes != 2:
         raise ParameterError(f"`--stacking`: multi-study stacking of classifiers needs a binary "
                              f"outcome; {target!r} has {n_classes} classes.")
-    chosen = make_models(models or ("lr" if dataset.task == "regression" else "lr,rf"),
-                         dataset.task)
+    chosen = make_models(models or {"regression": "lr", "survival": "cox,rf"}.get(
+        dataset.task, "lr,rf"), dataset.task)
     sizes = dataset.study.value_counts()
     if int((sizes >= 2).sum()) < 2:
         raise DataError(f"`--study`: column {study!r} has {len(sizes)} studies but fewer than 2 "
@@ -218,12 +230,13 @@ def crossstudy(
     with _warning_lines(), progress("cross-study validation", total=steps) as advance:
         for name, est in chosen.items():
             advance.step(f"{name}: cross-study matrix")
-            csv = cross_study_matrix(est, dataset.X, dataset.y, dataset.study, metric=metric,
+            csv = cross_study_matrix(est, dataset.X, dataset.outcome, dataset.study, metric=metric,
                                      n_folds=n_folds, task=dataset.task,
                                      random_state=random_state, n_jobs=n_jobs)
             advance()
             advance.step(f"{name}: leave one study out")
-            loso = leave_one_study_out(est, dataset.X, dataset.y, dataset.study, metric=metric,
+            loso = leave_one_study_out(est, dataset.X, dataset.outcome, dataset.study,
+                                       metric=metric,
                                        task=dataset.task, model_name=name,
                                        random_state=random_state, n_jobs=n_jobs)
             advance()

@@ -14,10 +14,13 @@ from typing import Annotated
 import typer
 
 from ._common import (
+    EventOpt,
     RandomStateOpt,
     StudyOpt,
     TableOpt,
     TaskOpt,
+    TimeOpt,
+    check_outcome_flags,
     emit,
     epilog,
     flags,
@@ -109,7 +112,9 @@ def default_metrics(task: str, y, models: dict, scheme=None) -> str:
 
     from ..experiment.schemes import LeaveOneOut
 
-    if task == "regression":
+    if task == "survival":
+        chosen = ["c_index", "c_index_uno"]
+    elif task == "regression":
         chosen = ["r2", "mse"]
     else:
         two = pd.Series(y).nunique() == 2
@@ -126,7 +131,9 @@ def default_metrics(task: str, y, models: dict, scheme=None) -> str:
 
 def run_command(
     data: Annotated[Path, typer.Option("--data", help="Input table (CSV, Parquet or DuckDB).")],
-    target: Annotated[str, typer.Option("--target", help="Outcome column.")],
+    target: Annotated[str | None, typer.Option("--target", help="Outcome column.")] = None,
+    time: TimeOpt = None,
+    event: EventOpt = None,
     models: Annotated[str | None, typer.Option(
         "--models", help="Comma-separated aliases: lr, ridge, lasso, enet, lda, rf, gb, svm, mlp, "
         "knn, tree, dummy.")] = None,
@@ -187,21 +194,22 @@ def run_command(
         check_store(store, clear=clear_store)
     elif clear_store:
         raise ParameterError("`--clear-store` needs `--store` (the store to clear).")
+    check_outcome_flags(target, time, event)
     sch = parse_scheme(scheme, stratify=stratify)
 
     ds = load_dataset(data, target=target, study=None if scheme.lower() == "loso" else study,
-                      table=table, task=task)
+                      table=table, task=task, time=time, event=event)
     groups = None
     if scheme.lower() == "loso":
         if study is None:
             raise ParameterError("`--scheme loso` needs `--study` (the study column).")
         groups = load_dataset(data, target=target, study=study, table=table,
-                              min_studies=2, task=task).study
+                              min_studies=2, task=task, time=time, event=event).study
     if predictions is not None and ds.task == "classification":
         check_label_columns(predictions, ds.classes)
     chosen = models_from_options(models, model, param, ds.task)
     if not chosen:
-        chosen = make_models("lr,dummy", ds.task)
+        chosen = make_models("cox,dummy" if ds.task == "survival" else "lr,dummy", ds.task)
     if metrics is None:
         metrics = default_metrics(ds.task, ds.y, chosen, sch)
     check_metrics(metrics, ds.task, classes=ds.classes)  # not mse of text labels' codes
@@ -209,7 +217,7 @@ def run_command(
     info(f"Running {', '.join(chosen)} under {scheme} (every split drawn from --random-state "
          f"{random_state}) on {len(ds.y):,} rows; metrics {metrics}.")
     try:
-        res = run(chosen, ds.X, ds.y, scheme=sch, metrics=metrics,
+        res = run(chosen, ds.X, ds.outcome, scheme=sch, metrics=metrics,
                   study=None if groups is not None else ds.study, groups=groups,
                   backend=backend, n_jobs=n_jobs, client=client, store=store,
                   clear_store=clear_store, random_state=random_state,
