@@ -133,7 +133,7 @@ def tally_table() -> str:
 def sample_files(where: pathlib.Path) -> None:
     """The files the pages' commands read, under the names the pages use: every shipped
     sample (:func:`replikit.data.examples.entry_sample`) and the built-in examples as CSV
-    (``nwtco.csv`` = ``nwtco().frame()``, ...)."""
+    (``nwtco.csv`` = ``nwtco().frame()``, ``nwtco_binary.csv``, ...)."""
     from replikit.data import examples
 
     for name in examples.ENTRY_SAMPLES:

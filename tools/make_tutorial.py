@@ -64,12 +64,16 @@ predictions"""),
     ("md", """## 5. A data table: replikit fits the models
 
 With a data table, replikit fits its default models itself under one resampling design and
-answers every question. `quick=True` is a preview with fewer resamples."""),
+answers every question. `quick=True` is a preview with fewer resamples.
+
+Here the outcome is a time to relapse, with the patients still free of relapse at the end of
+follow-up censored: `time=` and `event=` name the two columns, and the models are survival
+models scored by the C-index (`target=` names the outcome of any other table)."""),
     ("code", """from replikit.data.examples import nwtco
 
-example = nwtco()
-frame = example.X.assign(relapse=example.y, trial=example.study)
-data = replikit.audit(data=frame, target="relapse", study="trial", quick=True,
+example = nwtco()  # days to relapse in two trials, censored at the end of follow-up
+frame = example.X.assign(days=example.y, relapse=example.event, trial=example.study)
+data = replikit.audit(data=frame, time="days", event="relapse", study="trial", quick=True,
                       sections=["overview", "compare"])
 data"""),
     ("md", """## The report

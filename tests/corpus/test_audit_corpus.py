@@ -66,10 +66,10 @@ def test_nwtco_imbalanced_binary_headline_on_auc(cli, tmp_path):
     """14% relapses: the comparison headline is about ROC AUC, not accuracy, and agrees with
     its table (lr beats the baseline). Run as the README's second command (nwtco written out
     as a user's file), with --quick."""
-    from replikit.data.examples import nwtco
+    from replikit.data.examples import nwtco_binary
 
     path = tmp_path / "nwtco.csv"
-    nwtco().frame().to_csv(path, index=False)
+    nwtco_binary().frame().to_csv(path, index=False)
     doc, html = _audit(cli, tmp_path, "--data", str(path), "--target", "rel", "--study",
                        "study")
     assert doc["meta"]["primary_metric"] == "roc_auc"
@@ -90,6 +90,30 @@ def test_nwtco_imbalanced_binary_headline_on_auc(cli, tmp_path):
     assert _section(doc, "resampling")["data"]["loss"] == "log"
     assert "accuracy" not in comp["summary"]
     assert "(simult.)" in html  # intervals beside Holm p-values: simultaneous, and say so
+
+
+def test_nwtco_survival_as_the_readme_writes_it(cli, tmp_path):
+    """The README's second command: days to relapse with censoring (--time/--event). Every
+    section reads the C-index; the cross-study card judges the drop from within- to
+    cross-study C, and its interval contains its estimate."""
+    from replikit.data.examples import nwtco
+
+    path = tmp_path / "nwtco.csv"
+    nwtco().frame().to_csv(path, index=False)
+    doc, html = _audit(cli, tmp_path, "--data", str(path), "--time", "edrel", "--event", "rel",
+                       "--study", "study")
+    assert doc["meta"]["primary_metric"] == "c_index" and doc["meta"]["task"] == "survival"
+    skipped = [s["key"] for s in doc["sections"] if s["skipped"]]
+    assert skipped == ["generalize"]  # two trials: n* needs four studies
+    ms = _section(doc, "multistudy")["data"]
+    v = ms["verdict"]
+    assert v["ci_low"] <= v["estimate"] <= v["ci_high"] and v["metric"] == "C-index"
+    rows = pd.DataFrame(ms["summary"])
+    assert set(rows["model"]) == {"cox", "rf", "dummy"}
+    assert rows.set_index("model").loc["dummy", "across"] == 0.5
+    rep = _section(doc, "replicate")
+    assert "C-index" in rep["summary"] and "reported" not in rep["summary"]
+    assert "Kaplan" in html
 
 
 def test_anes_default_example(cli, tmp_path):
