@@ -259,3 +259,21 @@ def test_cli_run_and_crossstudy_on_a_survival_table(tmp_path):
                             "--event", "CENSOR", "--study", "study", "--stacking"],
                            capture_output=True, text=True)
     assert stack.returncode == 2 and "`--stacking`" in stack.stderr
+
+
+def test_lifelines_models_run_through_the_runner(data):
+    """A lifelines Cox model through the adapter gives the same per-fold C-index as
+    scikit-survival's Cox on the same splits (both unpenalised Cox fits with Efron's ties)."""
+    pytest.importorskip("lifelines")
+    from lifelines import CoxPHFitter
+    from sksurv.linear_model import CoxPHSurvivalAnalysis
+
+    from replikit.experiment import LifelinesModel
+
+    X, y, s = data
+    res = run({"lifelines": LifelinesModel(CoxPHFitter()),
+               "sksurv": CoxPHSurvivalAnalysis(ties="efron")}, X, y,
+              scheme=RepeatedKFold(3, 1, stratify=True),
+              metrics=["c_index", "integrated_brier_score"], random_state=2)
+    f = res.scores.frame.pivot_table(index=["fold", "metric"], columns="model", values="value")
+    np.testing.assert_allclose(f["lifelines"], f["sksurv"], atol=2e-4)

@@ -121,7 +121,19 @@ def _audit():
                  random_state=0)
 
 
+@functools.cache
+def _survival():
+    from replikit.data.examples import uis
+    from replikit.experiment.models import make_model
+    from replikit.multistudy import audit_survival
+
+    ex = uis()
+    return audit_survival(ex.X, ex.outcome, ex.study, random_state=0,
+                          models={"cox": make_model("cox", "survival")})
+
+
 FACTORIES = {
+    "SurvivalCrossStudy": _survival,
     "StudyUtilities": _utilities,
     "DistanceMatrix": lambda: _assessment().distance,
     "DominanceResult": _dominance,
@@ -166,7 +178,7 @@ def test_plots_draw_the_results():
     from replikit._plotting import new_axes
 
     for result in (_utilities(), _assessment().distance, _dominance(), _epsilon_test(),
-                   _cross_study(), _assessment(), _audit()):
+                   _cross_study(), _assessment(), _audit(), _survival()):
         ax = result.plot(ax=new_axes())
         labels = [ax.get_xlabel(), ax.get_ylabel(), ax.get_title()]
         assert all("_" not in t.replace("U_k", "").replace("U_a", "").replace("U_b", "")

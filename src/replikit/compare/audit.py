@@ -1310,7 +1310,13 @@ def _across_studies(study_scores, study_table, best, runner_up, metric, toleranc
             <= set(frame.columns):
         sub = frame[(frame["metric"] == metric) & frame["model"].isin([best, runner_up])
                     & frame["study"].isin(study_table.index)]
-        if len(sub) and sub.groupby(["study", "model"]).size().min() >= 2:
+        wide = sub.pivot_table(index=["study", "repeat", "fold"] if "repeat" in sub.columns
+                               else ["study", "fold"], columns="model", values="value")
+        varying = (wide.shape[1] == 2 and
+                   bool((wide[best] - wide[runner_up]).groupby(level="study").std().gt(0).any()))
+        # two models scoring alike on every fold (two constant rules: C = 0.5 everywhere) leave
+        # the hierarchical model nothing to fit; the signed-rank test above still reads them
+        if len(sub) and sub.groupby(["study", "model"]).size().min() >= 2 and varying:
             out.insert(0, hierarchical_test(
                 sub, best, runner_up, metric=metric, tolerance=tolerance,
                 n_draws=_HIER_SAMPLES,

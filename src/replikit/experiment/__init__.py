@@ -27,7 +27,9 @@ _EXPORTS = {
     "METRICS": "metrics", "HIGHER_IS_BETTER": "metrics", "higher_is_better": "metrics",
     "check_metrics": "metrics", "compute_metric": "metrics", "primary_metric": "metrics",
     "metric_label": "metrics", "METRIC_LABELS": "metrics",
-    # survival.py (metrics of censored time-to-event outcomes; not yet in the runner's registry)
+    # survival.py (targets and metrics of censored time-to-event outcomes)
+    "survival_target": "survival", "is_survival_target": "survival",
+    "target_parts": "survival", "evaluation_times": "survival", "SURVIVAL_DTYPE": "survival",
     "concordance_index": "survival", "concordance_index_ipcw": "survival",
     "cumulative_dynamic_auc": "survival", "brier_score": "survival",
     "integrated_brier_score": "survival", "SURVIVAL_METRICS": "survival",
@@ -40,7 +42,7 @@ _EXPORTS = {
     "scores_from_predictions": "scoring", "primary_metric_of": "scoring",
     # models.py
     "MODEL_ALIASES": "models", "make_model": "models", "make_models": "models",
-    "default_models": "models",
+    "default_models": "models", "SurvivalBaseline": "models", "SURVIVAL_ALIASES": "models",
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

@@ -300,7 +300,10 @@ def compute_metric(name, y_true, y_pred, proba=None, classes=None, estimator=Non
 def _survival_metric(name, y_true, y_pred, estimator, X_test, y_train) -> float:
     """A survival metric of one test set: the risk score ``y_pred`` (larger: earlier event)
     for the concordance indices and the AUC, the model's survival curves at
-    :func:`~replikit.experiment.survival.evaluation_times` for the integrated Brier score."""
+    :func:`~replikit.experiment.survival.evaluation_times` for the integrated Brier score.
+    Uno's C is truncated at the last training time (``tau``) when test events lie beyond it:
+    the censoring weights are not known there (untruncated otherwise, as scikit-survival's
+    default)."""
     from .survival import SURVIVAL_METRICS, evaluation_times, target_parts
 
     t_test, e_test = target_parts(y_true)
@@ -311,6 +314,9 @@ def _survival_metric(name, y_true, y_pred, estimator, X_test, y_train) -> float:
                              "the training data; `y_train` is needed.")
     t_train, e_train = target_parts(y_train)
     times = None
+    if name == "c_index_uno" and t_test[e_test].max(initial=0.0) > t_train.max():
+        # test events beyond the training follow-up have no censoring weight: truncate there
+        times = np.array([t_train.max()])
     if name in ("mean_auc", "integrated_brier_score"):
         times = evaluation_times(t_train, e_train, t_test, e_test)
         if times.size < (2 if name == "integrated_brier_score" else 1):

@@ -23,7 +23,9 @@ event, and one float field, the time, under any names) in place of the pair — 
 Each gives scikit-survival's numbers (``sksurv.metrics``, same names; see docs/survival.md for
 the measured agreement) in O(n log² n) time (the concordance counts) or O(n log n) per time
 point. :data:`SURVIVAL_METRICS` holds float-valued versions by name, with
-:data:`SURVIVAL_HIGHER_IS_BETTER`; they are not yet in the runner's or the audit's registry.
+:data:`SURVIVAL_HIGHER_IS_BETTER`; the runner computes them by name (``metrics=["c_index"]``,
+:mod:`replikit.experiment.metrics`). :func:`survival_target` makes the target the runner and
+scikit-survival's estimators take.
 """
 
 from __future__ import annotations
