@@ -277,3 +277,35 @@ def test_lifelines_models_run_through_the_runner(data):
               metrics=["c_index", "integrated_brier_score"], random_state=2)
     f = res.scores.frame.pivot_table(index=["fold", "metric"], columns="model", values="value")
     np.testing.assert_allclose(f["lifelines"], f["sksurv"], atol=2e-4)
+
+
+def test_uno_truncated_at_the_training_follow_up():
+    """Test events beyond the last training time have no censoring weight: the runner's Uno's
+    C is then scikit-survival's with tau = that time (untruncated otherwise)."""
+    from replikit.experiment.metrics import compute_metric
+
+    rng = np.random.default_rng(4)
+    t_train, t_test = rng.exponential(1, 60), rng.exponential(1, 60) * 1.5
+    e_train, e_test = rng.random(60) < 0.7, rng.random(60) < 0.7
+    ytr, yte = survival_target(t_train, e_train), survival_target(t_test, e_test)
+    risk = -t_test + rng.normal(0, 0.5, 60)
+    assert t_test[e_test].max() > t_train.max()
+    got = compute_metric("c_index_uno", yte, risk, y_train=ytr)
+    want = sksurv_metrics.concordance_index_ipcw(ytr, yte, risk, tau=t_train.max())[0]
+    assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_compare_scores_with_two_constant_models():
+    """Two rules scoring 0.5 on every fold of every study (a forest grown to one leaf and the
+    baseline) leave the hierarchical model nothing to fit: the comparison still runs."""
+    from replikit.compare import audit_scores
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for s in range(6):
+        for fold in range(5):
+            for m, v in (("cox", 0.45 + rng.normal(0, 0.05)), ("rf", 0.5), ("dummy", 0.5)):
+                rows.append({"study": f"s{s}", "model": m, "repeat": 0, "fold": fold,
+                             "metric": "c_index", "value": v, "n_train": 40, "n_test": 10})
+    res = audit_scores(pd.DataFrame(rows), metric="c_index", scheme="kfold")
+    assert res.verdict.metric == "C-index"
