@@ -96,11 +96,12 @@ def test_methods_block_cites_and_bibtex_entries_are_well_formed():
 def test_audit_writes_bibtex_methods_and_reproduce(tmp_path):
     from replikit.report import example_dataset
 
-    rep = run_audit(example_dataset("nwtco"), tmp_path, quick=True, random_state=3,
-                    sections=["overview", "compare"], command="replikit audit --example nwtco")
+    rep = run_audit(example_dataset("nwtco_binary"), tmp_path, quick=True, random_state=3,
+                    sections=["overview", "compare"],
+                    command="replikit audit --example nwtco_binary")
     assert rep.bib_path.read_text().startswith("@inproceedings{gardner2017")
     html = rep.html_path.read_text()
-    assert "replikit audit --example nwtco" in html and "scikit-learn" in html
+    assert "replikit audit --example nwtco_binary" in html and "scikit-learn" in html
     doc = json.loads(rep.json_path.read_text())
     assert doc["meta"]["references"][0] == "gardner2017"
     assert doc["summary"]["cards"][0]["key"] == "compare"

@@ -66,8 +66,8 @@ def _task_iv(task, frame: pd.DataFrame, proba_cols: list[str]) -> str:
                                  f"outcome); got task={task!r}.")
         return "survival"
     if task == "survival":
-        raise DataError("`task='survival'` needs an `event` column beside `y_true` (the "
-                        "follow-up time) and `y_pred` (the predicted risk).")
+        raise ParameterError("`task`: 'survival' needs an `event` column beside `y_true` (the "
+                             "follow-up time) and `y_pred` (the predicted risk).")
     if task is None:
         return _infer_task(frame, proba_cols)
     if task not in _TASKS:
