@@ -76,9 +76,9 @@ class Example(Result):
         time) array (:func:`replikit.experiment.survival_target`)."""
         if self.event is None:
             return self.y
-        from ..experiment.survival import survival_target
+        from .tables import survival_array
 
-        return survival_target(self.y.to_numpy(float), self.event.to_numpy(bool))
+        return survival_array(self.y.to_numpy(float), self.event.to_numpy(bool))
 
     def frame(self) -> pd.DataFrame:
         """Features, target and study in one DataFrame (target and study last).

@@ -132,6 +132,18 @@ def _check_column(frame: pd.DataFrame, spec: ColumnSpec, table: str) -> pd.Serie
     return col
 
 
+#: The layout of a survival outcome as estimators take it: scikit-survival's (``sksurv.util.Surv``)
+#: structured array, the event indicator first, then the time.
+SURVIVAL_DTYPE = np.dtype([("event", "?"), ("time", "<f8")])
+
+
+def survival_array(time, event) -> np.ndarray:
+    """``time`` and ``event`` (already checked) as one :data:`SURVIVAL_DTYPE` array."""
+    out = np.empty(len(time), dtype=SURVIVAL_DTYPE)
+    out["event"], out["time"] = np.asarray(event, bool), np.asarray(time, float)
+    return out
+
+
 class _Table:
     """Shared machinery of Scores and Predictions."""
 

@@ -61,9 +61,9 @@ class Dataset:
         (event, time) array of scikit-survival (:func:`replikit.experiment.survival_target`)."""
         if self.task != "survival":
             return self.y
-        from ..experiment.survival import survival_target
+        from .tables import survival_array
 
-        return survival_target(self.y.to_numpy(float), self.event.to_numpy(bool))
+        return survival_array(self.y.to_numpy(float), self.event.to_numpy(bool))
 
     @property
     def n_studies(self) -> int:

@@ -204,9 +204,7 @@ class SurvivalBaseline(BaseEstimator):
     Kaplan–Meier curve of the training times as everyone's survival curve — the baseline the
     audit measures the other models against, as ``dummy`` is for classes and numbers.
 
-    Parameters
-    ----------
-    None.
+    It has no parameters. The curve is Kaplan & Meier's (1958) product-limit estimate.
 
     Attributes
     ----------
@@ -214,6 +212,11 @@ class SurvivalBaseline(BaseEstimator):
         The distinct training times (where the curve steps).
     survival_ : ndarray
         The Kaplan–Meier survival just after each of them.
+
+    See Also
+    --------
+    make_model : ``make_model("dummy", "survival")`` gives one.
+    replikit.experiment.concordance_index : Scores its constant risk 0.5.
 
     Examples
     --------

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_choice, check_confidence_level
+from ..data.tables import SURVIVAL_DTYPE as _SURVIVAL_DTYPE
+from ..data.tables import survival_array
 from ..errors import DataError, ParameterError, ParameterTypeError
 from ..results import ConfidenceInterval, Result
 
@@ -310,8 +312,9 @@ def _event_iv(event, name: str, n: int) -> np.ndarray:
 
 
 #: The layout of a survival target as replikit passes it to estimators: scikit-survival's
-#: (``sksurv.util.Surv``): the event indicator first, then the time.
-SURVIVAL_DTYPE = np.dtype([("event", "?"), ("time", "<f8")])
+#: (``sksurv.util.Surv``): the event indicator first, then the time (defined with the data
+#: model, :mod:`replikit.data.tables`).
+SURVIVAL_DTYPE = _SURVIVAL_DTYPE
 
 
 def survival_target(time, event=None, *, name: str = "y") -> np.ndarray:
@@ -365,9 +368,7 @@ def survival_target(time, event=None, *, name: str = "y") -> np.ndarray:
                                  "structured array or a (time, event) tuple).")
         target = _target_iv(time, event, (f"{name}: time" if name != "y" else "time",
                                           f"{name}: event" if name != "y" else "event"))
-    out = np.empty(target.time.size, dtype=SURVIVAL_DTYPE)
-    out["event"], out["time"] = target.event, target.time
-    return out
+    return survival_array(target.time, target.event)
 
 
 def is_survival_target(y) -> bool:

@@ -23,7 +23,7 @@ import time
 from .context import AuditContext
 
 __all__ = ["pooled_cv", "shared_cv", "study_cv", "fit_log", "fit_seconds", "release_after",
-           "survival_cv", "survival_design", "SURVIVAL_MIN_EVENTS"]
+           "survival_cv", "SURVIVAL_MIN_EVENTS"]
 
 
 def _backend(ctx: AuditContext) -> dict:
@@ -140,16 +140,9 @@ def study_cv(ctx: AuditContext, models: dict):
 SURVIVAL_MIN_EVENTS = 10
 
 
-def survival_design(quick: bool):
-    """The within-study design of a survival outcome: 5-fold CV stratified by the event,
-    repeated twice (once for a quick audit)."""
-    from ..experiment import RepeatedKFold
-
-    return RepeatedKFold(5, 1 if quick else 2, stratify=True)
-
-
 def survival_cv(ctx: AuditContext):
-    """The within-study CV of a survival outcome (:func:`survival_design`), every model in
+    """The within-study CV of a survival outcome
+    (:func:`~replikit.report.preflight.survival_design`), every model in
     every study with at least :data:`SURVIVAL_MIN_EVENTS` events, scored by Harrell's and
     Uno's C-index, with predictions: ``(RunResult, dataset, left_out)``; made once per
     audit."""
@@ -157,6 +150,7 @@ def survival_cv(ctx: AuditContext):
 
     from ..errors import NotApplicableError
     from ..experiment import run
+    from .preflight import survival_design
 
     def compute():
         d = ctx.dataset

@@ -27,7 +27,7 @@ from ..errors import DataError
 from ..experiment.metrics import metric_label, primary_metric
 
 __all__ = ["AuditPlan", "preflight", "MIN_ROWS", "AuditBudget", "audit_budget",
-           "OVERHEAD_SECONDS"]
+           "OVERHEAD_SECONDS", "survival_design", "SURVIVAL_FIT_SECONDS"]
 
 MIN_ROWS = 20  # complete rows an audit needs (10-fold CV leaves 2 test rows per fold)
 
@@ -210,11 +210,19 @@ class AuditBudget:
 SURVIVAL_FIT_SECONDS = 0.7
 
 
+def survival_design(quick: bool):
+    """The within-study design of a survival outcome: 5-fold CV stratified by the event,
+    repeated twice (once for a quick audit); :func:`replikit.report.fits.survival_cv` fits
+    it."""
+    from ..experiment import RepeatedKFold
+
+    return RepeatedKFold(5, 1 if quick else 2, stratify=True)
+
+
 def _survival_budget(dataset, models, quick: bool, cores: int) -> AuditBudget:
     """The plan of a survival audit: the default line-up (no sizing steps), within-study CV
-    (:data:`~replikit.report.fits.SURVIVAL_CV`) and the cross-study matrices."""
+    (:func:`survival_design`) and the cross-study matrices."""
     from ..experiment.models import default_models
-    from .fits import survival_design
 
     models = default_models("survival", quick=quick) if models is None else models
     scheme = survival_design(quick)
