@@ -309,3 +309,18 @@ def test_compare_scores_with_two_constant_models():
                              "metric": "c_index", "value": v, "n_train": 40, "n_test": 10})
     res = audit_scores(pd.DataFrame(rows), metric="c_index", scheme="kfold")
     assert res.verdict.metric == "C-index"
+
+
+def test_event_labels_name_their_value():
+    """A column of labels (dead/alive) is read with the value that marks the event, as
+    `event='status=dead'` (the command line's --event status=dead) or `event_value=`."""
+    frame = pd.DataFrame({"days": [5.0, 3, 9, 4, 8, 2], "status": ["dead", "alive"] * 3,
+                          "x": np.arange(6.0)})
+    with pytest.raises(DataError, match="`status=dead` or `status=alive`|"
+                                        "`status=alive` or `status=dead`"):
+        dataset_from_frame(frame, time="days", event="status")
+    a = dataset_from_frame(frame, time="days", event="status=dead")
+    b = dataset_from_frame(frame, time="days", event="status", event_value="dead")
+    assert a.event.tolist() == b.event.tolist() == [True, False] * 3
+    with pytest.raises(DataError, match="never holds 'died'"):
+        dataset_from_frame(frame, time="days", event="status=died")

@@ -164,7 +164,8 @@ TimeOpt = Annotated[str | None, typer.Option(
     "--target).")]
 EventOpt = Annotated[str | None, typer.Option(
     "--event", help="A survival outcome: the event column (1/0, true/false or yes/no: 1 when "
-    "the event was seen at that time, 0 when censored).")]
+    "the event was seen at that time, 0 when censored), or COLUMN=VALUE for a column of labels "
+    "(status=dead).")]
 
 
 def check_outcome_flags(target, time, event) -> None:

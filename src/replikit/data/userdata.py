@@ -510,7 +510,7 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str | None = None,
                        features: list[str] | None = None, task: str | None = None,
                        min_studies: int = 1, min_rows: int = 2,
                        name: str = "data", time: str | None = None,
-                       event: str | None = None) -> Dataset:
+                       event: str | None = None, event_value=None) -> Dataset:
     """Validate a user's table and split it into features, target and study labels.
 
     What is checked, and what is done (each recorded in ``Dataset.notes``):
@@ -561,9 +561,13 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str | None = None,
     time, event : str, optional
         A survival outcome in place of ``target``: the follow-up time column (positive
         numbers) and the event indicator column (1/0, true/false or yes/no; 1: the event
-        happened at that time, 0: censored then). The Dataset's ``task`` is ``'survival'``,
+        happened at that time, 0: censored then), or ``'COLUMN=VALUE'`` for a column of labels
+        (``'status=dead'``). The Dataset's ``task`` is ``'survival'``,
         ``y`` holds the times, ``event`` the indicators, and ``outcome`` the structured target
         models are fitted on.
+    event_value : object, optional
+        The value of the ``event`` column that marks the event (any other marks a censored
+        time), for a column of labels such as ``'dead'``/``'alive'``.
 
     Returns
     -------
@@ -590,7 +594,7 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str | None = None,
     """
     if time is not None or event is not None:
         return _survival_from_frame(frame, time, event, target, study, features, task,
-                                    min_studies, name, min_rows)
+                                    min_studies, name, min_rows, event_value)
     if target is None:
         raise ParameterError("`target` is needed (the outcome column), or `time` and `event` "
                              "for a survival outcome.")
@@ -598,9 +602,18 @@ def dataset_from_frame(frame: pd.DataFrame, *, target: str | None = None,
                        "study", "task", min_rows)
 
 
-def _event_codes(col: pd.Series, event: str) -> pd.Series:
+def _event_codes(col: pd.Series, event: str, value=None) -> pd.Series:
     """An event column as 0/1 floats (missing kept): booleans, 0/1 numbers or the texts
-    true/false, yes/no, 1/0."""
+    true/false, yes/no, 1/0; or, with ``value``, 1 where the column holds it (as text) and 0
+    elsewhere."""
+    if value is not None:
+        text = col.astype(str).str.strip()
+        wanted = str(value).strip()
+        if not (text[col.notna()] == wanted).any():
+            shown = ", ".join(repr(v) for v in pd.unique(text[col.notna()])[:5])
+            raise DataError(f"`event`: column {event!r} never holds {wanted!r} (the value "
+                            f"marking the event); its values: {shown}.")
+        return (text == wanted).astype(float).where(col.notna())
     if ptypes.is_bool_dtype(col):
         return col.astype(float)
     if ptypes.is_numeric_dtype(col):
@@ -615,15 +628,23 @@ def _event_codes(col: pd.Series, event: str) -> pd.Series:
     text = col.dropna().astype(str).str.strip().str.lower()
     bad = text[~text.isin(list(words))]
     if len(bad):
+        values = pd.unique(col.dropna().astype(str).str.strip())
+        hint = (f"; name the value that marks the event: `{event}={values[0]}` or "
+                f"`{event}={values[1]}` (--event COLUMN=VALUE on the command line, "
+                "event_value= in Python)" if len(values) == 2 else "")
         raise DataError(f"`event`: column {event!r} must hold event indicators (1/0, true/"
                         f"false or yes/no); found {_shown(bad.iloc[0])} "
-                        f"({len(bad):,} such value(s)).")
+                        f"({len(bad):,} such value(s)){hint}.")
     return col.astype(str).str.strip().str.lower().map(words).where(col.notna())
 
 
 def _survival_from_frame(frame, time, event, target, study, features, task, min_studies,
-                         name, min_rows) -> Dataset:
-    """A survival outcome: the follow-up ``time`` column and the ``event`` column."""
+                         name, min_rows, event_value=None) -> Dataset:
+    """A survival outcome: the follow-up ``time`` column and the ``event`` column (``COLUMN=VALUE``
+    names the value that marks the event, unless a column is named so)."""
+    if (event is not None and event_value is None and event not in frame.columns
+            and "=" in event):
+        event, event_value = event.split("=", 1)
     if time is None or event is None:
         raise ParameterError("a survival outcome needs both `time` (the follow-up time "
                              "column) and `event` (the event indicator column).")
@@ -648,7 +669,7 @@ def _survival_from_frame(frame, time, event, target, study, features, task, min_
                         "outcome).")
     work = frame.copy()
     marker = "__replikit_event__"
-    work[marker] = _event_codes(frame[event], event)
+    work[marker] = _event_codes(frame[event], event, event_value)
     ds = _from_frame(work.drop(columns=[event]), time, study, list(features) + [marker],
                      "regression", min_studies, name, "time", "study", "task", min_rows)
     y = ds.y.astype(float)

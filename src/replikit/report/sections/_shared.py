@@ -6,7 +6,8 @@ import pandas as pd
 
 from ..context import AuditContext
 
-__all__ = ["per_study_scores", "per_study_left_out", "EntryView", "survival_scores_context"]
+__all__ = ["per_study_scores", "per_study_left_out", "EntryView", "survival_scores_context",
+           "left_out_words"]
 
 
 def per_study_scores(ctx: AuditContext, models: dict) -> pd.DataFrame:
@@ -84,3 +85,10 @@ def survival_scores_context(ctx: AuditContext):
                         notes=("per-fold C-index of 5-fold cross-validation within every "
                                "study, stratified by the event",))
     return EntryView(ctx, source), left_out
+
+
+def left_out_words(left_out) -> str:
+    """" Left out: study (reason); ..." for the studies a section could not use, or ""."""
+    if not left_out:
+        return ""
+    return " Left out: " + "; ".join(f"{s} ({r})" for s, r in left_out) + "."

@@ -663,11 +663,18 @@ def build_from_benchmark(ctx: AuditContext) -> SectionOutput:
 def build_survival(ctx: AuditContext) -> SectionOutput:
     """A survival outcome: the models' per-fold C-index of the within-study CV
     (:func:`replikit.report.fits.survival_cv`), compared as per-fold scores are."""
+    import dataclasses
+
     from ._shared import survival_scores_context
 
-    view, _ = survival_scores_context(ctx)
-    return _from_scores(view, view.source.scores, "c_index", "5-fold cross-validation within "
-                        "every study (Harrell's C-index per test fold)", {"scheme": "kfold"})
+    view, left_out = survival_scores_context(ctx)
+    out = _from_scores(view, view.source.scores, "c_index", "5-fold cross-validation within "
+                       "every study (Harrell's C-index per test fold)", {"scheme": "kfold"})
+    if not left_out or out.skipped:
+        return out
+    words = "; ".join(f"{s} ({r})" for s, r in left_out)
+    return dataclasses.replace(out, blocks=[*out.blocks, Paragraph(f"Studies left out of the "
+                                                                   f"within-study fits: {words}.")])
 
 
 SECTION = Section(key=KEY, title=TITLE, order=20, build=build,

@@ -519,7 +519,7 @@ def build_survival(ctx: AuditContext) -> SectionOutput:
     from ...replicate import from_predictions
     from ..fits import survival_cv
     from ..inputs import AuditInput
-    from ._shared import EntryView
+    from ._shared import EntryView, left_out_words
 
     res, d, left_out = survival_cv(ctx)
     f = res.predictions.frame
@@ -550,8 +550,7 @@ def build_survival(ctx: AuditContext) -> SectionOutput:
         f"{studies[0]}, is read as the original result and every other as its replication; "
         "the C-indices are then compared and pooled as reported ones are (on the logit scale; "
         "Debray et al. (2017))."
-        + ("" if not left_out else " Left out: " + "; ".join(f"{s} ({r})" for s, r in
-                                                            left_out) + "."))
+        + left_out_words(left_out))
     if out.skipped:
         return out
     return dataclasses.replace(_estimated(out), title="Replication of the C-index across "

@@ -263,13 +263,14 @@ _RESULT_COLUMNS = frozenset({"metric", "basis", "estimate", "se", "ci_low", "ci_
 def build_survival(ctx: AuditContext) -> SectionOutput:
     """A survival outcome: the per-fold C-index of the within-study CV
     (:func:`replikit.report.fits.survival_cv`), summarized as per-fold scores are."""
-    from ._shared import survival_scores_context
+    from ._shared import left_out_words, survival_scores_context
 
-    view, _ = survival_scores_context(ctx)
+    view, left_out = survival_scores_context(ctx)
     out = build_from_scores(view)
     return _survival_opening(out, "The C-index of each model is the mean over the folds of "
                              "5-fold cross-validation within every study (stratified by the "
-                             "event; Harrell's C of the predicted risk on each test fold). ")
+                             "event; Harrell's C of the predicted risk on each test fold)."
+                             + left_out_words(left_out))
 
 
 def _survival_opening(out: SectionOutput, text: str) -> SectionOutput:
