@@ -324,3 +324,14 @@ def test_event_labels_name_their_value():
     assert a.event.tolist() == b.event.tolist() == [True, False] * 3
     with pytest.raises(DataError, match="never holds 'died'"):
         dataset_from_frame(frame, time="days", event="status=died")
+
+
+def test_forest_without_curves_refuses_the_brier_score(data):
+    X, y, s = data
+    rf = make_model("rf", "survival")
+    with pytest.raises(ParameterError, match="low_memory=False"):
+        run({"rf": rf}, X, y, scheme="5x2", metrics="integrated_brier_score")
+    rf.set_params(low_memory=False, n_estimators=10)
+    res = run({"rf": rf}, X, y, scheme=RepeatedKFold(3, 1, stratify=True),
+              metrics=["c_index", "integrated_brier_score"], random_state=0)
+    assert res.scores.frame["value"].between(0, 1).all()

@@ -279,16 +279,21 @@ def _rsf():
     from sksurv.ensemble import RandomSurvivalForest
 
     # Ishwaran et al. (2008): sqrt(p) candidates per split; at least 15 rows per leaf keeps
-    # the leaves' Nelson–Aalen curves stable (randomForestSRC's default nodesize is 15)
+    # the leaves' Nelson–Aalen curves stable (randomForestSRC's default nodesize is 15).
+    # low_memory: the leaves keep their cumulative hazard's total, not the curve — the risk
+    # score is the same, and predicting 2,000 rows takes 0.01 s instead of 1.7 s (nwtco); the
+    # survival curves (the integrated Brier score) need low_memory=False
     return RandomSurvivalForest(n_estimators=100, min_samples_leaf=15, max_features="sqrt",
-                                n_jobs=1, low_memory=False)
+                                n_jobs=1, low_memory=True)
 
 
 def _gbsa():
     from sksurv.ensemble import GradientBoostingSurvivalAnalysis
 
-    # boosting of Cox's partial likelihood with regression trees (Ridgeway 1999)
-    return GradientBoostingSurvivalAnalysis(n_estimators=100, learning_rate=0.1, max_depth=3,
+    # boosting of Cox's partial likelihood with regression trees (Ridgeway 1999); 50 stages at
+    # rate 0.2 rather than 100 at 0.1: scikit-survival's loss costs O(n^2) per stage (3.2 s
+    # against 1.7 s a fit on NWTS-3, the C-index on NWTS-4 0.7008 against 0.7003)
+    return GradientBoostingSurvivalAnalysis(n_estimators=50, learning_rate=0.2, max_depth=3,
                                             subsample=1.0)
 
 

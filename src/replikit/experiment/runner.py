@@ -230,11 +230,13 @@ def _check_survival_models(models, metrics) -> None:
                 "replikit.experiment.LifelinesModel).")
     if "integrated_brier_score" in metrics:
         lacking = [n for n, est in models.items()
-                   if not hasattr(est, "predict_survival_function")]
+                   if not hasattr(est, "predict_survival_function")
+                   or getattr(est, "low_memory", False)]
         if lacking:
             raise ParameterError(
                 "`metrics`: 'integrated_brier_score' scores predicted survival curves; model(s) "
-                f"{', '.join(map(repr, lacking))} have no predict_survival_function.")
+                f"{', '.join(map(repr, lacking))} predict none (no predict_survival_function, "
+                "or a forest with low_memory=True: set low_memory=False).")
 
 
 def _is_classifier(est) -> bool:

@@ -206,7 +206,7 @@ class AuditBudget:
 
 
 #: Core-seconds per fit of a survival model per 1,000 training rows (scikit-survival on the
-#: reference machine, nwtco: the forest 0.7, boosting 1.4, Cox 0.06 at 1,100 rows).
+#: reference machine, nwtco: the forest 0.7, boosting 0.8, Cox 0.06 at 1,100 rows).
 SURVIVAL_FIT_SECONDS = 0.7
 
 
