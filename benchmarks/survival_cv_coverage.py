@@ -16,7 +16,9 @@ The learner: scikit-survival ``CoxPHSurvivalAnalysis(alpha=1e-4)``; its risk is 
 resampling: 5 repeats of 5-fold CV (J = 25 splits, n_test/n_train = 1/4), per-fold Harrell's C
 (:func:`replikit.experiment.survival.concordance_index`) on the test fold; the intervals from
 :func:`replikit.resampling.summarize_scores` on a Scores table (one study per data set, with
-``n_train`` and ``n_test``): exactly what the section computes.
+``n_train`` and ``n_test``): exactly what the section computes. A test fold without an event
+(with 60% censored, a fold of 20 rows has none with probability 0.6^20 = 4e-5) has no C; its
+row is left out of the Scores table (which refuses a missing value), as a user would have to.
 
 The targets. Harrell's C has a limit that depends on the censoring, so every truth is taken
 under the same censoring: the concordance of a linear risk x'w is P((x_i - x_j)'w > 0 | the pair
@@ -99,6 +101,7 @@ def one_dataset(seed, n: int, rate: float):
     from sksurv.linear_model import CoxPHSurvivalAnalysis
     from sksurv.util import Surv
 
+    from replikit.errors import DataError
     from replikit.experiment.survival import concordance_index
 
     rng = np.random.default_rng(seed)
@@ -117,7 +120,10 @@ def one_dataset(seed, n: int, rate: float):
                 train = np.setdiff1d(perm, test)
                 w = CoxPHSurvivalAnalysis(alpha=1e-4).fit(x[train], y[train]).coef_
                 coefs[1 + k] = w
-                values[k] = concordance_index(t[test], e[test], x[test] @ w).estimate
+                try:
+                    values[k] = concordance_index(t[test], e[test], x[test] @ w).estimate
+                except DataError:  # a test fold without an event (or a comparable pair)
+                    values[k] = np.nan
                 sizes[k] = (train.size, test.size)
                 k += 1
     return values, coefs, sizes
@@ -137,11 +143,11 @@ def population_c(pairs: np.ndarray, coefs: np.ndarray, batch: int = 64) -> np.nd
 
 
 def naive_t(values: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """mean ± t(J-1) S / sqrt(J), per row of ``values`` (data sets x splits)."""
+    """mean ± t(J-1) S / sqrt(J), per row of ``values`` (data sets x splits; NaN: no score)."""
     from scipy import stats
 
-    J = values.shape[1]
-    m, s = values.mean(axis=1), values.std(axis=1, ddof=1)
+    J = np.sum(np.isfinite(values), axis=1)
+    m, s = np.nanmean(values, axis=1), np.nanstd(values, axis=1, ddof=1)
     q = stats.t.ppf((1 + level) / 2, J - 1)
     return m - q * s / np.sqrt(J), m + q * s / np.sqrt(J)
 
@@ -159,7 +165,7 @@ def section_intervals(values: np.ndarray, sizes: np.ndarray, level: float = 0.95
         "study": np.repeat([f"d{i:05d}" for i in range(n_sets)], J), "model": "cox",
         "repeat": rep, "fold": np.tile(np.arange(J) % N_FOLDS, n_sets), "metric": "c_index",
         "value": values.ravel(), "n_train": sizes[..., 0].ravel(),
-        "n_test": sizes[..., 1].ravel()})
+        "n_test": sizes[..., 1].ravel()}).dropna(subset=["value"])  # a fold without a C
     est = summarize_scores(frame, confidence_level=level).to_frame().sort_values("study")
     return est
 
@@ -175,12 +181,13 @@ def run(n_sims: int = 1000, n_jobs: int = 2, seed: int = 20240531, sizes=SIZES,
     from joblib import Parallel, delayed
 
     rows, raw = [], {}
-    for ci, share in enumerate(censored):
+    for share in censored:
+        pct = int(round(100 * share))
         rate = censoring_rate(share)
-        pairs = comparable_pairs(np.random.default_rng([seed, ci]), rate)
+        pairs = comparable_pairs(np.random.default_rng([seed, pct]), rate)
         for n in sizes:
             start = time.perf_counter()
-            children = np.random.SeedSequence([seed, ci, n]).spawn(n_sims)
+            children = np.random.SeedSequence([seed, pct, n]).spawn(n_sims)
             chunks = [children[i::max(1, 4 * n_jobs)] for i in range(max(1, 4 * n_jobs))]
             done = Parallel(n_jobs=n_jobs)(delayed(_chunk)(c, n, rate) for c in chunks)
             # put the data sets back in seed order
@@ -198,14 +205,16 @@ def run(n_sims: int = 1000, n_jobs: int = 2, seed: int = 20240531, sizes=SIZES,
             est = section_intervals(values, sizes_)
             lo, hi = est["ci_low"].to_numpy(), est["ci_high"].to_numpy()
             nlo, nhi = naive_t(values)
-            mean = values.mean(axis=1)
+            mean = np.nanmean(values, axis=1)
             row = {
                 "censored": share, "n": n, "n_sims": n_sims, "rate": rate,
                 "C(n_train)": c_ntrain, "C(n)": c_n, "mean CV": mean.mean(),
                 "SD CV": mean.std(ddof=1), "SD C_XY": c_xy.std(ddof=1),
                 "SD CV-C_XY": (mean - c_xy).std(ddof=1),
                 "mean SE corr": est["se"].mean(),
-                "mean SE naive": (values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])).mean(),
+                "mean SE naive": np.mean(np.nanstd(values, axis=1, ddof=1)
+                                         / np.sqrt(np.sum(np.isfinite(values), axis=1))),
+                "folds without C": int(np.sum(~np.isfinite(values))),
                 "corr C(n_train)": _covers(lo, hi, c_ntrain),
                 "corr C_XY": _covers(lo, hi, c_xy),
                 "corr C_XY(n_train)": _covers(lo, hi, c_xy_train),
@@ -232,7 +241,8 @@ _COLS = [("censored", "{:.0%}"), ("n", "{:d}"), ("C(n_train)", "{:.4f}"), ("C(n)
          ("mean CV", "{:.4f}"), ("SD CV", "{:.4f}"), ("SD CV-C_XY", "{:.4f}"),
          ("mean SE corr", "{:.4f}"), ("mean SE naive", "{:.4f}"),
          ("corr C(n_train)", "{:.3f}"), ("corr C_XY", "{:.3f}"), ("corr C_XY(n_train)", "{:.3f}"),
-         ("naive C(n_train)", "{:.3f}"), ("naive C_XY", "{:.3f}"), ("seconds", "{:.0f}")]
+         ("naive C(n_train)", "{:.3f}"), ("naive C_XY", "{:.3f}"), ("folds without C", "{:d}"),
+         ("seconds", "{:.0f}")]
 
 
 def _print_row(row: dict, header: bool) -> None:
