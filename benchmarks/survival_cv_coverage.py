@@ -35,6 +35,8 @@ earlier time, an event); Monte Carlo SD of a truth 0.0005, common to all data se
 Run: ``.venv/bin/python benchmarks/survival_cv_coverage.py [n_sims] [n_jobs] [file.npz]``
 (defaults 1,000 and 2; about an hour on 2 cores, most of it the Cox fits; with a file, the fold
 scores and truths of every data set are saved in it).
+``.venv/bin/python benchmarks/survival_cv_coverage.py details file.npz`` prints more of each
+setting from that file (:func:`details`).
 """
 
 from __future__ import annotations
@@ -251,7 +253,47 @@ def _print_row(row: dict, header: bool) -> None:
     print(" | ".join(fmt.format(row[name]) for name, fmt in _COLS), flush=True)
 
 
-if __name__ == "__main__":
+def details(path: str, level: float = 0.95) -> None:
+    """More of each setting, from the data sets saved by :func:`run`: coverage at 90%, a
+    logit-scale version of the corrected t (``expit(logit(mean) ± t · SE / (mean (1 - mean)))``),
+    the misses on each side, the spread of ``C_XY`` and its correlation with the CV estimate,
+    and the ``n_test/n_train`` the variance of the CV estimate calls for:
+    ``Var(mean - C(n_train)) / mean(S²) - 1/J`` (the corrected t uses 1/4)."""
+    from scipy import stats
+
+    d = np.load(path)
+    keys = sorted({k.split("_", 1)[1] for k in d.files if k.startswith("values_")},
+                  key=lambda k: (float(k.split("_")[0]), int(k.split("_")[1])))
+    print("censored | n | corr 90% C(n_train) | corr 90% C_XY | logit 95% C(n_train) | "
+          "logit 95% C_XY | misses below / above C(n_train) | SD C_XY | corr(CV, C_XY) | "
+          "ratio called for")
+    for key in keys:
+        v, c_xy, c_folds = d[f"values_{key}"], d[f"c_xy_{key}"], d[f"c_folds_{key}"]
+        sizes = d[f"sizes_{key}"]
+        J = np.sum(np.isfinite(v), axis=1)
+        m, s2 = np.nanmean(v, axis=1), np.nanvar(v, axis=1, ddof=1)
+        se = np.sqrt((1 / J + sizes[0, 0, 1] / sizes[0, 0, 0]) * s2)
+        truth = c_folds.mean()
+        out = []
+        for lev in (0.9, level):
+            q = stats.t.ppf((1 + lev) / 2, J - 1)
+            out.append((m - q * se, m + q * se))
+        logit, lse = np.log(m / (1 - m)), se / (m * (1 - m))
+        q = stats.t.ppf((1 + level) / 2, J - 1)
+        llo, lhi = (1 / (1 + np.exp(-(logit + sign * q * lse))) for sign in (-1, 1))
+        lo, hi = out[1]
+        called = np.var(m - truth, ddof=1) / s2.mean() - np.mean(1 / J)
+        share, n = key.split("_")
+        print(f"{float(share):.0%} | {n} | {_covers(*out[0], truth):.3f} | "
+              f"{_covers(*out[0], c_xy):.3f} | {_covers(llo, lhi, truth):.3f} | "
+              f"{_covers(llo, lhi, c_xy):.3f} | {np.mean(hi < truth):.3f} / "
+              f"{np.mean(lo > truth):.3f} | {c_xy.std(ddof=1):.4f} | "
+              f"{np.corrcoef(m, c_xy)[0, 1]:+.2f} | {called:.3f}")
+
+
+if __name__ == "__main__" and len(sys.argv) > 2 and sys.argv[1] == "details":
+    details(sys.argv[2])
+elif __name__ == "__main__":
     run(int(sys.argv[1]) if len(sys.argv) > 1 else 1000,
         int(sys.argv[2]) if len(sys.argv) > 2 else 2,
         save=sys.argv[3] if len(sys.argv) > 3 else None)
