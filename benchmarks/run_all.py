@@ -40,7 +40,10 @@ from _timing import BENCH_PREFIX  # noqa: E402
 MANUAL = {"audit_scale.py": "the audit at 100,000-1,000,000 rows: minutes to hours; run by "
                             "hand (docs/performance.md)",
           "generalize_nstar_few_models.py": "calibration of n*'s interval with few models, not "
-                                            "speed; its table is in docs/generalize.md"}
+                                            "speed; its table is in docs/generalize.md",
+          "survival_cv_coverage.py": "coverage of the interval of a cross-validated C-index, "
+                                     "not speed (about an hour); its table is in "
+                                     "docs/survival.md"}
 
 
 def _scripts(only: list[str] | None) -> list[Path]:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CVSummary", "CVInterval", "summarize_scores", "summarize_predictions",
            "corrected_cv_interval", "describe_splits", "ROW_LOSSES", "LOSS_WORDS",
-           "INTERVAL_LABELS"]
+           "INTERVAL_LABELS", "METRIC_BOUNDS"]
 
 #: The per-row losses of out-of-fold predictions, by task (``log_loss`` needs the probability
 #: of every class), named as the metrics of :mod:`replikit.experiment.metrics`.
@@ -45,6 +45,16 @@ LOSS_WORDS = {"log_loss": "log loss", "error_rate": "misclassification rate",
 INTERVAL_LABELS = {"corrected_t": "corrected repeated-CV t", "wald": "naive Wald",
                    "none": "no interval"}
 _SCHEMES = (None, "kfold", "holdout", "recorded")
+#: The range of the metrics whose values are bounded: an interval is clipped to it (which
+#: changes no interval's coverage of a truth inside the range). The concordance indices, AUCs,
+#: Brier scores and rates live in [0, 1], the squared and absolute errors and log loss in
+#: [0, inf), R² (1 - SSE/SST) in (-inf, 1].
+METRIC_BOUNDS = {
+    **dict.fromkeys(("c_index", "c_index_uno", "mean_auc", "integrated_brier_score", "roc_auc",
+                     "accuracy", "balanced_accuracy", "error_rate", "r2_corr"), (0.0, 1.0)),
+    **dict.fromkeys(("mse", "rmse", "mae", "log_loss"), (0.0, np.inf)),
+    "r2": (-np.inf, 1.0),
+}
 #: Columns of the estimates that are not part of a group's key.
 _NOT_KEYS = frozenset({"metric", "basis", "estimate", "se", "ci_low", "ci_high", "df",
                        "interval", "target", "n_repeats", "n_folds", "n_resamples", "n_rows",
@@ -471,7 +481,13 @@ def summarize_scores(scores, *, metric: str | None = None, scheme: str | None = 
     ratio ``n_test / n_train`` is read from the ``n_train``/``n_test`` columns where every
     split of the group has them, else from ``scheme``: ``'holdout'`` with ``test_fraction``
     (``f / (1 - f)``), ``'kfold'`` (``1 / (k - 1)``, k the folds per repeat). Without either
-    there is no interval (``interval='none'`` with the reason): a ratio is never guessed.
+    there is no interval (``interval='none'`` with the reason): a ratio is never guessed. The
+    interval of a bounded metric is clipped to its range (:data:`METRIC_BOUNDS`: [0, 1] for
+    the concordance indices, AUCs, Brier scores and rates), which leaves its coverage of any
+    value inside the range as it is. The direction of each metric (``higher_is_better``) is
+    that of :func:`replikit.experiment.metrics.higher_is_better`, and for survival metrics
+    (``'c_index'``, ``'c_index_uno'``, ``'mean_auc'``, ``'integrated_brier_score'``) that of
+    :func:`replikit.experiment.survival_higher_is_better`.
 
     Parameters
     ----------
@@ -544,10 +560,31 @@ def summarize_scores(scores, *, metric: str | None = None, scheme: str | None = 
     return _summary(table, "scores", metric, known, level, notes)
 
 
-def _finish(table: pd.DataFrame) -> pd.DataFrame:
-    from ..experiment.metrics import higher_is_better
+def _higher_is_better(metric: str) -> bool:
+    """The direction of ``metric``: :func:`replikit.experiment.metrics.higher_is_better`, or
+    for a survival metric it does not know :func:`replikit.experiment.survival_higher_is_better`
+    (its default would call the integrated Brier score, an error, higher-is-better)."""
+    from ..experiment.metrics import METRICS, higher_is_better
+    from ..experiment.survival import SURVIVAL_METRICS, survival_higher_is_better
 
-    table["higher_is_better"] = [higher_is_better(str(m)) for m in table["metric"]]
+    if metric not in METRICS and metric in SURVIVAL_METRICS:
+        return survival_higher_is_better(metric)
+    return higher_is_better(metric)
+
+
+def _clip_to_bounds(table: pd.DataFrame) -> pd.DataFrame:
+    """Each interval clipped to its metric's range (:data:`METRIC_BOUNDS`)."""
+    bounds = np.array([METRIC_BOUNDS.get(str(m), (-np.inf, np.inf)) for m in table["metric"]],
+                      dtype=float).reshape(-1, 2)
+    lo, hi = bounds[:, 0], bounds[:, 1]
+    table["ci_low"] = np.maximum(table["ci_low"].to_numpy(float), lo)  # NaN stays NaN
+    table["ci_high"] = np.minimum(table["ci_high"].to_numpy(float), hi)
+    return table
+
+
+def _finish(table: pd.DataFrame) -> pd.DataFrame:
+    table = _clip_to_bounds(table)
+    table["higher_is_better"] = [_higher_is_better(str(m)) for m in table["metric"]]
     table["target"] = [_target(r) for _, r in table.iterrows()]
     first = [c for c in ("study", "model") if c in table.columns]
     rest = ["metric", "basis", "estimate", "se", "ci_low", "ci_high", "df", "interval",
@@ -558,9 +595,7 @@ def _finish(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _summary(table, source, metric, scheme, level, notes) -> CVSummary:
-    from ..experiment.metrics import higher_is_better
-
-    hib = higher_is_better(metric)
+    hib = _higher_is_better(metric)
     probe = CVSummary(table, source, metric, hib, scheme, level, {}, "", tuple(notes),
                       Verdict("", metric))
     prim = probe.primary()
