@@ -161,7 +161,6 @@ class _RunInputs:
     scheme: Scheme
     is_clf: bool
     classes: np.ndarray | None  # sorted class labels of a classification run
-    is_surv: bool = False  # a survival outcome (``ya`` structured: event, time)
 
 
 @dataclass(frozen=True)
@@ -201,8 +200,7 @@ def _run_iv(models, X, y, study, groups, backend, metrics, scheme) -> _RunInputs
     if is_surv:
         metrics = check_metrics(metrics, "survival")
         _check_survival_models(models, metrics)
-        return _RunInputs(models, X, Xa, ya, sa, ga, backend, metrics, scheme, False, None,
-                          True)
+        return _RunInputs(models, X, Xa, ya, sa, ga, backend, metrics, scheme, False, None)
     is_clf = any(getattr(est, "_estimator_type", None) == "classifier"
                  or _is_classifier(est) for est in models.values())
     labels = None if pd.api.types.is_numeric_dtype(pd.Series(ya)) else pd.unique(ya)
@@ -263,7 +261,7 @@ def _make_tasks(models, scheme: Scheme, Xa, ya, sa, ga, root, metrics=(),
     tasks = []
     studies = ["all"] if sa is None else [str(v) for v in pd.unique(sa)]
     surv = ya.dtype.names is not None
-    check = (_SurvivalCheck(ya, metrics) if surv else
+    check = (_SurvivalCheck(ya) if surv else
              _SplitCheck(ya, metrics, is_clf, stratified=bool(getattr(scheme, "stratify", False))))
     if surv:  # schemes see (and stratify on) the event indicator
         ya = ya["event"].astype(np.int64)
@@ -350,7 +348,7 @@ class _SurvivalCheck:
     survival model can be fitted on censored times alone), every test set an event and a
     later follow-up time (else no pair is comparable and the C-index is undefined)."""
 
-    def __init__(self, ya, metrics) -> None:
+    def __init__(self, ya) -> None:
         self.time, self.event = ya["time"], ya["event"]
 
     def study(self, y_s, where: str) -> None:  # y_s: the study's event indicators
