@@ -324,7 +324,13 @@ def _verdict(row, tol: float, level: float, k: int) -> Verdict:
     pct = f"{level:.0%}"
     words = (f"{name} discriminates with a mean C-index of {row['across']:.3f} across "
              f"studies against {row['within']:.3f} within them (a drop of {row['drop']:.3f})")
-    if row["across_low"] <= 0.5:
+    if row["within"] < 0.5 < row["across"]:
+        level_, sentence = "warn", (
+            f"{words}; cross-validation within the studies scores below chance (C < 0.5), as "
+            "it can in small studies (each fold's model fitted on few patients), so the drop "
+            "measured against it shows nothing: read the cross-study C-index itself "
+            f"({pct} interval {row['across_low']:.3f} to {row['across_high']:.3f}).")
+    elif row["across_low"] <= 0.5:
         level_, sentence = "warn", (f"{words}, but across studies its C-index is not clearly "
                                     f"above 0.5 (chance; {pct} interval {row['across_low']:.3f}"
                                     f" to {row['across_high']:.3f}): there is little "
